@@ -1,0 +1,27 @@
+package sdk
+
+// Posterior is a read-only view of the host's Gaussian-process posterior
+// for acquisition functions. Points are in the unit cube [0,1]^d the host
+// maps the objective's space to, and outputs are standardized (zero prior
+// mean, maximization), the units package gp works in.
+//
+// Methods do not return errors because scripts call them in arithmetic;
+// an implementation that cannot answer (e.g. its host went away) panics,
+// and the script runner turns that panic into an error for the call.
+type Posterior interface {
+	// Dim is d, the number of coordinates of every point.
+	Dim() int
+	// MeanVar returns the posterior mean and variance of the latent f at x.
+	MeanVar(x []float64) (mean, variance float64)
+	// MeanCov returns the joint posterior of f at the points: the mean
+	// (len n) and covariance (n×n, row-major as [][]float64).
+	MeanCov(points [][]float64) (mean []float64, cov [][]float64)
+	// Observations returns the data the posterior conditions on (X in
+	// [0,1]^d, standardized values).
+	Observations() []Observation
+	// NoiseVar is the observation-noise variance σ_n² in standardized units
+	// (y = f(x) + ε, ε ~ N(0, σ_n²)).
+	NoiseVar() float64
+	// Incumbent is the best (largest) standardized observed value.
+	Incumbent() float64
+}
