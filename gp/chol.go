@@ -1,0 +1,122 @@
+package gp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+// ErrNotPositiveDefinite is returned (wrapped) when a covariance matrix stays
+// indefinite after the largest jitter (MaxJitter × mean diagonal) was added.
+// Typical causes: NaN/Inf hyper-parameters, a noise-free model with many
+// duplicate inputs, or absurd length-scales. Fit a noise variance > 0 or
+// remove duplicates.
+var ErrNotPositiveDefinite = errors.New("covariance matrix is not positive definite even with maximal jitter")
+
+// Jitter escalation for Cholesky factorizations: first try without jitter,
+// then add j·mean(diag) to the diagonal for j = MinJitter, 10·MinJitter, ...,
+// MaxJitter. The jitter used is recorded (GP.Jitter) and acts like extra
+// observation noise of that size; 1e-4 of the signal variance is well below
+// the resolution of any standardized objective.
+const (
+	MinJitter = 1e-10
+	MaxJitter = 1e-4
+)
+
+// cholFactor is a lower-triangular Cholesky factor stored row-major.
+type cholFactor struct {
+	n      int
+	l      []float64 // n×n row-major, lower triangle valid, upper zero
+	jitter float64   // absolute amount added to the diagonal
+}
+
+func (c *cholFactor) tri() blas64.Triangular {
+	return blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: c.n, Stride: c.n, Data: c.l}
+}
+
+// logDet returns log|A| = 2 Σ log L_ii.
+func (c *cholFactor) logDet() float64 {
+	var s float64
+	for i := 0; i < c.n; i++ {
+		s += math.Log(c.l[i*c.n+i])
+	}
+	return 2 * s
+}
+
+// solveVec solves A x = b in place (b overwritten by x).
+func (c *cholFactor) solveVec(b []float64) {
+	t := c.tri()
+	v := blas64.Vector{N: c.n, Inc: 1, Data: b}
+	blas64.Trsv(blas.NoTrans, t, v)
+	blas64.Trsv(blas.Trans, t, v)
+}
+
+// halfSolveVec solves L x = b in place.
+func (c *cholFactor) halfSolveVec(b []float64) {
+	blas64.Trsv(blas.NoTrans, c.tri(), blas64.Vector{N: c.n, Inc: 1, Data: b})
+}
+
+// choleskyJitter factors the symmetric n×n matrix a (row-major, lower
+// triangle read) with jitter escalation. a is not modified.
+func choleskyJitter(a []float64, n int) (*cholFactor, error) {
+	return choleskyJitterBuf(a, n, nil)
+}
+
+// choleskyJitterBuf is choleskyJitter writing the factor into buf (len ≥
+// n², reused by the fit loop); buf == nil allocates.
+func choleskyJitterBuf(a []float64, n int, buf []float64) (*cholFactor, error) {
+	if n == 0 {
+		return &cholFactor{}, nil
+	}
+	var meanDiag float64
+	for i := 0; i < n; i++ {
+		d := a[i*n+i]
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			return nil, fmt.Errorf("cholesky: diagonal entry %d is %v: %w", i, d, ErrNotPositiveDefinite)
+		}
+		meanDiag += d
+	}
+	meanDiag /= float64(n)
+	if !(meanDiag > 0) {
+		meanDiag = 1
+	}
+	if buf == nil {
+		buf = make([]float64, n*n)
+	}
+	buf = buf[:n*n]
+	clear(buf)
+	jit := 0.0
+	for {
+		for i := 0; i < n; i++ {
+			copy(buf[i*n:i*n+i+1], a[i*n:i*n+i+1])
+			buf[i*n+i] += jit
+		}
+		if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: buf}); ok && finite(buf) {
+			for i := 0; i < n; i++ {
+				clear(buf[i*n+i+1 : (i+1)*n])
+			}
+			return &cholFactor{n: n, l: buf, jitter: jit}, nil
+		}
+		switch {
+		case jit == 0:
+			jit = MinJitter * meanDiag
+		case jit < MaxJitter*meanDiag*(1-1e-9):
+			jit *= 10
+		default:
+			return nil, fmt.Errorf("cholesky of %d×%d matrix (jitter up to %.3g): %w", n, n, jit, ErrNotPositiveDefinite)
+		}
+	}
+}
+
+func finite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,61 @@
+// Package gp implements exact Gaussian-process regression for Bayesian
+// optimization: stationary ARD kernels, the exact posterior (paper §3,
+// Eq. (1)), conditioning on noise-free function values (Appendix C, used by
+// TES through Appendix E), analytic gradients with respect to query inputs
+// and hyper-parameters, MAP/ML hyper-parameter fitting, joint and
+// whole-function posterior samples, and incremental (rank-k) updates.
+//
+// # Conventions
+//
+//   - Inputs live in the unit cube [0,1]^d; the caller (the host) maps native
+//     units. Nothing breaks outside the cube, but the default bounds and
+//     priors of Fit assume it.
+//   - Outputs are standardized by the caller (zero prior mean, unit scale).
+//   - A point set is a *mat.Dense with one point per ROW (n×d); a single
+//     point is a []float64 of length d.
+//   - Hyper-parameters are handled in log space: a Kernel's Params() are
+//     [log ℓ_1, ..., log ℓ_d, log σ_s²]; Fit optimizes those plus log σ_n².
+//   - Variances refer to the latent f; add NoiseVar() for the noisy y.
+//   - Everything is float64. Posterior variances are clamped at ≥ 0 (round
+//     off makes them slightly negative at training inputs of a nearly
+//     noise-free model). Cholesky factorizations use jitter escalation
+//     (MinJitter…MaxJitter × mean diagonal) and fail with
+//     ErrNotPositiveDefinite beyond that; invalid data (NaN/Inf, size
+//     mismatches) fails with ErrBadInput. No public function returns NaN
+//     without an error.
+//
+// # Map to the paper (Nguyen et al., UAI 2021)
+//
+//   - NewSE: the paper's kernel k = σ_s² exp(−½(x−x')ᵀΛ⁻²(x−x')) (§3);
+//     NewMatern52 the Matérn-5/2 alternative.
+//   - New, GP.MeanVar, GP.Predict, GP.Joint: Eq. (1), μ_x and σ_x².
+//   - GP.Condition, Conditioned.Prior, Conditioned.Predict: Appendix C,
+//     Eqs. (meanplus)/(varplus); Predict's A, b, S are Appendix E's a, b and
+//     σ²_{x|X*} for a batch (PAPER-NOTES item 4: S is the full q×q matrix).
+//   - GP.MeanVarGrad, GP.JointVJP, Conditioned.PredictVJP: gradients with
+//     respect to query inputs for the acquisition optimizers.
+//   - Fit: maximum marginal likelihood (or MAP with weak priors) by
+//     multi-start L-BFGS with the analytic gradient.
+//   - GP.SamplePaths: whole-function samples for TES's trusted maximizers
+//     (§4, following PES); GP.SampleJoint: joint samples at a finite set.
+//   - GP.Add: observations appended by a block Cholesky update.
+//
+// # Whole-function samples: why pathwise conditioning
+//
+// SamplePaths draws a prior function from m random Fourier features and
+// corrects it with an exact kernel update (Wilson et al. 2020, "Efficiently
+// sampling functions from Gaussian process posteriors"):
+//
+//	f(x) = f_prior(x) + k(x,X)(K_DD+σ_n²I)⁻¹(y − f_prior(X) − ε).
+//
+// The alternative, Bayesian linear regression on the m features (as in the
+// original PES code), represents the posterior with m features only: where
+// data are dense, the feature posterior's variance is starved and spurious
+// oscillations appear, so maximizers of such samples cluster wrongly. The
+// pathwise update keeps the data term exact (it interpolates the data like
+// the true posterior), uses the features only for the prior, costs one
+// O(n²) solve per sample on the already factorized K_DD+σ_n²I, and—because
+// every path draws its own frequencies—its mean and covariance at any finite
+// set of points equal the exact posterior's (the finite feature count only
+// affects higher moments of a single path).
+package gp

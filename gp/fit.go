@@ -1,0 +1,477 @@
+package gp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Prior is a weak independent Gaussian prior on the log hyper-parameters,
+// used for MAP fitting: log ℓ_i ~ N(LogLengthMean, LogLengthSD²),
+// log σ_s² ~ N(LogVarMean, LogVarSD²), log σ_n² ~ N(LogNoiseMean,
+// LogNoiseSD²). Means are natural logs of values in unit-cube input units
+// and standardized output units.
+type Prior struct {
+	LogLengthMean, LogLengthSD float64
+	LogVarMean, LogVarSD       float64
+	LogNoiseMean, LogNoiseSD   float64
+}
+
+// DefaultPrior returns the prior Fit uses unless told otherwise: length-scales
+// centred at 0.5 (half the unit cube) with a factor-e^1.5 ≈ 4.5 standard
+// deviation, signal variance centred at 1 (standardized outputs) with the
+// same spread, noise variance centred at 1e-2 with a factor-e³ ≈ 20 spread.
+// It is weak: with tens of points the likelihood dominates, with 1–3 points
+// it keeps the fit away from the degenerate ℓ → 0 / σ_s² → 0 solutions.
+func DefaultPrior() Prior {
+	return Prior{
+		LogLengthMean: math.Log(0.5), LogLengthSD: 1.5,
+		LogVarMean: 0, LogVarSD: 1.5,
+		LogNoiseMean: math.Log(1e-2), LogNoiseSD: 3,
+	}
+}
+
+// Bounds are box bounds, in natural units, on the hyper-parameters during
+// fitting ([low, high] each).
+type Bounds struct {
+	Length   [2]float64 // ℓ_i, unit-cube input units
+	Variance [2]float64 // σ_s², standardized output units²
+	Noise    [2]float64 // σ_n² (ignored with FixedNoise)
+}
+
+// DefaultBounds returns ℓ ∈ [5e-3, 100], σ_s² ∈ [1e-3, 100],
+// σ_n² ∈ [1e-6, 10].
+func DefaultBounds() Bounds {
+	return Bounds{
+		Length:   [2]float64{5e-3, 100},
+		Variance: [2]float64{1e-3, 100},
+		Noise:    [2]float64{1e-6, 10},
+	}
+}
+
+// FitSettings configures Fit. The zero value is a sensible default.
+type FitSettings struct {
+	// Kernel is the kernel family (and, without Warm, the first starting
+	// point). nil means SE ARD (the paper's kernel) starting from ℓ_i = 0.5,
+	// σ_s² = 1.
+	Kernel Kernel
+	// FixedNoise > 0 fixes σ_n² at this value (the paper's synthetic runs
+	// know the noise); 0 infers it.
+	FixedNoise float64
+	// Restarts is the number of L-BFGS starts. 0 means 5 without Warm and 1
+	// (the warm start only) with Warm. Starts after the first are drawn
+	// log-uniformly: ℓ ∈ [0.05, 2], σ_s² ∈ [0.3, 3], σ_n² ∈ [1e-4, 0.1].
+	Restarts int
+	// Warm, if non-nil, gives the first start: its kernel's and noise's
+	// hyper-parameters (typically last BO iteration's fit). Its kernel is
+	// also the family when Kernel is nil.
+	Warm *GP
+	// Rand drives the random restarts; nil means a fixed seed, so Fit is
+	// deterministic.
+	Rand *rand.Rand
+	// NoPrior switches MAP off (plain maximum marginal likelihood).
+	NoPrior bool
+	// Prior replaces DefaultPrior when non-nil.
+	Prior *Prior
+	// Bounds replaces DefaultBounds when non-nil.
+	Bounds *Bounds
+	// MaxIterations caps L-BFGS major iterations per start (0 means 200).
+	MaxIterations int
+}
+
+// Fit returns the GP whose hyper-parameters θ = [log ℓ_1..log ℓ_d, log σ_s²,
+// log σ_n²] maximise log p(y | X, θ) + log p(θ) (MAP; plain marginal
+// likelihood with NoPrior) within box bounds, by multi-start L-BFGS with the
+// analytic gradient (LogMarginalLikelihoodGrad). The bounds are imposed by
+// the smooth transform θ = lo + (hi−lo)·sigmoid(u), u unconstrained.
+// X (n×d, n ≥ 1) holds unit-cube inputs, y standardized outputs.
+func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
+	if X == nil {
+		return nil, fmt.Errorf("fit gp: nil inputs (need at least one observation): %w", ErrBadInput)
+	}
+	n, d := X.Dims()
+	if len(y) != n {
+		return nil, fmt.Errorf("fit gp: %d inputs but %d outputs: %w", n, len(y), ErrBadInput)
+	}
+	if err := checkFiniteDense(X, "X"); err != nil {
+		return nil, fmt.Errorf("fit gp: %w", err)
+	}
+	if err := checkFiniteVec(y, "y"); err != nil {
+		return nil, fmt.Errorf("fit gp: %w", err)
+	}
+	if math.IsNaN(s.FixedNoise) || math.IsInf(s.FixedNoise, 0) || s.FixedNoise < 0 {
+		return nil, fmt.Errorf("fit gp: FixedNoise %v must be finite and ≥ 0: %w", s.FixedNoise, ErrBadInput)
+	}
+	tmpl := s.Kernel
+	if tmpl == nil && s.Warm != nil {
+		tmpl = s.Warm.Kernel()
+	}
+	if tmpl == nil {
+		ls := make([]float64, d)
+		for i := range ls {
+			ls[i] = 0.5
+		}
+		tmpl = NewSE(ls, 1)
+	}
+	if tmpl.Dim() != d {
+		return nil, fmt.Errorf("fit gp: kernel dimension %d but X has %d columns: %w", tmpl.Dim(), d, ErrBadInput)
+	}
+	b := DefaultBounds()
+	if s.Bounds != nil {
+		b = *s.Bounds
+	}
+	e := newLMLEval(X, y, tmpl, s.FixedNoise, b)
+	if !s.NoPrior {
+		p := DefaultPrior()
+		if s.Prior != nil {
+			p = *s.Prior
+		}
+		e.prior = &p
+	}
+	rng := s.Rand
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(0x7e5b0, 1))
+	}
+	restarts := s.Restarts
+	if restarts <= 0 {
+		restarts = 5
+		if s.Warm != nil {
+			restarts = 1
+		}
+	}
+	maxIter := s.MaxIterations
+	if maxIter <= 0 {
+		maxIter = 200
+	}
+	// First start: the warm start or the template.
+	first := append(tmpl.Params(), math.Log(1e-2))
+	if s.Warm != nil && s.Warm.Kernel().NumParams() == tmpl.NumParams() {
+		first = append(s.Warm.Kernel().Params(), math.Log(math.Max(s.Warm.NoiseVar(), 1e-300)))
+	}
+	var lastErr error
+	for r := 0; r < restarts; r++ {
+		theta := first
+		if r > 0 {
+			theta = e.randomStart(rng)
+		}
+		if err := e.optimize(theta, maxIter); err != nil {
+			lastErr = err
+		}
+	}
+	if e.best == nil {
+		if lastErr == nil {
+			lastErr = errors.New("no finite likelihood found")
+		}
+		return nil, fmt.Errorf("fit gp (n=%d, d=%d): %w", n, d, lastErr)
+	}
+	k := tmpl.WithParams(e.best[:d+1])
+	g, err := New(k, e.noiseOf(e.best), X, y)
+	if err != nil {
+		return nil, fmt.Errorf("fit gp: %w", err)
+	}
+	return g, nil
+}
+
+// lmlEval evaluates the (MAP) objective and its gradient with reusable
+// buffers.
+type lmlEval struct {
+	x          *mat.Dense
+	y          []float64
+	n, d       int
+	tmpl       Kernel
+	fixedNoise float64
+	prior      *Prior
+	lo, hi     []float64 // bounds on θ (log space), len d+2
+
+	kbuf, lbuf []float64
+	xs         []float64
+	alpha      []float64
+	ptmp       []float64
+
+	best    []float64 // θ with the highest objective seen
+	bestVal float64
+}
+
+func newLMLEval(X *mat.Dense, y []float64, tmpl Kernel, fixedNoise float64, b Bounds) *lmlEval {
+	n, d := X.Dims()
+	e := &lmlEval{
+		x: X, y: y, n: n, d: d, tmpl: tmpl, fixedNoise: fixedNoise,
+		lo: make([]float64, d+2), hi: make([]float64, d+2),
+		kbuf: make([]float64, n*n), lbuf: make([]float64, n*n),
+		xs: make([]float64, n*d), alpha: make([]float64, n),
+		ptmp:    make([]float64, tmpl.NumParams()),
+		bestVal: math.Inf(-1),
+	}
+	for i := 0; i < d; i++ {
+		e.lo[i], e.hi[i] = math.Log(b.Length[0]), math.Log(b.Length[1])
+	}
+	e.lo[d], e.hi[d] = math.Log(b.Variance[0]), math.Log(b.Variance[1])
+	e.lo[d+1], e.hi[d+1] = math.Log(b.Noise[0]), math.Log(b.Noise[1])
+	return e
+}
+
+func (e *lmlEval) noiseOf(theta []float64) float64 {
+	if e.fixedNoise > 0 {
+		return e.fixedNoise
+	}
+	return math.Exp(theta[e.d+1])
+}
+
+// nFree is the number of optimized parameters.
+func (e *lmlEval) nFree() int {
+	if e.fixedNoise > 0 {
+		return e.d + 1
+	}
+	return e.d + 2
+}
+
+func (e *lmlEval) randomStart(rng *rand.Rand) []float64 {
+	th := make([]float64, e.d+2)
+	u := func(a, b float64) float64 { return math.Log(a) + rng.Float64()*(math.Log(b)-math.Log(a)) }
+	for i := 0; i < e.d; i++ {
+		th[i] = u(0.05, 2)
+	}
+	th[e.d] = u(0.3, 3)
+	th[e.d+1] = u(1e-4, 0.1)
+	return th
+}
+
+func sigmoid(u float64) float64 {
+	if u >= 0 {
+		return 1 / (1 + math.Exp(-u))
+	}
+	z := math.Exp(u)
+	return z / (1 + z)
+}
+
+// toU maps θ (clamped strictly inside the box) to the unconstrained u.
+func (e *lmlEval) toU(theta []float64) []float64 {
+	u := make([]float64, e.nFree())
+	for i := range u {
+		lo, hi := e.lo[i], e.hi[i]
+		t := (theta[i] - lo) / (hi - lo)
+		t = math.Min(math.Max(t, 1e-6), 1-1e-6)
+		u[i] = math.Log(t / (1 - t))
+	}
+	return u
+}
+
+func (e *lmlEval) toTheta(dst, u []float64) {
+	for i, ui := range u {
+		dst[i] = e.lo[i] + (e.hi[i]-e.lo[i])*sigmoid(ui)
+	}
+	if e.fixedNoise > 0 {
+		dst[e.d+1] = math.Log(e.fixedNoise)
+	}
+}
+
+// optimize runs one L-BFGS start from θ0 and records the best point.
+func (e *lmlEval) optimize(theta0 []float64, maxIter int) error {
+	nf := e.nFree()
+	theta := make([]float64, e.d+2)
+	gtheta := make([]float64, e.d+2)
+	var lastU []float64
+	var lastF float64
+	lastG := make([]float64, nf)
+	scale := 1 / float64(e.n)
+	eval := func(u []float64) {
+		if lastU != nil && equalSlices(lastU, u) {
+			return
+		}
+		lastU = append(lastU[:0], u...)
+		e.toTheta(theta, u)
+		v, err := e.objective(theta, gtheta)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			lastF = math.Inf(1)
+			clear(lastG)
+			return
+		}
+		lastF = -v * scale
+		for i := 0; i < nf; i++ {
+			s := sigmoid(u[i])
+			lastG[i] = -gtheta[i] * (e.hi[i] - e.lo[i]) * s * (1 - s) * scale
+		}
+	}
+	p := optimize.Problem{
+		Func: func(u []float64) float64 { eval(u); return lastF },
+		Grad: func(g, u []float64) { eval(u); copy(g, lastG) },
+	}
+	settings := &optimize.Settings{
+		GradientThreshold: 1e-5,
+		MajorIterations:   maxIter,
+		Converger:         &optimize.FunctionConverge{Absolute: 1e-7, Relative: 1e-7, Iterations: 3},
+	}
+	_, err := optimize.Minimize(p, e.toU(theta0), settings, &optimize.LBFGS{})
+	if err != nil && e.best != nil {
+		// Line-search failures near the optimum are common and harmless:
+		// the best point seen is kept.
+		return nil
+	}
+	return err
+}
+
+func equalSlices(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// objective returns log p(y|θ) + log p(θ) and writes its gradient with
+// respect to θ (len d+2; the noise entry is 0 with FixedNoise).
+func (e *lmlEval) objective(theta, grad []float64) (float64, error) {
+	d := e.d
+	k := e.tmpl.WithParams(theta[:d+1])
+	noise := e.noiseOf(theta)
+	v, err := lmlGrad(k, noise, e.x, e.y, e.fixedNoise == 0, grad, e)
+	if err != nil {
+		return 0, err
+	}
+	if e.prior != nil {
+		pr := e.prior
+		add := func(i int, mu, sd float64) {
+			z := (theta[i] - mu) / sd
+			v -= 0.5 * z * z
+			grad[i] -= z / sd
+		}
+		for i := 0; i < d; i++ {
+			add(i, pr.LogLengthMean, pr.LogLengthSD)
+		}
+		add(d, pr.LogVarMean, pr.LogVarSD)
+		if e.fixedNoise == 0 {
+			add(d+1, pr.LogNoiseMean, pr.LogNoiseSD)
+		}
+	}
+	if v > e.bestVal && !math.IsNaN(v) {
+		e.bestVal = v
+		e.best = append(e.best[:0], theta...)
+	}
+	return v, nil
+}
+
+// LogMarginalLikelihoodGrad returns ∂ log p(y|X,θ)/∂θ for θ = [kernel log
+// params..., log σ_n²] (len NumParams()+1):
+//
+//	∂/∂θ_j = ½ tr((ααᵀ − (K+σ_n²I)⁻¹) ∂(K+σ_n²I)/∂θ_j),
+//
+// with ∂(σ_n² I)/∂ log σ_n² = σ_n² I. Costs O(n³) for the explicit inverse.
+func (g *GP) LogMarginalLikelihoodGrad() []float64 {
+	grad := make([]float64, g.k.NumParams()+1)
+	lmlGrad(g.k, g.noise, g.x, g.y, true, grad, nil)
+	return grad
+}
+
+// lmlGrad computes the log marginal likelihood and its gradient (grad, len
+// NumParams()+1; the last entry is for log σ_n² and is left 0 unless
+// withNoise). ws supplies reusable buffers (nil allocates).
+func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool, grad []float64, ws *lmlEval) (float64, error) {
+	n, d := X.Dims()
+	if ws == nil {
+		ws = &lmlEval{
+			kbuf: make([]float64, n*n), lbuf: make([]float64, n*n),
+			xs: make([]float64, n*d), alpha: make([]float64, n),
+			ptmp: make([]float64, k.NumParams()),
+		}
+	}
+	K := ws.kbuf
+	rk, radial := k.(radialKernel)
+	if radial {
+		inv := rk.invLengths()
+		for i := 0; i < n; i++ {
+			row := X.RawRowView(i)
+			for j := 0; j < d; j++ {
+				ws.xs[i*d+j] = row[j] * inv[j]
+			}
+		}
+		for i := 0; i < n; i++ {
+			radialRow(rk, K[i*n:i*n+i+1], ws.xs[i*d:(i+1)*d], ws.xs[:(i+1)*d], d)
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			xi := X.RawRowView(i)
+			for j := 0; j <= i; j++ {
+				K[i*n+j] = k.Eval(xi, X.RawRowView(j))
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		K[i*n+i] += noise
+	}
+	c, err := choleskyJitterBuf(K, n, ws.lbuf)
+	if err != nil {
+		return 0, err
+	}
+	alpha := ws.alpha
+	copy(alpha, y)
+	c.solveVec(alpha)
+	lml := -0.5*dot(alpha, y) - 0.5*c.logDet() - 0.5*float64(n)*math.Log(2*math.Pi)
+	clear(grad)
+	// W = ααᵀ − K⁻¹ (lower triangle), overwriting the factor.
+	if _, ok := lapack64.Potri(c.tri()); !ok {
+		return 0, fmt.Errorf("invert K+σ²I: %w", ErrNotPositiveDefinite)
+	}
+	W := c.l
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			W[i*n+j] = alpha[i]*alpha[j] - W[i*n+j]
+		}
+	}
+	np := k.NumParams()
+	s2 := k.Variance()
+	var trW float64
+	for i := 0; i < n; i++ {
+		trW += W[i*n+i]
+	}
+	if radial {
+		// ½ Σ_ab W_ab ∂K_ab: off-diagonal pairs counted twice.
+		gl := grad[:d]
+		var gs float64
+		for i := 0; i < n; i++ {
+			xi := ws.xs[i*d : (i+1)*d]
+			for j := 0; j < i; j++ {
+				w := W[i*n+j]
+				xj := ws.xs[j*d : (j+1)*d]
+				kv, dk := rk.dFromR2(sqDist(xi, xj))
+				gs += w * kv
+				c := -2 * w * dk
+				for t := range gl {
+					dt := xi[t] - xj[t]
+					gl[t] += c * dt * dt
+				}
+			}
+		}
+		grad[d] = gs + 0.5*trW*s2
+	} else {
+		pt := ws.ptmp
+		for i := 0; i < n; i++ {
+			xi := X.RawRowView(i)
+			for j := 0; j <= i; j++ {
+				k.ParamGrad(pt, xi, X.RawRowView(j))
+				w := W[i*n+j]
+				if i == j {
+					w *= 0.5
+				}
+				for t := 0; t < np; t++ {
+					grad[t] += w * pt[t]
+				}
+			}
+		}
+	}
+	if withNoise {
+		grad[np] = 0.5 * trW * noise
+	}
+	if math.IsNaN(lml) || !finite(grad) {
+		return 0, errors.New("non-finite log marginal likelihood")
+	}
+	return lml, nil
+}

@@ -1,0 +1,389 @@
+package gp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// GP is the exact posterior of a zero-mean Gaussian process given noisy
+// observations y = f(X) + ε, ε ~ N(0, σ_n² I) (paper §3). Inputs are rows of
+// X, in the unit cube by convention; y are standardized outputs.
+//
+// A GP holds the Cholesky factor L of K_DD + σ_n² I (+ jitter, see
+// MinJitter) and α = (K_DD + σ_n² I)⁻¹ y, so a posterior mean costs O(n d)
+// and a variance O(n²). It is immutable after construction and safe for
+// concurrent reads.
+type GP struct {
+	k     Kernel
+	rk    radialKernel // k, if it is one of this package's kernels
+	noise float64
+	x     *mat.Dense
+	xs    []float64 // X scaled by 1/ℓ, n×d row-major (only if rk != nil)
+	y     []float64
+	n, d  int
+	chol  *cholFactor
+	alpha []float64
+	lml   float64
+
+	pool sync.Pool // *predictBuf
+}
+
+// ErrBadInput is wrapped by errors about invalid user data (NaN/Inf values,
+// mismatched sizes, negative variances).
+var ErrBadInput = errors.New("invalid input")
+
+// New returns the GP posterior for kernel k, noise variance noiseVar ≥ 0
+// (σ_n², standardized output units) and observations y at the rows of X
+// (n×d, n ≥ 1, d = k.Dim()). X and y are copied.
+//
+// K_DD + σ_n² I is factorized by Cholesky with jitter escalation; an error
+// wrapping ErrNotPositiveDefinite is returned if it fails even with the
+// maximal jitter, and one wrapping ErrBadInput for NaN/Inf or mismatched
+// data.
+func New(k Kernel, noiseVar float64, X *mat.Dense, y []float64) (*GP, error) {
+	if k == nil {
+		return nil, fmt.Errorf("gp.New: nil kernel: %w", ErrBadInput)
+	}
+	if X == nil {
+		return nil, fmt.Errorf("gp.New: nil inputs X (need at least one observation): %w", ErrBadInput)
+	}
+	n, d := X.Dims()
+	if d != k.Dim() {
+		return nil, fmt.Errorf("gp.New: X has %d columns but the kernel has dimension %d: %w", d, k.Dim(), ErrBadInput)
+	}
+	if len(y) != n {
+		return nil, fmt.Errorf("gp.New: %d inputs but %d outputs: %w", n, len(y), ErrBadInput)
+	}
+	if math.IsNaN(noiseVar) || math.IsInf(noiseVar, 0) || noiseVar < 0 {
+		return nil, fmt.Errorf("gp.New: noise variance %v must be finite and ≥ 0: %w", noiseVar, ErrBadInput)
+	}
+	for _, p := range k.Params() {
+		if math.IsNaN(p) || math.IsInf(p, 0) {
+			return nil, fmt.Errorf("gp.New: kernel log-parameters %v are not finite: %w", k.Params(), ErrBadInput)
+		}
+	}
+	if err := checkFiniteDense(X, "X"); err != nil {
+		return nil, fmt.Errorf("gp.New: %w", err)
+	}
+	if err := checkFiniteVec(y, "y"); err != nil {
+		return nil, fmt.Errorf("gp.New: %w", err)
+	}
+	g := newShell(k, noiseVar, mat.DenseCopyOf(X), append([]float64(nil), y...))
+	K := g.kernelMatrix()
+	for i := 0; i < n; i++ {
+		K[i*n+i] += noiseVar
+	}
+	c, err := choleskyJitter(K, n)
+	if err != nil {
+		return nil, fmt.Errorf("gp.New: factorize K+σ²I (n=%d, noise %.3g): %w", n, noiseVar, err)
+	}
+	g.setFactor(c)
+	return g, nil
+}
+
+// newShell fills the fields that do not depend on the factorization.
+func newShell(k Kernel, noiseVar float64, X *mat.Dense, y []float64) *GP {
+	n, d := X.Dims()
+	g := &GP{k: k, noise: noiseVar, x: X, y: y, n: n, d: d}
+	if rk, ok := k.(radialKernel); ok {
+		g.rk = rk
+		g.xs = scaleRows(X, rk.invLengths())
+	}
+	return g
+}
+
+// setFactor stores the factor and derives α and the log marginal likelihood.
+func (g *GP) setFactor(c *cholFactor) {
+	g.chol = c
+	g.alpha = append([]float64(nil), g.y...)
+	c.solveVec(g.alpha)
+	var yAy float64
+	for i, a := range g.alpha {
+		yAy += a * g.y[i]
+	}
+	g.lml = -0.5*yAy - 0.5*c.logDet() - 0.5*float64(g.n)*math.Log(2*math.Pi)
+}
+
+// kernelMatrix returns K_DD (n×n row-major, both triangles).
+func (g *GP) kernelMatrix() []float64 {
+	n := g.n
+	K := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		g.kRowRange(K[i*n:i*n+i+1], g.scaledRowD(i), g.x.RawRowView(i), 0, i+1)
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			K[j*n+i] = K[i*n+j]
+		}
+	}
+	return K
+}
+
+// Kernel returns the covariance function.
+func (g *GP) Kernel() Kernel { return g.k }
+
+// NoiseVar returns σ_n², the observation noise variance.
+func (g *GP) NoiseVar() float64 { return g.noise }
+
+// Jitter returns the extra diagonal term that the Cholesky factorization of
+// K_DD + σ_n² I needed (0 in the well-conditioned case); it acts as extra
+// noise variance.
+func (g *GP) Jitter() float64 { return g.chol.jitter }
+
+// X returns the training inputs (n×d, one point per row). Do not modify.
+func (g *GP) X() *mat.Dense { return g.x }
+
+// Y returns the training outputs. Do not modify.
+func (g *GP) Y() []float64 { return g.y }
+
+// N returns the number of observations.
+func (g *GP) N() int { return g.n }
+
+// Dim returns the input dimension d.
+func (g *GP) Dim() int { return g.d }
+
+// Alpha returns α = (K_DD + σ_n² I)⁻¹ y. Do not modify.
+func (g *GP) Alpha() []float64 { return g.alpha }
+
+// LogMarginalLikelihood returns log p(y | X, θ) =
+// −½ yᵀ(K+σ_n²I)⁻¹y − ½ log|K+σ_n²I| − (n/2) log 2π.
+func (g *GP) LogMarginalLikelihood() float64 { return g.lml }
+
+// scaledRowD returns row i of X scaled by 1/ℓ (nil without a radial kernel).
+func (g *GP) scaledRowD(i int) []float64 {
+	if g.rk == nil {
+		return nil
+	}
+	return g.xs[i*g.d : (i+1)*g.d]
+}
+
+// scaleInto writes x ⊙ (1/ℓ) into dst (only with a radial kernel).
+func (g *GP) scaleInto(dst, x []float64) []float64 {
+	if g.rk == nil {
+		return nil
+	}
+	for i, w := range g.rk.invLengths() {
+		dst[i] = x[i] * w
+	}
+	return dst[:g.d]
+}
+
+// kRowRange writes k(x, X_j) for j in [lo, hi) into dst (len hi−lo). sx is
+// x scaled by 1/ℓ (used if the kernel is radial).
+func (g *GP) kRowRange(dst, sx, x []float64, lo, hi int) {
+	if g.rk != nil {
+		radialRow(g.rk, dst, sx, g.xs[lo*g.d:hi*g.d], g.d)
+		return
+	}
+	for j := lo; j < hi; j++ {
+		dst[j-lo] = g.k.Eval(x, g.x.RawRowView(j))
+	}
+}
+
+// radialRow writes k(r²(sx, row j of xs)) for each row of xs (row-major, d
+// columns) into dst. The type switch keeps the inner loop free of interface
+// calls for this package's kernels.
+func radialRow(k radialKernel, dst, sx, xs []float64, d int) {
+	m := len(xs) / d
+	switch kk := k.(type) {
+	case *SE:
+		s2 := kk.s2
+		for j := 0; j < m; j++ {
+			dst[j] = s2 * math.Exp(-0.5*sqDist(sx, xs[j*d:j*d+d]))
+		}
+	case *Matern52:
+		s2 := kk.s2
+		for j := 0; j < m; j++ {
+			r2 := sqDist(sx, xs[j*d:j*d+d])
+			r := math.Sqrt(r2)
+			dst[j] = s2 * (1 + sqrt5*r + 5.0/3.0*r2) * math.Exp(-sqrt5*r)
+		}
+	default:
+		for j := 0; j < m; j++ {
+			dst[j] = k.fromR2(sqDist(sx, xs[j*d:j*d+d]))
+		}
+	}
+}
+
+func sqDist(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s float64
+	for i, v := range a {
+		t := v - b[i]
+		s += t * t
+	}
+	return s
+}
+
+func scaleRows(X *mat.Dense, w []float64) []float64 {
+	n, d := X.Dims()
+	out := make([]float64, n*d)
+	for i := 0; i < n; i++ {
+		row := X.RawRowView(i)
+		for j := 0; j < d; j++ {
+			out[i*d+j] = row[j] * w[j]
+		}
+	}
+	return out
+}
+
+// MeanVar returns the posterior mean μ_x and variance σ_x² of f(x), Eq. (1):
+//
+//	μ_x = K_xD (K_DD + σ_n² I)⁻¹ y,  σ_x² = k_xx − K_xD (K_DD + σ_n² I)⁻¹ K_Dx.
+//
+// The variance of the noisy y_x is σ_x² + NoiseVar(). σ_x² is clamped at 0:
+// round-off can make it slightly negative at training inputs of a nearly
+// noise-free model, where the true value is ≈ 0.
+func (g *GP) MeanVar(x []float64) (mean, variance float64) {
+	if len(x) != g.d {
+		panic(fmt.Sprintf("gp: MeanVar: x has length %d, GP has dimension %d", len(x), g.d))
+	}
+	buf := g.getBuf()
+	defer g.pool.Put(buf)
+	k := buf.kb[:g.n]
+	g.kRowRange(k, g.scaleInto(buf.sx, x), x, 0, g.n)
+	mean = dot(k, g.alpha)
+	g.chol.halfSolveVec(k)
+	return mean, math.Max(g.k.Variance()-dot(k, k), 0)
+}
+
+// predictBlock is the number of query rows processed per block by Predict:
+// the block of cross-covariances (predictBlock×n) stays in cache for the
+// triangular solve.
+const predictBlock = 64
+
+type predictBuf struct {
+	kb []float64 // predictBlock × n
+	sx []float64 // d
+}
+
+func (g *GP) getBuf() *predictBuf {
+	if b, ok := g.pool.Get().(*predictBuf); ok {
+		return b
+	}
+	return &predictBuf{kb: make([]float64, predictBlock*g.n), sx: make([]float64, g.d)}
+}
+
+// Predict writes the posterior mean and variance of f at each row of X
+// (q×d) into mean and variance (len q each; either may be nil to skip it).
+// Same formulas and clamping as MeanVar, computed in blocks with one BLAS
+// triangular solve per block; safe for concurrent use.
+func (g *GP) Predict(X *mat.Dense, mean, variance []float64) {
+	q, d := X.Dims()
+	if d != g.d {
+		panic(fmt.Sprintf("gp: Predict: X has %d columns, GP has dimension %d", d, g.d))
+	}
+	if (mean != nil && len(mean) != q) || (variance != nil && len(variance) != q) {
+		panic("gp: Predict: output slices must have one entry per row of X")
+	}
+	buf := g.getBuf()
+	defer g.pool.Put(buf)
+	n := g.n
+	s2 := g.k.Variance()
+	for lo := 0; lo < q; lo += predictBlock {
+		hi := min(lo+predictBlock, q)
+		kb := buf.kb[:(hi-lo)*n]
+		for i := lo; i < hi; i++ {
+			x := X.RawRowView(i)
+			row := kb[(i-lo)*n : (i-lo+1)*n]
+			g.kRowRange(row, g.scaleInto(buf.sx, x), x, 0, n)
+			if mean != nil {
+				mean[i] = dot(row, g.alpha)
+			}
+		}
+		if variance == nil {
+			continue
+		}
+		// Rows of kb ← rows of K_xD L⁻ᵀ, i.e. (L⁻¹ k_Dx)ᵀ.
+		blas64.Trsm(blas.Right, blas.Trans, 1, g.chol.tri(),
+			blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: kb})
+		for i := lo; i < hi; i++ {
+			row := kb[(i-lo)*n : (i-lo+1)*n]
+			variance[i] = math.Max(s2-dot(row, row), 0)
+		}
+	}
+}
+
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s float64
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+// crossD returns K_XD (q×n row-major) for the rows of X.
+func (g *GP) crossD(X *mat.Dense) []float64 {
+	q, _ := X.Dims()
+	n := g.n
+	out := make([]float64, q*n)
+	sx := make([]float64, g.d)
+	for i := 0; i < q; i++ {
+		x := X.RawRowView(i)
+		g.kRowRange(out[i*n:(i+1)*n], g.scaleInto(sx, x), x, 0, n)
+	}
+	return out
+}
+
+// Joint returns the joint posterior of f at the rows of X (q×d): mean
+// K_XD α and covariance K_XX − K_XD (K_DD + σ_n² I)⁻¹ K_DX (Eq. (1) for a
+// set). The diagonal is clamped at 0 (see MeanVar). Add NoiseVar()·I for
+// the noisy y_X.
+func (g *GP) Joint(X *mat.Dense) (mean []float64, cov *mat.SymDense) {
+	q, d := X.Dims()
+	if d != g.d {
+		panic(fmt.Sprintf("gp: Joint: X has %d columns, GP has dimension %d", d, g.d))
+	}
+	n := g.n
+	kx := g.crossD(X)
+	mean = make([]float64, q)
+	for i := range mean {
+		mean[i] = dot(kx[i*n:(i+1)*n], g.alpha)
+	}
+	blas64.Trsm(blas.Right, blas.Trans, 1, g.chol.tri(), blas64.General{Rows: q, Cols: n, Stride: n, Data: kx})
+	cov = mat.NewSymDense(q, nil)
+	raw := cov.RawSymmetric()
+	for i := 0; i < q; i++ {
+		xi := X.RawRowView(i)
+		for j := i; j < q; j++ {
+			raw.Data[i*raw.Stride+j] = g.k.Eval(xi, X.RawRowView(j))
+		}
+	}
+	// cov ← K_XX − V Vᵀ with V = K_XD L⁻ᵀ.
+	blas64.Syrk(blas.NoTrans, -1, blas64.General{Rows: q, Cols: n, Stride: n, Data: kx}, 1, raw)
+	for i := 0; i < q; i++ {
+		if raw.Data[i*raw.Stride+i] < 0 {
+			raw.Data[i*raw.Stride+i] = 0
+		}
+	}
+	return mean, cov
+}
+
+func checkFiniteDense(X *mat.Dense, name string) error {
+	r, c := X.Dims()
+	for i := 0; i < r; i++ {
+		for j, v := range X.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%s[%d][%d] = %v: %w", name, i, j, v, ErrBadInput)
+			}
+		}
+	}
+	_ = c
+	return nil
+}
+
+func checkFiniteVec(y []float64, name string) error {
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s[%d] = %v: %w", name, i, v, ErrBadInput)
+		}
+	}
+	return nil
+}
