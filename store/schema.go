@@ -1,0 +1,91 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+)
+
+// migrations[v] upgrades a database from schema version v to v+1. Append,
+// never edit: a released step must keep producing the same schema.
+var migrations = []string{
+	// 0 → 1: studies and trials.
+	`CREATE TABLE tesbo_meta (
+		key   TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	);
+	CREATE TABLE studies (
+		id          INTEGER PRIMARY KEY,
+		name        TEXT NOT NULL UNIQUE,
+		objective   TEXT NOT NULL,
+		acquisition TEXT NOT NULL,
+		seed        INTEGER NOT NULL,
+		space       TEXT NOT NULL,
+		settings    TEXT NOT NULL,
+		created_at  INTEGER NOT NULL,
+		updated_at  INTEGER NOT NULL
+	);
+	CREATE TABLE trials (
+		study_id     INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+		id           INTEGER NOT NULL,
+		iteration    INTEGER NOT NULL,
+		batch_index  INTEGER NOT NULL,
+		x            TEXT NOT NULL,
+		u            TEXT NOT NULL,
+		status       TEXT NOT NULL CHECK (status IN ('pending','running','complete','failed')),
+		value        REAL,
+		error        TEXT NOT NULL DEFAULT '',
+		attempts     INTEGER NOT NULL DEFAULT 0,
+		created_at   INTEGER NOT NULL,
+		started_at   INTEGER,
+		finished_at  INTEGER,
+		eval_seconds REAL,
+		meta         TEXT,
+		PRIMARY KEY (study_id, id),
+		UNIQUE (study_id, iteration, batch_index)
+	);`,
+	// 1 → 2: one row per iteration with the fitted model (warm start on
+	// resume) and the iteration's output record.
+	`CREATE TABLE iterations (
+		study_id   INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+		iteration  INTEGER NOT NULL,
+		model      TEXT,
+		fit_s      REAL NOT NULL DEFAULT 0,
+		propose_s  REAL NOT NULL DEFAULT 0,
+		record     TEXT,
+		PRIMARY KEY (study_id, iteration)
+	);`,
+}
+
+func init() {
+	if len(migrations) != SchemaVersion {
+		panic("store: migrations and SchemaVersion disagree")
+	}
+}
+
+// migrate applies the missing migrations up to version to in one transaction.
+func (d *DB) migrate(ctx context.Context, to int) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		// Re-read the version inside the write lock: another process may
+		// have migrated meanwhile.
+		cur := 0
+		var v string
+		err := tx.QueryRowContext(ctx, `SELECT value FROM tesbo_meta WHERE key='schema_version'`).Scan(&v)
+		if err == nil {
+			cur, _ = strconv.Atoi(v)
+		}
+		if cur >= to {
+			return nil
+		}
+		for v := cur; v < to; v++ {
+			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("migrate schema %d→%d: %w", v, v+1, err)
+			}
+		}
+		_, err = tx.ExecContext(ctx,
+			`INSERT INTO tesbo_meta(key, value) VALUES ('schema_version', ?)
+			 ON CONFLICT(key) DO UPDATE SET value=excluded.value`, strconv.Itoa(to))
+		return err
+	})
+}

@@ -1,0 +1,254 @@
+// Package store keeps tesbo studies in an embedded SQLite database (the
+// pure-Go modernc.org/sqlite driver, WAL mode). One file holds any number of
+// studies, each identified by name; a study row records its configuration and
+// every trial (the point in native units and in the unit cube, status, value,
+// error, timings, metadata) plus one row per BO iteration with the fitted
+// model's hyper-parameters and the iteration's output record, which is what
+// the host needs to continue a study exactly where it stopped.
+//
+// Durability: each write is its own transaction, committed before the call
+// returns, so a completed evaluation is on disk before the host proposes the
+// next batch. The default synchronous=NORMAL survives a crash or kill of the
+// process (the committed WAL frames are in the operating system's cache);
+// Options.Durable selects synchronous=FULL, which also survives power loss at
+// the cost of an fsync per commit.
+//
+// A DB is safe for concurrent use by many goroutines and many studies; other
+// processes may use the same file (SQLite's locking with a busy timeout
+// serializes writers).
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// SchemaVersion is the schema this package writes. Older databases are
+// migrated on Open; newer ones are refused.
+const SchemaVersion = 2
+
+// Errors callers can test for with errors.Is.
+var (
+	// ErrNotFound: no study of that name, or no such trial.
+	ErrNotFound = errors.New("not found")
+	// ErrExists: a study of that name already exists.
+	ErrExists = errors.New("already exists")
+	// ErrNewerSchema: the file was written by a newer tesbo.
+	ErrNewerSchema = errors.New("database written by a newer tesbo")
+	// ErrNotTesbo: the file is not a tesbo study database.
+	ErrNotTesbo = errors.New("not a tesbo study database")
+	// ErrLocked: another process holds the database lock past the busy timeout.
+	ErrLocked = errors.New("database is locked by another process")
+	// ErrCorrupt: SQLite reports the file as malformed.
+	ErrCorrupt = errors.New("database file is corrupt")
+	// ErrConflict: the study was changed concurrently (e.g. two processes
+	// running the same study).
+	ErrConflict = errors.New("study modified concurrently")
+)
+
+// Options configure Open. The zero value opens an existing database with a
+// 5 s busy timeout and synchronous=NORMAL.
+type Options struct {
+	// Create allows Open to create the file when it does not exist.
+	Create bool
+	// BusyTimeout is how long a statement waits for another connection's
+	// lock before failing with ErrLocked. Zero means 5 s.
+	BusyTimeout time.Duration
+	// Durable selects synchronous=FULL (survives power loss) instead of
+	// NORMAL (survives process crashes).
+	Durable bool
+}
+
+// DB is an open study database.
+type DB struct {
+	db   *sql.DB
+	path string
+}
+
+// sqliteHeader is the first 16 bytes of every SQLite 3 database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// Open opens (and with o.Create, creates) the study database at path,
+// checking that it is a tesbo database of a schema version this package
+// understands and migrating an older schema. It writes nothing to a file it
+// rejects.
+func Open(path string, o Options) (*DB, error) {
+	if path == "" {
+		return nil, fmt.Errorf("open study db: empty path")
+	}
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("open study db %s: path must not contain '?' or '#'", path)
+	}
+	fresh, err := checkFile(path, o.Create)
+	if err != nil {
+		return nil, err
+	}
+	bt := o.BusyTimeout
+	if bt <= 0 {
+		bt = 5 * time.Second
+	}
+	sync := "NORMAL"
+	if o.Durable {
+		sync = "FULL"
+	}
+	// Writers take the lock at BEGIN (IMMEDIATE) so two writers never
+	// deadlock upgrading read locks; foreign keys keep trials tied to studies.
+	dsn := fmt.Sprintf("file:%s?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(%s)",
+		path, bt.Milliseconds(), sync)
+	if !o.Create {
+		dsn += "&mode=rw"
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open study db %s: %w", path, err)
+	}
+	d := &DB{db: db, path: path}
+	if err := d.init(fresh); err != nil {
+		db.Close()
+		if fresh {
+			// We created the file; leave nothing behind on failure.
+			removeDB(path)
+		}
+		return nil, fmt.Errorf("open study db %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// checkFile inspects path before SQLite touches it: it must be a SQLite file
+// (or absent with create, or empty). It reports whether the file is new.
+func checkFile(path string, create bool) (fresh bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if !create {
+			return false, fmt.Errorf("open study db %s: no such file", path)
+		}
+		dir := "."
+		if i := strings.LastIndexByte(path, os.PathSeparator); i >= 0 {
+			dir = path[:i+1]
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return false, fmt.Errorf("open study db %s: directory %s does not exist", path, dir)
+		}
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("open study db %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("open study db %s: %w", path, err)
+	}
+	if st.IsDir() {
+		return false, fmt.Errorf("open study db %s: is a directory", path)
+	}
+	if st.Size() == 0 {
+		return false, nil
+	}
+	hdr := make([]byte, len(sqliteHeader))
+	if _, err := io.ReadFull(f, hdr); err != nil || !bytes.Equal(hdr, sqliteHeader) {
+		return false, fmt.Errorf("open study db %s: %w (not an SQLite file)", path, ErrNotTesbo)
+	}
+	return false, nil
+}
+
+func removeDB(path string) {
+	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(path + s)
+	}
+}
+
+// Path returns the file the database was opened from.
+func (d *DB) Path() string { return d.path }
+
+// Close closes the database; a clean close checkpoints the WAL.
+func (d *DB) Close() error { return d.db.Close() }
+
+// init validates or creates the schema.
+func (d *DB) init(fresh bool) error {
+	ctx := context.Background()
+	// Read-only checks first, so a rejected file is never written.
+	var nTables int
+	if err := d.db.QueryRowContext(ctx,
+		`SELECT count(*) FROM sqlite_master WHERE type='table'`).Scan(&nTables); err != nil {
+		return classify(err)
+	}
+	version := 0
+	if nTables > 0 {
+		var has int
+		if err := d.db.QueryRowContext(ctx,
+			`SELECT count(*) FROM sqlite_master WHERE type='table' AND name='tesbo_meta'`).Scan(&has); err != nil {
+			return classify(err)
+		}
+		if has == 0 {
+			return fmt.Errorf("%w (it holds other tables)", ErrNotTesbo)
+		}
+		var v string
+		err := d.db.QueryRowContext(ctx, `SELECT value FROM tesbo_meta WHERE key='schema_version'`).Scan(&v)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w (no schema version)", ErrNotTesbo)
+		}
+		if err != nil {
+			return classify(err)
+		}
+		if _, err := fmt.Sscan(v, &version); err != nil {
+			return fmt.Errorf("%w (bad schema version %q)", ErrNotTesbo, v)
+		}
+		if version > SchemaVersion {
+			return fmt.Errorf("%w: schema version %d, this tesbo understands up to %d; upgrade tesbo", ErrNewerSchema, version, SchemaVersion)
+		}
+	}
+	if _, err := d.db.ExecContext(ctx, `PRAGMA journal_mode=WAL`); err != nil {
+		return classify(err)
+	}
+	if version < SchemaVersion {
+		if err := d.migrate(ctx, SchemaVersion); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// classify maps SQLite error codes to this package's sentinel errors.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return fmt.Errorf("%w: %v", ErrLocked, err)
+		case sqlite3.SQLITE_CORRUPT:
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		case sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("%w: %v", ErrNotTesbo, err)
+		case sqlite3.SQLITE_CONSTRAINT:
+			return fmt.Errorf("%w: %v", ErrConflict, err)
+		}
+	}
+	return err
+}
+
+// tx runs f in one write transaction and commits it.
+func (d *DB) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(err)
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return classify(err)
+	}
+	return classify(tx.Commit())
+}

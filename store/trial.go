@@ -1,0 +1,312 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Status is a trial's life-cycle state.
+type Status string
+
+// Trial states: pending (proposed, not started), running (an evaluation is
+// under way), complete (Value holds the result), failed (Error says why).
+// Pending and running trials are "in flight"; a resumed study re-runs them.
+const (
+	Pending  Status = "pending"
+	Running  Status = "running"
+	Complete Status = "complete"
+	Failed   Status = "failed"
+)
+
+// Done reports whether the state is final.
+func (s Status) Done() bool { return s == Complete || s == Failed }
+
+// Trial is one proposed point and, once finished, its outcome.
+type Trial struct {
+	ID          int       // 0-based, unique within the study
+	Iteration   int       // 0 = initial design, t ≥ 1 = BO iteration t
+	Index       int       // position within its iteration's batch
+	X           []float64 // native units
+	U           []float64 // the same point in the unit cube (what the GP sees)
+	Status      Status
+	Value       float64 // native units; meaningful when Status == Complete
+	Error       string  // why it failed; empty otherwise
+	Attempts    int     // evaluation attempts made (retries + 1)
+	CreatedAt   time.Time
+	StartedAt   time.Time // zero until started
+	FinishedAt  time.Time // zero until finished
+	EvalSeconds float64   // wall time of the successful (or last) attempt
+	Meta        map[string]string
+}
+
+// Iteration is a BO iteration's row: the model fitted to propose its batch
+// (host-defined JSON; nil for the initial design) and, once the batch is
+// finished, the iteration's output record.
+type Iteration struct {
+	Iteration      int
+	Model          json.RawMessage
+	FitSeconds     float64
+	ProposeSeconds float64
+	Record         json.RawMessage
+}
+
+func nanos(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+// AddBatch records iteration it and its proposed trials in one transaction.
+// Trial IDs are the caller's; an ID or (iteration, index) already present
+// gives an error wrapping ErrConflict.
+func (d *DB) AddBatch(ctx context.Context, studyID int64, it Iteration, trials []Trial) error {
+	now := time.Now()
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var model, record any
+		if it.Model != nil {
+			model = string(it.Model)
+		}
+		if it.Record != nil {
+			record = string(it.Record)
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO iterations(study_id, iteration, model, fit_s, propose_s, record) VALUES (?, ?, ?, ?, ?, ?)`,
+			studyID, it.Iteration, model, it.FitSeconds, it.ProposeSeconds, record); err != nil {
+			return fmt.Errorf("iteration %d: %w", it.Iteration, err)
+		}
+		stmt, err := tx.PrepareContext(ctx,
+			`INSERT INTO trials(study_id, id, iteration, batch_index, x, u, status, created_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for i := range trials {
+			t := &trials[i]
+			if t.Status == "" {
+				t.Status = Pending
+			}
+			if t.Status.Done() {
+				return fmt.Errorf("trial %d: new trials must be pending or running", t.ID)
+			}
+			x, err := encodeFloats(t.X)
+			if err != nil {
+				return fmt.Errorf("trial %d: x: %w", t.ID, err)
+			}
+			u, err := encodeFloats(t.U)
+			if err != nil {
+				return fmt.Errorf("trial %d: u: %w", t.ID, err)
+			}
+			t.CreatedAt = now
+			if _, err := stmt.ExecContext(ctx, studyID, t.ID, t.Iteration, t.Index, x, u, string(t.Status), now.UnixNano()); err != nil {
+				return fmt.Errorf("trial %d: %w", t.ID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("add batch: %w", err)
+	}
+	return nil
+}
+
+// StartTrial marks an in-flight trial running with its attempt count.
+func (d *DB) StartTrial(ctx context.Context, studyID int64, id, attempts int, at time.Time) error {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`UPDATE trials SET status='running', attempts=?, started_at=?
+			 WHERE study_id=? AND id=? AND status IN ('pending','running')`,
+			attempts, at.UnixNano(), studyID, id)
+		if err != nil {
+			return err
+		}
+		return oneRow(res, id)
+	})
+	if err != nil {
+		return fmt.Errorf("start trial %d: %w", id, err)
+	}
+	return nil
+}
+
+// FinishTrial records t's outcome (Status Complete with a finite Value, or
+// Failed with an Error). Only an in-flight trial can finish; finishing one
+// twice gives an error wrapping ErrConflict.
+func (d *DB) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
+	if !t.Status.Done() {
+		return fmt.Errorf("finish trial %d: status %q is not final", t.ID, t.Status)
+	}
+	var value any
+	if t.Status == Complete {
+		if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) {
+			return fmt.Errorf("finish trial %d: value %v is not finite", t.ID, t.Value)
+		}
+		value = t.Value
+	}
+	var meta any
+	if len(t.Meta) > 0 {
+		b, err := json.Marshal(t.Meta)
+		if err != nil {
+			return fmt.Errorf("finish trial %d: meta: %w", t.ID, err)
+		}
+		meta = string(b)
+	}
+	if t.FinishedAt.IsZero() {
+		t.FinishedAt = time.Now()
+	}
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`UPDATE trials SET status=?, value=?, error=?, attempts=?, started_at=coalesce(?, started_at),
+			        finished_at=?, eval_seconds=?, meta=?
+			 WHERE study_id=? AND id=? AND status IN ('pending','running')`,
+			string(t.Status), value, t.Error, t.Attempts, nanos(t.StartedAt),
+			t.FinishedAt.UnixNano(), t.EvalSeconds, meta, studyID, t.ID)
+		if err != nil {
+			return err
+		}
+		return oneRow(res, t.ID)
+	})
+	if err != nil {
+		return fmt.Errorf("finish trial %d: %w", t.ID, err)
+	}
+	return nil
+}
+
+func oneRow(res sql.Result, id int) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return fmt.Errorf("trial %d is not in flight (unknown or already finished): %w", id, ErrConflict)
+	}
+	return nil
+}
+
+// SetRecord stores the output record of a finished iteration.
+func (d *DB) SetRecord(ctx context.Context, studyID int64, iteration int, record json.RawMessage) error {
+	if !json.Valid(record) {
+		return fmt.Errorf("set record: not JSON")
+	}
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE iterations SET record=? WHERE study_id=? AND iteration=?`,
+			string(record), studyID, iteration)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("iteration %d %w", iteration, ErrNotFound)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("set record: %w", err)
+	}
+	return nil
+}
+
+// Trials returns the study's trials ordered by ID.
+func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
+	rows, err := d.db.QueryContext(ctx,
+		`SELECT id, iteration, batch_index, x, u, status, value, error, attempts,
+		        created_at, started_at, finished_at, eval_seconds, meta
+		 FROM trials WHERE study_id=? ORDER BY id`, studyID)
+	if err != nil {
+		return nil, fmt.Errorf("load trials: %w", classify(err))
+	}
+	defer rows.Close()
+	var out []Trial
+	for rows.Next() {
+		var t Trial
+		var x, u, status string
+		var value, evalS sql.NullFloat64
+		var started, finished sql.NullInt64
+		var created int64
+		var meta sql.NullString
+		if err := rows.Scan(&t.ID, &t.Iteration, &t.Index, &x, &u, &status, &value, &t.Error, &t.Attempts,
+			&created, &started, &finished, &evalS, &meta); err != nil {
+			return nil, fmt.Errorf("load trials: %w", classify(err))
+		}
+		t.Status = Status(status)
+		t.Value = value.Float64
+		t.EvalSeconds = evalS.Float64
+		t.CreatedAt = time.Unix(0, created)
+		if started.Valid {
+			t.StartedAt = time.Unix(0, started.Int64)
+		}
+		if finished.Valid {
+			t.FinishedAt = time.Unix(0, finished.Int64)
+		}
+		if t.X, err = decodeFloats(x); err != nil {
+			return nil, fmt.Errorf("load trial %d: x: %w", t.ID, err)
+		}
+		if t.U, err = decodeFloats(u); err != nil {
+			return nil, fmt.Errorf("load trial %d: u: %w", t.ID, err)
+		}
+		if meta.Valid && meta.String != "" {
+			if err := json.Unmarshal([]byte(meta.String), &t.Meta); err != nil {
+				return nil, fmt.Errorf("load trial %d: meta: %w", t.ID, err)
+			}
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load trials: %w", classify(err))
+	}
+	return out, nil
+}
+
+// Iterations returns the study's iteration rows in order.
+func (d *DB) Iterations(ctx context.Context, studyID int64) ([]Iteration, error) {
+	rows, err := d.db.QueryContext(ctx,
+		`SELECT iteration, model, fit_s, propose_s, record FROM iterations WHERE study_id=? ORDER BY iteration`, studyID)
+	if err != nil {
+		return nil, fmt.Errorf("load iterations: %w", classify(err))
+	}
+	defer rows.Close()
+	var out []Iteration
+	for rows.Next() {
+		var it Iteration
+		var model, record sql.NullString
+		if err := rows.Scan(&it.Iteration, &model, &it.FitSeconds, &it.ProposeSeconds, &record); err != nil {
+			return nil, fmt.Errorf("load iterations: %w", classify(err))
+		}
+		if model.Valid {
+			it.Model = json.RawMessage(model.String)
+		}
+		if record.Valid {
+			it.Record = json.RawMessage(record.String)
+		}
+		out = append(out, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load iterations: %w", classify(err))
+	}
+	return out, nil
+}
+
+// encodeFloats writes a point as JSON; Go's shortest round-trip formatting
+// makes decode(encode(x)) bitwise equal to x.
+func encodeFloats(x []float64) (string, error) {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return "", errors.New("coordinate is not finite")
+		}
+	}
+	if x == nil {
+		x = []float64{}
+	}
+	b, err := json.Marshal(x)
+	return string(b), err
+}
+
+func decodeFloats(s string) ([]float64, error) {
+	var x []float64
+	err := json.Unmarshal([]byte(s), &x)
+	return x, err
+}
