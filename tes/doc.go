@@ -1,0 +1,2 @@
+// Package tes implements Trusted-Maximizers Entropy Search (TES).
+package tes

@@ -1,0 +1,213 @@
+package tes
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Small dense kernels on row-major []float64 for the per-evaluation work of
+// the acquisition (q, |X*| ≤ ~50): allocation-free, BLAS-backed (gonum's
+// native blas64), and with the reverse-mode rules the gradients need.
+
+// errIndefinite is wrapped by chol when a matrix stays indefinite after the
+// largest jitter.
+var errIndefinite = errors.New("matrix is not positive definite")
+
+// cholLower overwrites the lower triangle of the n×n row-major a with its
+// Cholesky factor L (a = L Lᵀ) and zeroes the strict upper triangle. It
+// returns false if a pivot is not positive.
+func cholLower(a []float64, n int) bool {
+	for j := 0; j < n; j++ {
+		rj := a[j*n : j*n+n]
+		d := rj[j]
+		for k := 0; k < j; k++ {
+			d -= rj[k] * rj[k]
+		}
+		if !(d > 0) || math.IsInf(d, 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		rj[j] = d
+		inv := 1 / d
+		for i := j + 1; i < n; i++ {
+			ri := a[i*n : i*n+n]
+			s := ri[j]
+			for k := 0; k < j; k++ {
+				s -= ri[k] * rj[k]
+			}
+			ri[j] = s * inv
+		}
+		for k := j + 1; k < n; k++ {
+			rj[k] = 0
+		}
+	}
+	return true
+}
+
+// cholJitter factors the symmetric n×n matrix c (row-major, full storage,
+// unmodified) into dst, adding jitter·mean(diag)·I with jitter escalating
+// from 0 through 1e-12 … 1e-6 when needed. It returns the jitter used
+// (relative) or an error wrapping errIndefinite.
+func cholJitter(dst, c []float64, n int) (float64, error) {
+	scale := 0.0
+	for i := 0; i < n; i++ {
+		scale += c[i*n+i]
+	}
+	scale /= float64(n)
+	if !(scale > 0) || math.IsInf(scale, 0) || math.IsNaN(scale) {
+		return 0, fmt.Errorf("cholesky of %d×%d matrix with mean diagonal %g: %w", n, n, scale, errIndefinite)
+	}
+	for _, jit := range []float64{0, 1e-12, 1e-10, 1e-8, 1e-6} {
+		copy(dst, c[:n*n])
+		for i := 0; i < n; i++ {
+			dst[i*n+i] += jit * scale
+		}
+		if cholLower(dst, n) {
+			return jit, nil
+		}
+	}
+	return 0, fmt.Errorf("cholesky of %d×%d matrix (jitter up to 1e-6 of the mean diagonal %g): %w", n, n, scale, errIndefinite)
+}
+
+// logDetChol returns log det(L Lᵀ) = 2 Σ log L_ii.
+func logDetChol(l []float64, n int) float64 {
+	s := 0.0
+	for i := 0; i < n; i++ {
+		s += math.Log(l[i*n+i])
+	}
+	return 2 * s
+}
+
+func general(rows, cols int, data []float64) blas64.General {
+	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: data}
+}
+
+// solveLower overwrites the n×m row-major b with L⁻¹ b.
+func solveLower(l []float64, n int, b []float64, m int) {
+	blas64.Trsm(blas.Left, blas.NoTrans, 1,
+		blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: n, Data: l},
+		general(n, m, b))
+}
+
+// solveLowerT overwrites the n×m row-major b with L⁻ᵀ b.
+func solveLowerT(l []float64, n int, b []float64, m int) {
+	blas64.Trsm(blas.Left, blas.Trans, 1,
+		blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: n, Data: l},
+		general(n, m, b))
+}
+
+// gemm computes c = alpha·op(a)·op(b) + beta·c on row-major slices.
+func gemm(ta, tb bool, alpha float64, a []float64, ar, ac int, b []float64, br, bc int, beta float64, c []float64) {
+	tA, tB := blas.NoTrans, blas.NoTrans
+	if ta {
+		tA = blas.Trans
+	}
+	if tb {
+		tB = blas.Trans
+	}
+	m := ar
+	if ta {
+		m = ac
+	}
+	n := bc
+	if tb {
+		n = br
+	}
+	blas64.Gemm(tA, tB, alpha, general(ar, ac, a), general(br, bc, b), beta, general(m, n, c))
+}
+
+// cholInverse returns (L Lᵀ)⁻¹ (full n×n row-major) from the factor L.
+func cholInverse(l []float64, n int) []float64 {
+	inv := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		inv[i*n+i] = 1
+	}
+	solveLower(l, n, inv, n)
+	solveLowerT(l, n, inv, n)
+	return inv
+}
+
+// cholVJP returns the symmetric gradient C̄ of a scalar ℓ w.r.t. C = L Lᵀ
+// given L̄ = ∂ℓ/∂L (only the lower triangle of gL is read; gL is
+// overwritten). With Φ(·) = lower triangle with halved diagonal,
+// dL = L Φ(L⁻¹ dC L⁻ᵀ), so C̄ = L⁻ᵀ Φ(Lᵀ L̄) L⁻¹, symmetrised because dC is.
+func cholVJP(l, gL []float64, n int) []float64 {
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			gL[i*n+j] = 0
+		}
+	}
+	p := make([]float64, n*n)
+	gemm(true, false, 1, l, n, n, gL, n, n, 0, p) // Lᵀ L̄
+	for i := 0; i < n; i++ {
+		p[i*n+i] *= 0.5
+		for j := i + 1; j < n; j++ {
+			p[i*n+j] = 0
+		}
+	}
+	// X = L⁻ᵀ P L⁻¹ = L⁻ᵀ (L⁻ᵀ Pᵀ)ᵀ.
+	transposeInPlace(p, n)
+	solveLowerT(l, n, p, n) // L⁻ᵀ Pᵀ
+	transposeInPlace(p, n)  // P L⁻¹
+	solveLowerT(l, n, p, n) // L⁻ᵀ P L⁻¹
+	symmetrize(p, n)
+	return p
+}
+
+func transposeInPlace(a []float64, n int) {
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			a[i*n+j], a[j*n+i] = a[j*n+i], a[i*n+j]
+		}
+	}
+}
+
+// symmetrize replaces a by (a + aᵀ)/2.
+func symmetrize(a []float64, n int) {
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			v := 0.5 * (a[i*n+j] + a[j*n+i])
+			a[i*n+j], a[j*n+i] = v, v
+		}
+	}
+}
+
+// symData copies a SymDense into a full row-major slice.
+func symData(s mat.Symmetric) ([]float64, int) {
+	n := s.SymmetricDim()
+	out := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			v := s.At(i, j)
+			out[i*n+j], out[j*n+i] = v, v
+		}
+	}
+	return out, n
+}
+
+// denseData copies a mat.Matrix into a row-major slice.
+func denseData(m mat.Matrix) ([]float64, int, int) {
+	r, c := m.Dims()
+	out := make([]float64, r*c)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			out[i*c+j] = m.At(i, j)
+		}
+	}
+	return out, r, c
+}
+
+// allFinite reports whether every element is finite.
+func allFinite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}

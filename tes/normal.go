@@ -1,0 +1,151 @@
+package tes
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// Standard-normal helpers used by EP (Appendix D), the orthant probabilities
+// (Appendix A) and importance sampling (Appendix B). They are kept here rather
+// than taken from package acq so that the numerics of this package (and their
+// tests) do not depend on another package's tail handling.
+
+const (
+	logSqrt2Pi = 0.91893853320467274178 // log √(2π)
+	invSqrt2Pi = 0.39894228040143267794 // 1/√(2π)
+
+	// millsCut is where the continued fraction takes over from erfc: below
+	// β = −5 the ratio φ(β)/Φ(β) computed as a quotient loses digits to
+	// cancellation in 1 − λ(β+λ) (PAPER-NOTES item 5).
+	millsCut = 5.0
+	// millsTerms is the depth of the Laplace continued fraction; for x ≥ 5
+	// 80 terms give full double precision (checked in normal_test.go).
+	millsTerms = 80
+)
+
+// normPDF returns φ(x).
+func normPDF(x float64) float64 { return invSqrt2Pi * math.Exp(-0.5*x*x) }
+
+// normCDF returns Φ(x), accurate in relative terms in both tails (Φ(x) for
+// x → −∞ is computed with erfc of a positive argument).
+func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+
+// normSF returns 1 − Φ(x) = Φ(−x) without cancellation.
+func normSF(x float64) float64 { return 0.5 * math.Erfc(x/math.Sqrt2) }
+
+// logNormCDF returns log Φ(x) for every finite x: log1p of the upper tail
+// for x > 0, log erfc in the middle, and log φ(x) + log R(−x) with the
+// continued-fraction Mills ratio R for x < −5 (erfc underflows near −38).
+func logNormCDF(x float64) float64 {
+	switch {
+	case math.IsInf(x, 1):
+		return 0
+	case math.IsInf(x, -1):
+		return math.Inf(-1)
+	case x > 0:
+		return math.Log1p(-normSF(x))
+	case x > -millsCut:
+		return math.Log(normCDF(x))
+	default:
+		t, _ := millsTails(-x)
+		// Φ(x) = φ(x) R(−x), R(u) = 1/(u + t).
+		return -0.5*x*x - logSqrt2Pi - math.Log(-x+t)
+	}
+}
+
+// millsTails evaluates, for u ≥ millsCut, the two innermost tails of the
+// Laplace continued fraction of the Mills ratio
+//
+//	R(u) = Φ(−u)/φ(u) = 1/(u + t),  t = 1/(u + s),  s = 2/(u + 3/(u + …)),
+//
+// bottom-up, returning t and s. They give the inverse Mills ratio λ = u + t
+// and the truncated-variance factor 1 − λ(λ − u) = t(s − t) with no
+// cancellation (see truncMoments).
+func millsTails(u float64) (t, s float64) {
+	r := 0.0
+	for n := millsTerms; n >= 2; n-- {
+		r = float64(n) / (u + r)
+	}
+	s = r
+	t = 1 / (u + s)
+	return t, s
+}
+
+// truncMoments returns, for a standard normal Z truncated to Z ≥ −β (i.e. a
+// Gaussian cavity N(μ, τ) truncated to x ≥ 0 with β = μ/√τ), the inverse
+// Mills ratio λ = φ(β)/Φ(β) and the variance factor v = 1 − λ(β + λ), so
+// that the truncated mean is μ + √τ λ and the truncated variance τ v
+// (Appendix D's μ̂ and τ̂). For β < −5 both come from the continued fraction,
+// because φ/Φ and 1 − λ(β+λ) cancel catastrophically there (PAPER-NOTES 5).
+// v is always in (0, 1].
+func truncMoments(beta float64) (lambda, v float64) {
+	if beta >= -millsCut {
+		lambda = math.Exp(-0.5*beta*beta - logSqrt2Pi - logNormCDF(beta))
+		v = 1 - lambda*(beta+lambda)
+		if v <= 0 { // cannot happen mathematically; guard rounding
+			v = math.SmallestNonzeroFloat64
+		}
+		return lambda, v
+	}
+	u := -beta
+	t, s := millsTails(u)
+	// λ = u + t; with u t = 1 − s t: v = 1 − (u+t) t = s t − t² = t (s − t).
+	return u + t, t * (s - t)
+}
+
+// normQuantile returns Φ⁻¹(p) (Wichura's AS241 via gonum, accurate to full
+// precision in the tails).
+func normQuantile(p float64) float64 { return mathext.NormalQuantile(p) }
+
+// sampleTruncNormal draws Z ~ N(0, 1) conditioned on Z ≥ a. Inverse-CDF on
+// the upper tail for a < 5 (the tail mass Φ(−a) is computed without
+// cancellation), Robert's (1995) exponential rejection sampler further out,
+// where its acceptance rate exceeds 0.98.
+func sampleTruncNormal(rng *rand.Rand, a float64) float64 {
+	if a < millsCut {
+		q := normSF(a)
+		for {
+			u := rng.Float64()
+			if u == 0 {
+				continue
+			}
+			// Z = −Φ⁻¹(u Φ(−a)) has the truncated law.
+			z := -normQuantile(u * q)
+			if z >= a && !math.IsInf(z, 0) {
+				return z
+			}
+			if z < a { // rounding right at the boundary
+				return a
+			}
+		}
+	}
+	lam := 0.5 * (a + math.Sqrt(a*a+4))
+	for {
+		z := a + rng.ExpFloat64()/lam
+		d := z - lam
+		if rng.Float64() <= math.Exp(-0.5*d*d) {
+			return z
+		}
+	}
+}
+
+// logSumExp returns log Σ exp(x_i) without overflow; −Inf for an empty or
+// all −Inf input.
+func logSumExp(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		if v > m {
+			m = v
+		}
+	}
+	if math.IsInf(m, -1) {
+		return m
+	}
+	s := 0.0
+	for _, v := range x {
+		s += math.Exp(v - m)
+	}
+	return m + math.Log(s)
+}
