@@ -1,19 +1,234 @@
 package sdk
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"os"
+	"runtime/debug"
+	"sort"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/tesbo/tesbo/sdk/proto"
 )
 
-// server holds what one plugin process serves.
+// server holds what one plugin process serves: objectives by name, or a
+// suggester, or an acquisition.
 type server struct {
 	objectives  map[string]Objective
 	suggester   Suggester
 	acquisition Acquisition
+
+	broker *plugin.GRPCBroker
+	log    hclog.Logger
+
+	mu    sync.Mutex
+	conns map[uint32]*grpc.ClientConn // broker connections to the host's Posterior
 }
 
-// serve is replaced by the go-plugin transport in plugin.go.
-func serve(s *server) {
-	fmt.Fprintln(os.Stderr, "tesbo sdk: plugin transport not built yet")
-	os.Exit(1)
+// guard turns a panic in plugin code into a gRPC Internal error (the stack
+// goes to the plugin's log) so one bad call does not kill the process.
+func (s *server) guard(op string, err *error) {
+	if r := recover(); r != nil {
+		if pe, ok := r.(posteriorPanic); ok {
+			*err = status.Errorf(codes.Unavailable, "%s: posterior callback failed: %v", op, pe.err)
+			return
+		}
+		if s.log != nil {
+			s.log.Error("panic in plugin", "op", op, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		}
+		*err = status.Errorf(codes.Internal, "%s panicked: %v", op, r)
+	}
+}
+
+// toStatus keeps gRPC statuses and context errors recognizable on the host.
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, err.Error())
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, err.Error())
+	}
+	return status.Error(codes.Unknown, err.Error())
+}
+
+type describeServer struct {
+	pb.UnimplementedPluginServer
+	srv *server
+}
+
+func (d *describeServer) Describe(context.Context, *pb.DescribeRequest) (*pb.DescribeResponse, error) {
+	s := d.srv
+	switch {
+	case s.objectives != nil:
+		names := make([]string, 0, len(s.objectives))
+		for n := range s.objectives {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return &pb.DescribeResponse{Kind: pb.Kind_KIND_OBJECTIVE, Objectives: names}, nil
+	case s.suggester != nil:
+		return &pb.DescribeResponse{Kind: pb.Kind_KIND_SUGGESTER}, nil
+	case s.acquisition != nil:
+		return &pb.DescribeResponse{Kind: pb.Kind_KIND_ACQUISITION}, nil
+	}
+	return nil, status.Error(codes.FailedPrecondition, "plugin serves nothing")
+}
+
+type objectiveServer struct {
+	pb.UnimplementedObjectiveServer
+	srv *server
+}
+
+func (o *objectiveServer) lookup(name string) (Objective, error) {
+	obj, ok := o.srv.objectives[name]
+	if !ok || obj == nil {
+		names := make([]string, 0, len(o.srv.objectives))
+		for n := range o.srv.objectives {
+			names = append(names, fmt.Sprintf("%q", n))
+		}
+		sort.Strings(names)
+		return nil, status.Errorf(codes.NotFound, "no objective %q (this plugin serves %v)", name, names)
+	}
+	return obj, nil
+}
+
+func (o *objectiveServer) Info(ctx context.Context, req *pb.InfoRequest) (resp *pb.ObjectiveInfo, err error) {
+	defer o.srv.guard("Info", &err)
+	obj, err := o.lookup(req.Objective)
+	if err != nil {
+		return nil, err
+	}
+	info, err := obj.Info(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp = InfoToProto(info)
+	_, resp.Configurable = obj.(Configurable)
+	_, resp.Detailed = obj.(Detailed)
+	_, resp.NoiseFree = obj.(NoiseFree)
+	return resp, nil
+}
+
+func (o *objectiveServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (_ *pb.ConfigureResponse, err error) {
+	defer o.srv.guard("Configure", &err)
+	obj, err := o.lookup(req.Objective)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := obj.(Configurable)
+	if !ok {
+		return nil, status.Errorf(codes.Unimplemented, "objective %q does not implement sdk.Configurable", req.Objective)
+	}
+	if err := c.Configure(ctx, req.Params); err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.ConfigureResponse{}, nil
+}
+
+func (o *objectiveServer) Evaluate(ctx context.Context, req *pb.EvaluateRequest) (_ *pb.EvaluateResponse, err error) {
+	defer o.srv.guard("Evaluate", &err)
+	obj, err := o.lookup(req.Objective)
+	if err != nil {
+		return nil, err
+	}
+	switch req.Mode {
+	case pb.EvaluateMode_EVALUATE_MODE_DETAIL:
+		if d, ok := obj.(Detailed); ok {
+			r, err := d.EvaluateDetail(ctx, req.X)
+			if err != nil {
+				return nil, toStatus(err)
+			}
+			return &pb.EvaluateResponse{Value: r.Value, Meta: r.Meta}, nil
+		}
+	case pb.EvaluateMode_EVALUATE_MODE_NOISE_FREE:
+		nf, ok := obj.(NoiseFree)
+		if !ok {
+			return nil, status.Errorf(codes.Unimplemented, "objective %q does not implement sdk.NoiseFree", req.Objective)
+		}
+		v, err := nf.EvaluateNoiseFree(ctx, req.X)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		return &pb.EvaluateResponse{Value: v}, nil
+	}
+	v, err := obj.Evaluate(ctx, req.X)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.EvaluateResponse{Value: v}, nil
+}
+
+type suggesterServer struct {
+	pb.UnimplementedSuggesterServer
+	srv *server
+}
+
+func (g *suggesterServer) Suggest(ctx context.Context, req *pb.SuggestRequest) (_ *pb.SuggestResponse, err error) {
+	defer g.srv.guard("Suggest", &err)
+	sreq := SuggestRequest{
+		Objective: InfoFromProto(req.Objective),
+		History:   ObservationsFromProto(req.History),
+		Pending:   PointsFromProto(req.Pending),
+		Count:     int(req.Count),
+		Iter:      int(req.Iter),
+		Seed:      req.Seed,
+	}
+	pts, err := g.srv.suggester.Suggest(ctx, sreq)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.SuggestResponse{Points: PointsToProto(pts)}, nil
+}
+
+type acquisitionServer struct {
+	pb.UnimplementedAcquisitionServer
+	srv *server
+}
+
+func (a *acquisitionServer) Score(ctx context.Context, req *pb.ScoreRequest) (_ *pb.ScoreResponse, err error) {
+	defer a.srv.guard("Score", &err)
+	conn, err := a.srv.posteriorConn(req.PosteriorBrokerId)
+	if err != nil {
+		return nil, status.Errorf(codes.Unavailable, "dial host posterior: %v", err)
+	}
+	post := newRemotePosterior(ctx, pb.NewPosteriorClient(conn), req.PosteriorHandle)
+	v, err := a.srv.acquisition.Score(ctx, post, PointsFromProto(req.Batch))
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.ScoreResponse{Value: v}, nil
+}
+
+// posteriorConn dials (once) the broker stream on which the host serves the
+// Posterior service.
+func (s *server) posteriorConn(id uint32) (*grpc.ClientConn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.conns[id]; ok {
+		return c, nil
+	}
+	if s.broker == nil {
+		return nil, errors.New("no go-plugin broker")
+	}
+	c, err := s.broker.Dial(id)
+	if err != nil {
+		return nil, err
+	}
+	if s.conns == nil {
+		s.conns = make(map[uint32]*grpc.ClientConn)
+	}
+	s.conns[id] = c
+	return c, nil
 }
