@@ -82,6 +82,13 @@ func GPSample(seed uint64) *Function {
 }
 
 func newGPSample(seed uint64) *gpSample {
+	s := drawGPSample(seed)
+	s.optimum, s.maximizer = s.search()
+	return s
+}
+
+// drawGPSample draws the coefficients c_jk for seed (without searching f*).
+func drawGPSample(seed uint64) *gpSample {
 	delta := 2 * math.Pi / gpSamplePeriod
 	K := int(math.Ceil(gpSampleCutoff / delta))
 	s := &gpSample{k: K, omega: make([]float64, K+1), w: make([]float64, K+1)}
@@ -105,7 +112,6 @@ func newGPSample(seed uint64) *gpSample {
 			s.c[j*n+k+K] = complex(sd*a, -sd*b)
 		}
 	}
-	s.optimum, s.maximizer = s.search()
 	return s
 }
 

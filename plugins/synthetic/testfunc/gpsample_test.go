@@ -1,0 +1,119 @@
+package testfunc
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The expansion's exact covariance equals the SE kernel σ_s² exp(−|τ|²/2ℓ²)
+// at every lag the domain [0,10]² can produce. This quantifies the spectral
+// approximation error (it is at rounding level, ~1e-15).
+func TestGPSampleKernel(t *testing.T) {
+	s := drawGPSample(0)
+	var worst float64
+	for a := 0; a <= 200; a++ {
+		for b := 0; b <= 200; b++ {
+			t1, t2 := -10+float64(a)/10, -10+float64(b)/10
+			k := gpSampleVar * math.Exp(-(t1*t1+t2*t2)/(2*gpSampleLen*gpSampleLen))
+			worst = math.Max(worst, math.Abs(s.cov(t1, t2)-k))
+		}
+	}
+	t.Logf("max |k_expansion(τ) − k_SE(τ)| over τ ∈ [−10,10]²: %.3g (k(0) = %g); %d complex coefficients",
+		worst, gpSampleVar, len(s.c))
+	if worst > 1e-12 {
+		t.Errorf("kernel error %g, want < 1e-12", worst)
+	}
+}
+
+// Across independent draws, f(x) has mean 0, variance σ_s² and the SE
+// covariance between two points: the coefficients are scaled correctly.
+// Tolerances are 4 standard errors of the Monte-Carlo estimates.
+func TestGPSampleMoments(t *testing.T) {
+	const n = 1500
+	x, y := []float64{2.3, 7.9}, []float64{2.8, 7.1} // lag (0.5, −0.8)
+	var m1, m2, sxx, syy, sxy float64
+	for seed := uint64(0); seed < n; seed++ {
+		s := drawGPSample(1000 + seed)
+		fx, fy := s.value(x, nil), s.value(y, nil)
+		m1 += fx
+		m2 += fy
+		sxx += fx * fx
+		syy += fy * fy
+		sxy += fx * fy
+	}
+	m1, m2, sxx, syy, sxy = m1/n, m2/n, sxx/n, syy/n, sxy/n
+	k := gpSampleVar * math.Exp(-(0.25+0.64)/2)
+	v := gpSampleVar
+	if se := math.Sqrt(v / n); math.Abs(m1) > 4*se || math.Abs(m2) > 4*se {
+		t.Errorf("means %g, %g; want 0 ± %g", m1, m2, 4*se)
+	}
+	if se := v * math.Sqrt(2.0/n); math.Abs(sxx-v) > 4*se || math.Abs(syy-v) > 4*se {
+		t.Errorf("second moments %g, %g; want %g ± %g", sxx, syy, v, 4*se)
+	}
+	// Var(f(x)f(y)) = v² + k² for a zero-mean bivariate Gaussian.
+	if se := math.Sqrt((v*v + k*k) / n); math.Abs(sxy-k) > 4*se {
+		t.Errorf("cross moment %g; want %g ± %g", sxy, k, 4*se)
+	}
+}
+
+// A seed always selects the same function; different seeds differ; the
+// cached f* is shared.
+func TestGPSampleDeterministic(t *testing.T) {
+	a, b, c := GPSample(3), GPSample(3), GPSample(4)
+	x := []float64{1.234, 5.678}
+	if mustEval(t, a, x) != mustEval(t, b, x) || a.Optimum != b.Optimum {
+		t.Error("same seed gave different functions")
+	}
+	if mustEval(t, a, x) == mustEval(t, c, x) {
+		t.Error("seeds 3 and 4 gave the same value")
+	}
+	// A fresh draw (bypassing the cache) reproduces the values bit for bit.
+	if fresh := drawGPSample(3); fresh.value(x, nil) != mustEval(t, a, x) {
+		t.Error("a fresh draw differs from the cached one")
+	}
+	a.Maximizers[0][0] = -1 // callers get copies of the cached maximizer
+	if GPSample(3).Maximizers[0][0] == -1 {
+		t.Error("modifying a returned maximizer changed the cache")
+	}
+}
+
+// The dense search's grid is fine enough: for many seeds, multistart ascent
+// never beats the stored f*.
+func TestGPSampleSearchAcrossSeeds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for seed := uint64(20); seed < 26; seed++ {
+		fn := GPSample(seed)
+		for i := 0; i < 40; i++ {
+			if _, v := refine(fn.grad, uniform(rng, fn), fn.Lower, fn.Upper); v > fn.Optimum+1e-10 {
+				t.Errorf("seed %d: ascent reached %.15g > f* = %.15g", seed, v, fn.Optimum)
+			}
+		}
+	}
+}
+
+func BenchmarkGPSampleEval(b *testing.B) {
+	fn := GPSample(0)
+	x := []float64{3.1, 4.2}
+	for b.Loop() {
+		fn.Eval(x)
+	}
+}
+
+func BenchmarkGPSampleGrad(b *testing.B) {
+	fn := GPSample(0)
+	x, g := []float64{3.1, 4.2}, make([]float64, 2)
+	for b.Loop() {
+		fn.Grad(x, g)
+	}
+}
+
+// BenchmarkGPSampleSetup measures one draw plus its f* search (what the first
+// GPSample(seed) call costs).
+func BenchmarkGPSampleSetup(b *testing.B) {
+	var seed uint64
+	for b.Loop() {
+		seed++
+		newGPSample(seed)
+	}
+}

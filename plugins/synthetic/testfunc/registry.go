@@ -1,0 +1,97 @@
+package testfunc
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// DefaultDim is the dimension of the any-dimension functions (ackley, levy,
+// rosenbrock, michalewicz, styblinskitang) when Settings.Dim is 0.
+const DefaultDim = 2
+
+// Settings selects a member of a function family in New. The zero value
+// gives each function's default.
+type Settings struct {
+	// Dim is the dimension of an any-dimension function; 0 means DefaultDim.
+	// For a fixed-dimension function it must be 0 or that dimension.
+	Dim int
+	// SampleSeed selects the draw of gpsample (0 is a valid draw, the default).
+	SampleSeed uint64
+	// DataDir is the directory of the log10P data set (required by log10p).
+	DataDir string
+}
+
+type entry struct {
+	dim   int // fixed dimension, or 0 for any dimension
+	build func(s Settings) (*Function, error)
+}
+
+func fixed(f func() *Function) func(Settings) (*Function, error) {
+	return func(Settings) (*Function, error) { return f(), nil }
+}
+
+func anyDim(f func(int) (*Function, error)) func(Settings) (*Function, error) {
+	return func(s Settings) (*Function, error) {
+		d := s.Dim
+		if d == 0 {
+			d = DefaultDim
+		}
+		return f(d)
+	}
+}
+
+var registry = map[string]entry{
+	"branin":         {2, fixed(Branin)},
+	"hartmann3":      {3, fixed(Hartmann3)},
+	"hartmann4":      {4, fixed(Hartmann4)},
+	"hartmann6":      {6, fixed(Hartmann6)},
+	"gpsample":       {2, func(s Settings) (*Function, error) { return GPSample(s.SampleSeed), nil }},
+	"log10p":         {2, func(s Settings) (*Function, error) { return Log10P(s.DataDir) }},
+	"sixhumpcamel":   {2, fixed(SixHumpCamel)},
+	"ackley":         {0, anyDim(Ackley)},
+	"levy":           {0, anyDim(Levy)},
+	"rosenbrock":     {0, anyDim(Rosenbrock)},
+	"michalewicz":    {0, anyDim(Michalewicz)},
+	"styblinskitang": {0, anyDim(StyblinskiTang)},
+}
+
+// Names returns the registry names New accepts, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// AnyDim reports whether the named function accepts Settings.Dim.
+func AnyDim(name string) bool {
+	e, ok := registry[name]
+	return ok && e.dim == 0
+}
+
+// New builds the named function (see Names) with settings s. Settings that
+// do not apply to the function (a SampleSeed for branin, a DataDir for
+// hartmann6, a Dim for a fixed-dimension function other than its own) are
+// errors, so a misspelt or misplaced parameter is never silently ignored.
+func New(name string, s Settings) (*Function, error) {
+	e, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown test function %q; known: %s", name, strings.Join(Names(), ", "))
+	}
+	if e.dim != 0 && s.Dim != 0 && s.Dim != e.dim {
+		return nil, fmt.Errorf("%s is %d-dimensional; omit dim or set it to %d", name, e.dim, e.dim)
+	}
+	if s.Dim < 0 {
+		return nil, fmt.Errorf("%s: dimension %d, want a positive number", name, s.Dim)
+	}
+	if s.SampleSeed != 0 && name != "gpsample" {
+		return nil, fmt.Errorf("%s: a sample seed applies only to gpsample", name)
+	}
+	if s.DataDir != "" && name != "log10p" {
+		return nil, fmt.Errorf("%s: a data directory applies only to log10p", name)
+	}
+	return e.build(s)
+}
