@@ -95,7 +95,7 @@ func choleskyJitterBuf(a []float64, n int, buf []float64) (*cholFactor, error) {
 			copy(buf[i*n:i*n+i+1], a[i*n:i*n+i+1])
 			buf[i*n+i] += jit
 		}
-		if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: buf}); ok && finite(buf) {
+		if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: buf}); ok && finite(buf) && minPivot(buf, n) >= minPivotRel*meanDiag {
 			for i := 0; i < n; i++ {
 				clear(buf[i*n+i+1 : (i+1)*n])
 			}
@@ -110,6 +110,21 @@ func choleskyJitterBuf(a []float64, n int, buf []float64) (*cholFactor, error) {
 			return nil, fmt.Errorf("cholesky of %d×%d matrix (jitter up to %.3g): %w", n, n, jit, ErrNotPositiveDefinite)
 		}
 	}
+}
+
+// minPivotRel: a factorization whose smallest squared pivot L_ii² is below
+// minPivotRel × mean diagonal is treated as failed. Exactly singular
+// matrices (duplicate noise-free points) can pass Potrf with a pivot of
+// round-off size, which would amplify errors by ~1e16; escalating to
+// MinJitter instead bounds the amplification.
+const minPivotRel = 1e-2 * MinJitter
+
+func minPivot(l []float64, n int) float64 {
+	m := math.Inf(1)
+	for i := 0; i < n; i++ {
+		m = math.Min(m, l[i*n+i]*l[i*n+i])
+	}
+	return m
 }
 
 func finite(v []float64) bool {

@@ -1,0 +1,220 @@
+package gp
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+const (
+	fdStep = 1e-5
+	fdRel  = 1e-5
+	fdAbs  = 1e-8
+)
+
+func TestKernelGradX(t *testing.T) {
+	rng := newRNG(11)
+	for _, k := range kernels(4) {
+		for trial := 0; trial < 5; trial++ {
+			x := randDense(rng, 1, 4).RawRowView(0)
+			y := randDense(rng, 1, 4).RawRowView(0)
+			g := make([]float64, 4)
+			v := k.GradX(g, x, y)
+			checkClose(t, "GradX value", []float64{v}, []float64{k.Eval(x, y)}, 1e-14, 0)
+			fd := fdGrad(func(z []float64) float64 { return k.Eval(z, y) }, x, fdStep)
+			checkClose(t, kname(k)+" GradX", g, fd, fdRel, fdAbs)
+		}
+		// At x = y the gradient is 0 (stationarity) and finite.
+		x := []float64{0.3, 0.3, 0.3, 0.3}
+		g := make([]float64, 4)
+		k.GradX(g, x, x)
+		checkClose(t, kname(k)+" GradX(x,x)", g, make([]float64, 4), 0, 1e-15)
+	}
+}
+
+func TestKernelParamGrad(t *testing.T) {
+	rng := newRNG(12)
+	for _, k := range kernels(3) {
+		for trial := 0; trial < 5; trial++ {
+			x := randDense(rng, 1, 3).RawRowView(0)
+			y := randDense(rng, 1, 3).RawRowView(0)
+			g := make([]float64, 4)
+			k.ParamGrad(g, x, y)
+			fd := fdGrad(func(p []float64) float64 { return k.WithParams(p).Eval(x, y) }, k.Params(), fdStep)
+			checkClose(t, kname(k)+" ParamGrad", g, fd, fdRel, fdAbs)
+		}
+	}
+}
+
+func TestMeanVarGrad(t *testing.T) {
+	rng := newRNG(13)
+	for _, k := range kernels(3) {
+		g := testProblem(t, k, 20, 0.01, 14)
+		for trial := 0; trial < 5; trial++ {
+			x := randDense(rng, 1, 3).RawRowView(0)
+			dm, dv := make([]float64, 3), make([]float64, 3)
+			m, v := g.MeanVarGrad(x, dm, dv)
+			m0, v0 := g.MeanVar(x)
+			checkClose(t, "value", []float64{m, v}, []float64{m0, v0}, 1e-12, 1e-14)
+			fm := fdGrad(func(z []float64) float64 { m, _ := g.MeanVar(z); return m }, x, fdStep)
+			fv := fdGrad(func(z []float64) float64 { _, v := g.MeanVar(z); return v }, x, fdStep)
+			checkClose(t, kname(k)+" dMean", dm, fm, fdRel, fdAbs)
+			checkClose(t, kname(k)+" dVar", dv, fv, fdRel, fdAbs)
+		}
+	}
+}
+
+// perturb returns f evaluated with X's flattened entries replaced by z.
+func asDense(z []float64, r, c int) *mat.Dense { return mat.NewDense(r, c, append([]float64(nil), z...)) }
+
+func randVec(rng interface{ NormFloat64() float64 }, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return v
+}
+
+func TestJointVJP(t *testing.T) {
+	rng := newRNG(15)
+	const q, d = 4, 3
+	for _, k := range kernels(d) {
+		g := testProblem(t, k, 25, 0.01, 16)
+		for trial := 0; trial < 3; trial++ {
+			X := randDense(rng, q, d)
+			gm := randVec(rng, q)
+			gc := mat.NewDense(q, q, randVec(rng, q*q)) // not symmetric on purpose
+			L := func(z []float64) float64 {
+				m, c := g.Joint(asDense(z, q, d))
+				s := mat.Dot(mat.NewVecDense(q, gm), mat.NewVecDense(q, m))
+				for i := 0; i < q; i++ {
+					for j := 0; j < q; j++ {
+						s += gc.At(i, j) * c.At(i, j)
+					}
+				}
+				return s
+			}
+			got := g.JointVJP(X, gm, gc)
+			fd := fdGrad(L, denseData(X), fdStep)
+			checkClose(t, kname(k)+" JointVJP", denseData(got), fd, fdRel, fdAbs)
+			// nil gradients are zeros.
+			onlyMean := g.JointVJP(X, gm, nil)
+			fdm := fdGrad(func(z []float64) float64 {
+				m, _ := g.Joint(asDense(z, q, d))
+				return mat.Dot(mat.NewVecDense(q, gm), mat.NewVecDense(q, m))
+			}, denseData(X), fdStep)
+			checkClose(t, kname(k)+" JointVJP mean only", denseData(onlyMean), fdm, fdRel, fdAbs)
+		}
+	}
+}
+
+func TestPredictVJP(t *testing.T) {
+	rng := newRNG(17)
+	const q, d, s = 3, 2, 4
+	for _, k := range kernels(d) {
+		g := testProblem(t, k, 20, 0.02, 18)
+		c, err := g.Condition(randDense(rng, s, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for trial := 0; trial < 3; trial++ {
+			XB := randDense(rng, q, d)
+			gA := mat.NewDense(q, s, randVec(rng, q*s))
+			gb := randVec(rng, q)
+			gS := mat.NewDense(q, q, randVec(rng, q*q))
+			L := func(z []float64) float64 {
+				A, b, S := c.Predict(asDense(z, q, d))
+				var v float64
+				for i := 0; i < q; i++ {
+					v += gb[i] * b[i]
+					for j := 0; j < s; j++ {
+						v += gA.At(i, j) * A.At(i, j)
+					}
+					for j := 0; j < q; j++ {
+						v += gS.At(i, j) * S.At(i, j)
+					}
+				}
+				return v
+			}
+			got := c.PredictVJP(XB, gA, gb, gS)
+			fd := fdGrad(L, denseData(XB), fdStep)
+			checkClose(t, kname(k)+" PredictVJP", denseData(got), fd, fdRel, fdAbs)
+			// Each part alone (nil for the others).
+			gotA := c.PredictVJP(XB, gA, nil, nil)
+			fdA := fdGrad(func(z []float64) float64 {
+				A, _, _ := c.Predict(asDense(z, q, d))
+				var v float64
+				for i := 0; i < q; i++ {
+					for j := 0; j < s; j++ {
+						v += gA.At(i, j) * A.At(i, j)
+					}
+				}
+				return v
+			}, denseData(XB), fdStep)
+			checkClose(t, kname(k)+" PredictVJP A only", denseData(gotA), fdA, fdRel, fdAbs)
+		}
+	}
+}
+
+func TestLMLGrad(t *testing.T) {
+	for _, k := range kernels(3) {
+		for trial, noise := range []float64{1e-3, 0.05, 0.3} {
+			g := testProblem(t, k, 30, noise, uint64(20+trial))
+			got := g.LogMarginalLikelihoodGrad()
+			theta := append(k.Params(), math.Log(noise))
+			f := func(th []float64) float64 {
+				gg, err := New(k.WithParams(th[:4]), math.Exp(th[4]), g.X(), g.Y())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return gg.LogMarginalLikelihood()
+			}
+			checkClose(t, kname(k)+" LML grad", got, fdGrad(f, theta, fdStep), fdRel, 1e-6)
+		}
+	}
+}
+
+// The fit objective (LML + log prior) with the box transform: gradient as
+// seen by L-BFGS.
+func TestFitObjectiveGrad(t *testing.T) {
+	g := testProblem(t, NewSE([]float64{0.3, 0.4}, 1), 25, 0.02, 24)
+	p := DefaultPrior()
+	for _, fixed := range []float64{0, 0.02} {
+		e := newLMLEval(g.X(), g.Y(), g.Kernel(), fixed, DefaultBounds())
+		e.prior = &p
+		theta := []float64{math.Log(0.2), math.Log(0.6), math.Log(1.5), math.Log(0.03)}
+		grad := make([]float64, 4)
+		if _, err := e.objective(theta, grad); err != nil {
+			t.Fatal(err)
+		}
+		nf := e.nFree()
+		f := func(th []float64) float64 {
+			full := append(append([]float64(nil), th...), theta[nf:]...)
+			v, err := e.objective(full, make([]float64, 4))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		checkClose(t, "objective grad", grad[:nf], fdGrad(f, theta[:nf], fdStep), fdRel, 1e-6)
+	}
+}
+
+func TestPathGrad(t *testing.T) {
+	rng := newRNG(25)
+	for _, k := range kernels(3) {
+		g := testProblem(t, k, 15, 0.01, 26)
+		paths, err := g.SamplePaths(rng, 3, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			x := randDense(rng, 1, 3).RawRowView(0)
+			dst := make([]float64, 3)
+			v := p.Grad(x, dst)
+			checkClose(t, "path value", []float64{v}, []float64{p.Eval(x)}, 1e-12, 1e-14)
+			checkClose(t, kname(k)+" path grad", dst, fdGrad(p.Eval, x, fdStep), fdRel, fdAbs)
+		}
+	}
+}

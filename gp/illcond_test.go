@@ -1,0 +1,115 @@
+package gp
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func nan() float64 { return math.NaN() }
+
+func allFinite(t *testing.T, name string, v ...float64) {
+	t.Helper()
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			t.Fatalf("%s: value %d is %v", name, i, x)
+		}
+	}
+}
+
+// Duplicate inputs: fine with noise; noise-free they make K singular and
+// jitter escalation gives a usable posterior (documented fallback), with the
+// jitter reported.
+func TestDuplicatePoints(t *testing.T) {
+	X := mat.NewDense(5, 2, []float64{0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.7, 0.1, 0.4, 0.9})
+	y := []float64{1, 1.1, 0.9, -1, 0.5}
+	k := NewSE([]float64{0.3, 0.3}, 1)
+	for _, noise := range []float64{0.01, 0} {
+		g, err := New(k, noise, X, y)
+		if err != nil {
+			t.Fatalf("noise %g: %v", noise, err)
+		}
+		if (noise == 0) != (g.Jitter() > 0) {
+			t.Errorf("noise %g: jitter %g", noise, g.Jitter())
+		}
+		m, v := g.MeanVar([]float64{0.2, 0.2})
+		allFinite(t, "duplicates", m, v, g.LogMarginalLikelihood())
+		if v < 0 {
+			t.Errorf("negative variance %g", v)
+		}
+		if noise == 0 && math.Abs(m-1) > 1e-3 {
+			t.Errorf("noise-free duplicate mean %g, want ≈ mean of the duplicates' y = 1", m)
+		}
+		dm, dv := make([]float64, 2), make([]float64, 2)
+		g.MeanVarGrad([]float64{0.3, 0.25}, dm, dv)
+		allFinite(t, "grad", append(dm, dv...)...)
+	}
+}
+
+// Variances at training inputs of a noise-free model are ≈ 0 and clamped,
+// never negative.
+func TestVarianceClamped(t *testing.T) {
+	g := testProblem(t, NewSE([]float64{0.5, 0.5}, 1), 30, 0, 71)
+	v := make([]float64, 30)
+	g.Predict(g.X(), nil, v)
+	for i, x := range v {
+		if x < 0 || x > 1e-3 {
+			t.Errorf("variance at training input %d = %g, want in [0, 1e-3]", i, x)
+		}
+	}
+	_, c := g.Joint(g.X())
+	for i := 0; i < 30; i++ {
+		if c.At(i, i) < 0 {
+			t.Errorf("Joint diagonal %d = %g < 0", i, c.At(i, i))
+		}
+	}
+}
+
+func TestSinglePoint(t *testing.T) {
+	g, err := New(NewMatern52([]float64{0.3}, 1), 0.1, mat.NewDense(1, 1, []float64{0.5}), []float64{2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, v := g.MeanVar([]float64{0.5})
+	// Closed form: m = k/(k+σ²)·y, v = k − k²/(k+σ²).
+	checkClose(t, "n=1", []float64{m, v}, []float64{2 / 1.1, 1 - 1/1.1}, 1e-12, 0)
+}
+
+func TestBadInputs(t *testing.T) {
+	k := NewSE([]float64{0.3, 0.3}, 1)
+	X := mat.NewDense(2, 2, []float64{0.1, 0.2, 0.3, 0.4})
+	cases := map[string]func() error{
+		"nil kernel":  func() error { _, err := New(nil, 0.1, X, []float64{1, 2}); return err },
+		"nil X":       func() error { _, err := New(k, 0.1, nil, nil); return err },
+		"dim":         func() error { _, err := New(NewSE([]float64{1}, 1), 0.1, X, []float64{1, 2}); return err },
+		"len":         func() error { _, err := New(k, 0.1, X, []float64{1}); return err },
+		"NaN y":       func() error { _, err := New(k, 0.1, X, []float64{1, nan()}); return err },
+		"Inf y":       func() error { _, err := New(k, 0.1, X, []float64{1, math.Inf(-1)}); return err },
+		"NaN X":       func() error { _, err := New(k, 0.1, mat.NewDense(1, 2, []float64{nan(), 0}), []float64{1}); return err },
+		"neg noise":   func() error { _, err := New(k, -0.1, X, []float64{1, 2}); return err },
+		"NaN noise":   func() error { _, err := New(k, nan(), X, []float64{1, 2}); return err },
+		"NaN params":  func() error { _, err := New(NewSE([]float64{nan(), 1}, 1), 0.1, X, []float64{1, 2}); return err },
+		"Inf lengths": func() error { _, err := New(NewSE([]float64{0, 1}, 1), 0.1, X, []float64{1, 2}); return err },
+	}
+	for name, f := range cases {
+		if err := f(); !errors.Is(err, ErrBadInput) {
+			t.Errorf("%s: err = %v, want ErrBadInput", name, err)
+		}
+	}
+}
+
+// A kernel so extreme that K+σ²I cannot be factorized must give
+// ErrNotPositiveDefinite, not a panic or NaN.
+type brokenKernel struct{ Kernel }
+
+func (brokenKernel) Eval(x, y []float64) float64 { return -1 }
+
+func TestIndefiniteError(t *testing.T) {
+	X := mat.NewDense(3, 1, []float64{0.1, 0.5, 0.9})
+	_, err := New(brokenKernel{NewSE([]float64{1}, 1)}, 0, X, []float64{1, 2, 3})
+	if !errors.Is(err, ErrNotPositiveDefinite) {
+		t.Fatalf("err = %v, want ErrNotPositiveDefinite", err)
+	}
+}

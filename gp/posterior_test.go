@@ -1,0 +1,118 @@
+package gp
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// textbook computes Eq. (1) with an explicit inverse of K_DD + σ_n² I.
+func textbook(t *testing.T, k Kernel, noise float64, X *mat.Dense, y []float64, Q *mat.Dense) (mean []float64, cov *mat.Dense, lml float64) {
+	t.Helper()
+	n, _ := X.Dims()
+	q, _ := Q.Dims()
+	K := CrossCov(k, X, X)
+	for i := 0; i < n; i++ {
+		K.Set(i, i, K.At(i, i)+noise)
+	}
+	var Kinv mat.Dense
+	if err := Kinv.Inverse(K); err != nil {
+		t.Fatal(err)
+	}
+	Kq := CrossCov(k, Q, X)
+	yv := mat.NewVecDense(n, append([]float64(nil), y...))
+	var a mat.VecDense
+	a.MulVec(&Kinv, yv)
+	var m mat.VecDense
+	m.MulVec(Kq, &a)
+	var t1, t2 mat.Dense
+	t1.Mul(Kq, &Kinv)
+	t2.Mul(&t1, Kq.T())
+	cov = CrossCov(k, Q, Q)
+	cov.Sub(cov, &t2)
+	mean = make([]float64, q)
+	for i := range mean {
+		mean[i] = m.AtVec(i)
+	}
+	det := mat.Det(K)
+	lml = -0.5*mat.Dot(yv, &a) - 0.5*math.Log(det) - 0.5*float64(n)*math.Log(2*math.Pi)
+	return mean, cov, lml
+}
+
+func TestPosteriorTextbook(t *testing.T) {
+	for _, k := range kernels(3) {
+		t.Run(kname(k), func(t *testing.T) {
+			noise := 0.05
+			g := testProblem(t, k, 12, noise, 3)
+			Q := randDense(newRNG(4), 7, 3)
+			wm, wc, wl := textbook(t, k, noise, g.X(), g.Y(), Q)
+			q := 7
+			wv := make([]float64, q)
+			for i := range wv {
+				wv[i] = wc.At(i, i)
+			}
+			// MeanVar.
+			for i := 0; i < q; i++ {
+				m, v := g.MeanVar(Q.RawRowView(i))
+				checkClose(t, "MeanVar mean", []float64{m}, []float64{wm[i]}, 1e-10, 1e-12)
+				checkClose(t, "MeanVar var", []float64{v}, []float64{wv[i]}, 1e-9, 1e-12)
+			}
+			// Predict.
+			pm, pv := make([]float64, q), make([]float64, q)
+			g.Predict(Q, pm, pv)
+			checkClose(t, "Predict mean", pm, wm, 1e-10, 1e-12)
+			checkClose(t, "Predict var", pv, wv, 1e-9, 1e-12)
+			// Joint.
+			jm, jc := g.Joint(Q)
+			checkClose(t, "Joint mean", jm, wm, 1e-10, 1e-12)
+			checkClose(t, "Joint cov", denseData(jc), denseData(wc), 1e-9, 1e-12)
+			// LML.
+			checkClose(t, "LML", []float64{g.LogMarginalLikelihood()}, []float64{wl}, 1e-10, 1e-10)
+		})
+	}
+}
+
+// Predict processes queries in blocks; check a batch spanning several
+// blocks, nil outputs and agreement with MeanVar.
+func TestPredictBlocks(t *testing.T) {
+	g := testProblem(t, NewSE([]float64{0.3, 0.5}, 1), 40, 0.01, 5)
+	Q := randDense(newRNG(6), 3*predictBlock+5, 2)
+	q, _ := Q.Dims()
+	pm, pv := make([]float64, q), make([]float64, q)
+	g.Predict(Q, pm, pv)
+	only := make([]float64, q)
+	g.Predict(Q, only, nil)
+	checkClose(t, "mean-only", only, pm, 0, 0)
+	g.Predict(Q, nil, only)
+	checkClose(t, "var-only", only, pv, 0, 0)
+	for i := 0; i < q; i++ {
+		m, v := g.MeanVar(Q.RawRowView(i))
+		checkClose(t, "mean", []float64{pm[i]}, []float64{m}, 1e-12, 1e-14)
+		checkClose(t, "var", []float64{pv[i]}, []float64{v}, 1e-10, 1e-14)
+	}
+}
+
+// A kernel outside this package (no radial fast path) must give the same
+// posterior as the fast path.
+type wrapped struct{ Kernel }
+
+func (w wrapped) WithParams(p []float64) Kernel { return wrapped{w.Kernel.WithParams(p)} }
+
+func TestGenericKernelPath(t *testing.T) {
+	for _, k := range kernels(2) {
+		fast := testProblem(t, k, 15, 0.02, 7)
+		slow := testProblem(t, wrapped{k}, 15, 0.02, 7)
+		if slow.rk != nil {
+			t.Fatal("wrapped kernel took the radial fast path")
+		}
+		Q := randDense(newRNG(8), 9, 2)
+		fm, fv := make([]float64, 9), make([]float64, 9)
+		sm, sv := make([]float64, 9), make([]float64, 9)
+		fast.Predict(Q, fm, fv)
+		slow.Predict(Q, sm, sv)
+		checkClose(t, "mean", sm, fm, 1e-12, 1e-14)
+		checkClose(t, "var", sv, fv, 1e-10, 1e-14)
+		checkClose(t, "lml grad", slow.LogMarginalLikelihoodGrad(), fast.LogMarginalLikelihoodGrad(), 1e-9, 1e-10)
+	}
+}
