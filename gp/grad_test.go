@@ -66,7 +66,9 @@ func TestMeanVarGrad(t *testing.T) {
 }
 
 // perturb returns f evaluated with X's flattened entries replaced by z.
-func asDense(z []float64, r, c int) *mat.Dense { return mat.NewDense(r, c, append([]float64(nil), z...)) }
+func asDense(z []float64, r, c int) *mat.Dense {
+	return mat.NewDense(r, c, append([]float64(nil), z...))
+}
 
 func randVec(rng interface{ NormFloat64() float64 }, n int) []float64 {
 	v := make([]float64, n)
