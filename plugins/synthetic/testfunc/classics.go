@@ -29,7 +29,8 @@ func Ackley(d int) (*Function, error) {
 			}
 			dst[i] = d1 - e2*2*math.Pi*math.Sin(2*math.Pi*x[i])/n
 		}
-		return 20*e1 + e2 - 20 - math.E
+		// 20(e₁ − 1) + (e₂ − e) with expm1, so f(0) = 0 exactly.
+		return 20*math.Expm1(-0.2*r) + math.E*math.Expm1(cs/n-1)
 	}
 	return &Function{
 		Name:       "ackley",

@@ -1,0 +1,25 @@
+// Command synthetic is tesbo's benchmark-function plugin: it serves every
+// function of package testfunc as the objective "synthetic/<name>" (branin,
+// hartmann3, hartmann4, hartmann6, gpsample, log10p, ackley, levy,
+// rosenbrock, sixhumpcamel, michalewicz, styblinskitang), all in
+// maximization form with their known optimum f*.
+//
+// Run parameters (--param key=value), see package objective:
+//
+//	noise_var    observation noise variance (default 1e-4; log10p: 2.511e-2)
+//	seed         noise seed (the host sends the study seed)
+//	dim          dimension of ackley, levy, rosenbrock, michalewicz,
+//	             styblinskitang (default 2)
+//	sample_seed  which draw gpsample is (default 0)
+//	data         log10p's data directory (required), e.g. ../shared/data/brooms-barn
+//
+// The host discovers this directory under ./plugins and builds it on first
+// use; started by hand it only prints go-plugin's handshake error.
+package main
+
+import (
+	"github.com/tesbo/tesbo/plugins/synthetic/objective"
+	"github.com/tesbo/tesbo/sdk"
+)
+
+func main() { sdk.ServeObjectives(objective.All()) }

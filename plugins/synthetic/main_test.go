@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/sdk"
+	pb "github.com/tesbo/tesbo/sdk/proto"
+)
+
+// The test binary doubles as the plugin: started with this variable set it
+// runs main, so the test exercises the real go-plugin handshake and gRPC
+// transport without a separate build.
+const servePluginEnv = "TESBO_SYNTHETIC_TEST_SERVE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(servePluginEnv) == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func TestPluginEndToEnd(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: sdk.PluginSets(),
+		Cmd:              cmd,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Logger:           hclog.NewNullLogger(),
+	})
+	defer client.Kill()
+	rpc, err := client.Client()
+	if err != nil {
+		t.Fatalf("start plugin: %v", err)
+	}
+	raw, err := rpc.Dispense(sdk.PluginName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := raw.(*sdk.PluginConn).Conn
+	ctx := context.Background()
+
+	desc, err := pb.NewPluginClient(conn).Describe(ctx, &pb.DescribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(desc.Objectives) != len(testfunc.Names()) {
+		t.Errorf("plugin serves %v, want synthetic/ + %v", desc.Objectives, testfunc.Names())
+	}
+
+	obj := pb.NewObjectiveClient(conn)
+	const name = "synthetic/hartmann6"
+	info, err := obj.Info(ctx, &pb.InfoRequest{Objective: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h6 := testfunc.Hartmann6()
+	if len(info.Params) != 6 || info.Optimum == nil || *info.Optimum != h6.Optimum ||
+		!info.Configurable || !info.NoiseFree || info.Minimize {
+		t.Errorf("Info over gRPC: %v", info)
+	}
+	if _, err := obj.Configure(ctx, &pb.ConfigureRequest{Objective: name,
+		Params: map[string]string{"noise_var": "0.01", "seed": "4"}}); err != nil {
+		t.Fatal(err)
+	}
+	x := h6.Maximizers[0]
+	y, err := obj.Evaluate(ctx, &pb.EvaluateRequest{Objective: name, X: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := h6.Optimum + 0.1*testfunc.Noise(4, x); math.Abs(y.Value-want) > 1e-15 {
+		t.Errorf("noisy value over gRPC %.17g, want %.17g", y.Value, want)
+	}
+	nf, err := obj.Evaluate(ctx, &pb.EvaluateRequest{Objective: name, X: x,
+		Mode: pb.EvaluateMode_EVALUATE_MODE_NOISE_FREE})
+	if err != nil || nf.Value != h6.Optimum {
+		t.Errorf("noise-free value over gRPC %v, %v; want f* = %.17g", nf, err, h6.Optimum)
+	}
+	// Errors cross the wire as errors, not crashes.
+	if _, err := obj.Evaluate(ctx, &pb.EvaluateRequest{Objective: name, X: []float64{0.5}}); err == nil {
+		t.Error("wrong dimension: want an error")
+	}
+	if _, err := obj.Configure(ctx, &pb.ConfigureRequest{Objective: "synthetic/branin",
+		Params: map[string]string{"dim": "3"}}); err == nil {
+		t.Error("dim for branin: want an error")
+	}
+	if _, err := obj.Info(ctx, &pb.InfoRequest{Objective: "synthetic/nosuch"}); err == nil {
+		t.Error("unknown objective: want an error")
+	}
+}
