@@ -1,0 +1,85 @@
+package nn
+
+import (
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+// Dense is a fully connected layer y = x·Wᵀ + b with W stored out × in
+// (row j holds the weights of output j).
+type Dense[T Float] struct {
+	in, out int
+	needDX  bool
+	w, bias *Param[T]
+
+	n                  int
+	x                  []T // the last Forward's input (not owned)
+	y, dx, wT, dyT, xT []T
+}
+
+// NewDense returns a dense layer from in to out units with He-normal
+// weights N(0, 2/in) drawn from rng and zero biases. needInputGrad = false
+// skips ∂L/∂x.
+func NewDense[T Float](in, out int, needInputGrad bool, rng *rand.Rand) *Dense[T] {
+	d := &Dense[T]{
+		in: in, out: out, needDX: needInputGrad,
+		w:    &Param[T]{Name: "dense.w", W: make([]T, out*in), G: make([]T, out*in), Decay: true},
+		bias: &Param[T]{Name: "dense.b", W: make([]T, out), G: make([]T, out)},
+	}
+	heInit(d.w.W, in, rng)
+	return d
+}
+
+// In returns the per-example input shape {1, 1, in}.
+func (d *Dense[T]) In() Shape { return Shape{1, 1, d.in} }
+
+// Out returns the per-example output shape {1, 1, out}.
+func (d *Dense[T]) Out() Shape { return Shape{1, 1, d.out} }
+
+// Params returns the weights (out × in) and biases.
+func (d *Dense[T]) Params() []*Param[T] { return []*Param[T]{d.w, d.bias} }
+
+// Forward computes y = x·Wᵀ + b for n examples. It keeps a reference to x
+// for Backward.
+func (d *Dense[T]) Forward(x []T, n int, _ bool) []T {
+	d.n, d.x = n, x
+	d.y = grow(d.y, n*d.out)
+	for i := range n {
+		copy(d.y[i*d.out:(i+1)*d.out], d.bias.W)
+	}
+	gemm(blas.NoTrans, blas.Trans, n, d.out, d.in, x, d.in, d.w.W, d.in, 1, d.y, d.out)
+	return d.y
+}
+
+// Backward accumulates ∂L/∂W = dyᵀ·x and ∂L/∂b = Σ_i dy[i, :] and returns
+// ∂L/∂x = dy·W.
+func (d *Dense[T]) Backward(dy []T) []T {
+	n := d.n
+	for i := range n {
+		row := dy[i*d.out : (i+1)*d.out]
+		for j, v := range row {
+			d.bias.G[j] += v
+		}
+	}
+	// ∂W (out×in) += dyᵀ (out×n) · x (n×in). With many examples the NT
+	// form of the transposes runs gonum's faster dot kernel over n.
+	if n >= 64 {
+		d.dyT = grow(d.dyT, n*d.out)
+		transpose(d.dyT, dy, n, d.out)
+		d.xT = grow(d.xT, n*d.in)
+		transpose(d.xT, d.x, n, d.in)
+		gemm(blas.NoTrans, blas.Trans, d.out, d.in, n, d.dyT, n, d.xT, n, 1, d.w.G, d.in)
+	} else {
+		gemm(blas.Trans, blas.NoTrans, d.out, d.in, n, dy, d.out, d.x, d.in, 1, d.w.G, d.in)
+	}
+	if !d.needDX {
+		return nil
+	}
+	// ∂x (n×in) = dy (n×out) · W (out×in) = dy · (Wᵀ)ᵀ, NT over out.
+	d.wT = grow(d.wT, d.out*d.in)
+	transpose(d.wT, d.w.W, d.out, d.in)
+	d.dx = grow(d.dx, n*d.in)
+	gemm(blas.NoTrans, blas.Trans, n, d.in, d.out, dy, d.out, d.wT, d.out, 0, d.dx, d.in)
+	return d.dx
+}
