@@ -7,7 +7,7 @@ import (
 )
 
 // The gradient checks run in float64, where a central difference with
-// h = 1e-5 has truncation error O(h²)·f''' ≈ 1e-10 and rounding error
+// h = 1e-5 has truncation error O(h²) ≈ 1e-10 and rounding error
 // ≈ 1e-16/h ≈ 1e-11, so a tolerance of 1e-6 (relative to the gradient's
 // scale) separates a correct backward pass from any real mistake.
 const (

@@ -1,0 +1,80 @@
+// Package dataset reads the image-classification data sets of tesbo's CNN
+// objective: Fashion-MNIST in IDX format (as shipped by Debian's
+// dataset-fashion-mnist package) and CIFAR-10 in its binary format. It is a
+// package of its own so the readers can be tested on small generated files
+// without the network code.
+//
+// Every reader returns an error, never panics, on missing, truncated or
+// malformed files; a missing file's error says how to get it.
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+)
+
+// Set is a labelled image set: N examples of H×W×C bytes stored
+// example-major, each image height × width × channels (channels fastest).
+type Set struct {
+	Name    string
+	H, W, C int
+	Classes int
+	Pixels  []byte // N·H·W·C values in [0, 255]
+	Labels  []byte // N labels in [0, Classes)
+}
+
+// Len returns the number of examples.
+func (s *Set) Len() int { return len(s.Labels) }
+
+// Head returns the first n examples (all of them if n ≤ 0 or n ≥ Len),
+// sharing storage with s.
+func (s *Set) Head(n int) *Set {
+	if n <= 0 || n >= s.Len() {
+		return s
+	}
+	h := *s
+	h.Pixels = s.Pixels[:n*s.H*s.W*s.C]
+	h.Labels = s.Labels[:n]
+	return &h
+}
+
+// Float32 returns the pixels scaled to [0, 1] (value/255).
+func (s *Set) Float32() []float32 {
+	x := make([]float32, len(s.Pixels))
+	for i, p := range s.Pixels {
+		x[i] = float32(p) / 255
+	}
+	return x
+}
+
+// IntLabels returns the labels as ints.
+func (s *Set) IntLabels() []int {
+	y := make([]int, len(s.Labels))
+	for i, l := range s.Labels {
+		y[i] = int(l)
+	}
+	return y
+}
+
+// MissingError reports a data file that does not exist, with what to do
+// about it.
+type MissingError struct {
+	Path string
+	Hint string // how to get the file
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("dataset: %s not found; %s", e.Path, e.Hint)
+}
+
+// Is makes errors.Is(err, fs.ErrNotExist) true for a MissingError.
+func (e *MissingError) Is(target error) bool { return target == fs.ErrNotExist }
+
+// missing wraps err as a MissingError when it says the file does not exist.
+func missing(path, hint string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return &MissingError{Path: path, Hint: hint}
+	}
+	return fmt.Errorf("dataset: %w", err)
+}
