@@ -1,0 +1,345 @@
+package synth
+
+import (
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// dlib's mean face (points 17..67) in [0,1]², the geometry the sidecar also
+// aligns to; the jaw (0..16) is an arc around it.
+var meanX = []float64{
+	0.000213256, 0.0752622, 0.18113, 0.29077, 0.393397, 0.586856, 0.689483, 0.799124,
+	0.904991, 0.98004, 0.490127, 0.490127, 0.490127, 0.490127, 0.36688, 0.426036,
+	0.490127, 0.554217, 0.613373, 0.121737, 0.187122, 0.265825, 0.334606, 0.260918,
+	0.182743, 0.645647, 0.714428, 0.793132, 0.858516, 0.79751, 0.719335, 0.254149,
+	0.340985, 0.428858, 0.490127, 0.551395, 0.639268, 0.726104, 0.642159, 0.556721,
+	0.490127, 0.423532, 0.338094, 0.290379, 0.428096, 0.490127, 0.552157, 0.689874,
+	0.553364, 0.490127, 0.42689,
+}
+var meanY = []float64{
+	0.106454, 0.038915, 0.0187482, 0.0344891, 0.0773906, 0.0773906, 0.0344891,
+	0.0187482, 0.038915, 0.106454, 0.203352, 0.307009, 0.409805, 0.515625, 0.587326,
+	0.609345, 0.628106, 0.609345, 0.587326, 0.216423, 0.178758, 0.179852, 0.231733,
+	0.245099, 0.244077, 0.231733, 0.179852, 0.178758, 0.216423, 0.244077, 0.245099,
+	0.780233, 0.745405, 0.727388, 0.742578, 0.727388, 0.745405, 0.780233, 0.864805,
+	0.902192, 0.909281, 0.902192, 0.864805, 0.784792, 0.778746, 0.785343, 0.778746,
+	0.784792, 0.824182, 0.831803, 0.824182,
+}
+
+// pose maps the unit mean face to pixels: scale, rotation (radians), centre.
+type pose struct{ scale, angle, cx, cy float64 }
+
+func (p pose) apply(u, w float64) Point {
+	s, c := math.Sincos(p.angle)
+	x, y := (u-0.5)*p.scale, (w-0.5)*p.scale
+	return Point{X: p.cx + c*x - s*y, Y: p.cy + s*x + c*y}
+}
+
+func testLandmarks(p pose) []Point {
+	lm := make([]Point, NumLandmarks)
+	for i := 0; i <= 16; i++ {
+		phi := math.Pi - float64(i)*math.Pi/16
+		lm[i] = p.apply(0.49+0.56*math.Cos(phi), 0.25+0.9*math.Sin(phi))
+	}
+	for i := 17; i < 68; i++ {
+		lm[i] = p.apply(meanX[i-17], meanY[i-17])
+	}
+	return lm
+}
+
+// testImage is a deterministic textured image (smooth gradients plus hashed
+// per-pixel noise), so that warps and blends visibly change pixels.
+func testImage(w, h int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			n := uint32(x*73856093^y*19349663) * 2654435761
+			o := img.PixOffset(x, y)
+			img.Pix[o] = uint8(120 + 60*math.Sin(float64(x)/23) + float64(n>>28))
+			img.Pix[o+1] = uint8(110 + 50*math.Cos(float64(y)/17) + float64((n>>20)&15))
+			img.Pix[o+2] = uint8(90 + float64(x+y)/12 + float64((n>>12)&15))
+			img.Pix[o+3] = 255
+		}
+	}
+	return img
+}
+
+var (
+	frontal = pose{scale: 200, angle: 0, cx: 200, cy: 230}
+	tilted  = pose{scale: 290, angle: 0.35, cx: 330, cy: 330}
+)
+
+func newTestSynth(t testing.TB, p pose, w, h int) (*Synthesizer, *image.RGBA) {
+	t.Helper()
+	img := testImage(w, h)
+	s, err := New(img, testLandmarks(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, img
+}
+
+// single returns Params with only edit e switched on at strength v.
+func single(e Edit, v float64) Params {
+	var p Params
+	switch e {
+	case Beard:
+		p.Beard = v
+	case Mustache:
+		p.Mustache = v
+	case ForeheadScar:
+		p.ForeheadScar = v
+	case CheekScar:
+		p.CheekScar = v
+	case Mole:
+		p.Mole = v
+	case Glasses:
+		if v >= 0.5 {
+			p.GlassesRound = v
+		}
+	case Smile:
+		p.Smile = v
+	}
+	return p
+}
+
+// changed returns the changed pixels of b relative to a and their centroid.
+func changed(a, b *image.RGBA) (pts []image.Point, cx, cy float64) {
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			o := a.PixOffset(x, y)
+			if a.Pix[o] != b.Pix[o] || a.Pix[o+1] != b.Pix[o+1] || a.Pix[o+2] != b.Pix[o+2] {
+				pts = append(pts, image.Pt(x, y))
+				cx += float64(x)
+				cy += float64(y)
+			}
+		}
+	}
+	if len(pts) > 0 {
+		cx /= float64(len(pts))
+		cy /= float64(len(pts))
+	}
+	return pts, cx, cy
+}
+
+func TestOffLeavesImageUnchanged(t *testing.T) {
+	s, img := newTestSynth(t, frontal, 400, 480)
+	for _, p := range []Params{{}, {GlassesSquare: 0.49, GlassesRound: 0.3}} {
+		out, err := s.Render(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pts, _, _ := changed(img, out); len(pts) != 0 {
+			t.Errorf("Render(%+v) changed %d pixels, want 0", p, len(pts))
+		}
+	}
+}
+
+func TestEachEditStaysInItsRegion(t *testing.T) {
+	for _, ps := range []struct {
+		name string
+		p    pose
+		w, h int
+	}{{"frontal", frontal, 400, 480}, {"tilted", tilted, 640, 640}} {
+		s, img := newTestSynth(t, ps.p, ps.w, ps.h)
+		lmBox := boundsOf(0, func() []vec {
+			var out []vec
+			for _, q := range testLandmarks(ps.p) {
+				out = append(out, v(q))
+			}
+			return out
+		}()...)
+		face := lmBox.Inset(-int(0.6 * s.InterOcular()))
+		for _, e := range Edits {
+			for _, strength := range []float64{0.3, 1} {
+				if e == Glasses && strength < 0.5 {
+					continue
+				}
+				out, err := s.Render(single(e, strength))
+				if err != nil {
+					t.Fatal(err)
+				}
+				pts, _, _ := changed(img, out)
+				if len(pts) == 0 {
+					t.Errorf("%s: %v at %.1f changed no pixel", ps.name, e, strength)
+					continue
+				}
+				reg := s.Region(e)
+				outside := 0
+				for _, q := range pts {
+					if !q.In(reg) {
+						outside++
+					}
+				}
+				if outside > 0 {
+					t.Errorf("%s: %v at %.1f changed %d of %d pixels outside its region %v", ps.name, e, strength, outside, len(pts), reg)
+				}
+				if !reg.In(face) {
+					t.Errorf("%s: %v region %v is not on the face %v", ps.name, e, reg, face)
+				}
+			}
+		}
+	}
+}
+
+// TestPlacementFollowsLandmarks moves, scales and rotates the face and
+// checks that each edit's changed pixels move with it: the centroid of the
+// changes on the tilted face is the frontal centroid mapped through the same
+// similarity transform, to within a few percent of the eye distance.
+func TestPlacementFollowsLandmarks(t *testing.T) {
+	sa, ia := newTestSynth(t, frontal, 400, 480)
+	sb, ib := newTestSynth(t, tilted, 640, 640)
+	mapAB := func(x, y float64) (float64, float64) {
+		// Invert frontal's pose to unit coords, then apply tilted's.
+		u := (x-frontal.cx)/frontal.scale + 0.5
+		w := (y-frontal.cy)/frontal.scale + 0.5
+		q := tilted.apply(u, w)
+		return q.X, q.Y
+	}
+	for _, e := range Edits {
+		oa, _ := sa.Render(single(e, 1))
+		ob, _ := sb.Render(single(e, 1))
+		_, ax, ay := changed(ia, oa)
+		_, bx, by := changed(ib, ob)
+		wx, wy := mapAB(ax, ay)
+		if d := math.Hypot(bx-wx, by-wy); d > 0.06*sb.InterOcular() {
+			t.Errorf("%v: changes centred at (%.1f, %.1f) on the tilted face, want (%.1f, %.1f) (off by %.1f px, eye distance %.0f)",
+				e, bx, by, wx, wy, d, sb.InterOcular())
+		}
+	}
+}
+
+func TestStrengthIsMonotone(t *testing.T) {
+	s, img := newTestSynth(t, frontal, 400, 480)
+	for _, e := range []Edit{Beard, Mustache, ForeheadScar, CheekScar, Mole} {
+		prev := -1.0
+		for _, v := range []float64{0.1, 0.4, 0.7, 1} {
+			out, _ := s.Render(single(e, v))
+			var sum float64
+			for i := range out.Pix {
+				sum += math.Abs(float64(out.Pix[i]) - float64(img.Pix[i]))
+			}
+			if sum <= prev {
+				t.Errorf("%v: total change %.0f at strength %.1f is not above %.0f at the previous strength", e, sum, v, prev)
+			}
+			prev = sum
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	p := Params{Beard: 0.6, Mustache: 0.4, ForeheadScar: 0.7, CheekScar: 0.2, Mole: 0.9, GlassesSquare: 0.8, Smile: 0.5}
+	s1, _ := newTestSynth(t, tilted, 640, 640)
+	s2, _ := newTestSynth(t, tilted, 640, 640)
+	a, _ := s1.Render(p)
+	b, _ := s1.Render(p)
+	c, _ := s2.Render(p)
+	if string(a.Pix) != string(b.Pix) || string(a.Pix) != string(c.Pix) {
+		t.Fatal("same image, landmarks and parameters gave different pixels")
+	}
+}
+
+func TestOutOfBoundsRejected(t *testing.T) {
+	s, _ := newTestSynth(t, frontal, 400, 480)
+	for _, tc := range []struct {
+		p    Params
+		name string
+	}{
+		{Params{Beard: -0.01}, "beard"},
+		{Params{Smile: 1.2}, "smile"},
+		{Params{GlassesRound: math.NaN()}, "glasses_round"},
+	} {
+		_, err := s.Render(tc.p)
+		if err == nil || !strings.Contains(err.Error(), tc.name) || !strings.Contains(err.Error(), "[0, 1]") {
+			t.Errorf("Render(%+v) error = %v, want one naming %s and its bounds", tc.p, err, tc.name)
+		}
+	}
+	if _, err := FromVector([]float64{0, 0, 0}); err == nil {
+		t.Error("FromVector accepted 3 values")
+	}
+	if _, err := FromVector([]float64{0, 0, 0, 0, 0, 0, 0, 2}); err == nil || !strings.Contains(err.Error(), "smile") {
+		t.Errorf("FromVector(smile=2) error = %v", err)
+	}
+	if _, err := New(testImage(50, 50), testLandmarks(frontal)[:60]); err == nil {
+		t.Error("New accepted 60 landmarks")
+	}
+}
+
+func TestGlassesSnapping(t *testing.T) {
+	for _, tc := range []struct {
+		sq, rd float64
+		want   GlassesStyle
+	}{
+		{0, 0, NoGlasses}, {0.49, 0.49, NoGlasses}, {0.5, 0, SquaredGlasses}, {0.9, 0.6, SquaredGlasses},
+		{0.7, 0.7, SquaredGlasses}, {0.2, 0.5, RoundGlasses}, {0.6, 0.61, RoundGlasses},
+	} {
+		if got := (Params{GlassesSquare: tc.sq, GlassesRound: tc.rd}).Glasses(); got != tc.want {
+			t.Errorf("Glasses(%v, %v) = %v, want %v", tc.sq, tc.rd, got, tc.want)
+		}
+	}
+}
+
+func TestSubImageCoordinates(t *testing.T) {
+	// A face in a sub-image keeps the parent's coordinates: edits land on
+	// the same pixels as in the full image.
+	full := testImage(640, 640)
+	crop := full.SubImage(image.Rect(100, 80, 600, 620)).(*image.RGBA)
+	lm := testLandmarks(tilted)
+	sf, _ := New(full, lm)
+	sc, _ := New(crop, lm)
+	p := Params{Mole: 1, CheekScar: 0.8, GlassesSquare: 1}
+	a, _ := sf.Render(p)
+	b, _ := sc.Render(p)
+	if b.Bounds() != crop.Bounds() {
+		t.Fatalf("bounds %v, want %v", b.Bounds(), crop.Bounds())
+	}
+	for y := b.Rect.Min.Y; y < b.Rect.Max.Y; y++ {
+		for x := b.Rect.Min.X; x < b.Rect.Max.X; x++ {
+			if a.RGBAAt(x, y) != b.RGBAAt(x, y) {
+				t.Fatalf("pixel (%d,%d) differs between full image and crop", x, y)
+			}
+		}
+	}
+}
+
+func TestFigure(t *testing.T) {
+	s, img := newTestSynth(t, frontal, 400, 480)
+	out, _ := s.Render(Params{Beard: 1, GlassesRound: 1})
+	path := filepath.Join(t.TempDir(), "sub", "fig.png")
+	err := SaveFigure(path, "attack", Panel{img, []string{"original"}}, Panel{out, []string{"synthesized", "d = 0.45"}},
+		Panel{nil, []string{"gallery #3 (descriptor only)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fig, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := fig.Bounds()
+	wantMinW := 2*FigureHeight*400/480 + FigureHeight*3/4
+	if b.Dy() < FigureHeight || b.Dx() < wantMinW {
+		t.Errorf("figure is %v, want at least %d×%d", b, wantMinW, FigureHeight)
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	s, _ := newTestSynth(b, frontal, 400, 480)
+	p := Params{Beard: 0.8, Mustache: 0.8, ForeheadScar: 0.5, CheekScar: 0.5, Mole: 0.5, GlassesRound: 1, Smile: 0.7}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Render(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
