@@ -62,9 +62,10 @@ func nanos(t time.Time) any {
 	return t.UnixNano()
 }
 
-// AddBatch records iteration it and its proposed trials in one transaction.
-// Trial IDs are the caller's; an ID or (iteration, index) already present
-// gives an error wrapping ErrConflict.
+// AddBatch records iteration it (unless a row for it exists already, e.g.
+// an initial design issued in several parts) and its proposed trials in one
+// transaction. Trial IDs are the caller's; an ID or (iteration, index)
+// already present gives an error wrapping ErrConflict.
 func (d *DB) AddBatch(ctx context.Context, studyID int64, it Iteration, trials []Trial) error {
 	now := time.Now()
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -76,7 +77,8 @@ func (d *DB) AddBatch(ctx context.Context, studyID int64, it Iteration, trials [
 			record = string(it.Record)
 		}
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO iterations(study_id, iteration, model, fit_s, propose_s, record) VALUES (?, ?, ?, ?, ?, ?)`,
+			`INSERT INTO iterations(study_id, iteration, model, fit_s, propose_s, record) VALUES (?, ?, ?, ?, ?, ?)
+			 ON CONFLICT(study_id, iteration) DO NOTHING`,
 			studyID, it.Iteration, model, it.FitSeconds, it.ProposeSeconds, record); err != nil {
 			return fmt.Errorf("iteration %d: %w", it.Iteration, err)
 		}

@@ -1,0 +1,196 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/tesbo/tesbo/sdk"
+	pb "github.com/tesbo/tesbo/sdk/proto"
+)
+
+// Acquisition is a handle on an acquisition-function plugin (a Score script
+// or an sdk.ServeAcquisition binary): a function α(batch) the host
+// maximizes. The posterior stays in the host; the plugin calls it back over
+// the go-plugin broker. It implements sdk.Acquisition.
+type Acquisition struct {
+	u *unit
+
+	next    atomic.Uint64
+	mu      sync.RWMutex
+	handles map[uint64]sdk.Posterior
+}
+
+func newAcquisition(u *unit) *Acquisition {
+	return &Acquisition{u: u, handles: map[uint64]sdk.Posterior{}}
+}
+
+// Name is the plugin's name.
+func (a *Acquisition) Name() string { return a.u.name }
+
+// Prepare binds a posterior (one BO iteration's) and returns the score
+// function the host's optimizer maximizes. Close it when the iteration is
+// over.
+func (a *Acquisition) Prepare(p sdk.Posterior) *ScoreFunc {
+	h := a.next.Add(1)
+	a.mu.Lock()
+	a.handles[h] = p
+	a.mu.Unlock()
+	return &ScoreFunc{a: a, handle: h, dim: p.Dim()}
+}
+
+// Score binds p for one call; prefer Prepare when scoring many batches
+// against the same posterior.
+func (a *Acquisition) Score(ctx context.Context, p sdk.Posterior, batch [][]float64) (float64, error) {
+	f := a.Prepare(p)
+	defer f.Close()
+	return f.Score(ctx, batch)
+}
+
+// ScoreFunc is an acquisition bound to one posterior.
+type ScoreFunc struct {
+	a      *Acquisition
+	handle uint64
+	dim    int
+}
+
+// Score returns α(batch) for points in [0,1]^d (one per row). It fails
+// with an *Error when the batch is malformed, the plugin fails or times out
+// (Options.ScriptTimeout), or the score is NaN or infinite.
+func (f *ScoreFunc) Score(ctx context.Context, batch [][]float64) (float64, error) {
+	a := f.a
+	name := a.u.name
+	if len(batch) == 0 {
+		return 0, &Error{Plugin: name, Op: "score", Cause: ErrBadInput, Err: errors.New("empty batch")}
+	}
+	for i, x := range batch {
+		if len(x) != f.dim {
+			return 0, &Error{Plugin: name, Op: "score", Cause: ErrBadInput, Err: fmt.Errorf("point %d has %d coordinates, the posterior has %d", i, len(x), f.dim)}
+		}
+		for _, v := range x {
+			if !(v >= 0 && v <= 1) {
+				return 0, &Error{Plugin: name, Op: "score", Cause: ErrBadInput, Err: fmt.Errorf("point %d %v is not in the unit cube", i, x)}
+			}
+		}
+	}
+	var v float64
+	p := a.u.getProcLocked()
+	err := p.call(ctx, "score", a.u.r.opts.scriptTimeout(), func(ctx context.Context, s *session) error {
+		id := a.serve(s)
+		resp, err := pb.NewAcquisitionClient(s.conn.Conn).Score(ctx, &pb.ScoreRequest{
+			PosteriorBrokerId: id, PosteriorHandle: f.handle, Batch: sdk.PointsToProto(batch),
+		})
+		if err != nil {
+			return err
+		}
+		v = resp.GetValue()
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, &Error{Plugin: name, Op: "score", Cause: ErrBadValue, Err: fmt.Errorf("α(%v) = %v", batch, v)}
+	}
+	return v, nil
+}
+
+// Close releases the posterior.
+func (f *ScoreFunc) Close() {
+	f.a.mu.Lock()
+	delete(f.a.handles, f.handle)
+	f.a.mu.Unlock()
+}
+
+// serve starts, once per plugin process, the Posterior service on a broker
+// stream and returns its id.
+func (a *Acquisition) serve(s *session) uint32 {
+	s.postOnce.Do(func() {
+		s.postID = s.conn.Broker.NextId()
+		srv := &posteriorServer{a: a}
+		go s.conn.Broker.AcceptAndServe(s.postID, func(opts []grpc.ServerOption) *grpc.Server {
+			g := grpc.NewServer(opts...)
+			pb.RegisterPosteriorServer(g, srv)
+			return g
+		})
+	})
+	return s.postID
+}
+
+// posteriorServer answers an acquisition plugin's posterior queries.
+type posteriorServer struct {
+	pb.UnimplementedPosteriorServer
+	a *Acquisition
+}
+
+func (ps *posteriorServer) lookup(h uint64) (sdk.Posterior, error) {
+	ps.a.mu.RLock()
+	defer ps.a.mu.RUnlock()
+	p, ok := ps.a.handles[h]
+	if !ok {
+		return nil, status.Errorf(codes.NotFound, "posterior %d is not bound (the ScoreFunc was closed)", h)
+	}
+	return p, nil
+}
+
+// guard turns a panic of the host's Posterior implementation into an error.
+func guard(err *error) {
+	if r := recover(); r != nil {
+		*err = status.Errorf(codes.Internal, "host posterior panicked: %v", r)
+	}
+}
+
+func (ps *posteriorServer) Summary(_ context.Context, req *pb.PosteriorRequest) (_ *pb.PosteriorSummary, err error) {
+	defer guard(&err)
+	p, err := ps.lookup(req.Handle)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.PosteriorSummary{
+		Dim:          int32(p.Dim()),
+		NoiseVar:     p.NoiseVar(),
+		Incumbent:    p.Incumbent(),
+		Observations: sdk.ObservationsToProto(p.Observations()),
+	}, nil
+}
+
+func (ps *posteriorServer) MeanCov(_ context.Context, req *pb.MeanCovRequest) (_ *pb.MeanCovResponse, err error) {
+	defer guard(&err)
+	p, err := ps.lookup(req.Handle)
+	if err != nil {
+		return nil, err
+	}
+	pts := sdk.PointsFromProto(req.Points)
+	d := p.Dim()
+	for i, x := range pts {
+		if len(x) != d {
+			return nil, status.Errorf(codes.InvalidArgument, "point %d has %d coordinates, the posterior has %d", i, len(x), d)
+		}
+	}
+	if req.VarianceOnly {
+		resp := &pb.MeanCovResponse{Mean: make([]float64, len(pts)), Cov: make([]float64, len(pts))}
+		for i, x := range pts {
+			resp.Mean[i], resp.Cov[i] = p.MeanVar(x)
+		}
+		return resp, nil
+	}
+	mean, cov := p.MeanCov(pts)
+	n := len(pts)
+	flat := make([]float64, 0, n*n)
+	for _, row := range cov {
+		flat = append(flat, row...)
+	}
+	if len(mean) != n || len(flat) != n*n {
+		return nil, status.Errorf(codes.Internal, "host posterior returned %d means and %d covariances for %d points", len(mean), len(flat), n)
+	}
+	return &pb.MeanCovResponse{Mean: mean, Cov: flat}, nil
+}
+
+var _ sdk.Acquisition = (*Acquisition)(nil)

@@ -1,0 +1,178 @@
+package loader
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// build returns the binary of a Go source plugin, building it with the
+// user's go toolchain into the cache when no binary for the current hash of
+// its sources exists. The build runs in the plugin's directory, so the
+// enclosing go.mod (if any) provides the module context: a plugin inside
+// the tesbo module resolves github.com/tesbo/tesbo/... from the checkout.
+func (r *Registry) build(ctx context.Context, u *unit) (string, error) {
+	fail := func(cause error, err error) (string, error) {
+		return "", &Error{Plugin: u.name, Op: "build", Cause: cause, Err: err}
+	}
+	goBin, err := exec.LookPath(r.opts.goCmd())
+	if err != nil {
+		return fail(ErrNoGo, fmt.Errorf("%s is a Go source plugin and building it needs the go command: %v; install Go (https://go.dev/dl) or build the plugin yourself and put the binary in the plugins directory", u.path, err))
+	}
+	if findGoMod(u.path) == "" {
+		return fail(ErrBuild, fmt.Errorf("%s is not inside a Go module; run `go mod init example.com/%s && go get github.com/tesbo/tesbo/sdk` in it", u.path, u.name))
+	}
+	key, err := r.buildKey(ctx, goBin, u)
+	if err != nil {
+		return fail(ErrBuild, err)
+	}
+	dir := filepath.Join(r.opts.cacheDir(), sanitize(u.name)+"-"+key[:24])
+	bin := filepath.Join(dir, sanitize(u.name))
+	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+		return bin, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fail(ErrBuild, fmt.Errorf("create build cache: %w", err))
+	}
+	tmp := bin + ".tmp-" + randHex(6)
+	defer os.Remove(tmp)
+	start := time.Now()
+	r.log.Info().Str("plugin", u.name).Str("dir", u.path).Msg("building Go plugin (first use of these sources)")
+	cmd := exec.CommandContext(ctx, goBin, "build", "-buildvcs=false", "-o", tmp, ".")
+	cmd.Dir = u.path
+	cmd.Env = os.Environ()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(ErrBuild, ctx.Err())
+		}
+		return fail(ErrBuild, fmt.Errorf("go build in %s failed (%v):\n%s", u.path, err, trimOutput(out)))
+	}
+	if err := os.Rename(tmp, bin); err != nil {
+		return fail(ErrBuild, fmt.Errorf("store built plugin: %w", err))
+	}
+	r.log.Info().Str("plugin", u.name).Dur("took", time.Since(start)).Str("binary", bin).Msg("built Go plugin")
+	return bin, nil
+}
+
+// buildKey hashes what determines the binary: the toolchain and target,
+// the plugin's directory tree, the source files of every package of the
+// main module (or workspace) it depends on, and go.mod/go.sum.
+func (r *Registry) buildKey(ctx context.Context, goBin string, u *unit) (string, error) {
+	h := sha256.New()
+	envOut, err := goOutput(ctx, goBin, u.path, "env", "GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "GOWORK")
+	if err != nil {
+		return "", err
+	}
+	h.Write(envOut)
+	files, err := treeFiles(u.path)
+	if err != nil {
+		return "", err
+	}
+	// In-module dependencies outside the plugin's own tree (e.g. the sdk
+	// package when the plugin lives in the tesbo checkout). `go list -e`
+	// also works when a package does not compile; go build reports that.
+	deps, err := goOutput(ctx, goBin, u.path, "list", "-e", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", ".")
+	if err == nil {
+		for _, d := range strings.Fields(string(deps)) {
+			if within(d, u.path) {
+				continue
+			}
+			ents, err := os.ReadDir(d)
+			if err != nil {
+				continue
+			}
+			for _, e := range ents {
+				if e.Type().IsRegular() && !strings.HasSuffix(e.Name(), "_test.go") {
+					files = append(files, filepath.Join(d, e.Name()))
+				}
+			}
+		}
+	}
+	if mod := findGoMod(u.path); mod != "" {
+		files = append(files, mod)
+		if sum := filepath.Join(filepath.Dir(mod), "go.sum"); fileExists(sum) {
+			files = append(files, sum)
+		}
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		if err := hashFile(h, "/", f); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func goOutput(ctx context.Context, goBin, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, goBin, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// findGoMod returns the go.mod governing dir, or "".
+func findGoMod(dir string) string {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		if p := filepath.Join(d, "go.mod"); fileExists(p) {
+			return p
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+func within(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+var unsafeRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func sanitize(s string) string { return unsafeRE.ReplaceAllString(s, "_") }
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return fmt.Sprint(time.Now().UnixNano())
+	}
+	return hex.EncodeToString(b)
+}
+
+// trimOutput keeps the compiler's output readable: at most 40 lines.
+func trimOutput(out []byte) string {
+	s := strings.TrimSpace(string(out))
+	lines := strings.Split(s, "\n")
+	if len(lines) > 40 {
+		lines = append(lines[:40], fmt.Sprintf("... (%d more lines)", len(lines)-40))
+	}
+	return strings.Join(lines, "\n")
+}
+

@@ -1,0 +1,52 @@
+package loader
+
+import (
+	"os"
+	"path"
+	"strings"
+)
+
+// DefaultEnvDeny lists the environment variables the host withholds from
+// plugins unless Options.EnvDeny says otherwise: patterns in path.Match
+// syntax, matched against the upper-cased variable name. They cover the
+// usual ways secrets reach a process (tokens, passwords, cloud and API
+// keys, agent sockets); everything else (PATH, HOME, GOCACHE, CUDA_*, ...)
+// is passed through.
+var DefaultEnvDeny = []string{
+	"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*",
+	"*API_KEY*", "*APIKEY*", "*ACCESS_KEY*", "*PRIVATE_KEY*",
+	"AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "GCP_SERVICE_ACCOUNT*",
+	"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DATABASE_URL", "*_DSN", "NETRC",
+}
+
+// pluginEnv returns environ minus the variables matching deny, except those
+// named in allow (exact names).
+func pluginEnv(environ, deny, allow []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if denied(name, deny, allow) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func denied(name string, deny, allow []string) bool {
+	for _, a := range allow {
+		if a == name {
+			return false
+		}
+	}
+	up := strings.ToUpper(name)
+	for _, pat := range deny {
+		if ok, _ := path.Match(strings.ToUpper(pat), up); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hostEnv is the environment plugins start from (a variable for tests).
+var hostEnv = os.Environ

@@ -1,0 +1,71 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// Causes of plugin failures, matched with errors.Is on the *Error the
+// loader returns.
+var (
+	ErrNotFound   = errors.New("no such plugin")
+	ErrWrongKind  = errors.New("plugin is of another kind")
+	ErrStart      = errors.New("plugin failed to start")
+	ErrHandshake  = errors.New("plugin broke the go-plugin handshake")
+	ErrExited     = errors.New("plugin process exited")
+	ErrTimeout    = errors.New("plugin call timed out")
+	ErrPanic      = errors.New("plugin panicked")
+	ErrRemote     = errors.New("plugin returned an error")
+	ErrBadValue   = errors.New("plugin returned a non-finite value")
+	ErrBadOutput  = errors.New("plugin returned a malformed result")
+	ErrBadInput   = errors.New("invalid input for plugin")
+	ErrBadSpace   = sdk.ErrBadSpace
+	ErrChecksum   = errors.New("plugin checksum mismatch")
+	ErrBuild      = errors.New("building Go plugin failed")
+	ErrNoGo       = errors.New("go toolchain not found")
+	ErrRestricted = errors.New("script imports a package scripts may not use")
+	ErrScript     = errors.New("invalid script")
+	ErrClosed     = errors.New("plugin registry closed")
+)
+
+// Error is every error the loader returns about a plugin: which plugin,
+// which operation, the cause (one of the Err... values above) and details.
+type Error struct {
+	Plugin string // plugin name as discovered (e.g. "synthetic", "myscript")
+	Op     string // discover, build, start, describe, info, configure, evaluate, suggest, score
+	Cause  error  // one of the Err... values
+	Err    error  // what happened, in detail; may be nil
+	Stderr string // last lines the plugin wrote to stderr, when they explain a crash
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "plugin %q: %s: %v", e.Plugin, e.Op, e.Cause)
+	if e.Err != nil {
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	if s := strings.TrimSpace(e.Stderr); s != "" {
+		fmt.Fprintf(&b, "\nlast plugin stderr:\n%s", indent(s))
+	}
+	return b.String()
+}
+
+// Unwrap lets errors.Is match both the cause and the detail.
+func (e *Error) Unwrap() []error {
+	out := []error{e.Cause}
+	if e.Err != nil {
+		out = append(out, e.Err)
+	}
+	return out
+}
+
+func indent(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = "  " + l
+	}
+	return strings.Join(lines, "\n")
+}

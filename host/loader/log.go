@@ -1,0 +1,145 @@
+package loader
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/rs/zerolog"
+)
+
+// hclogBridge returns an hclog.Logger for go-plugin that forwards every
+// record (go-plugin's own, and the hclog JSON lines a plugin writes to its
+// stderr, which go-plugin parses) to l as structured zerolog events tagged
+// plugin=name.
+func hclogBridge(l zerolog.Logger, name string) hclog.Logger {
+	il := hclog.NewInterceptLogger(&hclog.LoggerOptions{
+		Name:   "plugin",
+		Level:  hclog.Trace, // zerolog filters
+		Output: io.Discard,
+	})
+	il.RegisterSink(&zerologSink{l: l.With().Str("plugin", name).Logger()})
+	return il
+}
+
+type zerologSink struct{ l zerolog.Logger }
+
+func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ...any) {
+	var ev *zerolog.Event
+	switch level {
+	case hclog.Trace:
+		ev = s.l.Trace()
+	case hclog.Debug:
+		ev = s.l.Debug()
+	case hclog.Info:
+		ev = s.l.Info()
+	case hclog.Warn:
+		ev = s.l.Warn()
+	case hclog.Error:
+		ev = s.l.Error()
+	default:
+		ev = s.l.Debug()
+	}
+	if ev == nil { // level disabled
+		return
+	}
+	ev = ev.Str("logger", name)
+	for i := 0; i+1 < len(args); i += 2 {
+		k := fmt.Sprint(args[i])
+		if k == "timestamp" { // go-plugin's copy of the plugin's clock
+			continue
+		}
+		ev = ev.Interface(k, args[i+1])
+	}
+	ev.Msg(msg)
+}
+
+// lineLogger is an io.Writer that logs each complete line it receives; it
+// carries what a plugin writes to its (redirected) stdout and stderr after
+// the handshake.
+type lineLogger struct {
+	mu    sync.Mutex
+	buf   []byte
+	emit  func(line string)
+	limit int
+}
+
+func (w *lineLogger) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimRight(string(w.buf[:i]), "\r")
+		w.buf = w.buf[i+1:]
+		if line != "" {
+			w.emit(line)
+		}
+	}
+	if len(w.buf) > 64<<10 { // a very long line without newline
+		w.emit(string(w.buf))
+		w.buf = w.buf[:0]
+	}
+	return len(p), nil
+}
+
+// tail keeps the last lines written to it (a plugin's raw stderr), to
+// explain crashes in error messages.
+type tail struct {
+	mu    sync.Mutex
+	lines []string
+	part  []byte
+	max   int
+}
+
+func newTail(max int) *tail { return &tail{max: max} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.part = append(t.part, p...)
+	for {
+		i := bytes.IndexByte(t.part, '\n')
+		if i < 0 {
+			break
+		}
+		t.add(string(t.part[:i]))
+		t.part = t.part[i+1:]
+	}
+	if len(t.part) > 4096 {
+		t.add(string(t.part))
+		t.part = t.part[:0]
+	}
+	return len(p), nil
+}
+
+func (t *tail) add(line string) {
+	line = strings.TrimRight(line, "\r")
+	if strings.HasPrefix(line, `{"@`) { // an hclog JSON record: already logged
+		return
+	}
+	if len(line) > 2000 {
+		line = line[:2000] + "…"
+	}
+	t.lines = append(t.lines, line)
+	if len(t.lines) > t.max {
+		t.lines = t.lines[len(t.lines)-t.max:]
+	}
+}
+
+// String returns the kept lines, most recent last.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := t.lines
+	if len(t.part) > 0 {
+		lines = append(append([]string(nil), lines...), string(t.part))
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,109 @@
+package loader
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+	zlog "github.com/rs/zerolog/log"
+)
+
+// Options configures discovery, loading and containment. The zero value is
+// ready to use; every field documents its zero-value default.
+type Options struct {
+	// Logger receives the loader's events and every plugin's log records
+	// (tagged plugin=NAME). Nil: zerolog's global logger.
+	Logger *zerolog.Logger
+
+	// EvalTimeout bounds each Info, Configure, Evaluate and Suggest call
+	// (the CLI's --eval-timeout). A plugin that does not answer in time is
+	// killed and restarted on the next call. Zero: no limit besides the
+	// caller's context (scripts still get ScriptTimeout).
+	EvalTimeout time.Duration
+	// ScriptTimeout bounds each call into a Yaegi script and each Score call
+	// of any acquisition plugin. Zero: 10 s.
+	ScriptTimeout time.Duration
+	// StartTimeout bounds starting a plugin process up to a completed
+	// handshake and Describe (not the build of a Go source plugin). Zero: 30 s.
+	StartTimeout time.Duration
+
+	// Unrestricted gives Yaegi scripts the whole standard library (os/exec,
+	// net, os, unsafe, syscall, ...) instead of the allowlist of pure
+	// packages (the CLI's --unrestricted).
+	Unrestricted bool
+
+	// Checksums pins plugins by name (the CLI's --plugin-sha256 NAME=HEX):
+	// a plugin whose SHA-256 differs is refused. For an executable the hash
+	// is of the file (checked by go-plugin's SecureConfig before it runs);
+	// for a Go source directory and for a script it is Plugin.SHA256, the
+	// hash of its source tree, checked before building or running.
+	Checksums map[string]string
+
+	// EnvDeny lists patterns (path.Match syntax, case-insensitive) of
+	// environment variables withheld from plugins. Nil: DefaultEnvDeny; an
+	// empty non-nil slice passes the whole environment.
+	EnvDeny []string
+	// EnvAllow names variables passed even if EnvDeny matches them.
+	EnvAllow []string
+
+	// CacheDir holds binaries built from Go source plugins, one per hash of
+	// their sources; it may be deleted at any time. Empty: the user cache
+	// directory's tesbo/plugins (e.g. ~/.cache/tesbo/plugins).
+	CacheDir string
+	// GoCmd is the go command used to build Go source plugins. Empty: "go"
+	// from PATH.
+	GoCmd string
+}
+
+// DefaultScriptTimeout and DefaultStartTimeout are the zero-value defaults
+// of Options.ScriptTimeout and Options.StartTimeout.
+const (
+	DefaultScriptTimeout = 10 * time.Second
+	DefaultStartTimeout  = 30 * time.Second
+)
+
+func (o Options) logger() zerolog.Logger {
+	if o.Logger != nil {
+		return *o.Logger
+	}
+	return zlog.Logger
+}
+
+func (o Options) scriptTimeout() time.Duration {
+	if o.ScriptTimeout > 0 {
+		return o.ScriptTimeout
+	}
+	return DefaultScriptTimeout
+}
+
+func (o Options) startTimeout() time.Duration {
+	if o.StartTimeout > 0 {
+		return o.StartTimeout
+	}
+	return DefaultStartTimeout
+}
+
+func (o Options) envDeny() []string {
+	if o.EnvDeny == nil {
+		return DefaultEnvDeny
+	}
+	return o.EnvDeny
+}
+
+func (o Options) cacheDir() string {
+	if o.CacheDir != "" {
+		return o.CacheDir
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "tesbo", "plugins")
+	}
+	return filepath.Join(os.TempDir(), "tesbo-plugins-cache")
+}
+
+func (o Options) goCmd() string {
+	if o.GoCmd != "" {
+		return o.GoCmd
+	}
+	return "go"
+}

@@ -1,0 +1,365 @@
+package loader
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/tesbo/tesbo/sdk"
+	pb "github.com/tesbo/tesbo/sdk/proto"
+)
+
+// proc runs one unit's plugin process: it starts it on demand, restarts it
+// after it died or was killed, and turns transport failures into *Error.
+type proc struct {
+	u *unit
+
+	mu      sync.Mutex
+	cur     *session
+	gen     int
+	closed  bool
+	configs map[string]map[string]string // Configure calls to replay after a restart, by remote name
+}
+
+// session is one running process of a unit.
+type session struct {
+	gen    int
+	client *plugin.Client
+	cmd    *exec.Cmd
+	conn   *sdk.PluginConn
+	desc   *pb.DescribeResponse
+	stderr *tail
+	dead   atomic.Bool
+
+	postOnce sync.Once
+	postID   uint32
+}
+
+func newProc(u *unit) *proc { return &proc{u: u} }
+
+// get returns the running session, starting a new process if there is
+// none or the last one died.
+func (p *proc) get(ctx context.Context) (*session, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, &Error{Plugin: p.u.name, Op: "start", Cause: ErrClosed}
+	}
+	if s := p.cur; s != nil {
+		if !s.dead.Load() && !s.client.Exited() {
+			return s, nil
+		}
+		p.cur = nil
+		go s.client.Kill()
+		p.u.r.log.Info().Str("plugin", p.u.name).Msg("restarting plugin process")
+	}
+	s, err := p.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.replay(ctx, s); err != nil {
+		p.kill(s)
+		return nil, err
+	}
+	p.cur = s
+	return s, nil
+}
+
+// replay re-sends the Configure calls the previous process received.
+func (p *proc) replay(ctx context.Context, s *session) error {
+	for rn, params := range p.configs {
+		cctx, cancel := p.callContext(ctx, p.u.r.opts.EvalTimeout)
+		_, err := pb.NewObjectiveClient(s.conn.Conn).Configure(cctx, &pb.ConfigureRequest{Objective: rn, Params: params})
+		cancel()
+		if err != nil {
+			return &Error{Plugin: p.u.name, Op: "configure (after restart)", Cause: ErrRemote, Err: errors.New(status.Convert(err).Message())}
+		}
+	}
+	return nil
+}
+
+// start launches the process and completes the handshake and Describe.
+func (p *proc) start(ctx context.Context) (*session, error) {
+	u, r := p.u, p.u.r
+	if err := u.verifySource(); err != nil {
+		return nil, err
+	}
+	cmd, err := u.command(ctx)
+	if err != nil {
+		return nil, err
+	}
+	env := pluginEnv(hostEnv(), r.opts.envDeny(), r.opts.EnvAllow)
+	cmd.Env = append(env, cmd.Env...)
+	setProcAttr(cmd)
+
+	var secure *plugin.SecureConfig
+	if want, ok := r.opts.Checksums[u.name]; ok && u.source == SourceExecutable {
+		sum, err := hex.DecodeString(strings.TrimSpace(want))
+		if err != nil || len(sum) != sha256.Size {
+			return nil, &Error{Plugin: u.name, Op: "start", Cause: ErrChecksum, Err: fmt.Errorf("checksum %q is not 64 hex digits", want)}
+		}
+		secure = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
+	}
+
+	p.gen++
+	name := u.name
+	stderr := newTail(40)
+	logger := r.opts.logger().With().Str("plugin", name).Logger()
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: sdk.PluginSets(),
+		Cmd:              cmd,
+		SecureConfig:     secure,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		Managed:          true,
+		SkipHostEnv:      true,
+		StartTimeout:     r.opts.startTimeout(),
+		Logger:           hclogBridge(r.opts.logger(), name),
+		Stderr:           stderr,
+		SyncStdout: &lineLogger{emit: func(line string) {
+			logger.Warn().Str("stdout", line).Msg("plugin wrote to stdout (ignored; plugins should log to stderr)")
+		}},
+		SyncStderr: &lineLogger{emit: func(line string) {
+			logger.Info().Str("stderr", line).Msg("plugin stderr")
+		}},
+	})
+	s := &session{gen: p.gen, client: client, cmd: cmd, stderr: stderr}
+	fail := func(cause error, err error) (*session, error) {
+		p.waitExit(s, 300*time.Millisecond)
+		client.Kill()
+		return nil, &Error{Plugin: name, Op: "start", Cause: cause, Err: err, Stderr: s.stderr.String()}
+	}
+	rpc, err := client.Client()
+	if err != nil {
+		cause, detail := classifyStart(err, cmd)
+		return fail(cause, detail)
+	}
+	raw, err := rpc.Dispense(sdk.PluginName)
+	if err != nil {
+		return fail(ErrStart, err)
+	}
+	conn, ok := raw.(*sdk.PluginConn)
+	if !ok {
+		return fail(ErrStart, fmt.Errorf("dispensed %T", raw))
+	}
+	s.conn = conn
+	dctx, cancel := context.WithTimeout(ctx, r.opts.startTimeout())
+	desc, err := pb.NewPluginClient(conn.Conn).Describe(dctx, &pb.DescribeRequest{})
+	cancel()
+	if err != nil {
+		return fail(ErrStart, fmt.Errorf("describe: %s (is it a tesbo plugin built with sdk.Serve...?)", status.Convert(err).Message()))
+	}
+	s.desc = desc
+	r.log.Debug().Str("plugin", name).Int("pid", cmd.Process.Pid).Int("generation", s.gen).Msg("plugin started")
+	return s, nil
+}
+
+var unrecognizedRE = regexp.MustCompile(`Unrecognized remote plugin message: ([^\n]*)`)
+
+// classifyStart turns go-plugin's start errors into a cause and a message
+// that says what to do.
+func classifyStart(err error, cmd *exec.Cmd) (error, error) {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, plugin.ErrChecksumsDoNotMatch):
+		return ErrChecksum, fmt.Errorf("the SHA-256 of %s differs from the pinned checksum; refusing to run it", cmd.Path)
+	case strings.Contains(msg, "error verifying checksum"):
+		return ErrChecksum, err
+	case unrecognizedRE.MatchString(msg):
+		line := unrecognizedRE.FindStringSubmatch(msg)[1]
+		if strings.TrimSpace(line) == "" {
+			return ErrHandshake, errors.New("the process wrote nothing on stdout before exiting; is it a tesbo plugin (its main must call sdk.ServeObjective or a sibling)?")
+		}
+		return ErrHandshake, fmt.Errorf("the process wrote %q on stdout instead of the go-plugin handshake line; a plugin must not print to stdout before serving (log to stderr, e.g. with sdk.Logger)", line)
+	case strings.Contains(msg, "timeout while waiting for plugin to start"):
+		return ErrStart, errors.New("no handshake within the start timeout (the process hangs before serving)")
+	case strings.Contains(msg, "plugin exited before we could connect"):
+		return ErrStart, fmt.Errorf("the process exited before the handshake%s", exitStatus(cmd))
+	case strings.Contains(msg, "incompatible API version"):
+		return ErrHandshake, fmt.Errorf("%v (this host speaks tesbo plugin protocol %d; rebuild the plugin against this sdk)", err, sdk.ProtocolVersion)
+	}
+	return ErrStart, err
+}
+
+func exitStatus(cmd *exec.Cmd) string {
+	if cmd.ProcessState != nil {
+		return " (" + cmd.ProcessState.String() + ")"
+	}
+	return ""
+}
+
+// waitExit waits up to d for the session's process to exit (after a call
+// failed, to tell a crash from a transient error and to collect stderr).
+func (p *proc) waitExit(s *session, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if s.client.Exited() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// kill stops a session's process at once (SIGKILL) and forgets it.
+func (p *proc) kill(s *session) {
+	s.dead.Store(true)
+	if s.cmd.Process != nil {
+		_ = s.cmd.Process.Kill()
+	}
+	s.client.Kill()
+}
+
+// callContext derives the per-call context.
+func (p *proc) callContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout > 0 {
+		return context.WithTimeout(ctx, timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// call runs fn against a live session with the given timeout and turns a
+// failure into an *Error naming the plugin and the cause. A call that times
+// out kills the process (it may be stuck forever); a process that died is
+// restarted by the next call.
+func (p *proc) call(ctx context.Context, op string, timeout time.Duration, fn func(context.Context, *session) error) error {
+	s, err := p.get(ctx)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := p.callContext(ctx, timeout)
+	defer cancel()
+	err = fn(cctx, s)
+	if err == nil {
+		return nil
+	}
+	return p.classify(ctx, cctx, s, op, timeout, err)
+}
+
+func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeout time.Duration, err error) error {
+	name := p.u.name
+	var le *Error
+	if errors.As(err, &le) {
+		return err
+	}
+	st, _ := status.FromError(err)
+	code := st.Code()
+	switch {
+	case errors.Is(cctx.Err(), context.DeadlineExceeded) || code == codes.DeadlineExceeded:
+		p.kill(s)
+		limit := "the caller's deadline"
+		if timeout > 0 && ctx.Err() == nil {
+			limit = timeout.String()
+		}
+		return &Error{Plugin: name, Op: op, Cause: ErrTimeout,
+			Err: fmt.Errorf("no answer within %s; the process was killed and will be restarted on the next call", limit)}
+	case ctx.Err() != nil:
+		return &Error{Plugin: name, Op: op, Cause: ctx.Err(), Err: err}
+	case code == codes.Internal && strings.Contains(st.Message(), "panicked"):
+		return &Error{Plugin: name, Op: op, Cause: ErrPanic, Err: errors.New(st.Message())}
+	}
+	if code == codes.Unavailable || code == codes.Canceled || code == codes.Unknown && s.client.Exited() {
+		if p.waitExit(s, 500*time.Millisecond) || s.dead.Load() {
+			s.dead.Store(true)
+			how := "exited during the call" + exitStatus(s.cmd)
+			if s.dead.Load() && !strings.Contains(how, "exit status") {
+				how = "was stopped during the call (another call timed out, or the registry closed)"
+			}
+			return &Error{Plugin: name, Op: op, Cause: ErrExited,
+				Err: fmt.Errorf("the process %s; it will be restarted on the next call", how), Stderr: s.stderr.String()}
+		}
+	}
+	return &Error{Plugin: name, Op: op, Cause: ErrRemote, Err: errors.New(st.Message())}
+}
+
+// close stops the running process, if any, for good.
+func (p *proc) close() {
+	p.mu.Lock()
+	p.closed = true
+	s := p.cur
+	p.cur = nil
+	p.mu.Unlock()
+	if s != nil {
+		s.dead.Store(true)
+		s.client.Kill()
+	}
+}
+
+// info fetches and validates one objective's Info.
+func (p *proc) info(ctx context.Context, public, remote string) (sdk.Info, caps, error) {
+	var resp *pb.ObjectiveInfo
+	err := p.call(ctx, "info", p.u.evalTimeout(), func(ctx context.Context, s *session) error {
+		var err error
+		resp, err = pb.NewObjectiveClient(s.conn.Conn).Info(ctx, &pb.InfoRequest{Objective: remote})
+		return err
+	})
+	if err != nil {
+		if le, ok := err.(*Error); ok {
+			le.Plugin = public
+		}
+		return sdk.Info{}, caps{}, err
+	}
+	info := sdk.InfoFromProto(resp)
+	if err := info.Validate(); err != nil {
+		return sdk.Info{}, caps{}, &Error{Plugin: public, Op: "info", Cause: ErrBadSpace, Err: err}
+	}
+	return info, caps{configurable: resp.Configurable, detailed: resp.Detailed, noiseFree: resp.NoiseFree}, nil
+}
+
+// caps are the optional interfaces an objective implements.
+type caps struct{ configurable, detailed, noiseFree bool }
+
+// evalTimeout is the timeout for objective and suggester calls of u.
+func (u *unit) evalTimeout() time.Duration {
+	t := u.r.opts.EvalTimeout
+	if u.source == SourceScript {
+		if st := u.r.opts.scriptTimeout(); t <= 0 || st < t {
+			t = st
+		}
+	}
+	return t
+}
+
+// command returns the command that runs u's plugin (building a Go source
+// plugin first).
+func (u *unit) command(ctx context.Context) (*exec.Cmd, error) {
+	switch u.source {
+	case SourceExecutable:
+		return exec.Command(u.path), nil
+	case SourceGoDir:
+		bin, err := u.r.build(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		return exec.Command(bin), nil
+	case SourceScript:
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, &Error{Plugin: u.name, Op: "start", Cause: ErrStart, Err: fmt.Errorf("find the host executable to run the script runner: %w", err)}
+		}
+		cmd := exec.Command(exe)
+		cmd.Env = []string{
+			envRunnerScript + "=" + u.path,
+			envRunnerKind + "=" + u.kind.String(),
+			envRunnerUnrestricted + "=" + fmt.Sprint(u.r.opts.Unrestricted),
+		}
+		return cmd, nil
+	}
+	return nil, &Error{Plugin: u.name, Op: "start", Cause: ErrStart, Err: fmt.Errorf("unknown source %v", u.source)}
+}

@@ -1,0 +1,157 @@
+package host
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/gp"
+	"github.com/tesbo/tesbo/store"
+)
+
+// dataset is the GP's view of the completed trials: unit-cube inputs and
+// standardized outputs, maximizing (DESIGN.md "Numerics"):
+//
+//	y_i = (s·v_i − m) / c,  s = −1 if the objective minimizes else +1,
+//
+// with m and c the mean and sample standard deviation of s·v (c = 1 when
+// fewer than two values or all equal).
+type dataset struct {
+	X     *mat.Dense // n×d, rows in [0,1]^d, in trial-ID order
+	y     []float64  // standardized
+	ids   []int      // trial IDs of the rows
+	mean  float64    // m
+	scale float64    // c
+	sign  float64    // s
+}
+
+func newDataset(trials []store.Trial, d int, minimize bool) *dataset {
+	ds := &dataset{sign: 1, scale: 1}
+	if minimize {
+		ds.sign = -1
+	}
+	var raw []float64
+	for _, t := range trials {
+		if t.Status == store.Complete {
+			ds.ids = append(ds.ids, t.ID)
+			raw = append(raw, ds.sign*t.Value)
+		}
+	}
+	n := len(raw)
+	if n == 0 {
+		return ds
+	}
+	ds.X = mat.NewDense(n, d, nil)
+	k := 0
+	for _, t := range trials {
+		if t.Status == store.Complete {
+			ds.X.SetRow(k, t.U)
+			k++
+		}
+	}
+	for _, v := range raw {
+		ds.mean += v
+	}
+	ds.mean /= float64(n)
+	if n > 1 {
+		var ss float64
+		for _, v := range raw {
+			ss += (v - ds.mean) * (v - ds.mean)
+		}
+		if sd := math.Sqrt(ss / float64(n-1)); sd > 1e-12*math.Max(1, math.Abs(ds.mean)) {
+			ds.scale = sd
+		}
+	}
+	ds.y = make([]float64, n)
+	for i, v := range raw {
+		ds.y[i] = (v - ds.mean) / ds.scale
+	}
+	return ds
+}
+
+func (ds *dataset) n() int { return len(ds.y) }
+
+// best returns the largest standardized value.
+func (ds *dataset) best() float64 {
+	b := math.Inf(-1)
+	for _, v := range ds.y {
+		b = math.Max(b, v)
+	}
+	return b
+}
+
+// native maps a standardized value back to the objective's units.
+func (ds *dataset) native(y float64) float64 { return ds.sign * (y*ds.scale + ds.mean) }
+
+// modelState is the fitted GP's hyper-parameters, stored with each
+// iteration: the next fit warm-starts from it, also after a resume, which is
+// what keeps a resumed study identical to an uninterrupted one.
+type modelState struct {
+	Kernel   string    `json:"kernel"`
+	Params   []float64 `json:"params"` // kernel log hyper-parameters
+	Noise    float64   `json:"noise"`  // σ_n², standardized units
+	N        int       `json:"n"`      // observations fitted
+	Fallback string    `json:"fallback,omitempty"`
+}
+
+func newKernel(family string, d int) gp.Kernel {
+	ls := make([]float64, d)
+	for i := range ls {
+		ls[i] = 0.5
+	}
+	if family == KernelMatern52 {
+		return gp.NewMatern52(ls, 1)
+	}
+	return gp.NewSE(ls, 1)
+}
+
+// warmGP rebuilds a GP carrying ms's hyper-parameters (on a one-point
+// dummy data set: FitSettings.Warm reads only the hyper-parameters).
+func (ms *modelState) warmGP(d int) (*gp.GP, error) {
+	if ms == nil || len(ms.Params) != d+1 {
+		return nil, nil
+	}
+	k := newKernel(ms.Kernel, d).WithParams(ms.Params)
+	x := make([]float64, d)
+	for i := range x {
+		x[i] = 0.5
+	}
+	return gp.New(k, ms.Noise, mat.NewDense(1, d, x), []float64{0})
+}
+
+// fitResult is one fitted model and what it cost.
+type fitResult struct {
+	gp      *gp.GP
+	state   *modelState
+	seconds float64
+}
+
+// fitModel fits the GP to ds by MAP with warm start from warm (Fit's
+// restarts drawn from the (seed, iteration) fit stream).
+func (s *Study) fitModel(ds *dataset, warm *modelState, iteration int) (*fitResult, error) {
+	t0 := time.Now()
+	d := s.space.Dim()
+	fs := gp.FitSettings{
+		Kernel: newKernel(s.opts.Kernel, d),
+		Rand:   streamRand(s.seed, iteration, streamFit),
+	}
+	if w, err := warm.warmGP(d); err == nil && w != nil && warm.Kernel == s.opts.Kernel {
+		fs.Warm = w
+	}
+	if s.opts.FixNoise {
+		b := gp.DefaultBounds()
+		nv := s.opts.NoiseVar / (ds.scale * ds.scale)
+		fs.FixedNoise = math.Min(math.Max(nv, b.Noise[0]), b.Noise[1])
+	}
+	g, err := gp.Fit(ds.X, ds.y, fs)
+	if err != nil {
+		return nil, fmt.Errorf("fit gp on %d points: %w", ds.n(), err)
+	}
+	return &fitResult{
+		gp:      g,
+		state:   &modelState{Kernel: s.opts.Kernel, Params: g.Kernel().Params(), Noise: g.NoiseVar(), N: ds.n()},
+		seconds: time.Since(t0).Seconds(),
+	}, nil
+}

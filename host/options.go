@@ -1,0 +1,190 @@
+package host
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/store"
+)
+
+// Defaults of Options (DESIGN.md's CLI defaults).
+const (
+	DefaultAcquisition = "tes-ep"
+	DefaultBatch       = 1
+	DefaultIters       = 30
+	DefaultInit        = 2
+	DefaultNoiseVar    = 1e-4
+	DefaultGrace       = 10 * time.Second
+	DefaultBackoff     = 500 * time.Millisecond
+)
+
+// Recommendation modes (Options.Recommend).
+const (
+	// RecommendEvaluated takes x̄ as the evaluated point with the largest
+	// posterior mean. It needs no extra objective evaluation, so best_value
+	// is an observed value (the convention of the BoTorch runs in
+	// ANCHORS.md).
+	RecommendEvaluated = "evaluated"
+	// RecommendRefine maximizes the posterior mean over the whole cube with
+	// acq.Maximize (starting also from the best evaluated point): the
+	// paper's §5 definition of x̄. x̄ is then usually not evaluated, so
+	// best_value is the objective's noise-free value there when it
+	// implements sdk.NoiseFree, else the posterior mean in native units.
+	RecommendRefine = "refine"
+)
+
+// Kernel families (Options.Kernel).
+const (
+	KernelSE       = "se"       // squared exponential ARD, the paper's kernel
+	KernelMatern52 = "matern52" // Matérn-5/2 ARD
+)
+
+// Options configure a study. Every zero field takes the documented default.
+// The fields tagged json are stored with the study, so a resumed study runs
+// with the same settings; the others are per process.
+type Options struct {
+	// Name identifies the study in DB. "" means "<objective>-<UTC time>".
+	Name string `json:"-"`
+	// DB stores the study (trials, config, resume state). nil keeps the
+	// study in memory only.
+	DB *store.DB `json:"-"`
+
+	// Acquisition is a name registered in package acq (DESIGN.md: tes-ep
+	// tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random). "" means
+	// tes-ep.
+	Acquisition string `json:"acquisition"`
+	// AcqOptions configure the acquisition (AcqOptions.Trusted is |X*|,
+	// 0 means max(5, Batch)).
+	AcqOptions acq.Options `json:"acq_options"`
+	// Proposer, if non-nil, is used instead of looking Acquisition up (a
+	// custom acquisition); Acquisition is then only its recorded name. A
+	// study using one must be given the same Proposer when it is reopened.
+	Proposer acq.Proposer `json:"-"`
+
+	// Batch is q, the number of points proposed per BO iteration (0 → 1).
+	Batch int `json:"batch"`
+	// Iters is the number of BO iterations after the initial design (0 → 30).
+	Iters int `json:"iters"`
+	// Init is the size of the initial Latin hypercube design (0 → 2; set
+	// NoInit for none).
+	Init   int  `json:"init"`
+	NoInit bool `json:"no_init,omitempty"`
+	// Seed drives every random choice of the study.
+	Seed uint64 `json:"-"`
+	// Parallel is the number of concurrent evaluations (0 → Batch).
+	Parallel int `json:"parallel"`
+
+	// NoiseVar is the observation-noise variance benchmark objectives add
+	// (sent to sdk.Configurable objectives as "noise_var"; 0 → 1e-4, the
+	// paper's σ_n²; negative → 0). The GP infers its own noise unless
+	// FixNoise is set.
+	NoiseVar float64 `json:"noise_var"`
+	// FixNoise fixes the GP's noise variance at NoiseVar (scaled to
+	// standardized units) instead of inferring it.
+	FixNoise bool `json:"fix_noise,omitempty"`
+	// Params are the objective's run parameters (--param key=value), passed
+	// to sdk.Configurable objectives with "noise_var" and "seed" added.
+	Params map[string]string `json:"params,omitempty"`
+	// Kernel is the GP kernel family: KernelSE (default) or KernelMatern52.
+	Kernel string `json:"kernel"`
+	// Recommend is RecommendEvaluated (default) or RecommendRefine.
+	Recommend string `json:"recommend"`
+
+	// EvalTimeout bounds one evaluation attempt (0: no limit).
+	EvalTimeout time.Duration `json:"eval_timeout"`
+	// Retries is how many times a failed evaluation is retried.
+	Retries int `json:"retries"`
+	// RetryBackoff is the wait before the first retry, doubling for each
+	// further one up to 30 s (0 → 500 ms).
+	RetryBackoff time.Duration `json:"retry_backoff"`
+
+	// Meta is free-form data stored with the study (the CLI keeps its
+	// plugins directory here).
+	Meta map[string]string `json:"meta,omitempty"`
+
+	// Grace is how long in-flight evaluations may still finish (and be
+	// recorded) after the context is cancelled (0 → 10 s; negative: none).
+	Grace time.Duration `json:"-"`
+	// OnIteration is called after every BO iteration with its record, from
+	// the goroutine running the study.
+	OnIteration func(Record) `json:"-"`
+	// OnTrial is called after every finished evaluation.
+	OnTrial func(Trial) `json:"-"`
+	// Logger receives the study's logs (zero value: discard).
+	Logger zerolog.Logger `json:"-"`
+}
+
+// withDefaults returns o with zero fields replaced by their defaults.
+func (o Options) withDefaults() Options {
+	if o.Acquisition == "" {
+		o.Acquisition = DefaultAcquisition
+	}
+	if o.Batch == 0 {
+		o.Batch = DefaultBatch
+	}
+	if o.Iters == 0 {
+		o.Iters = DefaultIters
+	}
+	if o.Init == 0 && !o.NoInit {
+		o.Init = DefaultInit
+	}
+	if o.Parallel == 0 {
+		o.Parallel = o.Batch
+	}
+	if o.NoiseVar == 0 {
+		o.NoiseVar = DefaultNoiseVar
+	} else if o.NoiseVar < 0 {
+		o.NoiseVar = 0
+	}
+	if o.Kernel == "" {
+		o.Kernel = KernelSE
+	}
+	if o.Recommend == "" {
+		o.Recommend = RecommendEvaluated
+	}
+	if o.RetryBackoff == 0 {
+		o.RetryBackoff = DefaultBackoff
+	}
+	if o.Grace == 0 {
+		o.Grace = DefaultGrace
+	}
+	return o
+}
+
+// validate checks option values (after withDefaults).
+func (o Options) validate() error {
+	switch {
+	case o.Batch < 1:
+		return fmt.Errorf("batch must be ≥ 1, got %d", o.Batch)
+	case o.Iters < 0:
+		return fmt.Errorf("iters must be ≥ 0, got %d", o.Iters)
+	case o.Init < 0:
+		return fmt.Errorf("init must be ≥ 0, got %d", o.Init)
+	case o.Parallel < 1:
+		return fmt.Errorf("parallel must be ≥ 1, got %d", o.Parallel)
+	case math.IsNaN(o.NoiseVar) || math.IsInf(o.NoiseVar, 0):
+		return fmt.Errorf("noise variance must be finite, got %v", o.NoiseVar)
+	case o.EvalTimeout < 0:
+		return fmt.Errorf("eval timeout must be ≥ 0, got %v", o.EvalTimeout)
+	case o.Retries < 0:
+		return fmt.Errorf("retries must be ≥ 0, got %d", o.Retries)
+	case o.AcqOptions.Trusted < 0:
+		return fmt.Errorf("trusted must be ≥ 0, got %d", o.AcqOptions.Trusted)
+	}
+	if o.Kernel != KernelSE && o.Kernel != KernelMatern52 {
+		return fmt.Errorf("unknown kernel %q: known ones are %s, %s", o.Kernel, KernelSE, KernelMatern52)
+	}
+	if o.Recommend != RecommendEvaluated && o.Recommend != RecommendRefine {
+		return fmt.Errorf("unknown recommendation mode %q: known ones are %s, %s", o.Recommend, RecommendEvaluated, RecommendRefine)
+	}
+	for k := range o.Params {
+		if k == "noise_var" || k == "seed" {
+			return fmt.Errorf("param %q is reserved (set it with the noise-var/seed options)", k)
+		}
+	}
+	return nil
+}

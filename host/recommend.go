@@ -1,0 +1,109 @@
+package host
+
+import (
+	"context"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
+)
+
+// Recommendation is the study's current answer x̄: the maximizer of the GP
+// posterior mean (paper §5), over the evaluated points (RecommendEvaluated)
+// or over the whole space (RecommendRefine).
+type Recommendation struct {
+	X       []float64 // x̄ in native units
+	U       []float64 // x̄ in the unit cube
+	TrialID int       // the trial evaluated at x̄, or -1
+	// Value is the observed value at x̄ (native units) when x̄ was
+	// evaluated, else nil.
+	Value *float64
+	// Mean is the posterior mean at x̄ in native units (NaN when the GP
+	// could not be fitted and x̄ is simply the best observation).
+	Mean float64
+}
+
+// Recommend returns the current recommendation x̄, or nil before any
+// evaluation has completed. It fits the GP on the completed evaluations
+// exactly as the next Ask would (and Ask then reuses that fit); if fitting
+// fails x̄ is the best observed point.
+func (s *Study) Recommend(ctx context.Context) (*Recommendation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.recommendLocked(ctx)
+}
+
+func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
+	d := s.space.Dim()
+	ds := newDataset(s.trials, d, s.info.Minimize)
+	if ds.n() == 0 {
+		return nil, nil
+	}
+	t := s.lastIter + 1
+	fr, err := s.fitCached(ds, t)
+	if err != nil {
+		s.log.Warn().Err(err).Msg("recommending the best observation: the GP could not be fitted")
+		best := 0
+		for i, v := range ds.y {
+			if v > ds.y[best] {
+				best = i
+			}
+		}
+		return s.evaluatedRec(ds.ids[best], math.NaN()), nil
+	}
+	g := fr.gp
+	mean := make([]float64, ds.n())
+	g.Predict(ds.X, mean, nil)
+	best := 0
+	for i, m := range mean {
+		if m > mean[best] {
+			best = i
+		}
+	}
+	rec := s.evaluatedRec(ds.ids[best], ds.native(mean[best]))
+	if s.opts.Recommend != RecommendRefine {
+		return rec, nil
+	}
+	X, _, err := acq.Maximize(ctx, meanFunc{g}, 1, d, acq.OptimizeSettings{}, streamRand(s.seed, t, streamRecommend))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		s.log.Warn().Err(err).Msg("posterior-mean refinement failed; recommending the best evaluated point")
+		return rec, nil
+	}
+	u := s.space.Snap(X.RawRowView(0))
+	m, _ := g.MeanVar(u)
+	if !(m > mean[best]) {
+		return rec, nil
+	}
+	for _, tr := range s.trials {
+		if tr.Status == Complete && collides(u, [][]float64{tr.U}) {
+			return s.evaluatedRec(tr.ID, ds.native(m)), nil
+		}
+	}
+	return &Recommendation{X: s.space.ToNative(u), U: u, TrialID: -1, Mean: ds.native(m)}, nil
+}
+
+func (s *Study) evaluatedRec(id int, mean float64) *Recommendation {
+	t := s.trials[id]
+	v := t.Value
+	return &Recommendation{X: append([]float64(nil), t.X...), U: append([]float64(nil), t.U...), TrialID: id, Value: &v, Mean: mean}
+}
+
+// meanFunc is the posterior mean as an acq.Func (q = 1), with its gradient.
+type meanFunc struct{ g *gp.GP }
+
+func (f meanFunc) Eval(X, grad *mat.Dense) float64 {
+	x := X.RawRowView(0)
+	if grad == nil {
+		m, _ := f.g.MeanVar(x)
+		return m
+	}
+	m, _ := f.g.MeanVarGrad(x, grad.RawRowView(0), nil)
+	return m
+}
+
+func (meanFunc) HasGradient() bool { return true }

@@ -1,0 +1,442 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// Record is the per-iteration output record of DESIGN.md (the CLI's --json
+// lines, one per BO iteration):
+//
+//	{"iter":3,"evals":8,"batch":[[0.1,0.9]],"values":[-1.2],"best_value":-0.4,
+//	 "best_x":[0.12,0.88],"regret":0.0031,"fit_s":0.02,"propose_s":0.31,"eval_s":0.001}
+//
+// Iter counts from 1 after the initial design; Evals is the number of
+// completed evaluations so far; Batch holds the iteration's points in native
+// units and Values their values (null for a failed evaluation); BestX and
+// BestValue are the recommendation x̄ and the objective's value there
+// (null only while nothing has completed); Regret is f* − f(x̄) (for a
+// minimizing objective f(x̄) − f*) with f evaluated without noise when the
+// objective implements sdk.NoiseFree, null when f* is unknown; FitS and
+// ProposeS time the GP fit and the acquisition, EvalS the batch's
+// evaluation (first start to last finish).
+type Record struct {
+	Iter      int         `json:"iter"`
+	Evals     int         `json:"evals"`
+	Batch     [][]float64 `json:"batch"`
+	Values    []*float64  `json:"values"`
+	BestValue *float64    `json:"best_value"`
+	BestX     []float64   `json:"best_x"`
+	Regret    *float64    `json:"regret"`
+	FitS      float64     `json:"fit_s"`
+	ProposeS  float64     `json:"propose_s"`
+	EvalS     float64     `json:"eval_s"`
+}
+
+// Result summarizes a Run.
+type Result struct {
+	Study       string
+	Best        *Recommendation // nil if nothing completed
+	BestValue   *float64        // as in the last Record
+	Iterations  int             // BO iterations issued
+	Evaluations int             // completed evaluations
+	Failures    int             // failed evaluations
+	Trials      []Trial
+	Elapsed     time.Duration
+}
+
+// Optimize runs a new study of obj with options o until o.Iters BO
+// iterations are done or ctx is cancelled; see Study.Run.
+func Optimize(ctx context.Context, obj sdk.Objective, o Options) (*Result, error) {
+	info, err := obj.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("objective info: %w", err)
+	}
+	s, err := NewStudy(ctx, info, o)
+	if err != nil {
+		return nil, err
+	}
+	return s.Run(ctx, obj)
+}
+
+// Run evaluates the study's trials with obj until the initial design and
+// Options.Iters BO iterations are complete: first any trials left in flight
+// (a resumed study re-runs them), then Ask, evaluate the batch with
+// Options.Parallel workers (timeout, retries with backoff; failures are
+// recorded, NaN/Inf count as failures), Tell, and one Record per iteration.
+// Each outcome is committed before the next Ask uses it.
+//
+// Cancelling ctx stops proposing; evaluations in flight may finish and be
+// recorded during Options.Grace, then are abandoned (left in flight for a
+// later Run). Run then returns the partial Result and an error wrapping
+// context.Canceled (or the context's cause).
+func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
+	start := time.Now()
+	if err := s.attach(ctx, obj); err != nil {
+		return nil, err
+	}
+	evalCtx, stop := graceContext(ctx, s.opts.Grace)
+	defer stop()
+	var last *Record
+	for ctx.Err() == nil {
+		batch := s.InFlight()
+		if len(batch) == 0 {
+			if s.Done() {
+				break
+			}
+			var err error
+			if batch, err = s.Ask(ctx, 0); err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				return s.result(start, last), err
+			}
+		}
+		if err := s.evaluate(ctx, evalCtx, obj, batch); err != nil {
+			return s.result(start, last), err
+		}
+		recs, err := s.report(evalCtx, obj, batch)
+		if err != nil {
+			return s.result(start, last), err
+		}
+		for i := range recs {
+			last = &recs[i]
+			if s.opts.OnIteration != nil {
+				s.cbMu.Lock()
+				s.opts.OnIteration(recs[i])
+				s.cbMu.Unlock()
+			}
+		}
+	}
+	res := s.result(start, last)
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("study %q interrupted after %d evaluations: %w", s.name, res.Evaluations, context.Cause(ctx))
+	}
+	return res, nil
+}
+
+// attach checks that obj is the study's objective and configures it.
+func (s *Study) attach(ctx context.Context, obj sdk.Objective) error {
+	info, err := obj.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("objective info: %w", err)
+	}
+	if err := sameSpace(s.info.Params, info.Params); err != nil {
+		return fmt.Errorf("objective %s does not match study %q: %w", info.Name, s.name, err)
+	}
+	params := map[string]string{}
+	for k, v := range s.opts.Params {
+		params[k] = v
+	}
+	c, ok := obj.(sdk.Configurable)
+	if !ok {
+		if len(params) > 0 {
+			return fmt.Errorf("objective %s takes no parameters, but %d were given", info.Name, len(params))
+		}
+		return nil
+	}
+	params["noise_var"] = strconv.FormatFloat(s.opts.NoiseVar, 'g', -1, 64)
+	params["seed"] = strconv.FormatUint(s.seed, 10)
+	if err := c.Configure(ctx, params); err != nil {
+		return fmt.Errorf("configure objective %s: %w", info.Name, err)
+	}
+	return nil
+}
+
+func sameSpace(a, b []sdk.Param) error {
+	if len(a) != len(b) {
+		return fmt.Errorf("study has %d parameters, objective %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return fmt.Errorf("parameter %d: study has %+v, objective %+v", i, a[i], b[i])
+		}
+	}
+	return nil
+}
+
+// graceContext returns a context for evaluations that is cancelled grace
+// after ctx is (immediately for grace < 0), and a stop function.
+func graceContext(ctx context.Context, grace time.Duration) (context.Context, func()) {
+	ectx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			if grace > 0 {
+				t := time.NewTimer(grace)
+				select {
+				case <-t.C:
+				case <-done:
+				}
+				t.Stop()
+			}
+			cancel(context.Cause(ctx))
+		case <-done:
+		}
+	}()
+	return ectx, func() { close(done); cancel(context.Canceled) }
+}
+
+// evaluate runs the batch on Options.Parallel workers. Only storage errors
+// are returned; evaluation errors become failed trials.
+func (s *Study) evaluate(ctx, evalCtx context.Context, obj sdk.Objective, batch []Trial) error {
+	jobs := make(chan Trial)
+	var wg sync.WaitGroup
+	var errMu sync.Mutex
+	var firstErr error
+	workers := min(s.opts.Parallel, len(batch))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range jobs {
+				if err := s.evalTrial(ctx, evalCtx, obj, t); err != nil {
+					errMu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					errMu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for _, t := range batch {
+		select {
+		case jobs <- t:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return firstErr
+}
+
+// evalTrial evaluates one trial with retries and records the outcome; a
+// trial abandoned because of cancellation stays in flight.
+func (s *Study) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial) error {
+	for attempt := 1; ; attempt++ {
+		started := time.Now()
+		if err := s.start(t.ID, attempt, started); err != nil {
+			return err
+		}
+		r, err := s.call(evalCtx, obj, t.X)
+		secs := time.Since(started).Seconds()
+		if evalCtx.Err() != nil {
+			return nil // abandoned: re-run on resume
+		}
+		if err == nil && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
+			err = fmt.Errorf("objective returned %v", r.Value)
+		}
+		if err == nil || attempt > s.opts.Retries {
+			if err != nil {
+				s.log.Warn().Int("trial", t.ID).Int("attempts", attempt).Err(err).Msg("evaluation failed")
+			}
+			return s.finish(t.ID, r, err, evalStats{attempts: attempt, started: started, seconds: secs})
+		}
+		if ctx.Err() != nil {
+			return nil // shutting down: leave it in flight for resume rather than retry now
+		}
+		wait := s.opts.RetryBackoff << (attempt - 1)
+		if wait > 30*time.Second || wait <= 0 {
+			wait = 30 * time.Second
+		}
+		s.log.Warn().Int("trial", t.ID).Int("attempt", attempt).Dur("backoff", wait).Err(err).Msg("evaluation failed; retrying")
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return nil
+		}
+	}
+}
+
+// call runs one evaluation attempt under the per-evaluation timeout. It
+// returns when the objective does or when the attempt's context ends, so an
+// objective that ignores its context cannot stall the study (its goroutine
+// is left to finish on its own). Panics become errors.
+func (s *Study) call(evalCtx context.Context, obj sdk.Objective, x []float64) (sdk.Result, error) {
+	cctx, cancel := evalCtx, context.CancelFunc(func() {})
+	if s.opts.EvalTimeout > 0 {
+		cctx, cancel = context.WithTimeout(evalCtx, s.opts.EvalTimeout)
+	}
+	defer cancel()
+	type outcome struct {
+		r   sdk.Result
+		err error
+	}
+	ch := make(chan outcome, 1)
+	xc := append([]float64(nil), x...)
+	go func() {
+		var o outcome
+		defer func() {
+			if p := recover(); p != nil {
+				o = outcome{err: fmt.Errorf("objective panicked: %v", p)}
+			}
+			ch <- o
+		}()
+		if d, ok := obj.(sdk.Detailed); ok {
+			o.r, o.err = d.EvaluateDetail(cctx, xc)
+		} else {
+			o.r.Value, o.err = obj.Evaluate(cctx, xc)
+		}
+	}()
+	select {
+	case o := <-ch:
+		if o.err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && evalCtx.Err() == nil {
+			o.err = fmt.Errorf("evaluation timed out after %v: %w", s.opts.EvalTimeout, o.err)
+		}
+		return o.r, o.err
+	case <-cctx.Done():
+		if evalCtx.Err() != nil {
+			return sdk.Result{}, context.Cause(evalCtx)
+		}
+		return sdk.Result{}, fmt.Errorf("evaluation timed out after %v", s.opts.EvalTimeout)
+	}
+}
+
+// report builds, stores and returns the records of the BO iterations that
+// batch completed.
+func (s *Study) report(ctx context.Context, obj sdk.Objective, batch []Trial) ([]Record, error) {
+	seen := map[int]bool{}
+	var recs []Record
+	for _, t := range batch {
+		it := t.Iteration
+		if it < 1 || seen[it] {
+			continue
+		}
+		seen[it] = true
+		s.mu.Lock()
+		info := s.iters[it]
+		ts := s.iterationTrials(it)
+		s.mu.Unlock()
+		complete := true
+		for _, tt := range ts {
+			complete = complete && tt.Status.Done()
+		}
+		if !complete || info == nil || info.recorded {
+			continue
+		}
+		rec, err := s.record(ctx, obj, it, info, ts)
+		if err != nil {
+			return recs, err
+		}
+		if s.db != nil {
+			b, err := json.Marshal(rec)
+			if err != nil {
+				return recs, fmt.Errorf("encode record: %w", err)
+			}
+			if err := s.db.SetRecord(context.Background(), s.id, it, b); err != nil {
+				return recs, err
+			}
+		}
+		s.mu.Lock()
+		info.recorded = true
+		s.mu.Unlock()
+		recs = append(recs, rec)
+	}
+	return recs, nil
+}
+
+// record builds iteration it's Record.
+func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *iterInfo, ts []Trial) (Record, error) {
+	rec := Record{Iter: it, FitS: info.fitS, ProposeS: info.proposeS, Batch: [][]float64{}, Values: []*float64{}}
+	var first, lastT time.Time
+	for _, t := range ts {
+		rec.Batch = append(rec.Batch, t.X)
+		if t.Status == Complete {
+			v := t.Value
+			rec.Values = append(rec.Values, &v)
+		} else {
+			rec.Values = append(rec.Values, nil)
+		}
+		if !t.StartedAt.IsZero() && (first.IsZero() || t.StartedAt.Before(first)) {
+			first = t.StartedAt
+		}
+		if t.FinishedAt.After(lastT) {
+			lastT = t.FinishedAt
+		}
+	}
+	if !first.IsZero() && lastT.After(first) {
+		rec.EvalS = lastT.Sub(first).Seconds()
+	}
+	s.mu.Lock()
+	rec.Evals, _ = s.counts()
+	rc, err := s.recommendLocked(ctx)
+	s.mu.Unlock()
+	if err != nil {
+		return rec, fmt.Errorf("recommend after iteration %d: %w", it, err)
+	}
+	if rc == nil {
+		return rec, nil
+	}
+	rec.BestX = rc.X
+	rec.BestValue = rc.Value
+	// f(x̄) for the regret: noise-free when the objective can, else what
+	// was observed there.
+	f := rc.Value
+	if nf, ok := obj.(sdk.NoiseFree); ok && !s.noiseFreeBroken && (s.info.Optimum != nil || rc.Value == nil) {
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if s.opts.EvalTimeout > 0 {
+			cctx, cancel = context.WithTimeout(ctx, s.opts.EvalTimeout)
+		}
+		v, err := nf.EvaluateNoiseFree(cctx, rc.X)
+		cancel()
+		switch {
+		case err == nil && !math.IsNaN(v) && !math.IsInf(v, 0):
+			f = &v
+		case ctx.Err() != nil:
+			return rec, nil
+		default:
+			s.noiseFreeBroken = true
+			s.log.Warn().Err(err).Float64("value", v).Msg("noise-free evaluation failed; regret uses observed values from now on")
+		}
+	}
+	if rc.Value == nil {
+		if f != nil {
+			rec.BestValue = f
+		} else if !math.IsNaN(rc.Mean) {
+			m := rc.Mean
+			rec.BestValue = &m
+		}
+	}
+	if s.info.Optimum != nil && f != nil {
+		r := *s.info.Optimum - *f
+		if s.info.Minimize {
+			r = -r
+		}
+		rec.Regret = &r
+	}
+	return rec, nil
+}
+
+// result summarizes the study so far.
+func (s *Study) result(start time.Time, last *Record) *Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := &Result{Study: s.name, Iterations: s.lastIter, Elapsed: time.Since(start)}
+	res.Evaluations, res.Failures = s.counts()
+	res.Trials = make([]Trial, len(s.trials))
+	copy(res.Trials, s.trials)
+	if last != nil {
+		res.BestValue = last.BestValue
+	}
+	if rc, err := s.recommendLocked(context.Background()); err == nil {
+		res.Best = rc
+		if res.BestValue == nil && rc != nil {
+			res.BestValue = rc.Value
+		}
+	}
+	return res
+}

@@ -1,0 +1,149 @@
+package host
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// Space maps an objective's parameters between native units and the unit
+// cube [0,1]^d the GP and the acquisitions work in:
+//
+//   - Float:    x = Low + u·(High − Low)
+//   - LogFloat: x = exp(log Low + u·(log High − log Low))  (uniform in log x)
+//   - Int:      the n = ⌊High⌋ − ⌈Low⌉ + 1 integers split [0,1] into n equal
+//     bins; u in bin k maps to ⌈Low⌉ + k, and an integer maps back to its
+//     bin's centre (k + ½)/n.
+//
+// Every integer thus owns the same share of the cube. The host stores the
+// snapped point (Int coordinates moved to their bin centre) as the trial's
+// unit-cube point, so the GP sees exactly the point that was evaluated, and
+// two proposals that round to the same integers are recognised as duplicates.
+type Space struct {
+	params []sdk.Param
+	lo, n  []float64 // Int: ⌈Low⌉ and the number of integers; unused otherwise
+}
+
+// NewSpace validates params (sdk.Space.Validate) and returns their transform.
+func NewSpace(params []sdk.Param) (*Space, error) {
+	if err := sdk.Space(params).Validate(); err != nil {
+		return nil, err
+	}
+	s := &Space{params: append([]sdk.Param(nil), params...)}
+	s.lo = make([]float64, len(params))
+	s.n = make([]float64, len(params))
+	for i, p := range params {
+		if p.Kind == sdk.Int {
+			s.lo[i] = math.Ceil(p.Low)
+			s.n[i] = math.Floor(p.High) - s.lo[i] + 1
+		}
+	}
+	return s, nil
+}
+
+// Dim is the number of parameters d.
+func (s *Space) Dim() int { return len(s.params) }
+
+// Params returns a copy of the parameters.
+func (s *Space) Params() []sdk.Param { return append([]sdk.Param(nil), s.params...) }
+
+func clamp01(u float64) float64 {
+	if !(u > 0) { // also maps NaN to 0
+		return 0
+	}
+	if u > 1 {
+		return 1
+	}
+	return u
+}
+
+// ToNative maps a unit-cube point (coordinates clamped to [0,1]) to native
+// units, rounding Int parameters.
+func (s *Space) ToNative(u []float64) []float64 {
+	x := make([]float64, len(s.params))
+	for i, p := range s.params {
+		ui := clamp01(u[i])
+		switch p.Kind {
+		case sdk.Int:
+			k := math.Floor(ui * s.n[i])
+			if k > s.n[i]-1 {
+				k = s.n[i] - 1
+			}
+			x[i] = s.lo[i] + k
+		case sdk.LogFloat:
+			ll, lh := math.Log(p.Low), math.Log(p.High)
+			x[i] = math.Min(math.Max(math.Exp(ll+ui*(lh-ll)), p.Low), p.High)
+		default:
+			x[i] = math.Min(math.Max(p.Low+ui*(p.High-p.Low), p.Low), p.High)
+		}
+	}
+	return x
+}
+
+// ToUnit maps a native point into the unit cube (Int coordinates to their
+// bin centres). It errors when x has the wrong length, a non-finite or
+// out-of-bounds coordinate, or a non-integer value for an Int parameter.
+func (s *Space) ToUnit(x []float64) ([]float64, error) {
+	if len(x) != len(s.params) {
+		return nil, fmt.Errorf("point has %d coordinates, the space has %d parameters", len(x), len(s.params))
+	}
+	u := make([]float64, len(x))
+	for i, p := range s.params {
+		v := x[i]
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < p.Low || v > p.High {
+			return nil, fmt.Errorf("parameter %s: %v is outside [%v, %v]", p.Name, v, p.Low, p.High)
+		}
+		switch p.Kind {
+		case sdk.Int:
+			if v != math.Round(v) {
+				return nil, fmt.Errorf("parameter %s: %v is not an integer", p.Name, v)
+			}
+			u[i] = (v - s.lo[i] + 0.5) / s.n[i]
+		case sdk.LogFloat:
+			ll, lh := math.Log(p.Low), math.Log(p.High)
+			u[i] = clamp01((math.Log(v) - ll) / (lh - ll))
+		default:
+			u[i] = clamp01((v - p.Low) / (p.High - p.Low))
+		}
+	}
+	return u, nil
+}
+
+// Snap returns u clamped to the cube with every Int coordinate moved to the
+// centre of its bin: the unit-cube image of the native point u maps to.
+func (s *Space) Snap(u []float64) []float64 {
+	out := make([]float64, len(u))
+	for i, p := range s.params {
+		ui := clamp01(u[i])
+		if p.Kind == sdk.Int {
+			k := math.Floor(ui * s.n[i])
+			if k > s.n[i]-1 {
+				k = s.n[i] - 1
+			}
+			ui = (k + 0.5) / s.n[i]
+		}
+		out[i] = ui
+	}
+	return out
+}
+
+// Cardinality returns the number of distinct points of a space whose
+// parameters are all Int (saturating at math.MaxInt64 as a float), and
+// finite=false when any parameter is continuous.
+func (s *Space) Cardinality() (n float64, finite bool) {
+	n = 1
+	for i, p := range s.params {
+		if p.Kind != sdk.Int {
+			return math.Inf(1), false
+		}
+		n *= s.n[i]
+	}
+	return math.Min(n, math.MaxInt64), true
+}
+
+// hasContinuous reports whether any parameter is Float or LogFloat.
+func (s *Space) hasContinuous() bool {
+	_, finite := s.Cardinality()
+	return !finite
+}
