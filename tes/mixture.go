@@ -1,0 +1,612 @@
+package tes
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/integrate/quad"
+)
+
+// The information gain of a Gaussian-mixture predictive (the TES_ep and
+// TES_sp forms of α(B) in §4.1, §4.2 and §4.3):
+//
+//	α = Σ_i p_i E_{y ~ q_i}[ log q_i(y) − log Σ_j p_j q_j(y) ].
+//
+// The expectation under each component is taken over fixed base points
+// (Gauss–Hermite nodes for small q, antithetic Monte-Carlo draws otherwise):
+// y = m_i + L_i z with L_i the Cholesky factor of component i's covariance,
+// so α is a deterministic, differentiable function of the batch. The
+// log-ratio log q_i(y) − log q(y) = −log Σ_j p_j q_j(y)/q_i(y) is averaged
+// directly rather than subtracting a Monte-Carlo log q(y) from the
+// closed-form entropy of q_i: the two are equal in expectation, but in the
+// ratio the χ²-distributed |z|² of log q_i cancels, which removes most of the
+// estimator's variance. It also makes each term lie in [0, −log p_i], so the
+// estimate obeys 0 ≤ α ≤ H(x*) up to the (small) negative excursions of
+// the ratio's logarithm — exactly the information-theoretic bounds.
+
+// basePoints are fixed standard-normal base points for one component: the
+// q×n row-major matrix Z (column = point) and weights W summing to 1. With
+// Pairs, columns 2m and 2m+1 are antithetic (z, −z); Quad marks a
+// Gauss–Hermite rule (no sampling error).
+type basePoints struct {
+	Z     []float64
+	W     []float64
+	N     int
+	Pairs bool
+	Quad  bool
+}
+
+// ghBase returns the tensor-product Gauss–Hermite rule with `nodes` nodes per
+// dimension for N(0, I_q): E[h(z)] ≈ Σ w h(z).
+func ghBase(q, nodes int) basePoints {
+	x := make([]float64, nodes)
+	w := make([]float64, nodes)
+	quad.Hermite{}.FixedLocations(x, w, math.Inf(-1), math.Inf(1))
+	// Weight e^{−x²}: E_{N(0,1)}[h] = Σ w/√π h(√2 x).
+	for i := range x {
+		x[i] *= math.Sqrt2
+		w[i] /= math.SqrtPi
+	}
+	n := 1
+	for i := 0; i < q; i++ {
+		n *= nodes
+	}
+	b := basePoints{Z: make([]float64, q*n), W: make([]float64, n), N: n, Quad: true}
+	idx := make([]int, q)
+	for c := 0; c < n; c++ {
+		wt := 1.0
+		for r := 0; r < q; r++ {
+			b.Z[r*n+c] = x[idx[r]]
+			wt *= w[idx[r]]
+		}
+		b.W[c] = wt
+		for r := 0; r < q; r++ { // odometer
+			idx[r]++
+			if idx[r] < nodes {
+				break
+			}
+			idx[r] = 0
+		}
+	}
+	return b
+}
+
+// mcBase returns n (rounded up to even) antithetic standard-normal draws in
+// q dimensions with equal weights.
+func mcBase(rng *rand.Rand, q, n int) basePoints {
+	if n < 2 {
+		n = 2
+	}
+	n += n % 2
+	b := basePoints{Z: make([]float64, q*n), W: make([]float64, n), N: n, Pairs: true}
+	for c := 0; c < n; c += 2 {
+		for r := 0; r < q; r++ {
+			v := rng.NormFloat64()
+			b.Z[r*n+c] = v
+			b.Z[r*n+c+1] = -v
+		}
+	}
+	for c := range b.W {
+		b.W[c] = 1 / float64(n)
+	}
+	return b
+}
+
+// epMixture is the query-independent part of TES_ep: for each retained x*,
+// its probability P[i] and EP posterior N(Mu[i], Sig[i]) of f_X* (k
+// entries, Sig row-major k×k).
+type epMixture struct {
+	K   int // |X*| (length of f_X*)
+	P   []float64
+	Mu  [][]float64
+	Sig [][]float64
+}
+
+// mixResult is an information-gain value, its Monte-Carlo standard error
+// (0 for quadrature) and, when requested, ∂α/∂A (q×k) and the symmetric
+// ∂α/∂S (q×q).
+type mixResult struct {
+	Alpha, SE float64
+	GA, GS    []float64
+}
+
+// gaussInfo evaluates α for the Gaussian mixture of Eq. (7)/App. E in its
+// batch form (PAPER-NOTES item 4): component i is
+//
+//	q_ep(y_B | y_D, x*_i) = N(A μ_i + b, S + σ_n² I + A Σ_i Aᵀ),
+//
+// where the common offset b cancels. base[i] are component i's base points.
+func (e *epMixture) gaussInfo(A []float64, q int, S []float64, noise float64, base []basePoints, grad bool) (mixResult, error) {
+	nc, k := len(e.P), e.K
+	offs := make([]int, nc+1)
+	for i := 0; i < nc; i++ {
+		offs[i+1] = offs[i] + base[i].N
+	}
+	nt := offs[nc]
+	ms := make([]float64, nc*q)    // m_i = A μ_i
+	ls := make([]float64, nc*q*q)  // L_i
+	ts := make([]float64, nc*q*k)  // T_i = A Σ_i (kept for the gradient)
+	ld := make([]float64, nc)      // log det C_i
+	c := make([]float64, q*q)
+	for i := 0; i < nc; i++ {
+		gemm(false, false, 1, A, q, k, e.Mu[i], k, 1, 0, ms[i*q:(i+1)*q])
+		ti := ts[i*q*k : (i+1)*q*k]
+		gemm(false, false, 1, A, q, k, e.Sig[i], k, k, 0, ti)
+		copy(c, S)
+		for r := 0; r < q; r++ {
+			c[r*q+r] += noise
+		}
+		gemm(false, true, 1, ti, q, k, A, q, k, 1, c)
+		symmetrize(c, q)
+		li := ls[i*q*q : (i+1)*q*q]
+		if _, err := cholJitter(li, c, q); err != nil {
+			return mixResult{}, fmt.Errorf("predictive covariance of component %d: %w", i, err)
+		}
+		ld[i] = logDetChol(li, q)
+	}
+	// Y (q×nt): block i = m_i 1ᵀ + L_i Z_i.
+	y := make([]float64, q*nt)
+	for i := 0; i < nc; i++ {
+		n := base[i].N
+		blk := blas64.General{Rows: q, Cols: n, Stride: nt, Data: y[offs[i]:]}
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
+			general(q, q, ls[i*q*q:(i+1)*q*q]), general(q, n, base[i].Z), 0, blk)
+		for r := 0; r < q; r++ {
+			row := y[r*nt+offs[i] : r*nt+offs[i]+n]
+			for cc := range row {
+				row[cc] += ms[i*q+r]
+			}
+		}
+	}
+	// ℓ_j(n) = log N(y_n; m_j, C_j) + (q/2) log 2π, kept with X_j = L_j⁻¹(y − m_j).
+	ell := make([]float64, nc*nt)
+	var xs []float64
+	if grad {
+		xs = make([]float64, nc*q*nt)
+	}
+	x := make([]float64, q*nt)
+	for j := 0; j < nc; j++ {
+		if grad {
+			x = xs[j*q*nt : (j+1)*q*nt]
+		}
+		for r := 0; r < q; r++ {
+			m := ms[j*q+r]
+			src, dst := y[r*nt:(r+1)*nt], x[r*nt:(r+1)*nt]
+			for cc, v := range src {
+				dst[cc] = v - m
+			}
+		}
+		solveLower(ls[j*q*q:(j+1)*q*q], q, x, nt)
+		ej := ell[j*nt : (j+1)*nt]
+		for cc := range ej {
+			ej[cc] = -0.5 * ld[j]
+		}
+		for r := 0; r < q; r++ {
+			for cc, v := range x[r*nt : (r+1)*nt] {
+				ej[cc] -= 0.5 * v * v
+			}
+		}
+	}
+	logp := make([]float64, nc)
+	for j := range logp {
+		logp[j] = math.Log(e.P[j])
+	}
+	// Per point: val = ℓ_i − log Σ_j p_j e^{ℓ_j}; responsibilities π_j.
+	val := make([]float64, nt)
+	var pi []float64
+	if grad {
+		pi = make([]float64, nc*nt)
+	}
+	tmp := make([]float64, nc)
+	alpha := 0.0
+	for i := 0; i < nc; i++ {
+		for n := offs[i]; n < offs[i+1]; n++ {
+			for j := 0; j < nc; j++ {
+				tmp[j] = logp[j] + ell[j*nt+n]
+			}
+			lse := logSumExp(tmp)
+			val[n] = ell[i*nt+n] - lse
+			alpha += e.P[i] * base[i].W[n-offs[i]] * val[n]
+			if grad {
+				for j := 0; j < nc; j++ {
+					pi[j*nt+n] = math.Exp(tmp[j] - lse)
+				}
+			}
+		}
+	}
+	res := mixResult{Alpha: alpha, SE: mixSE(e.P, base, offs, val)}
+	if !grad {
+		return res, nil
+	}
+	// Reverse pass. G_jn = ∂α/∂ℓ_j(n) = p_i w_n (δ_ji − π_jn).
+	gy := make([]float64, q*nt)
+	gm := make([]float64, nc*q)
+	gc := make([]float64, nc*q*q)
+	gcoef := make([]float64, nt)
+	rg := make([]float64, q*nt)
+	for j := 0; j < nc; j++ {
+		xj := xs[j*q*nt : (j+1)*q*nt]
+		lj := ls[j*q*q : (j+1)*q*q]
+		solveLowerT(lj, q, xj, nt) // R_j = C_j⁻¹ (y − m_j)
+		gsum := 0.0
+		for i := 0; i < nc; i++ {
+			for n := offs[i]; n < offs[i+1]; n++ {
+				g := -pi[j*nt+n]
+				if i == j {
+					g++
+				}
+				g *= e.P[i] * base[i].W[n-offs[i]]
+				gcoef[n] = g
+				gsum += g
+			}
+		}
+		// ∂ℓ_j/∂y = −R, ∂ℓ_j/∂m_j = R, ∂ℓ_j/∂C_j = ½(R Rᵀ − C_j⁻¹).
+		for r := 0; r < q; r++ {
+			rr := xj[r*nt : (r+1)*nt]
+			gyr := gy[r*nt : (r+1)*nt]
+			rgr := rg[r*nt : (r+1)*nt]
+			s := 0.0
+			for n, v := range rr {
+				t := gcoef[n] * v
+				gyr[n] -= t
+				rgr[n] = t
+				s += t
+			}
+			gm[j*q+r] += s
+		}
+		gcj := gc[j*q*q : (j+1)*q*q]
+		gemm(false, true, 0.5, rg, q, nt, xj, q, nt, 0, gcj)
+		inv := cholInverse(lj, q)
+		for a := range gcj {
+			gcj[a] -= 0.5 * gsum * inv[a]
+		}
+		symmetrize(gcj, q)
+	}
+	// y_n = m_i + L_i z_n.
+	gL := make([]float64, q*q)
+	for i := 0; i < nc; i++ {
+		n := base[i].N
+		for r := 0; r < q; r++ {
+			s := 0.0
+			for _, v := range gy[r*nt+offs[i] : r*nt+offs[i]+n] {
+				s += v
+			}
+			gm[i*q+r] += s
+		}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+			blas64.General{Rows: q, Cols: n, Stride: nt, Data: gy[offs[i]:]},
+			general(q, n, base[i].Z), 0, general(q, q, gL))
+		gcl := cholVJP(ls[i*q*q:(i+1)*q*q], gL, q)
+		gci := gc[i*q*q : (i+1)*q*q]
+		for a := range gci {
+			gci[a] += gcl[a]
+		}
+	}
+	// m_i = A μ_i, C_i = S + σ²I + A Σ_i Aᵀ.
+	res.GA = make([]float64, q*k)
+	res.GS = make([]float64, q*q)
+	for i := 0; i < nc; i++ {
+		gemm(false, true, 1, gm[i*q:(i+1)*q], q, 1, e.Mu[i], k, 1, 1, res.GA)
+		gci := gc[i*q*q : (i+1)*q*q]
+		gemm(false, false, 2, gci, q, q, ts[i*q*k:(i+1)*q*k], q, k, 1, res.GA)
+		for a := range gci {
+			res.GS[a] += gci[a]
+		}
+	}
+	return res, nil
+}
+
+// mixSE returns the Monte-Carlo standard error of α = Σ_i p_i Σ_n w_n val_n
+// (0 when every component uses quadrature); antithetic pairs are the
+// independent units.
+func mixSE(p []float64, base []basePoints, offs []int, val []float64) float64 {
+	v := 0.0
+	for i := range p {
+		b := base[i]
+		if b.Quad {
+			continue
+		}
+		u := b.N
+		step := 1
+		if b.Pairs {
+			u, step = b.N/2, 2
+		}
+		if u < 2 {
+			continue
+		}
+		mean := 0.0
+		vals := make([]float64, 0, u)
+		for c := 0; c < b.N; c += step {
+			x := val[offs[i]+c]
+			if step == 2 {
+				x = 0.5 * (x + val[offs[i]+c+1])
+			}
+			vals = append(vals, x)
+			mean += x
+		}
+		mean /= float64(u)
+		ss := 0.0
+		for _, x := range vals {
+			ss += (x - mean) * (x - mean)
+		}
+		v += p[i] * p[i] * ss / float64(u-1) / float64(u)
+	}
+	return math.Sqrt(v)
+}
+
+// spMixture is the query-independent part of TES_sp: all samples of all
+// sets F_x* (rows of F, N×K, grouped by set in [Start[g], Start[g+1])),
+// their within-set self-normalised log weights LogW, and the mixture weights
+// Omega_t = p(x*(t)) w̄_t of q_sp(y_B | y_D).
+type spMixture struct {
+	K, N  int
+	F     []float64
+	LogW  []float64
+	Omega []float64
+	PSet  []float64 // p(x*) of each set
+	Start []int
+	Set   []int // set of each sample
+}
+
+// pruneLog: terms more than this far below the largest exponent are
+// dropped from a log-sum-exp (they change it by < 4e-18 relative).
+const pruneLog = 40
+
+// info evaluates α_sp (§4.1 after Eq. (6), batch form §4.3, with |F_x*|⁻¹
+// inside the sum and self-normalised weights, PAPER-NOTES item 2):
+//
+//	α = Σ_x* p(x*) Σ_{s∈F_x*} w̄_s E_{y~N(A f_s + b, C₀)}[log q_sp(y|x*) − log q_sp(y)],
+//	q_sp(y|x*) = Σ_{t∈F_x*} w̄_t N(y; A f_t + b, C₀),  C₀ = S + σ_n² I.
+//
+// All components share C₀, so in coordinates whitened by its Cholesky
+// factor L₀ (g_t = L₀⁻¹ A f_t, y = g_s + z) the log-densities differ only by
+// e_t = −½|g_s − g_t|² + zᵀ g_t (terms common to all t cancel). The base
+// points z are shared by all s.
+func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base basePoints, grad bool) (mixResult, error) {
+	k, n := m.K, m.N
+	c0 := append([]float64(nil), S[:q*q]...)
+	for r := 0; r < q; r++ {
+		c0[r*q+r] += noise
+	}
+	l0 := make([]float64, q*q)
+	if _, err := cholJitter(l0, c0, q); err != nil {
+		return mixResult{}, fmt.Errorf("predictive covariance: %w", err)
+	}
+	mm := append([]float64(nil), A[:q*k]...)
+	solveLower(l0, q, mm, k) // M = L₀⁻¹ A
+	g := make([]float64, q*n)
+	gemm(false, true, 1, mm, q, k, m.F, n, k, 0, g) // G = M Fᵀ (q×N)
+	sq := make([]float64, n)
+	for r := 0; r < q; r++ {
+		for t, v := range g[r*n : (r+1)*n] {
+			sq[t] += v * v
+		}
+	}
+	nz := base.N
+	pz := make([]float64, nz*n)
+	gemm(true, false, 1, base.Z, q, nz, g, q, n, 0, pz) // P = Zᵀ G
+	logp := make([]float64, len(m.PSet))
+	for i, p := range m.PSet {
+		logp[i] = math.Log(p)
+	}
+	pset := m.PSet
+	d := make([]float64, n)
+	gs := make([]float64, q)
+	u := make([]float64, n)
+	val := make([]float64, n*nz)
+	var crow, cvec, uz, gg []float64
+	if grad {
+		crow = make([]float64, n)
+		cvec = make([]float64, n)
+		uz = make([]float64, nz*n)
+		gg = make([]float64, q*n)
+	}
+	alpha := 0.0
+	for s := 0; s < n; s++ {
+		if m.Omega[s] == 0 {
+			continue
+		}
+		for r := 0; r < q; r++ {
+			gs[r] = g[r*n+s]
+		}
+		// d_t = |g_s − g_t|².
+		for t := range d {
+			d[t] = sq[s] + sq[t]
+		}
+		for r := 0; r < q; r++ {
+			for t, v := range g[r*n : (r+1)*n] {
+				d[t] -= 2 * gs[r] * v
+			}
+		}
+		set := m.Set[s]
+		g0, g1 := m.Start[set], m.Start[set+1]
+		if grad {
+			for t := range crow {
+				crow[t] = 0
+			}
+		}
+		for z := 0; z < nz; z++ {
+			pzr := pz[z*n : (z+1)*n]
+			mx := math.Inf(-1)
+			for t := range u {
+				v := m.LogW[t] - 0.5*d[t] + pzr[t]
+				u[t] = v
+				if v > mx {
+					mx = v
+				}
+			}
+			var sumG, sumA float64
+			for t := range u {
+				if u[t]-mx < -pruneLog {
+					u[t] = 0
+					continue
+				}
+				e := math.Exp(u[t] - mx)
+				u[t] = e
+				sumA += pset[m.Set[t]] * e
+				if t >= g0 && t < g1 {
+					sumG += e
+				}
+			}
+			if !(sumG > 0) { // own set far below the global maximum: rescale
+				mg := math.Inf(-1)
+				for t := g0; t < g1; t++ {
+					mg = math.Max(mg, m.LogW[t]-0.5*d[t]+pzr[t])
+				}
+				sumG = 0
+				for t := g0; t < g1; t++ {
+					sumG += math.Exp(m.LogW[t] - 0.5*d[t] + pzr[t] - mg)
+				}
+				val[s*nz+z] = mg - mx + math.Log(sumG) - math.Log(sumA)
+			} else {
+				val[s*nz+z] = math.Log(sumG) - math.Log(sumA)
+			}
+			wz := m.Omega[s] * base.W[z]
+			alpha += wz * val[s*nz+z]
+			if !grad {
+				continue
+			}
+			// ∂val/∂e_t = ρ^set_t 1[t ∈ set] − ρ^all_t.
+			invG, invA := 1/sumG, 1/sumA
+			uzr := uz[z*n : (z+1)*n]
+			for t, e := range u {
+				if e == 0 {
+					continue
+				}
+				c := -pset[m.Set[t]] * e * invA
+				if t >= g0 && t < g1 {
+					c += e * invG
+				}
+				c *= wz
+				crow[t] += c
+				uzr[t] += c
+			}
+		}
+		if !grad {
+			continue
+		}
+		// e_t = −½|g_s − g_t|² + zᵀg_t: ∂/∂g_s = −Σ_t C_st (g_s − g_t),
+		// ∂/∂g_t += C_st (g_s − g_t) (+ Σ_z U_zt z, added below).
+		rs := 0.0
+		for t, c := range crow {
+			rs += c
+			cvec[t] += c
+		}
+		for r := 0; r < q; r++ {
+			row := g[r*n : (r+1)*n]
+			gr := gg[r*n : (r+1)*n]
+			acc := 0.0
+			for t, c := range crow {
+				acc += c * row[t]
+				gr[t] += c * gs[r]
+			}
+			gr[s] += acc - rs*gs[r]
+		}
+	}
+	res := mixResult{Alpha: alpha, SE: spSE(m, base, val)}
+	if !grad {
+		return res, nil
+	}
+	for r := 0; r < q; r++ {
+		row := g[r*n : (r+1)*n]
+		gr := gg[r*n : (r+1)*n]
+		for t, c := range cvec {
+			gr[t] -= c * row[t]
+		}
+	}
+	gemm(false, false, 1, base.Z, q, nz, uz, nz, n, 1, gg) // + Z U
+	// G = M Fᵀ ⇒ ∂M = ∂G F; M = L₀⁻¹A ⇒ ∂A = L₀⁻ᵀ ∂M, ∂L₀ = −∂A Mᵀ.
+	ga := make([]float64, q*k)
+	gemm(false, false, 1, gg, q, n, m.F, n, k, 0, ga)
+	solveLowerT(l0, q, ga, k)
+	gl := make([]float64, q*q)
+	gemm(false, true, -1, ga, q, k, mm, q, k, 0, gl)
+	res.GA = ga
+	res.GS = cholVJP(l0, gl, q)
+	return res, nil
+}
+
+// spSE is the standard error of α_sp over the base points (0 for
+// quadrature). The per-sample averages over z are the units; the sampling
+// error of the sets F_x* themselves is part of the TES_sp approximation,
+// not of its evaluation.
+func spSE(m *spMixture, base basePoints, val []float64) float64 {
+	if base.Quad {
+		return 0
+	}
+	nz := base.N
+	// Treat the base points as the random units: α = Σ_z w_z a_z with
+	// a_z = Σ_s Ω_s val(s, z).
+	a := make([]float64, nz)
+	for s := 0; s < m.N; s++ {
+		for z := 0; z < nz; z++ {
+			a[z] += m.Omega[s] * val[s*nz+z]
+		}
+	}
+	step := 1
+	if base.Pairs {
+		step = 2
+	}
+	var units []float64
+	for z := 0; z < nz; z += step {
+		x := a[z]
+		if step == 2 {
+			x = 0.5 * (a[z] + a[z+1])
+		}
+		units = append(units, x)
+	}
+	if len(units) < 2 {
+		return 0
+	}
+	_, se := meanSE(units)
+	return se
+}
+
+// newSPMixture assembles the TES_sp mixture from sample sets and p(x*) of
+// each set's maximizer (renormalised over the sets present, PAPER-NOTES
+// item 3). Samples with negligible weight (< 1e-12 of their set's largest)
+// are dropped, since they cannot change α but cost N² per evaluation.
+func newSPMixture(sets []SampleSet, pstar []float64) (*spMixture, error) {
+	if len(sets) == 0 {
+		return nil, fmt.Errorf("tes: no sample sets")
+	}
+	_, k := sets[0].F.Dims()
+	m := &spMixture{K: k, Start: []int{0}}
+	tot := 0.0
+	for _, st := range sets {
+		tot += pstar[st.Star]
+	}
+	if !(tot > 0) {
+		return nil, fmt.Errorf("tes: all sample sets have zero maximizer probability")
+	}
+	for si, st := range sets {
+		p := pstar[st.Star] / tot
+		wmax := 0.0
+		for _, w := range st.W {
+			wmax = math.Max(wmax, w)
+		}
+		rows, _ := st.F.Dims()
+		var kept []int
+		wsum := 0.0
+		for i := 0; i < rows; i++ {
+			if st.W[i] >= 1e-12*wmax {
+				kept = append(kept, i)
+				wsum += st.W[i]
+			}
+		}
+		for _, i := range kept {
+			w := st.W[i] / wsum
+			m.F = append(m.F, st.F.RawRowView(i)...)
+			m.LogW = append(m.LogW, math.Log(w))
+			m.Omega = append(m.Omega, p*w)
+			m.Set = append(m.Set, si)
+		}
+		m.PSet = append(m.PSet, p)
+		m.Start = append(m.Start, len(m.Set))
+	}
+	m.N = len(m.Set)
+	return m, nil
+}

@@ -1,0 +1,362 @@
+package tes
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// randSPD returns a random n×n SPD matrix (row-major) with eigenvalues
+// roughly in [lo, lo+scale].
+func randSPD(rng *rand.Rand, n int, lo, scale float64) []float64 {
+	b := make([]float64, n*n)
+	for i := range b {
+		b[i] = rng.NormFloat64()
+	}
+	out := make([]float64, n*n)
+	gemm(false, true, scale/float64(n), b, n, n, b, n, n, 0, out)
+	for i := 0; i < n; i++ {
+		out[i*n+i] += lo
+	}
+	symmetrize(out, n)
+	return out
+}
+
+func randEPMixture(rng *rand.Rand, k int) *epMixture {
+	e := &epMixture{K: k}
+	tot := 0.0
+	for i := 0; i < k; i++ {
+		p := 0.2 + rng.Float64()
+		e.P = append(e.P, p)
+		tot += p
+		mu := make([]float64, k)
+		for j := range mu {
+			mu[j] = rng.NormFloat64()
+		}
+		e.Mu = append(e.Mu, mu)
+		e.Sig = append(e.Sig, randSPD(rng, k, 0.05, 0.5))
+	}
+	for i := range e.P {
+		e.P[i] /= tot
+	}
+	return e
+}
+
+func randMatrix(rng *rand.Rand, r, c int, s float64) []float64 {
+	a := make([]float64, r*c)
+	for i := range a {
+		a[i] = s * rng.NormFloat64()
+	}
+	return a
+}
+
+func bases(n int, b func() basePoints) []basePoints {
+	out := make([]basePoints, n)
+	for i := range out {
+		out[i] = b()
+	}
+	return out
+}
+
+// fdCheck compares analytic ∂α/∂A and ∂α/∂S with central differences
+// (symmetric perturbations of S).
+func fdCheck(t *testing.T, name string, f func(A, S []float64) float64, A, S, gA, gS []float64, q int) {
+	t.Helper()
+	const h = 1e-5
+	for a := range A {
+		old := A[a]
+		A[a] = old + h
+		fp := f(A, S)
+		A[a] = old - h
+		fm := f(A, S)
+		A[a] = old
+		fd := (fp - fm) / (2 * h)
+		if math.Abs(fd-gA[a]) > 1e-6+1e-5*math.Abs(fd) {
+			t.Errorf("%s: ∂α/∂A[%d] = %.8g, finite difference %.8g", name, a, gA[a], fd)
+		}
+	}
+	for r := 0; r < q; r++ {
+		for c := 0; c <= r; c++ {
+			or, oc := S[r*q+c], S[c*q+r]
+			S[r*q+c], S[c*q+r] = or+h, oc+h
+			if r == c {
+				S[r*q+c] = or + h
+			}
+			fp := f(A, S)
+			S[r*q+c], S[c*q+r] = or-h, oc-h
+			if r == c {
+				S[r*q+c] = or - h
+			}
+			fm := f(A, S)
+			S[r*q+c], S[c*q+r] = or, oc
+			fd := (fp - fm) / (2 * h)
+			an := gS[r*q+c] + gS[c*q+r]
+			if r == c {
+				an = gS[r*q+c]
+			}
+			if math.Abs(fd-an) > 1e-6+1e-5*math.Abs(fd) {
+				t.Errorf("%s: ∂α/∂S[%d,%d] = %.8g, finite difference %.8g", name, r, c, an, fd)
+			}
+		}
+	}
+}
+
+func TestGaussInfoGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, q := range []int{1, 2, 4} {
+		k := 4
+		e := randEPMixture(rng, k)
+		A := randMatrix(rng, q, k, 0.7)
+		S := randSPD(rng, q, 0.05, 0.3)
+		var base []basePoints
+		if q == 1 {
+			base = bases(k, func() basePoints { return ghBase(1, 16) })
+		} else {
+			brng := rand.New(rand.NewPCG(1, uint64(q)))
+			base = bases(k, func() basePoints { return mcBase(brng, q, 64) })
+		}
+		f := func(A, S []float64) float64 {
+			r, err := e.gaussInfo(A, q, S, 0.01, base, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Alpha
+		}
+		r, err := e.gaussInfo(A, q, S, 0.01, base, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(r.Alpha-f(A, S)) > 1e-14 {
+			t.Fatalf("q=%d: value differs with and without gradient", q)
+		}
+		fdCheck(t, "ep q="+string(rune('0'+q)), f, A, S, r.GA, r.GS, q)
+	}
+}
+
+// TestGaussInfoOneDimExact compares the Gauss–Hermite value at q = 1 with a
+// fine trapezoidal integral of Σ p_i N_i log(N_i / q).
+func TestGaussInfoOneDimExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	k := 5
+	e := randEPMixture(rng, k)
+	A := randMatrix(rng, 1, k, 0.8)
+	S := []float64{0.02}
+	noise := 0.01
+	r, err := e.gaussInfo(A, 1, S, noise, bases(k, func() basePoints { return ghBase(1, 32) }), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := make([]float64, k)
+	vs := make([]float64, k)
+	for i := 0; i < k; i++ {
+		for a := 0; a < k; a++ {
+			ms[i] += A[a] * e.Mu[i][a]
+			for b := 0; b < k; b++ {
+				vs[i] += A[a] * e.Sig[i][a*k+b] * A[b]
+			}
+		}
+		vs[i] += S[0] + noise
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range ms {
+		lo = math.Min(lo, ms[i]-12*math.Sqrt(vs[i]))
+		hi = math.Max(hi, ms[i]+12*math.Sqrt(vs[i]))
+	}
+	const n = 200000
+	h := (hi - lo) / n
+	exact := 0.0
+	for s := 0; s <= n; s++ {
+		y := lo + float64(s)*h
+		qy := 0.0
+		dens := make([]float64, k)
+		for i := range ms {
+			dens[i] = math.Exp(-0.5*(y-ms[i])*(y-ms[i])/vs[i]) / math.Sqrt(2*math.Pi*vs[i])
+			qy += e.P[i] * dens[i]
+		}
+		for i := range ms {
+			if dens[i] > 0 {
+				w := h
+				if s == 0 || s == n {
+					w /= 2
+				}
+				exact += w * e.P[i] * dens[i] * math.Log(dens[i]/qy)
+			}
+		}
+	}
+	if math.Abs(r.Alpha-exact) > 1e-4 {
+		t.Fatalf("Gauss–Hermite α = %.6f, exact %.6f", r.Alpha, exact)
+	}
+	if h := entropy(e.P); r.Alpha < 0 || r.Alpha > h {
+		t.Fatalf("α = %g outside [0, H = %g]", r.Alpha, h)
+	}
+}
+
+// TestGaussInfoMCAgainstQuadrature: the Monte-Carlo estimate at q = 2 agrees
+// with a 40×40 Gauss–Hermite rule within 3 of its reported standard errors.
+func TestGaussInfoMCAgainstQuadrature(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	k, q := 4, 2
+	e := randEPMixture(rng, k)
+	A := randMatrix(rng, q, k, 0.6)
+	S := randSPD(rng, q, 0.02, 0.1)
+	ref, err := e.gaussInfo(A, q, S, 0.01, bases(k, func() basePoints { return ghBase(q, 40) }), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brng := rand.New(rand.NewPCG(3, 3))
+	mc, err := e.gaussInfo(A, q, S, 0.01, bases(k, func() basePoints { return mcBase(brng, q, 4000) }), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mc.SE <= 0 || math.Abs(mc.Alpha-ref.Alpha) > 3*mc.SE {
+		t.Fatalf("MC α = %.5f ± %.5f, quadrature %.5f", mc.Alpha, mc.SE, ref.Alpha)
+	}
+}
+
+func randSPMixture(rng *rand.Rand, k, sets, per int) *spMixture {
+	var ss []SampleSet
+	p := make([]float64, sets)
+	for i := 0; i < sets; i++ {
+		data := randMatrix(rng, per, k, 1)
+		w := make([]float64, per)
+		tot := 0.0
+		for j := range w {
+			w[j] = 0.1 + rng.Float64()
+			tot += w[j]
+		}
+		for j := range w {
+			w[j] /= tot
+		}
+		ss = append(ss, SampleSet{Star: i, F: matDense(per, k, data), W: w})
+		p[i] = 0.3 + rng.Float64()
+	}
+	m, err := newSPMixture(ss, p)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func TestSPInfoGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for _, q := range []int{1, 3} {
+		k := 4
+		m := randSPMixture(rng, k, 3, 6)
+		A := randMatrix(rng, q, k, 0.5)
+		S := randSPD(rng, q, 0.05, 0.3)
+		var base basePoints
+		if q == 1 {
+			base = ghBase(1, 12)
+		} else {
+			base = mcBase(rand.New(rand.NewPCG(5, 5)), q, 16)
+		}
+		f := func(A, S []float64) float64 {
+			r, err := m.info(A, q, S, 0.02, base, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Alpha
+		}
+		r, err := m.info(A, q, S, 0.02, base, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(r.Alpha-f(A, S)) > 1e-14 {
+			t.Fatalf("q=%d: value differs with and without gradient", q)
+		}
+		fdCheck(t, "sp q="+string(rune('0'+q)), f, A, S, r.GA, r.GS, q)
+	}
+}
+
+// TestSPMatchesGaussForSingletons: with one sample per set, q_sp is a
+// Gaussian mixture with shared covariance, i.e. the TES_ep form with
+// Σ_i = 0 and μ_i = f_i; both evaluators must agree on the same base points.
+func TestSPMatchesGaussForSingletons(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	k := 4
+	for _, q := range []int{1, 3} {
+		m := randSPMixture(rng, k, 4, 1)
+		e := &epMixture{K: k}
+		for i := 0; i < m.N; i++ {
+			e.P = append(e.P, m.Omega[i])
+			e.Mu = append(e.Mu, m.F[i*k:(i+1)*k])
+			e.Sig = append(e.Sig, make([]float64, k*k))
+		}
+		var base basePoints
+		if q == 1 {
+			base = ghBase(1, 20)
+		} else {
+			base = mcBase(rand.New(rand.NewPCG(6, 6)), q, 64)
+		}
+		A := randMatrix(rng, q, k, 0.5)
+		S := randSPD(rng, q, 0.05, 0.3)
+		rs, err := m.info(A, q, S, 0.01, base, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re, err := e.gaussInfo(A, q, S, 0.01, bases(m.N, func() basePoints { return base }), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(rs.Alpha-re.Alpha) > 1e-10 {
+			t.Fatalf("q=%d: sp %.12f vs gauss %.12f", q, rs.Alpha, re.Alpha)
+		}
+		for a := range rs.GA {
+			if math.Abs(rs.GA[a]-re.GA[a]) > 1e-8 {
+				t.Fatalf("q=%d: ∂A differs at %d: %g vs %g", q, a, rs.GA[a], re.GA[a])
+			}
+		}
+	}
+}
+
+// TestSPOneDimExact compares the q = 1 Gauss–Hermite α_sp with trapezoidal
+// integration of the mixtures.
+func TestSPOneDimExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	k := 3
+	m := randSPMixture(rng, k, 3, 5)
+	A := randMatrix(rng, 1, k, 0.4)
+	S := []float64{0.01}
+	noise := 0.02
+	r, err := m.info(A, 1, S, noise, ghBase(1, 40), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := S[0] + noise
+	mu := make([]float64, m.N)
+	for t := range mu {
+		for a := 0; a < k; a++ {
+			mu[t] += A[a] * m.F[t*k+a]
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range mu {
+		lo, hi = math.Min(lo, x-12*math.Sqrt(v)), math.Max(hi, x+12*math.Sqrt(v))
+	}
+	const n = 100000
+	h := (hi - lo) / n
+	exact := 0.0
+	nsets := len(m.PSet)
+	for s := 0; s <= n; s++ {
+		y := lo + float64(s)*h
+		qs := make([]float64, nsets)
+		qa := 0.0
+		for t := range mu {
+			dn := math.Exp(-0.5*(y-mu[t])*(y-mu[t])/v) / math.Sqrt(2*math.Pi*v)
+			qs[m.Set[t]] += math.Exp(m.LogW[t]) * dn
+			qa += m.Omega[t] * dn
+		}
+		for x := 0; x < nsets; x++ {
+			if qs[x] > 0 {
+				exact += h * m.PSet[x] * qs[x] * math.Log(qs[x]/qa)
+			}
+		}
+	}
+	if math.Abs(r.Alpha-exact) > 1e-4 {
+		t.Fatalf("α_sp = %.6f, exact %.6f", r.Alpha, exact)
+	}
+}
+
+func matDense(r, c int, d []float64) *mat.Dense { return mat.NewDense(r, c, d) }
