@@ -126,10 +126,10 @@ func (e *epMixture) gaussInfo(A []float64, q int, S []float64, noise float64, ba
 		offs[i+1] = offs[i] + base[i].N
 	}
 	nt := offs[nc]
-	ms := make([]float64, nc*q)    // m_i = A μ_i
-	ls := make([]float64, nc*q*q)  // L_i
-	ts := make([]float64, nc*q*k)  // T_i = A Σ_i (kept for the gradient)
-	ld := make([]float64, nc)      // log det C_i
+	ms := make([]float64, nc*q)   // m_i = A μ_i
+	ls := make([]float64, nc*q*q) // L_i
+	ts := make([]float64, nc*q*k) // T_i = A Σ_i (kept for the gradient)
+	ld := make([]float64, nc)     // log det C_i
 	c := make([]float64, q*q)
 	for i := 0; i < nc; i++ {
 		gemm(false, false, 1, A, q, k, e.Mu[i], k, 1, 0, ms[i*q:(i+1)*q])
