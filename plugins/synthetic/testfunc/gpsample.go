@@ -115,6 +115,12 @@ func drawGPSample(seed uint64) *gpSample {
 	return s
 }
 
+// cis returns e^{iθ}.
+func cis(theta float64) complex128 {
+	s, c := math.Sincos(theta)
+	return complex(c, s)
+}
+
 func abs(k int) int {
 	if k < 0 {
 		return -k
@@ -131,16 +137,22 @@ func (s *gpSample) value(x, dst []float64) float64 {
 		u, v = make([]complex128, 0, K+1), make([]complex128, 0, K+1)
 	}
 	for j := 0; j <= K; j++ {
-		u = append(u, cmplx.Exp(complex(0, s.omega[j]*x[0])))
-		v = append(v, cmplx.Exp(complex(0, s.omega[j]*x[1])))
+		u = append(u, cis(s.omega[j]*x[0]))
+		v = append(v, cis(s.omega[j]*x[1]))
 	}
 	var f, g1, g2 float64
 	for k := -K; k <= K; k++ {
 		var a, b complex128 // Σ_j c_jk u_j and Σ_j c_jk iω_j u_j
-		for j := 0; j <= K; j++ {
-			t := s.c[j*n+k+K] * u[j]
-			a += t
-			b += complex(0, s.omega[j]) * t
+		if dst == nil {
+			for j := 0; j <= K; j++ {
+				a += s.c[j*n+k+K] * u[j]
+			}
+		} else {
+			for j := 0; j <= K; j++ {
+				t := s.c[j*n+k+K] * u[j]
+				a += t
+				b += complex(-s.omega[j]*imag(t), s.omega[j]*real(t)) // iω_j t
+			}
 		}
 		vk := v[abs(k)]
 		om := s.omega[abs(k)]
@@ -183,7 +195,7 @@ func (s *gpSample) search() (float64, []float64) {
 	A := make([]complex128, n*nk)
 	for a, x := range xs {
 		for j := 0; j <= K; j++ {
-			uj := cmplx.Exp(complex(0, s.omega[j]*x))
+			uj := cis(s.omega[j] * x)
 			row := s.c[j*nk : (j+1)*nk]
 			dst := A[a*nk : (a+1)*nk]
 			for k := range row {
@@ -199,7 +211,7 @@ func (s *gpSample) search() (float64, []float64) {
 			if k < 0 {
 				om = -om
 			}
-			V[b*nk+k+K] = cmplx.Exp(complex(0, om*y))
+			V[b*nk+k+K] = cis(om * y)
 		}
 	}
 	grid := make([][]float64, n)
