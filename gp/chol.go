@@ -95,7 +95,7 @@ func choleskyJitterBuf(a []float64, n int, buf []float64) (*cholFactor, error) {
 			copy(buf[i*n:i*n+i+1], a[i*n:i*n+i+1])
 			buf[i*n+i] += jit
 		}
-		if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: buf}); ok && finite(buf) && minPivot(buf, n) >= minPivotRel*meanDiag {
+		if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: buf}); ok && minPivot(buf, n) >= minPivotRel*meanDiag {
 			for i := 0; i < n; i++ {
 				clear(buf[i*n+i+1 : (i+1)*n])
 			}
@@ -119,10 +119,16 @@ func choleskyJitterBuf(a []float64, n int, buf []float64) (*cholFactor, error) {
 // MinJitter instead bounds the amplification.
 const minPivotRel = 1e-2 * MinJitter
 
+// minPivot returns min L_ii² (NaN if any pivot is NaN: a NaN or Inf
+// anywhere in row i of L reaches L_ii, so checking the diagonal suffices).
 func minPivot(l []float64, n int) float64 {
 	m := math.Inf(1)
 	for i := 0; i < n; i++ {
-		m = math.Min(m, l[i*n+i]*l[i*n+i])
+		p := l[i*n+i] * l[i*n+i]
+		if math.IsNaN(p) || math.IsInf(p, 0) {
+			return math.NaN()
+		}
+		m = math.Min(m, p)
 	}
 	return m
 }

@@ -65,7 +65,7 @@ func TestMeanVarGrad(t *testing.T) {
 	}
 }
 
-// perturb returns f evaluated with X's flattened entries replaced by z.
+// asDense wraps a copy of z as an r×c matrix.
 func asDense(z []float64, r, c int) *mat.Dense {
 	return mat.NewDense(r, c, append([]float64(nil), z...))
 }

@@ -55,6 +55,9 @@ type radialKernel interface {
 	fromR2(r2 float64) float64
 	// dFromR2 returns k(r²) and dk/d(r²).
 	dFromR2(r2 float64) (k, dk float64)
+	// dFromR2K returns dk/d(r²) given r² and k = k(r²), without another
+	// exponential (the fit loop already has k).
+	dFromR2K(r2, k float64) float64
 }
 
 // ardParams holds the log parameters shared by the ARD kernels.
@@ -147,6 +150,8 @@ func (k *SE) dFromR2(r2 float64) (float64, float64) {
 	return v, -0.5 * v
 }
 
+func (k *SE) dFromR2K(_, kv float64) float64 { return -0.5 * kv }
+
 // Eval returns k(x, y).
 func (k *SE) Eval(x, y []float64) float64 { return k.fromR2(k.r2(x, y)) }
 
@@ -206,6 +211,12 @@ func (k *Matern52) dFromR2(r2 float64) (float64, float64) {
 	r := math.Sqrt(r2)
 	e := k.s2 * math.Exp(-sqrt5*r)
 	return (1 + sqrt5*r + 5.0/3.0*r2) * e, -5.0 / 6.0 * (1 + sqrt5*r) * e
+}
+
+// dFromR2K uses dk/d(r²) = −(5/6)(1+√5 r)/(1+√5 r+5r²/3) · k.
+func (k *Matern52) dFromR2K(r2, kv float64) float64 {
+	r := math.Sqrt(r2)
+	return -5.0 / 6.0 * (1 + sqrt5*r) / (1 + sqrt5*r + 5.0/3.0*r2) * kv
 }
 
 // Eval returns k(x, y).
