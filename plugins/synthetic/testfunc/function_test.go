@@ -42,8 +42,10 @@ func TestNoPointExceedsOptimum(t *testing.T) {
 	for _, label := range sortedKeys(fs) {
 		fn := fs[label]
 		samples, starts := 100000, 100
-		if fn.Dim > 2 { // the extras in 5 and 10 dimensions: uniform samples stay far below f*
-			samples, starts = 10000, 50
+		if strings.Contains(label, "/d=") {
+			// The any-dimension extras have analytic f*; in 5 and 10
+			// dimensions uniform samples stay far below it anyway.
+			samples, starts = 20000, 50
 		}
 		best := math.Inf(-1)
 		for i := 0; i < samples; i++ {
