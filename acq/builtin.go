@@ -1,0 +1,47 @@
+package acq
+
+import "fmt"
+
+// The baselines registered by this package (DESIGN.md's names). Single-point
+// acquisitions (ei, pi, ucb, mes, pes) build batches greedily with the
+// kriging believer (Greedy with LieBeliever: fantasize the posterior mean at
+// each chosen point, which shrinks the variance there); for ucb that is
+// exactly bucb. qei optimizes the batch jointly; qei-cl is Greedy EI with the
+// constant lie Options.Lie (default min); lp-ei, ts and random build batches
+// themselves.
+func init() {
+	single := func(sc func(Options) Scorer) Factory {
+		return func(o Options) (Proposer, error) {
+			return Greedy{Scorer: sc(o), Lie: LieBeliever, Settings: o.OptimizeSettingsOrDefault()}, nil
+		}
+	}
+	ucb := func(o Options) Scorer { return UCB{Beta: o.UCBBeta, Delta: o.UCBDelta} }
+	Register("ei", single(func(Options) Scorer { return EI{} }))
+	Register("pi", single(func(Options) Scorer { return PI{} }))
+	Register("ucb", single(ucb))
+	Register("bucb", single(ucb))
+	Register("mes", single(func(o Options) Scorer {
+		return MES{Samples: o.MaxValueSamples, Gumbel: o.MESGumbel, Features: o.PathFeatures}
+	}))
+	Register("pes", single(func(o Options) Scorer {
+		return PES{Samples: o.TrustedFor(1), Features: o.PathFeatures}
+	}))
+	Register("qei", func(o Options) (Proposer, error) {
+		return Optimized{Scorer: QEI{Samples: o.MCSamples}, Settings: o.OptimizeSettingsOrDefault()}, nil
+	})
+	Register("qei-cl", func(o Options) (Proposer, error) {
+		switch o.Lie {
+		case LieMin, LieMean, LieMax:
+		default:
+			return nil, fmt.Errorf("constant liar needs lie min, mean or max, got %v", o.Lie)
+		}
+		return Greedy{Scorer: EI{}, Lie: o.Lie, Settings: o.OptimizeSettingsOrDefault()}, nil
+	})
+	Register("lp-ei", func(o Options) (Proposer, error) {
+		return LocalPenalization{Settings: o.OptimizeSettingsOrDefault()}, nil
+	})
+	Register("ts", func(o Options) (Proposer, error) {
+		return Thompson{Features: o.PathFeatures}, nil
+	})
+	Register("random", func(Options) (Proposer, error) { return Random{}, nil })
+}

@@ -1,0 +1,136 @@
+package acq
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/gp"
+)
+
+// pathSettings are the inner-optimizer defaults for maximizing one
+// whole-function sample: paths are cheap to evaluate but there are many of
+// them, so fewer raw samples and restarts than for an acquisition.
+var pathSettings = OptimizeSettings{RawSamples: 256, Restarts: 3}
+
+// pathFunc adapts a gp.Path to a q = 1 Func; it suggests the training input
+// where the path is largest as an extra start.
+type pathFunc struct {
+	p     *gp.Path
+	start []float64
+}
+
+func newPathFunc(p *gp.Path, X *mat.Dense) *pathFunc {
+	f := &pathFunc{p: p}
+	if X != nil {
+		n, _ := X.Dims()
+		best := math.Inf(-1)
+		for i := 0; i < n; i++ {
+			if v := p.Eval(X.RawRowView(i)); v > best {
+				best, f.start = v, X.RawRowView(i)
+			}
+		}
+	}
+	return f
+}
+
+func (f *pathFunc) HasGradient() bool { return true }
+
+func (f *pathFunc) Eval(X, grad *mat.Dense) float64 {
+	x := X.RawRowView(0)
+	if grad == nil {
+		return f.p.Eval(x)
+	}
+	return f.p.Grad(x, grad.RawRowView(0))
+}
+
+func (f *pathFunc) Starts(q int) []*mat.Dense {
+	if f.start == nil || q != 1 {
+		return nil
+	}
+	return []*mat.Dense{mat.NewDense(1, len(f.start), append([]float64(nil), f.start...))}
+}
+
+// PathMaxima draws n approximate whole-function posterior samples of f from
+// g (gp.SamplePaths with the given number of random Fourier features) and
+// maximizes each over [0,1]^d with Maximize (settings s; the zero value uses
+// 256 raw samples and 3 restarts, plus the training input where the sample is
+// largest as a start). It returns the maximizers x*_k (one per row of the
+// n×d result) and the maxima f_k(x*_k): samples of the global maximizer and
+// maximum, as PES (Hernández-Lobato et al. 2014), MES (Wang & Jegelka 2017)
+// and Thompson sampling use them.
+func PathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettings, rng *rand.Rand) (*mat.Dense, []float64, error) {
+	if n < 1 {
+		return nil, nil, fmt.Errorf("path maxima: need at least one sample, got %d", n)
+	}
+	if s == (OptimizeSettings{}) {
+		s = pathSettings
+	}
+	paths, err := g.SamplePaths(rng, n, features)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sample posterior paths: %w", err)
+	}
+	d := g.Dim()
+	X := mat.NewDense(n, d, nil)
+	vals := make([]float64, n)
+	for k, p := range paths {
+		x, v, err := Maximize(ctx, newPathFunc(p, g.X()), 1, d, s, rng)
+		if err != nil {
+			return nil, nil, fmt.Errorf("maximize posterior sample %d: %w", k+1, err)
+		}
+		X.SetRow(k, x.RawRowView(0))
+		vals[k] = v
+	}
+	return X, vals, nil
+}
+
+// Thompson is batch Thompson sampling (Thompson 1933; for GP-BO batches,
+// e.g. Kandasamy et al. 2018): each batch member is the maximizer of an
+// independent whole-function posterior sample (PathMaxima). Pending points
+// are ignored: independent samples already diversify the batch.
+type Thompson struct {
+	Features int              // random Fourier features per sample (0: 1000)
+	Settings OptimizeSettings // path maximization (zero: see PathMaxima)
+}
+
+// Propose implements Proposer.
+func (t Thompson) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error) {
+	if err := checkState(s, q); err != nil {
+		return nil, err
+	}
+	X, _, err := PathMaxima(ctx, s.GP, q, orDefault(t.Features, 1000), t.Settings, s.Rand)
+	if err != nil {
+		return nil, fmt.Errorf("thompson sampling: %w", err)
+	}
+	return X, nil
+}
+
+// Random proposes q points drawn uniformly from [0,1]^d (random search, the
+// floor every acquisition must beat).
+type Random struct{}
+
+// Propose implements Proposer.
+func (Random) Propose(_ context.Context, s *State, q int) (*mat.Dense, error) {
+	if s == nil || s.Rand == nil || s.GP == nil {
+		return nil, fmt.Errorf("random search: state needs a GP (for the dimension) and a random stream")
+	}
+	if q < 1 {
+		return nil, fmt.Errorf("batch size %d: must be at least 1", q)
+	}
+	d := s.Dim()
+	X := mat.NewDense(q, d, nil)
+	for i := range X.RawMatrix().Data {
+		X.RawMatrix().Data[i] = s.Rand.Float64()
+	}
+	return X, nil
+}
+
+func orDefault(v, d int) int {
+	if v > 0 {
+		return v
+	}
+	return d
+}
