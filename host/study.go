@@ -383,6 +383,19 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 		s.log.Warn().Int("iter", t).Str("reason", reason).Msg("proposing space-filling random points instead of the acquisition's")
 		return latinHypercube(q, d, streamRand(s.seed, t, streamDesign)), &modelState{Fallback: reason}, nil
 	}
+	if sp, ok := s.proposer.(*suggesterProposer); ok {
+		// A suggester works from the history itself: no GP needed.
+		t0 := time.Now()
+		X, err := sp.suggest(ctx, s, t, q)
+		it.ProposeSeconds = time.Since(t0).Seconds()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, fmt.Errorf("propose iteration %d: %w", t, context.Cause(ctx))
+			}
+			return fallback(fmt.Sprintf("suggester %s: %v", s.opts.Acquisition, err))
+		}
+		return X, &modelState{}, nil
+	}
 	ds := newDataset(s.trials, d, s.info.Minimize)
 	if ds.n() == 0 {
 		return fallback("no completed evaluations yet")
@@ -394,12 +407,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 	it.FitSeconds = fr.seconds
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingMatrix()}
 	t0 := time.Now()
-	var X *mat.Dense
-	if sp, ok := s.proposer.(*suggesterProposer); ok {
-		X, err = sp.suggest(ctx, s, t, q)
-	} else {
-		X, err = s.proposer.Propose(ctx, st, q)
-	}
+	X, err := s.proposer.Propose(ctx, st, q)
 	it.ProposeSeconds = time.Since(t0).Seconds()
 	if err == nil {
 		err = checkBatch(X, q, d)
