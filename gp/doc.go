@@ -22,7 +22,15 @@
 //     (MinJitter…MaxJitter × mean diagonal) and fail with
 //     ErrNotPositiveDefinite beyond that; invalid data (NaN/Inf, size
 //     mismatches) fails with ErrBadInput. No public function returns NaN
-//     without an error.
+//     without an error for finite inputs.
+//   - Query methods without an error result (MeanVar, Predict, Joint,
+//     Conditioned.Predict, the VJPs, Path.Eval) panic, like gonum, on a
+//     dimension mismatch (a programming error), and propagate NaN from a
+//     NaN query coordinate instead of panicking; data that enters the model
+//     (New, Fit, Add, Condition) is validated and rejected with an error.
+//   - All types are immutable after construction and safe for concurrent
+//     use; Predict and MeanVarGrad reuse pooled scratch buffers and do not
+//     allocate.
 //
 // # Map to the paper (Nguyen et al., UAI 2021)
 //

@@ -259,15 +259,16 @@ func (g *GP) MeanVar(x []float64) (mean, variance float64) {
 const predictBlock = 64
 
 type predictBuf struct {
-	kb []float64 // predictBlock × n
-	sx []float64 // d
+	kb  []float64 // predictBlock × n
+	sx  []float64 // d
+	tmp []float64 // d
 }
 
 func (g *GP) getBuf() *predictBuf {
 	if b, ok := g.pool.Get().(*predictBuf); ok {
 		return b
 	}
-	return &predictBuf{kb: make([]float64, predictBlock*g.n), sx: make([]float64, g.d)}
+	return &predictBuf{kb: make([]float64, predictBlock*g.n), sx: make([]float64, g.d), tmp: make([]float64, g.d)}
 }
 
 // Predict writes the posterior mean and variance of f at each row of X
@@ -310,13 +311,21 @@ func (g *GP) Predict(X *mat.Dense, mean, variance []float64) {
 	}
 }
 
+// dot returns aᵀb (four partial sums: shorter dependency chains).
 func dot(a, b []float64) float64 {
 	b = b[:len(a)]
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
 	}
-	return s
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // crossD returns K_XD (q×n row-major) for the rows of X.

@@ -75,13 +75,15 @@ func (g *GP) MeanVarGrad(x []float64, dMean, dVar []float64) (mean, variance flo
 		panic(fmt.Sprintf("gp: MeanVarGrad: x has length %d, GP has dimension %d", len(x), g.d))
 	}
 	n, d := g.n, g.d
-	k := make([]float64, n)
-	sx := g.scaleInto(make([]float64, d), x)
+	buf := g.getBuf()
+	defer g.pool.Put(buf)
+	k := buf.kb[:n]
+	sx := g.scaleInto(buf.sx, x)
 	g.kRowRange(k, sx, x, 0, n)
 	mean = dot(k, g.alpha)
 	g.chol.halfSolveVec(k)
 	variance = math.Max(g.k.Variance()-dot(k, k), 0)
-	tmp := make([]float64, d)
+	tmp := buf.tmp
 	ps := pointSet{x: g.x, xs: g.xs, n: n}
 	if dMean != nil {
 		clear(dMean[:d])
@@ -89,7 +91,7 @@ func (g *GP) MeanVarGrad(x []float64, dMean, dVar []float64) (mean, variance flo
 	}
 	if dVar != nil {
 		// r = L⁻ᵀ L⁻¹ k; dσ² = −2 Σ r_j ∇k_j.
-		blas64.Trsv(blas.Trans, g.chol.tri(), blas64.Vector{N: n, Inc: 1, Data: k})
+		g.chol.halfSolveTVec(k)
 		for i := range k {
 			k[i] *= -2
 		}

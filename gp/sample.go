@@ -148,7 +148,13 @@ func (p *Path) prior(x []float64) float64 {
 func (p *Path) Eval(x []float64) float64 {
 	f := p.prior(x)
 	if p.rk != nil {
-		sx := make([]float64, p.d)
+		var stack [16]float64
+		sx := stack[:0]
+		if p.d <= len(stack) {
+			sx = stack[:p.d]
+		} else {
+			sx = make([]float64, p.d)
+		}
 		for i, w := range p.rk.invLengths() {
 			sx[i] = x[i] * w
 		}
