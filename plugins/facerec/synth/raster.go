@@ -104,11 +104,23 @@ func (c *canvas) image() *image.RGBA {
 	n := c.r.Dx() * c.r.Dy()
 	for i := 0; i < n; i++ {
 		for k := 0; k < 3; k++ {
-			out.Pix[4*i+k] = uint8(math.Round(math.Max(0, math.Min(255, float64(c.pix[3*i+k])))))
+			out.Pix[4*i+k] = quantize(c.pix[3*i+k])
 		}
 		out.Pix[4*i+3] = 255
 	}
 	return out
+}
+
+// quantize rounds to the nearest uint8, clamping to [0, 255]; integral
+// values map to themselves exactly.
+func quantize(f float32) uint8 {
+	switch {
+	case f <= 0:
+		return 0
+	case f >= 255:
+		return 255
+	}
+	return uint8(f + 0.5)
 }
 
 // strokeSegment draws the segment ab with width w (anti-aliased over one
