@@ -29,10 +29,14 @@ func (r *Registry) build(ctx context.Context, u *unit) (string, error) {
 	if err != nil {
 		return fail(ErrNoGo, fmt.Errorf("%s is a Go source plugin and building it needs the go command: %v; install Go (https://go.dev/dl) or build the plugin yourself and put the binary in the plugins directory", u.path, err))
 	}
-	if findGoMod(u.path) == "" {
+	srcDir := u.path
+	if d, err := filepath.EvalSymlinks(u.path); err == nil {
+		srcDir = d // a symlinked plugin builds in its real module
+	}
+	if findGoMod(srcDir) == "" {
 		return fail(ErrBuild, fmt.Errorf("%s is not inside a Go module; run `go mod init example.com/%s && go get github.com/tesbo/tesbo/sdk` in it", u.path, u.name))
 	}
-	key, err := r.buildKey(ctx, goBin, u)
+	key, err := r.buildKey(ctx, goBin, u, srcDir)
 	if err != nil {
 		return fail(ErrBuild, err)
 	}
@@ -49,14 +53,14 @@ func (r *Registry) build(ctx context.Context, u *unit) (string, error) {
 	start := time.Now()
 	r.log.Info().Str("plugin", u.name).Str("dir", u.path).Msg("building Go plugin (first use of these sources)")
 	cmd := exec.CommandContext(ctx, goBin, "build", "-buildvcs=false", "-o", tmp, ".")
-	cmd.Dir = u.path
+	cmd.Dir = srcDir
 	cmd.Env = os.Environ()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(ErrBuild, ctx.Err())
 		}
-		return fail(ErrBuild, fmt.Errorf("go build in %s failed (%v):\n%s", u.path, err, trimOutput(out)))
+		return fail(ErrBuild, fmt.Errorf("go build in %s failed (%v):\n%s", srcDir, err, trimOutput(out)))
 	}
 	if err := os.Rename(tmp, bin); err != nil {
 		return fail(ErrBuild, fmt.Errorf("store built plugin: %w", err))
@@ -68,24 +72,24 @@ func (r *Registry) build(ctx context.Context, u *unit) (string, error) {
 // buildKey hashes what determines the binary: the toolchain and target,
 // the plugin's directory tree, the source files of every package of the
 // main module (or workspace) it depends on, and go.mod/go.sum.
-func (r *Registry) buildKey(ctx context.Context, goBin string, u *unit) (string, error) {
+func (r *Registry) buildKey(ctx context.Context, goBin string, u *unit, dir string) (string, error) {
 	h := sha256.New()
-	envOut, err := goOutput(ctx, goBin, u.path, "env", "GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "GOWORK")
+	envOut, err := goOutput(ctx, goBin, dir, "env", "GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "GOWORK")
 	if err != nil {
 		return "", err
 	}
 	h.Write(envOut)
-	files, err := treeFiles(u.path)
+	files, err := treeFiles(dir)
 	if err != nil {
 		return "", err
 	}
 	// In-module dependencies outside the plugin's own tree (e.g. the sdk
 	// package when the plugin lives in the tesbo checkout). `go list -e`
 	// also works when a package does not compile; go build reports that.
-	deps, err := goOutput(ctx, goBin, u.path, "list", "-e", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", ".")
+	deps, err := goOutput(ctx, goBin, dir, "list", "-e", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", ".")
 	if err == nil {
 		for _, d := range strings.Fields(string(deps)) {
-			if within(d, u.path) {
+			if within(d, dir) {
 				continue
 			}
 			ents, err := os.ReadDir(d)
@@ -99,7 +103,7 @@ func (r *Registry) buildKey(ctx context.Context, goBin string, u *unit) (string,
 			}
 		}
 	}
-	if mod := findGoMod(u.path); mod != "" {
+	if mod := findGoMod(dir); mod != "" {
 		files = append(files, mod)
 		if sum := filepath.Join(filepath.Dir(mod), "go.sum"); fileExists(sum) {
 			files = append(files, sum)
@@ -175,4 +179,3 @@ func trimOutput(out []byte) string {
 	}
 	return strings.Join(lines, "\n")
 }
-

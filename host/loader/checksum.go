@@ -67,6 +67,9 @@ func fileHash(path string) (string, error) {
 // (skipping hidden entries, testdata and node_modules), as the sorted
 // sequence of (relative path, length, content).
 func treeHash(root string) (string, error) {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
 	files, err := treeFiles(root)
 	if err != nil {
 		return "", err
@@ -81,6 +84,9 @@ func treeHash(root string) (string, error) {
 }
 
 func treeFiles(root string) ([]string, error) {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
 	fi, err := os.Stat(root)
 	if err != nil {
 		return nil, err

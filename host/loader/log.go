@@ -49,8 +49,11 @@ func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ..
 	ev = ev.Str("logger", name)
 	for i := 0; i+1 < len(args); i += 2 {
 		k := fmt.Sprint(args[i])
-		if k == "timestamp" { // go-plugin's copy of the plugin's clock
+		switch k {
+		case "timestamp": // go-plugin's copy of the plugin's clock
 			continue
+		case "plugin": // go-plugin's path of the binary; ours is the name
+			k = "path"
 		}
 		ev = ev.Interface(k, args[i+1])
 	}

@@ -363,3 +363,15 @@ func (u *unit) command(ctx context.Context) (*exec.Cmd, error) {
 	}
 	return nil, &Error{Plugin: u.name, Op: "start", Cause: ErrStart, Err: fmt.Errorf("unknown source %v", u.source)}
 }
+
+func kindFromProto(k pb.Kind) Kind {
+	switch k {
+	case pb.Kind_KIND_OBJECTIVE:
+		return KindObjective
+	case pb.Kind_KIND_SUGGESTER:
+		return KindSuggester
+	case pb.Kind_KIND_ACQUISITION:
+		return KindAcquisition
+	}
+	return KindUnknown
+}

@@ -69,4 +69,3 @@ func (u *unit) getProcLocked() *proc {
 }
 
 var _ sdk.Suggester = (*Suggester)(nil)
-

@@ -1,0 +1,276 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing/fstest"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+	"github.com/traefik/yaegi/stdlib/syscall"
+	"github.com/traefik/yaegi/stdlib/unrestricted"
+	"github.com/traefik/yaegi/stdlib/unsafe"
+
+	"github.com/tesbo/tesbo/host/loader/internal/symbols"
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// sdkImport is the import path scripts use for the SDK.
+const sdkImport = "github.com/tesbo/tesbo/sdk"
+
+// AllowedScriptImports is the standard library a script sees by default:
+// packages that compute and do not reach the file system, the network,
+// other processes or the runtime (no os, os/exec, net, unsafe, syscall,
+// reflect, runtime, plugin). Options.Unrestricted lifts the restriction.
+var AllowedScriptImports = []string{
+	"bufio", "bytes", "cmp", "container/heap", "container/list", "container/ring",
+	"context", "encoding/base64", "encoding/binary", "encoding/csv", "encoding/hex",
+	"encoding/json", "errors", "fmt", "hash", "hash/crc32", "hash/fnv", "io",
+	"log", "maps", "math", "math/big", "math/bits", "math/cmplx", "math/rand",
+	"math/rand/v2", "path", "regexp", "slices", "sort", "strconv", "strings",
+	"sync", "sync/atomic", "text/tabwriter", "time", "unicode", "unicode/utf16",
+	"unicode/utf8",
+}
+
+// scriptInfo is what static analysis of a script found.
+type scriptInfo struct {
+	files []string
+	pkg   string
+}
+
+// loadScriptInfo parses a script's files, checks its imports against the
+// allowlist and classifies it, recording a load error on u if anything is
+// wrong: nothing starts for a script that would fail anyway.
+func (r *Registry) loadScriptInfo(u *unit, files []string) {
+	kind, pkg, err := analyzeScript(files, r.opts.Unrestricted)
+	if err != nil {
+		cause := ErrScript
+		if errors.Is(err, ErrRestricted) {
+			cause = ErrRestricted
+		}
+		u.err = &Error{Plugin: u.name, Op: "load", Cause: cause, Err: err}
+		return
+	}
+	u.kind = kind
+	u.script = &scriptInfo{files: files, pkg: pkg}
+}
+
+// analyzeScript returns the script's kind and package name.
+func analyzeScript(files []string, unrestrictedOK bool) (Kind, string, error) {
+	if len(files) == 0 {
+		return KindUnknown, "", errors.New("no Go files")
+	}
+	fset := token.NewFileSet()
+	pkg := ""
+	funcs := map[string]bool{}
+	for _, f := range files {
+		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return KindUnknown, "", fmt.Errorf("parse: %w", err)
+		}
+		if pkg == "" {
+			pkg = af.Name.Name
+		}
+		for _, im := range af.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if err := checkImport(p, unrestrictedOK); err != nil {
+				return KindUnknown, "", fmt.Errorf("%s: %w", fset.Position(im.Pos()), err)
+			}
+		}
+		for _, d := range af.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+				funcs[fd.Name.Name] = true
+			}
+		}
+	}
+	switch {
+	case funcs["Score"] && (funcs["Info"] || funcs["Evaluate"]):
+		return KindUnknown, "", errors.New("defines both Score (acquisition) and Info/Evaluate (objective); a script is one or the other")
+	case funcs["Score"]:
+		return KindAcquisition, pkg, nil
+	case funcs["Info"] && funcs["Evaluate"]:
+		return KindObjective, pkg, nil
+	case funcs["Info"] || funcs["Evaluate"]:
+		return KindUnknown, "", errors.New("an objective script must define both func Info() sdk.Info and func Evaluate(ctx context.Context, x []float64) (float64, error)")
+	}
+	return KindUnknown, "", fmt.Errorf("package %s is not a plugin: a script defines Info and Evaluate (objective) or Score (acquisition), a Go plugin directory is package main with func main", pkg)
+}
+
+var allowedImports = func() map[string]bool {
+	m := map[string]bool{sdkImport: true}
+	for _, p := range AllowedScriptImports {
+		m[p] = true
+	}
+	return m
+}()
+
+// checkImport says why a script may not import p.
+func checkImport(p string, unrestrictedOK bool) error {
+	if allowedImports[p] {
+		return nil
+	}
+	if !isStdlib(p) {
+		return fmt.Errorf("%w: %q: scripts can import only the standard library and %s (put other code in a Go plugin directory instead)", ErrScript, p, sdkImport)
+	}
+	if unrestrictedOK {
+		return nil
+	}
+	return fmt.Errorf("%w: %q is not in the restricted standard library scripts get by default (no process, file, network, unsafe or runtime access); pass --unrestricted (loader.Options.Unrestricted) to allow it", ErrRestricted, p)
+}
+
+// isStdlib reports whether p is a standard-library path (Yaegi knows it).
+func isStdlib(p string) bool {
+	if p == "unsafe" || p == "syscall" {
+		return true
+	}
+	_, ok := stdlib.Symbols[p+"/"+path.Base(p)]
+	if !ok && strings.HasSuffix(p, "/v2") { // math/rand/v2 is keyed "math/rand/v2/rand"
+		_, ok = stdlib.Symbols[p+"/"+path.Base(strings.TrimSuffix(p, "/v2"))]
+	}
+	return ok
+}
+
+// topLevelFuncs lists the functions (not methods) declared in files.
+func topLevelFuncs(files []string) (map[string]bool, error) {
+	fset := token.NewFileSet()
+	out := map[string]bool{}
+	for _, f := range files {
+		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("parse: %w", err)
+		}
+		for _, d := range af.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+				out[fd.Name.Name] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// scriptFiles lists the Go files of a script (file or directory).
+func scriptFiles(p string) ([]string, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []string{p}, nil
+	}
+	bp, err := build.ImportDir(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]string, len(bp.GoFiles))
+	for i, f := range bp.GoFiles {
+		files[i] = filepath.Join(p, f)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// Script is a compiled Yaegi script: the functions it defines, evaluated
+// once and reused for every call (Yaegi grows its memory on every Eval).
+// Calls run in the calling process with no protection; the loader runs
+// scripts in a child process (see package doc) and only the script runner
+// and benchmarks use Script directly.
+type Script struct {
+	Kind     Kind
+	Info     func() sdk.Info
+	Evaluate func(context.Context, []float64) (float64, error)
+	Score    func(sdk.Posterior, [][]float64) float64
+}
+
+// CompileScript loads the script at path (a .go file or a directory) with
+// the restricted standard library unless unrestricted is set.
+func CompileScript(p string, unrestrictedOK bool) (*Script, error) {
+	files, err := scriptFiles(p)
+	if err != nil {
+		return nil, err
+	}
+	kind, _, err := analyzeScript(files, unrestrictedOK)
+	if err != nil {
+		return nil, err
+	}
+	fsys := fstest.MapFS{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		fsys["src/tesboscript/"+filepath.Base(f)] = &fstest.MapFile{Data: b, Mode: 0o444}
+	}
+	i := interp.New(interp.Options{GoPath: ".", SourcecodeFilesystem: fsys, Unrestricted: unrestrictedOK})
+	if err := i.Use(scriptSymbols(unrestrictedOK)); err != nil {
+		return nil, err
+	}
+	if err := i.Use(symbols.Symbols); err != nil {
+		return nil, err
+	}
+	if _, err := i.Eval(`import script "tesboscript"`); err != nil {
+		return nil, fmt.Errorf("compile: %w", err)
+	}
+	s := &Script{Kind: kind}
+	get := func(name string, dst any) error {
+		v, err := i.Eval("script." + name)
+		if err != nil {
+			return fmt.Errorf("look up %s: %w", name, err)
+		}
+		want := reflect.TypeOf(dst).Elem()
+		if !v.IsValid() || v.Kind() != reflect.Func || v.Type() != want {
+			return fmt.Errorf("%s has type %v, want %v", name, v.Type(), want)
+		}
+		// v.Interface() is a real Go function wrapping the interpreted one.
+		reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(v.Interface()))
+		return nil
+	}
+	switch kind {
+	case KindObjective:
+		if err := get("Info", &s.Info); err != nil {
+			return nil, err
+		}
+		if err := get("Evaluate", &s.Evaluate); err != nil {
+			return nil, err
+		}
+	case KindAcquisition:
+		if err := get("Score", &s.Score); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// scriptSymbols is the standard library a script sees.
+func scriptSymbols(unrestrictedOK bool) interp.Exports {
+	out := interp.Exports{}
+	if unrestrictedOK {
+		for k, v := range stdlib.Symbols {
+			out[k] = v
+		}
+		for _, m := range []interp.Exports{unrestricted.Symbols, syscall.Symbols, unsafe.Symbols} {
+			for k, v := range m {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	for k, v := range stdlib.Symbols {
+		p := path.Dir(k) // "math/rand/v2/rand" → "math/rand/v2"
+		if allowedImports[p] {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,27 @@
+// Command exitmid exits in the middle of an Evaluate call when x[0] = 13,
+// like a plugin killed by the OOM killer or calling os.Exit.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+type obj struct{}
+
+func (obj) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{Params: []sdk.Param{{Name: "x", Low: -20, High: 20}}}, nil
+}
+
+func (obj) Evaluate(_ context.Context, x []float64) (float64, error) {
+	if x[0] == 13 {
+		fmt.Fprintln(os.Stderr, "exitmid: out of memory (simulated)")
+		os.Exit(7)
+	}
+	return 2 * x[0], nil
+}
+
+func main() { sdk.ServeObjective(obj{}) }
