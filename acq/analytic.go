@@ -122,6 +122,16 @@ type pointFunc struct {
 
 func (f *pointFunc) HasGradient() bool { return true }
 
+// evalRows scores every row of X with one batched posterior prediction.
+func (f *pointFunc) evalRows(X *mat.Dense, out []float64) {
+	r, _ := X.Dims()
+	mean, vr := make([]float64, r), make([]float64, r)
+	f.g.Predict(X, mean, vr)
+	for i := range out {
+		out[i], _, _ = f.score(mean[i], math.Sqrt(vr[i]))
+	}
+}
+
 func (f *pointFunc) Eval(X, grad *mat.Dense) float64 {
 	x := X.RawRowView(0)
 	if grad == nil {

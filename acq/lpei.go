@@ -70,10 +70,20 @@ func lipschitz(g *gp.GP, rng *rand.Rand) float64 {
 	var all mat.Dense
 	all.Stack(U, g.X())
 	n, _ := all.Dims()
-	dm := make([]float64, d)
+	// ∇μ(x) = Σ_j α_j ∇_x k(x, X_j): O(n d) per point.
+	k, X, alpha := g.Kernel(), g.X(), g.Alpha()
+	nd, _ := X.Dims()
+	dm, dk := make([]float64, d), make([]float64, d)
 	L := 0.0
 	for i := 0; i < n; i++ {
-		g.MeanVarGrad(all.RawRowView(i), dm, nil)
+		x := all.RawRowView(i)
+		clear(dm)
+		for j := 0; j < nd; j++ {
+			k.GradX(dk, x, X.RawRowView(j))
+			for c := range dm {
+				dm[c] += alpha[j] * dk[c]
+			}
+		}
 		L = math.Max(L, math.Sqrt(floats2(dm)))
 	}
 	if L < 1e-7 {

@@ -119,9 +119,25 @@ func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *ra
 		samplemv.LatinHypercube{Q: distmv.NewUnitUniform(n, src), Src: src}.Sample(raw)
 	}
 	rawVal := make([]float64, s.RawSamples)
-	err := parallelFor(ctx, s.RawSamples, s.Workers, func(i int) {
-		rawVal[i] = evalValue(f, raw.RawRowView(i), q, d)
-	})
+	var err error
+	if bs, ok := f.(batchScorer); ok && q == 1 {
+		// Score the raw samples in chunks with the batched posterior.
+		const chunk = 128
+		nc := (s.RawSamples + chunk - 1) / chunk
+		err = parallelFor(ctx, nc, s.Workers, func(c int) {
+			lo, hi := c*chunk, min((c+1)*chunk, s.RawSamples)
+			bs.evalRows(raw.Slice(lo, hi, 0, n).(*mat.Dense), rawVal[lo:hi])
+			for i := lo; i < hi; i++ {
+				if math.IsNaN(rawVal[i]) {
+					rawVal[i] = math.Inf(-1)
+				}
+			}
+		})
+	} else {
+		err = parallelFor(ctx, s.RawSamples, s.Workers, func(i int) {
+			rawVal[i] = evalValue(f, raw.RawRowView(i), q, d)
+		})
+	}
 	if err != nil {
 		return nil, math.NaN(), fmt.Errorf("maximize: %w", err)
 	}
@@ -188,6 +204,13 @@ func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *ra
 	out := mat.NewDense(q, d, append([]float64(nil), best...))
 	clipUnit(out.RawMatrix().Data)
 	return out, bestVal, nil
+}
+
+// batchScorer is implemented by single-point (q = 1) Funcs that score many
+// points at once faster than one Eval each (the raw-sample phase):
+// out[i] = Eval of row i of X.
+type batchScorer interface {
+	evalRows(X *mat.Dense, out []float64)
 }
 
 // evalValue returns f at the flat batch x (q·d), mapping NaN to -Inf.
