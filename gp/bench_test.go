@@ -154,3 +154,15 @@ func BenchmarkAdd(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkConditionedPredictGrad(b *testing.B) {
+	c, XB := benchConditioned(b)
+	gA := mat.NewDense(40, 40, randVec(newRNG(8), 1600))
+	gS := mat.NewDense(40, 40, randVec(newRNG(9), 1600))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, _, _, vjp := c.PredictGrad(XB)
+		vjp(gA, nil, gS)
+	}
+}

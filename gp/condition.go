@@ -141,6 +141,7 @@ type condPred struct {
 	a      []float64 // A = W L̃⁻¹ (q×s)
 	b      []float64
 	sv     []float64 // S (q×q)
+	kbb    []float64 // K_BB (q×q)
 	kBS    []float64 // K_BX* (q×s)
 	meanDB []float64 // μ_B
 }
@@ -175,8 +176,9 @@ func (c *Conditioned) predict(XB *mat.Dense) condPred {
 		p.b[i] = p.meanDB[i] - dot(p.a[i*s:(i+1)*s], c.mS)
 	}
 	// S = K_BB − VB VBᵀ − W Wᵀ.
-	p.sv = make([]float64, q*q)
-	crossCovInto(g.k, p.sv, XB, XB)
+	p.kbb = make([]float64, q*q)
+	crossCovInto(g.k, p.kbb, XB, XB)
+	p.sv = append([]float64(nil), p.kbb...)
 	sym := blas64.Symmetric{Uplo: blas.Upper, N: q, Stride: q, Data: p.sv}
 	blas64.Syrk(blas.NoTrans, -1, blas64.General{Rows: q, Cols: n, Stride: n, Data: p.vb}, 1, sym)
 	blas64.Syrk(blas.NoTrans, -1, wg, 1, sym)
@@ -201,13 +203,36 @@ func (c *Conditioned) predict(XB *mat.Dense) condPred {
 //
 // chained through ∇_x k.
 func (c *Conditioned) PredictVJP(XB *mat.Dense, gA *mat.Dense, gb []float64, gS *mat.Dense) *mat.Dense {
+	if _, d := XB.Dims(); d != c.g.d {
+		panic(fmt.Sprintf("gp: Conditioned.PredictVJP: XB has %d columns, GP has dimension %d", d, c.g.d))
+	}
+	return c.vjp(XB, c.predict(XB), gA, gb, gS)
+}
+
+// PredictGrad returns Predict's A, b, S together with their reverse-mode
+// gradient: vjp(gA, gb, gS) equals PredictVJP(XB, gA, gb, gS) but reuses
+// the intermediate results of this prediction (about half the cost of a
+// separate Predict + PredictVJP). vjp may be called several times; XB must
+// not be modified in between.
+func (c *Conditioned) PredictGrad(XB *mat.Dense) (A *mat.Dense, b []float64, S *mat.SymDense, vjp func(gA *mat.Dense, gb []float64, gS *mat.Dense) *mat.Dense) {
+	q, d := XB.Dims()
+	if d != c.g.d {
+		panic(fmt.Sprintf("gp: Conditioned.PredictGrad: XB has %d columns, GP has dimension %d", d, c.g.d))
+	}
+	p := c.predict(XB)
+	A = mat.NewDense(q, c.s, append([]float64(nil), p.a...))
+	S = mat.NewSymDense(q, append([]float64(nil), p.sv...))
+	b = append([]float64(nil), p.b...)
+	return A, b, S, func(gA *mat.Dense, gb []float64, gS *mat.Dense) *mat.Dense {
+		return c.vjp(XB, p, gA, gb, gS)
+	}
+}
+
+// vjp is PredictVJP given the prediction intermediates p (read only).
+func (c *Conditioned) vjp(XB *mat.Dense, p condPred, gA *mat.Dense, gb []float64, gS *mat.Dense) *mat.Dense {
 	g := c.g
 	q, d := XB.Dims()
-	if d != g.d {
-		panic(fmt.Sprintf("gp: Conditioned.PredictVJP: XB has %d columns, GP has dimension %d", d, g.d))
-	}
 	n, s := g.n, c.s
-	p := c.predict(XB)
 	wS := make([]float64, q*s) // ∂L/∂K_BX*
 	wD := make([]float64, q*n) // ∂L/∂K_BD
 	lt := c.lt.tri()
@@ -276,10 +301,10 @@ func (c *Conditioned) PredictVJP(XB *mat.Dense, gA *mat.Dense, gb []float64, gS 
 		x := XB.RawRowView(i)
 		dst := out.RawRowView(i)
 		sxi := g.scaleInto(sx, x)
-		weightedGrad(g.k, dst, x, sxi, pD, wD[i*n:(i+1)*n], tmp)
-		weightedGrad(g.k, dst, x, sxi, c.xs, wS[i*s:(i+1)*s], tmp)
+		weightedGradK(g.k, dst, x, sxi, pD, wD[i*n:(i+1)*n], p.kd[i*n:(i+1)*n], tmp)
+		weightedGradK(g.k, dst, x, sxi, c.xs, wS[i*s:(i+1)*s], p.kBS[i*s:(i+1)*s], tmp)
 		if gs != nil {
-			weightedGrad(g.k, dst, x, sxi, pB, gs[i*q:(i+1)*q], tmp)
+			weightedGradK(g.k, dst, x, sxi, pB, gs[i*q:(i+1)*q], p.kbb[i*q:(i+1)*q], tmp)
 		}
 	}
 	return out

@@ -30,6 +30,13 @@ func newPointSet(k Kernel, X *mat.Dense) pointSet {
 // by 1/ℓ (radial kernels only); tmp is scratch of len d. Entries with w_j
 // = 0 are skipped.
 func weightedGrad(k Kernel, dst, x, sx []float64, p pointSet, w, tmp []float64) {
+	weightedGradK(k, dst, x, sx, p, w, nil, tmp)
+}
+
+// weightedGradK is weightedGrad given the kernel values kv_j = k(x, P_j)
+// (nil if not at hand), which saves an exponential per point for radial
+// kernels.
+func weightedGradK(k Kernel, dst, x, sx []float64, p pointSet, w, kv, tmp []float64) {
 	d := len(x)
 	if rk, ok := k.(radialKernel); ok && p.xs != nil {
 		// ∇_x k = 2 dk/d(r²) (x−y)/ℓ² = 2 dk/d(r²) (sx−sy) ⊙ (1/ℓ).
@@ -40,7 +47,12 @@ func weightedGrad(k Kernel, dst, x, sx []float64, p pointSet, w, tmp []float64) 
 				continue
 			}
 			sy := p.xs[j*d : j*d+d]
-			_, dk := rk.dFromR2(sqDist(sx, sy))
+			var dk float64
+			if kv != nil {
+				dk = rk.dFromR2K(sqDist(sx, sy), kv[j])
+			} else {
+				_, dk = rk.dFromR2(sqDist(sx, sy))
+			}
 			c := 2 * wj * dk
 			for i := range acc {
 				acc[i] += c * (sx[i] - sy[i])
@@ -80,6 +92,15 @@ func (g *GP) MeanVarGrad(x []float64, dMean, dVar []float64) (mean, variance flo
 	k := buf.kb[:n]
 	sx := g.scaleInto(buf.sx, x)
 	g.kRowRange(k, sx, x, 0, n)
+	var kv []float64 // kernel values for the gradients (the solve overwrites k)
+	if g.rk != nil && (dMean != nil || dVar != nil) {
+		if len(buf.kb) >= 2*n {
+			kv = buf.kb[n : 2*n]
+		} else {
+			kv = make([]float64, n)
+		}
+		copy(kv, k)
+	}
 	mean = dot(k, g.alpha)
 	g.chol.halfSolveVec(k)
 	variance = math.Max(g.k.Variance()-dot(k, k), 0)
@@ -87,7 +108,7 @@ func (g *GP) MeanVarGrad(x []float64, dMean, dVar []float64) (mean, variance flo
 	ps := pointSet{x: g.x, xs: g.xs, n: n}
 	if dMean != nil {
 		clear(dMean[:d])
-		weightedGrad(g.k, dMean, x, sx, ps, g.alpha, tmp)
+		weightedGradK(g.k, dMean, x, sx, ps, g.alpha, kv, tmp)
 	}
 	if dVar != nil {
 		// r = L⁻ᵀ L⁻¹ k; dσ² = −2 Σ r_j ∇k_j.
@@ -96,7 +117,7 @@ func (g *GP) MeanVarGrad(x []float64, dMean, dVar []float64) (mean, variance flo
 			k[i] *= -2
 		}
 		clear(dVar[:d])
-		weightedGrad(g.k, dVar, x, sx, ps, k, tmp)
+		weightedGradK(g.k, dVar, x, sx, ps, k, kv, tmp)
 	}
 	return mean, variance
 }

@@ -220,3 +220,27 @@ func TestPathGrad(t *testing.T) {
 		}
 	}
 }
+
+// PredictGrad gives the same values as Predict and the same gradient as
+// PredictVJP.
+func TestPredictGrad(t *testing.T) {
+	rng := newRNG(19)
+	const q, d, s = 3, 2, 4
+	g := testProblem(t, NewSE([]float64{0.3, 0.4}, 1), 20, 0.02, 18)
+	c, err := g.Condition(randDense(rng, s, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	XB := randDense(rng, q, d)
+	A, b, S, vjp := c.PredictGrad(XB)
+	A0, b0, S0 := c.Predict(XB)
+	checkClose(t, "A", denseData(A), denseData(A0), 0, 0)
+	checkClose(t, "b", b, b0, 0, 0)
+	checkClose(t, "S", denseData(S), denseData(S0), 0, 0)
+	gA := mat.NewDense(q, s, randVec(rng, q*s))
+	gb := randVec(rng, q)
+	gS := mat.NewDense(q, q, randVec(rng, q*q))
+	for rep := 0; rep < 2; rep++ { // vjp may be called repeatedly
+		checkClose(t, "vjp", denseData(vjp(gA, gb, gS)), denseData(c.PredictVJP(XB, gA, gb, gS)), 1e-14, 1e-15)
+	}
+}
