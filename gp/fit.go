@@ -249,13 +249,20 @@ func sigmoid(u float64) float64 {
 	return z / (1 + z)
 }
 
-// toU maps θ (clamped strictly inside the box) to the unconstrained u.
+// toU maps a starting θ to the unconstrained u. The start is pulled at
+// least 1% of the log-range inside the box: at a bound the sigmoid's slope
+// vanishes and a warm start from a previous fit that sat on a bound (noise
+// at its floor, an irrelevant dimension's ℓ at its ceiling) could never
+// leave it.
 func (e *lmlEval) toU(theta []float64) []float64 {
 	u := make([]float64, e.nFree())
 	for i := range u {
 		lo, hi := e.lo[i], e.hi[i]
 		t := (theta[i] - lo) / (hi - lo)
-		t = math.Min(math.Max(t, 1e-6), 1-1e-6)
+		if math.IsNaN(t) {
+			t = 0.5
+		}
+		t = math.Min(math.Max(t, 0.01), 0.99)
 		u[i] = math.Log(t / (1 - t))
 	}
 	return u

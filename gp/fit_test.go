@@ -169,3 +169,29 @@ func TestFitErrors(t *testing.T) {
 		}
 	}
 }
+
+// A warm start sitting on a bound (noise at its floor) must be able to
+// leave it when the new data say so.
+func TestFitWarmFromBound(t *testing.T) {
+	truth := NewSE([]float64{0.3, 0.3}, 1.0)
+	X, y := gpData(t, truth, 0.05, 80, 54)
+	b := DefaultBounds()
+	warm, err := New(truth, b.Noise[0], X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Fit(X, y, FitSettings{Warm: warm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NoiseVar() < 0.01 || g.NoiseVar() > 0.2 {
+		t.Errorf("noise %g after warm start from the floor, want ≈ 0.05", g.NoiseVar())
+	}
+}
+
+func TestSampleJointEmpty(t *testing.T) {
+	g := testProblem(t, NewSE([]float64{0.3, 0.3}, 1), 5, 0.01, 55)
+	if s := g.SampleJoint(newRNG(1), randDense(newRNG(2), 3, 2), 0); s != nil {
+		t.Errorf("n=0: got %v, want nil", s)
+	}
+}

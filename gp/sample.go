@@ -15,7 +15,12 @@ import (
 // see MinJitter). If cov is numerically indefinite even with maximal jitter
 // (it is PSD in exact arithmetic), the symmetric square root from an
 // eigendecomposition with negative eigenvalues clamped to 0 is used instead.
+//
+// It returns nil for n ≤ 0 (gonum has no empty matrices).
 func (g *GP) SampleJoint(rng *rand.Rand, X *mat.Dense, n int) *mat.Dense {
+	if n <= 0 {
+		return nil
+	}
 	q, _ := X.Dims()
 	mean, cov := g.Joint(X)
 	root := covRoot(cov)
