@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 )
 
 // Set is a labelled image set: N examples of H×W×C bytes stored
@@ -44,6 +45,44 @@ func (s *Set) Float32() []float32 {
 	x := make([]float32, len(s.Pixels))
 	for i, p := range s.Pixels {
 		x[i] = float32(p) / 255
+	}
+	return x
+}
+
+// ChannelStats returns each channel's pixel mean and standard deviation on
+// the [0, 1] scale (value/255), for Standardized.
+func (s *Set) ChannelStats() (mean, std []float64) {
+	mean, std = make([]float64, s.C), make([]float64, s.C)
+	n := len(s.Pixels) / max(s.C, 1)
+	if n == 0 {
+		for c := range std {
+			std[c] = 1
+		}
+		return mean, std
+	}
+	sum, sq := make([]float64, s.C), make([]float64, s.C)
+	for i, p := range s.Pixels {
+		v := float64(p) / 255
+		sum[i%s.C] += v
+		sq[i%s.C] += v * v
+	}
+	for c := range mean {
+		mean[c] = sum[c] / float64(n)
+		std[c] = math.Sqrt(max(sq[c]/float64(n)-mean[c]*mean[c], 0))
+		if std[c] < 1e-6 { // a constant channel: leave it centred, unscaled
+			std[c] = 1
+		}
+	}
+	return mean, std
+}
+
+// Standardized returns the pixels as (value/255 − mean[c]) / std[c] per
+// channel c, with mean and std usually the training set's ChannelStats.
+func (s *Set) Standardized(mean, std []float64) []float32 {
+	x := make([]float32, len(s.Pixels))
+	for i, p := range s.Pixels {
+		c := i % s.C
+		x[i] = float32((float64(p)/255 - mean[c]) / std[c])
 	}
 	return x
 }

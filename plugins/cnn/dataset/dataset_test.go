@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,6 +124,15 @@ func TestFashionMNISTGenerated(t *testing.T) {
 			if s.Labels[11] != 1 || s.Pixels[11*12+5] != 11 {
 				t.Fatalf("gz=%v: example 11 has label %d and pixel %d, want 1 and 11", gz, s.Labels[11], s.Pixels[11*12+5])
 			}
+		}
+		mean, std := train.ChannelStats()
+		// Pixel value i for example i, 12 pixels each: mean of i/255 over 0..11.
+		if math.Abs(mean[0]-5.5/255) > 1e-12 || math.Abs(std[0]-math.Sqrt(143.0/12)/255) > 1e-12 {
+			t.Fatalf("ChannelStats = %v, %v; want %v, %v", mean, std, 5.5/255, math.Sqrt(143.0/12)/255)
+		}
+		z := train.Standardized(mean, std)
+		if want := float32((3.0/255 - mean[0]) / std[0]); z[3*12] != want {
+			t.Fatalf("Standardized value %v, want %v", z[3*12], want)
 		}
 		head := train.Head(5)
 		x, y := head.Float32(), head.IntLabels()
