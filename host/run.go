@@ -109,11 +109,11 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 		}
 		for i := range recs {
 			last = &recs[i]
+			s.cbMu.Lock()
 			if s.opts.OnIteration != nil {
-				s.cbMu.Lock()
 				s.opts.OnIteration(recs[i])
-				s.cbMu.Unlock()
 			}
+			s.cbMu.Unlock()
 		}
 	}
 	res := s.result(start, last)
@@ -132,21 +132,36 @@ func (s *Study) attach(ctx context.Context, obj sdk.Objective) error {
 	if err := sameSpace(s.info.Params, info.Params); err != nil {
 		return fmt.Errorf("objective %s does not match study %q: %w", info.Name, s.name, err)
 	}
+	o := s.opts
+	o.Seed = s.seed
+	return ConfigureObjective(ctx, obj, info.Name, o)
+}
+
+// ConfigureObjective sends an sdk.Configurable objective its run
+// parameters: o.Params plus "noise_var" (o.NoiseVar after defaults) and
+// "seed" (o.Seed). An objective that is not configurable (or is a plugin
+// handle reporting SupportsConfigure() == false) must get no Params. Run
+// does this itself; callers use it to check parameters early.
+func ConfigureObjective(ctx context.Context, obj sdk.Objective, name string, o Options) error {
+	o = o.withDefaults()
 	params := map[string]string{}
-	for k, v := range s.opts.Params {
+	for k, v := range o.Params {
 		params[k] = v
 	}
 	c, ok := obj.(sdk.Configurable)
+	if sc, isPlugin := obj.(interface{ SupportsConfigure() bool }); ok && isPlugin && !sc.SupportsConfigure() {
+		ok = false
+	}
 	if !ok {
 		if len(params) > 0 {
-			return fmt.Errorf("objective %s takes no parameters, but %d were given", info.Name, len(params))
+			return fmt.Errorf("objective %s takes no parameters, but %d were given", name, len(params))
 		}
 		return nil
 	}
-	params["noise_var"] = strconv.FormatFloat(s.opts.NoiseVar, 'g', -1, 64)
-	params["seed"] = strconv.FormatUint(s.seed, 10)
+	params["noise_var"] = strconv.FormatFloat(o.NoiseVar, 'g', -1, 64)
+	params["seed"] = strconv.FormatUint(o.Seed, 10)
 	if err := c.Configure(ctx, params); err != nil {
-		return fmt.Errorf("configure objective %s: %w", info.Name, err)
+		return fmt.Errorf("configure objective %s: %w", name, err)
 	}
 	return nil
 }
@@ -386,7 +401,11 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 	// f(x̄) for the regret: noise-free when the objective can, else what
 	// was observed there.
 	f := rc.Value
-	if nf, ok := obj.(sdk.NoiseFree); ok && !s.noiseFreeBroken && (s.info.Optimum != nil || rc.Value == nil) {
+	nf, ok := obj.(sdk.NoiseFree)
+	if sn, isPlugin := obj.(interface{ SupportsNoiseFree() bool }); ok && isPlugin && !sn.SupportsNoiseFree() {
+		ok = false
+	}
+	if ok && !s.noiseFreeBroken && (s.info.Optimum != nil || rc.Value == nil) {
 		cctx, cancel := ctx, context.CancelFunc(func() {})
 		if s.opts.EvalTimeout > 0 {
 			cctx, cancel = context.WithTimeout(ctx, s.opts.EvalTimeout)

@@ -155,13 +155,9 @@ func checkCardinality(space *Space, o Options) error {
 // Grace, OnIteration, OnTrial, Logger), plus Iters when positive (a new
 // iteration budget, stored) and Parallel when positive.
 func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Study, error) {
-	row, err := db.Study(ctx, name)
+	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return nil, err
-	}
-	var st storedSettings
-	if err := json.Unmarshal(row.Settings, &st); err != nil {
-		return nil, fmt.Errorf("study %q: bad stored settings: %w", name, err)
 	}
 	opts := st.Options
 	opts.Name, opts.DB, opts.Seed = name, db, row.Seed
@@ -236,6 +232,38 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 		}
 	}
 	return s, nil
+}
+
+// SetCallbacks replaces Options.OnIteration and Options.OnTrial (nil
+// removes one). Call it before Run.
+func (s *Study) SetCallbacks(onIteration func(Record), onTrial func(Trial)) {
+	s.cbMu.Lock()
+	defer s.cbMu.Unlock()
+	s.opts.OnIteration, s.opts.OnTrial = onIteration, onTrial
+}
+
+// StoredSettings returns a stored study's options (defaults filled in; no
+// per-process fields) and its objective's Info, without opening the study.
+func StoredSettings(ctx context.Context, db *store.DB, name string) (Options, sdk.Info, error) {
+	row, st, err := loadSettings(ctx, db, name)
+	if err != nil {
+		return Options{}, sdk.Info{}, err
+	}
+	o := st.Options
+	o.Name, o.Seed = name, row.Seed
+	return o, st.Info, nil
+}
+
+func loadSettings(ctx context.Context, db *store.DB, name string) (*store.Study, *storedSettings, error) {
+	row, err := db.Study(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	var st storedSettings
+	if err := json.Unmarshal(row.Settings, &st); err != nil {
+		return nil, nil, fmt.Errorf("study %q: bad stored settings: %w", name, err)
+	}
+	return row, &st, nil
 }
 
 // Name returns the study's name.
@@ -642,11 +670,11 @@ func (s *Study) finish(id int, r sdk.Result, evalErr error, st evalStats) error 
 		s.version++
 	}
 	s.mu.Unlock()
+	s.cbMu.Lock()
 	if s.opts.OnTrial != nil {
-		s.cbMu.Lock()
 		s.opts.OnTrial(t)
-		s.cbMu.Unlock()
 	}
+	s.cbMu.Unlock()
 	return nil
 }
 

@@ -1,0 +1,113 @@
+// Command tesbo-host runs batch Bayesian optimization studies: it loads an
+// objective from a plugins directory, runs the BO loop of package host with
+// an acquisition (TES by default), stores every trial in a SQLite study
+// database, and resumes interrupted studies.
+//
+//	tesbo-host run      --objective NAME [--acq NAME] [--batch N] [--iters N] ...
+//	tesbo-host resume   --db PATH --study NAME [--iters N] [--json]
+//	tesbo-host plugins  [--plugins DIR]
+//	tesbo-host bench    ...
+//
+// Exit status: 0 on success, 2 for bad input (flags, names, database), 1 when
+// a run fails, 128+signal when interrupted by SIGINT/SIGTERM (the study can
+// be resumed).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	_ "github.com/tesbo/tesbo/tes" // registers the tes-ep and tes-sp acquisitions
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError marks bad input: reported on one line, exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// interruptedError carries the exit code of an interrupted run.
+type interruptedError struct {
+	err  error
+	code int
+}
+
+func (e interruptedError) Error() string { return e.err.Error() }
+func (e interruptedError) Unwrap() error { return e.err }
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tesbo-host",
+		Short: "Batch Bayesian optimization with Trusted-Maximizers Entropy Search",
+		Long: `tesbo-host runs batch Bayesian optimization studies on objectives loaded
+from a plugins directory (executables, Go source directories or Yaegi
+scripts; see 'tesbo-host plugins'). Studies are stored in a SQLite file and
+survive Ctrl-C, SIGTERM and kill -9: 'tesbo-host resume' continues them.
+
+Exit status: 0 success, 2 bad input, 1 run failure, 130/143 interrupted.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newRunCmd(), newResumeCmd(), newPluginsCmd(), newBenchCmd())
+	return root
+}
+
+func main() {
+	os.Exit(execute(os.Args[1:]))
+}
+
+// execute runs the command line and maps its error to an exit code,
+// printing the error on stderr (bad input on one line).
+func execute(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ie interruptedError
+	if errors.As(err, &ie) {
+		fmt.Fprintln(os.Stderr, "tesbo-host:", ie.err)
+		return ie.code
+	}
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintln(os.Stderr, "tesbo-host:", oneLine(err.Error()))
+		return exitUsage
+	}
+	fmt.Fprintln(os.Stderr, "tesbo-host:", err)
+	return exitFailure
+}
+
+// isCobraUsage recognizes cobra's own argument errors (unknown command,
+// unexpected arguments), which it does not route through the flag error
+// function.
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	return strings.HasPrefix(s, "unknown command") || strings.HasPrefix(s, "accepts ") ||
+		strings.Contains(s, "unknown flag") || strings.Contains(s, "required flag")
+}
+
+// oneLine folds a multi-line message onto one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, " | ")
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/tesbo/tesbo/host"
+)
+
+// output renders a run: --json records on stdout, or a progress bar on a
+// terminal, plus debug logs per iteration.
+type output struct {
+	mu    sync.Mutex
+	json  *bufio.Writer
+	bar   *progressbar.ProgressBar
+	log   zerolog.Logger
+	best  *float64
+	evals int
+}
+
+func newOutput(study *host.Study, jsonOut bool, log zerolog.Logger) *output {
+	o := &output{log: log}
+	if jsonOut {
+		o.json = bufio.NewWriter(os.Stdout)
+		return o
+	}
+	if !term.IsTerminal(int(os.Stderr.Fd())) {
+		return o
+	}
+	s := study.Settings()
+	init := s.Init
+	if s.NoInit {
+		init = 0
+	}
+	total := init + s.Iters*s.Batch
+	done := 0
+	for _, t := range study.Trials() {
+		if t.Status == host.Complete || t.Status == host.Failed {
+			done++
+		}
+	}
+	o.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSetDescription("evaluating"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	o.bar.Set(done)
+	return o
+}
+
+func (o *output) onTrial(t host.Trial) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.bar != nil {
+		o.bar.Add(1)
+	}
+}
+
+func (o *output) onIteration(r host.Record) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.best, o.evals = r.BestValue, r.Evals
+	if o.json != nil {
+		b, err := json.Marshal(r)
+		if err != nil {
+			o.log.Error().Err(err).Msg("encode record")
+			return
+		}
+		o.json.Write(b)
+		o.json.WriteByte('\n')
+		o.json.Flush()
+	}
+	if o.bar != nil {
+		desc := fmt.Sprintf("iter %d  best %s", r.Iter, fmtPtr(r.BestValue))
+		if r.Regret != nil {
+			desc += "  regret " + strconv.FormatFloat(*r.Regret, 'g', 3, 64)
+		}
+		o.bar.Describe(desc)
+	}
+	ev := o.log.Debug().Int("iter", r.Iter).Int("evals", r.Evals).Float64("fit_s", r.FitS).Float64("propose_s", r.ProposeS).Float64("eval_s", r.EvalS)
+	if r.BestValue != nil {
+		ev = ev.Float64("best_value", *r.BestValue)
+	}
+	ev.Msg("iteration")
+}
+
+func (o *output) finish() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.bar != nil {
+		o.bar.Exit()
+		fmt.Fprintln(os.Stderr)
+	}
+	if o.json != nil {
+		o.json.Flush()
+	}
+}
+
+func fmtPtr(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*p+0, 'g', 6, 64) // +0 turns −0 into 0
+}
+
+// printSummary writes the final table: best point in native units with
+// parameter names, best value, evaluations and time.
+func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath string) {
+	s := study.Settings()
+	info := study.Info()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "study\t%s (in %s)\n", study.Name(), dbPath)
+	fmt.Fprintf(tw, "objective\t%s\n", info.Name)
+	fmt.Fprintf(tw, "acquisition\t%s, batch %d, seed %d\n", s.Acquisition, s.Batch, study.Seed())
+	fmt.Fprintf(tw, "evaluations\t%d complete, %d failed, %d BO iterations\n", res.Evaluations, res.Failures, res.Iterations)
+	fmt.Fprintf(tw, "time\t%s\n", res.Elapsed.Round(time.Millisecond))
+	dir := "max"
+	if info.Minimize {
+		dir = "min"
+	}
+	fmt.Fprintf(tw, "best value\t%s (%s)\n", fmtPtr(res.BestValue), dir)
+	if info.Optimum != nil && res.BestValue != nil {
+		fmt.Fprintf(tw, "known optimum\t%s\n", strconv.FormatFloat(*info.Optimum, 'g', 6, 64))
+	}
+	if res.Best != nil {
+		for i, p := range info.Params {
+			label := ""
+			if i == 0 {
+				label = "best x"
+			}
+			fmt.Fprintf(tw, "%s\t%s = %s\n", label, p.Name, strconv.FormatFloat(res.Best.X[i], 'g', 6, 64))
+		}
+	}
+	tw.Flush()
+	if res.Failures > 0 {
+		var last string
+		for _, t := range res.Trials {
+			if t.Status == host.Failed {
+				last = t.Error
+			}
+		}
+		fmt.Fprintf(w, "last failure: %s\n", strings.SplitN(last, "\n", 2)[0])
+	}
+}

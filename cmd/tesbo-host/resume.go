@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/store"
+)
+
+type resumeFlags struct {
+	common
+	db, study string
+	iters     int
+	parallel  int
+}
+
+func newResumeCmd() *cobra.Command {
+	var f resumeFlags
+	cmd := &cobra.Command{
+		Use:   "resume --db PATH --study NAME [flags]",
+		Short: "Continue a stored study",
+		Long: `Continue a study stored in --db after Ctrl-C, SIGTERM or kill -9: completed
+evaluations are kept, evaluations that were in flight are re-run, and the
+seed stream continues exactly where it stopped (a resumed study produces the
+same trials as an uninterrupted one). The study's settings come from the
+database; --iters sets a new total number of BO iterations.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runResume(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.db, "db", "", "SQLite study database")
+	fl.StringVar(&f.study, "study", "", "study name")
+	fl.IntVar(&f.iters, "iters", 0, "total BO iterations (default: the study's)")
+	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: the study's)")
+	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per plugin call for this process (the study's own limit still applies)")
+	f.common.register(cmd, "plugins directory (default: the one the study was started with)")
+	cmd.MarkFlagRequired("db")
+	cmd.MarkFlagRequired("study")
+	return cmd
+}
+
+func runResume(cmd *cobra.Command, f *resumeFlags) error {
+	switch {
+	case f.iters < 0:
+		return usagef("bad --iters %d: must be ≥ 0", f.iters)
+	case f.parallel < 0:
+		return usagef("bad --parallel %d: must be ≥ 1", f.parallel)
+	case f.evalTimeout < 0:
+		return usagef("bad --eval-timeout %v: must be ≥ 0", f.evalTimeout)
+	}
+	log, err := f.logger()
+	if err != nil {
+		return err
+	}
+	if _, err := f.loaderOptions(&log); err != nil {
+		return err
+	}
+	ctx, sig := signalContext(cmd.Context())
+	defer sig.stop()
+	db, err := openDB(f.db, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, info, err := host.StoredSettings(ctx, db, f.study)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return usageError{err}
+		}
+		return usageError{fmt.Errorf("read study %q: %w", f.study, err)}
+	}
+	reg, err := openPlugins(ctx, &f.common, f.pluginsDir(st.Meta[metaPlugins]), &log)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	objName := st.Meta[metaObjective]
+	if objName == "" {
+		objName = info.Name
+	}
+	obj, err := loadObjective(ctx, reg, objName)
+	if err != nil {
+		return err
+	}
+	proposer, err := resolveAcq(ctx, reg, st.Acquisition)
+	if err != nil {
+		return err
+	}
+	study, err := host.OpenStudy(ctx, db, f.study, host.Options{Proposer: proposer, Iters: f.iters, Parallel: f.parallel, Logger: log})
+	if err != nil {
+		return usageError{err}
+	}
+	if study.Done() {
+		s := study.Settings()
+		fmt.Fprintf(os.Stderr, "tesbo-host: study %q is already complete (%d of %d iterations); pass --iters N to run more\n",
+			f.study, study.Iteration(), s.Iters)
+		if !f.json {
+			res, err := study.Run(ctx, obj) // no work: builds the summary
+			if err != nil {
+				return err
+			}
+			printSummary(os.Stdout, study, res, f.db)
+		}
+		return nil
+	}
+	log.Info().Str("study", f.study).Int("trials", len(study.Trials())).Int("in_flight", len(study.InFlight())).Msg("resuming")
+	return runStudy(ctx, sig, study, obj, f.json, f.db, log)
+}

@@ -1,0 +1,440 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	zlog "github.com/rs/zerolog/log"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/host/loader"
+	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
+)
+
+// dbBusyTimeout is how long the CLI waits for another process's lock on
+// the study database before reporting it locked (writers hold it for
+// milliseconds).
+const dbBusyTimeout = 2 * time.Second
+
+// Study Meta keys the CLI sets: the plugins directory and the objective's
+// name in it (which may differ from the name in its Info).
+const (
+	metaPlugins   = "plugins"
+	metaObjective = "objective"
+)
+
+// common holds the flags every study command shares.
+type common struct {
+	plugins      string
+	json         bool
+	logLevel     string
+	unrestricted bool
+	checksums    []string
+	evalTimeout  time.Duration
+}
+
+func (c *common) register(cmd *cobra.Command, pluginsHelp string) {
+	f := cmd.Flags()
+	f.StringVar(&c.plugins, "plugins", "", pluginsHelp)
+	f.BoolVar(&c.json, "json", false, "print one JSON record per BO iteration on stdout (logs stay on stderr)")
+	f.StringVar(&c.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
+	f.BoolVar(&c.unrestricted, "unrestricted", false, "give Yaegi scripts the whole standard library (os/exec, net, file writes, ...)")
+	f.StringArrayVar(&c.checksums, "plugin-sha256", nil, "NAME=HEX: refuse plugin NAME unless its SHA-256 is HEX (repeatable; see 'tesbo-host plugins')")
+}
+
+// pluginsDir resolves the plugins directory: the flag, else fallback (a
+// resumed study's stored directory), else $TESBO_PLUGINS, else ./plugins.
+func (c *common) pluginsDir(fallback string) string {
+	switch {
+	case c.plugins != "":
+		return c.plugins
+	case fallback != "":
+		return fallback
+	case os.Getenv("TESBO_PLUGINS") != "":
+		return os.Getenv("TESBO_PLUGINS")
+	}
+	return "plugins"
+}
+
+// logger builds the stderr logger: console format on a terminal, JSON
+// otherwise.
+func (c *common) logger() (zerolog.Logger, error) {
+	lvl, err := zerolog.ParseLevel(strings.ToLower(c.logLevel))
+	if err != nil || c.logLevel == "" {
+		return zerolog.Nop(), usagef("bad --log-level %q: use debug, info, warn or error", c.logLevel)
+	}
+	var l zerolog.Logger
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		l = zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: "15:04:05"}).Level(lvl).With().Timestamp().Logger()
+	} else {
+		l = zerolog.New(os.Stderr).Level(lvl).With().Timestamp().Logger()
+	}
+	// Packages that log through zerolog's global logger (acquisitions)
+	// follow the same format and level.
+	zlog.Logger = l
+	return l, nil
+}
+
+func (c *common) loaderOptions(log *zerolog.Logger) (loader.Options, error) {
+	o := loader.Options{Logger: log, Unrestricted: c.unrestricted, EvalTimeout: c.evalTimeout}
+	for _, kv := range c.checksums {
+		name, hex, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || hex == "" {
+			return o, usagef("bad --plugin-sha256 %q: want NAME=HEX", kv)
+		}
+		if o.Checksums == nil {
+			o.Checksums = map[string]string{}
+		}
+		o.Checksums[name] = strings.ToLower(hex)
+	}
+	return o, nil
+}
+
+// runFlags are the flags of 'run'.
+type runFlags struct {
+	common
+	objective, acq, db, study string
+	batch, iters, init        int
+	trusted, parallel         int
+	seed                      uint64
+	noiseVar                  float64
+	params                    []string
+	retries                   int
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run --objective NAME [flags]",
+		Short: "Start a new study and run it",
+		Long: `Start a new study of an objective and run it: an initial Latin hypercube
+design, then --iters BO iterations of --batch points each, evaluated in
+parallel. Every trial is committed to the study database (--db) as soon as
+it finishes; if the run is interrupted (Ctrl-C, SIGTERM, kill -9) continue
+it with 'tesbo-host resume --db PATH --study NAME'.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runNew(cmd, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.objective, "objective", "", "objective to optimize, e.g. synthetic/branin (see 'tesbo-host plugins')")
+	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin")
+	fl.IntVar(&f.batch, "batch", host.DefaultBatch, "points proposed per BO iteration (|B|)")
+	fl.IntVar(&f.iters, "iters", host.DefaultIters, "BO iterations after the initial design")
+	fl.IntVar(&f.init, "init", -1, "initial design size (default 2 for synthetic/* objectives, 10 for others)")
+	fl.IntVar(&f.trusted, "trusted", 0, "number of trusted maximizers |X*| (default max(5, batch))")
+	fl.Uint64Var(&f.seed, "seed", 1, "study seed: the same seed gives the same trials")
+	fl.Float64Var(&f.noiseVar, "noise-var", host.DefaultNoiseVar, "observation-noise variance benchmark objectives add (sent as param noise_var)")
+	fl.StringVar(&f.db, "db", "tesbo.db", "SQLite study database (created if missing)")
+	fl.StringVar(&f.study, "study", "", "study name in the database (default OBJECTIVE-TIMESTAMP)")
+	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: batch)")
+	fl.StringArrayVar(&f.params, "param", nil, "key=value passed to the objective (repeatable)")
+	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per evaluation attempt, e.g. 30s (0: none); a plugin past it is restarted")
+	fl.IntVar(&f.retries, "retries", 0, "retries of a failed evaluation, with exponential backoff from 500ms")
+	f.common.register(cmd, "plugins directory (default $TESBO_PLUGINS or ./plugins)")
+	cmd.MarkFlagRequired("objective")
+	return cmd
+}
+
+// validate checks flag values before anything is loaded or written.
+func (f *runFlags) validate() (map[string]string, error) {
+	switch {
+	case f.objective == "":
+		return nil, usagef("--objective is required (see 'tesbo-host plugins')")
+	case f.batch < 1:
+		return nil, usagef("bad --batch %d: must be ≥ 1", f.batch)
+	case f.iters < 0:
+		return nil, usagef("bad --iters %d: must be ≥ 0", f.iters)
+	case f.init < -1:
+		return nil, usagef("bad --init %d: must be ≥ 0", f.init)
+	case f.trusted < 0:
+		return nil, usagef("bad --trusted %d: must be ≥ 0", f.trusted)
+	case f.parallel < 0:
+		return nil, usagef("bad --parallel %d: must be ≥ 1", f.parallel)
+	case math.IsNaN(f.noiseVar) || math.IsInf(f.noiseVar, 0) || f.noiseVar < 0:
+		return nil, usagef("bad --noise-var %v: must be a finite number ≥ 0", f.noiseVar)
+	case f.evalTimeout < 0:
+		return nil, usagef("bad --eval-timeout %v: must be ≥ 0", f.evalTimeout)
+	case f.retries < 0:
+		return nil, usagef("bad --retries %d: must be ≥ 0", f.retries)
+	case f.db == "":
+		return nil, usagef("--db must not be empty")
+	}
+	params := map[string]string{}
+	for _, kv := range f.params {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usagef("bad --param %q: want key=value", kv)
+		}
+		if k == "noise_var" || k == "seed" {
+			return nil, usagef("bad --param %q: %s is reserved, use --%s", kv, k, strings.ReplaceAll(k, "_", "-"))
+		}
+		if _, dup := params[k]; dup {
+			return nil, usagef("bad --param %q: %s given twice", kv, k)
+		}
+		params[k] = v
+	}
+	return params, nil
+}
+
+func runNew(cmd *cobra.Command, f *runFlags) error {
+	params, err := f.validate()
+	if err != nil {
+		return err
+	}
+	log, err := f.logger()
+	if err != nil {
+		return err
+	}
+	if f.parallel == 0 {
+		f.parallel = f.batch
+	}
+	ctx, sig := signalContext(cmd.Context())
+	defer sig.stop()
+
+	dir := f.pluginsDir("")
+	reg, err := openPlugins(ctx, &f.common, dir, &log)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	obj, err := loadObjective(ctx, reg, f.objective)
+	if err != nil {
+		return err
+	}
+	info, _ := obj.Info(ctx)
+	proposer, err := resolveAcq(ctx, reg, f.acq)
+	if err != nil {
+		return err
+	}
+	init := f.init
+	if init < 0 {
+		init = 10
+		if strings.HasPrefix(f.objective, "synthetic/") {
+			init = host.DefaultInit
+		}
+		// A small integer space caps the default design.
+		if sp, err := host.NewSpace(info.Params); err == nil {
+			if n, finite := sp.Cardinality(); finite && float64(init) > n {
+				init = int(n)
+			}
+		}
+	}
+	absDir, _ := filepath.Abs(dir)
+	opts := host.Options{
+		Name: f.study, Acquisition: f.acq, Proposer: proposer,
+		AcqOptions: acq.Options{Trusted: f.trusted},
+		Batch:      f.batch, Iters: f.iters, Init: init, NoInit: init == 0, Seed: f.seed, Parallel: f.parallel,
+		NoiseVar: f.noiseVar, Params: params, EvalTimeout: f.evalTimeout, Retries: f.retries,
+		Meta:   map[string]string{metaPlugins: absDir, metaObjective: f.objective},
+		Logger: log,
+	}
+	if f.noiseVar == 0 {
+		opts.NoiseVar = -1 // host.Options: negative means none
+	}
+	if opts.Name == "" {
+		opts.Name = fmt.Sprintf("%s-%s", f.objective, time.Now().Format("20060102-150405"))
+	}
+	if err := checkStudyOptions(info, opts); err != nil {
+		return err
+	}
+	if err := host.ConfigureObjective(ctx, obj, f.objective, opts); err != nil {
+		return usageError{err}
+	}
+	// Only now, with every input checked, touch the database.
+	db, err := openDB(f.db, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Study(ctx, opts.Name); err == nil {
+		return usagef("study %q already exists in %s: continue it with 'tesbo-host resume --db %s --study %s' or choose another --study",
+			opts.Name, f.db, f.db, opts.Name)
+	}
+	opts.DB = db
+	study, err := host.NewStudy(ctx, info, opts)
+	if err != nil {
+		return usageError{err}
+	}
+	return runStudy(ctx, sig, study, obj, f.json, f.db, log)
+}
+
+// checkStudyOptions catches what host.NewStudy would refuse, before the
+// database is created.
+func checkStudyOptions(info sdk.Info, o host.Options) error {
+	probe := o
+	probe.DB = nil
+	if _, err := host.NewStudy(context.Background(), info, probe); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// openDB opens the study database, classifying every failure as bad input.
+func openDB(path string, create bool) (*store.DB, error) {
+	db, err := store.Open(path, store.Options{Create: create, BusyTimeout: dbBusyTimeout})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return db, nil
+}
+
+// openPlugins discovers the plugins directory.
+func openPlugins(ctx context.Context, c *common, dir string, log *zerolog.Logger) (*loader.Registry, error) {
+	lo, err := c.loaderOptions(log)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := loader.Discover(ctx, dir, lo)
+	if err != nil {
+		return nil, usagef("plugins directory %s: %v (set --plugins or TESBO_PLUGINS)", dir, err)
+	}
+	return reg, nil
+}
+
+// loadObjective starts the objective's plugin; an unknown name lists the
+// objectives the directory serves.
+func loadObjective(ctx context.Context, reg *loader.Registry, name string) (*loader.Objective, error) {
+	obj, err := reg.Objective(ctx, name)
+	if err == nil {
+		return obj, nil
+	}
+	if errors.Is(err, loader.ErrNotFound) || errors.Is(err, loader.ErrWrongKind) {
+		var names []string
+		for _, p := range reg.List(ctx) {
+			if p.Kind == loader.KindObjective && p.Err == nil {
+				names = append(names, p.Name)
+			}
+		}
+		sort.Strings(names)
+		return nil, usagef("unknown objective %q in %s: available objectives are %s", name, reg.Dir(), listOrNone(names))
+	}
+	return nil, usagef("objective %s: %v", name, err)
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}
+
+// resolveAcq returns nil for a built-in acquisition (the host looks it up by
+// name) or a Proposer wrapping an acquisition plugin; an unknown name lists
+// all valid ones.
+func resolveAcq(ctx context.Context, reg *loader.Registry, name string) (acq.Proposer, error) {
+	for _, n := range acq.Names() {
+		if n == name {
+			return nil, nil
+		}
+	}
+	if a, err := reg.Acquisition(ctx, name); err == nil {
+		return host.AcquisitionProposer(a, acq.OptimizeSettings{RawSamples: 256, Restarts: 4, MaxIter: 50}), nil
+	}
+	if s, err := reg.Suggester(ctx, name); err == nil {
+		return host.SuggesterProposer(s), nil
+	}
+	names := acq.Names()
+	for _, p := range reg.List(ctx) {
+		if (p.Kind == loader.KindAcquisition || p.Kind == loader.KindSuggester) && p.Err == nil {
+			names = append(names, p.Name)
+		}
+	}
+	return nil, usagef("unknown acquisition %q: valid ones are %s", name, strings.Join(names, ", "))
+}
+
+// signals tracks SIGINT/SIGTERM: the first cancels the context (the study
+// stops, in-flight evaluations get a grace period), a second exits at once.
+type signals struct {
+	got  chan os.Signal
+	stop func()
+	sig  os.Signal
+}
+
+func signalContext(parent context.Context) (context.Context, *signals) {
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	s := &signals{got: make(chan os.Signal, 2)}
+	signal.Notify(s.got, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sg := <-s.got:
+			s.sig = sg
+			cancel(fmt.Errorf("received %v", sg))
+		case <-done:
+			return
+		}
+		select {
+		case sg := <-s.got:
+			fmt.Fprintf(os.Stderr, "tesbo-host: second %v: exiting now (the database is consistent; in-flight evaluations will be re-run on resume)\n", sg)
+			os.Exit(exitCodeFor(sg))
+		case <-done:
+		}
+	}()
+	s.stop = func() { signal.Stop(s.got); close(done); cancel(nil) }
+	return ctx, s
+}
+
+func exitCodeFor(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitFailure
+}
+
+// runStudy runs the study with the CLI's outputs and turns an interruption
+// into a resume hint.
+func runStudy(ctx context.Context, sig *signals, study *host.Study, obj sdk.Objective, jsonOut bool, dbPath string, log zerolog.Logger) error {
+	out := newOutput(study, jsonOut, log)
+	study.SetCallbacks(out.onIteration, out.onTrial)
+	res, err := study.Run(ctx, obj)
+	out.finish()
+	if err != nil {
+		if ctx.Err() != nil {
+			code := exitFailure
+			if sig.sig != nil {
+				code = exitCodeFor(sig.sig)
+			}
+			n := 0
+			if res != nil {
+				n = res.Evaluations
+			}
+			return interruptedError{code: code, err: fmt.Errorf("interrupted (%v) after %d completed evaluations; the study is saved. Resume with: tesbo-host resume --db %s --study %s",
+				context.Cause(ctx), n, shellQuote(dbPath), shellQuote(study.Name()))}
+		}
+		return err
+	}
+	if !jsonOut {
+		printSummary(os.Stdout, study, res, dbPath)
+	}
+	return nil
+}
+
+// shellQuote quotes s for a POSIX shell when needed.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '+' || r == '=' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

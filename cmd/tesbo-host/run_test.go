@@ -1,0 +1,505 @@
+package main
+
+import (
+	"bufio"
+	"database/sql"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/store"
+)
+
+// End to end on synthetic/branin: every --json record checked field by
+// field against the stored trials and the noise-free Branin.
+func TestRunJSON(t *testing.T) {
+	dir := t.TempDir()
+	const iters, batch, init = 6, 2, 3
+	r := cli(t, dir, "run", "--objective", "synthetic/branin", "--acq", "ei", "--iters", fmt.Sprint(iters),
+		"--batch", fmt.Sprint(batch), "--init", fmt.Sprint(init), "--seed", "3", "--db", "b.db", "--study", "s", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if lines := errorLines(r.stderr); len(lines) != 0 {
+		t.Fatalf("stderr carries non-log lines: %q", lines)
+	}
+	recs := parseRecords(t, r.stdout)
+	if len(recs) != iters {
+		t.Fatalf("%d records, want %d:\n%s", len(recs), iters, r.stdout)
+	}
+	trials, its := loadTrials(t, filepath.Join(dir, "b.db"), "s")
+	if len(trials) != init+iters*batch {
+		t.Fatalf("%d trials stored", len(trials))
+	}
+	fn := testfunc.Branin()
+	prevEvals := 0
+	for i, m := range recs {
+		rec := decode(t, m)
+		if rec.Iter != i+1 {
+			t.Fatalf("record %d: iter %d", i, rec.Iter)
+		}
+		if rec.Evals != init+(i+1)*batch || rec.Evals <= prevEvals {
+			t.Fatalf("record %d: evals %d after %d", i, rec.Evals, prevEvals)
+		}
+		prevEvals = rec.Evals
+		if len(rec.Batch) != batch || len(rec.Values) != batch {
+			t.Fatalf("record %d: batch %v values %v", i, rec.Batch, rec.Values)
+		}
+		for k := range rec.Batch {
+			tr := trials[init+i*batch+k]
+			if tr.Iteration != rec.Iter || key(tr.X) != key(rec.Batch[k]) || rec.Values[k] == nil || *rec.Values[k] != tr.Value {
+				t.Fatalf("record %d point %d: %v=%v, stored %+v", i, k, rec.Batch[k], rec.Values[k], tr)
+			}
+			if len(tr.X) != 2 || tr.X[0] < 0 || tr.X[0] > 1 || tr.X[1] < 0 || tr.X[1] > 1 {
+				t.Fatalf("point outside the domain: %v", tr.X)
+			}
+		}
+		// best_x/best_value: an evaluated point among the first evals
+		// trials, with its stored value.
+		found := false
+		for _, tr := range trials[:rec.Evals] {
+			if key(tr.X) == key(rec.BestX) && rec.BestValue != nil && tr.Value == *rec.BestValue {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("record %d: best %v = %v is not a stored evaluation", i, rec.BestX, rec.BestValue)
+		}
+		f, err := fn.Eval(rec.BestX)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Regret == nil || *rec.Regret < 0 || math.Abs(*rec.Regret-(fn.Optimum-f)) > 1e-9 {
+			t.Fatalf("record %d: regret %v, want f* − f(x̄) = %v", i, rec.Regret, fn.Optimum-f)
+		}
+		if rec.FitS <= 0 || rec.ProposeS <= 0 || rec.EvalS < 0 {
+			t.Fatalf("record %d: timings %+v", i, rec)
+		}
+		// The stored record is the printed one.
+		if string(its[rec.Iter].Record) == "" {
+			t.Fatalf("iteration %d record not stored", rec.Iter)
+		}
+	}
+}
+
+// Without --json (stdout not a terminal): a summary table naming the
+// parameters.
+func TestRunSummary(t *testing.T) {
+	dir := t.TempDir()
+	r := cli(t, dir, "run", "--objective", "grid", "--acq", "random", "--iters", "2", "--batch", "2", "--init", "2", "--study", "g")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"study", "g (in tesbo.db)", "objective", "grid", "evaluations  6 complete, 0 failed, 2 BO iterations", "best x", "a = ", "b = "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tesbo.db")); err != nil {
+		t.Fatal("default --db tesbo.db not created")
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	dir := t.TempDir()
+	for _, acq := range []string{"ei", "tes-ep"} {
+		iters := "5"
+		if acq == "tes-ep" {
+			iters = "2"
+		}
+		for _, s := range []struct{ name, seed string }{{"a", "4"}, {"b", "4"}, {"c", "5"}} {
+			r := cli(t, dir, "run", "--objective", "synthetic/hartmann3", "--acq", acq, "--iters", iters, "--batch", "2",
+				"--seed", s.seed, "--db", "d.db", "--study", acq+s.name, "--json", "--log-level", "error")
+			if r.code != 0 {
+				t.Fatalf("%s %s: exit %d: %s", acq, s.name, r.code, r.stderr)
+			}
+		}
+		a, _ := loadTrials(t, filepath.Join(dir, "d.db"), acq+"a")
+		b, _ := loadTrials(t, filepath.Join(dir, "d.db"), acq+"b")
+		c, _ := loadTrials(t, filepath.Join(dir, "d.db"), acq+"c")
+		sameTrials(t, a, b)
+		if key(a[0].X) == key(c[0].X) || key(a[len(a)-1].X) == key(c[len(c)-1].X) {
+			t.Fatalf("%s: seeds 4 and 5 gave the same points", acq)
+		}
+	}
+}
+
+// proc is a running CLI with its stdout lines collected.
+type proc struct {
+	cmd   *exec.Cmd
+	mu    sync.Mutex
+	lines []string
+	done  chan struct{}
+	err   error
+	se    strings.Builder
+}
+
+func start(t *testing.T, dir string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TESBO_PLUGINS="+pluginsDir)
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	cmd.Stderr = &p.se
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		br := bufio.NewReader(out)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				break // a partial last line (killed mid-write) is not a report
+			}
+			p.mu.Lock()
+			p.lines = append(p.lines, strings.TrimSuffix(l, "\n"))
+			p.mu.Unlock()
+		}
+		io.Copy(io.Discard, out)
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p
+}
+
+func (p *proc) nLines() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.lines)
+}
+
+func studyExists(dbPath, name string) bool {
+	if _, err := os.Stat(dbPath); err != nil {
+		return false
+	}
+	db, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	_, err = db.Study(context.Background(), name)
+	return err == nil
+}
+
+// Crash safety: SIGKILL the CLI at random points at least 20 times, resume
+// each time; every evaluation a --json record reported is stored exactly
+// once, the study completes its iterations, and the trials are exactly
+// those of an uninterrupted run with the same seed.
+func TestCrashResume(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "crash.db")
+	const batch, init = 2, 3
+	iters := 25 // raised by 10 whenever the study finishes before 20 kills
+	runArgs := func(study string) []string {
+		return []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--iters", fmt.Sprint(iters),
+			"--batch", fmt.Sprint(batch), "--init", fmt.Sprint(init), "--seed", "9", "--db", "crash.db", "--study", study,
+			"--json", "--log-level", "error"}
+	}
+	rng := rand.New(rand.NewPCG(2026, 11))
+	reported := map[string]float64{} // point → value, from records
+	kills, finished := 0, false
+	for attempt := 0; attempt < 300 && !finished; attempt++ {
+		args := []string{"resume", "--db", "crash.db", "--study", "c", "--iters", fmt.Sprint(iters), "--json", "--log-level", "error"}
+		if !studyExists(dbPath, "c") {
+			args = runArgs("c")
+		}
+		p := start(t, dir, args...)
+		if kills < 20 {
+			// Wait for 0–2 new records (or up to 3 s), then a random few ms,
+			// so kills land during start-up, proposals, evaluations and
+			// commits alike.
+			want := rng.IntN(3)
+			deadline := time.Now().Add(3 * time.Second)
+			for p.nLines() < want && time.Now().Before(deadline) {
+				select {
+				case <-p.done:
+				case <-time.After(2 * time.Millisecond):
+				}
+			}
+			time.Sleep(time.Duration(rng.IntN(25)) * time.Millisecond)
+			if p.cmd.Process.Signal(syscall.SIGKILL) == nil {
+				<-p.done
+				if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+					kills++
+				}
+			}
+		}
+		<-p.done
+		for _, l := range p.lines {
+			m := parseRecords(t, l+"\n")
+			rec := decode(t, m[0])
+			for k, x := range rec.Batch {
+				if rec.Values[k] == nil {
+					t.Fatalf("reported failure in %s", l)
+				}
+				if v, dup := reported[key(x)]; dup && v != *rec.Values[k] {
+					t.Fatalf("point %v reported with two values %v and %v", x, v, *rec.Values[k])
+				}
+				reported[key(x)] = *rec.Values[k]
+			}
+		}
+		if p.cmd.ProcessState.Success() {
+			if kills >= 20 {
+				finished = true
+			} else {
+				iters += 10
+			}
+		} else if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("%v exited with %v: %s", args, p.err, p.se.String())
+		}
+	}
+	if !finished {
+		t.Fatalf("study did not finish (%d kills)", kills)
+	}
+	t.Logf("%d kills, %d iterations, %d evaluations reported", kills, iters, len(reported))
+	trials, its := loadTrials(t, dbPath, "c")
+	if len(trials) != init+iters*batch {
+		t.Fatalf("%d trials, want %d", len(trials), init+iters*batch)
+	}
+	count := map[string]int{}
+	for _, tr := range trials {
+		if tr.Status != store.Complete {
+			t.Fatalf("trial not complete after the final resume: %+v", tr)
+		}
+		count[key(tr.X)]++
+	}
+	for x, v := range reported {
+		if count[x] != 1 {
+			t.Fatalf("reported point %s stored %d times", x, count[x])
+		}
+		for _, tr := range trials {
+			if key(tr.X) == x && tr.Value != v {
+				t.Fatalf("reported %s = %v, stored %v", x, v, tr.Value)
+			}
+		}
+	}
+	if len(its) != iters+1 || its[iters].Record == nil || trials[len(trials)-1].Iteration != iters {
+		t.Fatalf("%d iteration rows, last record %s", len(its), its[len(its)-1].Record)
+	}
+	// Kills change nothing: an uninterrupted run with the same seed.
+	r := cli(t, dir, runArgs("ref")...)
+	if r.code != 0 {
+		t.Fatalf("reference run: %s", r.stderr)
+	}
+	ref, _ := loadTrials(t, dbPath, "ref")
+	sameTrials(t, ref, trials)
+}
+
+// SIGINT/SIGTERM: exit 128+signal with a resume hint; resume finishes.
+func TestSignalResume(t *testing.T) {
+	for _, sg := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sg.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			p := start(t, dir, "run", "--objective", "synthetic/branin", "--acq", "ei", "--iters", "200",
+				"--db", "s.db", "--study", "sig", "--json", "--log-level", "error")
+			deadline := time.Now().Add(time.Minute)
+			for p.nLines() < 2 && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			p.cmd.Process.Signal(sg)
+			select {
+			case <-p.done:
+			case <-time.After(30 * time.Second):
+				p.cmd.Process.Kill()
+				t.Fatal("no exit 30 s after the signal")
+			}
+			if code := p.cmd.ProcessState.ExitCode(); code != 128+int(sg) {
+				t.Fatalf("exit %d, want %d; stderr %s", code, 128+int(sg), p.se.String())
+			}
+			lines := errorLines(p.se.String())
+			if len(lines) != 1 || !strings.Contains(lines[0], "tesbo-host resume --db s.db --study sig") {
+				t.Fatalf("no resume hint: %q", lines)
+			}
+			r := cli(t, dir, "resume", "--db", "s.db", "--study", "sig", "--iters", "5", "--json", "--log-level", "error")
+			if r.code != 0 {
+				t.Fatalf("resume: exit %d: %s", r.code, r.stderr)
+			}
+			trials, _ := loadTrials(t, filepath.Join(dir, "s.db"), "sig")
+			n := 0
+			for _, tr := range trials {
+				if tr.Status == store.Complete {
+					n++
+				}
+			}
+			if n != len(trials) || n < 2+5 {
+				t.Fatalf("%d of %d trials complete", n, len(trials))
+			}
+		})
+	}
+}
+
+func TestResumeCompleteStudy(t *testing.T) {
+	dir := t.TempDir()
+	if r := cli(t, dir, "run", "--objective", "grid", "--acq", "random", "--iters", "1", "--study", "g", "--json"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r := cli(t, dir, "resume", "--db", "tesbo.db", "--study", "g", "--json")
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "already complete") {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = cli(t, dir, "resume", "--db", "tesbo.db", "--study", "g", "--iters", "3", "--json")
+	if r.code != 0 || len(parseRecords(t, r.stdout)) != 2 {
+		t.Fatalf("extending: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestPluginsCommand(t *testing.T) {
+	r := cli(t, t.TempDir(), "plugins")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"synthetic/branin", "objective", "executable", "x1 float [0, 1]; x2 float [0, 1]; f* = -0.397887",
+		"grid", "script", "a int [0, 2]; b int [0, 2]",
+		"broken", "ERROR:", "broken.go:2",
+		"built-in acquisitions:", "tes-ep", "ei",
+		"synthetic=",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("plugins output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// Every bad input: exit 2, one error line, nothing on stdout, nothing
+// written.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	// Databases to refuse.
+	os.WriteFile(filepath.Join(dir, "text.db"), []byte("not a database\n"), 0o644)
+	newer := filepath.Join(dir, "newer.db")
+	corrupt := filepath.Join(dir, "corrupt.db")
+	good := filepath.Join(dir, "good.db")
+	for _, p := range []string{newer, corrupt, good} {
+		d, err := store.Open(p, store.Options{Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+	}
+	if r := cli(t, dir, "run", "--objective", "grid", "--acq", "random", "--iters", "1", "--db", "good.db", "--study", "taken"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	rawExec(t, newer, `UPDATE tesbo_meta SET value='99' WHERE key='schema_version'`)
+	b, _ := os.ReadFile(corrupt)
+	for i := 4096; i < len(b); i++ {
+		b[i] = 0x5A
+	}
+	os.WriteFile(corrupt, b, 0o644)
+
+	branin := []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--db", "new.db"}
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown objective", []string{"run", "--objective", "nope", "--db", "new.db"}, []string{"unknown objective \"nope\"", "synthetic/branin", "grid"}},
+		{"unknown acquisition", []string{"run", "--objective", "synthetic/branin", "--acq", "nope", "--db", "new.db"}, []string{"unknown acquisition \"nope\"", "tes-ep", "ei", "random"}},
+		{"missing objective", []string{"run", "--db", "new.db"}, []string{"objective"}},
+		{"batch 0", append(branin, "--batch", "0"), []string{"--batch"}},
+		{"batch not a number", append(branin, "--batch", "two"), []string{"batch"}},
+		{"negative iters", append(branin, "--iters", "-1"), []string{"--iters"}},
+		{"negative init", append(branin, "--init", "-3"), []string{"--init"}},
+		{"negative trusted", append(branin, "--trusted", "-1"), []string{"--trusted"}},
+		{"negative parallel", append(branin, "--parallel", "-2"), []string{"--parallel"}},
+		{"negative noise", append(branin, "--noise-var", "-1"), []string{"--noise-var"}},
+		{"NaN noise", append(branin, "--noise-var", "NaN"), []string{"--noise-var"}},
+		{"negative seed", append(branin, "--seed", "-1"), []string{"seed"}},
+		{"param without =", append(branin, "--param", "foo"), []string{"--param", "key=value"}},
+		{"reserved param", append(branin, "--param", "seed=3"), []string{"reserved"}},
+		{"duplicate param", append(branin, "--param", "a=1", "--param", "a=2"), []string{"twice"}},
+		{"param for a script", []string{"run", "--objective", "grid", "--acq", "ei", "--db", "new.db", "--param", "a=1"}, []string{"takes no parameters"}},
+		{"negative timeout", append(branin, "--eval-timeout", "-1s"), []string{"--eval-timeout"}},
+		{"bad timeout", append(branin, "--eval-timeout", "soon"), []string{"eval-timeout"}},
+		{"negative retries", append(branin, "--retries", "-1"), []string{"--retries"}},
+		{"bad log level", append(branin, "--log-level", "loud"), []string{"--log-level"}},
+		{"unknown flag", append(branin, "--bogus"), []string{"unknown flag"}},
+		{"extra argument", append(branin, "extra"), []string{"unknown command"}},
+		{"bad checksum flag", append(branin, "--plugin-sha256", "synthetic"), []string{"NAME=HEX"}},
+		{"checksum mismatch", append(branin, "--plugin-sha256", "synthetic="+strings.Repeat("0", 64)), []string{"checksum"}},
+		{"missing plugins dir", append(branin, "--plugins", "/nonexistent/plugins"), []string{"plugins directory"}},
+		{"batch larger than integer space", []string{"run", "--objective", "grid", "--acq", "random", "--batch", "10", "--db", "new.db"}, []string{"larger than the 9 distinct points"}},
+		{"init larger than integer space", []string{"run", "--objective", "grid", "--acq", "random", "--init", "10", "--db", "new.db"}, []string{"larger than the 9 distinct points"}},
+		{"db not sqlite", []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--db", "text.db"}, []string{"not a tesbo study database"}},
+		{"db newer schema", []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--db", "newer.db"}, []string{"newer tesbo"}},
+		{"db corrupt", []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--db", "corrupt.db"}, []string{"corrupt"}},
+		{"db in missing directory", []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--db", "no/such/dir.db"}, []string{"does not exist"}},
+		{"study exists", []string{"run", "--objective", "grid", "--acq", "random", "--db", "good.db", "--study", "taken"}, []string{"already exists", "tesbo-host resume --db good.db --study taken"}},
+		{"resume missing db", []string{"resume", "--db", "missing.db", "--study", "x"}, []string{"no such file"}},
+		{"resume missing study", []string{"resume", "--db", "good.db", "--study", "x"}, []string{"\"x\" not found", "taken"}},
+		{"resume corrupt db", []string{"resume", "--db", "corrupt.db", "--study", "x"}, []string{"corrupt"}},
+		{"resume without study", []string{"resume", "--db", "good.db"}, []string{"study"}},
+		{"unknown command", []string{"frobnicate"}, []string{"unknown command"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := snapshot(t, dir)
+			r := cli(t, dir, c.args...)
+			if r.code != 2 {
+				t.Fatalf("exit %d, want 2; stderr:\n%s", r.code, r.stderr)
+			}
+			if r.stdout != "" {
+				t.Fatalf("stdout: %q", r.stdout)
+			}
+			lines := errorLines(r.stderr)
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "tesbo-host: ") {
+				t.Fatalf("want one error line, got %q", lines)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(lines[0], w) {
+					t.Fatalf("error %q lacks %q", lines[0], w)
+				}
+			}
+			sameSnapshot(t, before, snapshot(t, dir))
+		})
+	}
+	// A database locked by another process.
+	t.Run("db locked", func(t *testing.T) {
+		holder, err := sql.Open("sqlite", good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer holder.Close()
+		conn, err := holder.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
+			t.Fatal(err)
+		}
+		defer conn.ExecContext(context.Background(), "ROLLBACK")
+		r := cli(t, dir, "run", "--objective", "grid", "--acq", "random", "--db", "good.db", "--study", "new")
+		lines := errorLines(r.stderr)
+		if r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], "locked") {
+			t.Fatalf("exit %d, stderr %q", r.code, lines)
+		}
+	})
+}
+
+func rawExec(t *testing.T, path, q string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(q); err != nil {
+		t.Fatal(err)
+	}
+}
