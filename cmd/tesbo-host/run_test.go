@@ -2,8 +2,8 @@ package main
 
 import (
 	"bufio"
-	"database/sql"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"math"
