@@ -1,0 +1,155 @@
+package attack
+
+import (
+	"context"
+	"image"
+	"math"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tesbo/tesbo/plugins/facerec/frs"
+	"github.com/tesbo/tesbo/plugins/facerec/synth"
+)
+
+// fakeFRS is an in-process FRS for tests that need no node: it "detects"
+// one face with fixed landmarks and describes a face by the mean colours of
+// a 6×6 grid over the landmarks' box, so edits move the descriptor.
+type fakeFRS struct {
+	landmarks []frs.Point
+	noFaces   atomic.Bool
+	analyzes  atomic.Int64
+	describes atomic.Int64
+}
+
+func (f *fakeFRS) Analyze(_ context.Context, img image.Image, o frs.AnalyzeOptions) ([]frs.Face, error) {
+	f.analyzes.Add(1)
+	if f.noFaces.Load() {
+		return nil, nil
+	}
+	face := frs.Face{Box: frs.Box{X: 80, Y: 120, W: 240, H: 260}, Score: 0.99, Landmarks: append([]frs.Point(nil), f.landmarks...)}
+	if !o.NoDescriptor {
+		face.Descriptor = f.describe(img)
+	}
+	return []frs.Face{face}, nil
+}
+
+func (f *fakeFRS) Describe(_ context.Context, img image.Image, lm []frs.Point) ([]float64, error) {
+	f.describes.Add(1)
+	return f.describe(img), nil
+}
+
+func (f *fakeFRS) Close() error { return nil }
+
+func (f *fakeFRS) describe(img image.Image) []float64 {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range f.landmarks {
+		x0, y0, x1, y1 = math.Min(x0, p.X), math.Min(y0, p.Y), math.Max(x1, p.X), math.Max(y1, p.Y)
+	}
+	d := make([]float64, frs.DescriptorLen)
+	const g = 6
+	for gy := 0; gy < g; gy++ {
+		for gx := 0; gx < g; gx++ {
+			var sum [3]float64
+			n := 0.0
+			for y := int(y0 + (y1-y0)*float64(gy)/g); y < int(y0+(y1-y0)*float64(gy+1)/g); y++ {
+				for x := int(x0 + (x1-x0)*float64(gx)/g); x < int(x0+(x1-x0)*float64(gx+1)/g); x++ {
+					r, gg, b, _ := img.At(x, y).RGBA()
+					sum[0] += float64(r>>8) / 255
+					sum[1] += float64(gg>>8) / 255
+					sum[2] += float64(b>>8) / 255
+					n++
+				}
+			}
+			for k := 0; k < 3; k++ {
+				d[3*(gy*g+gx)+k] = 2 * sum[k] / math.Max(n, 1)
+			}
+		}
+	}
+	return d
+}
+
+// dlib's mean face (points 17..67) in [0,1]²; the jaw (0..16) is an arc.
+var meanX = []float64{
+	0.000213256, 0.0752622, 0.18113, 0.29077, 0.393397, 0.586856, 0.689483, 0.799124,
+	0.904991, 0.98004, 0.490127, 0.490127, 0.490127, 0.490127, 0.36688, 0.426036,
+	0.490127, 0.554217, 0.613373, 0.121737, 0.187122, 0.265825, 0.334606, 0.260918,
+	0.182743, 0.645647, 0.714428, 0.793132, 0.858516, 0.79751, 0.719335, 0.254149,
+	0.340985, 0.428858, 0.490127, 0.551395, 0.639268, 0.726104, 0.642159, 0.556721,
+	0.490127, 0.423532, 0.338094, 0.290379, 0.428096, 0.490127, 0.552157, 0.689874,
+	0.553364, 0.490127, 0.42689,
+}
+var meanY = []float64{
+	0.106454, 0.038915, 0.0187482, 0.0344891, 0.0773906, 0.0773906, 0.0344891,
+	0.0187482, 0.038915, 0.106454, 0.203352, 0.307009, 0.409805, 0.515625, 0.587326,
+	0.609345, 0.628106, 0.609345, 0.587326, 0.216423, 0.178758, 0.179852, 0.231733,
+	0.245099, 0.244077, 0.231733, 0.179852, 0.178758, 0.216423, 0.244077, 0.245099,
+	0.780233, 0.745405, 0.727388, 0.742578, 0.727388, 0.745405, 0.780233, 0.864805,
+	0.902192, 0.909281, 0.902192, 0.864805, 0.784792, 0.778746, 0.785343, 0.778746,
+	0.784792, 0.824182, 0.831803, 0.824182,
+}
+
+// fakeFace returns landmarks of a frontal face of 200 px centred at
+// (200, 230). In the 400×470 test photo, the attacker crop (landmark box
+// plus margins) covers the whole photo, so the crop's coordinates are the
+// photo's and one landmark set serves both.
+func fakeFace() []frs.Point {
+	lm := make([]frs.Point, frs.NumLandmarks)
+	at := func(u, w float64) frs.Point { return frs.Point{X: 200 + (u-0.5)*200, Y: 230 + (w-0.5)*200} }
+	for i := 0; i <= 16; i++ {
+		phi := math.Pi - float64(i)*math.Pi/16
+		lm[i] = at(0.49+0.56*math.Cos(phi), 0.25+0.9*math.Sin(phi))
+	}
+	for i := 17; i < 68; i++ {
+		lm[i] = at(meanX[i-17], meanY[i-17])
+	}
+	return lm
+}
+
+// fakePhoto is a smooth, textured 400×470 "photo".
+func fakePhoto() *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, 400, 470))
+	for y := 0; y < 470; y++ {
+		for x := 0; x < 400; x++ {
+			o := img.PixOffset(x, y)
+			img.Pix[o] = uint8(170 + 40*math.Sin(float64(x)/31))
+			img.Pix[o+1] = uint8(130 + 30*math.Cos(float64(y)/23))
+			img.Pix[o+2] = uint8(110 + float64((x*7+y*13)%17))
+			img.Pix[o+3] = 255
+		}
+	}
+	return img
+}
+
+// fakeSetup writes the fake photo and a gallery of descriptors (entry 0:
+// the attacker with round glasses; entry 1: the attacker with a full
+// beard; entry 2: far away) and returns a Config and the FRS.
+func fakeSetup(t *testing.T) (Config, *fakeFRS) {
+	t.Helper()
+	dir := t.TempDir()
+	photo := fakePhoto()
+	photoPath := filepath.Join(dir, "attacker.png")
+	if err := synth.SavePNG(photoPath, photo); err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeFRS{landmarks: fakeFace()}
+	lm := make([]synth.Point, len(f.landmarks))
+	for i, p := range f.landmarks {
+		lm[i] = synth.Point(p)
+	}
+	s, err := synth.New(photo, lm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	glasses, _ := s.Render(synth.Params{GlassesRound: 1})
+	beard, _ := s.Render(synth.Params{Beard: 1})
+	far := make([]float64, frs.DescriptorLen)
+	for i := range far {
+		far[i] = 3
+	}
+	gal := filepath.Join(dir, "gallery.npy")
+	if err := frs.WriteNPY(gal, [][]float64{f.describe(glasses), f.describe(beard), far}); err != nil {
+		t.Fatal(err)
+	}
+	return Config{Attacker: photoPath, Gallery: gal, SaveDir: filepath.Join(dir, "out"), Sidecars: 1, CacheDir: "off"}, f
+}
