@@ -36,7 +36,7 @@ type server struct {
 func (s *server) guard(op string, err *error) {
 	if r := recover(); r != nil {
 		if pe, ok := r.(posteriorPanic); ok {
-			*err = status.Errorf(codes.Unavailable, "%s: posterior callback failed: %v", op, pe.err)
+			*err = status.Errorf(codes.Aborted, "%s: posterior callback failed: %v", op, pe.err)
 			return
 		}
 		if s.log != nil {

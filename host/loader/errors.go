@@ -43,9 +43,14 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "plugin %q: %s: %v", e.Plugin, e.Op, e.Cause)
-	if e.Err != nil {
-		fmt.Fprintf(&b, ": %v", e.Err)
+	fmt.Fprintf(&b, "plugin %q: %s: ", e.Plugin, e.Op)
+	switch {
+	case e.Err == nil:
+		fmt.Fprintf(&b, "%v", e.Cause)
+	case errors.Is(e.Err, e.Cause): // the detail already says it
+		fmt.Fprintf(&b, "%v", e.Err)
+	default:
+		fmt.Fprintf(&b, "%v: %v", e.Cause, e.Err)
 	}
 	if s := strings.TrimSpace(e.Stderr); s != "" {
 		fmt.Fprintf(&b, "\nlast plugin stderr:\n%s", indent(s))

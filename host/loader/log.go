@@ -28,6 +28,11 @@ func hclogBridge(l zerolog.Logger, name string) hclog.Logger {
 type zerologSink struct{ l zerolog.Logger }
 
 func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ...any) {
+	// go-plugin's own chatter (loggers "plugin" and "plugin.stdio") is
+	// demoted: the loader reports what matters (exits, timeouts) as errors.
+	if (name == "plugin" || name == "plugin.stdio") && (level < hclog.Warn || msg == "plugin process exited") {
+		level = hclog.Trace
+	}
 	var ev *zerolog.Event
 	switch level {
 	case hclog.Trace:
@@ -112,17 +117,25 @@ func (t *tail) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		t.add(string(t.part[:i]))
+		t.addLocked(string(t.part[:i]))
 		t.part = t.part[i+1:]
 	}
 	if len(t.part) > 4096 {
-		t.add(string(t.part))
+		t.addLocked(string(t.part))
 		t.part = t.part[:0]
 	}
 	return len(p), nil
 }
 
+// add records one line; it is called from Write and for the lines a
+// plugin writes to its redirected stderr after the handshake.
 func (t *tail) add(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.addLocked(line)
+}
+
+func (t *tail) addLocked(line string) {
 	line = strings.TrimRight(line, "\r")
 	if strings.HasPrefix(line, `{"@`) { // an hclog JSON record: already logged
 		return

@@ -134,6 +134,7 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 			logger.Warn().Str("stdout", line).Msg("plugin wrote to stdout (ignored; plugins should log to stderr)")
 		}},
 		SyncStderr: &lineLogger{emit: func(line string) {
+			stderr.add(line)
 			logger.Info().Str("stderr", line).Msg("plugin stderr")
 		}},
 	})
@@ -145,6 +146,7 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	}
 	rpc, err := client.Client()
 	if err != nil {
+		p.waitExit(s, 300*time.Millisecond) // for the exit status
 		cause, detail := classifyStart(err, cmd)
 		return fail(cause, detail)
 	}
@@ -182,7 +184,10 @@ func classifyStart(err error, cmd *exec.Cmd) (error, error) {
 	case unrecognizedRE.MatchString(msg):
 		line := unrecognizedRE.FindStringSubmatch(msg)[1]
 		if strings.TrimSpace(line) == "" {
-			return ErrHandshake, errors.New("the process wrote nothing on stdout before exiting; is it a tesbo plugin (its main must call sdk.ServeObjective or a sibling)?")
+			if cmd.ProcessState != nil {
+				return ErrStart, fmt.Errorf("the process exited before the handshake%s", exitStatus(cmd))
+			}
+			return ErrHandshake, errors.New("the process closed its stdout without the go-plugin handshake line; is it a tesbo plugin (its main must call sdk.ServeObjective or a sibling)?")
 		}
 		return ErrHandshake, fmt.Errorf("the process wrote %q on stdout instead of the go-plugin handshake line; a plugin must not print to stdout before serving (log to stderr, e.g. with sdk.Logger)", line)
 	case strings.Contains(msg, "timeout while waiting for plugin to start"):

@@ -135,11 +135,13 @@ func isStdlib(p string) bool {
 	if p == "unsafe" || p == "syscall" {
 		return true
 	}
-	_, ok := stdlib.Symbols[p+"/"+path.Base(p)]
-	if !ok && strings.HasSuffix(p, "/v2") { // math/rand/v2 is keyed "math/rand/v2/rand"
-		_, ok = stdlib.Symbols[p+"/"+path.Base(strings.TrimSuffix(p, "/v2"))]
+	key := p + "/" + path.Base(p)
+	if strings.HasSuffix(p, "/v2") { // math/rand/v2 is keyed "math/rand/v2/rand"
+		key = p + "/" + path.Base(strings.TrimSuffix(p, "/v2"))
 	}
-	return ok
+	_, std := stdlib.Symbols[key]
+	_, unr := unrestricted.Symbols[key] // os/exec lives only here
+	return std || unr
 }
 
 // topLevelFuncs lists the functions (not methods) declared in files.
@@ -213,11 +215,12 @@ func CompileScript(p string, unrestrictedOK bool) (*Script, error) {
 		fsys["src/tesboscript/"+filepath.Base(f)] = &fstest.MapFile{Data: b, Mode: 0o444}
 	}
 	i := interp.New(interp.Options{GoPath: ".", SourcecodeFilesystem: fsys, Unrestricted: unrestrictedOK})
-	if err := i.Use(scriptSymbols(unrestrictedOK)); err != nil {
-		return nil, err
-	}
-	if err := i.Use(symbols.Symbols); err != nil {
-		return nil, err
+	// Use merges symbol tables package by package, so the unrestricted
+	// additions to os and log extend the standard ones.
+	for _, exp := range append(scriptSymbols(unrestrictedOK), symbols.Symbols) {
+		if err := i.Use(exp); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := i.Eval(`import script "tesboscript"`); err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
@@ -253,24 +256,15 @@ func CompileScript(p string, unrestrictedOK bool) (*Script, error) {
 }
 
 // scriptSymbols is the standard library a script sees.
-func scriptSymbols(unrestrictedOK bool) interp.Exports {
-	out := interp.Exports{}
+func scriptSymbols(unrestrictedOK bool) []interp.Exports {
 	if unrestrictedOK {
-		for k, v := range stdlib.Symbols {
-			out[k] = v
-		}
-		for _, m := range []interp.Exports{unrestricted.Symbols, syscall.Symbols, unsafe.Symbols} {
-			for k, v := range m {
-				out[k] = v
-			}
-		}
-		return out
+		return []interp.Exports{stdlib.Symbols, unrestricted.Symbols, syscall.Symbols, unsafe.Symbols}
 	}
+	out := interp.Exports{}
 	for k, v := range stdlib.Symbols {
-		p := path.Dir(k) // "math/rand/v2/rand" → "math/rand/v2"
-		if allowedImports[p] {
+		if allowedImports[path.Dir(k)] { // "math/rand/v2/rand" → "math/rand/v2"
 			out[k] = v
 		}
 	}
-	return out
+	return []interp.Exports{out}
 }

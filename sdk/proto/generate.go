@@ -11,3 +11,7 @@
 package proto
 
 //go:generate protoc --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative tesbo.proto
+
+// The Python stubs of examples/python-objective (protobuf-compiler-grpc
+// provides grpc_python_plugin, matching Debian's python3-grpcio 1.51).
+//go:generate protoc --python_out=../../examples/python-objective --plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin --grpc_python_out=../../examples/python-objective tesbo.proto

@@ -1,10 +1,13 @@
 // Command exitmid exits in the middle of an Evaluate call when x[0] = 13,
-// like a plugin killed by the OOM killer or calling os.Exit.
+// like a plugin killed by the OOM killer or calling os.Exit. It logs with
+// the log package, which writes to the process's real stderr at once (what
+// a plugin writes to os.Stderr after serving travels through go-plugin's
+// stdio stream and can be lost when the process dies).
 package main
 
 import (
 	"context"
-	"fmt"
+	"log"
 	"os"
 
 	"github.com/tesbo/tesbo/sdk"
@@ -18,7 +21,7 @@ func (obj) Info(context.Context) (sdk.Info, error) {
 
 func (obj) Evaluate(_ context.Context, x []float64) (float64, error) {
 	if x[0] == 13 {
-		fmt.Fprintln(os.Stderr, "exitmid: out of memory (simulated)")
+		log.Print("exitmid: out of memory (simulated)")
 		os.Exit(7)
 	}
 	return 2 * x[0], nil

@@ -1,0 +1,234 @@
+package loader
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every containment case is its own test plugin (testdata/plugins,
+// testdata/scripts). Each test checks the cause, that the message names
+// the plugin and says what happened, and, where the process dies, that the
+// next call gets a fresh process.
+
+// wantErr checks that err is an *Error for plugin with cause and a message
+// containing every fragment.
+func wantErr(t *testing.T, err error, plugin string, cause error, fragments ...string) {
+	t.Helper()
+	var le *Error
+	if !errors.As(err, &le) {
+		t.Fatalf("err = %v (%T), want *loader.Error", err, err)
+	}
+	if le.Plugin != plugin || !errors.Is(err, cause) {
+		t.Fatalf("err = %v; want plugin %q and cause %v", err, plugin, cause)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, `plugin "`+plugin+`"`) {
+		t.Fatalf("message does not name the plugin: %s", msg)
+	}
+	for _, f := range fragments {
+		if !strings.Contains(msg, f) {
+			t.Fatalf("message lacks %q: %s", f, msg)
+		}
+	}
+	t.Logf("%s", msg)
+}
+
+func TestContainFailsToStart(t *testing.T) {
+	r := open(t, pluginsDir(t, []string{"crashstart"}, nil), Options{})
+	_, err := r.Objective(ctxT(t), "crashstart")
+	wantErr(t, err, "crashstart", ErrStart, "exited before the handshake", "exit status 3", "cannot open dataset")
+}
+
+func TestContainStdoutJunk(t *testing.T) {
+	r := open(t, pluginsDir(t, []string{"stdoutjunk"}, nil), Options{})
+	_, err := r.Objective(ctxT(t), "stdoutjunk")
+	wantErr(t, err, "stdoutjunk", ErrHandshake, `"loading model weights... done"`, "must not print to stdout")
+}
+
+func TestContainHangsAtStart(t *testing.T) {
+	r := open(t, pluginsDir(t, []string{"hangstart"}, nil), Options{StartTimeout: 500 * time.Millisecond})
+	_, err := r.Objective(ctxT(t), "hangstart")
+	wantErr(t, err, "hangstart", ErrStart, "no handshake within the start timeout")
+}
+
+func TestContainExitsMidCall(t *testing.T) {
+	r := open(t, pluginsDir(t, []string{"exitmid"}, nil), Options{})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "exitmid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = o.Evaluate(ctx, []float64{13})
+	wantErr(t, err, "exitmid", ErrExited, "exit status 7", "out of memory (simulated)", "restarted on the next call")
+	// Restarted on the next call.
+	if v, err := o.Evaluate(ctx, []float64{2}); err != nil || v != 4 {
+		t.Fatalf("after restart: %v, %v", v, err)
+	}
+}
+
+func TestContainPanics(t *testing.T) {
+	r := open(t, pluginsDir(t, []string{"panic"}, nil), Options{})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "panic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A panic in Evaluate is recovered by the sdk: an error, same process.
+	_, err = o.Evaluate(ctx, []float64{13})
+	wantErr(t, err, "panic", ErrPanic, "Evaluate panicked", "assignment to entry in nil map")
+	if v, err := o.Evaluate(ctx, []float64{1}); err != nil || v != 2 {
+		t.Fatalf("after recovered panic: %v, %v", v, err)
+	}
+	// A panic in a goroutine kills the process: its trace is in the error.
+	_, err = o.Evaluate(ctx, []float64{14})
+	wantErr(t, err, "panic", ErrExited, "panic: boom in a goroutine", "exit status 2")
+	if v, err := o.Evaluate(ctx, []float64{1}); err != nil || v != 2 {
+		t.Fatalf("after restart: %v, %v", v, err)
+	}
+}
+
+func TestContainHangsPastTimeout(t *testing.T) {
+	r := open(t, pluginsDir(t, []string{"hang"}, nil), Options{EvalTimeout: 300 * time.Millisecond})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "hang")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = o.Evaluate(ctx, []float64{13})
+	wantErr(t, err, "hang", ErrTimeout, "no answer within 300ms", "killed")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("timed-out call took %v", d)
+	}
+	if v, err := o.Evaluate(ctx, []float64{3}); err != nil || v != -3 {
+		t.Fatalf("after restart: %v, %v", v, err)
+	}
+}
+
+func TestContainNaNInf(t *testing.T) {
+	r := open(t, pluginsDir(t, []string{"nan"}, nil), Options{})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "nan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = o.Evaluate(ctx, []float64{-0.5})
+	wantErr(t, err, "nan", ErrBadValue, "NaN")
+	_, err = o.Evaluate(ctx, []float64{0.5})
+	wantErr(t, err, "nan", ErrBadValue, "+Inf")
+	if v, err := o.Evaluate(ctx, []float64{0}); err != nil || v != 0 {
+		t.Fatalf("finite value: %v, %v", v, err)
+	}
+}
+
+func TestContainMalformedSpace(t *testing.T) {
+	for name, frag := range map[string]string{
+		"badbounds": "Low 1 must be less than High 1",
+		"badkind":   "unknown kind 7",
+		"noparams":  "no parameters",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := open(t, pluginsDir(t, []string{name}, nil), Options{})
+			_, err := r.Objective(ctxT(t), name)
+			wantErr(t, err, name, ErrBadSpace, frag)
+		})
+	}
+}
+
+func TestContainScriptPanics(t *testing.T) {
+	r := open(t, pluginsDir(t, nil, map[string]string{"boom.go": "testdata/scripts/panic.go"}), Options{})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "boom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = o.Evaluate(ctx, []float64{0.9})
+	wantErr(t, err, "boom", ErrPanic, "script boom")
+	if v, err := o.Evaluate(ctx, []float64{0.25}); err != nil || v != 0.25 {
+		t.Fatalf("after panic: %v, %v", v, err)
+	}
+}
+
+func TestContainScriptLoops(t *testing.T) {
+	r := open(t, pluginsDir(t, nil, map[string]string{"loop.go": "testdata/scripts/loop.go"}), Options{ScriptTimeout: 300 * time.Millisecond})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = o.Evaluate(ctx, []float64{0.9})
+	wantErr(t, err, "loop", ErrTimeout, "no answer within 300ms")
+	if v, err := o.Evaluate(ctx, []float64{0.25}); err != nil || v != 0.25 {
+		t.Fatalf("after restart: %v, %v", v, err)
+	}
+}
+
+func TestContainScriptNaN(t *testing.T) {
+	r := open(t, pluginsDir(t, nil, map[string]string{"nanacq.go": "testdata/scripts/nanacq.go"}), Options{})
+	ctx := ctxT(t)
+	a, err := r.Acquisition(ctx, "nanacq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Score(ctx, testPost, [][]float64{{0.5, 0.5}})
+	wantErr(t, err, "nanacq", ErrBadValue, "NaN")
+}
+
+func TestContainScriptDoesNotCompile(t *testing.T) {
+	r := open(t, pluginsDir(t, nil, map[string]string{
+		"typeerr.go":  "testdata/scripts/typeerr.go",
+		"wrongsig.go": "testdata/scripts/wrongsig.go",
+	}), Options{})
+	ctx := ctxT(t)
+	_, err := r.Objective(ctx, "typeerr")
+	wantErr(t, err, "typeerr", ErrStart, "typeerr.go:12")
+	_, err = r.Objective(ctx, "wrongsig")
+	wantErr(t, err, "wrongsig", ErrStart, "Evaluate has type func([]float64) float64")
+}
+
+// TestOneBrokenNeverHidesOthers puts every broken plugin next to healthy
+// ones: List reports each broken one with its cause and the healthy ones
+// load and evaluate.
+func TestOneBrokenNeverHidesOthers(t *testing.T) {
+	dir := pluginsDir(t,
+		[]string{"objective", "multi", "crashstart", "stdoutjunk", "badbounds", "badkind", "noparams", "suggester"},
+		map[string]string{
+			"quad.go":     "testdata/scripts/objective.go",
+			"exec.go":     "testdata/scripts/exec.go",
+			"typeerr.go":  "testdata/scripts/typeerr.go",
+			"brokenbuild": "testdata/plugins/brokenbuild",
+		})
+	r := open(t, dir, Options{CacheDir: t.TempDir()})
+	ctx := ctxT(t)
+	got := map[string]error{}
+	for _, p := range r.List(ctx) {
+		got[p.Name] = p.Err
+	}
+	wantOK := []string{"objective", "multi/up", "multi/down", "quad", "suggester"}
+	wantBad := map[string]error{
+		"crashstart": ErrStart, "stdoutjunk": ErrHandshake, "badbounds": ErrBadSpace, "badkind": ErrBadSpace,
+		"noparams": ErrBadSpace, "exec": ErrRestricted, "typeerr": ErrStart, "brokenbuild": ErrBuild,
+	}
+	if len(got) != len(wantOK)+len(wantBad) {
+		t.Fatalf("List = %v", got)
+	}
+	for _, n := range wantOK {
+		if err, ok := got[n]; !ok || err != nil {
+			t.Fatalf("%s: present %v, err %v", n, ok, err)
+		}
+	}
+	for n, cause := range wantBad {
+		if !errors.Is(got[n], cause) {
+			t.Fatalf("%s: err %v, want %v", n, got[n], cause)
+		}
+	}
+	o, err := r.Objective(ctx, "multi/up")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := o.Evaluate(ctx, []float64{1}); err != nil || v != 2 {
+		t.Fatalf("multi/up(1) = %v, %v", v, err)
+	}
+}

@@ -1,0 +1,151 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// TestExamples loads the repository's examples the way the README says:
+// the Go objective directory (built on first use), the two scripts, and
+// checks their values.
+func TestExamples(t *testing.T) {
+	dir := pluginsDir(t, nil, map[string]string{
+		"rosenbrock":    "../../examples/go-objective",
+		"hartmann6.go":  "../../examples/scripts/hartmann6.go",
+		"ucb_logdet.go": "../../examples/scripts/ucb_logdet.go",
+	})
+	r := open(t, dir, Options{CacheDir: t.TempDir()})
+	ctx := ctxT(t)
+	for _, p := range r.List(ctx) {
+		if p.Err != nil {
+			t.Fatalf("%s: %v", p.Name, p.Err)
+		}
+	}
+	ros, err := r.Objective(ctx, "rosenbrock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range [][3]float64{{1, 1, 0}, {0, 0, 1}, {-1, 2, 4 + 100}} {
+		if v, err := ros.Evaluate(ctx, tc[:2]); err != nil || v != tc[2] {
+			t.Fatalf("rosenbrock(%v) = %v, %v; want %v", tc[:2], v, err, tc[2])
+		}
+	}
+	h6, err := r.Objective(ctx, "hartmann6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := h6.Info(ctx)
+	if !info.Minimize || info.Dim() != 6 || *info.Optimum != -3.32237 {
+		t.Fatalf("hartmann6 info %+v", info)
+	}
+	xstar := []float64{0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573}
+	if v, err := h6.Evaluate(ctx, xstar); err != nil || math.Abs(v-(-3.32237)) > 1e-5 {
+		t.Fatalf("hartmann6(x*) = %v, %v", v, err)
+	}
+	acq, err := r.Acquisition(ctx, "ucb_logdet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Against the closed form for fakePost: M = I + Σ/σ_n² with Σ = 0.25 on
+	// the diagonal and 0.1 off it; for q = 2, det M = (1+25)² − 10².
+	batch := [][]float64{{0.1, 0.2}, {0.9, 0.4}}
+	got, err := acq.Score(ctx, testPost, batch)
+	want := (0.3+1.3)/2 + 2*0.5*math.Log(26*26-10*10)/2
+	if err != nil || math.Abs(got-want) > 1e-12 {
+		t.Fatalf("ucb_logdet = %v, %v; want %v", got, err, want)
+	}
+}
+
+// pythonWithGRPC returns a Python interpreter that has grpc and
+// cryptography, or "".
+func pythonWithGRPC() string {
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(py, "-c", "import grpc, cryptography").Run() == nil {
+			if p, err := exec.LookPath(py); err == nil {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// TestPythonObjective runs examples/python-objective through the host when
+// a Python with grpcio (Debian python3-grpcio) is installed.
+func TestPythonObjective(t *testing.T) {
+	py := pythonWithGRPC()
+	if py == "" {
+		t.Skip("no python3 with grpc and cryptography (apt-get install python3-grpcio python3-cryptography)")
+	}
+	script, err := filepath.Abs("../../examples/python-objective/objective.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	wrapper := fmt.Sprintf("#!/bin/sh\nexec %s %s\n", py, script)
+	if err := os.WriteFile(filepath.Join(dir, "branin-py"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, dir, Options{})
+	ctx := ctxT(t)
+	list := r.List(ctx)
+	if len(list) != 1 || list[0].Err != nil || list[0].Kind != KindObjective || list[0].Info.Name != "branin (python)" {
+		t.Fatalf("List = %+v", list)
+	}
+	o, err := r.Objective(ctx, "branin-py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range [][]float64{{math.Pi, 2.275}, {-math.Pi, 12.275}, {0, 0}} {
+		if v, err := o.Evaluate(ctx, x); err != nil || math.Abs(v-branin(x)) > 1e-12 {
+			t.Fatalf("branin(%v) = %v, %v; want %v", x, v, err, branin(x))
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func branin(x []float64) float64 {
+	b, c, tt := 5.1/(4*math.Pi*math.Pi), 5/math.Pi, 1/(8*math.Pi)
+	d := x[1] - b*x[0]*x[0] + c*x[0] - 6
+	return d*d + 10*(1-tt)*math.Cos(x[0]) + 10
+}
+
+// Example_script loads an objective script from a plugins directory and
+// evaluates it; the script runs in a child process of the host.
+func Example_script() {
+	dir, _ := os.MkdirTemp("", "plugins")
+	defer os.RemoveAll(dir)
+	src, _ := filepath.Abs("../../examples/scripts/hartmann6.go")
+	_ = os.Symlink(src, filepath.Join(dir, "hartmann6.go"))
+
+	ctx := context.Background()
+	reg, err := Discover(ctx, dir, Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer reg.Close()
+	for _, p := range reg.List(ctx) {
+		fmt.Println(p.Name, p.Kind, p.Source, p.Info.Dim(), "params, minimize:", p.Info.Minimize)
+	}
+	h6, err := reg.Objective(ctx, "hartmann6")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	v, err := h6.Evaluate(ctx, []float64{0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573})
+	fmt.Printf("f(x*) = %.4f %v\n", v, err)
+	// Output:
+	// hartmann6 objective script 6 params, minimize: true
+	// f(x*) = -3.3224 <nil>
+}
+
+var _ sdk.Posterior = fakePost{}

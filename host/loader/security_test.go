@@ -1,0 +1,131 @@
+package loader
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestRestrictedScripts(t *testing.T) {
+	dir := pluginsDir(t, nil, map[string]string{
+		"exec.go": "testdata/scripts/exec.go",
+		"net.go":  "testdata/scripts/net.go",
+	})
+	r := open(t, dir, Options{})
+	ctx := ctxT(t)
+	list := r.List(ctx)
+	if len(list) != 2 {
+		t.Fatalf("List = %+v", list)
+	}
+	for _, p := range list {
+		imp := map[string]string{"exec": `"os/exec"`, "net": `"net"`}[p.Name]
+		pos := map[string]string{"exec": "exec.go:5:2", "net": "net.go:4:2"}[p.Name]
+		wantErr(t, p.Err, p.Name, ErrRestricted, imp, "--unrestricted", pos)
+	}
+	if _, err := r.Objective(ctx, "exec"); !errors.Is(err, ErrRestricted) {
+		t.Fatalf("Objective(exec) err = %v", err)
+	}
+
+	// --unrestricted lifts it: the script runs `true` through os/exec.
+	r2 := open(t, dir, Options{Unrestricted: true})
+	o, err := r2.Objective(ctx, "exec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := o.Evaluate(ctx, []float64{0.5}); err != nil || v != 0 {
+		t.Fatalf("unrestricted exec script: %v, %v", v, err)
+	}
+}
+
+func TestCheckImport(t *testing.T) {
+	for _, tc := range []struct {
+		path         string
+		unrestricted bool
+		want         error
+	}{
+		{"math", false, nil},
+		{"math/rand/v2", false, nil},
+		{"github.com/tesbo/tesbo/sdk", false, nil},
+		{"os/exec", false, ErrRestricted},
+		{"os", false, ErrRestricted},
+		{"net/http", false, ErrRestricted},
+		{"unsafe", false, ErrRestricted},
+		{"syscall", false, ErrRestricted},
+		{"reflect", false, ErrRestricted},
+		{"os/exec", true, nil},
+		{"unsafe", true, nil},
+		{"github.com/evil/pkg", true, ErrScript},
+	} {
+		err := checkImport(tc.path, tc.unrestricted)
+		if (tc.want == nil) != (err == nil) || tc.want != nil && !errors.Is(err, tc.want) {
+			t.Errorf("checkImport(%q, %v) = %v, want %v", tc.path, tc.unrestricted, err, tc.want)
+		}
+	}
+	// Every allowlisted package exists in the interpreter's standard library.
+	for _, p := range AllowedScriptImports {
+		if !isStdlib(p) {
+			t.Errorf("allowlisted %q is unknown to Yaegi", p)
+		}
+	}
+}
+
+func TestChecksum(t *testing.T) {
+	dir := pluginsDir(t, []string{"objective"}, map[string]string{"quad.go": "testdata/scripts/objective.go"})
+	ctx := ctxT(t)
+	good := map[string]string{}
+	for _, p := range open(t, dir, Options{}).List(ctx) {
+		good[p.Name] = p.SHA256
+	}
+	bad := strings.Repeat("ab", 32)
+	for _, name := range []string{"objective", "quad"} {
+		r := open(t, dir, Options{Checksums: map[string]string{name: bad}})
+		_, err := r.Objective(ctx, name)
+		wantErr(t, err, name, ErrChecksum, "refusing")
+		r = open(t, dir, Options{Checksums: map[string]string{name: strings.ToUpper(good[name])}})
+		if _, err := r.Objective(ctx, name); err != nil {
+			t.Fatalf("%s with matching checksum: %v", name, err)
+		}
+	}
+	r := open(t, dir, Options{Checksums: map[string]string{"objective": "xyz"}})
+	_, err := r.Objective(ctx, "objective")
+	wantErr(t, err, "objective", ErrChecksum, "64 hex digits")
+}
+
+func TestEnvDenyList(t *testing.T) {
+	env := []string{"PATH=/bin", "HOME=/root", "GITHUB_TOKEN=x", "AWS_SECRET_ACCESS_KEY=y", "db_password=z",
+		"OPENAI_API_KEY=k", "SSH_AUTH_SOCK=/s", "CUDA_VISIBLE_DEVICES=0", "TESBO_FOO=1"}
+	got := strings.Join(pluginEnv(env, DefaultEnvDeny, nil), " ")
+	if got != "PATH=/bin HOME=/root CUDA_VISIBLE_DEVICES=0 TESBO_FOO=1" {
+		t.Fatalf("default deny: %s", got)
+	}
+	got = strings.Join(pluginEnv(env, DefaultEnvDeny, []string{"GITHUB_TOKEN"}), " ")
+	if !strings.Contains(got, "GITHUB_TOKEN=x") {
+		t.Fatalf("allow: %s", got)
+	}
+	if got := pluginEnv(env, []string{}, nil); len(got) != len(env) {
+		t.Fatalf("empty deny list: %v", got)
+	}
+	if got := strings.Join(pluginEnv(env, []string{"TESBO_*"}, nil), " "); strings.Contains(got, "TESBO_FOO") || !strings.Contains(got, "GITHUB_TOKEN") {
+		t.Fatalf("custom deny: %s", got)
+	}
+}
+
+// TestPluginEnvironment checks end to end that a secret in the host's
+// environment does not reach a plugin while ordinary variables do.
+func TestPluginEnvironment(t *testing.T) {
+	t.Setenv("TESBO_TEST_API_TOKEN", "s3cret")
+	t.Setenv("TESBO_TEST_PLAIN", "visible")
+	r := open(t, pluginsDir(t, nil, map[string]string{"env.go": "testdata/scripts/env.go"}), Options{Unrestricted: true})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// env.go returns 1 per variable it sees: PLAIN (x=0) and TOKEN (x=1).
+	if v, err := o.Evaluate(ctx, []float64{0}); err != nil || v != 1 {
+		t.Fatalf("plain variable: %v, %v; want visible", v, err)
+	}
+	if v, err := o.Evaluate(ctx, []float64{1}); err != nil || v != 0 {
+		t.Fatalf("token variable: %v, %v; want withheld", v, err)
+	}
+}
