@@ -40,10 +40,12 @@
 //   - GP.Condition, Conditioned.Prior, Conditioned.Predict: Appendix C,
 //     Eqs. (meanplus)/(varplus); Predict's A, b, S are Appendix E's a, b and
 //     σ²_{x|X*} for a batch (PAPER-NOTES item 4: S is the full q×q matrix).
-//   - GP.MeanVarGrad, GP.JointVJP, Conditioned.PredictVJP: gradients with
-//     respect to query inputs for the acquisition optimizers.
-//   - Fit: maximum marginal likelihood (or MAP with weak priors) by
-//     multi-start L-BFGS with the analytic gradient.
+//   - GP.MeanVarGrad, GP.JointVJP, Conditioned.PredictVJP (and PredictGrad,
+//     which shares the forward pass): gradients with respect to query inputs
+//     for the acquisition optimizers.
+//   - Fit, GP.LogMarginalLikelihood, GP.LogMarginalLikelihoodGrad: maximum
+//     marginal likelihood (MAP with weak priors by default) by multi-start
+//     L-BFGS with the analytic gradient.
 //   - GP.SamplePaths: whole-function samples for TES's trusted maximizers
 //     (§4, following PES); GP.SampleJoint: joint samples at a finite set.
 //   - GP.Add: observations appended by a block Cholesky update.
@@ -57,13 +59,24 @@
 //	f(x) = f_prior(x) + k(x,X)(K_DD+σ_n²I)⁻¹(y − f_prior(X) − ε).
 //
 // The alternative, Bayesian linear regression on the m features (as in the
-// original PES code), represents the posterior with m features only: where
-// data are dense, the feature posterior's variance is starved and spurious
-// oscillations appear, so maximizers of such samples cluster wrongly. The
-// pathwise update keeps the data term exact (it interpolates the data like
-// the true posterior), uses the features only for the prior, costs one
-// O(n²) solve per sample on the already factorized K_DD+σ_n²I, and—because
-// every path draws its own frequencies—its mean and covariance at any finite
-// set of points equal the exact posterior's (the finite feature count only
-// affects higher moments of a single path).
+// original PES code), approximates prior and posterior alike with m
+// features: once n approaches m its predictive variance collapses away from
+// the data ("variance starvation", Wang et al. 2018), so samples are
+// overconfident exactly where the maximizer is uncertain, and m has to grow
+// with n. The pathwise update keeps the data term exact (a path honours the
+// observations like the true posterior), uses the features only for the
+// prior, costs one O(n²) solve per sample on the already factorized
+// K_DD+σ_n²I, and, because every path draws its own frequencies, its mean
+// and covariance at any finite set of points equal the exact posterior's (the
+// finite feature count only affects higher moments of a single path; a test
+// checks this on 2,000 paths).
+//
+// # Costs
+//
+// With n observations, d dimensions: New O(n³); MeanVar/MeanVarGrad O(n²)
+// (mean only: O(n d)); Predict O(q n²) in blocks of 64 queries with one BLAS
+// triangular solve per block; Condition O(n² s + s³) by a Schur complement on
+// the existing factor; Conditioned.Predict O(q n² + q n s + q s² + q²(n+s));
+// one likelihood-and-gradient evaluation of Fit O(n³) (Cholesky plus the
+// explicit inverse the gradient needs); Path.Eval O(m d + n d).
 package gp
