@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -120,6 +121,9 @@ type mixResult struct {
 //
 // where the common offset b cancels. base[i] are component i's base points.
 func (e *epMixture) gaussInfo(A []float64, q int, S []float64, noise float64, base []basePoints, grad bool) (mixResult, error) {
+	if q == 1 {
+		return e.gaussInfo1(A, S[0], noise, base, grad)
+	}
 	nc, k := len(e.P), e.K
 	offs := make([]int, nc+1)
 	for i := 0; i < nc; i++ {
@@ -221,17 +225,28 @@ func (e *epMixture) gaussInfo(A []float64, q int, S []float64, noise float64, ba
 	if !grad {
 		return res, nil
 	}
-	// Reverse pass. G_jn = ∂α/∂ℓ_j(n) = p_i w_n (δ_ji − π_jn).
+	// Reverse pass. G_jn = ∂α/∂ℓ_j(n) = p_i w_n (δ_ji − π_jn). Columns with
+	// negligible G_jn (component j explains sample n either fully or not at
+	// all, the usual case for well-separated components) are skipped.
 	gy := make([]float64, q*nt)
 	gm := make([]float64, nc*q)
 	gc := make([]float64, nc*q*q)
 	gcoef := make([]float64, nt)
 	rg := make([]float64, q*nt)
+	xc := make([]float64, q*nt)
+	sig := make([]int, 0, nt)
+	gmax := 0.0
+	for i := 0; i < nc; i++ {
+		for _, w := range base[i].W {
+			gmax = math.Max(gmax, e.P[i]*w)
+		}
+	}
+	thr := 1e-14 * gmax
 	for j := 0; j < nc; j++ {
 		xj := xs[j*q*nt : (j+1)*q*nt]
 		lj := ls[j*q*q : (j+1)*q*q]
-		solveLowerT(lj, q, xj, nt) // R_j = C_j⁻¹ (y − m_j)
 		gsum := 0.0
+		sig = sig[:0]
 		for i := 0; i < nc; i++ {
 			for n := offs[i]; n < offs[i+1]; n++ {
 				g := -pi[j*nt+n]
@@ -239,26 +254,41 @@ func (e *epMixture) gaussInfo(A []float64, q int, S []float64, noise float64, ba
 					g++
 				}
 				g *= e.P[i] * base[i].W[n-offs[i]]
-				gcoef[n] = g
 				gsum += g
+				if math.Abs(g) > thr {
+					gcoef[len(sig)] = g
+					sig = append(sig, n)
+				}
 			}
 		}
-		// ∂ℓ_j/∂y = −R, ∂ℓ_j/∂m_j = R, ∂ℓ_j/∂C_j = ½(R Rᵀ − C_j⁻¹).
-		for r := 0; r < q; r++ {
-			rr := xj[r*nt : (r+1)*nt]
-			gyr := gy[r*nt : (r+1)*nt]
-			rgr := rg[r*nt : (r+1)*nt]
-			s := 0.0
-			for n, v := range rr {
-				t := gcoef[n] * v
-				gyr[n] -= t
-				rgr[n] = t
-				s += t
-			}
-			gm[j*q+r] += s
-		}
+		ns := len(sig)
 		gcj := gc[j*q*q : (j+1)*q*q]
-		gemm(false, true, 0.5, rg, q, nt, xj, q, nt, 0, gcj)
+		if ns > 0 {
+			// Gather the significant columns and form R = C_j⁻¹ (y − m_j).
+			for r := 0; r < q; r++ {
+				src, dst := xj[r*nt:(r+1)*nt], xc[r*ns:(r+1)*ns]
+				for c, n := range sig {
+					dst[c] = src[n]
+				}
+			}
+			rc := xc[:q*ns]
+			solveLowerT(lj, q, rc, ns)
+			// ∂ℓ_j/∂y = −R, ∂ℓ_j/∂m_j = R, ∂ℓ_j/∂C_j = ½(R Rᵀ − C_j⁻¹).
+			for r := 0; r < q; r++ {
+				rr := rc[r*ns : (r+1)*ns]
+				gyr := gy[r*nt : (r+1)*nt]
+				rgr := rg[r*ns : (r+1)*ns]
+				s := 0.0
+				for c, v := range rr {
+					t := gcoef[c] * v
+					gyr[sig[c]] -= t
+					rgr[c] = t
+					s += t
+				}
+				gm[j*q+r] += s
+			}
+			gemm(false, true, 0.5, rg[:q*ns], q, ns, rc, q, ns, 0, gcj)
+		}
 		inv := cholInverse(lj, q)
 		for a := range gcj {
 			gcj[a] -= 0.5 * gsum * inv[a]
@@ -295,6 +325,98 @@ func (e *epMixture) gaussInfo(A []float64, q int, S []float64, noise float64, ba
 		for a := range gci {
 			res.GS[a] += gci[a]
 		}
+	}
+	return res, nil
+}
+
+// gaussInfo1 is gaussInfo for a single query point, in scalar arithmetic:
+// component i is N(m_i, v_i) with m_i = aᵀμ_i, v_i = s + σ_n² + aᵀΣ_i a.
+func (e *epMixture) gaussInfo1(a []float64, s, noise float64, base []basePoints, grad bool) (mixResult, error) {
+	nc, k := len(e.P), e.K
+	ms := make([]float64, nc)
+	vs := make([]float64, nc)
+	sa := make([]float64, nc*k) // Σ_i a
+	for i := 0; i < nc; i++ {
+		mu, sig := e.Mu[i], e.Sig[i]
+		v := s + noise
+		for r := 0; r < k; r++ {
+			ms[i] += a[r] * mu[r]
+			t := 0.0
+			for c, x := range sig[r*k : (r+1)*k] {
+				t += x * a[c]
+			}
+			sa[i*k+r] = t
+			v += a[r] * t
+		}
+		if !(v > 0) || math.IsInf(v, 0) {
+			return mixResult{}, fmt.Errorf("predictive variance %g of component %d: %w", v, i, errIndefinite)
+		}
+		vs[i] = v
+	}
+	logp := make([]float64, nc)
+	halfLogV := make([]float64, nc)
+	for j := range logp {
+		logp[j] = math.Log(e.P[j])
+		halfLogV[j] = 0.5 * math.Log(vs[j])
+	}
+	tmp := make([]float64, nc)
+	var res mixResult
+	var gm, gv []float64
+	if grad {
+		gm = make([]float64, nc)
+		gv = make([]float64, nc)
+	}
+	offs := make([]int, nc+1)
+	for i := 0; i < nc; i++ {
+		offs[i+1] = offs[i] + base[i].N
+	}
+	val := make([]float64, offs[nc])
+	for i := 0; i < nc; i++ {
+		sd := math.Sqrt(vs[i])
+		b := base[i]
+		for n, z := range b.Z[:b.N] {
+			y := ms[i] + sd*z
+			for j := 0; j < nc; j++ {
+				d := y - ms[j]
+				tmp[j] = logp[j] - 0.5*d*d/vs[j] - halfLogV[j]
+			}
+			lse := logSumExp(tmp)
+			v := tmp[i] - logp[i] - lse
+			val[offs[i]+n] = v
+			w := e.P[i] * b.W[n]
+			res.Alpha += w * v
+			if !grad {
+				continue
+			}
+			// ∂α/∂ℓ_j = w (δ_ij − π_j); ℓ_j = −½(y−m_j)²/v_j − ½ log v_j.
+			gy := 0.0
+			for j := 0; j < nc; j++ {
+				g := -math.Exp(tmp[j] - lse)
+				if j == i {
+					g++
+				}
+				g *= w
+				r := (y - ms[j]) / vs[j]
+				gy -= g * r
+				gm[j] += g * r
+				gv[j] += 0.5 * g * (r*r - 1/vs[j])
+			}
+			// y = m_i + √v_i z.
+			gm[i] += gy
+			gv[i] += gy * z / (2 * sd)
+		}
+	}
+	res.SE = mixSE(e.P, base, offs, val)
+	if !grad {
+		return res, nil
+	}
+	res.GA = make([]float64, k)
+	res.GS = []float64{0}
+	for i := 0; i < nc; i++ {
+		for r := 0; r < k; r++ {
+			res.GA[r] += gm[i]*e.Mu[i][r] + 2*gv[i]*sa[i*k+r]
+		}
+		res.GS[0] += gv[i]
 	}
 	return res, nil
 }
@@ -404,6 +526,26 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 		uz = make([]float64, nz*n)
 		gg = make([]float64, q*n)
 	}
+	all := make([]int, n)
+	for t := range all {
+		all[t] = t
+	}
+	// For q = 1, samples sorted by g_t let each (s, z) visit only the window
+	// of samples that can matter.
+	var order []int
+	var gsorted []float64
+	maxLogW := math.Inf(-1)
+	if q == 1 {
+		order = append([]int(nil), all...)
+		sort.Slice(order, func(a, b int) bool { return g[order[a]] < g[order[b]] })
+		gsorted = make([]float64, n)
+		for i, t := range order {
+			gsorted[i] = g[t]
+		}
+		for _, v := range m.LogW {
+			maxLogW = math.Max(maxLogW, v)
+		}
+	}
 	alpha := 0.0
 	for s := 0; s < n; s++ {
 		if m.Omega[s] == 0 {
@@ -430,8 +572,20 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 		}
 		for z := 0; z < nz; z++ {
 			pzr := pz[z*n : (z+1)*n]
+			cand := all
+			if q == 1 {
+				// Only samples with |y − g_t| ≤ R can be within e^{-40} of
+				// the largest term, where y = g_s + z and the own sample s
+				// bounds the maximum from below.
+				zv := base.Z[z]
+				y := gs[0] + zv
+				rad := math.Sqrt(2 * (pruneLog + 0.5*zv*zv + maxLogW - m.LogW[s]))
+				lo := sort.SearchFloat64s(gsorted, y-rad)
+				hi := sort.SearchFloat64s(gsorted, math.Nextafter(y+rad, math.Inf(1)))
+				cand = order[lo:hi]
+			}
 			mx := math.Inf(-1)
-			for t := range u {
+			for _, t := range cand {
 				v := m.LogW[t] - 0.5*d[t] + pzr[t]
 				u[t] = v
 				if v > mx {
@@ -439,7 +593,7 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 				}
 			}
 			var sumG, sumA float64
-			for t := range u {
+			for _, t := range cand {
 				if u[t]-mx < -pruneLog {
 					u[t] = 0
 					continue
@@ -472,7 +626,8 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 			// ∂val/∂e_t = ρ^set_t 1[t ∈ set] − ρ^all_t.
 			invG, invA := 1/sumG, 1/sumA
 			uzr := uz[z*n : (z+1)*n]
-			for t, e := range u {
+			for _, t := range cand {
+				e := u[t]
 				if e == 0 {
 					continue
 				}

@@ -55,18 +55,21 @@ func MaximizerProbabilities(rng *rand.Rand, mean []float64, cov mat.Symmetric, s
 		out.P[0], out.Raw[0], out.RawSum = 1, 1, 1
 		return out, nil
 	}
+	// One independent stream per x*, drawn up front, so the result does not
+	// depend on scheduling; the k integrals run in parallel.
+	seeds := make([][2]uint64, k)
+	for j := range seeds {
+		seeds[j] = [2]uint64{rng.Uint64(), rng.Uint64()}
+	}
 	n := k - 1
-	sig := make([]float64, n*n)
-	b := make([]float64, n)
-	idx := make([]int, n)
-	var varSum float64
-	for j := 0; j < k; j++ {
+	parallel(k, func(j int) {
+		sig := make([]float64, n*n)
+		b := make([]float64, n)
+		idx := make([]int, 0, n)
 		// d_r = f_{i_r} − f_j ~ N(m_{i_r} − m_j, J K̃ Jᵀ); want P(d ≤ 0).
-		r := 0
 		for i := 0; i < k; i++ {
 			if i != j {
-				idx[r] = i
-				r++
+				idx = append(idx, i)
 			}
 		}
 		for r, i := range idx {
@@ -75,10 +78,13 @@ func MaximizerProbabilities(rng *rand.Rand, mean []float64, cov mat.Symmetric, s
 				sig[r*n+c] = kt[i*k+i2] - kt[i*k+j] - kt[j*k+i2] + kt[j*k+j]
 			}
 		}
-		p, se := mvnCDF(rng, sig, n, b, s)
-		out.Raw[j], out.SE[j] = p, se
-		out.RawSum += p
-		varSum += se * se
+		r := rand.New(rand.NewPCG(seeds[j][0], seeds[j][1]))
+		out.Raw[j], out.SE[j] = mvnCDF(r, sig, n, b, s)
+	})
+	var varSum float64
+	for j := 0; j < k; j++ {
+		out.RawSum += out.Raw[j]
+		varSum += out.SE[j] * out.SE[j]
 	}
 	out.RawSumSE = math.Sqrt(varSum)
 	if !(out.RawSum > 0) {

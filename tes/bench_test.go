@@ -1,0 +1,97 @@
+package tes
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tesbo/tesbo/acq"
+)
+
+// BenchmarkPropose measures one full proposal (Prepare + optimize α) as the
+// host calls it, for the grid: |B| ∈ {1,3,10,20,40} with
+// |X*| = max(5,|B|), n ∈ {50,200,400}, d ∈ {2,6}. TES_sp is benchmarked at
+// |B| ∈ {1,3}. Run e.g.
+//
+//	go test -run '^$' -bench 'Propose/tes-ep/B=1/' ./tes/
+func BenchmarkPropose(b *testing.B) {
+	for _, method := range []Method{EP, SP} {
+		for _, q := range []int{1, 3, 10, 20, 40} {
+			if method == SP && q > 3 {
+				continue
+			}
+			for _, n := range []int{50, 200, 400} {
+				for _, d := range []int{2, 6} {
+					name := fmt.Sprintf("%v/B=%d/n=%d/d=%d", method, q, n, d)
+					b.Run(name, func(b *testing.B) {
+						g := toyGP(b, 7, n, d, 0.25, 1e-4)
+						sc := &Scorer{Settings: Settings{Method: method}}
+						p := &Proposer{Scorer: sc}
+						rng := rand.New(rand.NewPCG(1, 2))
+						b.ResetTimer()
+						for i := 0; i < b.N; i++ {
+							st := &acq.State{GP: g, Rand: rng, Iter: 1}
+							if _, err := p.Propose(context.Background(), st, q); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkPrepare measures only the query-independent part (Remark 2).
+func BenchmarkPrepare(b *testing.B) {
+	for _, method := range []Method{EP, SP} {
+		for _, q := range []int{1, 40} {
+			for _, n := range []int{50, 400} {
+				d := 2
+				if q == 40 {
+					d = 6
+				}
+				b.Run(fmt.Sprintf("%v/B=%d/n=%d/d=%d", method, q, n, d), func(b *testing.B) {
+					g := toyGP(b, 7, n, d, 0.25, 1e-4)
+					rng := rand.New(rand.NewPCG(1, 2))
+					for i := 0; i < b.N; i++ {
+						if _, err := NewModel(context.Background(), g, rng, max(5, q), nil, Settings{Method: method}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkEval measures one evaluation of α with its gradient (the inner
+// optimizer's unit of work) at n = 200, d = 6.
+func BenchmarkEval(b *testing.B) {
+	for _, method := range []Method{EP, SP} {
+		for _, q := range []int{1, 3, 10, 20, 40} {
+			if method == SP && q > 3 {
+				continue
+			}
+			b.Run(fmt.Sprintf("%v/B=%d", method, q), func(b *testing.B) {
+				g := toyGP(b, 7, 200, 6, 0.25, 1e-4)
+				rng := rand.New(rand.NewPCG(1, 2))
+				m, err := NewModel(context.Background(), g, rng, max(5, q), nil, Settings{Method: method})
+				if err != nil {
+					b.Fatal(err)
+				}
+				f, err := m.Func(q, nil, rng)
+				if err != nil {
+					b.Fatal(err)
+				}
+				X := f.Starts(q)[0]
+				grad := randBatch(rng, q, 6)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					f.Eval(X, grad)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package tes
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestFuncGradient checks ∂α/∂X of the full acquisition (mixture gradient
+// chained through gp's PredictVJP) against central finite differences, for
+// both methods and for q = 1 (quadrature), 2 (quadrature) and 4 (Monte
+// Carlo), with and without pending points.
+func TestFuncGradient(t *testing.T) {
+	g := toyGP(t, 1, 10, 2, 0.3, 1e-3)
+	for _, method := range []Method{EP, SP} {
+		rng := rand.New(rand.NewPCG(41, uint64(method)))
+		m, err := NewModel(context.Background(), g, rng, 5, nil, Settings{Method: method, SPSamples: 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			q       int
+			pending bool
+		}{{1, false}, {2, false}, {4, false}, {2, true}} {
+			var pend *mat.Dense
+			if tc.pending {
+				pend = randBatch(rng, 1, 2)
+			}
+			f, err := m.Func(tc.q, pend, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Points near X* so that α and its gradient are not ≈ 0.
+			X := mat.NewDense(tc.q, 2, nil)
+			for i := 0; i < tc.q; i++ {
+				for j := 0; j < 2; j++ {
+					X.Set(i, j, clamp01(m.XStar.At(i%m.XStar.RawMatrix().Rows, j)+0.05*rng.NormFloat64()))
+				}
+			}
+			grad := mat.NewDense(tc.q, 2, nil)
+			v := f.Eval(X, grad)
+			if math.Abs(v-f.Eval(X, nil)) > 1e-12 {
+				t.Fatalf("%v q=%d: value depends on whether the gradient is requested", method, tc.q)
+			}
+			const h = 1e-6
+			for i := 0; i < tc.q; i++ {
+				for j := 0; j < 2; j++ {
+					old := X.At(i, j)
+					X.Set(i, j, old+h)
+					fp := f.Eval(X, nil)
+					X.Set(i, j, old-h)
+					fm := f.Eval(X, nil)
+					X.Set(i, j, old)
+					fd := (fp - fm) / (2 * h)
+					if math.Abs(fd-grad.At(i, j)) > 1e-5+1e-4*math.Abs(fd) {
+						t.Errorf("%v q=%d pending=%v: ∂α/∂x[%d,%d] = %.8g, FD %.8g", method, tc.q, tc.pending, i, j, grad.At(i, j), fd)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,277 @@
+package tes
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog/log"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/gp"
+)
+
+// Method selects the TES approximation of p(f_X* | y_D, x*).
+type Method int
+
+const (
+	// EP is TES_ep (§4.2): a Gaussian q_ep(f_X* | y_D, x*) by expectation
+	// propagation, so q_ep(y_B | y_D, x*) is Gaussian (Eq. 7, App. E).
+	EP Method = iota
+	// SP is TES_sp (§4.1): sample sets F_x*, so q_sp(y_B | y_D, x*) is a
+	// mixture of Gaussians with a shared covariance.
+	SP
+)
+
+func (m Method) String() string {
+	if m == SP {
+		return "tes-sp"
+	}
+	return "tes-ep"
+}
+
+// Sampling selects how TES_sp builds the sets F_x* (§4.1).
+type Sampling int
+
+const (
+	// Importance draws SPSamples weighted samples per x* (App. B): every
+	// x* keeps a set. The default.
+	Importance Sampling = iota
+	// Grouping draws SPSamples·|X*| joint samples and groups them by
+	// argmax; maximizers without a sample are dropped.
+	Grouping
+)
+
+// Settings configures TES. The zero value is TES_ep with the defaults
+// documented per field.
+type Settings struct {
+	// Method is EP (default) or SP.
+	Method Method
+	// Trusted is |X*|; zero means max(5, q) (the paper's prescription).
+	Trusted int
+	// Search configures the search for X* (zero value: its defaults).
+	Search TrustedSettings
+	// EP configures expectation propagation (zero value: its defaults).
+	EP EPSettings
+	// MVN configures the orthant probabilities p(x*|y_D) (zero value: its
+	// defaults).
+	MVN MVNSettings
+	// Sampling selects TES_sp's sample sets (default Importance).
+	Sampling Sampling
+	// SPSamples is the number of samples per x* for TES_sp. Zero means 128.
+	SPSamples int
+	// BaseSamples is the number of Monte-Carlo base points of y_B for
+	// batches evaluated by Monte Carlo (TES_ep: q ≥ 3, the total over the
+	// mixture components, allocated ∝ p(x*) with at least 6 each; TES_sp:
+	// q ≥ 2, shared by all samples). Zero means, for TES_ep, 512 up to
+	// q = 10 and 256 beyond (the cost per evaluation is ~4·|X*|·q²·
+	// BaseSamples flops; the standard error stays near 1–3% of α, see
+	// Func.Estimate), and 32 for TES_sp (cost |F|²·BaseSamples).
+	BaseSamples int
+	// GHNodes is the number of Gauss–Hermite nodes for q = 1 (TES_ep; the
+	// rule is 12×12 at q = 2) and for q = 1 in TES_sp. Zero means 32 for
+	// TES_ep and 16 for TES_sp.
+	GHNodes int
+	// MinProb drops maximizers with p(x*|y_D) below it from the mixture
+	// (they cannot change α by more than ~MinProb·|log MinProb|). Zero
+	// means 1e-8.
+	MinProb float64
+}
+
+func (s Settings) withDefaults() Settings {
+	if s.SPSamples <= 0 {
+		s.SPSamples = 128
+	}
+	if s.GHNodes <= 0 {
+		s.GHNodes = 32
+		if s.Method == SP {
+			s.GHNodes = 16
+		}
+	}
+	if s.MinProb <= 0 {
+		s.MinProb = 1e-8
+	}
+	return s
+}
+
+// Model is everything TES computes once per BO iteration, independently of
+// the query (Remark 2): the trusted maximizers X*, the GP conditioned on
+// f_X* (Appendix C), p(x*|y_D) (Appendix A) and either the EP posteriors
+// (Appendix D) or the sample sets F_x* (§4.1, Appendix B).
+type Model struct {
+	// XStar holds the trusted maximizers, one per row.
+	XStar *mat.Dense
+	// Cond is the GP additionally conditioned on f_X*.
+	Cond *gp.Conditioned
+	// Probs is p(x*|y_D).
+	Probs *MaximizerProbs
+	// EPResults holds q_ep(f_X* | y_D, x*) per x* (TES_ep; nil for x*
+	// dropped by MinProb).
+	EPResults []*EPResult
+	// Sets holds F_x* (TES_sp).
+	Sets []SampleSet
+
+	settings Settings
+	noise    float64
+	ep       *epMixture
+	sp       *spMixture
+	ell      []float64
+}
+
+// NewModel builds the query-independent state for one BO iteration: k
+// trusted maximizers (TrustedMaximizers, seeded with prev), g conditioned on
+// them, p(x*|y_D), and the EP posteriors or sample sets. All randomness
+// comes from rng.
+func NewModel(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, prev *mat.Dense, s Settings) (*Model, error) {
+	if g == nil || rng == nil {
+		return nil, fmt.Errorf("tes: nil GP or random stream")
+	}
+	s = s.withDefaults()
+	t0 := time.Now()
+	xs, err := TrustedMaximizers(ctx, g, rng, k, prev, s.Search)
+	if err != nil {
+		return nil, err
+	}
+	return newModelAt(ctx, g, rng, xs, s, t0)
+}
+
+// NewModelAt builds the model for a given X* (rows of xs) instead of
+// searching for it.
+func NewModelAt(ctx context.Context, g *gp.GP, rng *rand.Rand, xs *mat.Dense, s Settings) (*Model, error) {
+	if g == nil || rng == nil || xs == nil {
+		return nil, fmt.Errorf("tes: nil GP, random stream or X*")
+	}
+	return newModelAt(ctx, g, rng, xs, s.withDefaults(), time.Now())
+}
+
+func newModelAt(ctx context.Context, g *gp.GP, rng *rand.Rand, xs *mat.Dense, s Settings, t0 time.Time) (*Model, error) {
+	tSearch := time.Since(t0)
+	cond, err := g.Condition(xs)
+	if err != nil {
+		return nil, fmt.Errorf("tes: condition on X*: %w", err)
+	}
+	mean, cov := cond.Prior()
+	probs, err := MaximizerProbabilities(rng, mean, cov, s.MVN)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{XStar: xs, Cond: cond, Probs: probs, settings: s,
+		noise: g.NoiseVar() + g.Jitter(), ell: lengthscales(g.Kernel())}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch s.Method {
+	case EP:
+		err = m.buildEP(mean, cov)
+	case SP:
+		err = m.buildSP(rng, mean, cov)
+	default:
+		err = fmt.Errorf("tes: unknown method %d", s.Method)
+	}
+	if err != nil {
+		return nil, err
+	}
+	k, _ := xs.Dims()
+	log.Debug().Str("acq", s.Method.String()).Int("trusted", k).
+		Float64("H_xstar", probs.Entropy()).Float64("p_rawsum", probs.RawSum).
+		Dur("search", tSearch).Dur("total", time.Since(t0)).Msg("tes: prepared")
+	return m, nil
+}
+
+// buildEP runs EP for every x* with p ≥ MinProb, in parallel.
+func (m *Model) buildEP(mean []float64, cov *mat.SymDense) error {
+	k := len(mean)
+	m.EPResults = make([]*EPResult, k)
+	errs := make([]error, k)
+	parallel(k, func(j int) {
+		if m.Probs.P[j] < m.settings.MinProb {
+			return
+		}
+		m.EPResults[j], errs[j] = MaximizerEP(mean, cov, j, m.settings.EP)
+	})
+	e := &epMixture{K: k}
+	tot := 0.0
+	for j, r := range m.EPResults {
+		if errs[j] != nil {
+			return fmt.Errorf("tes: EP for x*_%d: %w", j, errs[j])
+		}
+		if r == nil {
+			continue
+		}
+		if !r.Converged {
+			log.Warn().Int("xstar", j).Int("sweeps", r.Sweeps).Msg("tes: EP did not converge; using its last iterate")
+		}
+		sig, _ := symData(r.Cov)
+		e.P = append(e.P, m.Probs.P[j])
+		e.Mu = append(e.Mu, r.Mean)
+		e.Sig = append(e.Sig, sig)
+		tot += m.Probs.P[j]
+	}
+	for i := range e.P {
+		e.P[i] /= tot
+	}
+	m.ep = e
+	return nil
+}
+
+// buildSP draws the sample sets F_x*.
+func (m *Model) buildSP(rng *rand.Rand, mean []float64, cov *mat.SymDense) error {
+	var err error
+	switch m.settings.Sampling {
+	case Grouping:
+		m.Sets, err = GroupedSampleSets(rng, mean, cov, m.settings.SPSamples*len(mean))
+	default:
+		m.Sets, err = ImportanceSampleSets(rng, mean, cov, m.settings.SPSamples)
+	}
+	if err != nil {
+		return err
+	}
+	var kept []SampleSet
+	for _, st := range m.Sets {
+		if m.Probs.P[st.Star] >= m.settings.MinProb {
+			kept = append(kept, st)
+		}
+	}
+	m.sp, err = newSPMixture(kept, m.Probs.P)
+	return err
+}
+
+// Entropy returns H(x*) (nats) of the mixture weights actually used, the
+// upper bound of α.
+func (m *Model) Entropy() float64 {
+	if m.ep != nil {
+		return entropy(m.ep.P)
+	}
+	return entropy(m.sp.PSet)
+}
+
+// parallel runs body(0..n-1) on GOMAXPROCS goroutines.
+func parallel(n int, body func(i int)) {
+	w := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for i := 0; i < w; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				body(j)
+			}
+		}()
+	}
+	for j := 0; j < n; j++ {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+}
+
+// errNotFinite is reported when an evaluation yields NaN/Inf.
+var errNotFinite = fmt.Errorf("tes: acquisition value is not finite")
+
+// clamp01 clips to [0, 1].
+func clamp01(v float64) float64 { return math.Min(1, math.Max(0, v)) }

@@ -1,0 +1,142 @@
+package tes
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+)
+
+func init() {
+	acq.Register("tes-ep", func(o acq.Options) (acq.Proposer, error) { return newProposer(EP, o) })
+	acq.Register("tes-sp", func(o acq.Options) (acq.Proposer, error) { return newProposer(SP, o) })
+}
+
+// newProposer maps acq.Options onto TES settings: Trusted → |X*|,
+// PathFeatures → features per sample path, MCSamples → BaseSamples.
+func newProposer(m Method, o acq.Options) (acq.Proposer, error) {
+	if o.Trusted < 0 {
+		return nil, fmt.Errorf("tes: trusted maximizers must be ≥ 0 (0 = max(5, batch)), got %d", o.Trusted)
+	}
+	s := Settings{
+		Method:      m,
+		Trusted:     o.Trusted,
+		Search:      TrustedSettings{Features: o.PathFeaturesOrDefault()},
+		BaseSamples: o.MCSamples,
+	}
+	return &Proposer{Scorer: &Scorer{Settings: s}, Optimize: o.Optimize}, nil
+}
+
+// Scorer is the TES acquisition as an acq.Scorer. It remembers the last
+// iteration's X* to seed the next search (§4, Remark 2), so use one Scorer
+// per study. Safe for concurrent use.
+type Scorer struct {
+	Settings Settings
+
+	mu   sync.Mutex
+	prev *mat.Dense
+	last *Model
+}
+
+// Prepare implements acq.Scorer: it builds the iteration's Model (X*,
+// conditioning, p(x*), EP or sample sets) and returns α(B) for batches of
+// q points given the state's pending points.
+func (s *Scorer) Prepare(ctx context.Context, st *acq.State, q int) (acq.Func, error) {
+	f, err := s.prepare(ctx, st, q)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (s *Scorer) prepare(ctx context.Context, st *acq.State, q int) (*Func, error) {
+	if st == nil || st.GP == nil || st.Rand == nil {
+		return nil, fmt.Errorf("tes: state needs a GP and a random stream")
+	}
+	if q < 1 {
+		return nil, fmt.Errorf("tes: batch size %d must be positive", q)
+	}
+	k := s.Settings.Trusted
+	if k <= 0 {
+		k = max(5, q)
+	}
+	s.mu.Lock()
+	prev := s.prev
+	s.mu.Unlock()
+	if prev != nil {
+		if _, d := prev.Dims(); d != st.GP.Dim() {
+			prev = nil
+		}
+	}
+	m, err := NewModel(ctx, st.GP, st.Rand, k, prev, s.Settings)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.prev, s.last = m.XStar, m
+	s.mu.Unlock()
+	return m.Func(q, st.Pending, st.Rand)
+}
+
+// LastModel returns the Model built by the latest Prepare (nil before).
+func (s *Scorer) LastModel() *Model {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+// Proposer prepares TES and maximizes α jointly over the batch with
+// acq.Maximize. Zero fields of Optimize take TES defaults that depend on q
+// (see OptimizeDefaults) rather than acq's, because α vanishes away from X*
+// (most space-filling candidates score ≈ 0) and the X*-based starts of
+// Func.Starts are the informative ones.
+type Proposer struct {
+	Scorer   *Scorer
+	Optimize acq.OptimizeSettings
+}
+
+// OptimizeDefaults fills the zero fields of s with TES's defaults for a batch
+// of q points: 64 raw samples for q = 1 (32 for q ≤ 5, 16 beyond), 2 restarts
+// from them (1 beyond q = 5) besides the X* starts, and at most 200
+// L-BFGS-B iterations (100 beyond q = 5).
+func OptimizeDefaults(s acq.OptimizeSettings, q int) acq.OptimizeSettings {
+	if s.RawSamples <= 0 {
+		switch {
+		case q == 1:
+			s.RawSamples = 64
+		case q <= 5:
+			s.RawSamples = 32
+		default:
+			s.RawSamples = 16
+		}
+	}
+	if s.Restarts <= 0 {
+		s.Restarts = 2
+		if q > 5 {
+			s.Restarts = 1
+		}
+	}
+	if s.MaxIter <= 0 {
+		s.MaxIter = 200
+		if q > 5 {
+			s.MaxIter = 100
+		}
+	}
+	return s
+}
+
+// Propose implements acq.Proposer.
+func (p *Proposer) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense, error) {
+	f, err := p.Scorer.prepare(ctx, st, q)
+	if err != nil {
+		return nil, err
+	}
+	x, _, err := acq.Maximize(ctx, f, q, st.GP.Dim(), OptimizeDefaults(p.Optimize, q), st.Rand)
+	if err != nil {
+		return nil, fmt.Errorf("tes: optimize α: %w", err)
+	}
+	return x, nil
+}
