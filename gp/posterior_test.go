@@ -116,3 +116,41 @@ func TestGenericKernelPath(t *testing.T) {
 		checkClose(t, "lml grad", slow.LogMarginalLikelihoodGrad(), fast.LogMarginalLikelihoodGrad(), 1e-9, 1e-10)
 	}
 }
+
+// Concurrent reads share pooled buffers safely (run with -race).
+func TestConcurrentReads(t *testing.T) {
+	g := testProblem(t, NewSE([]float64{0.3, 0.5}, 1), 30, 0.01, 9)
+	Q := randDense(newRNG(10), 100, 2)
+	wm, wv := make([]float64, 100), make([]float64, 100)
+	g.Predict(Q, wm, wv)
+	errs := make(chan string, 8)
+	done := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			m, v := make([]float64, 100), make([]float64, 100)
+			dm, dv := make([]float64, 2), make([]float64, 2)
+			for rep := 0; rep < 20; rep++ {
+				g.Predict(Q, m, v)
+				for i := range m {
+					if m[i] != wm[i] || v[i] != wv[i] {
+						errs <- "Predict differs under concurrency"
+						return
+					}
+				}
+				mm, vv := g.MeanVarGrad(Q.RawRowView(rep), dm, dv)
+				if math.Abs(mm-wm[rep]) > 1e-12 || math.Abs(vv-wv[rep]) > 1e-12 {
+					errs <- "MeanVarGrad differs under concurrency"
+					return
+				}
+			}
+		}()
+	}
+	for w := 0; w < 4; w++ {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
