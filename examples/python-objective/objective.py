@@ -2,9 +2,10 @@
 """A tesbo objective plugin written in Python: the Branin function.
 
 tesbo plugins are go-plugin gRPC servers, so any language can serve one.
-This file is a complete plugin; it needs Debian's python3-grpcio (and
-python3-cryptography for the mutual TLS go-plugin's AutoMTLS asks for) and
-the stubs tesbo_pb2.py / tesbo_pb2_grpc.py generated from sdk/proto.
+This file is a complete plugin; it needs Debian's python3-grpcio, either
+python3-cryptography or the openssl command (for the certificate of the
+mutual TLS go-plugin's AutoMTLS asks for), and the stubs tesbo_pb2.py /
+tesbo_pb2_grpc.py generated from sdk/proto.
 
 Use it by making an executable in the plugins directory that runs it:
 
@@ -89,7 +90,12 @@ def raw_handler(fn, streaming=False):
 
 
 def self_signed():
-    """An ECDSA P-256 certificate for localhost, as go-plugin's AutoMTLS makes."""
+    """An ECDSA P-256 certificate for localhost, as go-plugin's AutoMTLS
+    makes: with python3-cryptography when installed, else with openssl."""
+    try:
+        import cryptography  # noqa: F401
+    except ImportError:
+        return self_signed_openssl()
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -118,6 +124,30 @@ def self_signed():
                                 serialization.NoEncryption())
     cert_pem = cert.public_bytes(serialization.Encoding.PEM)
     der = cert.public_bytes(serialization.Encoding.DER)
+    return key_pem, cert_pem, der
+
+
+def self_signed_openssl():
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        key, crt = os.path.join(d, "key.pem"), os.path.join(d, "cert.pem")
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+             "-nodes", "-days", "1", "-subj", "/O=tesbo python plugin/CN=localhost",
+             "-addext", "subjectAltName=DNS:localhost",
+             "-addext", "basicConstraints=critical,CA:TRUE",
+             "-addext", "keyUsage=critical,digitalSignature,keyEncipherment,keyCertSign",
+             "-addext", "extendedKeyUsage=serverAuth,clientAuth",
+             "-keyout", key, "-out", crt],
+            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        der = subprocess.run(["openssl", "x509", "-in", crt, "-outform", "DER"],
+                             check=True, stdout=subprocess.PIPE).stdout
+        with open(key, "rb") as f:
+            key_pem = f.read()
+        with open(crt, "rb") as f:
+            cert_pem = f.read()
     return key_pem, cert_pem, der
 
 

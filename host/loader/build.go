@@ -55,6 +55,7 @@ func (r *Registry) build(ctx context.Context, u *unit) (string, error) {
 	cmd := exec.CommandContext(ctx, goBin, "build", "-buildvcs=false", "-o", tmp, ".")
 	cmd.Dir = srcDir
 	cmd.Env = os.Environ()
+	setProcAttr(cmd)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -121,6 +122,7 @@ func (r *Registry) buildKey(ctx context.Context, goBin string, u *unit, dir stri
 func goOutput(ctx context.Context, goBin, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Dir = dir
+	setProcAttr(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -107,3 +107,12 @@ func (o Options) goCmd() string {
 	}
 	return "go"
 }
+
+// DefaultDir is the plugins directory used when none is given: $TESBO_PLUGINS
+// if set, else ./plugins.
+func DefaultDir() string {
+	if d := os.Getenv("TESBO_PLUGINS"); d != "" {
+		return d
+	}
+	return "plugins"
+}

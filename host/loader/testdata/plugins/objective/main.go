@@ -1,10 +1,12 @@
 // Command objective is a healthy test plugin: f(x) = offset − (x0−0.3)² −
 // (x1−0.7)², with Configure (param "offset"), EvaluateDetail (meta: pid)
-// and EvaluateNoiseFree.
+// and EvaluateNoiseFree. Configure logs with sdk.Logger and, with param
+// "print", writes to stdout.
 package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"sync/atomic"
@@ -35,6 +37,10 @@ func (q *quad) Configure(_ context.Context, p map[string]string) error {
 			return err
 		}
 		q.offset.Store(uint64(v))
+		sdk.Logger().Info("configured", "offset", v) // hclog JSON on stderr
+	}
+	if _, ok := p["print"]; ok {
+		fmt.Println("stray output") // after the handshake: logged by the host
 	}
 	return nil
 }
