@@ -46,6 +46,7 @@ type Result struct {
 	Study       string
 	Best        *Recommendation // nil if nothing completed
 	BestValue   *float64        // as in the last Record
+	Regret      *float64        // as in the last Record (nil if none or f* unknown)
 	Iterations  int             // BO iterations issued
 	Evaluations int             // completed evaluations
 	Failures    int             // failed evaluations
@@ -449,7 +450,7 @@ func (s *Study) result(start time.Time, last *Record) *Result {
 	res.Trials = make([]Trial, len(s.trials))
 	copy(res.Trials, s.trials)
 	if last != nil {
-		res.BestValue = last.BestValue
+		res.BestValue, res.Regret = last.BestValue, last.Regret
 	}
 	if rc, err := s.recommendLocked(context.Background()); err == nil {
 		res.Best = rc

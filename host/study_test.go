@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -435,5 +436,92 @@ func TestCancelGrace(t *testing.T) {
 	}
 	if fast == 0 || slow == 0 {
 		t.Logf("seed gave %d fast and %d slow trials", fast, slow)
+	}
+}
+
+// Many studies in one process at once (what bench does), sharing one
+// database: each produces exactly its serial trials.
+func TestParallelStudies(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	seeds := []uint64{1, 2, 3, 4}
+	serial := make([][]Trial, len(seeds))
+	for i, seed := range seeds {
+		res, err := Optimize(ctx, &branin{}, baseOptions(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		serial[i] = res.Trials
+	}
+	parallel := make([][]Trial, len(seeds))
+	errs := make([]error, len(seeds))
+	var wg sync.WaitGroup
+	for i, seed := range seeds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := baseOptions(seed)
+			o.DB, o.Name = db, fmt.Sprint("p", seed)
+			res, err := Optimize(ctx, &branin{}, o)
+			if err == nil {
+				parallel[i] = res.Trials
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i := range seeds {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		sameTrials(t, serial[i], parallel[i])
+	}
+}
+
+// RecommendRefine maximizes the posterior mean over the cube: its mean is
+// at least that of every evaluated point, and the record's best_value is
+// the noise-free value at x̄.
+func TestRecommendRefine(t *testing.T) {
+	ctx := context.Background()
+	o := baseOptions(3)
+	o.Recommend = RecommendRefine
+	var last Record
+	o.OnIteration = func(r Record) { last = r }
+	obj := &branin{}
+	info, _ := obj.Info(ctx)
+	s, err := NewStudy(ctx, info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.Recommend(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.opts.Recommend = RecommendEvaluated
+	recEv, err := s.Recommend(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Mean < recEv.Mean-1e-12 {
+		t.Fatalf("refined mean %v below the best evaluated mean %v", rec.Mean, recEv.Mean)
+	}
+	if rec.TrialID >= 0 {
+		t.Fatalf("refinement returned the evaluated trial %d (test needs an unevaluated x̄)", rec.TrialID)
+	}
+	if rec.Mean <= recEv.Mean {
+		t.Fatalf("refined mean %v does not exceed the best evaluated mean %v", rec.Mean, recEv.Mean)
+	}
+	if last.BestValue == nil || *last.BestValue != braninF(last.BestX) {
+		t.Fatalf("refined record: best_value %v, want the noise-free f(%v) = %v", last.BestValue, last.BestX, braninF(last.BestX))
+	}
+	if last.Regret == nil || math.Abs(*last.Regret-(braninOpt-braninF(last.BestX))) > 1e-12 {
+		t.Fatalf("regret %v", last.Regret)
 	}
 }

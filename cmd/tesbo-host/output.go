@@ -139,6 +139,9 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 	if info.Optimum != nil && res.BestValue != nil {
 		fmt.Fprintf(tw, "known optimum\t%s\n", strconv.FormatFloat(*info.Optimum, 'g', 6, 64))
 	}
+	if res.Regret != nil {
+		fmt.Fprintf(tw, "regret\t%s (f* − f(x̄), noise-free when the objective can)\n", strconv.FormatFloat(*res.Regret, 'g', 3, 64))
+	}
 	if res.Best != nil {
 		for i, p := range info.Params {
 			label := ""

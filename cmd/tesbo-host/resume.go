@@ -73,6 +73,9 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 		}
 		return usageError{fmt.Errorf("read study %q: %w", f.study, err)}
 	}
+	if f.evalTimeout == 0 {
+		f.evalTimeout = st.EvalTimeout // the loader restarts a plugin past it
+	}
 	reg, err := openPlugins(ctx, &f.common, f.pluginsDir(st.Meta[metaPlugins]), &log)
 	if err != nil {
 		return err
