@@ -1,0 +1,189 @@
+package bench
+
+import (
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Figure size (about the paper's column width at 2×).
+const (
+	figWidth  = 5 * vg.Inch
+	figHeight = 3.6 * vg.Inch
+)
+
+// acqColors fixes each built-in acquisition's colour across all figures
+// (TES in warm colours, the baselines in cool ones, random search grey).
+var acqColors = map[string]color.RGBA{
+	"tes-ep": {R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+	"tes-sp": {R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
+	"ei":     {R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	"ucb":    {R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+	"mes":    {R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+	"pes":    {R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
+	"qei":    {R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	"qei-cl": {R: 0x17, G: 0xbe, B: 0xcf, A: 0xff},
+	"bucb":   {R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+	"lp-ei":  {R: 0xe3, G: 0x77, B: 0xc2, A: 0xff},
+	"pi":     {R: 0xbc, G: 0xbd, B: 0x22, A: 0xff},
+	"ts":     {R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+	"random": {R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff},
+}
+
+func colorOf(acqName string, i int) color.RGBA {
+	if c, ok := acqColors[acqName]; ok {
+		return c
+	}
+	r, g, b, a := plotutil.DarkColors[i%len(plotutil.DarkColors)].RGBA()
+	return color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: uint8(a >> 8)}
+}
+
+// writeFigures writes regret_<problem>_q<B>.png and box_<problem>_q<B>.png
+// per group with data.
+func writeFigures(dir string, s *Suite, groups []*group) ([]string, error) {
+	var files []string
+	iters := s.iters()
+	for _, g := range groups {
+		base := fmt.Sprintf("%s_q%d.png", slug(g.key.label), g.key.batch)
+		title := fmt.Sprintf("%s, |B| = %d", g.key.label, g.key.batch)
+		var curves []Curve
+		for _, a := range g.acqs {
+			if c := curve(a, g.runs[a], iters); len(c.Iter) > 0 {
+				curves = append(curves, c)
+			}
+		}
+		if len(curves) > 0 {
+			p, err := RegretPlot(title, curves)
+			if err != nil {
+				return files, fmt.Errorf("figure %s: %w", title, err)
+			}
+			path := filepath.Join(dir, "regret_"+base)
+			if err := savePNG(p, path); err != nil {
+				return files, err
+			}
+			files = append(files, path)
+		}
+		finals := map[string][]float64{}
+		var names []string
+		for _, a := range g.acqs {
+			for _, r := range g.runs[a] {
+				if fr, ok := finalRegret(r, iters); ok {
+					finals[a] = append(finals[a], log10Regret(fr))
+				}
+			}
+			if len(finals[a]) > 0 {
+				names = append(names, a)
+			}
+		}
+		if len(names) > 0 {
+			p, err := BoxPlot(fmt.Sprintf("%s, iteration %d", title, iters), names, finals)
+			if err != nil {
+				return files, fmt.Errorf("box plot %s: %w", title, err)
+			}
+			path := filepath.Join(dir, "box_"+base)
+			if err := savePNG(p, path); err != nil {
+				return files, err
+			}
+			files = append(files, path)
+		}
+	}
+	return files, nil
+}
+
+// RegretPlot draws the paper's regret figure: ln of the mean immediate
+// regret against the BO iteration, one line per acquisition, each with a
+// shaded ±1 standard-error band (Curve.LogBand).
+func RegretPlot(title string, curves []Curve) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "iteration"
+	p.Y.Label.Text = "ln(mean immediate regret)"
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	for i, c := range curves {
+		col := colorOf(c.Acquisition, i)
+		line := make(plotter.XYs, len(c.Iter))
+		band := make(plotter.XYs, 0, 2*len(c.Iter))
+		var upper plotter.XYs
+		for j, t := range c.Iter {
+			lo, mid, hi := c.LogBand(j)
+			line[j] = plotter.XY{X: float64(t), Y: mid}
+			band = append(band, plotter.XY{X: float64(t), Y: lo})
+			upper = append(upper, plotter.XY{X: float64(t), Y: hi})
+		}
+		slices.Reverse(upper)
+		band = append(band, upper...)
+		if len(c.Iter) > 1 {
+			poly, err := plotter.NewPolygon(band)
+			if err != nil {
+				return nil, err
+			}
+			poly.Color = color.RGBA{R: col.R, G: col.G, B: col.B, A: 0x40}
+			poly.LineStyle.Width = 0
+			p.Add(poly)
+		}
+		l, err := plotter.NewLine(line)
+		if err != nil {
+			return nil, err
+		}
+		l.Color = col
+		l.Width = vg.Points(1.5)
+		l.Dashes = plotutil.Dashes(0)
+		p.Add(l)
+		if len(c.Iter) == 1 {
+			sc, err := plotter.NewScatter(line)
+			if err != nil {
+				return nil, err
+			}
+			sc.Color = col
+			p.Add(sc)
+		}
+		p.Legend.Add(c.Acquisition, l)
+	}
+	return p, nil
+}
+
+// BoxPlot draws one Tukey box per acquisition of the values (log10 final
+// regrets), in the order of names (Appendix H's box plots).
+func BoxPlot(title string, names []string, values map[string][]float64) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = "log10(final immediate regret)"
+	p.Add(plotter.NewGrid())
+	w := vg.Points(min(40, 280/float64(max(len(names), 1))))
+	for i, a := range names {
+		b, err := plotter.NewBoxPlot(w, float64(i), plotter.Values(values[a]))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a, err)
+		}
+		col := colorOf(a, i)
+		b.FillColor = color.RGBA{R: col.R, G: col.G, B: col.B, A: 0x60}
+		b.BoxStyle.Color = col
+		b.WhiskerStyle.Color = col
+		b.MedianStyle.Color = color.Black
+		b.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
+		p.Add(b)
+	}
+	p.NominalX(names...)
+	return p, nil
+}
+
+// savePNG renders p to path through a temporary file.
+func savePNG(p *plot.Plot, path string) error {
+	wt, err := p.WriterTo(figWidth, figHeight, "png")
+	if err != nil {
+		return fmt.Errorf("render %s: %w", filepath.Base(path), err)
+	}
+	if err := writeFileAtomic(path, func(f *os.File) error { _, err := wt.WriteTo(f); return err }); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}

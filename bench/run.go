@@ -1,0 +1,493 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
+)
+
+// Output file names in Suite.Out.
+const (
+	DBFile      = "studies.db"
+	RunsFile    = "runs.csv"
+	SummaryFile = "summary.md"
+	HistoryFile = "bench.json"
+)
+
+// Status is what happened to a run in one invocation of Run.
+type Status string
+
+// Run statuses.
+const (
+	StatusDone        Status = "done"        // ran (or resumed) to completion now
+	StatusSkipped     Status = "skipped"     // already complete in the database
+	StatusFailed      Status = "failed"      // stopped by an error (recorded, not fatal)
+	StatusInterrupted Status = "interrupted" // the context ended first; resumable
+	StatusNotStarted  Status = "not started" // the context ended before it started
+)
+
+// Row is one BO iteration of a run: the host's Record reduced to what the
+// outputs use.
+type Row struct {
+	Iter      int
+	Evals     int
+	Regret    *float64 // f* − f(x̄), noise-free; nil when f* is unknown
+	BestValue *float64
+	FitS      float64
+	ProposeS  float64
+	EvalS     float64
+	// Fallback is true when the iteration's batch came from the host's
+	// space-filling fallback because fitting or proposing failed.
+	Fallback bool
+}
+
+// RunResult is a run's outcome and its iterations (at most Suite.Iters,
+// from the database, so resumed and skipped runs are complete too).
+type RunResult struct {
+	Spec    RunSpec
+	Status  Status
+	Err     string
+	Rows    []Row
+	Elapsed time.Duration // wall time spent on it in this invocation
+}
+
+// Report is the outcome of Run.
+type Report struct {
+	Runs []RunResult
+	// Wall is this invocation's wall time; TotalWall adds the earlier
+	// invocations on the same output directory.
+	Wall, TotalWall time.Duration
+	Files           []string // outputs written
+}
+
+// Count returns the number of runs with status st.
+func (r *Report) Count(st Status) int {
+	n := 0
+	for _, rr := range r.Runs {
+		if rr.Status == st {
+			n++
+		}
+	}
+	return n
+}
+
+// Run runs every run of the suite that is not yet complete in
+// Suite.Out/studies.db, Suite.Jobs at a time, then writes runs.csv,
+// summary.md and the figures from everything the database holds for the
+// suite. A failed run is logged and reported, not fatal. When ctx ends, runs
+// in progress stop (resumable by calling Run again), the outputs are written
+// for what is complete, and the error wraps the context's cause.
+func Run(ctx context.Context, s Suite) (*Report, error) {
+	start := time.Now()
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(s.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	params, err := s.resolveParams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(filepath.Join(s.Out, DBFile), store.Options{Create: true, BusyTimeout: time.Minute})
+	if err != nil {
+		return nil, fmt.Errorf("open study database: %w", err)
+	}
+	defer db.Close()
+
+	r := &runner{s: &s, db: db, params: params, locks: map[string]*sync.Mutex{}}
+	specs := s.Specs()
+	rep := &Report{Runs: make([]RunResult, len(specs))}
+	var next, finished atomic.Int64
+	var wg sync.WaitGroup
+	for range min(s.jobs(), len(specs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(specs) {
+					return
+				}
+				if ctx.Err() != nil {
+					rep.Runs[i] = RunResult{Spec: specs[i], Status: StatusNotStarted}
+					continue
+				}
+				rep.Runs[i] = r.run(ctx, specs[i])
+				r.progress(rep.Runs[i], int(finished.Add(1)), len(specs))
+			}
+		}()
+	}
+	wg.Wait()
+	// Runs never started still have whatever an earlier invocation stored.
+	for i := range rep.Runs {
+		if rep.Runs[i].Status == StatusNotStarted {
+			rep.Runs[i].Rows, _ = r.rows(context.WithoutCancel(ctx), specs[i].StudyName())
+		}
+	}
+	rep.Wall = time.Since(start)
+	hist, err := appendHistory(s.Out, invocation{
+		Started: start.UTC(), WallS: rep.Wall.Seconds(), Command: s.Command,
+		Finished: rep.Count(StatusDone), Failed: rep.Count(StatusFailed), Interrupted: ctx.Err() != nil,
+	})
+	if err != nil {
+		return rep, err
+	}
+	rep.TotalWall = hist.total()
+	files, err := Write(s.Out, &s, rep.Runs, hist)
+	rep.Files = files
+	if err != nil {
+		return rep, err
+	}
+	if ctx.Err() != nil {
+		return rep, fmt.Errorf("bench interrupted (%d of %d runs complete; run the same command again to continue): %w",
+			rep.Count(StatusDone)+rep.Count(StatusSkipped), len(specs), context.Cause(ctx))
+	}
+	return rep, nil
+}
+
+// runner holds what the runs share.
+type runner struct {
+	s      *Suite
+	db     *store.DB
+	params map[string]map[string]string // problem label → objective parameters
+
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex // exclusive objectives
+}
+
+// resolveParams merges each problem's own parameters with the suite's
+// (for objectives that accept them) and checks them on a probe instance, so
+// that a bad parameter stops the suite before any run starts.
+func (s *Suite) resolveParams(ctx context.Context) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	used := map[string]bool{}
+	for _, p := range s.Problems {
+		obj, _, err := s.opener()(ctx, p.Name)
+		if err != nil {
+			return nil, err
+		}
+		params := map[string]string{}
+		for k, v := range p.Params {
+			if k != KeyNoiseVar {
+				params[k] = v
+			}
+		}
+		keyed, hasKeys := obj.(interface{ Keys() []string })
+		for k, v := range s.Params {
+			if _, own := params[k]; own {
+				continue // the problem's own value wins
+			}
+			if hasKeys && !slices.Contains(keyed.Keys(), k) {
+				continue
+			}
+			params[k] = v
+			used[k] = true
+		}
+		for k := range p.Params {
+			used[k] = true
+		}
+		o := s.studyOptions(RunSpec{Problem: p, Batch: 1}, params)
+		if err := host.ConfigureObjective(ctx, obj, p.Name, o); err != nil {
+			return nil, fmt.Errorf("problem %s: %w", p.Label(), err)
+		}
+		info, err := obj.Info(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("problem %s: info: %w", p.Label(), err)
+		}
+		if info.Optimum == nil {
+			s.Logger.Warn().Str("problem", p.Label()).Msg("objective declares no optimum f*: its regret columns stay empty")
+		}
+		if c, ok := obj.(interface{ Close() error }); ok {
+			c.Close()
+		}
+		out[p.Label()] = params
+	}
+	for k := range s.Params {
+		if !used[k] {
+			return nil, fmt.Errorf("parameter %s is accepted by none of the problems", k)
+		}
+	}
+	return out, nil
+}
+
+// studyOptions are the host options of one run (without DB and callbacks).
+func (s *Suite) studyOptions(spec RunSpec, params map[string]string) host.Options {
+	o := host.Options{
+		Name:        spec.StudyName(),
+		Acquisition: spec.Acquisition,
+		AcqOptions:  s.acqOptions(),
+		Batch:       spec.Batch,
+		Iters:       s.iters(),
+		Seed:        spec.Seed,
+		NoiseVar:    s.NoiseVar,
+		FixNoise:    s.FixNoise,
+		Params:      maps.Clone(params),
+		Kernel:      s.Kernel,
+		Recommend:   s.Recommend,
+		EvalTimeout: s.EvalTimeout,
+	}
+	if v, ok := spec.Problem.Params[KeyNoiseVar]; ok {
+		nv, _ := parseNoiseVar(v) // checked by ParseProblem
+		if nv == 0 {
+			nv = -1 // host.Options: negative means noise-free, 0 the default
+		}
+		o.NoiseVar = nv
+	}
+	if n := s.initFor(spec.Batch); n > 0 {
+		o.Init = n
+	} else {
+		o.NoInit = true
+	}
+	if len(o.Params) == 0 {
+		o.Params = nil
+	}
+	return o
+}
+
+// studyLogger is the logger handed to the studies: one level quieter than
+// the suite's, so per-iteration messages do not drown the progress lines.
+func (s *Suite) studyLogger() zerolog.Logger {
+	if s.Logger.GetLevel() <= zerolog.DebugLevel {
+		return s.Logger
+	}
+	return s.Logger.Level(max(s.Logger.GetLevel(), zerolog.WarnLevel))
+}
+
+// run runs (or resumes, or skips) one study; it never returns an error, it
+// records it.
+func (r *runner) run(ctx context.Context, spec RunSpec) (res RunResult) {
+	t0 := time.Now()
+	res.Spec = spec
+	defer func() {
+		res.Elapsed = time.Since(t0)
+		if p := recover(); p != nil {
+			res.Status, res.Err = StatusFailed, fmt.Sprintf("panic: %v", p)
+		}
+		rows, err := r.rows(context.WithoutCancel(ctx), spec.StudyName())
+		if err == nil {
+			res.Rows = rows
+		} else if res.Err == "" && !errors.Is(err, store.ErrNotFound) {
+			res.Status, res.Err = StatusFailed, err.Error()
+		}
+	}()
+	err := r.runStudy(ctx, spec, &res)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		res.Status = StatusInterrupted
+	default:
+		res.Status, res.Err = StatusFailed, err.Error()
+	}
+	return res
+}
+
+func (r *runner) runStudy(ctx context.Context, spec RunSpec, res *RunResult) error {
+	name := spec.StudyName()
+	o := r.s.studyOptions(spec, r.params[spec.Problem.Label()])
+	o.Logger = r.s.studyLogger()
+	proposer, err := acq.Lookup(spec.Acquisition, o.AcqOptions)
+	if err != nil {
+		return err
+	}
+	var study *host.Study
+	stored, err := r.db.Study(ctx, name)
+	switch {
+	case err == nil:
+		if err := r.compatible(ctx, stored, o); err != nil {
+			return err
+		}
+		study, err = host.OpenStudy(ctx, r.db, name, host.Options{Iters: o.Iters, Proposer: proposer, Logger: o.Logger})
+		if err != nil {
+			return fmt.Errorf("reopen study: %w", err)
+		}
+		if study.Done() {
+			res.Status = StatusSkipped
+			return nil
+		}
+	case errors.Is(err, store.ErrNotFound):
+	default:
+		return fmt.Errorf("study database: %w", err)
+	}
+
+	obj, exclusive, err := r.s.opener()(ctx, spec.Problem.Name)
+	if err != nil {
+		return err
+	}
+	if exclusive {
+		l := r.lock(spec.Problem.Name)
+		l.Lock()
+		defer l.Unlock()
+	}
+	if study == nil {
+		// Configure first: Info depends on the parameters (dimension, the
+		// log10P data and its f*).
+		if err := host.ConfigureObjective(ctx, obj, spec.Problem.Name, o); err != nil {
+			return err
+		}
+		info, err := obj.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("objective info: %w", err)
+		}
+		o.DB = r.db
+		if study, err = host.NewStudy(ctx, info, o); err != nil {
+			return fmt.Errorf("new study: %w", err)
+		}
+	}
+	if _, err := study.Run(ctx, obj); err != nil {
+		return err
+	}
+	res.Status = StatusDone
+	return nil
+}
+
+func (r *runner) lock(name string) *sync.Mutex {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.locks[name] == nil {
+		r.locks[name] = &sync.Mutex{}
+	}
+	return r.locks[name]
+}
+
+// compatible checks that a stored study was started with the settings this
+// suite would use (all stored options except the iteration budget, the
+// evaluation parallelism and the inner optimizer's worker count, none of
+// which changes the results), and with the same seed.
+func (r *runner) compatible(ctx context.Context, stored *store.Study, o host.Options) error {
+	if stored.Seed != o.Seed {
+		return fmt.Errorf("study %q in %s has seed %d, the suite derives %d (was it run with a different seed rule?): use a new --out",
+			stored.Name, r.db.Path(), stored.Seed, o.Seed)
+	}
+	have, _, err := host.StoredSettings(ctx, r.db, stored.Name)
+	if err != nil {
+		return fmt.Errorf("stored settings: %w", err)
+	}
+	want, err := withHostDefaults(ctx, o)
+	if err != nil {
+		return err
+	}
+	hm, err := comparableSettings(have)
+	if err != nil {
+		return err
+	}
+	wm, err := comparableSettings(want)
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(hm, wm) {
+		hb, _ := json.Marshal(hm)
+		wb, _ := json.Marshal(wm)
+		return fmt.Errorf("study %q in %s was run with other settings (stored %s, suite %s): use a new --out or the old settings",
+			stored.Name, r.db.Path(), hb, wb)
+	}
+	return nil
+}
+
+// withHostDefaults returns o with the host's defaults filled in (what
+// Study.Settings reports), by building it in memory on a one-parameter
+// space.
+func withHostDefaults(ctx context.Context, o host.Options) (host.Options, error) {
+	o.DB, o.Name = nil, "probe"
+	info := sdk.Info{Name: "probe", Params: []sdk.Param{{Name: "x", Kind: sdk.Float, Low: 0, High: 1}}}
+	st, err := host.NewStudy(ctx, info, o)
+	if err != nil {
+		return o, fmt.Errorf("study options: %w", err)
+	}
+	return st.Settings(), nil
+}
+
+// comparableSettings is the JSON form of o's stored settings minus the fields that
+// may change between invocations.
+func comparableSettings(o host.Options) (map[string]any, error) {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil, fmt.Errorf("encode settings: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("decode settings: %w", err)
+	}
+	delete(m, "iters")
+	delete(m, "parallel")
+	if ao, ok := m["acq_options"].(map[string]any); ok {
+		if opt, ok := ao["Optimize"].(map[string]any); ok {
+			delete(opt, "Workers")
+		}
+	}
+	return m, nil
+}
+
+// rows reads a study's iteration records (at most Suite.Iters).
+func (r *runner) rows(ctx context.Context, name string) ([]Row, error) {
+	st, err := r.db.Study(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	its, err := r.db.Iterations(ctx, st.ID)
+	if err != nil {
+		return nil, fmt.Errorf("study %s: %w", name, err)
+	}
+	var rows []Row
+	for _, it := range its {
+		if it.Iteration < 1 || it.Iteration > r.s.iters() || len(it.Record) == 0 || string(it.Record) == "null" {
+			continue
+		}
+		var rec host.Record
+		if err := json.Unmarshal(it.Record, &rec); err != nil {
+			return nil, fmt.Errorf("study %s iteration %d: bad record: %w", name, it.Iteration, err)
+		}
+		var model struct {
+			Fallback string `json:"fallback"`
+		}
+		if len(it.Model) > 0 {
+			_ = json.Unmarshal(it.Model, &model) // host-internal; only the fallback note is read
+		}
+		rows = append(rows, Row{Iter: rec.Iter, Evals: rec.Evals, Regret: rec.Regret, BestValue: rec.BestValue,
+			FitS: rec.FitS, ProposeS: rec.ProposeS, EvalS: rec.EvalS, Fallback: model.Fallback != ""})
+	}
+	return rows, nil
+}
+
+// progress logs one line per finished run.
+func (r *runner) progress(res RunResult, done, total int) {
+	ev := r.s.Logger.Info()
+	if res.Status == StatusFailed {
+		ev = r.s.Logger.Error().Str("error", res.Err)
+	}
+	ev = ev.Str("progress", strconv.Itoa(done)+"/"+strconv.Itoa(total)).
+		Str("problem", res.Spec.Problem.Label()).Str("acq", res.Spec.Acquisition).
+		Int("batch", res.Spec.Batch).Int("seed", res.Spec.Index).Str("status", string(res.Status)).
+		Int("iters", len(res.Rows)).Dur("elapsed", res.Elapsed.Round(time.Millisecond))
+	if n := len(res.Rows); n > 0 {
+		if rg := res.Rows[n-1].Regret; rg != nil {
+			ev = ev.Float64("log10_regret", round3(log10Regret(*rg)))
+		}
+		props := make([]float64, n)
+		for i, row := range res.Rows {
+			props[i] = row.ProposeS
+		}
+		ev = ev.Float64("median_propose_s", round3(median(props)))
+	}
+	ev.Msg("run finished")
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

@@ -1,0 +1,307 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// smokeSuite is the CI configuration: Branin, random and EI, 1 seed, 3
+// iterations.
+func smokeSuite(out string) Suite {
+	return Suite{
+		Problems:     []Problem{{Name: "synthetic/branin"}},
+		Acquisitions: []string{"random", "ei"},
+		Seeds:        1,
+		Iters:        3,
+		Jobs:         2,
+		Out:          out,
+		Command:      "tesbo-host bench --problems synthetic/branin --acqs random,ei --seeds 1 --iters 3",
+	}
+}
+
+func TestSmoke(t *testing.T) {
+	out := t.TempDir()
+	rep, err := Run(context.Background(), smokeSuite(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rep.Count(StatusDone); n != 2 {
+		t.Fatalf("%d runs done, want 2: %+v", n, rep.Runs)
+	}
+	rows, err := ReadRunsCSV(filepath.Join(out, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2*3 {
+		t.Fatalf("runs.csv has %d rows, want 6", len(rows))
+	}
+	perAcq := map[string]int{}
+	for _, r := range rows {
+		perAcq[r.Acquisition]++
+		if r.Problem != "synthetic/branin" || r.Batch != 1 || r.Seed != 0 {
+			t.Errorf("bad row identity %+v", r)
+		}
+		if r.Regret == nil || *r.Regret < 0 {
+			t.Errorf("iteration %d of %s: regret %v, want ≥ 0", r.Iter, r.Acquisition, r.Regret)
+		}
+		// 2 initial points, then one per iteration.
+		if r.Evals != 2+r.Iter {
+			t.Errorf("iteration %d: %d evaluations, want %d", r.Iter, r.Evals, 2+r.Iter)
+		}
+		if r.ProposeS < 0 || r.FitS < 0 || r.EvalS < 0 {
+			t.Errorf("negative timing in %+v", r)
+		}
+	}
+	if perAcq["random"] != 3 || perAcq["ei"] != 3 {
+		t.Errorf("rows per acquisition %v, want 3 each", perAcq)
+	}
+	sum, err := os.ReadFile(filepath.Join(out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## synthetic/branin, |B| = 1", "| ei | 1 |", "| random | 1 |", "wall time", smokeSuite(out).Command} {
+		if !strings.Contains(string(sum), want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, sum)
+		}
+	}
+	for _, f := range []string{"regret_synthetic-branin_q1.png", "box_synthetic-branin_q1.png"} {
+		checkPNG(t, filepath.Join(out, f))
+	}
+}
+
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Errorf("%s: %v", path, err)
+		return
+	}
+	if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
+		t.Errorf("%s: tiny image %v", path, b)
+	}
+}
+
+// countingOpener opens synthetic objectives whose evaluations call onEval.
+func countingOpener(onEval func()) Opener {
+	return func(ctx context.Context, name string) (sdk.Objective, bool, error) {
+		obj, ex, err := Synthetic(ctx, name)
+		if err != nil {
+			return nil, ex, err
+		}
+		return &hooked{Objective: obj, onEval: onEval}, ex, nil
+	}
+}
+
+// hooked wraps a synthetic objective (keeping Configure, Keys and
+// EvaluateNoiseFree visible) and calls onEval before each evaluation.
+type hooked struct {
+	sdk.Objective
+	onEval func()
+}
+
+func (h *hooked) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	h.onEval()
+	return h.Objective.Evaluate(ctx, x)
+}
+
+func (h *hooked) Configure(ctx context.Context, p map[string]string) error {
+	return h.Objective.(sdk.Configurable).Configure(ctx, p)
+}
+
+func (h *hooked) EvaluateNoiseFree(ctx context.Context, x []float64) (float64, error) {
+	return h.Objective.(sdk.NoiseFree).EvaluateNoiseFree(ctx, x)
+}
+
+func (h *hooked) Keys() []string {
+	return h.Objective.(interface{ Keys() []string }).Keys()
+}
+
+// TestResume interrupts a suite mid-way (the context is cancelled after a
+// number of evaluations, as a kill would stop it), runs it again, and checks
+// that the results equal those of an uninterrupted suite: finished runs are
+// skipped, partial ones resumed with their evaluations kept.
+func TestResume(t *testing.T) {
+	base := Suite{
+		Problems:     []Problem{{Name: "synthetic/branin"}},
+		Acquisitions: []string{"ei", "random"},
+		Seeds:        2,
+		Iters:        4,
+		Jobs:         1,
+	}
+	ref := base
+	ref.Out = t.TempDir()
+	if _, err := Run(context.Background(), ref); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadRunsCSV(filepath.Join(ref.Out, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s := base
+	s.Out = t.TempDir()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	var evals atomic.Int64
+	// 4 runs × 6 evaluations: stop in the middle of the second run.
+	s.Open = countingOpener(func() {
+		if evals.Add(1) == 9 {
+			cancel(errors.New("simulated kill"))
+		}
+	})
+	rep, err := Run(ctx, s)
+	if err == nil || !strings.Contains(err.Error(), "simulated kill") {
+		t.Fatalf("interrupted suite: error %v, want the cancellation cause", err)
+	}
+	if rep.Count(StatusDone) != 1 || rep.Count(StatusInterrupted) != 1 || rep.Count(StatusNotStarted) != 2 {
+		t.Fatalf("statuses after interruption: %+v", rep.Runs)
+	}
+	partial, err := ReadRunsCSV(filepath.Join(s.Out, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(partial) >= len(want) || len(partial) < 4 {
+		t.Errorf("partial runs.csv has %d rows (complete: %d)", len(partial), len(want))
+	}
+
+	s.Open = nil
+	rep, err = Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Count(StatusSkipped) != 1 || rep.Count(StatusDone) != 3 {
+		t.Errorf("statuses after resume: want 1 skipped, 3 done: %+v", rep.Runs)
+	}
+	got, err := ReadRunsCSV(filepath.Join(s.Out, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("resumed suite has %d rows, uninterrupted %d", len(got), len(want))
+	}
+	for i := range want {
+		w, g := want[i], got[i]
+		if w.Problem != g.Problem || w.Acquisition != g.Acquisition || w.Seed != g.Seed || w.StudySeed != g.StudySeed ||
+			w.Iter != g.Iter || w.Evals != g.Evals || !samePtr(w.Regret, g.Regret) || !samePtr(w.BestValue, g.BestValue) {
+			t.Errorf("row %d: resumed %+v, uninterrupted %+v", i, g, w)
+		}
+	}
+	h, err := os.ReadFile(filepath.Join(s.Out, HistoryFile))
+	if err != nil || strings.Count(string(h), `"started"`) != 2 {
+		t.Errorf("bench.json should record 2 invocations: %s %v", h, err)
+	}
+}
+
+func samePtr(a, b *float64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// TestFailedRunRecorded: a run whose objective cannot be opened fails
+// alone; the others finish and the summary lists the failure.
+func TestFailedRunRecorded(t *testing.T) {
+	s := smokeSuite(t.TempDir())
+	s.Iters = 2
+	s.Jobs = 1
+	var mu sync.Mutex
+	opens := 0
+	s.Open = func(ctx context.Context, name string) (sdk.Objective, bool, error) {
+		mu.Lock()
+		opens++
+		n := opens
+		mu.Unlock()
+		if n == 2 { // the probe is open 1; the first run's objective fails
+			return nil, false, errors.New("plugin crashed at start")
+		}
+		return Synthetic(ctx, name)
+	}
+	rep, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatalf("a failed run must not fail the suite: %v", err)
+	}
+	if rep.Count(StatusFailed) != 1 || rep.Count(StatusDone) != 1 {
+		t.Fatalf("statuses %+v", rep.Runs)
+	}
+	sum, err := os.ReadFile(filepath.Join(s.Out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sum), "plugin crashed at start") || !strings.Contains(string(sum), "## Failed and incomplete runs") {
+		t.Errorf("summary.md does not list the failed run:\n%s", sum)
+	}
+	// The failed run is retried by the next invocation.
+	s.Open = nil
+	rep, err = Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Count(StatusDone) != 1 || rep.Count(StatusSkipped) != 1 {
+		t.Errorf("rerun: want the failed run done and the other skipped: %+v", rep.Runs)
+	}
+}
+
+// TestIncompatibleStudy: a stored run with other settings is not mixed in.
+func TestIncompatibleStudy(t *testing.T) {
+	s := smokeSuite(t.TempDir())
+	s.Acquisitions = []string{"random"}
+	s.Iters = 1
+	if _, err := Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	s.NoiseVar = 1e-2
+	rep, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Count(StatusFailed) != 1 || !strings.Contains(rep.Runs[0].Err, "other settings") {
+		t.Errorf("changed noise: want a failed run about other settings, got %+v", rep.Runs)
+	}
+	// A longer budget is compatible: the study is extended.
+	s.NoiseVar = 0
+	s.Iters = 2
+	rep, err = Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Count(StatusDone) != 1 || len(rep.Runs[0].Rows) != 2 {
+		t.Errorf("extended budget: %+v", rep.Runs)
+	}
+}
+
+func TestParamsRouting(t *testing.T) {
+	s := smokeSuite(t.TempDir())
+	s.Params = map[string]string{"dim": "3"}
+	s.Problems = []Problem{{Name: "synthetic/branin"}, {Name: "synthetic/ackley"}}
+	params, err := s.resolveParams(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(params["synthetic/branin"]) != 0 || params["synthetic/ackley"]["dim"] != "3" {
+		t.Errorf("params routed as %v: want dim only for ackley", params)
+	}
+	s.Params = map[string]string{"dimm": "3"}
+	if _, err := s.resolveParams(context.Background()); err == nil || !strings.Contains(err.Error(), "none of the problems") {
+		t.Errorf("misspelt parameter: error %v", err)
+	}
+	s.Params = nil
+	s.Problems = []Problem{{Name: "synthetic/log10p"}}
+	if _, err := s.resolveParams(context.Background()); err == nil {
+		t.Error("log10p without data: no error before the runs")
+	}
+}

@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// RegretFloor is the smallest immediate regret the logarithmic outputs
+// show: a regret below it (exactly 0, or slightly negative because f* is
+// known only to ~1e-12) is taken as RegretFloor and counted in summary.md.
+const RegretFloor = 1e-12
+
+// log10Regret is log10(max(r, RegretFloor)).
+func log10Regret(r float64) float64 { return math.Log10(math.Max(r, RegretFloor)) }
+
+// mean returns the sample mean (NaN for no values).
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// stdErr returns the standard error of the mean, s/√n with the unbiased
+// sample standard deviation s (NaN for fewer than two values).
+func stdErr(xs []float64) float64 {
+	n := len(xs)
+	if n < 2 {
+		return math.NaN()
+	}
+	m := mean(xs)
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
+}
+
+// median returns the median (NaN for no values).
+func median(xs []float64) float64 {
+	n := len(xs)
+	if n == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Curve is the paper's per-iteration regret statistic for one acquisition:
+// at iteration Iter[i], the mean immediate regret over the N[i] runs that
+// reached it, Mean[i], and its standard error SE[i].
+type Curve struct {
+	Acquisition string
+	Iter        []int
+	N           []int
+	Mean, SE    []float64
+}
+
+// LogBand returns ln(Mean[i]) and the ±1 standard-error band of the
+// logarithm by the delta method, ln(Mean) ± SE/Mean (the SE of ln of a mean
+// to first order), which stays finite where Mean − SE ≤ 0. Means are floored
+// at RegretFloor.
+func (c *Curve) LogBand(i int) (lo, mid, hi float64) {
+	m := math.Max(c.Mean[i], RegretFloor)
+	mid = math.Log(m)
+	se := c.SE[i]
+	if math.IsNaN(se) {
+		return mid, mid, mid
+	}
+	d := se / m
+	return mid - d, mid, mid + d
+}
+
+// curve builds the Curve of runs (all of one acquisition) up to iters.
+func curve(acquisition string, runs []RunResult, iters int) Curve {
+	c := Curve{Acquisition: acquisition}
+	for t := 1; t <= iters; t++ {
+		var rs []float64
+		for _, r := range runs {
+			if row := rowAt(r, t); row != nil && row.Regret != nil {
+				rs = append(rs, *row.Regret)
+			}
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		c.Iter = append(c.Iter, t)
+		c.N = append(c.N, len(rs))
+		c.Mean = append(c.Mean, mean(rs))
+		c.SE = append(c.SE, stdErr(rs))
+	}
+	return c
+}
+
+// finalRegret returns a run's regret at iteration iters, if it got there.
+func finalRegret(r RunResult, iters int) (float64, bool) {
+	row := rowAt(r, iters)
+	if row == nil || row.Regret == nil {
+		return 0, false
+	}
+	return *row.Regret, true
+}
+
+// rowAt returns the run's row of iteration t, or nil.
+func rowAt(r RunResult, t int) *Row {
+	if t >= 1 && t <= len(r.Rows) && r.Rows[t-1].Iter == t {
+		return &r.Rows[t-1]
+	}
+	for i := range r.Rows {
+		if r.Rows[i].Iter == t {
+			return &r.Rows[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/plugins/synthetic/objective"
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// Defaults of Suite.
+const (
+	DefaultIters = 30
+	DefaultInit  = 2 // the paper's §5: "initialized with 2 data samples"
+	DefaultSeeds = 1
+	DefaultJobs  = 1
+)
+
+// Suite is a benchmark: every combination of Problems × Acquisitions ×
+// Batches × Seeds run for Iters BO iterations. Zero fields take the documented
+// defaults.
+type Suite struct {
+	// Problems are the objectives to optimize (at least one).
+	Problems []Problem
+	// Acquisitions are registered acquisition names (acq.Names).
+	Acquisitions []string
+	// Batches are the batch sizes |B| (nil → [1]).
+	Batches []int
+	// Seeds is the number of runs per combination (0 → 1).
+	Seeds int
+	// Iters is the number of BO iterations per run (0 → 30).
+	Iters int
+	// Init is the initial design size (0 → 2; negative → none). With
+	// InitAtLeastBatch the design has max(Init, |B|) points: 2 for |B| = 1
+	// and |B| for |B| > 1 (the BoTorch protocol of ANCHORS.md).
+	Init             int
+	InitAtLeastBatch bool
+	// NoiseVar is the observation-noise variance (0 → 1e-4, the paper's;
+	// negative → noise-free); a problem's noise_var parameter overrides it.
+	NoiseVar float64
+	// FixNoise fixes the GP's noise variance at the true one instead of
+	// inferring it.
+	FixNoise bool
+	// Trusted is |X*| for TES (and the x* samples of PES); 0 → max(5, |B|).
+	Trusted int
+	// UCBBeta is UCB/BUCB's fixed β (0 → the GP-UCB schedule).
+	UCBBeta float64
+	// Kernel is host.KernelSE (default, the paper's) or host.KernelMatern52.
+	Kernel string
+	// Recommend is host.RecommendEvaluated (default) or host.RecommendRefine.
+	Recommend string
+	// Params are run parameters for every problem that accepts them.
+	Params map[string]string
+	// SeedByAcq mixes the acquisition into the run seeds (see Seed).
+	SeedByAcq bool
+	// Jobs is the number of runs in parallel (0 → 1). Each run's inner
+	// optimizer then uses max(1, GOMAXPROCS/Jobs) goroutines.
+	Jobs int
+	// Out is the output directory (required; created if missing).
+	Out string
+	// Open opens a run's objective (nil → Synthetic).
+	Open Opener
+	// Logger gets one line per finished run; the studies log to it at warn
+	// level (debug when it is at debug level).
+	Logger zerolog.Logger
+	// Command is the command line, recorded in summary.md.
+	Command string
+	// EvalTimeout bounds one evaluation (0: none).
+	EvalTimeout time.Duration
+}
+
+// Opener returns a fresh objective for one run. Runs of an objective
+// reported exclusive (one shared instance, e.g. a plugin process) never
+// overlap; non-exclusive objectives must be independent per call.
+type Opener func(ctx context.Context, name string) (obj sdk.Objective, exclusive bool, err error)
+
+// Synthetic opens synthetic/<name> objectives (package
+// plugins/synthetic/objective), a new instance per run.
+func Synthetic(_ context.Context, name string) (sdk.Objective, bool, error) {
+	short, ok := strings.CutPrefix(name, objective.Prefix)
+	if !ok {
+		return nil, false, fmt.Errorf("unknown problem %q: the built-in problems are synthetic/<name> (see 'tesbo-host plugins')", name)
+	}
+	o, err := objective.New(short)
+	if err != nil {
+		return nil, false, fmt.Errorf("problem %s: %w", name, err)
+	}
+	return o, false, nil
+}
+
+func (s *Suite) seeds() int { return max(s.Seeds, DefaultSeeds) }
+func (s *Suite) iters() int { return cmpOr(s.Iters, DefaultIters) }
+func (s *Suite) jobs() int  { return max(s.Jobs, DefaultJobs) }
+func (s *Suite) opener() Opener {
+	if s.Open == nil {
+		return Synthetic
+	}
+	return s.Open
+}
+
+func (s *Suite) batches() []int {
+	if len(s.Batches) == 0 {
+		return []int{1}
+	}
+	return s.Batches
+}
+
+func cmpOr(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// initFor is the initial design size for batch size q (0: none).
+func (s *Suite) initFor(q int) int {
+	n := s.Init
+	switch {
+	case n == 0:
+		n = DefaultInit
+	case n < 0:
+		n = 0
+	}
+	if s.InitAtLeastBatch {
+		n = max(n, q)
+	}
+	return n
+}
+
+// validate checks the suite before anything runs.
+func (s *Suite) validate() error {
+	switch {
+	case len(s.Problems) == 0:
+		return fmt.Errorf("no problems given")
+	case len(s.Acquisitions) == 0:
+		return fmt.Errorf("no acquisitions given")
+	case s.Seeds < 0:
+		return fmt.Errorf("seeds must be ≥ 1, got %d", s.Seeds)
+	case s.Iters < 0:
+		return fmt.Errorf("iters must be ≥ 1, got %d", s.Iters)
+	case s.Jobs < 0:
+		return fmt.Errorf("jobs must be ≥ 1, got %d", s.Jobs)
+	case s.Trusted < 0:
+		return fmt.Errorf("trusted must be ≥ 0, got %d", s.Trusted)
+	case math.IsNaN(s.NoiseVar) || math.IsInf(s.NoiseVar, 0):
+		return fmt.Errorf("noise variance must be finite, got %v", s.NoiseVar)
+	case math.IsNaN(s.UCBBeta) || s.UCBBeta < 0 || math.IsInf(s.UCBBeta, 0):
+		return fmt.Errorf("UCB β must be a finite number ≥ 0, got %v", s.UCBBeta)
+	case s.Out == "":
+		return fmt.Errorf("no output directory given")
+	}
+	for _, q := range s.batches() {
+		if q < 1 {
+			return fmt.Errorf("batch sizes must be ≥ 1, got %d", q)
+		}
+	}
+	if dup := firstDup(s.batches()); dup != "" {
+		return fmt.Errorf("batch size %s given twice", dup)
+	}
+	known := acq.Names()
+	for _, a := range s.Acquisitions {
+		if !slices.Contains(known, a) {
+			return fmt.Errorf("unknown acquisition %q: valid ones are %s", a, strings.Join(known, ", "))
+		}
+	}
+	if dup := firstDup(s.Acquisitions); dup != "" {
+		return fmt.Errorf("acquisition %s given twice", dup)
+	}
+	labels := make([]string, len(s.Problems))
+	for i, p := range s.Problems {
+		labels[i] = p.Label()
+		if v, ok := p.Params[KeyNoiseVar]; ok {
+			if _, err := parseNoiseVar(v); err != nil {
+				return fmt.Errorf("problem %s: %w", p.Label(), err)
+			}
+		}
+	}
+	if dup := firstDup(labels); dup != "" {
+		return fmt.Errorf("problem %s given twice", dup)
+	}
+	for k, v := range s.Params {
+		if k == "" || k == "seed" {
+			return fmt.Errorf("bad parameter %q: the key must be non-empty and not the reserved 'seed'", k+"="+v)
+		}
+		if k == KeyNoiseVar {
+			return fmt.Errorf("noise_var is not a parameter: set the suite's noise variance (--noise-var), or per problem as name:noise_var=V")
+		}
+	}
+	switch s.Kernel {
+	case "", host.KernelSE, host.KernelMatern52:
+	default:
+		return fmt.Errorf("unknown kernel %q: use %s or %s", s.Kernel, host.KernelSE, host.KernelMatern52)
+	}
+	switch s.Recommend {
+	case "", host.RecommendEvaluated, host.RecommendRefine:
+	default:
+		return fmt.Errorf("unknown recommendation %q: use %s or %s", s.Recommend, host.RecommendEvaluated, host.RecommendRefine)
+	}
+	return nil
+}
+
+func firstDup[T comparable](xs []T) string {
+	seen := map[T]bool{}
+	for _, x := range xs {
+		if seen[x] {
+			return fmt.Sprint(x)
+		}
+		seen[x] = true
+	}
+	return ""
+}
+
+// acqOptions are the acquisition options of every run; the inner optimizer
+// shares the cores with the other jobs.
+func (s *Suite) acqOptions() acq.Options {
+	o := acq.Options{Trusted: s.Trusted, UCBBeta: s.UCBBeta}
+	o.Optimize.Workers = max(1, runtime.GOMAXPROCS(0)/s.jobs())
+	return o
+}
