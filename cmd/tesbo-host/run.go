@@ -64,10 +64,8 @@ func (c *common) pluginsDir(fallback string) string {
 		return c.plugins
 	case fallback != "":
 		return fallback
-	case os.Getenv("TESBO_PLUGINS") != "":
-		return os.Getenv("TESBO_PLUGINS")
 	}
-	return "plugins"
+	return loader.DefaultDir()
 }
 
 // logger builds the stderr logger: console format on a terminal, JSON

@@ -321,6 +321,9 @@ func TestSignalResume(t *testing.T) {
 			if code := p.cmd.ProcessState.ExitCode(); code != 128+int(sg) {
 				t.Fatalf("exit %d, want %d; stderr %s", code, 128+int(sg), p.se.String())
 			}
+			if n := pluginProcesses(t); n != 0 {
+				t.Fatalf("%d plugin processes outlived the host", n)
+			}
 			lines := errorLines(p.se.String())
 			if len(lines) != 1 || !strings.Contains(lines[0], "tesbo-host resume --db s.db --study sig") {
 				t.Fatalf("no resume hint: %q", lines)
@@ -502,4 +505,29 @@ func rawExec(t *testing.T, path, q string) {
 	if _, err := db.Exec(q); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// pluginProcesses counts running processes started from the test's plugins
+// directory (waiting up to 2 s for exiting ones).
+func pluginProcesses(t *testing.T) int {
+	t.Helper()
+	n := 0
+	for range 40 {
+		n = 0
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if err == nil && strings.Contains(string(b), pluginsDir) {
+				st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+				if !strings.Contains(string(st), ") Z ") { // zombies are exited
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			return 0
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return n
 }
