@@ -81,7 +81,7 @@ func (f *ScoreFunc) Score(ctx context.Context, batch [][]float64) (float64, erro
 		}
 	}
 	var v float64
-	p := a.u.getProcLocked()
+	p := a.u.proc
 	err := p.call(ctx, "score", a.u.r.opts.scriptTimeout(), func(ctx context.Context, s *session) error {
 		id := a.serve(s)
 		resp, err := pb.NewAcquisitionClient(s.conn.Conn).Score(ctx, &pb.ScoreRequest{

@@ -86,6 +86,8 @@ type Registry struct {
 
 	mu     sync.Mutex
 	closed bool
+	ctx    context.Context // canceled by Close
+	cancel context.CancelFunc
 }
 
 // unit is one entry of the plugins directory: one process type.
@@ -120,12 +122,15 @@ type unit struct {
 // others. The error is non-nil only when dir cannot be read.
 func Discover(ctx context.Context, dir string, opts Options) (*Registry, error) {
 	r := &Registry{dir: dir, opts: opts, log: opts.logger().With().Str("component", "plugins").Logger()}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
 	entries, err := os.ReadDir(dir)
 	if err != nil {
+		r.cancel()
 		return nil, fmt.Errorf("read plugins directory: %w", err)
 	}
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
+			r.cancel()
 			return nil, err
 		}
 		name := e.Name()
@@ -133,6 +138,7 @@ func Discover(ctx context.Context, dir string, opts Options) (*Registry, error) 
 			continue
 		}
 		if u := r.scan(filepath.Join(dir, name)); u != nil {
+			u.proc = newProc(u)
 			r.units = append(r.units, u)
 		}
 	}
@@ -288,7 +294,7 @@ func (u *unit) describe(ctx context.Context) error {
 }
 
 func (u *unit) describeLocked(ctx context.Context) error {
-	p := u.getProc()
+	p := u.proc
 	s, err := p.get(ctx)
 	if err != nil {
 		return err
@@ -323,13 +329,6 @@ func (u *unit) describeLocked(ctx context.Context) error {
 		u.objective[rn] = &Objective{name: u.publicName(rn), remote: rn, u: u, p: p, info: info, caps: caps}
 	}
 	return nil
-}
-
-func (u *unit) getProc() *proc {
-	if u.proc == nil {
-		u.proc = newProc(u)
-	}
-	return u.proc
 }
 
 // Objective returns the objective called name, starting (and for Go
@@ -495,15 +494,11 @@ func (r *Registry) Close() error {
 	}
 	r.closed = true
 	r.mu.Unlock()
+	r.cancel() // interrupts builds and starts in progress
 	var wg sync.WaitGroup
 	for _, u := range r.units {
-		u.mu.Lock()
-		p := u.proc
-		u.mu.Unlock()
-		if p != nil {
-			wg.Add(1)
-			go func() { defer wg.Done(); p.close() }()
-		}
+		wg.Add(1)
+		go func() { defer wg.Done(); u.proc.close() }()
 	}
 	wg.Wait()
 	return nil

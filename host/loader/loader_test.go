@@ -180,6 +180,23 @@ func TestScriptObjective(t *testing.T) {
 	}
 }
 
+// TestScriptDirectory loads a script spread over several files.
+func TestScriptDirectory(t *testing.T) {
+	r := open(t, pluginsDir(t, nil, map[string]string{"twofiles": "testdata/scripts/dirscript"}), Options{})
+	ctx := ctxT(t)
+	list := r.List(ctx)
+	if len(list) != 1 || list[0].Err != nil || list[0].Source != SourceScript || list[0].Info.Name != "two files" {
+		t.Fatalf("List = %+v", list)
+	}
+	o, err := r.Objective(ctx, "twofiles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := o.Evaluate(ctx, []float64{7}); err != nil || v != 49 {
+		t.Fatalf("Evaluate(7) = %v, %v", v, err)
+	}
+}
+
 func TestAcquisitionScriptAndPlugin(t *testing.T) {
 	dir := pluginsDir(t, []string{"acquisition"}, map[string]string{"ucbscript.go": "testdata/scripts/acq.go"})
 	r := open(t, dir, Options{})

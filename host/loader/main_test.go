@@ -58,7 +58,7 @@ func buildTestPlugins() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	args := []string{"build", "-buildvcs=false", "-o", tmp + string(filepath.Separator)}
+	args := []string{"build", "-buildvcs=false", "-ldflags=-s -w", "-o", tmp + string(filepath.Separator)}
 	for _, p := range testPlugins {
 		args = append(args, "./testdata/plugins/"+p)
 	}

@@ -66,6 +66,11 @@ func (p *proc) get(ctx context.Context) (*session, error) {
 		go s.client.Kill()
 		p.u.r.log.Info().Str("plugin", p.u.name).Msg("restarting plugin process")
 	}
+	// Close cancels builds and starts in progress.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(p.u.r.ctx, cancel)
+	defer stop()
 	s, err := p.start(ctx)
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ func (g *Suggester) Suggest(ctx context.Context, req sdk.SuggestRequest) ([][]fl
 		Seed:      req.Seed,
 	}
 	var resp *pb.SuggestResponse
-	p := g.u.getProcLocked()
+	p := g.u.proc
 	err := p.call(ctx, op, g.u.evalTimeout(), func(ctx context.Context, s *session) error {
 		var err error
 		resp, err = pb.NewSuggesterClient(s.conn.Conn).Suggest(ctx, msg)
@@ -59,13 +59,6 @@ func (g *Suggester) Suggest(ctx context.Context, req sdk.SuggestRequest) ([][]fl
 		}
 	}
 	return pts, nil
-}
-
-// getProcLocked returns the unit's proc, creating it under the unit lock.
-func (u *unit) getProcLocked() *proc {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.getProc()
 }
 
 var _ sdk.Suggester = (*Suggester)(nil)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/tesbo/tesbo/host/loader/testdata/plugins/objective/quadlib"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -27,7 +28,7 @@ func (q *quad) Info(context.Context) (sdk.Info, error) {
 func (q *quad) off() float64 { return float64(int64(q.offset.Load())) }
 
 func (q *quad) Evaluate(_ context.Context, x []float64) (float64, error) {
-	return q.off() - (x[0]-0.3)*(x[0]-0.3) - (x[1]-0.7)*(x[1]-0.7), nil
+	return quadlib.Value(q.off(), x[0], x[1]), nil
 }
 
 func (q *quad) Configure(_ context.Context, p map[string]string) error {

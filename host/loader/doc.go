@@ -1,0 +1,60 @@
+// Package loader discovers, starts, talks to, contains and stops tesbo
+// plugins: the host side of package sdk.
+//
+// # Discovery
+//
+// Discover scans one plugins directory (not recursively). Each entry is
+//
+//   - an executable file speaking the go-plugin handshake (a binary whose
+//     main calls sdk.ServeObjective, ServeObjectives, ServeSuggester or
+//     ServeAcquisition, or any program serving sdk/proto, e.g. Python);
+//   - a directory whose root is a Go main package with func main: built on
+//     first use with the user's go command, in the directory itself so that
+//     the enclosing go.mod gives the module context, into a cache keyed by a
+//     hash of its sources and of the main-module packages it imports (its
+//     sub-packages are its own business and never reported separately);
+//   - a Yaegi script: a .go file, or a directory whose package is not a main
+//     program, defining Info and Evaluate (objective) or Score (acquisition).
+//
+// Entries starting with "." or "_", testdata, other files and directories
+// without Go files are ignored. Nothing starts until it is used: List starts
+// everything (for `tesbo-host plugins`), Objective/Acquisition/Suggester
+// start what they need. A broken entry is reported with its cause and never
+// hides the others.
+//
+// # Processes and containment
+//
+// Every plugin runs as a child process managed by a go-plugin client (gRPC
+// only, versioned protocol, automatic mutual TLS, managed, with a start
+// timeout). Scripts too: the host's own executable is re-executed as a
+// script runner (see runner.go), which compiles the script once with Yaegi
+// and serves it through the sdk, so a script that panics, loops or returns
+// NaN is contained exactly like a compiled plugin.
+//
+// A call that exceeds its timeout kills the process (it may never return);
+// a process that died is restarted by the next call, and Configure
+// parameters are replayed to it. Panics inside a Go plugin's handlers are
+// recovered by the sdk and reported as ErrPanic; a crash is ErrExited with
+// the exit status and the tail of the plugin's stderr; NaN/Inf results,
+// malformed spaces, wrong dimensions and out-of-space suggestions are
+// refused. Every error is an *Error naming the plugin, the operation and a
+// cause matchable with errors.Is.
+//
+// No child outlives the host: Close kills every process; on Linux each
+// child also gets PR_SET_PDEATHSIG=SIGKILL, so it dies with the host even
+// when the host is killed.
+//
+// # Security
+//
+// Options.Checksums pins plugins by SHA-256 (go-plugin's SecureConfig for
+// executables; the source-tree hash for Go directories and scripts).
+// Plugins get the host's environment minus DefaultEnvDeny (tokens,
+// passwords, cloud keys, agent sockets; configurable). Scripts see only
+// AllowedScriptImports of the standard library unless Options.Unrestricted.
+//
+// # Logging
+//
+// go-plugin's records and the hclog JSON lines plugins write to stderr are
+// re-logged to Options.Logger (zerolog) with plugin=NAME; lines written to
+// stdout after the handshake are logged as warnings.
+package loader
