@@ -1,0 +1,56 @@
+// Package host runs tesbo's batch Bayesian optimization loop and is the API
+// for embedding it in Go programs (the tesbo-host command is built on it).
+//
+// # The loop
+//
+// A Study maps the objective's parameters into the unit cube (Space: Float
+// linearly, LogFloat in log space, Int by equal-width bins with the point
+// snapped to its bin centre), evaluates an initial Latin hypercube design,
+// and then repeats, for Options.Iters iterations:
+//
+//  1. standardize the completed values (maximizing: a minimizing objective
+//     is negated) and fit the GP by MAP, warm-started from the previous
+//     iteration's hyper-parameters (package gp);
+//  2. ask the acquisition (an acq.Proposer, e.g. "tes-ep") for
+//     Options.Batch points, with the trials still in flight as pending
+//     points; move any point that coincides with an earlier one;
+//  3. evaluate the batch with Options.Parallel workers, each attempt under
+//     Options.EvalTimeout, failures retried Options.Retries times with
+//     exponential backoff and then recorded (errors and NaN/Inf values are
+//     failures and never reach the GP);
+//  4. report a Record: the recommendation x̄ (the evaluated point with the
+//     largest posterior mean, or with Options.Recommend = RecommendRefine the
+//     maximizer of the mean over the whole cube), the objective's value
+//     there and the immediate regret f* − f(x̄) (noise-free via sdk.NoiseFree
+//     when the objective declares f*).
+//
+// When there is no completed evaluation yet, or fitting or the acquisition
+// fails, an iteration falls back to space-filling random points (logged);
+// an all-failed batch does not end a study.
+//
+// # Determinism
+//
+// Every random number comes from a stream derived from (study seed,
+// iteration, purpose), the GP data are ordered by trial ID, and the fitted
+// hyper-parameters that warm-start the next fit are stored. So the same seed
+// gives bitwise the same trials, whatever the evaluation order; driving a
+// Study with Ask/Tell gives the same trials as Optimize; and a study resumed
+// after a crash gives the same trials as an uninterrupted one.
+//
+// # Storage and resume
+//
+// With Options.DB (package store) every proposal and every outcome is
+// committed before the next proposal uses it. OpenStudy reopens a stored
+// study; Run first re-runs the trials that were in flight, then continues.
+//
+// # Concurrency
+//
+// Studies share no state: many can run in one process at once (also on one
+// store.DB), which is what benchmark harnesses do. One Study's Run must not
+// be called concurrently with itself; Ask/Tell may be called from several
+// goroutines.
+//
+// Plugin discovery and loading live in the subpackage host/loader; the
+// adapters AcquisitionProposer and SuggesterProposer turn acquisition
+// plugins into Proposers.
+package host
