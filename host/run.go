@@ -87,6 +87,29 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 	evalCtx, stop := graceContext(ctx, s.opts.Grace)
 	defer stop()
 	var last *Record
+	emit := func(recs []Record) {
+		for i := range recs {
+			last = &recs[i]
+			s.cbMu.Lock()
+			if s.opts.OnIteration != nil {
+				s.opts.OnIteration(recs[i])
+			}
+			s.cbMu.Unlock()
+		}
+	}
+	// A process stopped between finishing an iteration's batch and storing
+	// its record: make the record now (nothing newer was asked, so the data
+	// are those the record describes).
+	if it := s.Iteration(); it >= 1 {
+		s.mu.Lock()
+		ts := s.iterationTrials(it)
+		s.mu.Unlock()
+		recs, err := s.report(evalCtx, obj, ts)
+		if err != nil {
+			return s.result(start, last), err
+		}
+		emit(recs)
+	}
 	for ctx.Err() == nil {
 		batch := s.InFlight()
 		if len(batch) == 0 {
@@ -108,14 +131,7 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 		if err != nil {
 			return s.result(start, last), err
 		}
-		for i := range recs {
-			last = &recs[i]
-			s.cbMu.Lock()
-			if s.opts.OnIteration != nil {
-				s.opts.OnIteration(recs[i])
-			}
-			s.cbMu.Unlock()
-		}
+		emit(recs)
 	}
 	res := s.result(start, last)
 	if ctx.Err() != nil {
