@@ -67,15 +67,20 @@ func BenchmarkPrepare(b *testing.B) {
 }
 
 // BenchmarkEval measures one evaluation of α with its gradient (the inner
-// optimizer's unit of work) at n = 200, d = 6.
+// optimizer's unit of work) at d = 6, n = 400 for |B| = 40 and 200
+// otherwise.
 func BenchmarkEval(b *testing.B) {
 	for _, method := range []Method{EP, SP} {
 		for _, q := range []int{1, 3, 10, 20, 40} {
 			if method == SP && q > 3 {
 				continue
 			}
+			n := 200
+			if q == 40 {
+				n = 400
+			}
 			b.Run(fmt.Sprintf("%v/B=%d", method, q), func(b *testing.B) {
-				g := toyGP(b, 7, 200, 6, 0.25, 1e-4)
+				g := toyGP(b, 7, n, 6, 0.25, 1e-4)
 				rng := rand.New(rand.NewPCG(1, 2))
 				m, err := NewModel(context.Background(), g, rng, max(5, q), nil, Settings{Method: method})
 				if err != nil {

@@ -99,9 +99,14 @@ type Proposer struct {
 }
 
 // OptimizeDefaults fills the zero fields of s with TES's defaults for a batch
-// of q points: 64 raw samples for q = 1 (32 for q ≤ 5, 16 beyond), 2 restarts
-// from them (1 beyond q = 5) besides the X* starts, and at most 200
-// L-BFGS-B iterations (100 beyond q = 5).
+// of q points. α vanishes away from X*, so few space-filling candidates are
+// scored (64 for q = 1, 32 up to q = 5, 16 beyond) and the X*-based starts
+// of Func.Starts do most of the work; 2 restarts come from the raw
+// candidates (1 beyond q = 5). L-BFGS-B runs at most 200 iterations up to
+// q = 5, 60 up to q = 20 and 30 beyond — at q = 40 α stops improving
+// (within its Monte-Carlo error) after ~15 — and stops once an iteration
+// gains less than 1e-6·max(|α|,1) (1e-5 beyond q = 5), far below the
+// estimator's standard error.
 func OptimizeDefaults(s acq.OptimizeSettings, q int) acq.OptimizeSettings {
 	if s.RawSamples <= 0 {
 		switch {
@@ -120,9 +125,19 @@ func OptimizeDefaults(s acq.OptimizeSettings, q int) acq.OptimizeSettings {
 		}
 	}
 	if s.MaxIter <= 0 {
-		s.MaxIter = 200
+		switch {
+		case q <= 5:
+			s.MaxIter = 200
+		case q <= 20:
+			s.MaxIter = 60
+		default:
+			s.MaxIter = 30
+		}
+	}
+	if s.FuncTol <= 0 {
+		s.FuncTol = 1e-6
 		if q > 5 {
-			s.MaxIter = 100
+			s.FuncTol = 1e-5
 		}
 	}
 	return s

@@ -21,7 +21,7 @@ type TrustedSettings struct {
 	// Zero means 1000.
 	Features int
 	// Optimize configures the maximization of each sample path. Zero fields
-	// default to 128 raw samples, 2 restarts from them and 50 L-BFGS-B
+	// default to 128 raw samples, 1 restart from them and 50 L-BFGS-B
 	// iterations, plus the starts listed in TrustedMaximizers.
 	Optimize acq.OptimizeSettings
 	// DedupDistance is the distance, in length-scale units, under which two
@@ -32,10 +32,14 @@ type TrustedSettings struct {
 	// ExtraRounds bounds how many times replacement paths are drawn for
 	// dropped duplicates. Zero means 2.
 	ExtraRounds int
-	// BestStarts is the number of observed inputs (those with the largest
-	// y) and, separately, of last iteration's maximizers (those where the
-	// path is highest) used as starts for each path. Zero means 3.
-	BestStarts int
+	// Candidates is the number of observed inputs (those with the largest
+	// y) that, with every point of last iteration's X*, are candidate
+	// starts. Zero means 5.
+	Candidates int
+	// Starts is the number of candidates (those where the path is highest)
+	// from which each path is searched, besides the best raw sample. Zero
+	// means 2.
+	Starts int
 }
 
 func (s TrustedSettings) withDefaults() TrustedSettings {
@@ -46,7 +50,7 @@ func (s TrustedSettings) withDefaults() TrustedSettings {
 		s.Optimize.RawSamples = 128
 	}
 	if s.Optimize.Restarts <= 0 {
-		s.Optimize.Restarts = 2
+		s.Optimize.Restarts = 1
 	}
 	if s.Optimize.MaxIter <= 0 {
 		s.Optimize.MaxIter = 50
@@ -57,8 +61,11 @@ func (s TrustedSettings) withDefaults() TrustedSettings {
 	if s.ExtraRounds <= 0 {
 		s.ExtraRounds = 2
 	}
-	if s.BestStarts <= 0 {
-		s.BestStarts = 3
+	if s.Candidates <= 0 {
+		s.Candidates = 5
+	}
+	if s.Starts <= 0 {
+		s.Starts = 2
 	}
 	return s
 }
@@ -84,9 +91,9 @@ func (f *pathFunc) Starts(int) []*mat.Dense { return f.starts }
 
 // TrustedMaximizers draws k whole-function posterior samples (gp.SamplePaths)
 // and maximizes each over [0,1]^d with acq.Maximize, starting from the
-// space-filling raw samples' best, from the BestStarts observed inputs
-// with the largest y and from the BestStarts points of prev (last
-// iteration's X*) where the path is highest. Maximizers
+// best space-filling raw sample and from the Starts best (by the path's
+// value) of the candidates: the observed inputs with the largest y and the
+// points of prev (last iteration's X*). Maximizers
 // closer than DedupDistance length-scales to an earlier one are dropped and
 // replaced by new paths (at most ExtraRounds times), so the result has at
 // most k rows and at least one.
@@ -99,14 +106,20 @@ func TrustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, pre
 	ell := lengthscales(g.Kernel())
 	var kept [][]float64
 	want := k
-	best := bestObserved(g, s.BestStarts)
+	cands := bestObserved(g, s.Candidates)
+	if prev != nil {
+		n, d := prev.Dims()
+		for i := 0; i < n; i++ {
+			cands = append(cands, mat.NewDense(1, d, append([]float64(nil), prev.RawRowView(i)...)))
+		}
+	}
 	for round := 0; round <= s.ExtraRounds && want > 0; round++ {
 		paths, err := g.SamplePaths(rng, want, s.Features)
 		if err != nil {
 			return nil, fmt.Errorf("tes: sample paths: %w", err)
 		}
 		for _, p := range paths {
-			f := &pathFunc{p: p, starts: pathStarts(p, best, prev, s.BestStarts)}
+			f := &pathFunc{p: p, starts: pathStarts(p, cands, s.Starts)}
 			x, _, err := acq.Maximize(ctx, f, 1, d, s.Optimize, rng)
 			if err != nil {
 				return nil, fmt.Errorf("tes: maximize sample path: %w", err)
@@ -132,24 +145,21 @@ func TrustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, pre
 	return out, nil
 }
 
-// pathStarts returns the starts for maximizing one path: the given best
-// observed inputs and the nb points of the previous X* where the path is
-// highest.
-func pathStarts(p *gp.Path, best []*mat.Dense, prev *mat.Dense, nb int) []*mat.Dense {
-	out := append([]*mat.Dense(nil), best...)
-	if prev == nil {
-		return out
-	}
-	n, d := prev.Dims()
-	idx := make([]int, n)
-	vals := make([]float64, n)
-	for i := 0; i < n; i++ {
+// pathStarts returns the starts for maximizing one path: of the given
+// candidates (best observed inputs and last iteration's X*), the nb where
+// the path is highest. Choosing among them by one evaluation each is far
+// cheaper than a local search from every one.
+func pathStarts(p *gp.Path, cands []*mat.Dense, nb int) []*mat.Dense {
+	idx := make([]int, len(cands))
+	vals := make([]float64, len(cands))
+	for i, c := range cands {
 		idx[i] = i
-		vals[i] = p.Eval(prev.RawRowView(i))
+		vals[i] = p.Eval(c.RawRowView(0))
 	}
-	sort.Slice(idx, func(a, b int) bool { return vals[idx[a]] > vals[idx[b]] })
-	for _, i := range idx[:min(nb, n)] {
-		out = append(out, mat.NewDense(1, d, append([]float64(nil), prev.RawRowView(i)...)))
+	sort.SliceStable(idx, func(a, b int) bool { return vals[idx[a]] > vals[idx[b]] })
+	out := make([]*mat.Dense, 0, nb)
+	for _, i := range idx[:min(nb, len(idx))] {
+		out = append(out, cands[i])
 	}
 	return out
 }
