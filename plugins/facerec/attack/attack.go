@@ -89,7 +89,7 @@ func New(ctx context.Context, cfg Config, f frs.FRS, log zerolog.Logger) (a *Att
 		}
 	}()
 	a.gallery, err = frs.LoadGallery(ctx, a.frs, cfg.Gallery, frs.GalleryOptions{
-		CacheDir: cfg.CacheDir, CacheTag: tag, Exclude: []string{cfg.Attacker}, Parallel: cfg.Sidecars,
+		CacheDir: cfg.CacheDir, CacheTag: tag, Exclude: []string{cfg.Attacker}, Pattern: cfg.GalleryGlob, Parallel: cfg.Sidecars,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("facerec: %w", err)

@@ -34,9 +34,13 @@ type Config struct {
 	// detection confidence (0 = most confident).
 	AttackerFace int
 	// Gallery is a directory of face photos or a descriptor file (.npy
-	// float64 N×128, or .json); "" means face-api's demo directory without
-	// the attacker's photo.
+	// float64 N×128, or .json); "" means face-api's demo photos
+	// sample*.jpg without the attacker's photo (the demo's screenshots are
+	// left out: they show the sample photos again).
 	Gallery string
+	// GalleryGlob keeps only the gallery directory's photos whose base name
+	// matches it ("" = all JPEG and PNG files).
+	GalleryGlob string
 	// Threshold θ: the attack succeeds when d < θ. 0 means 0.5 (the paper's).
 	Threshold float64
 	// SaveDir receives the best result's figure (best.png, best.json) and,
@@ -67,6 +71,7 @@ var paramDocs = map[string]string{
 	"attacker":      "attacker's photo (default: face-api demo/sample6.jpg)",
 	"attacker_face": "which face of the attacker's photo, by detection confidence (default 0)",
 	"gallery":       "gallery: a directory of face photos, or a .npy (float64 N×128) / .json descriptor file (default: the other face-api demo photos)",
+	"gallery_glob":  "only gallery photos whose file name matches this pattern, e.g. 'id*.jpg' (default: all .jpg/.jpeg/.png)",
 	"threshold":     "match threshold θ; success when d < θ (default 0.5)",
 	"save_dir":      "save every synthesized image here, plus the best result's figure (default: only the figure, in out/facerec)",
 	"figure_dir":    "where the best result's figure (best.png, best.json) goes (default: save_dir, else out/facerec)",
@@ -112,6 +117,8 @@ func ParseParams(params map[string]string) (Config, error) {
 			}
 		case "gallery":
 			c.Gallery = v
+		case "gallery_glob":
+			c.GalleryGlob = v
 		case "threshold":
 			c.Threshold, err = strconv.ParseFloat(v, 64)
 			if err == nil && !(c.Threshold > 0 && !math.IsInf(c.Threshold, 0)) {
@@ -181,6 +188,9 @@ func (c Config) Defaults() (Config, error) {
 		}
 		if c.Gallery == "" {
 			c.Gallery = demo
+			if c.GalleryGlob == "" {
+				c.GalleryGlob = "sample*.jpg"
+			}
 		}
 	}
 	return c, nil

@@ -13,7 +13,7 @@
 // identity. This is security research tooling for measuring how easily an
 // FRS is fooled by realizable disguises. It runs only against the attacker
 // photo and the gallery the user points it at (by default face-api's own
-// demo photos: attacker demo/sample6.jpg, gallery the other demo photos);
+// demo photos: attacker demo/sample6.jpg, gallery the faces of demo/sample1–5.jpg);
 // it fetches nothing and contacts no service.
 //
 // Outputs. Every evaluation reports the matched identity, d and success in

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,4 +171,29 @@ func TestPluginEndToEnd(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Errorf("no best.png in %s after the plugin closed", figDir)
+}
+
+// TestDefaultAttackerNotInGallery: the default gallery is sample1–5.jpg;
+// the attacker's photo and the demo's screenshots (which show the sample
+// photos again) are left out.
+func TestDefaultAttackerNotInGallery(t *testing.T) {
+	demo := requireInstalled(t)
+	c, err := Config{}.Defaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Attacker != filepath.Join(demo, "sample6.jpg") || c.Gallery != demo || c.Threshold != 0.5 || c.Detect != DetectLandmarks {
+		t.Fatalf("defaults %+v", c)
+	}
+	photos, err := frs.GalleryPhotos(c.Gallery, c.GalleryGlob, []string{c.Attacker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range photos {
+		names = append(names, filepath.Base(p))
+	}
+	if got := strings.Join(names, " "); got != "sample1.jpg sample2.jpg sample3.jpg sample4.jpg sample5.jpg" {
+		t.Errorf("default gallery photos: %s", got)
+	}
 }

@@ -65,6 +65,9 @@ type GalleryOptions struct {
 	CacheTag string
 	// Exclude lists photo paths to leave out (e.g. the attacker's photo).
 	Exclude []string
+	// Pattern, if set, keeps only photos whose base name matches it
+	// (filepath.Match syntax, e.g. "sample*.jpg").
+	Pattern string
 	// Parallel is the number of photos analyzed at once; 0 means 1.
 	Parallel int
 }
@@ -153,8 +156,15 @@ func LoadDescriptorFile(path string) (*Gallery, error) {
 // imageExts are the photo types a gallery directory may hold.
 var imageExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true}
 
-// GalleryPhotos lists the photos LoadGallery would read in dir, sorted.
-func GalleryPhotos(dir string, exclude []string) ([]string, error) {
+// GalleryPhotos lists the photos LoadGallery would read in dir, sorted:
+// JPEG and PNG files whose base name matches pattern ("" matches all),
+// minus exclude.
+func GalleryPhotos(dir, pattern string, exclude []string) ([]string, error) {
+	if pattern != "" {
+		if _, err := filepath.Match(pattern, "x"); err != nil {
+			return nil, fmt.Errorf("gallery: bad pattern %q: %w", pattern, err)
+		}
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("gallery: %w", err)
@@ -170,6 +180,9 @@ func GalleryPhotos(dir string, exclude []string) ([]string, error) {
 		if e.IsDir() || !imageExts[strings.ToLower(filepath.Ext(e.Name()))] {
 			continue
 		}
+		if ok, _ := filepath.Match(pattern, e.Name()); pattern != "" && !ok {
+			continue
+		}
 		p := filepath.Join(dir, e.Name())
 		if abs, err := filepath.Abs(p); err == nil && skip[abs] {
 			continue
@@ -181,7 +194,7 @@ func GalleryPhotos(dir string, exclude []string) ([]string, error) {
 }
 
 func buildGallery(ctx context.Context, f FRS, dir string, o GalleryOptions) (*Gallery, error) {
-	photos, err := GalleryPhotos(dir, o.Exclude)
+	photos, err := GalleryPhotos(dir, o.Pattern, o.Exclude)
 	if err != nil {
 		return nil, err
 	}

@@ -205,6 +205,12 @@ func TestPhotoGalleryAndCache(t *testing.T) {
 	if _, err := LoadGallery(context.Background(), f, dir, o); err != nil || f.analyzes.Load() != 5 {
 		t.Errorf("other FRS: %d analyses, want 5 (%v)", f.analyzes.Load(), err)
 	}
+	// A pattern narrows the photos.
+	o.Pattern = "al*.png"
+	if g, err := LoadGallery(context.Background(), f, dir, o); err != nil || len(g.Entries) != 1 || g.Entries[0].Name != "alice" {
+		t.Errorf("pattern al*.png: %v, %v", g, err)
+	}
+	o.Pattern = ""
 	// A directory without photos is an error that says so.
 	if _, err := LoadGallery(context.Background(), f, t.TempDir(), o); err == nil || !strings.Contains(err.Error(), "no faces") {
 		t.Errorf("empty dir: %v", err)
