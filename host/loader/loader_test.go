@@ -158,6 +158,21 @@ func TestGoSourceDirNeedsGo(t *testing.T) {
 	}
 }
 
+// TestGoSourceDirOutsideModule reports a Go plugin directory outside any
+// module with the commands that fix it.
+func TestGoSourceDirOutsideModule(t *testing.T) {
+	src := t.TempDir() // under $TMPDIR, outside any go.mod
+	if findGoMod(src) != "" {
+		t.Skip("the temporary directory is inside a Go module")
+	}
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, pluginsDir(t, nil, map[string]string{"lonely": src}), Options{CacheDir: t.TempDir()})
+	_, err := r.Objective(ctxT(t), "lonely")
+	wantErr(t, err, "lonely", ErrBuild, "not inside a Go module", "go mod init")
+}
+
 func TestScriptObjective(t *testing.T) {
 	r := open(t, pluginsDir(t, nil, map[string]string{"quad.go": "testdata/scripts/objective.go"}), Options{})
 	ctx := ctxT(t)
