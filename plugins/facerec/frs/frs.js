@@ -325,7 +325,7 @@ async function handle(line, info) {
     }
     let res;
     switch (req.op) {
-      case 'ping': res = { info }; break;
+      case 'ping': res = { info, tensors: tf.memory().numTensors }; break;
       case 'analyze': res = await analyze(req); break;
       case 'describe': res = await describe(req); break;
       default: throw new Error(`unknown op ${JSON.stringify(req.op)} (want ping, analyze or describe)`);

@@ -244,6 +244,48 @@ func scaleBrightness(img *image.RGBA, s float64) *image.RGBA {
 	return out
 }
 
+// TestNoTensorLeak: a long run must not grow the sidecar's memory; tfjs
+// tensors are the thing that leaks when one is not disposed.
+func TestNoTensorLeak(t *testing.T) {
+	p := realPool(t)
+	img, faces := sample1Faces(t)
+	crop := faceCrop(img, faces[0])
+	lm := shiftLandmarks(faces[0].Landmarks, img, faces[0])
+	w := <-p.idle
+	defer func() { p.idle <- w }()
+	proc, err := p.ensure(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tensors := func() int {
+		line, err := proc.roundTrip(&request{Op: "ping"}, 30*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct{ Tensors int }
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Tensors
+	}
+	wi, _ := encodeImage(crop)
+	roundTrip := func(req *request) {
+		if _, err := proc.roundTrip(req, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roundTrip(&request{Op: "describe", Image: wi, Landmarks: toWirePoints(lm)})
+	before := tensors()
+	for i := 0; i < 5; i++ {
+		roundTrip(&request{Op: "describe", Image: wi, Landmarks: toWirePoints(lm)})
+	}
+	roundTrip(&request{Op: "analyze", Image: wi, Detector: Tiny})
+	roundTrip(&request{Op: "analyze", Image: wi})
+	if after := tensors(); after != before {
+		t.Errorf("sidecar holds %d tensors after 7 requests, %d before", after, before)
+	}
+}
+
 func TestMalformedRequestGetsErrorReply(t *testing.T) {
 	p := realPool(t)
 	w := <-p.idle
