@@ -108,23 +108,18 @@ func (c *Conv3x3[T]) Backward(dy []T) []T {
 			}
 		}
 	})
-	// ∂W (F×K) += dyᵀ (F×rows) · cols (rows×K), as an NT product of the
-	// transposes so that gonum's dot kernel runs over the long rows axis.
-	c.dyT = grow(c.dyT, rows*f)
-	transpose(c.dyT, dy, rows, f)
-	c.colsT = grow(c.colsT, rows*k)
-	transpose(c.colsT, c.cols, rows, k)
-	gemm(blas.NoTrans, blas.Trans, f, k, rows, c.dyT, rows, c.colsT, rows, 1, c.w.G, k)
+	// Both products read dy through gonum's axpy kernels, which skip zero
+	// multipliers: below a 2×2 max-pool at most one in four entries of dy
+	// is non-zero (and ReLU zeroes more), so this does a quarter of the
+	// dense work or less — faster than the denser dot-product (NT) form.
+	// ∂W (F×K) += dyᵀ (F×rows) · cols (rows×K).
+	gemm(blas.Trans, blas.NoTrans, f, k, rows, dy, f, c.cols, k, 1, c.w.G, k)
 	if !c.needDX {
 		return nil
 	}
-	// ∂cols (rows×K) = dy (rows×F) · W (F×K) = dy · (Wᵀ)ᵀ, NT over F.
+	// ∂cols (rows×K) = dy (rows×F) · W (F×K).
 	c.dcols = grow(c.dcols, rows*k)
-	if f < 32 {
-		gemm(blas.NoTrans, blas.NoTrans, rows, k, f, dy, f, c.w.W, k, 0, c.dcols, k)
-	} else {
-		gemm(blas.NoTrans, blas.Trans, rows, k, f, dy, f, c.transposedW(), f, 0, c.dcols, k)
-	}
+	gemm(blas.NoTrans, blas.NoTrans, rows, k, f, dy, f, c.w.W, k, 0, c.dcols, k)
 	c.dx = grow(c.dx, c.n*c.in.Size())
 	col2im(c.dx, c.dcols, c.n, c.in)
 	return c.dx

@@ -13,9 +13,9 @@ type Dense[T Float] struct {
 	needDX  bool
 	w, bias *Param[T]
 
-	n                  int
-	x                  []T // the last Forward's input (not owned)
-	y, dx, wT, dyT, xT []T
+	n     int
+	x     []T // the last Forward's input (not owned)
+	y, dx []T
 }
 
 // NewDense returns a dense layer from in to out units with He-normal
@@ -62,24 +62,15 @@ func (d *Dense[T]) Backward(dy []T) []T {
 			d.bias.G[j] += v
 		}
 	}
-	// ∂W (out×in) += dyᵀ (out×n) · x (n×in). With many examples the NT
-	// form of the transposes runs gonum's faster dot kernel over n.
-	if n >= 64 {
-		d.dyT = grow(d.dyT, n*d.out)
-		transpose(d.dyT, dy, n, d.out)
-		d.xT = grow(d.xT, n*d.in)
-		transpose(d.xT, d.x, n, d.in)
-		gemm(blas.NoTrans, blas.Trans, d.out, d.in, n, d.dyT, n, d.xT, n, 1, d.w.G, d.in)
-	} else {
-		gemm(blas.Trans, blas.NoTrans, d.out, d.in, n, dy, d.out, d.x, d.in, 1, d.w.G, d.in)
-	}
+	// Both products read dy through gonum's axpy kernels, which skip zero
+	// multipliers; after ReLU and dropout most of dy is zero.
+	// ∂W (out×in) += dyᵀ (out×n) · x (n×in).
+	gemm(blas.Trans, blas.NoTrans, d.out, d.in, n, dy, d.out, d.x, d.in, 1, d.w.G, d.in)
 	if !d.needDX {
 		return nil
 	}
-	// ∂x (n×in) = dy (n×out) · W (out×in) = dy · (Wᵀ)ᵀ, NT over out.
-	d.wT = grow(d.wT, d.out*d.in)
-	transpose(d.wT, d.w.W, d.out, d.in)
+	// ∂x (n×in) = dy (n×out) · W (out×in).
 	d.dx = grow(d.dx, n*d.in)
-	gemm(blas.NoTrans, blas.Trans, n, d.in, d.out, dy, d.out, d.wT, d.out, 0, d.dx, d.in)
+	gemm(blas.NoTrans, blas.NoTrans, n, d.in, d.out, dy, d.out, d.w.W, d.in, 0, d.dx, d.in)
 	return d.dx
 }

@@ -35,7 +35,8 @@ type Config struct {
 
 // NewCNN builds the tuning objective's network: conv3×3(Filters) → ReLU →
 // maxpool2 → conv3×3(Filters) → ReLU → maxpool2 → dense(Dense) → ReLU →
-// dropout(Dropout) → dense(Classes). Weights are He-normal from a stream
+// dropout(Dropout) → dense(Classes). (The layers run pooling before ReLU,
+// which computes the same function and gradient.) Weights are He-normal from a stream
 // seeded by seed; dropout masks come from a second stream of the same seed.
 func NewCNN[T Float](cfg Config, seed uint64) (*Net[T], error) {
 	switch {
@@ -50,18 +51,21 @@ func NewCNN[T Float](cfg Config, seed uint64) (*Net[T], error) {
 	}
 	init := rand.New(rand.NewPCG(seed, 0x636e6e2d696e6974)) // "cnn-init"
 	drop := rand.New(rand.NewPCG(seed, 0x636e6e2d64726f70)) // "cnn-drop"
+	// ReLU is monotone, so maxpool(ReLU(x)) = ReLU(maxpool(x)), with the
+	// same gradient (ties at a window maximum ≤ 0 give 0 either way).
+	// Pooling first runs the ReLU on a quarter of the values.
 	c1 := NewConv3x3[T](cfg.Input, cfg.Filters, false, init)
-	r1 := NewReLU[T](c1.Out())
-	p1 := NewMaxPool2[T](r1.Out())
-	c2 := NewConv3x3[T](p1.Out(), cfg.Filters, true, init)
-	r2 := NewReLU[T](c2.Out())
-	p2 := NewMaxPool2[T](r2.Out())
-	d1 := NewDense[T](p2.Out().Size(), cfg.Dense, true, init)
+	p1 := NewMaxPool2[T](c1.Out())
+	r1 := NewReLU[T](p1.Out())
+	c2 := NewConv3x3[T](r1.Out(), cfg.Filters, true, init)
+	p2 := NewMaxPool2[T](c2.Out())
+	r2 := NewReLU[T](p2.Out())
+	d1 := NewDense[T](r2.Out().Size(), cfg.Dense, true, init)
 	r3 := NewReLU[T](d1.Out())
 	do := NewDropout[T](r3.Out(), cfg.Dropout, drop)
 	d2 := NewDense[T](cfg.Dense, cfg.Classes, true, init)
 	return &Net[T]{
-		Layers:  []Layer[T]{c1, r1, p1, c2, r2, p2, d1, r3, do, d2},
+		Layers:  []Layer[T]{c1, p1, r1, c2, p2, r2, d1, r3, do, d2},
 		Classes: cfg.Classes,
 	}, nil
 }

@@ -35,21 +35,25 @@ func (p *MaxPool2[T]) Forward(x []T, n int, _ bool) []T {
 	p.arg = p.arg[:len(p.y)]
 	parallelFor(n, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			xb := b * in.Size()
 			for oy := range out.H {
 				for ox := range out.W {
 					o := ((b*out.H+oy)*out.W + ox) * out.C
-					base := xb + ((2*oy)*in.W+2*ox)*in.C
-					offs := [4]int{0, in.C, in.W * in.C, (in.W + 1) * in.C}
-					for c := range out.C {
-						best := base + c
-						for _, d := range offs[1:] {
-							if x[base+d+c] > x[best] {
-								best = base + d + c
-							}
+					i0 := b*in.Size() + ((2*oy)*in.W+2*ox)*in.C // window's top-left
+					i2 := i0 + in.W*in.C                        // bottom-left
+					top, bot := x[i0:i0+2*in.C], x[i2:i2+2*in.C]
+					y, arg := p.y[o:o+out.C], p.arg[o:o+out.C]
+					for c := range y {
+						best, at := top[c], i0+c
+						if v := top[in.C+c]; v > best {
+							best, at = v, i0+in.C+c
 						}
-						p.y[o+c] = x[best]
-						p.arg[o+c] = int32(best)
+						if v := bot[c]; v > best {
+							best, at = v, i2+c
+						}
+						if v := bot[in.C+c]; v > best {
+							best, at = v, i2+in.C+c
+						}
+						y[c], arg[c] = best, int32(at)
 					}
 				}
 			}

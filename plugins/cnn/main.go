@@ -1,0 +1,39 @@
+// Command cnn is tesbo's CNN hyper-parameter tuning objective, the paper's
+// first real-world workload (§5.3): it trains a two-layer convolutional
+// network (package nn) on an image data set (package dataset) and returns
+// the test accuracy, to be maximized over seven hyper-parameters:
+//
+//	batch_size     Int       [16, 512]
+//	filters        Int       [6, 256]      filters of both 3×3 convolutions
+//	dense_units    Int       [128, 2048]
+//	dropout        Float     [0, 0.75]
+//	l2             LogFloat  [1e-7, 1e-3]  penalty (λ/2)·‖W‖² on the weights
+//	learning_rate  LogFloat  [1e-7, 1e-1]
+//	lr_decay       LogFloat  [1e-7, 1e-3]  η_t = learning_rate/(1 + lr_decay·t)
+//
+// Info.Optimum is 1.0 (a perfect classifier), so the host's immediate regret
+// is 1 − accuracy of the recommended configuration.
+//
+// Run parameters (--param key=value):
+//
+//	dataset     fashion-mnist (default) or cifar10
+//	data_dir    directory of the data files (default for fashion-mnist:
+//	            /usr/share/datasets/fashion-mnist, from Debian's
+//	            dataset-fashion-mnist; required for cifar10: the unpacked
+//	            cifar-10-batches-bin directory)
+//	train_size  training images used, the first N of the training set (default 10000)
+//	test_size   test images scored, the first N of the test set (default 2000)
+//	epochs      passes over the training images (default 1; fractions allowed)
+//	budget      wall-clock limit on the training of one evaluation, e.g. 40s
+//	            or 2m (default 40s); the network trained so far is scored
+//	concurrent  evaluations trained at the same time in this process
+//	            (default 1: each uses every core)
+//	seed        seeds weights, shuffles and dropout (the host sends the study seed)
+//
+// The host discovers this directory under ./plugins and builds it on first
+// use; started by hand it only prints go-plugin's handshake error.
+package main
+
+import "github.com/tesbo/tesbo/sdk"
+
+func main() { sdk.ServeObjective(NewObjective()) }

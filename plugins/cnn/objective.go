@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tesbo/tesbo/plugins/cnn/dataset"
+	"github.com/tesbo/tesbo/plugins/cnn/nn"
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// Space is the paper's search space (§5.3), in the order of x.
+var Space = []sdk.Param{
+	{Name: "batch_size", Kind: sdk.Int, Low: 16, High: 512},
+	{Name: "filters", Kind: sdk.Int, Low: 6, High: 256},
+	{Name: "dense_units", Kind: sdk.Int, Low: 128, High: 2048},
+	{Name: "dropout", Kind: sdk.Float, Low: 0, High: 0.75},
+	{Name: "l2", Kind: sdk.LogFloat, Low: 1e-7, High: 1e-3},
+	{Name: "learning_rate", Kind: sdk.LogFloat, Low: 1e-7, High: 1e-1},
+	{Name: "lr_decay", Kind: sdk.LogFloat, Low: 1e-7, High: 1e-3},
+}
+
+// Momentum is the SGD momentum (not tuned; the paper does not list it).
+const Momentum = 0.9
+
+// Run-parameter keys (see the package comment) and their defaults.
+const (
+	KeyDataset    = "dataset"
+	KeyDataDir    = "data_dir"
+	KeyTrainSize  = "train_size"
+	KeyTestSize   = "test_size"
+	KeyEpochs     = "epochs"
+	KeyBudget     = "budget"
+	KeyConcurrent = "concurrent"
+	KeySeed       = "seed"
+	keyNoiseVar   = "noise_var" // sent by the host; the objective's noise is its own
+
+	DatasetFashion = "fashion-mnist"
+	DatasetCIFAR10 = "cifar10"
+
+	DefaultTrainSize = 10000
+	DefaultTestSize  = 2000
+	DefaultEpochs    = 1
+	DefaultBudget    = 40 * time.Second
+)
+
+// Settings are the objective's run parameters.
+type Settings struct {
+	Dataset    string
+	DataDir    string
+	TrainSize  int
+	TestSize   int
+	Epochs     float64
+	Budget     time.Duration
+	Concurrent int
+	Seed       uint64
+}
+
+// DefaultSettings returns the settings used until Configure says otherwise.
+func DefaultSettings() Settings {
+	return Settings{
+		Dataset: DatasetFashion, DataDir: dataset.FashionMNISTDir,
+		TrainSize: DefaultTrainSize, TestSize: DefaultTestSize, Epochs: DefaultEpochs,
+		Budget: DefaultBudget, Concurrent: 1,
+	}
+}
+
+// parseSettings applies params on top of the defaults. Unknown keys are an
+// error, so a misspelt --param does not pass silently.
+func parseSettings(params map[string]string) (Settings, error) {
+	s := DefaultSettings()
+	dirSet := false
+	for k, v := range params {
+		v = strings.TrimSpace(v)
+		var err error
+		switch k {
+		case KeyDataset:
+			switch strings.ToLower(v) {
+			case DatasetFashion, "fashion", "fashion_mnist", "fmnist":
+				s.Dataset = DatasetFashion
+			case DatasetCIFAR10, "cifar-10", "cifar":
+				s.Dataset = DatasetCIFAR10
+			default:
+				err = fmt.Errorf("unknown data set %q (use %s or %s)", v, DatasetFashion, DatasetCIFAR10)
+			}
+		case KeyDataDir:
+			s.DataDir, dirSet = v, true
+		case KeyTrainSize:
+			s.TrainSize, err = positiveInt(v)
+		case KeyTestSize:
+			s.TestSize, err = positiveInt(v)
+		case KeyEpochs:
+			s.Epochs, err = strconv.ParseFloat(v, 64)
+			if err == nil && !(s.Epochs > 0 && s.Epochs <= 1000) {
+				err = fmt.Errorf("%v is not in (0, 1000]", s.Epochs)
+			}
+		case KeyBudget:
+			s.Budget, err = parseDuration(v)
+		case KeyConcurrent:
+			s.Concurrent, err = positiveInt(v)
+		case KeySeed:
+			s.Seed, err = strconv.ParseUint(v, 10, 64)
+		case keyNoiseVar:
+		default:
+			err = fmt.Errorf("unknown parameter (known: %s)", strings.Join([]string{
+				KeyDataset, KeyDataDir, KeyTrainSize, KeyTestSize, KeyEpochs, KeyBudget, KeyConcurrent, KeySeed}, ", "))
+		}
+		if err != nil {
+			return Settings{}, fmt.Errorf("cnn: --param %s=%s: %w", k, v, err)
+		}
+	}
+	if s.Dataset == DatasetCIFAR10 && !dirSet {
+		return Settings{}, fmt.Errorf("cnn: dataset=cifar10 needs --param data_dir=DIR: %s", dataset.CIFAR10Hint)
+	}
+	return s, nil
+}
+
+func positiveInt(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err == nil && n < 1 {
+		err = fmt.Errorf("%d is not positive", n)
+	}
+	return n, err
+}
+
+// parseDuration accepts Go durations ("40s", "2m") and plain seconds ("40").
+func parseDuration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		secs, ferr := strconv.ParseFloat(v, 64)
+		if ferr != nil {
+			return 0, fmt.Errorf("not a duration (e.g. 40s, 2m): %w", err)
+		}
+		d = time.Duration(secs * float64(time.Second))
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%v is not positive", d)
+	}
+	return d, nil
+}
+
+// Objective is the CNN tuning objective. It is safe for concurrent use;
+// at most Settings.Concurrent trainings run at once and the others wait
+// (their time budget starts when they run).
+type Objective struct {
+	mu   sync.Mutex
+	set  Settings
+	sem  chan struct{}
+	data map[dataKey]*data
+}
+
+// NewObjective returns the objective with DefaultSettings.
+func NewObjective() *Objective {
+	return &Objective{set: DefaultSettings(), sem: make(chan struct{}, 1), data: map[dataKey]*data{}}
+}
+
+// Info describes the search space; Optimum = 1 makes regret = 1 − accuracy.
+func (o *Objective) Info(context.Context) (sdk.Info, error) {
+	one := 1.0
+	return sdk.Info{Name: "cnn", Params: append([]sdk.Param(nil), Space...), Optimum: &one}, nil
+}
+
+// Configure applies the run parameters and loads the data set, so that a
+// missing or malformed data set is reported before any evaluation.
+func (o *Objective) Configure(ctx context.Context, params map[string]string) error {
+	s, err := parseSettings(params)
+	if err != nil {
+		return err
+	}
+	o.mu.Lock()
+	o.set = s
+	o.sem = make(chan struct{}, s.Concurrent)
+	o.mu.Unlock()
+	_, err = o.load(s)
+	return err
+}
+
+// Evaluate trains the network described by x and returns its test accuracy.
+func (o *Objective) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	r, err := o.EvaluateDetail(ctx, x)
+	return r.Value, err
+}
+
+// Hyper is one decoded point of Space.
+type Hyper struct {
+	BatchSize, Filters, Dense int
+	Dropout, L2, LR, Decay    float64
+}
+
+// decode checks x against Space and rounds the integer parameters.
+func decode(x []float64) (Hyper, error) {
+	if len(x) != len(Space) {
+		return Hyper{}, fmt.Errorf("cnn: got %d values, want %d (%s)", len(x), len(Space), paramNames())
+	}
+	v := make([]float64, len(x))
+	for i, p := range Space {
+		v[i] = x[i]
+		if p.Kind == sdk.Int {
+			v[i] = math.Round(v[i])
+		}
+		if math.IsNaN(v[i]) || v[i] < p.Low || v[i] > p.High {
+			return Hyper{}, fmt.Errorf("cnn: %s = %v outside [%v, %v]", p.Name, x[i], p.Low, p.High)
+		}
+	}
+	return Hyper{
+		BatchSize: int(v[0]), Filters: int(v[1]), Dense: int(v[2]),
+		Dropout: v[3], L2: v[4], LR: v[5], Decay: v[6],
+	}, nil
+}
+
+func paramNames() string {
+	names := make([]string, len(Space))
+	for i, p := range Space {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// EvaluateDetail trains the network described by x on the training subset
+// for the configured epochs or until the time budget runs out, and returns
+// the accuracy on the test subset with metadata: train_s, eval_s, steps,
+// epochs_done, budget_hit, diverged, train_loss, train_images,
+// test_images, dataset.
+func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result, error) {
+	h, err := decode(x)
+	if err != nil {
+		return sdk.Result{}, err
+	}
+	o.mu.Lock()
+	s, sem := o.set, o.sem
+	o.mu.Unlock()
+	d, err := o.load(s)
+	if err != nil {
+		return sdk.Result{}, err
+	}
+	select {
+	case sem <- struct{}{}:
+		defer func() { <-sem }()
+	case <-ctx.Done():
+		return sdk.Result{}, fmt.Errorf("cnn: waiting to train: %w", ctx.Err())
+	}
+	net, err := nn.NewCNN[float32](nn.Config{
+		Input: d.shape, Classes: d.classes, Filters: h.Filters, Dense: h.Dense, Dropout: h.Dropout,
+	}, s.Seed)
+	if err != nil {
+		return sdk.Result{}, fmt.Errorf("cnn: %w", err)
+	}
+	tctx, cancel := context.WithTimeout(ctx, s.Budget)
+	st, err := nn.Train(tctx, net, d.xTrain, d.yTrain, nn.TrainSettings{
+		BatchSize: h.BatchSize, Epochs: s.Epochs, LR: h.LR, Decay: h.Decay, L2: h.L2,
+		Momentum: Momentum, Seed: s.Seed,
+	})
+	cancel()
+	if err != nil {
+		return sdk.Result{}, fmt.Errorf("cnn: train: %w", err)
+	}
+	if ctx.Err() != nil { // the host gave up, not our budget
+		return sdk.Result{}, fmt.Errorf("cnn: evaluation cancelled: %w", ctx.Err())
+	}
+	start := time.Now()
+	acc := net.Accuracy(d.xTest, d.yTest)
+	evalTime := time.Since(start)
+	sdk.Logger().Debug("evaluated", "x", x, "accuracy", acc, "train_s", st.Duration.Seconds(),
+		"epochs", st.Epochs, "budget_hit", st.Stopped)
+	return sdk.Result{Value: acc, Meta: map[string]string{
+		"train_s":      strconv.FormatFloat(st.Duration.Seconds(), 'f', 2, 64),
+		"eval_s":       strconv.FormatFloat(evalTime.Seconds(), 'f', 2, 64),
+		"steps":        strconv.Itoa(st.Steps),
+		"epochs_done":  strconv.FormatFloat(st.Epochs, 'f', 3, 64),
+		"budget_hit":   strconv.FormatBool(st.Stopped),
+		"diverged":     strconv.FormatBool(st.Diverged),
+		"train_loss":   strconv.FormatFloat(st.Loss, 'g', 4, 64),
+		"train_images": strconv.Itoa(len(d.yTrain)),
+		"test_images":  strconv.Itoa(len(d.yTest)),
+		"dataset":      s.Dataset,
+	}}, nil
+}
+
+// dataKey identifies a loaded, subset and standardized data set.
+type dataKey struct {
+	dataset, dir      string
+	trainSize, testSz int
+}
+
+// data is a data set ready for training: standardized float32 pixels.
+type data struct {
+	once          sync.Once
+	err           error
+	shape         nn.Shape
+	classes       int
+	xTrain, xTest []float32
+	yTrain, yTest []int
+}
+
+// load reads and prepares the data set of s once per process.
+func (o *Objective) load(s Settings) (*data, error) {
+	key := dataKey{s.Dataset, s.DataDir, s.TrainSize, s.TestSize}
+	o.mu.Lock()
+	d, ok := o.data[key]
+	if !ok {
+		d = &data{}
+		o.data[key] = d
+	}
+	o.mu.Unlock()
+	d.once.Do(func() { d.err = d.read(key) })
+	return d, d.err
+}
+
+func (d *data) read(k dataKey) error {
+	var train, test *dataset.Set
+	var err error
+	switch k.dataset {
+	case DatasetCIFAR10:
+		train, test, err = dataset.CIFAR10(k.dir)
+	default:
+		train, test, err = dataset.FashionMNIST(k.dir)
+	}
+	if err != nil {
+		return fmt.Errorf("cnn: %w", err)
+	}
+	if train.Len() == 0 || test.Len() == 0 {
+		return errors.New("cnn: the data set has no training or no test images")
+	}
+	train, test = train.Head(k.trainSize), test.Head(k.testSz)
+	// Standardize with the training subset's statistics only.
+	mean, std := train.ChannelStats()
+	d.shape = nn.Shape{H: train.H, W: train.W, C: train.C}
+	d.classes = train.Classes
+	d.xTrain, d.yTrain = train.Standardized(mean, std), train.IntLabels()
+	d.xTest, d.yTest = test.Standardized(mean, std), test.IntLabels()
+	return nil
+}

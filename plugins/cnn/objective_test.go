@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tesbo/tesbo/plugins/cnn/dataset"
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// writeIDX writes a gzip-compressed unsigned-byte IDX file.
+func writeIDX(t testing.TB, path string, dims []int, data []byte) {
+	t.Helper()
+	var raw bytes.Buffer
+	raw.Write([]byte{0, 0, 8, byte(len(dims))})
+	for _, d := range dims {
+		binary.Write(&raw, binary.BigEndian, uint32(d))
+	}
+	raw.Write(data)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeFashion writes an easy Fashion-MNIST-format data set to a temporary
+// directory: 28×28 images whose class k is a bright 7×7 square at one of ten
+// positions, on uniform noise. A working network learns it in one epoch.
+func fakeFashion(t testing.TB, nTrain, nTest int) string {
+	t.Helper()
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, part := range []struct {
+		prefix string
+		n      int
+	}{{"train", nTrain}, {"t10k", nTest}} {
+		pix, lab := make([]byte, part.n*784), make([]byte, part.n)
+		for i := range part.n {
+			k := rng.IntN(10)
+			lab[i] = byte(k)
+			img := pix[i*784 : (i+1)*784]
+			for p := range img {
+				img[p] = byte(rng.IntN(100))
+			}
+			y0, x0 := 3+(k/5)*14, 1+(k%5)*5
+			for y := y0; y < y0+7; y++ {
+				for x := x0; x < x0+5; x++ {
+					img[y*28+x] = 255
+				}
+			}
+		}
+		writeIDX(t, filepath.Join(dir, part.prefix+"-images-idx3-ubyte.gz"), []int{part.n, 28, 28}, pix)
+		writeIDX(t, filepath.Join(dir, part.prefix+"-labels-idx1-ubyte.gz"), []int{part.n}, lab)
+	}
+	return dir
+}
+
+// small is a cheap point of the space: batch 32, 8 filters, 128 units.
+var small = []float64{32, 8, 128, 0.1, 1e-5, 0.05, 1e-4}
+
+func TestInfoIsThePapersSpace(t *testing.T) {
+	info, err := NewObjective().Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := info.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := []sdk.Param{
+		{Name: "batch_size", Kind: sdk.Int, Low: 16, High: 512},
+		{Name: "filters", Kind: sdk.Int, Low: 6, High: 256},
+		{Name: "dense_units", Kind: sdk.Int, Low: 128, High: 2048},
+		{Name: "dropout", Kind: sdk.Float, Low: 0, High: 0.75},
+		{Name: "l2", Kind: sdk.LogFloat, Low: 1e-7, High: 1e-3},
+		{Name: "learning_rate", Kind: sdk.LogFloat, Low: 1e-7, High: 1e-1},
+		{Name: "lr_decay", Kind: sdk.LogFloat, Low: 1e-7, High: 1e-3},
+	}
+	if len(info.Params) != len(want) {
+		t.Fatalf("%d params, want %d", len(info.Params), len(want))
+	}
+	for i := range want {
+		if info.Params[i] != want[i] {
+			t.Errorf("param %d = %+v, want %+v", i, info.Params[i], want[i])
+		}
+	}
+	if info.Name != "cnn" || info.Minimize || info.Optimum == nil || *info.Optimum != 1 {
+		t.Errorf("Info name %q minimize %v optimum %v; want cnn, false, 1", info.Name, info.Minimize, info.Optimum)
+	}
+}
+
+func TestParseSettings(t *testing.T) {
+	s, err := parseSettings(map[string]string{"noise_var": "0.01", "seed": "9", "budget": "2m",
+		"train_size": "500", "test_size": "100", "epochs": "2.5", "concurrent": "2", "dataset": "Fashion"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Settings{Dataset: DatasetFashion, DataDir: dataset.FashionMNISTDir, TrainSize: 500, TestSize: 100,
+		Epochs: 2.5, Budget: 2 * time.Minute, Concurrent: 2, Seed: 9}
+	if s != want {
+		t.Fatalf("settings %+v, want %+v", s, want)
+	}
+	if s, _ := parseSettings(map[string]string{"budget": "12.5"}); s.Budget != 12500*time.Millisecond {
+		t.Errorf("budget=12.5 gave %v, want 12.5s", s.Budget)
+	}
+	for params, wantErr := range map[[2]string]string{
+		{"dataset", "mnist"}:     "unknown data set",
+		{"train_size", "0"}:      "not positive",
+		{"epochs", "-1"}:         "not in (0, 1000]",
+		{"budget", "soon"}:       "not a duration",
+		{"budget", "-5s"}:        "not positive",
+		{"seed", "x"}:            "invalid syntax",
+		{"learning_rate", "0.1"}: "unknown parameter",
+		{"dataset", "cifar10"}:   "needs --param data_dir",
+	} {
+		_, err := parseSettings(map[string]string{params[0]: params[1]})
+		if err == nil || !strings.Contains(err.Error(), wantErr) || !strings.Contains(err.Error(), params[0]) && params[1] != "cifar10" {
+			t.Errorf("%s=%s: error %v, want one containing %q", params[0], params[1], err, wantErr)
+		}
+	}
+}
+
+func TestDecode(t *testing.T) {
+	h, err := decode([]float64{16.4, 255.6, 2048, 0.75, 1e-7, 0.1, 1e-3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.BatchSize != 16 || h.Filters != 256 || h.Dense != 2048 || h.Dropout != 0.75 || h.LR != 0.1 {
+		t.Errorf("decoded %+v", h)
+	}
+	for _, x := range [][]float64{
+		{32, 8, 128},                              // too short
+		{32, 8, 128, 0.1, 1e-5, 0.05, 1e-4, 1},    // too long
+		{15, 8, 128, 0.1, 1e-5, 0.05, 1e-4},       // batch below 16
+		{32, 8, 128, 0.8, 1e-5, 0.05, 1e-4},       // dropout above 0.75
+		{32, 8, 128, 0.1, 1e-5, math.NaN(), 1e-4}, // NaN
+	} {
+		if _, err := decode(x); err == nil {
+			t.Errorf("decode(%v): want an error", x)
+		}
+	}
+}
+
+func TestMissingDataIsAClearError(t *testing.T) {
+	o := NewObjective()
+	dir := filepath.Join(t.TempDir(), "none")
+	err := o.Configure(context.Background(), map[string]string{"data_dir": dir})
+	if err == nil || !strings.Contains(err.Error(), "apt-get install dataset-fashion-mnist") ||
+		!strings.Contains(err.Error(), filepath.Join(dir, "train-images-idx3-ubyte.gz")) {
+		t.Fatalf("error %v, want the missing file and the install command", err)
+	}
+	if _, err := o.Evaluate(context.Background(), small); err == nil {
+		t.Fatal("Evaluate with missing data: want an error")
+	}
+	err = o.Configure(context.Background(), map[string]string{"dataset": "cifar10", "data_dir": dir})
+	if err == nil || !strings.Contains(err.Error(), "data_batch_1.bin") || !strings.Contains(err.Error(), "cifar-10-binary.tar.gz") {
+		t.Fatalf("error %v, want the missing CIFAR file and the download page", err)
+	}
+}
+
+// TestEvaluateOnGeneratedData trains on an easy generated data set: the
+// accuracy must be far above chance, identical for the same seed, and the
+// metadata complete.
+func TestEvaluateOnGeneratedData(t *testing.T) {
+	dir := fakeFashion(t, 600, 200)
+	ctx := context.Background()
+	o := NewObjective()
+	if err := o.Configure(ctx, map[string]string{"data_dir": dir, "seed": "3", "noise_var": "0"}); err != nil {
+		t.Fatal(err)
+	}
+	r1, err := o.EvaluateDetail(ctx, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("accuracy %.3f, meta %v", r1.Value, r1.Meta)
+	if r1.Value < 0.8 {
+		t.Errorf("accuracy %.3f on the generated set, want ≥ 0.8", r1.Value)
+	}
+	for _, k := range []string{"train_s", "eval_s", "steps", "epochs_done", "budget_hit", "diverged", "train_loss", "train_images", "test_images", "dataset"} {
+		if _, ok := r1.Meta[k]; !ok {
+			t.Errorf("meta lacks %q", k)
+		}
+	}
+	if r1.Meta["steps"] != "19" || r1.Meta["budget_hit"] != "false" || r1.Meta["train_images"] != "600" || r1.Meta["test_images"] != "200" {
+		t.Errorf("meta %v: want 19 steps (600/32), no budget hit, 600/200 images", r1.Meta)
+	}
+	v2, err := o.Evaluate(ctx, small)
+	if err != nil || v2 != r1.Value {
+		t.Errorf("second evaluation %v (%v), want the same accuracy %v", v2, err, r1.Value)
+	}
+
+	// A budget too short for one update scores the untrained network and
+	// says so.
+	if err := o.Configure(ctx, map[string]string{"data_dir": dir, "budget": "1ns"}); err != nil {
+		t.Fatal(err)
+	}
+	r3, err := o.EvaluateDetail(ctx, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r3.Meta["budget_hit"] != "true" || r3.Meta["steps"] != "0" {
+		t.Errorf("1ns budget: meta %v, want budget_hit and 0 steps", r3.Meta)
+	}
+
+	// A cancelled context is an error, not a score.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := o.Evaluate(cctx, small); err == nil {
+		t.Error("cancelled context: want an error")
+	}
+}
+
+// TestEvaluateDivergesGracefully: a huge learning rate with no decay may
+// blow up; the objective must still return an accuracy in [0, 1].
+func TestEvaluateDivergesGracefully(t *testing.T) {
+	dir := fakeFashion(t, 300, 100)
+	o := NewObjective()
+	if err := o.Configure(context.Background(), map[string]string{"data_dir": dir}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := o.EvaluateDetail(context.Background(), []float64{16, 6, 128, 0, 1e-7, 0.1, 1e-7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.IsNaN(r.Value) || r.Value < 0 || r.Value > 1 {
+		t.Fatalf("accuracy %v outside [0, 1] (meta %v)", r.Value, r.Meta)
+	}
+}
