@@ -27,8 +27,9 @@ type server struct {
 	broker *plugin.GRPCBroker
 	log    hclog.Logger
 
-	mu    sync.Mutex
-	conns map[uint32]*grpc.ClientConn // broker connections to the host's Posterior
+	mu        sync.Mutex
+	conns     map[uint32]*grpc.ClientConn // broker connections to the host's Posterior
+	summaries summaryCache
 }
 
 // guard turns a panic in plugin code into a gRPC Internal error (the stack
@@ -203,8 +204,10 @@ func (a *acquisitionServer) Score(ctx context.Context, req *pb.ScoreRequest) (_ 
 	if err != nil {
 		return nil, status.Errorf(codes.Unavailable, "dial host posterior: %v", err)
 	}
-	post := newRemotePosterior(ctx, pb.NewPosteriorClient(conn), req.PosteriorHandle)
-	v, err := a.srv.acquisition.Score(ctx, post, PointsFromProto(req.Batch))
+	batch := PointsFromProto(req.Batch)
+	key := summaryKey{broker: req.PosteriorBrokerId, handle: req.PosteriorHandle}
+	post := newRemotePosterior(ctx, pb.NewPosteriorClient(conn), &a.srv.summaries, key, batch, req.BatchPosterior)
+	v, err := a.srv.acquisition.Score(ctx, post, batch)
 	if err != nil {
 		return nil, toStatus(err)
 	}

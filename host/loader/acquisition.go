@@ -80,12 +80,17 @@ func (f *ScoreFunc) Score(ctx context.Context, batch [][]float64) (float64, erro
 			}
 		}
 	}
+	pre, err := f.a.batchPosterior(f.handle, batch)
+	if err != nil {
+		return 0, &Error{Plugin: name, Op: "score", Cause: ErrBadInput, Err: err}
+	}
 	var v float64
 	p := a.u.proc
-	err := p.call(ctx, "score", a.u.r.opts.scriptTimeout(), func(ctx context.Context, s *session) error {
+	err = p.call(ctx, "score", a.u.r.opts.scriptTimeout(), func(ctx context.Context, s *session) error {
 		id := a.serve(s)
 		resp, err := pb.NewAcquisitionClient(s.conn.Conn).Score(ctx, &pb.ScoreRequest{
 			PosteriorBrokerId: id, PosteriorHandle: f.handle, Batch: sdk.PointsToProto(batch),
+			BatchPosterior: pre,
 		})
 		if err != nil {
 			return err
@@ -100,6 +105,37 @@ func (f *ScoreFunc) Score(ctx context.Context, batch [][]float64) (float64, erro
 		return 0, &Error{Plugin: name, Op: "score", Cause: ErrBadValue, Err: fmt.Errorf("α(%v) = %v", batch, v)}
 	}
 	return v, nil
+}
+
+// batchPosterior computes the batch's joint posterior to send along with
+// the Score request (most acquisitions ask for exactly that first).
+func (a *Acquisition) batchPosterior(h uint64, batch [][]float64) (resp *pb.MeanCovResponse, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("host posterior panicked: %v", r)
+		}
+	}()
+	a.mu.RLock()
+	p, ok := a.handles[h]
+	a.mu.RUnlock()
+	if !ok {
+		return nil, errors.New("the ScoreFunc was closed")
+	}
+	return meanCov(p, batch)
+}
+
+// meanCov flattens p.MeanCov(pts) into the protocol message.
+func meanCov(p sdk.Posterior, pts [][]float64) (*pb.MeanCovResponse, error) {
+	mean, cov := p.MeanCov(pts)
+	n := len(pts)
+	flat := make([]float64, 0, n*n)
+	for _, row := range cov {
+		flat = append(flat, row...)
+	}
+	if len(mean) != n || len(flat) != n*n {
+		return nil, fmt.Errorf("host posterior returned %d means and %d covariances for %d points", len(mean), len(flat), n)
+	}
+	return &pb.MeanCovResponse{Mean: mean, Cov: flat}, nil
 }
 
 // Close releases the posterior.
@@ -181,16 +217,11 @@ func (ps *posteriorServer) MeanCov(_ context.Context, req *pb.MeanCovRequest) (_
 		}
 		return resp, nil
 	}
-	mean, cov := p.MeanCov(pts)
-	n := len(pts)
-	flat := make([]float64, 0, n*n)
-	for _, row := range cov {
-		flat = append(flat, row...)
+	resp, err := meanCov(p, pts)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
 	}
-	if len(mean) != n || len(flat) != n*n {
-		return nil, status.Errorf(codes.Internal, "host posterior returned %d means and %d covariances for %d points", len(mean), len(flat), n)
-	}
-	return &pb.MeanCovResponse{Mean: mean, Cov: flat}, nil
+	return resp, nil
 }
 
 var _ sdk.Acquisition = (*Acquisition)(nil)

@@ -236,8 +236,8 @@ func TestAcquisitionScriptAndPlugin(t *testing.T) {
 			}
 		}
 		f.Close()
-		if _, err := f.Score(ctx, batch); !errors.Is(err, ErrRemote) && !errors.Is(err, ErrPanic) {
-			t.Fatalf("%s: Score after Close: err = %v, want an error about the unbound posterior", name, err)
+		if _, err := f.Score(ctx, batch); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "closed") {
+			t.Fatalf("%s: Score after Close: err = %v, want an error about the closed ScoreFunc", name, err)
 		}
 		// The one-shot form.
 		if got, err := a.Score(ctx, testPost, batch[:1]); err != nil || math.Abs(got-wantUCB(testPost, batch[:1])-extra) > 1e-12 {

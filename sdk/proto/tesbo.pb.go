@@ -904,8 +904,11 @@ type ScoreRequest struct {
 	PosteriorBrokerId uint32                 `protobuf:"varint,1,opt,name=posterior_broker_id,json=posteriorBrokerId,proto3" json:"posterior_broker_id,omitempty"`
 	PosteriorHandle   uint64                 `protobuf:"varint,2,opt,name=posterior_handle,json=posteriorHandle,proto3" json:"posterior_handle,omitempty"`
 	Batch             []*Point               `protobuf:"bytes,3,rep,name=batch,proto3" json:"batch,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The joint posterior of the batch, computed by the host up front so that
+	// the usual MeanCov(batch) / MeanVar(row) calls need no callback.
+	BatchPosterior *MeanCovResponse `protobuf:"bytes,4,opt,name=batch_posterior,json=batchPosterior,proto3" json:"batch_posterior,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ScoreRequest) Reset() {
@@ -955,6 +958,13 @@ func (x *ScoreRequest) GetPosteriorHandle() uint64 {
 func (x *ScoreRequest) GetBatch() []*Point {
 	if x != nil {
 		return x.Batch
+	}
+	return nil
+}
+
+func (x *ScoreRequest) GetBatchPosterior() *MeanCovResponse {
+	if x != nil {
+		return x.BatchPosterior
 	}
 	return nil
 }
@@ -1287,11 +1297,12 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x04iter\x18\x05 \x01(\x05R\x04iter\x12\x12\n" +
 	"\x04seed\x18\x06 \x01(\x04R\x04seed\"A\n" +
 	"\x0fSuggestResponse\x12.\n" +
-	"\x06points\x18\x01 \x03(\v2\x16.tesbo.plugin.v1.PointR\x06points\"\x97\x01\n" +
+	"\x06points\x18\x01 \x03(\v2\x16.tesbo.plugin.v1.PointR\x06points\"\xe2\x01\n" +
 	"\fScoreRequest\x12.\n" +
 	"\x13posterior_broker_id\x18\x01 \x01(\rR\x11posteriorBrokerId\x12)\n" +
 	"\x10posterior_handle\x18\x02 \x01(\x04R\x0fposteriorHandle\x12,\n" +
-	"\x05batch\x18\x03 \x03(\v2\x16.tesbo.plugin.v1.PointR\x05batch\"%\n" +
+	"\x05batch\x18\x03 \x03(\v2\x16.tesbo.plugin.v1.PointR\x05batch\x12I\n" +
+	"\x0fbatch_posterior\x18\x04 \x01(\v2 .tesbo.plugin.v1.MeanCovResponseR\x0ebatchPosterior\"%\n" +
 	"\rScoreResponse\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\x01R\x05value\"*\n" +
 	"\x10PosteriorRequest\x12\x16\n" +
@@ -1387,29 +1398,30 @@ var file_tesbo_proto_depIdxs = []int32{
 	12, // 8: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
 	12, // 9: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
 	12, // 10: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
-	13, // 11: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
-	12, // 12: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
-	3,  // 13: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
-	6,  // 14: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
-	8,  // 15: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
-	10, // 16: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
-	14, // 17: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
-	16, // 18: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
-	18, // 19: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
-	20, // 20: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
-	4,  // 21: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
-	7,  // 22: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
-	9,  // 23: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
-	11, // 24: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
-	15, // 25: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
-	17, // 26: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
-	19, // 27: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
-	21, // 28: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
-	21, // [21:29] is the sub-list for method output_type
-	13, // [13:21] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	21, // 11: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
+	13, // 12: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
+	12, // 13: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
+	3,  // 14: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
+	6,  // 15: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
+	8,  // 16: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
+	10, // 17: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
+	14, // 18: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
+	16, // 19: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
+	18, // 20: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
+	20, // 21: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
+	4,  // 22: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
+	7,  // 23: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
+	9,  // 24: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
+	11, // 25: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
+	15, // 26: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
+	17, // 27: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
+	19, // 28: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
+	21, // 29: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
+	22, // [22:30] is the sub-list for method output_type
+	14, // [14:22] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_tesbo_proto_init() }
