@@ -12,12 +12,14 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // Figure size (about the paper's column width at 2×).
 const (
 	figWidth  = 5 * vg.Inch
 	figHeight = 3.6 * vg.Inch
+	figDPI    = 150
 )
 
 // acqColors fixes each built-in acquisition's colour across all figures
@@ -126,7 +128,7 @@ func RegretPlot(title string, curves []Curve) (*plot.Plot, error) {
 			if err != nil {
 				return nil, err
 			}
-			poly.Color = color.RGBA{R: col.R, G: col.G, B: col.B, A: 0x40}
+			poly.Color = color.NRGBA{R: col.R, G: col.G, B: col.B, A: 0x40} // non-premultiplied: translucent fill
 			poly.LineStyle.Width = 0
 			p.Add(poly)
 		}
@@ -165,9 +167,10 @@ func BoxPlot(title string, names []string, values map[string][]float64) (*plot.P
 			return nil, fmt.Errorf("%s: %w", a, err)
 		}
 		col := colorOf(a, i)
-		b.FillColor = color.RGBA{R: col.R, G: col.G, B: col.B, A: 0x60}
+		b.FillColor = color.NRGBA{R: col.R, G: col.G, B: col.B, A: 0x60}
 		b.BoxStyle.Color = col
 		b.WhiskerStyle.Color = col
+		b.WhiskerStyle.Dashes = nil
 		b.MedianStyle.Color = color.Black
 		b.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
 		p.Add(b)
@@ -178,10 +181,9 @@ func BoxPlot(title string, names []string, values map[string][]float64) (*plot.P
 
 // savePNG renders p to path through a temporary file.
 func savePNG(p *plot.Plot, path string) error {
-	wt, err := p.WriterTo(figWidth, figHeight, "png")
-	if err != nil {
-		return fmt.Errorf("render %s: %w", filepath.Base(path), err)
-	}
+	c := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
+	p.Draw(draw.New(c))
+	wt := vgimg.PngCanvas{Canvas: c}
 	if err := writeFileAtomic(path, func(f *os.File) error { _, err := wt.WriteTo(f); return err }); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}

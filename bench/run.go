@@ -89,6 +89,13 @@ func (r *Report) Count(st Status) int {
 	return n
 }
 
+// InvalidError reports a suite that cannot run as given (bad names, values
+// or parameters); nothing was run or written.
+type InvalidError struct{ Err error }
+
+func (e *InvalidError) Error() string { return e.Err.Error() }
+func (e *InvalidError) Unwrap() error { return e.Err }
+
 // Run runs every run of the suite that is not yet complete in
 // Suite.Out/studies.db, Suite.Jobs at a time, then writes runs.csv,
 // summary.md and the figures from everything the database holds for the
@@ -98,14 +105,14 @@ func (r *Report) Count(st Status) int {
 func Run(ctx context.Context, s Suite) (*Report, error) {
 	start := time.Now()
 	if err := s.validate(); err != nil {
-		return nil, err
+		return nil, &InvalidError{err}
 	}
 	if err := os.MkdirAll(s.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	params, err := s.resolveParams(ctx)
 	if err != nil {
-		return nil, err
+		return nil, &InvalidError{err}
 	}
 	db, err := store.Open(filepath.Join(s.Out, DBFile), store.Options{Create: true, BusyTimeout: time.Minute})
 	if err != nil {
@@ -215,9 +222,6 @@ func (s *Suite) resolveParams(ctx context.Context) (map[string]map[string]string
 		}
 		if info.Optimum == nil {
 			s.Logger.Warn().Str("problem", p.Label()).Msg("objective declares no optimum f*: its regret columns stay empty")
-		}
-		if c, ok := obj.(interface{ Close() error }); ok {
-			c.Close()
 		}
 		out[p.Label()] = params
 	}
@@ -476,7 +480,7 @@ func (r *runner) progress(res RunResult, done, total int) {
 	ev = ev.Str("progress", strconv.Itoa(done)+"/"+strconv.Itoa(total)).
 		Str("problem", res.Spec.Problem.Label()).Str("acq", res.Spec.Acquisition).
 		Int("batch", res.Spec.Batch).Int("seed", res.Spec.Index).Str("status", string(res.Status)).
-		Int("iters", len(res.Rows)).Dur("elapsed", res.Elapsed.Round(time.Millisecond))
+		Int("iters", len(res.Rows)).Float64("elapsed_s", round3(res.Elapsed.Seconds()))
 	if n := len(res.Rows); n > 0 {
 		if rg := res.Rows[n-1].Regret; rg != nil {
 			ev = ev.Float64("log10_regret", round3(log10Regret(*rg)))

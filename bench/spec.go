@@ -166,3 +166,54 @@ func (s *Suite) Specs() []RunSpec {
 	}
 	return out
 }
+
+// ParseBatches parses batch sizes given as numbers and inclusive ranges,
+// e.g. ["1", "3", "10-12"] → [1 3 10 11 12] (each ≥ 1, no repeats).
+func ParseBatches(items []string) ([]int, error) {
+	var out []int
+	seen := map[int]bool{}
+	for _, it := range items {
+		it = strings.TrimSpace(it)
+		lo, hi, isRange := strings.Cut(it, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if err != nil || a < 1 || b < a || b-a > 10000 {
+			return nil, fmt.Errorf("bad batch size %q: want N ≥ 1 or a range A-B with 1 ≤ A ≤ B", it)
+		}
+		for q := a; q <= b; q++ {
+			if seen[q] {
+				return nil, fmt.Errorf("batch size %d given twice", q)
+			}
+			seen[q] = true
+			out = append(out, q)
+		}
+	}
+	return out, nil
+}
+
+// ParseParams parses key=value pairs (the command's --param) into a map;
+// keys must be unique, and noise_var and seed are refused with the flag to
+// use instead.
+func ParseParams(kvs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		switch {
+		case !ok || k == "":
+			return nil, fmt.Errorf("bad parameter %q: want key=value", kv)
+		case k == KeyNoiseVar:
+			return nil, fmt.Errorf("bad parameter %q: set the noise with --noise-var, or per problem as NAME:noise_var=V", kv)
+		case k == "seed":
+			return nil, fmt.Errorf("bad parameter %q: seed is reserved (run seeds are derived; gpsample's draw is sample_seed)", kv)
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("bad parameter %q: %s given twice", kv, k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}

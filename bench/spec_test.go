@@ -160,3 +160,27 @@ func TestStudyOptions(t *testing.T) {
 		t.Errorf("Init < 0: NoInit false")
 	}
 }
+
+func TestParseBatches(t *testing.T) {
+	got, err := ParseBatches([]string{"1", " 3", "10-12"})
+	if err != nil || !reflect.DeepEqual(got, []int{1, 3, 10, 11, 12}) {
+		t.Errorf("ParseBatches = %v, %v", got, err)
+	}
+	for _, bad := range [][]string{{"0"}, {"x"}, {"3-1"}, {"1", "1"}, {"1-3", "2"}, {"-2"}} {
+		if _, err := ParseBatches(bad); err == nil {
+			t.Errorf("ParseBatches(%q): no error", bad)
+		}
+	}
+}
+
+func TestParseParams(t *testing.T) {
+	got, err := ParseParams([]string{"data=/a=b", "dim=3"})
+	if err != nil || !reflect.DeepEqual(got, map[string]string{"data": "/a=b", "dim": "3"}) {
+		t.Errorf("ParseParams = %v, %v", got, err)
+	}
+	for _, bad := range [][]string{{"x"}, {"=1"}, {"noise_var=1"}, {"seed=2"}, {"a=1", "a=2"}} {
+		if _, err := ParseParams(bad); err == nil {
+			t.Errorf("ParseParams(%q): no error", bad)
+		}
+	}
+}

@@ -1,18 +1,272 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
 
-// newBenchCmd is the slot for 'tesbo-host bench' (issue 8: runs every
-// problem × acquisition × batch × seed combination through host.Study,
-// many studies in parallel in one process). Until it lands it reports
-// itself as not available.
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	"github.com/tesbo/tesbo/bench"
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/host/loader"
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// benchFlags are the flags of 'bench'.
+type benchFlags struct {
+	common
+	problems, acqs, batches []string
+	params                  []string
+	seeds, iters, init      int
+	initBatch               bool
+	trusted, jobs           int
+	noiseVar, ucbBeta       float64
+	fixNoise, seedByAcq     bool
+	kernel, recommend, out  string
+	appG                    bool
+}
+
 func newBenchCmd() *cobra.Command {
-	return &cobra.Command{
+	var f benchFlags
+	cmd := &cobra.Command{
 		Use:   "bench --problems a,b --acqs x,y --seeds N --iters N [--batch N] --out DIR",
-		Short: "Run benchmark suites (not available yet)",
-		RunE: func(*cobra.Command, []string) error {
-			return usagef("bench is not implemented in this build yet")
+		Short: "Run benchmark suites (every problem × acquisition × batch × seed) and write their results",
+		Long: `Run every combination of --problems × --acqs × --batch × --seeds through the
+same BO loop as 'run' (in-process, --jobs runs at a time) and write to --out:
+
+  studies.db   every run as a study (resumable)
+  runs.csv     one row per run × BO iteration: problem, acquisition, batch,
+               seed, study_seed, iteration, evaluations, regret (noise-free
+               f* − f(x̄)), log10_regret, best_value, fit_s, propose_s,
+               eval_s, fallback
+  summary.md   per problem and batch size: mean, standard error and median of
+               log10 final regret, median propose/fit seconds, runs; wall time
+  regret_<problem>_q<B>.png  ln(mean immediate regret) per iteration, one
+               line per acquisition with a ±1 standard-error band (paper Fig. 5/6)
+  box_<problem>_q<B>.png     box plots of the final regret (paper App. H)
+  bench.json   the invocations on this directory (total wall time)
+
+Interrupted (Ctrl-C, SIGTERM, kill -9)? Run the same command again: finished
+runs are skipped, partial ones resume with their evaluations kept. A run that
+fails is recorded in summary.md and retried next time; the others go on.
+
+Problems are objective names with optional parameters after colons:
+  synthetic/branin  synthetic/hartmann3  synthetic/gpsample:sample_seed=3
+  synthetic/ackley:dim=5  synthetic/log10p:noise_var=2.511e-2
+--param KEY=VALUE applies to every problem that accepts KEY (e.g.
+--param data=/path/to/brooms-barn for synthetic/log10p); noise_var as a
+problem parameter sets that problem's observation noise instead of --noise-var.
+synthetic/* problems run in-process; other names are loaded from --plugins
+(runs of one plugin objective then run one at a time).
+
+Seeds: run i of (problem, batch) gets a study seed hashed from (problem, batch,
+i), shared by all acquisitions (common random numbers: same initial design and
+noise), unless --seed-by-acq.
+
+--appg computes the paper's Appendix G diagnostic instead: for each problem
+and seed, fit the GP on --init Latin-hypercube points, build one TES_ep model
+with |X*| = --trusted (default 5) and maximize α for every --batch size
+(e.g. --batch 1-10); writes appg.csv, appg.md and appg_<problem>.png.
+
+Examples:
+  tesbo-host bench --problems synthetic/branin --acqs ei,random --seeds 1 --iters 3 --out /tmp/smoke
+  tesbo-host bench --problems synthetic/gpsample --acqs tes-ep,tes-sp,ei,ucb,mes,pes \
+      --seeds 10 --iters 50 --jobs 2 --out results/fig5a`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBench(cmd, &f)
 		},
-		DisableFlagParsing: true,
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.problems, "problems", nil, "problems, comma-separated or repeated: NAME[:key=value...] (see above)")
+	fl.StringSliceVar(&f.acqs, "acqs", nil, "acquisitions, comma-separated: tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random")
+	fl.StringSliceVar(&f.batches, "batch", []string{"1"}, "batch sizes |B|, comma-separated numbers or ranges (1,3,10-12)")
+	fl.IntVar(&f.seeds, "seeds", 1, "runs (seeds) per problem × acquisition × batch")
+	fl.IntVar(&f.iters, "iters", bench.DefaultIters, "BO iterations per run after the initial design")
+	fl.IntVar(&f.init, "init", bench.DefaultInit, "initial design size (Latin hypercube; 0: none). With --appg: the data the GP is fitted on")
+	fl.BoolVar(&f.initBatch, "init-batch", false, "use max(--init, |B|) initial points (ANCHORS.md's BoTorch protocol: 2 for |B| = 1, |B| otherwise)")
+	fl.Float64Var(&f.noiseVar, "noise-var", host.DefaultNoiseVar, "observation-noise variance σ_n² added by benchmark objectives (0: noise-free)")
+	fl.BoolVar(&f.fixNoise, "fix-noise", false, "fix the GP's noise variance at the true σ_n² instead of inferring it")
+	fl.IntVar(&f.trusted, "trusted", 0, "|X*| for TES, x* samples for PES (default max(5, |B|); 5 with --appg)")
+	fl.Float64Var(&f.ucbBeta, "ucb-beta", 0, "fixed β of UCB/BUCB, α = μ + √β σ (0: the GP-UCB schedule; BoTorch's qUCB in ANCHORS.md uses 2)")
+	fl.StringVar(&f.kernel, "kernel", host.KernelSE, "GP kernel: se (the paper's) or matern52 (ANCHORS.md's BoTorch protocol)")
+	fl.StringVar(&f.recommend, "recommend", host.RecommendEvaluated, "recommendation x̄: evaluated (best posterior mean among evaluated points) or refine (maximize the posterior mean over the space)")
+	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE for every problem that accepts KEY (repeatable)")
+	fl.BoolVar(&f.seedByAcq, "seed-by-acq", false, "derive run seeds from the acquisition too (no common random numbers)")
+	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel; each run's acquisition optimizer then uses max(1, cores/jobs) threads")
+	fl.StringVar(&f.out, "out", "", "output directory (created; reuse it to resume)")
+	fl.BoolVar(&f.appG, "appg", false, "compute the Appendix G diagnostic (maximized TES_ep vs --batch) instead of running studies")
+	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per evaluation attempt (0: none)")
+	fl.StringVar(&f.plugins, "plugins", "", "plugins directory for non-synthetic problems (default $TESBO_PLUGINS or ./plugins)")
+	fl.StringVar(&f.logLevel, "log-level", "info", "log level on stderr: debug, info (one line per finished run), warn, error")
+	fl.BoolVar(&f.unrestricted, "unrestricted", false, "give Yaegi objective scripts the whole standard library")
+	cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+// suite checks the flags and builds the suite (without Open and Logger).
+func (f *benchFlags) suite() (bench.Suite, error) {
+	s := bench.Suite{
+		Seeds: f.seeds, Iters: f.iters, Init: f.init, InitAtLeastBatch: f.initBatch,
+		NoiseVar: f.noiseVar, FixNoise: f.fixNoise, Trusted: f.trusted, UCBBeta: f.ucbBeta,
+		Kernel: f.kernel, Recommend: f.recommend, SeedByAcq: f.seedByAcq, Jobs: f.jobs,
+		Out: f.out, EvalTimeout: f.evalTimeout,
+	}
+	switch {
+	case len(f.problems) == 0:
+		return s, usagef("--problems is required, e.g. --problems synthetic/branin,synthetic/hartmann3")
+	case len(f.acqs) == 0 && !f.appG:
+		return s, usagef("--acqs is required, e.g. --acqs tes-ep,ei,ucb")
+	case f.seeds < 1:
+		return s, usagef("bad --seeds %d: must be ≥ 1", f.seeds)
+	case f.iters < 1:
+		return s, usagef("bad --iters %d: must be ≥ 1", f.iters)
+	case f.init < 0:
+		return s, usagef("bad --init %d: must be ≥ 0", f.init)
+	case f.jobs < 1:
+		return s, usagef("bad --jobs %d: must be ≥ 1", f.jobs)
+	case math.IsNaN(f.noiseVar) || math.IsInf(f.noiseVar, 0) || f.noiseVar < 0:
+		return s, usagef("bad --noise-var %v: must be a finite number ≥ 0", f.noiseVar)
+	case f.out == "":
+		return s, usagef("--out is required")
+	}
+	if f.init == 0 {
+		s.Init = -1 // bench.Suite: negative means no initial design
+	}
+	if f.noiseVar == 0 {
+		s.NoiseVar = -1 // bench.Suite: negative means noise-free
+	}
+	for _, spec := range f.problems {
+		p, err := bench.ParseProblem(spec)
+		if err != nil {
+			return s, usageError{err}
+		}
+		s.Problems = append(s.Problems, p)
+	}
+	for _, a := range f.acqs {
+		s.Acquisitions = append(s.Acquisitions, strings.TrimSpace(a))
+	}
+	var err error
+	if s.Batches, err = bench.ParseBatches(f.batches); err != nil {
+		return s, usageError{err}
+	}
+	if s.Params, err = bench.ParseParams(f.params); err != nil {
+		return s, usageError{err}
+	}
+	if len(s.Params) == 0 {
+		s.Params = nil
+	}
+	s.Command = "tesbo-host " + quoteArgs(os.Args[1:])
+	return s, nil
+}
+
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+func runBench(cmd *cobra.Command, f *benchFlags) error {
+	s, err := f.suite()
+	if err != nil {
+		return err
+	}
+	log, err := f.logger()
+	if err != nil {
+		return err
+	}
+	s.Logger = log
+	ctx, sig := signalContext(cmd.Context())
+	defer sig.stop()
+	op := &benchOpener{c: &f.common, log: log}
+	defer op.close()
+	s.Open = op.open
+
+	if f.appG {
+		if _, err := bench.BatchCurve(ctx, s); err != nil {
+			return benchError(ctx, sig, err)
+		}
+		fmt.Fprintf(os.Stdout, "wrote %s/%s and %s/%s\n", s.Out, bench.BatchCurveSummary, s.Out, bench.BatchCurveFile)
+		return nil
+	}
+	rep, err := bench.Run(ctx, s)
+	if rep != nil {
+		fmt.Fprintf(os.Stdout, "%d runs: %d done, %d already complete, %d failed, %d interrupted or not started; wall %s (total %s)\n",
+			len(rep.Runs), rep.Count(bench.StatusDone), rep.Count(bench.StatusSkipped), rep.Count(bench.StatusFailed),
+			rep.Count(bench.StatusInterrupted)+rep.Count(bench.StatusNotStarted),
+			rep.Wall.Round(time.Second), rep.TotalWall.Round(time.Second))
+		if len(rep.Files) > 0 {
+			fmt.Fprintf(os.Stdout, "results: %s/%s, %s/%s\n", s.Out, bench.SummaryFile, s.Out, bench.RunsFile)
+		}
+	}
+	if err != nil {
+		return benchError(ctx, sig, err)
+	}
+	if n := rep.Count(bench.StatusFailed); n > 0 {
+		return fmt.Errorf("%d run(s) failed (listed in %s/%s); run the same command again to retry them", n, s.Out, bench.SummaryFile)
+	}
+	return nil
+}
+
+// benchError classifies a bench error: interrupted (exit 128+signal),
+// bad input (exit 2) or failure.
+func benchError(ctx context.Context, sig *signals, err error) error {
+	if ctx.Err() != nil {
+		code := exitFailure
+		if sig.sig != nil {
+			code = exitCodeFor(sig.sig)
+		}
+		return interruptedError{code: code, err: err}
+	}
+	var inv *bench.InvalidError
+	if errors.As(err, &inv) {
+		return usageError{err}
+	}
+	return err
+}
+
+// benchOpener opens synthetic/* problems in-process (a fresh objective per
+// run) and other names from the plugins directory, discovered on first use
+// (one shared plugin instance per name, so those runs are exclusive).
+type benchOpener struct {
+	c   *common
+	log zerolog.Logger
+
+	once sync.Once
+	reg  *loader.Registry
+	err  error
+}
+
+func (o *benchOpener) open(ctx context.Context, name string) (sdk.Objective, bool, error) {
+	if strings.HasPrefix(name, "synthetic/") {
+		return bench.Synthetic(ctx, name)
+	}
+	o.once.Do(func() {
+		// The registry outlives this call: it serves every later run.
+		o.reg, o.err = openPlugins(context.WithoutCancel(ctx), o.c, o.c.pluginsDir(""), &o.log)
+	})
+	if o.err != nil {
+		return nil, false, o.err
+	}
+	obj, err := loadObjective(ctx, o.reg, name)
+	if err != nil {
+		return nil, false, err
+	}
+	return obj, true, nil
+}
+
+func (o *benchOpener) close() {
+	if o.reg != nil {
+		o.reg.Close()
 	}
 }
