@@ -2,6 +2,8 @@ package loader
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -200,11 +202,23 @@ func TestOneBrokenNeverHidesOthers(t *testing.T) {
 			"typeerr.go":  "testdata/scripts/typeerr.go",
 			"brokenbuild": "testdata/plugins/brokenbuild",
 		})
+	// A script with the same name as an executable is reported, not loaded.
+	if err := os.Symlink(mustAbs(t, "testdata/scripts/objective.go"), filepath.Join(dir, "objective.go")); err != nil {
+		t.Fatal(err)
+	}
 	r := open(t, dir, Options{CacheDir: t.TempDir()})
 	ctx := ctxT(t)
 	got := map[string]error{}
+	dups := 0
 	for _, p := range r.List(ctx) {
+		if errors.Is(p.Err, ErrDuplicate) {
+			dups++
+			continue
+		}
 		got[p.Name] = p.Err
+	}
+	if dups != 1 {
+		t.Fatalf("%d duplicate-name errors, want 1", dups)
 	}
 	wantOK := []string{"objective", "multi/up", "multi/down", "quad", "suggester"}
 	wantBad := map[string]error{
@@ -231,4 +245,13 @@ func TestOneBrokenNeverHidesOthers(t *testing.T) {
 	if v, err := o.Evaluate(ctx, []float64{1}); err != nil || v != 2 {
 		t.Fatalf("multi/up(1) = %v, %v", v, err)
 	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -142,12 +142,15 @@ func Discover(ctx context.Context, dir string, opts Options) (*Registry, error) 
 			r.units = append(r.units, u)
 		}
 	}
-	sort.Slice(r.units, func(i, j int) bool { return r.units[i].name < r.units[j].name })
+	sort.Slice(r.units, func(i, j int) bool {
+		a, b := r.units[i], r.units[j]
+		return a.name < b.name || a.name == b.name && a.path < b.path
+	})
 	seen := map[string]*unit{}
 	for _, u := range r.units {
 		if prev, ok := seen[u.name]; ok && u.err == nil {
-			u.err = &Error{Plugin: u.name, Op: "discover", Cause: ErrNotFound,
-				Err: fmt.Errorf("%s and %s have the same plugin name; rename one", prev.path, u.path)}
+			u.err = &Error{Plugin: u.name, Op: "discover", Cause: ErrDuplicate,
+				Err: fmt.Errorf("%s and %s; rename one", prev.path, u.path)}
 			continue
 		}
 		seen[u.name] = u

@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"os"
 	"path"
 	"strings"
 )
@@ -47,6 +46,3 @@ func denied(name string, deny, allow []string) bool {
 	}
 	return false
 }
-
-// hostEnv is the environment plugins start from (a variable for tests).
-var hostEnv = os.Environ

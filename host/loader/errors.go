@@ -12,6 +12,7 @@ import (
 // loader returns.
 var (
 	ErrNotFound   = errors.New("no such plugin")
+	ErrDuplicate  = errors.New("two plugins have the same name")
 	ErrWrongKind  = errors.New("plugin is of another kind")
 	ErrStart      = errors.New("plugin failed to start")
 	ErrHandshake  = errors.New("plugin broke the go-plugin handshake")

@@ -106,7 +106,7 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := pluginEnv(hostEnv(), r.opts.envDeny(), r.opts.EnvAllow)
+	env := pluginEnv(os.Environ(), r.opts.envDeny(), r.opts.EnvAllow)
 	cmd.Env = append(env, cmd.Env...)
 	setProcAttr(cmd)
 
