@@ -2,9 +2,11 @@ package loader
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -254,4 +256,54 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestContainConcurrentCrash crashes the plugin while 8 callers use it:
+// calls in flight fail with ErrExited, every other call succeeds, and the
+// plugin is restarted once per crash, not once per caller.
+func TestContainConcurrentCrash(t *testing.T) {
+	r := open(t, pluginsDir(t, []string{"exitmid"}, nil), Options{})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "exitmid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const callers, calls = 8, 25
+	errs := make(chan error, callers*calls)
+	var wg sync.WaitGroup
+	for c := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range calls {
+				x := float64(i % 5)
+				if c == 3 && i == 10 {
+					x = 13 // the crash
+				}
+				v, err := o.Evaluate(ctx, []float64{x})
+				if err == nil && v != 2*x {
+					err = fmt.Errorf("f(%v) = %v", x, v)
+				}
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	failed := 0
+	for err := range errs {
+		if err == nil {
+			continue
+		}
+		failed++
+		if !errors.Is(err, ErrExited) {
+			t.Fatalf("unexpected error: %v", err)
+		}
+	}
+	if failed < 1 || failed > callers {
+		t.Fatalf("%d calls failed, want between 1 (the crash) and %d (all in flight)", failed, callers)
+	}
+	if gen := o.p.gen; gen != 2 {
+		t.Fatalf("plugin started %d times, want 2 (one restart)", gen)
+	}
 }

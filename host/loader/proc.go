@@ -271,7 +271,7 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 	st, _ := status.FromError(err)
 	code := st.Code()
 	switch {
-	case errors.Is(cctx.Err(), context.DeadlineExceeded) || code == codes.DeadlineExceeded:
+	case errors.Is(cctx.Err(), context.DeadlineExceeded): // our deadline, not one the plugin reports
 		p.kill(s)
 		limit := "the caller's deadline"
 		if timeout > 0 && ctx.Err() == nil {
@@ -285,10 +285,11 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 		return &Error{Plugin: name, Op: op, Cause: ErrPanic, Err: errors.New(st.Message())}
 	}
 	if code == codes.Unavailable || code == codes.Canceled || code == codes.Unknown && s.client.Exited() {
-		if p.waitExit(s, 500*time.Millisecond) || s.dead.Load() {
+		killed := s.dead.Load() // stopped by us: another call timed out, or Close
+		if killed || p.waitExit(s, 500*time.Millisecond) {
 			s.dead.Store(true)
 			how := "exited during the call" + exitStatus(s.cmd)
-			if s.dead.Load() && !strings.Contains(how, "exit status") {
+			if killed {
 				how = "was stopped during the call (another call timed out, or the registry closed)"
 			}
 			return &Error{Plugin: name, Op: op, Cause: ErrExited,
