@@ -74,7 +74,7 @@ func (m *Model) basePoints(qt int, rng *rand.Rand) ([]basePoints, basePoints) {
 				out[i] = b
 			}
 		case qt == 2:
-			b := ghBase(2, 12)
+			b := ghBase(2, min(s.GHNodes, 10))
 			for i := range out {
 				out[i] = b
 			}

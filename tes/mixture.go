@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/integrate/quad"
 )
 
@@ -471,6 +472,8 @@ type spMixture struct {
 	PSet  []float64 // p(x*) of each set
 	Start []int
 	Set   []int // set of each sample
+
+	mode int // tests only: 0 automatic, 1 dense mode wherever safe, −1 never dense
 }
 
 // pruneLog: terms more than this far below the largest exponent are
@@ -546,7 +549,59 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 			maxLogW = math.Max(maxLogW, v)
 		}
 	}
+	// Dense mode: where the samples overlap (the query is weakly informative)
+	// nearly every term of every log-sum-exp matters and the windowed or
+	// pruned loops above cost |F|²·n_z exponentials. There the terms factor,
+	// e^{LogW_t − ½d_st + zᵀg_t} = E_st·Q_zt, so each sum is a dot product:
+	// |F| exponentials per s instead of |F|·n_z. The factorization is safe
+	// when zᵀg_t spans at most 200 nats (no factor underflows while its
+	// product still matters) and the own sample's weight is within e^60 of
+	// the largest (so it bounds the sums away from underflow).
+	maxLW := math.Inf(-1)
+	for _, v := range m.LogW {
+		maxLW = math.Max(maxLW, v)
+	}
+	dense := true
+	for z := 0; z < nz && dense; z++ {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range pz[z*n : (z+1)*n] {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		dense = hi-lo <= 200
+	}
+	if q == 1 && dense && gsorted[n-1]-gsorted[0] > 30 && m.mode == 0 {
+		dense = false // the windows are narrow: windowed mode is cheaper
+	}
+	if m.mode < 0 {
+		dense = false
+	}
+	var qz, ev, pev []float64
+	if dense {
+		qz = make([]float64, nz*n)
+		for z := 0; z < nz; z++ {
+			row := pz[z*n : (z+1)*n]
+			mx := math.Inf(-1)
+			for _, v := range row {
+				mx = math.Max(mx, v)
+			}
+			for t, v := range row {
+				qz[z*n+t] = math.Exp(v - mx)
+			}
+		}
+		ev = make([]float64, n)
+		pev = make([]float64, n)
+	}
+	zmax := 0.0
+	for z := 0; z < nz; z++ {
+		nrm := 0.0
+		for r := 0; r < q; r++ {
+			nrm += base.Z[r*nz+z] * base.Z[r*nz+z]
+		}
+		zmax = math.Max(zmax, math.Sqrt(nrm))
+	}
+	cands := make([]int, 0, n)
 	alpha := 0.0
+	nzLoop := nz
 	for s := 0; s < n; s++ {
 		if m.Omega[s] == 0 {
 			continue
@@ -570,9 +625,26 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 				crow[t] = 0
 			}
 		}
-		for z := 0; z < nz; z++ {
+		if dense && maxLW-m.LogW[s] <= 60 {
+			alpha += m.denseRow(s, g0, g1, d, qz, ev, pev, base, val[s*nz:(s+1)*nz], crow, uz)
+			nzLoop = 0
+		} else {
+			nzLoop = nz
+		}
+		// Samples that cannot come within e^{-40} of the own sample's term
+		// for any base point (|zᵀ(g_t − g_s)| ≤ |z|_max·√d_t) are skipped.
+		candS := all
+		if q > 1 && nzLoop > 0 {
+			candS = cands[:0]
+			for t := 0; t < n; t++ {
+				if -0.5*d[t]+zmax*math.Sqrt(math.Max(d[t], 0))+m.LogW[t]-m.LogW[s] >= -pruneLog {
+					candS = append(candS, t)
+				}
+			}
+		}
+		for z := 0; z < nzLoop; z++ {
 			pzr := pz[z*n : (z+1)*n]
-			cand := all
+			cand := candS
 			if q == 1 {
 				// Only samples with |y − g_t| ≤ R can be within e^{-40} of
 				// the largest term, where y = g_s + z and the own sample s
@@ -682,6 +754,46 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 	res.GA = ga
 	res.GS = cholVJP(l0, gl, q)
 	return res, nil
+}
+
+// denseRow evaluates the terms of sample s in dense mode: val(s, z) for all
+// z, its contribution to α, and (if crow != nil) ∂α/∂e_t accumulated into
+// crow (over z) and uz (per z). d holds |g_s − g_t|², qz the shifted
+// factors Q_zt; ev, pev are scratch.
+func (m *spMixture) denseRow(s, g0, g1 int, d, qz, ev, pev []float64, base basePoints, val, crow, uz []float64) float64 {
+	n, nz := m.N, base.N
+	cs := math.Inf(-1)
+	for t := 0; t < n; t++ {
+		cs = math.Max(cs, m.LogW[t]-0.5*d[t])
+	}
+	for t := 0; t < n; t++ {
+		e := math.Exp(m.LogW[t] - 0.5*d[t] - cs)
+		ev[t] = e
+		pev[t] = m.PSet[m.Set[t]] * e
+	}
+	alpha := 0.0
+	for z := 0; z < nz; z++ {
+		qr := qz[z*n : (z+1)*n]
+		sumA := floats.Dot(pev, qr)
+		sumG := floats.Dot(ev[g0:g1], qr[g0:g1])
+		val[z] = math.Log(sumG) - math.Log(sumA)
+		wz := m.Omega[s] * base.W[z]
+		alpha += wz * val[z]
+		if crow == nil {
+			continue
+		}
+		aG, aA := wz/sumG, wz/sumA
+		uzr := uz[z*n : (z+1)*n]
+		for t, qv := range qr {
+			c := -aA * pev[t] * qv
+			if t >= g0 && t < g1 {
+				c += aG * ev[t] * qv
+			}
+			uzr[t] += c
+			crow[t] += c
+		}
+	}
+	return alpha
 }
 
 // spSE is the standard error of α_sp over the base points (0 for

@@ -1,6 +1,7 @@
 package tes
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -242,31 +243,34 @@ func randSPMixture(rng *rand.Rand, k, sets, per int) *spMixture {
 func TestSPInfoGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, q := range []int{1, 3} {
-		k := 4
-		m := randSPMixture(rng, k, 3, 6)
-		A := randMatrix(rng, q, k, 0.5)
-		S := randSPD(rng, q, 0.05, 0.3)
-		var base basePoints
-		if q == 1 {
-			base = ghBase(1, 12)
-		} else {
-			base = mcBase(rand.New(rand.NewPCG(5, 5)), q, 16)
-		}
-		f := func(A, S []float64) float64 {
-			r, err := m.info(A, q, S, 0.02, base, false)
+		for _, mode := range []int{1, -1} {
+			k := 4
+			m := randSPMixture(rng, k, 3, 6)
+			m.mode = mode
+			A := randMatrix(rng, q, k, 0.5)
+			S := randSPD(rng, q, 0.05, 0.3)
+			var base basePoints
+			if q == 1 {
+				base = ghBase(1, 12)
+			} else {
+				base = mcBase(rand.New(rand.NewPCG(5, 5)), q, 16)
+			}
+			f := func(A, S []float64) float64 {
+				r, err := m.info(A, q, S, 0.02, base, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r.Alpha
+			}
+			r, err := m.info(A, q, S, 0.02, base, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return r.Alpha
+			if math.Abs(r.Alpha-f(A, S)) > 1e-14 {
+				t.Fatalf("q=%d: value differs with and without gradient", q)
+			}
+			fdCheck(t, fmt.Sprintf("sp q=%d mode=%d", q, mode), f, A, S, r.GA, r.GS, q)
 		}
-		r, err := m.info(A, q, S, 0.02, base, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(r.Alpha-f(A, S)) > 1e-14 {
-			t.Fatalf("q=%d: value differs with and without gradient", q)
-		}
-		fdCheck(t, "sp q="+string(rune('0'+q)), f, A, S, r.GA, r.GS, q)
 	}
 }
 
@@ -360,3 +364,47 @@ func TestSPOneDimExact(t *testing.T) {
 }
 
 func matDense(r, c int, d []float64) *mat.Dense { return mat.NewDense(r, c, d) }
+
+// TestSPDenseModeAgrees: the factorised (dense) and the windowed/pruned
+// evaluations of α_sp and its gradient agree, for overlapping (small A) and
+// separated (large A) samples.
+func TestSPDenseModeAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	for _, q := range []int{1, 3} {
+		for _, scale := range []float64{0.1, 3} {
+			k := 4
+			m := randSPMixture(rng, k, 3, 30)
+			A := randMatrix(rng, q, k, scale)
+			S := randSPD(rng, q, 0.05, 0.3)
+			var base basePoints
+			if q == 1 {
+				base = ghBase(1, 16)
+			} else {
+				base = mcBase(rand.New(rand.NewPCG(7, 7)), q, 16)
+			}
+			var res [2]mixResult
+			for i, mode := range []int{1, -1} {
+				m.mode = mode
+				r, err := m.info(A, q, S, 0.01, base, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res[i] = r
+			}
+			m.mode = 0
+			if math.Abs(res[0].Alpha-res[1].Alpha) > 1e-12 {
+				t.Errorf("q=%d scale=%g: dense %.15f vs pruned %.15f", q, scale, res[0].Alpha, res[1].Alpha)
+			}
+			for a := range res[0].GA {
+				if math.Abs(res[0].GA[a]-res[1].GA[a]) > 1e-9*(1+math.Abs(res[1].GA[a])) {
+					t.Errorf("q=%d scale=%g: ∂A[%d] dense %g vs pruned %g", q, scale, a, res[0].GA[a], res[1].GA[a])
+				}
+			}
+			for a := range res[0].GS {
+				if math.Abs(res[0].GS[a]-res[1].GS[a]) > 1e-9*(1+math.Abs(res[1].GS[a])) {
+					t.Errorf("q=%d scale=%g: ∂S[%d] dense %g vs pruned %g", q, scale, a, res[0].GS[a], res[1].GS[a])
+				}
+			}
+		}
+	}
+}
