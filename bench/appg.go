@@ -68,12 +68,12 @@ func BatchCurve(ctx context.Context, s Suite) ([]BatchCurvePoint, error) {
 	if err := s.validate(); err != nil {
 		return nil, &InvalidError{err}
 	}
-	if err := os.MkdirAll(s.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
-	}
 	params, err := s.resolveParams(ctx)
 	if err != nil {
 		return nil, &InvalidError{err}
+	}
+	if err := os.MkdirAll(s.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	type job struct {
 		p     Problem
@@ -186,6 +186,7 @@ func (s *Suite) batchCurveOne(ctx context.Context, p Problem, index int, params 
 		return nil, fmt.Errorf("tes model: %w", err)
 	}
 	var pts []BatchCurvePoint
+	var prev *mat.Dense // the maximizing batch of the previous size
 	for _, q := range s.batches() {
 		t0 := time.Now()
 		f, err := m.Func(q, nil, rng)
@@ -193,10 +194,11 @@ func (s *Suite) batchCurveOne(ctx context.Context, p Problem, index int, params 
 			return pts, fmt.Errorf("|B| = %d: %w", q, err)
 		}
 		opt := tes.OptimizeDefaults(acq.OptimizeSettings{Workers: max(1, s.acqOptions().Optimize.Workers)}, q)
-		xb, _, err := acq.Maximize(ctx, f, q, d, opt, rng)
+		xb, _, err := acq.Maximize(ctx, nestedStarts{f, nested(prev, m.XStar, q)}, q, d, opt, rng)
 		if err != nil {
 			return pts, fmt.Errorf("|B| = %d: maximize α: %w", q, err)
 		}
+		prev = xb
 		fresh, err := m.Func(q, nil, rng)
 		if err != nil {
 			return pts, fmt.Errorf("|B| = %d: %w", q, err)
@@ -209,6 +211,38 @@ func (s *Suite) batchCurveOne(ctx context.Context, p Problem, index int, params 
 			Entropy: m.Entropy(), Seconds: time.Since(t0).Seconds()})
 	}
 	return pts, nil
+}
+
+// nestedStarts adds starting batches to a TES Func's own (Starts).
+type nestedStarts struct {
+	*tes.Func
+	extra []*mat.Dense
+}
+
+func (n nestedStarts) Starts(q int) []*mat.Dense { return append(n.Func.Starts(q), n.extra...) }
+
+// nested returns the batches "prev plus one x* of X*" when prev has q−1
+// rows: the maximized α can then only grow with |B| up to the optimizer's
+// and the Monte-Carlo error, as the information gain of a superset does
+// (I(x*; y_B∪{x}) ≥ I(x*; y_B)), instead of depending on whether the
+// larger batch's restarts happen to find the smaller batch's optimum.
+func nested(prev, xstar *mat.Dense, q int) []*mat.Dense {
+	if prev == nil || xstar == nil {
+		return nil
+	}
+	r, d := prev.Dims()
+	if r != q-1 {
+		return nil
+	}
+	k, _ := xstar.Dims()
+	out := make([]*mat.Dense, k)
+	for j := range k {
+		b := mat.NewDense(q, d, nil)
+		b.Slice(0, q-1, 0, d).(*mat.Dense).Copy(prev)
+		b.SetRow(q-1, xstar.RawRowView(j))
+		out[j] = b
+	}
+	return out
 }
 
 // latinHypercube returns n points in [0,1]^d, one per row, with each

@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -440,26 +442,52 @@ func (h *History) total() time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// appendHistory adds inv to dir's bench.json.
-func appendHistory(dir string, inv invocation) (*History, error) {
-	p := filepath.Join(dir, HistoryFile)
-	h := &History{}
-	b, err := os.ReadFile(p)
+// historyLog is the open bench.json of one invocation.
+type historyLog struct {
+	mu   sync.Mutex
+	path string
+	h    History
+	idx  int // this invocation's entry
+}
+
+// openHistory reads dir's bench.json (if any) and appends inv to it.
+func openHistory(dir string, inv invocation) (*historyLog, error) {
+	l := &historyLog{path: filepath.Join(dir, HistoryFile)}
+	b, err := os.ReadFile(l.path)
 	switch {
 	case err == nil:
-		if err := json.Unmarshal(b, h); err != nil {
-			return nil, fmt.Errorf("%s: %w (delete it to start its history afresh)", p, err)
+		if err := json.Unmarshal(b, &l.h); err != nil {
+			return nil, fmt.Errorf("%s: %w (delete it to start its history afresh)", l.path, err)
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
-	h.Invocations = append(h.Invocations, inv)
-	out, err := json.MarshalIndent(h, "", "  ")
+	l.h.Invocations = append(l.h.Invocations, inv)
+	l.idx = len(l.h.Invocations) - 1
+	return l, l.writeLocked()
+}
+
+// update changes this invocation's entry and rewrites the file.
+func (l *historyLog) update(f func(*invocation)) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f(&l.h.Invocations[l.idx])
+	return l.writeLocked()
+}
+
+func (l *historyLog) snapshot() *History {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return &History{Invocations: slices.Clone(l.h.Invocations)}
+}
+
+func (l *historyLog) writeLocked() error {
+	out, err := json.MarshalIndent(&l.h, "", "  ")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := writeFileAtomic(p, func(f *os.File) error { _, err := f.Write(append(out, '\n')); return err }); err != nil {
-		return nil, fmt.Errorf("write %s: %w", HistoryFile, err)
+	if err := writeFileAtomic(l.path, func(f *os.File) error { _, err := f.Write(append(out, '\n')); return err }); err != nil {
+		return fmt.Errorf("write %s: %w", HistoryFile, err)
 	}
-	return h, nil
+	return nil
 }

@@ -107,12 +107,12 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 	if err := s.validate(); err != nil {
 		return nil, &InvalidError{err}
 	}
-	if err := os.MkdirAll(s.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
-	}
 	params, err := s.resolveParams(ctx)
 	if err != nil {
 		return nil, &InvalidError{err}
+	}
+	if err := os.MkdirAll(s.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	db, err := store.Open(filepath.Join(s.Out, DBFile), store.Options{Create: true, BusyTimeout: time.Minute})
 	if err != nil {
@@ -120,9 +120,17 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 	}
 	defer db.Close()
 
+	// The invocation is recorded at once and updated after every run, so
+	// even a killed bench leaves its wall time (up to its last finished run)
+	// in the directory's history.
+	hlog, err := openHistory(s.Out, invocation{Started: start.UTC(), Command: s.Command, Interrupted: true})
+	if err != nil {
+		return nil, err
+	}
 	r := &runner{s: &s, db: db, params: params, locks: map[string]*sync.Mutex{}}
 	specs := s.Specs()
 	rep := &Report{Runs: make([]RunResult, len(specs))}
+	var done, failed atomic.Int64
 	var next, finished atomic.Int64
 	var wg sync.WaitGroup
 	for range min(s.jobs(), len(specs)) {
@@ -139,6 +147,17 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 					continue
 				}
 				rep.Runs[i] = r.run(ctx, specs[i])
+				switch rep.Runs[i].Status {
+				case StatusDone:
+					done.Add(1)
+				case StatusFailed:
+					failed.Add(1)
+				}
+				if err := hlog.update(func(inv *invocation) {
+					inv.WallS, inv.Finished, inv.Failed = time.Since(start).Seconds(), int(done.Load()), int(failed.Load())
+				}); err != nil {
+					s.Logger.Warn().Err(err).Msg("could not update the bench history")
+				}
 				r.progress(rep.Runs[i], int(finished.Add(1)), len(specs))
 			}
 		}()
@@ -151,13 +170,14 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 		}
 	}
 	rep.Wall = time.Since(start)
-	hist, err := appendHistory(s.Out, invocation{
-		Started: start.UTC(), WallS: rep.Wall.Seconds(), Command: s.Command,
-		Finished: rep.Count(StatusDone), Failed: rep.Count(StatusFailed), Interrupted: ctx.Err() != nil,
+	err = hlog.update(func(inv *invocation) {
+		inv.WallS, inv.Finished, inv.Failed = rep.Wall.Seconds(), rep.Count(StatusDone), rep.Count(StatusFailed)
+		inv.Interrupted = ctx.Err() != nil
 	})
 	if err != nil {
 		return rep, err
 	}
+	hist := hlog.snapshot()
 	rep.TotalWall = hist.total()
 	files, err := Write(s.Out, &s, rep.Runs, hist)
 	rep.Files = files
