@@ -264,7 +264,7 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 		return sdk.Result{}, fmt.Errorf("cnn: evaluation cancelled: %w", ctx.Err())
 	}
 	start := time.Now()
-	acc := net.Accuracy(d.xTest, d.yTest)
+	acc := score(net, st, d)
 	evalTime := time.Since(start)
 	sdk.Logger().Debug("evaluated", "x", x, "accuracy", acc, "train_s", st.Duration.Seconds(),
 		"epochs", st.Epochs, "budget_hit", st.Stopped)
@@ -280,6 +280,24 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 		"test_images":  strconv.Itoa(len(d.yTest)),
 		"dataset":      s.Dataset,
 	}}, nil
+}
+
+// score returns the test accuracy. After a diverged training it first
+// predicts one chunk of test images: if every prediction is non-finite the
+// network is broken and scores 0 without the (possibly minute-long) full
+// pass, which would give 0 as well.
+func score(net *nn.Net[float32], st nn.TrainStats, d *data) float64 {
+	if st.Diverged {
+		n := min(nn.DefaultChunk, len(d.yTest))
+		broken := true
+		for _, p := range net.Predict(d.xTest[:n*d.shape.Size()], n, nil) {
+			broken = broken && p < 0
+		}
+		if broken {
+			return 0
+		}
+	}
+	return net.Accuracy(d.xTest, d.yTest)
 }
 
 // dataKey identifies a loaded, subset and standardized data set.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tesbo/tesbo/plugins/cnn/dataset"
+	"github.com/tesbo/tesbo/plugins/cnn/nn"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -235,5 +236,28 @@ func TestEvaluateDivergesGracefully(t *testing.T) {
 	}
 	if math.IsNaN(r.Value) || r.Value < 0 || r.Value > 1 {
 		t.Fatalf("accuracy %v outside [0, 1] (meta %v)", r.Value, r.Meta)
+	}
+}
+
+// TestScoreAfterDivergence: a network with NaN weights scores 0 through the
+// probe; one that still gives finite outputs is scored in full.
+func TestScoreAfterDivergence(t *testing.T) {
+	dir := fakeFashion(t, 100, 150)
+	o := NewObjective()
+	d, err := o.load(Settings{Dataset: DatasetFashion, DataDir: dir, TrainSize: 100, TestSize: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := nn.NewCNN[float32](nn.Config{Input: d.shape, Classes: 10, Filters: 6, Dense: 128}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := net.Accuracy(d.xTest, d.yTest)
+	if got := score(net, nn.TrainStats{Diverged: true}, d); got != want {
+		t.Errorf("finite network after divergence scored %v, want its accuracy %v", got, want)
+	}
+	net.Params()[0].W[0] = float32(math.NaN())
+	if got := score(net, nn.TrainStats{Diverged: true}, d); got != 0 {
+		t.Errorf("NaN network scored %v, want 0", got)
 	}
 }

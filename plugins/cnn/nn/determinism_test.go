@@ -1,0 +1,85 @@
+package nn
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+// TestTrainingIndependentOfCores trains a small network on random data with
+// 1 and with 3 goroutines (GOMAXPROCS) and requires bit-identical weights:
+// no parallel region's result depends on how the work was split.
+func TestTrainingIndependentOfCores(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	const m = 150
+	in := Shape{10, 10, 2}
+	x := make([]float32, m*in.Size())
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	y := make([]int, m)
+	for i := range y {
+		y[i] = rng.IntN(4)
+	}
+	run := func(procs int) []*Param[float32] {
+		old := runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(old)
+		net, err := NewCNN[float32](Config{Input: in, Classes: 4, Filters: 40, Dense: 70, Dropout: 0.3}, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		net.Chunk = 40
+		if _, err := Train(context.Background(), net, x, y, TrainSettings{BatchSize: 50, Epochs: 2, LR: 0.05, L2: 1e-4, Decay: 1e-3, Seed: 6}); err != nil {
+			t.Fatal(err)
+		}
+		return net.Params()
+	}
+	one, three := run(1), run(3)
+	for i, p := range one {
+		for j, w := range p.W {
+			if three[i].W[j] != w {
+				t.Fatalf("%s[%d]: %v with 1 goroutine, %v with 3", p.Name, j, w, three[i].W[j])
+			}
+		}
+	}
+}
+
+func TestTrainErrorsAndStop(t *testing.T) {
+	net, err := NewCNN[float32](Config{Input: Shape{4, 4, 1}, Classes: 3, Filters: 2, Dense: 3}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := Train(ctx, net, nil, nil, TrainSettings{}); err != ErrNoData {
+		t.Errorf("no data: %v, want ErrNoData", err)
+	}
+	if _, err := Train(ctx, net, make([]float32, 15), []int{0}, TrainSettings{}); err == nil {
+		t.Error("15 values for one 16-value example: want an error")
+	}
+	if _, err := Train(ctx, net, make([]float32, 16), []int{3}, TrainSettings{}); err == nil {
+		t.Error("label 3 with 3 classes: want an error")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	st, err := Train(cctx, net, make([]float32, 32), []int{0, 1}, TrainSettings{})
+	if err != nil || !st.Stopped || st.Steps != 0 {
+		t.Errorf("cancelled context: stats %+v, err %v; want Stopped with 0 steps", st, err)
+	}
+	// Fractional epochs: 10 examples, batch 4 → 3 batches per epoch; 1.5
+	// epochs → ceil(4.5) = 5 updates.
+	st, err = Train(ctx, net, make([]float32, 160), make([]int, 10), TrainSettings{BatchSize: 4, Epochs: 1.5})
+	if err != nil || st.Steps != 5 || st.Stopped || st.Diverged {
+		t.Errorf("1.5 epochs: stats %+v, err %v; want 5 steps", st, err)
+	}
+	for _, cfg := range []Config{
+		{Input: Shape{3, 8, 1}, Classes: 3, Filters: 2, Dense: 3},
+		{Input: Shape{8, 8, 1}, Classes: 1, Filters: 2, Dense: 3},
+		{Input: Shape{8, 8, 1}, Classes: 3, Filters: 0, Dense: 3},
+		{Input: Shape{8, 8, 1}, Classes: 3, Filters: 2, Dense: 3, Dropout: 1},
+	} {
+		if _, err := NewCNN[float32](cfg, 1); err == nil {
+			t.Errorf("NewCNN(%+v): want an error", cfg)
+		}
+	}
+}
