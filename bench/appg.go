@@ -396,5 +396,6 @@ func batchCurvePlot(label string, k int, xs, ms, ses []float64, entropy float64)
 	p.Legend.Top = false
 	p.Legend.Left = false
 	p.Y.Min = 0
+	p.Y.Max = math.Max(p.Y.Max, 1.1*entropy) // keep the ceiling off the title
 	return p, nil
 }

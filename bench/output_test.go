@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func ptr(x float64) *float64 { return &x }
+
+// fakeRuns builds results with known regrets: ei's two runs end at 1e-2 and
+// 1e-3 (log10 −2, −3), random has one complete run ending at 1 and one
+// failed after an iteration.
+func fakeRuns() (Suite, []RunResult) {
+	s := Suite{Problems: []Problem{{Name: "synthetic/branin"}}, Acquisitions: []string{"ei", "random"}, Iters: 2, Seeds: 2}
+	p := s.Problems[0]
+	mk := func(a string, i int, st Status, regrets ...float64) RunResult {
+		r := RunResult{Spec: RunSpec{Problem: p, Acquisition: a, Batch: 1, Index: i, Seed: Seed(p.Label(), "", 1, i)}, Status: st}
+		for t, rg := range regrets {
+			r.Rows = append(r.Rows, Row{Iter: t + 1, Evals: 3 + t, Regret: ptr(rg), BestValue: ptr(-0.4 - rg),
+				FitS: 0.01, ProposeS: float64(t+1) * 0.1, EvalS: 0.001, Fallback: a == "random" && t == 0})
+		}
+		if st == StatusFailed {
+			r.Err = "objective | crashed"
+		}
+		return r
+	}
+	return s, []RunResult{
+		mk("ei", 0, StatusDone, 0.1, 1e-2),
+		mk("ei", 1, StatusDone, 0.3, 1e-3),
+		mk("random", 0, StatusSkipped, 2, 1),
+		mk("random", 1, StatusFailed, 3),
+	}
+}
+
+func TestStatistics(t *testing.T) {
+	_, runs := fakeRuns()
+	c := curve("ei", runs[:2], 2)
+	// Iteration 1: regrets 0.1, 0.3 → mean 0.2, SE = sd/√2 = 0.1414/1.414 = 0.1.
+	if len(c.Iter) != 2 || math.Abs(c.Mean[0]-0.2) > 1e-15 || math.Abs(c.SE[0]-0.1) > 1e-15 || c.N[0] != 2 {
+		t.Fatalf("curve %+v", c)
+	}
+	lo, mid, hi := c.LogBand(0)
+	if math.Abs(mid-math.Log(0.2)) > 1e-15 || math.Abs(hi-mid-0.5) > 1e-15 || math.Abs(mid-lo-0.5) > 1e-15 {
+		t.Errorf("LogBand = %v %v %v, want ln 0.2 ± 0.1/0.2", lo, mid, hi)
+	}
+	if m := median([]float64{3, 1, 2, 10}); m != 2.5 {
+		t.Errorf("median = %v", m)
+	}
+	if !math.IsNaN(stdErr([]float64{1})) || !math.IsNaN(mean(nil)) {
+		t.Error("SE of one value and mean of none must be NaN")
+	}
+	if got := log10Regret(-1e-15); got != -12 {
+		t.Errorf("log10Regret of a round-off negative regret = %v, want the floor -12", got)
+	}
+	st := statsOf("random", runs[2:], 2)
+	if st.complete != 1 || st.failed != 1 || st.fallbacks != 2 || st.medPropose != 0.1 {
+		t.Errorf("stats %+v: want 1 complete, 1 failed, 2 fallback iterations, median propose 0.1", st)
+	}
+}
+
+func TestWriteOutputs(t *testing.T) {
+	s, runs := fakeRuns()
+	dir := t.TempDir()
+	hist := &History{Invocations: []invocation{{WallS: 90}, {WallS: 30}}}
+	files, err := Write(dir, &s, runs, hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 4 {
+		t.Errorf("files %v: want runs.csv, 2 figures, summary.md", files)
+	}
+	rows, err := ReadRunsCSV(filepath.Join(dir, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []CSVRow
+	for _, r := range runs {
+		for _, row := range r.Rows {
+			want = append(want, CSVRow{Problem: "synthetic/branin", Acquisition: r.Spec.Acquisition, Batch: 1,
+				Seed: r.Spec.Index, StudySeed: r.Spec.Seed, Row: row})
+		}
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d CSV rows, want %d", len(rows), len(want))
+	}
+	for i := range want {
+		g, w := rows[i], want[i]
+		if g.Acquisition != w.Acquisition || g.Seed != w.Seed || g.StudySeed != w.StudySeed || g.Iter != w.Iter ||
+			g.Evals != w.Evals || *g.Regret != *w.Regret || *g.BestValue != *w.BestValue || g.ProposeS != w.ProposeS ||
+			g.Fallback != w.Fallback {
+			t.Errorf("row %d: read %+v, wrote %+v", i, g, w)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		// log10 finals −2, −3: mean −2.5, SE 0.5, median −2.5; propose
+		// times 0.1, 0.2, 0.1, 0.2 → median 0.15.
+		"| ei | 2 | -2.50 | 0.50 | -2.50 | 0.150 | 0.010 | 0 | 0 |",
+		"| random | 1 | 0.00 | — | 0.00 | 0.100 | 0.010 | 2 | 1 |", // propose 0.1, 0.2, 0.1
+		"2m0s over all 2 invocation(s)",
+		"| synthetic/branin | random | 1 | 1 | failed | 1 | objective \\| crashed |",
+		"runs: 3 complete, 1 failed, 0 incomplete (of 4)",
+	} {
+		if !strings.Contains(string(md), line) {
+			t.Errorf("summary.md lacks %q:\n%s", line, md)
+		}
+	}
+	checkPNG(t, filepath.Join(dir, "regret_synthetic-branin_q1.png"))
+	checkPNG(t, filepath.Join(dir, "box_synthetic-branin_q1.png"))
+}
