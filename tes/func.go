@@ -14,8 +14,8 @@ import (
 // Func is the TES acquisition α(B) of one BO iteration for batches of q
 // points (Eq. (batchsoc) approximated as in §4.1/§4.2): a deterministic,
 // differentiable function of the batch (fixed base points), safe for
-// concurrent use. It implements acq.Func, acq.Differentiable and
-// acq.Starter.
+// concurrent use. It implements acq.Func, acq.Differentiable,
+// acq.Starter and acq.Stochastic.
 //
 // With pending points P (proposed earlier, not yet observed) it returns the
 // conditional information gain I(x*; y_B | y_P) = α(P ∪ B) − α(P).
@@ -159,6 +159,31 @@ func (f *Func) Eval(X, grad *mat.Dense) float64 {
 	return r.Alpha - f.alpha0
 }
 
+// EvalSample implements acq.Stochastic: α(X) (and ∂α/∂X into grad if
+// non-nil) estimated with base points drawn afresh from rng — the paper's
+// stochastic optimization with the reparameterization trick (§4.1). Where
+// Gauss–Hermite quadrature is used (TES_ep with q ≤ 2 in total, TES_sp with
+// q = 1) there is nothing to resample and it equals Eval.
+func (f *Func) EvalSample(X, grad *mat.Dense, rng *rand.Rand) float64 {
+	eb, sb := f.m.basePoints(f.q+f.np, rng)
+	if (sb.Quad || sb.N == 0) && (len(eb) == 0 || eb[0].Quad) {
+		return f.Eval(X, grad)
+	}
+	r, g, err := f.m.info(f.joint(X), f.q+f.np, eb, sb, grad != nil)
+	if err != nil {
+		log.Debug().Err(err).Msg("tes: evaluation failed; rating the batch −Inf")
+		if grad != nil {
+			grad.Zero()
+		}
+		return math.Inf(-1)
+	}
+	if grad != nil {
+		_, d := X.Dims()
+		grad.Copy(g.Slice(f.np, f.np+f.q, 0, d))
+	}
+	return r.Alpha - f.alpha0
+}
+
 // Estimate returns α(X) and the standard error of its fixed-sample
 // estimate (0 when Gauss–Hermite quadrature is used).
 func (f *Func) Estimate(X *mat.Dense) (alpha, se float64, err error) {
@@ -184,11 +209,7 @@ func (f *Func) Starts(q int) []*mat.Dense {
 	xs := f.m.XStar
 	k, d := xs.Dims()
 	p := f.m.Probs.P
-	order := make([]int, k)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return p[order[a]] > p[order[b]] })
+	order := f.order()
 	if q == 1 {
 		var out []*mat.Dense
 		for _, i := range order[:min(6, k)] {
@@ -230,4 +251,15 @@ func (f *Func) Starts(q int) []*mat.Dense {
 		out = append(out, b)
 	}
 	return out
+}
+
+// order returns the indices of X* by decreasing p(x*|y_D).
+func (f *Func) order() []int {
+	p := f.m.Probs.P
+	order := make([]int, len(p))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return p[order[a]] > p[order[b]] })
+	return order
 }

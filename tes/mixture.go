@@ -569,8 +569,19 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 		}
 		dense = hi-lo <= 200
 	}
-	if q == 1 && dense && gsorted[n-1]-gsorted[0] > 30 && m.mode == 0 {
-		dense = false // the windows are narrow: windowed mode is cheaper
+	if q == 1 && dense && m.mode == 0 {
+		// Windowed mode costs ~n_z·W exponentials per sample (W = window
+		// size), dense mode ~|F| plus 4·n_z·|F| flops (~|F|·n_z/2
+		// exponentials' worth): prefer windows when they hold under half of
+		// the samples.
+		w := 0
+		for s := 0; s < n; s++ {
+			rad := math.Sqrt(2 * (pruneLog + maxLogW - m.LogW[s]))
+			lo := sort.SearchFloat64s(gsorted, g[s]-rad)
+			hi := sort.SearchFloat64s(gsorted, g[s]+rad)
+			w += hi - lo
+		}
+		dense = 2*w > n*n
 	}
 	if m.mode < 0 {
 		dense = false
