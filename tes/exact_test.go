@@ -121,7 +121,6 @@ func exactInfo(t testing.TB, g *gp.GP, xs, xb *mat.Dense, nY int, rng *rand.Rand
 	return h0 - eh, se
 }
 
-
 // TestAgainstExactInformation compares TES_ep (and, with TES_SLOW=1,
 // TES_sp with large sample sets) with the exact information gain
 // I(x*; y_B) on the PAPER-NOTES setting (2-d, 10 observations, |X*| = 5),
