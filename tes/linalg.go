@@ -123,13 +123,22 @@ func gemm(ta, tb bool, alpha float64, a []float64, ar, ac int, b []float64, br, 
 
 // cholInverse returns (L Lᵀ)⁻¹ (full n×n row-major) from the factor L.
 func cholInverse(l []float64, n int) []float64 {
-	inv := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		inv[i*n+i] = 1
+	return cholInverseTo(make([]float64, n*n), l, n)
+}
+
+// cholInverseTo writes (L Lᵀ)⁻¹ into dst (n×n, full, symmetric) and returns
+// it.
+func cholInverseTo(dst, l []float64, n int) []float64 {
+	for i := range dst[:n*n] {
+		dst[i] = 0
 	}
-	solveLower(l, n, inv, n)
-	solveLowerT(l, n, inv, n)
-	return inv
+	for i := 0; i < n; i++ {
+		dst[i*n+i] = 1
+	}
+	solveLower(l, n, dst, n)
+	solveLowerT(l, n, dst, n)
+	symmetrize(dst, n)
+	return dst
 }
 
 // cholVJP returns the symmetric gradient C̄ of a scalar ℓ w.r.t. C = L Lᵀ

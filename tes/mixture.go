@@ -166,32 +166,40 @@ func (e *epMixture) gaussInfo(A []float64, q int, S []float64, noise float64, ba
 			}
 		}
 	}
-	// ℓ_j(n) = log N(y_n; m_j, C_j) + (q/2) log 2π, kept with X_j = L_j⁻¹(y − m_j).
+	// ℓ_j(n) = log N(y_n; m_j, C_j) + (q/2) log 2π = −½ δᵀ C_j⁻¹ δ − ½ log|C_j|
+	// with δ = y_n − m_j. R_j = C_j⁻¹ δ is formed by one matrix product with
+	// the explicit inverse (C_j ≥ σ_n² I is well conditioned at this size),
+	// which is faster here than two triangular solves and is kept as ∂ℓ/∂y
+	// for the reverse pass.
 	ell := make([]float64, nc*nt)
+	invs := make([]float64, nc*q*q)
 	var xs []float64
 	if grad {
 		xs = make([]float64, nc*q*nt)
 	}
 	x := make([]float64, q*nt)
+	delta := make([]float64, q*nt)
 	for j := 0; j < nc; j++ {
 		if grad {
 			x = xs[j*q*nt : (j+1)*q*nt]
 		}
 		for r := 0; r < q; r++ {
 			m := ms[j*q+r]
-			src, dst := y[r*nt:(r+1)*nt], x[r*nt:(r+1)*nt]
+			src, dst := y[r*nt:(r+1)*nt], delta[r*nt:(r+1)*nt]
 			for cc, v := range src {
 				dst[cc] = v - m
 			}
 		}
-		solveLower(ls[j*q*q:(j+1)*q*q], q, x, nt)
+		inv := cholInverseTo(invs[j*q*q:(j+1)*q*q], ls[j*q*q:(j+1)*q*q], q)
+		gemm(false, false, 1, inv, q, q, delta, q, nt, 0, x)
 		ej := ell[j*nt : (j+1)*nt]
 		for cc := range ej {
 			ej[cc] = -0.5 * ld[j]
 		}
 		for r := 0; r < q; r++ {
+			dr := delta[r*nt : (r+1)*nt]
 			for cc, v := range x[r*nt : (r+1)*nt] {
-				ej[cc] -= 0.5 * v * v
+				ej[cc] -= 0.5 * v * dr[cc]
 			}
 		}
 	}
@@ -226,16 +234,15 @@ func (e *epMixture) gaussInfo(A []float64, q int, S []float64, noise float64, ba
 	if !grad {
 		return res, nil
 	}
-	// Reverse pass. G_jn = ∂α/∂ℓ_j(n) = p_i w_n (δ_ji − π_jn). Columns with
-	// negligible G_jn (component j explains sample n either fully or not at
-	// all, the usual case for well-separated components) are skipped.
+	// Reverse pass. G_jn = ∂α/∂ℓ_j(n) = p_i w_n (δ_ji − π_jn): ≥ 0 for the
+	// component's own points, ≤ 0 for the others. Columns with negligible
+	// G_jn are skipped; ½ Σ_n G_jn R_n R_nᵀ is formed by two symmetric
+	// rank-k updates (own points, others) on √|G|-scaled columns.
 	gy := make([]float64, q*nt)
 	gm := make([]float64, nc*q)
 	gc := make([]float64, nc*q*q)
-	gcoef := make([]float64, nt)
-	rg := make([]float64, q*nt)
-	xc := make([]float64, q*nt)
-	sig := make([]int, 0, nt)
+	rpos := make([]float64, q*nt)
+	rneg := make([]float64, q*nt)
 	gmax := 0.0
 	for i := 0; i < nc; i++ {
 		for _, w := range base[i].W {
@@ -243,11 +250,12 @@ func (e *epMixture) gaussInfo(A []float64, q int, S []float64, noise float64, ba
 		}
 	}
 	thr := 1e-14 * gmax
+	var pos, neg []int
+	var gpos, gneg []float64
 	for j := 0; j < nc; j++ {
-		xj := xs[j*q*nt : (j+1)*q*nt]
-		lj := ls[j*q*q : (j+1)*q*q]
+		rj := xs[j*q*nt : (j+1)*q*nt] // C_j⁻¹ (y − m_j)
 		gsum := 0.0
-		sig = sig[:0]
+		pos, neg, gpos, gneg = pos[:0], neg[:0], gpos[:0], gneg[:0]
 		for i := 0; i < nc; i++ {
 			for n := offs[i]; n < offs[i+1]; n++ {
 				g := -pi[j*nt+n]
@@ -256,45 +264,52 @@ func (e *epMixture) gaussInfo(A []float64, q int, S []float64, noise float64, ba
 				}
 				g *= e.P[i] * base[i].W[n-offs[i]]
 				gsum += g
-				if math.Abs(g) > thr {
-					gcoef[len(sig)] = g
-					sig = append(sig, n)
+				switch {
+				case g > thr:
+					pos, gpos = append(pos, n), append(gpos, g)
+				case g < -thr:
+					neg, gneg = append(neg, n), append(gneg, g)
 				}
 			}
 		}
-		ns := len(sig)
+		// ∂ℓ_j/∂y = −R, ∂ℓ_j/∂m_j = R, ∂ℓ_j/∂C_j = ½(R Rᵀ − C_j⁻¹).
+		for r := 0; r < q; r++ {
+			rr := rj[r*nt : (r+1)*nt]
+			gyr := gy[r*nt : (r+1)*nt]
+			s := 0.0
+			pr := rpos[r*len(pos) : (r+1)*len(pos)]
+			for c, n := range pos {
+				t := gpos[c] * rr[n]
+				gyr[n] -= t
+				s += t
+				pr[c] = math.Sqrt(gpos[c]) * rr[n]
+			}
+			nr := rneg[r*len(neg) : (r+1)*len(neg)]
+			for c, n := range neg {
+				t := gneg[c] * rr[n]
+				gyr[n] -= t
+				s += t
+				nr[c] = math.Sqrt(-gneg[c]) * rr[n]
+			}
+			gm[j*q+r] += s
+		}
 		gcj := gc[j*q*q : (j+1)*q*q]
-		if ns > 0 {
-			// Gather the significant columns and form R = C_j⁻¹ (y − m_j).
-			for r := 0; r < q; r++ {
-				src, dst := xj[r*nt:(r+1)*nt], xc[r*ns:(r+1)*ns]
-				for c, n := range sig {
-					dst[c] = src[n]
-				}
-			}
-			rc := xc[:q*ns]
-			solveLowerT(lj, q, rc, ns)
-			// ∂ℓ_j/∂y = −R, ∂ℓ_j/∂m_j = R, ∂ℓ_j/∂C_j = ½(R Rᵀ − C_j⁻¹).
-			for r := 0; r < q; r++ {
-				rr := rc[r*ns : (r+1)*ns]
-				gyr := gy[r*nt : (r+1)*nt]
-				rgr := rg[r*ns : (r+1)*ns]
-				s := 0.0
-				for c, v := range rr {
-					t := gcoef[c] * v
-					gyr[sig[c]] -= t
-					rgr[c] = t
-					s += t
-				}
-				gm[j*q+r] += s
-			}
-			gemm(false, true, 0.5, rg[:q*ns], q, ns, rc, q, ns, 0, gcj)
-		}
-		inv := cholInverse(lj, q)
+		inv := invs[j*q*q : (j+1)*q*q]
 		for a := range gcj {
-			gcj[a] -= 0.5 * gsum * inv[a]
+			gcj[a] = -0.5 * gsum * inv[a]
 		}
-		symmetrize(gcj, q)
+		c := blas64.Symmetric{Uplo: blas.Upper, N: q, Stride: q, Data: gcj}
+		if len(pos) > 0 {
+			blas64.Syrk(blas.NoTrans, 0.5, general(q, len(pos), rpos[:q*len(pos)]), 1, c)
+		}
+		if len(neg) > 0 {
+			blas64.Syrk(blas.NoTrans, -0.5, general(q, len(neg), rneg[:q*len(neg)]), 1, c)
+		}
+		for a := 0; a < q; a++ { // mirror the upper triangle
+			for b := a + 1; b < q; b++ {
+				gcj[b*q+a] = gcj[a*q+b]
+			}
+		}
 	}
 	// y_n = m_i + L_i z_n.
 	gL := make([]float64, q*q)
