@@ -155,6 +155,11 @@ func (f *Func) Eval(X, grad *mat.Dense) float64 {
 	if grad != nil {
 		_, d := X.Dims()
 		grad.Copy(g.Slice(f.np, f.np+f.q, 0, d))
+		if !allFinite(grad.RawMatrix().Data) {
+			log.Debug().Msg("tes: non-finite gradient; rating the batch −Inf")
+			grad.Zero()
+			return math.Inf(-1)
+		}
 	}
 	return r.Alpha - f.alpha0
 }
@@ -180,6 +185,10 @@ func (f *Func) EvalSample(X, grad *mat.Dense, rng *rand.Rand) float64 {
 	if grad != nil {
 		_, d := X.Dims()
 		grad.Copy(g.Slice(f.np, f.np+f.q, 0, d))
+		if !allFinite(grad.RawMatrix().Data) {
+			grad.Zero()
+			return math.Inf(-1)
+		}
 	}
 	return r.Alpha - f.alpha0
 }
@@ -198,7 +207,7 @@ func (f *Func) Estimate(X *mat.Dense) (alpha, se float64, err error) {
 func (f *Func) HasGradient() bool { return true }
 
 // Starts suggests starting batches built from X* (§4.3: TES chooses points
-// in or around X*): for q = 1 each of the (up to 6) most probable x*; for
+// in or around X*): for q = 1 each of the 6 (TES_sp: 3) most probable x*; for
 // q > 1 the q most probable x* (all of X*, then perturbed copies, if
 // q > |X*|) and two batches drawn ∝ p(x*) with perturbations of 5% of a
 // length-scale.
@@ -211,8 +220,13 @@ func (f *Func) Starts(q int) []*mat.Dense {
 	p := f.m.Probs.P
 	order := f.order()
 	if q == 1 {
+		// TES_sp evaluations cost ~|F|² each: fewer starts.
+		n := 6
+		if f.m.sp != nil {
+			n = 3
+		}
 		var out []*mat.Dense
-		for _, i := range order[:min(6, k)] {
+		for _, i := range order[:min(n, k)] {
 			out = append(out, mat.NewDense(1, d, append([]float64(nil), xs.RawRowView(i)...)))
 		}
 		return out

@@ -628,6 +628,11 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 	cands := make([]int, 0, n)
 	alpha := 0.0
 	nzLoop := nz
+	if dense && n <= denseMatrixMax && maxLW-minLogW(m.LogW) <= 60 {
+		// Every sample qualifies: do all of them with matrix products.
+		alpha = m.denseAll(g, sq, qz, base, val, gg, uz, q)
+		n = 0 // skip the per-sample loop below
+	}
 	for s := 0; s < n; s++ {
 		if m.Omega[s] == 0 {
 			continue
@@ -759,6 +764,7 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 			gr[s] += acc - rs*gs[r]
 		}
 	}
+	n = m.N
 	res := mixResult{Alpha: alpha, SE: spSE(m, base, val)}
 	if !grad {
 		return res, nil
@@ -780,6 +786,145 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 	res.GA = ga
 	res.GS = cholVJP(l0, gl, q)
 	return res, nil
+}
+
+// denseMatrixMax bounds |F| for the all-samples dense evaluation, which
+// keeps two |F|×|F| matrices (32 MB at the bound).
+const denseMatrixMax = 1400
+
+func minLogW(lw []float64) float64 {
+	m := math.Inf(1)
+	for _, v := range lw {
+		m = math.Min(m, v)
+	}
+	return m
+}
+
+// denseAll is dense mode for all samples at once, as matrix products: with
+// E_st = e^{LogW_t − ½|g_s−g_t|² − c_s} and the shifted factors Q_zt,
+// Qp_zt = p(x*(t)) Q_zt,
+//
+//	SA = E Qpᵀ,  SG = E_blocks Qᵀ (same-set blocks),  val = log SG − log SA,
+//
+// and, for the gradient, C_st = E_st [1_same (aG Q)_st − (aA Qp)_st] with
+// aG = Ω w/SG, aA = Ω w/SA, U = Q∘(aGᵀE)_blocks − Qp∘(aAᵀE), so that
+// ∂α/∂G = G (C + Cᵀ) − G diag(rowsums + colsums of C) + Z U (the last term
+// added by the caller through uz). It writes val and, if gg != nil, gg and
+// uz, and returns α.
+func (m *spMixture) denseAll(g, sq, qz []float64, base basePoints, val, gg, uz []float64, q int) float64 {
+	n, nz := m.N, base.N
+	e := make([]float64, n*n)
+	gemm(true, false, 1, g, q, n, g, q, n, 0, e) // Gram matrix GᵀG
+	for s := 0; s < n; s++ {
+		row := e[s*n : (s+1)*n]
+		cs := math.Inf(-1)
+		for t, v := range row {
+			a := m.LogW[t] - 0.5*(sq[s]+sq[t]-2*v)
+			row[t] = a
+			if a > cs {
+				cs = a
+			}
+		}
+		for t, a := range row {
+			row[t] = math.Exp(a - cs)
+		}
+	}
+	qp := make([]float64, nz*n)
+	for z := 0; z < nz; z++ {
+		for t := 0; t < n; t++ {
+			qp[z*n+t] = m.PSet[m.Set[t]] * qz[z*n+t]
+		}
+	}
+	sa := make([]float64, n*nz)
+	gemm(false, true, 1, e, n, n, qp, nz, n, 0, sa)
+	sg := make([]float64, n*nz)
+	for set := range m.PSet {
+		g0, g1 := m.Start[set], m.Start[set+1]
+		w := g1 - g0
+		if w == 0 {
+			continue
+		}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+			blas64.General{Rows: w, Cols: w, Stride: n, Data: e[g0*n+g0:]},
+			blas64.General{Rows: nz, Cols: w, Stride: n, Data: qz[g0:]},
+			0, blas64.General{Rows: w, Cols: nz, Stride: nz, Data: sg[g0*nz:]})
+	}
+	alpha := 0.0
+	for s := 0; s < n; s++ {
+		for z := 0; z < nz; z++ {
+			v := math.Log(sg[s*nz+z]) - math.Log(sa[s*nz+z])
+			val[s*nz+z] = v
+			alpha += m.Omega[s] * base.W[z] * v
+		}
+	}
+	if gg == nil {
+		return alpha
+	}
+	// aG, aA overwrite sg, sa.
+	for s := 0; s < n; s++ {
+		for z := 0; z < nz; z++ {
+			wz := m.Omega[s] * base.W[z]
+			sg[s*nz+z] = wz / sg[s*nz+z]
+			sa[s*nz+z] = wz / sa[s*nz+z]
+		}
+	}
+	c := make([]float64, n*n)
+	gemm(false, false, -1, sa, n, nz, qp, nz, n, 0, c) // −aA Qp
+	for set := range m.PSet {
+		g0, g1 := m.Start[set], m.Start[set+1]
+		w := g1 - g0
+		if w == 0 {
+			continue
+		}
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
+			blas64.General{Rows: w, Cols: nz, Stride: nz, Data: sg[g0*nz:]},
+			blas64.General{Rows: nz, Cols: w, Stride: n, Data: qz[g0:]},
+			1, blas64.General{Rows: w, Cols: w, Stride: n, Data: c[g0*n+g0:]})
+	}
+	for i, v := range e {
+		c[i] *= v
+	}
+	// U = Q∘(aGᵀE)_blocks − Qp∘(aAᵀE).
+	ua := make([]float64, nz*n)
+	gemm(true, false, 1, sa, n, nz, e, n, n, 0, ua)
+	ug := make([]float64, nz*n)
+	for set := range m.PSet {
+		g0, g1 := m.Start[set], m.Start[set+1]
+		w := g1 - g0
+		if w == 0 {
+			continue
+		}
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1,
+			blas64.General{Rows: w, Cols: nz, Stride: nz, Data: sg[g0*nz:]},
+			blas64.General{Rows: w, Cols: w, Stride: n, Data: e[g0*n+g0:]},
+			0, blas64.General{Rows: nz, Cols: w, Stride: n, Data: ug[g0:]})
+	}
+	for i := range uz[:nz*n] {
+		uz[i] = qz[i]*ug[i] - qp[i]*ua[i]
+	}
+	// ∂α/∂G = G (C + Cᵀ) − G diag(rowsum + colsum).
+	sums := make([]float64, n)
+	for s := 0; s < n; s++ {
+		for t := 0; t < n; t++ {
+			v := c[s*n+t]
+			sums[s] += v
+			sums[t] += v
+		}
+	}
+	for s := 0; s < n; s++ {
+		for t := s + 1; t < n; t++ {
+			v := c[s*n+t] + c[t*n+s]
+			c[s*n+t], c[t*n+s] = v, v
+		}
+		c[s*n+s] *= 2
+	}
+	gemm(false, false, 1, g, q, n, c, n, n, 0, gg)
+	for r := 0; r < q; r++ {
+		for t := 0; t < n; t++ {
+			gg[r*n+t] -= g[r*n+t] * sums[t]
+		}
+	}
+	return alpha
 }
 
 // denseRow evaluates the terms of sample s in dense mode: val(s, z) for all
@@ -860,8 +1005,11 @@ func spSE(m *spMixture, base basePoints, val []float64) float64 {
 
 // newSPMixture assembles the TES_sp mixture from sample sets and p(x*) of
 // each set's maximizer (renormalised over the sets present, PAPER-NOTES
-// item 3). Samples with negligible weight (< 1e-12 of their set's largest)
-// are dropped, since they cannot change α but cost N² per evaluation.
+// item 3). Importance samples with weight below 1e-4/|F_x*| are dropped and
+// the rest renormalised: together they carry less than 1e-4 of their set's
+// mass, so α moves by at most ~1e-4·H(x*), while the evaluation cost is
+// quadratic in the number of samples (low-dimensional problems often keep
+// only a third of them).
 func newSPMixture(sets []SampleSet, pstar []float64) (*spMixture, error) {
 	if len(sets) == 0 {
 		return nil, fmt.Errorf("tes: no sample sets")
@@ -877,15 +1025,11 @@ func newSPMixture(sets []SampleSet, pstar []float64) (*spMixture, error) {
 	}
 	for si, st := range sets {
 		p := pstar[st.Star] / tot
-		wmax := 0.0
-		for _, w := range st.W {
-			wmax = math.Max(wmax, w)
-		}
 		rows, _ := st.F.Dims()
 		var kept []int
 		wsum := 0.0
 		for i := 0; i < rows; i++ {
-			if st.W[i] >= 1e-12*wmax {
+			if st.W[i] >= 1e-4/float64(rows) && st.W[i] > 0 {
 				kept = append(kept, i)
 				wsum += st.W[i]
 			}
