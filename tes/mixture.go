@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -788,6 +789,19 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 	return res, nil
 }
 
+// bufPool recycles the |F|×|F| scratch matrices of denseAll (megabytes per
+// evaluation otherwise left to the garbage collector).
+var bufPool sync.Pool
+
+func getBuf(n int) []float64 {
+	if b, ok := bufPool.Get().(*[]float64); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]float64, n)
+}
+
+func putBuf(b []float64) { bufPool.Put(&b) }
+
 // denseMatrixMax bounds |F| for the all-samples dense evaluation, which
 // keeps two |F|×|F| matrices (32 MB at the bound).
 const denseMatrixMax = 1400
@@ -813,7 +827,8 @@ func minLogW(lw []float64) float64 {
 // uz, and returns α.
 func (m *spMixture) denseAll(g, sq, qz []float64, base basePoints, val, gg, uz []float64, q int) float64 {
 	n, nz := m.N, base.N
-	e := make([]float64, n*n)
+	e := getBuf(n * n)
+	defer putBuf(e)
 	gemm(true, false, 1, g, q, n, g, q, n, 0, e) // Gram matrix GᵀG
 	for s := 0; s < n; s++ {
 		row := e[s*n : (s+1)*n]
@@ -868,7 +883,8 @@ func (m *spMixture) denseAll(g, sq, qz []float64, base basePoints, val, gg, uz [
 			sa[s*nz+z] = wz / sa[s*nz+z]
 		}
 	}
-	c := make([]float64, n*n)
+	c := getBuf(n * n)
+	defer putBuf(c)
 	gemm(false, false, -1, sa, n, nz, qp, nz, n, 0, c) // −aA Qp
 	for set := range m.PSet {
 		g0, g1 := m.Start[set], m.Start[set+1]

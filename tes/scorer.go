@@ -90,9 +90,10 @@ func (s *Scorer) LastModel() *Model {
 
 // Proposer prepares TES and maximizes α jointly over the batch with
 // acq.Maximize. Zero fields of Optimize take TES defaults that depend on q
-// (see OptimizeDefaults) rather than acq's, because α vanishes away from X*
-// (most space-filling candidates score ≈ 0) and the X*-based starts of
-// Func.Starts are the informative ones.
+// (see OptimizeDefaults; TES_sp scores half as many raw candidates) rather
+// than acq's, because α vanishes away from X* (most space-filling candidates
+// score ≈ 0) and the X*-based starts of Func.Starts are the informative
+// ones.
 type Proposer struct {
 	Scorer   *Scorer
 	Optimize acq.OptimizeSettings
@@ -149,7 +150,13 @@ func (p *Proposer) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dens
 	if err != nil {
 		return nil, err
 	}
-	x, _, err := acq.Maximize(ctx, f, q, st.GP.Dim(), OptimizeDefaults(p.Optimize, q), st.Rand)
+	opt := p.Optimize
+	if p.Scorer.Settings.Method == SP && opt.RawSamples <= 0 {
+		// A TES_sp evaluation costs ~|F|²: score half as many raw
+		// candidates (its X* starts are what usually wins).
+		opt.RawSamples = OptimizeDefaults(opt, q).RawSamples / 2
+	}
+	x, _, err := acq.Maximize(ctx, f, q, st.GP.Dim(), OptimizeDefaults(opt, q), st.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("tes: optimize α: %w", err)
 	}
