@@ -79,8 +79,9 @@
 //
 // On a 2-d problem with 10 observations and |X*| = 5 (the PAPER-NOTES 7
 // setting; exact values by brute force, exact_test.go), TES_ep is within
-// ~3% of the exact I(x*; y_B) at |B| = 1 and 4–6% below it at |B| = 3
-// (PAPER-NOTES reports 0.384 vs 0.396 and 0.694 vs 0.802). TES_sp converges
+// ~3% of the exact I(x*; y_B) at |B| = 1 (0.321 vs 0.313, 0.600 vs 0.598)
+// and 3–17% below it at |B| = 3 (0.87 vs 0.89, 0.89 vs 1.07); PAPER-NOTES
+// reports 0.384 vs 0.396 and 0.694 vs 0.802. TES_sp converges
 // to the exact value from above as its sets grow; with small sets and small
 // noise its estimate is strongly biased upwards near X* (each sample's own
 // narrow component dominates the mixture), so SPSamples matters.
