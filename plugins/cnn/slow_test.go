@@ -25,7 +25,8 @@ func TestDefaultEvaluationCost(t *testing.T) {
 		{128, 64, 512, 0.25, 1e-5, 0.01, 1e-4}, // the benchmark's mid-size network
 		{16, 6, 128, 0, 1e-7, 1e-7, 1e-7},      // smallest network, learning rate too small to learn
 		{64, 32, 256, 0.25, 1e-5, 0.03, 1e-4},
-		{16, 256, 2048, 0.75, 1e-3, 0.1, 1e-3}, // largest network
+		{16, 256, 2048, 0.75, 1e-3, 0.1, 1e-3},  // largest network, diverges
+		{128, 256, 2048, 0.5, 1e-5, 0.01, 1e-4}, // largest network, trains
 	} {
 		start := time.Now()
 		r, err := o.EvaluateDetail(ctx, x)

@@ -32,8 +32,9 @@ def go_run(shape, threads, steps):
     return {"impl": "go", "images_per_s": wall, "images_per_cpu_s": cpu}
 
 
-def torch_run(shape, threads, steps):
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+def torch_run(shape, threads, steps, extra_env):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    env.update(extra_env)
     out = subprocess.run(
         [sys.executable, os.path.join(HERE, "torch_cnn.py"), "throughput", "--shape", shape,
          "--threads", str(threads), "--steps", str(steps)],
@@ -48,15 +49,20 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--shape", choices=["fashion", "cifar"], default="fashion")
     p.add_argument("--steps", type=int, default=8, help="mini-batches of 128 per run")
+    p.add_argument("--torch-env", default="OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=1",
+                   help="environment for PyTorch: the default was its fastest 2-thread set-up here "
+                        "(spinning OpenMP workers and a second OpenBLAS pool otherwise fight for the cores)")
     args = p.parse_args()
+    extra_env = dict(kv.split("=", 1) for kv in args.torch_env.split())
     runs = {"go": [], "torch": []}
     for r in range(args.rounds):
-        for fn in (go_run, torch_run):
-            res = fn(args.shape, args.threads, args.steps)
+        for res in (go_run(args.shape, args.threads, args.steps),
+                    torch_run(args.shape, args.threads, args.steps, extra_env)):
             res.update(round=r + 1, threads=args.threads, shape=args.shape)
             runs[res["impl"]].append(res)
             print(json.dumps(res), flush=True)
     summary = {"summary": True, "threads": args.threads, "shape": args.shape, "rounds": args.rounds,
+               "torch_env": args.torch_env,
                "load_avg": os.getloadavg()[0], "nproc": os.cpu_count()}
     for metric in ("images_per_s", "images_per_cpu_s"):
         med = {k: statistics.median(x[metric] for x in v) for k, v in runs.items()}

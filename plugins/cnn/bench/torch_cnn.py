@@ -75,7 +75,10 @@ def load_fashion(data_dir, n_train, n_test):
     ytr = read_idx(os.path.join(data_dir, "train-labels-idx1-ubyte.gz"))[:n_train]
     xte = read_idx(os.path.join(data_dir, "t10k-images-idx3-ubyte.gz"))[:n_test]
     yte = read_idx(os.path.join(data_dir, "t10k-labels-idx1-ubyte.gz"))[:n_test]
-    conv = lambda x: torch.from_numpy(x.astype(np.float32) / 255.0).unsqueeze(1)
+    # Standardize with the training subset's pixel mean and deviation, as
+    # the Go objective does.
+    mean, std = (xtr / 255.0).mean(), (xtr / 255.0).std()
+    conv = lambda x: torch.from_numpy(((x / 255.0 - mean) / std).astype(np.float32)).unsqueeze(1)
     return conv(xtr), torch.from_numpy(ytr.astype(np.int64)), conv(xte), torch.from_numpy(yte.astype(np.int64))
 
 

@@ -112,8 +112,18 @@ func (c *Conv3x3[T]) Backward(dy []T) []T {
 	// multipliers: below a 2×2 max-pool at most one in four entries of dy
 	// is non-zero (and ReLU zeroes more), so this does a quarter of the
 	// dense work or less — faster than the denser dot-product (NT) form.
-	// ∂W (F×K) += dyᵀ (F×rows) · cols (rows×K).
-	gemm(blas.Trans, blas.NoTrans, f, k, rows, dy, f, c.cols, k, 1, c.w.G, k)
+	// ∂W (F×K) += dyᵀ (F×rows) · cols (rows×K). With few input channels
+	// (K = 9C < 32) the axpys would be K long and mostly call overhead, so
+	// the first layer uses the dot-product form on transposed copies.
+	if c.smallInner {
+		c.dyT = grow(c.dyT, rows*f)
+		transpose(c.dyT, dy, rows, f)
+		c.colsT = grow(c.colsT, rows*k)
+		transpose(c.colsT, c.cols, rows, k)
+		gemm(blas.NoTrans, blas.Trans, f, k, rows, c.dyT, rows, c.colsT, rows, 1, c.w.G, k)
+	} else {
+		gemm(blas.Trans, blas.NoTrans, f, k, rows, dy, f, c.cols, k, 1, c.w.G, k)
+	}
 	if !c.needDX {
 		return nil
 	}

@@ -24,13 +24,17 @@
 //
 // A 3×3 convolution is im2col (one row of 9·C values per output pixel)
 // followed by a GEMM through gonum's BLAS (blas32/blas64, so a cgo BLAS
-// installed with blas32.Use is picked up too). gonum's native GEMM in its
-// parallel mode splits C into 64×64 blocks and runs axpy kernels over them;
-// its serial dot-product kernel (C = A·Bᵀ, "NT") is 3–4× faster on this
-// machine. So every large GEMM here is arranged as NT (transposing the
-// smaller operand when needed) and run by our own driver (gemm.go), which
-// cuts C into tiles small enough for gonum's serial path and shares the
-// tiles among GOMAXPROCS goroutines.
+// installed with blas32.Use is picked up too). gonum's native GEMM has a
+// dot-product kernel (C = A·Bᵀ, "NT") and axpy kernels (the other forms);
+// in its parallel mode it cuts C into 64×64 blocks, which makes every axpy
+// 64 long. Our driver (gemm.go) instead cuts C into tiles small enough for
+// gonum's serial path, shares them among GOMAXPROCS goroutines, and slices
+// the inner dimension so the operands stay in cache. Forward products use
+// the dot kernel (3–4× faster than short axpys here); backward products use
+// the axpy kernels with 192-wide tiles because those skip zero multipliers,
+// and below a 2×2 max-pool, ReLU and dropout most of the incoming gradient
+// is zero. See bench/README.md in the parent directory for throughput
+// against PyTorch.
 //
 // # Determinism
 //
