@@ -295,7 +295,7 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 	fmt.Fprintf(&b, "- %d seed(s) per combination, %d BO iterations per run, initial design %s\n",
 		s.seeds(), iters, s.initDescription())
 	fmt.Fprintf(&b, "- observation noise variance %s; GP kernel %s; |X*| %s; recommendation %s\n",
-		s.noiseDescription(), orDefault(s.Kernel, "se"), s.trustedDescription(), orDefault(s.Recommend, "evaluated"))
+		s.noiseDescription(), orDefault(s.Kernel, "se"), s.trustedDescription(), orDefault(s.Recommend, "auto"))
 	if len(s.Params) > 0 {
 		var kv []string
 		for k, v := range s.Params {

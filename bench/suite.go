@@ -56,7 +56,8 @@ type Suite struct {
 	UCBBeta float64
 	// Kernel is host.KernelSE (default, the paper's) or host.KernelMatern52.
 	Kernel string
-	// Recommend is host.RecommendEvaluated (default) or host.RecommendRefine.
+	// Recommend is host.RecommendAuto (default: refine for the synthetic
+	// problems), host.RecommendEvaluated or host.RecommendRefine.
 	Recommend string
 	// Params are run parameters for every problem that accepts them.
 	Params map[string]string
@@ -201,9 +202,9 @@ func (s *Suite) validate() error {
 		return fmt.Errorf("unknown kernel %q: use %s or %s", s.Kernel, host.KernelSE, host.KernelMatern52)
 	}
 	switch s.Recommend {
-	case "", host.RecommendEvaluated, host.RecommendRefine:
+	case "", host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine:
 	default:
-		return fmt.Errorf("unknown recommendation %q: use %s or %s", s.Recommend, host.RecommendEvaluated, host.RecommendRefine)
+		return fmt.Errorf("unknown recommendation %q: use %s, %s or %s", s.Recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}
 	return nil
 }

@@ -18,9 +18,10 @@
 //     Options.EvalTimeout, failures retried Options.Retries times with
 //     exponential backoff and then recorded (errors and NaN/Inf values are
 //     failures and never reach the GP);
-//  4. report a Record: the recommendation x̄ (the evaluated point with the
-//     largest posterior mean, or with Options.Recommend = RecommendRefine the
-//     maximizer of the mean over the whole cube), the objective's value
+//  4. report a Record: the recommendation x̄ (the maximizer of the posterior
+//     mean over the whole cube — the paper's definition — when the objective
+//     can be evaluated without noise, else the evaluated point with the
+//     largest posterior mean; Options.Recommend), the objective's value
 //     there and the immediate regret f* − f(x̄) (noise-free via sdk.NoiseFree
 //     when the objective declares f*).
 //

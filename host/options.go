@@ -35,6 +35,19 @@ const (
 	// best_value is the objective's noise-free value there when it
 	// implements sdk.NoiseFree, else the posterior mean in native units.
 	RecommendRefine = "refine"
+	// RecommendAuto (the default) refines when the objective can be
+	// evaluated without noise (sdk.NoiseFree: benchmarks, where f(x̄) costs
+	// nothing and the paper's definition applies) and otherwise takes the
+	// best evaluated point, so that best_value is always an observed or
+	// evaluated value (DESIGN.md). A Study driven by Ask/Tell has no
+	// objective and so uses RecommendEvaluated.
+	//
+	// Information-based acquisitions (TES, PES) deliberately query near,
+	// not at, the trusted maximizers, so the evaluated-points rule can
+	// understate how well they located x*: on Hartmann-3 (4 seeds, 30
+	// iterations) TES_ep's mean log10 regret is −1.0 with it and −2.95 with
+	// refinement.
+	RecommendAuto = "auto"
 )
 
 // Kernel families (Options.Kernel).
@@ -91,7 +104,8 @@ type Options struct {
 	Params map[string]string `json:"params,omitempty"`
 	// Kernel is the GP kernel family: KernelSE (default) or KernelMatern52.
 	Kernel string `json:"kernel"`
-	// Recommend is RecommendEvaluated (default) or RecommendRefine.
+	// Recommend is RecommendAuto (default), RecommendEvaluated or
+	// RecommendRefine.
 	Recommend string `json:"recommend"`
 
 	// EvalTimeout bounds one evaluation attempt (0: no limit).
@@ -144,7 +158,7 @@ func (o Options) withDefaults() Options {
 		o.Kernel = KernelSE
 	}
 	if o.Recommend == "" {
-		o.Recommend = RecommendEvaluated
+		o.Recommend = RecommendAuto
 	}
 	if o.RetryBackoff == 0 {
 		o.RetryBackoff = DefaultBackoff
@@ -178,8 +192,10 @@ func (o Options) validate() error {
 	if o.Kernel != KernelSE && o.Kernel != KernelMatern52 {
 		return fmt.Errorf("unknown kernel %q: known ones are %s, %s", o.Kernel, KernelSE, KernelMatern52)
 	}
-	if o.Recommend != RecommendEvaluated && o.Recommend != RecommendRefine {
-		return fmt.Errorf("unknown recommendation mode %q: known ones are %s, %s", o.Recommend, RecommendEvaluated, RecommendRefine)
+	switch o.Recommend {
+	case RecommendAuto, RecommendEvaluated, RecommendRefine:
+	default:
+		return fmt.Errorf("unknown recommendation mode %q: known ones are %s, %s, %s", o.Recommend, RecommendAuto, RecommendEvaluated, RecommendRefine)
 	}
 	for k := range o.Params {
 		if k == "noise_var" || k == "seed" {

@@ -63,7 +63,7 @@ func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 		}
 	}
 	rec := s.evaluatedRec(ds.ids[best], ds.native(mean[best]))
-	if s.opts.Recommend != RecommendRefine {
+	if !s.refine {
 		return rec, nil
 	}
 	X, _, err := acq.Maximize(ctx, meanFunc{g}, 1, d, acq.OptimizeSettings{}, streamRand(s.seed, t, streamRecommend))

@@ -149,9 +149,23 @@ func (s *Study) attach(ctx context.Context, obj sdk.Objective) error {
 	if err := sameSpace(s.info.Params, info.Params); err != nil {
 		return fmt.Errorf("objective %s does not match study %q: %w", info.Name, s.name, err)
 	}
+	_, canNoiseFree := noiseFreeOf(obj)
+	s.mu.Lock()
+	s.refine = s.opts.Recommend == RecommendRefine || (s.opts.Recommend == RecommendAuto && canNoiseFree)
+	s.mu.Unlock()
 	o := s.opts
 	o.Seed = s.seed
 	return ConfigureObjective(ctx, obj, info.Name, o)
+}
+
+// noiseFreeOf returns obj's noise-free evaluation when it really has one (a
+// plugin handle says whether its plugin implements it).
+func noiseFreeOf(obj sdk.Objective) (sdk.NoiseFree, bool) {
+	nf, ok := obj.(sdk.NoiseFree)
+	if sn, isPlugin := obj.(interface{ SupportsNoiseFree() bool }); ok && isPlugin && !sn.SupportsNoiseFree() {
+		return nil, false
+	}
+	return nf, ok
 }
 
 // ConfigureObjective sends an sdk.Configurable objective its run
@@ -418,10 +432,7 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 	// f(x̄) for the regret: noise-free when the objective can, else what
 	// was observed there.
 	f := rc.Value
-	nf, ok := obj.(sdk.NoiseFree)
-	if sn, isPlugin := obj.(interface{ SupportsNoiseFree() bool }); ok && isPlugin && !sn.SupportsNoiseFree() {
-		ok = false
-	}
+	nf, ok := noiseFreeOf(obj)
 	if ok && !s.noiseFreeBroken && (s.info.Optimum != nil || rc.Value == nil) {
 		cctx, cancel := ctx, context.CancelFunc(func() {})
 		if s.opts.EvalTimeout > 0 {

@@ -67,6 +67,7 @@ type Study struct {
 	cacheKey  [2]int // (version, iteration) cache was fitted for
 
 	noiseFreeBroken bool // the objective's EvaluateNoiseFree failed once
+	refine          bool // recommend by maximizing the posterior mean (set by attach)
 
 	// fitHook replaces fitModel in benchmarks that measure the host's own
 	// overhead.

@@ -69,15 +69,17 @@ func TestOptimizeRecords(t *testing.T) {
 				t.Fatalf("record %d batch %d: %v %v vs trial %+v", i, k, r.Batch[k], *r.Values[k], tr)
 			}
 		}
-		// best_x/best_value is an evaluated point among the first r.Evals trials.
+		// best_x/best_value: the objective is noise-free-capable, so the
+		// default (auto) refines x̄; best_value is a stored value when x̄
+		// was evaluated and the noise-free f(x̄) otherwise.
 		found := false
 		for _, tr := range res.Trials[:r.Evals] {
 			if fmt.Sprint(tr.X) == fmt.Sprint(r.BestX) && tr.Value == *r.BestValue {
 				found = true
 			}
 		}
-		if !found {
-			t.Fatalf("record %d: best %v %v is not an evaluated point", i, r.BestX, *r.BestValue)
+		if !found && math.Abs(*r.BestValue-braninF(r.BestX)) > 1e-12 {
+			t.Fatalf("record %d: best %v %v is neither an evaluated point nor f(x̄)", i, r.BestX, *r.BestValue)
 		}
 		if r.Regret == nil || *r.Regret < 0 || math.Abs(*r.Regret-(braninOpt-braninF(r.BestX))) > 1e-12 {
 			t.Fatalf("record %d: regret %v, want f*−f(x̄) = %v", i, r.Regret, braninOpt-braninF(r.BestX))
@@ -520,7 +522,7 @@ func TestRecommendRefine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.opts.Recommend = RecommendEvaluated
+	s.refine = false
 	recEv, err := s.Recommend(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -539,5 +541,58 @@ func TestRecommendRefine(t *testing.T) {
 	}
 	if last.Regret == nil || math.Abs(*last.Regret-(braninOpt-braninF(last.BestX))) > 1e-12 {
 		t.Fatalf("regret %v", last.Regret)
+	}
+}
+
+// noisyOnly hides the noise-free evaluation (and configuration) of an
+// objective, like a real-world plugin.
+type noisyOnly struct{ o sdk.Objective }
+
+func (n noisyOnly) Info(ctx context.Context) (sdk.Info, error) { return n.o.Info(ctx) }
+func (n noisyOnly) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	return n.o.Evaluate(ctx, x)
+}
+
+// RecommendAuto refines x̄ only for objectives that can be evaluated without
+// noise; for the others best_x is always an evaluated point.
+func TestRecommendAuto(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		obj    sdk.Objective
+		refine bool
+	}{
+		{"noise-free capable", &branin{}, true},
+		{"noisy only", noisyOnly{&branin{noiseVar: 1e-4}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := baseOptions(5)
+			if o.Recommend != "" && o.Recommend != RecommendAuto {
+				t.Fatalf("baseOptions sets Recommend %q", o.Recommend)
+			}
+			var recs []Record
+			o.OnIteration = func(r Record) { recs = append(recs, r) }
+			res, err := Optimize(context.Background(), tc.obj, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unevaluated := 0
+			for _, r := range recs {
+				found := false
+				for _, tr := range res.Trials[:r.Evals] {
+					if fmt.Sprint(tr.X) == fmt.Sprint(r.BestX) {
+						found = true
+					}
+				}
+				if !found {
+					unevaluated++
+				}
+			}
+			if !tc.refine && unevaluated > 0 {
+				t.Fatalf("%d recommendations are not evaluated points", unevaluated)
+			}
+			if tc.refine && unevaluated == 0 {
+				t.Fatalf("no recommendation was refined away from the evaluated points")
+			}
+		})
 	}
 }

@@ -65,20 +65,25 @@ func TestRunJSON(t *testing.T) {
 				t.Fatalf("point outside the domain: %v", tr.X)
 			}
 		}
-		// best_x/best_value: an evaluated point among the first evals
-		// trials, with its stored value.
-		found := false
-		for _, tr := range trials[:rec.Evals] {
-			if key(tr.X) == key(rec.BestX) && rec.BestValue != nil && tr.Value == *rec.BestValue {
-				found = true
-			}
-		}
-		if !found {
-			t.Fatalf("record %d: best %v = %v is not a stored evaluation", i, rec.BestX, rec.BestValue)
-		}
+		// best_x/best_value: synthetic objectives evaluate without noise, so
+		// the default recommendation (auto → refine, the paper's x̄ =
+		// argmax of the posterior mean) need not be an evaluated point; its
+		// best_value is then the noise-free f(x̄), else the stored value.
 		f, err := fn.Eval(rec.BestX)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if rec.BestValue == nil {
+			t.Fatalf("record %d: no best_value", i)
+		}
+		stored := false
+		for _, tr := range trials[:rec.Evals] {
+			if key(tr.X) == key(rec.BestX) && tr.Value == *rec.BestValue {
+				stored = true
+			}
+		}
+		if !stored && math.Abs(*rec.BestValue-f) > 1e-9 {
+			t.Fatalf("record %d: best %v = %v is neither a stored evaluation nor f(x̄) = %v", i, rec.BestX, *rec.BestValue, f)
 		}
 		if rec.Regret == nil || *rec.Regret < 0 || math.Abs(*rec.Regret-(fn.Optimum-f)) > 1e-9 {
 			t.Fatalf("record %d: regret %v, want f* − f(x̄) = %v", i, rec.Regret, fn.Optimum-f)
