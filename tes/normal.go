@@ -5,16 +5,18 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mathext"
+
+	"github.com/tesbo/tesbo/acq"
 )
 
 // Standard-normal helpers used by EP (Appendix D), the orthant probabilities
-// (Appendix A) and importance sampling (Appendix B). They are kept here rather
-// than taken from package acq so that the numerics of this package (and their
-// tests) do not depend on another package's tail handling.
+// (Appendix A) and importance sampling (Appendix B). φ, Φ and log Φ come from
+// package acq (acq.NormPDF, acq.NormCDF, acq.LogPhi); what is here is what
+// only TES needs: the truncated-normal moments with a cancellation-free
+// variance factor, and truncated sampling.
 
 const (
 	logSqrt2Pi = 0.91893853320467274178 // log √(2π)
-	invSqrt2Pi = 0.39894228040143267794 // 1/√(2π)
 
 	// millsCut is where the continued fraction takes over from erfc: below
 	// β = −5 the ratio φ(β)/Φ(β) computed as a quotient loses digits to
@@ -25,35 +27,8 @@ const (
 	millsTerms = 80
 )
 
-// normPDF returns φ(x).
-func normPDF(x float64) float64 { return invSqrt2Pi * math.Exp(-0.5*x*x) }
-
-// normCDF returns Φ(x), accurate in relative terms in both tails (Φ(x) for
-// x → −∞ is computed with erfc of a positive argument).
-func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
-
 // normSF returns 1 − Φ(x) = Φ(−x) without cancellation.
 func normSF(x float64) float64 { return 0.5 * math.Erfc(x/math.Sqrt2) }
-
-// logNormCDF returns log Φ(x) for every finite x: log1p of the upper tail
-// for x > 0, log erfc in the middle, and log φ(x) + log R(−x) with the
-// continued-fraction Mills ratio R for x < −5 (erfc underflows near −38).
-func logNormCDF(x float64) float64 {
-	switch {
-	case math.IsInf(x, 1):
-		return 0
-	case math.IsInf(x, -1):
-		return math.Inf(-1)
-	case x > 0:
-		return math.Log1p(-normSF(x))
-	case x > -millsCut:
-		return math.Log(normCDF(x))
-	default:
-		t, _ := millsTails(-x)
-		// Φ(x) = φ(x) R(−x), R(u) = 1/(u + t).
-		return -0.5*x*x - logSqrt2Pi - math.Log(-x+t)
-	}
-}
 
 // millsTails evaluates, for u ≥ millsCut, the two innermost tails of the
 // Laplace continued fraction of the Mills ratio
@@ -82,7 +57,7 @@ func millsTails(u float64) (t, s float64) {
 // v is always in (0, 1].
 func truncMoments(beta float64) (lambda, v float64) {
 	if beta >= -millsCut {
-		lambda = math.Exp(-0.5*beta*beta - logSqrt2Pi - logNormCDF(beta))
+		lambda = math.Exp(-0.5*beta*beta - logSqrt2Pi - acq.LogPhi(beta))
 		v = 1 - lambda*(beta+lambda)
 		if v <= 0 { // cannot happen mathematically; guard rounding
 			v = math.SmallestNonzeroFloat64

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/integrate/quad"
+
+	"github.com/tesbo/tesbo/acq"
 )
 
 // truncMomentsQuad computes λ and v of truncMoments by Gauss–Legendre
@@ -52,9 +54,10 @@ func TestMillsContinuousAtCut(t *testing.T) {
 	}
 }
 
-func TestLogNormCDF(t *testing.T) {
+// acq.LogPhi, which EP relies on, against the quadrature Mills ratio.
+func TestLogPhiAgainstQuadrature(t *testing.T) {
 	for _, x := range []float64{-100, -37, -20, -5.5, -5, -1, 0, 1, 5, 10, 40} {
-		got := logNormCDF(x)
+		got := acq.LogPhi(x)
 		// Reference: log Φ(x) = log φ(x) − log λ(x) for every x (λ = φ/Φ),
 		// using the quadrature λ as an independent value.
 		lq, _ := truncMomentsQuad(x)

@@ -3,6 +3,8 @@ package tes
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/tesbo/tesbo/acq"
 )
 
 // MVNSettings controls the randomized quasi-Monte-Carlo estimator of
@@ -72,7 +74,7 @@ func mvnCDF(rng *rand.Rand, sigma []float64, n int, b []float64, s MVNSettings) 
 			}
 			return 0, 0
 		}
-		return normCDF(bb[0] / l[0]), 0
+		return acq.NormCDF(bb[0] / l[0]), 0
 	}
 	// Richtmyer generator: frac(k √prime_i).
 	gen := make([]float64, n-1)
@@ -127,7 +129,7 @@ func genzPoint(l, b []float64, degen []bool, n int, w, y []float64, anti bool) f
 			y[i] = 0
 			continue
 		}
-		e = normCDF((b[i] - s) / l[i*n+i])
+		e = acq.NormCDF((b[i] - s) / l[i*n+i])
 		if e <= 0 {
 			return 0
 		}
@@ -185,7 +187,7 @@ func genzCholesky(sigma []float64, n int, b []float64) (l, bb []float64, degen [
 			}
 			pj := 1.0 // degenerate: place last
 			if v > degenerateTol*c[j*n+j] && v > 0 {
-				pj = normCDF((bb[j] - s) / math.Sqrt(v))
+				pj = acq.NormCDF((bb[j] - s) / math.Sqrt(v))
 			}
 			if pj < bestP {
 				best, bestP = j, pj

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
 )
 
 // SampleSet is F_x*, a weighted sample of p(f_X* | y_D, x*) for one x*
@@ -182,7 +184,7 @@ func ImportanceSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n i
 			}
 			a := (fplus - mc) / sdc
 			row[j] = mc + sdc*sampleTruncNormal(rng, a)
-			logw[s] = logNormCDF(-a) // log(1 − Φ(a))
+			logw[s] = acq.LogPhi(-a) // log(1 − Φ(a))
 		}
 		lse := logSumExp(logw)
 		if math.IsInf(lse, -1) {
