@@ -9,6 +9,9 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/store"
+	// The default acquisition, tes-ep, registers itself with acq from
+	// package tes: import it here so embedders get it without knowing.
+	_ "github.com/tesbo/tesbo/tes"
 )
 
 // Defaults of Options (DESIGN.md's CLI defaults).

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
@@ -594,5 +595,13 @@ func TestRecommendAuto(t *testing.T) {
 				t.Fatalf("no recommendation was refined away from the evaluated points")
 			}
 		})
+	}
+}
+
+// The default acquisition is available to every importer of host, with no
+// extra import.
+func TestDefaultAcquisitionRegistered(t *testing.T) {
+	if _, err := acq.Lookup(DefaultAcquisition, acq.Options{}); err != nil {
+		t.Fatalf("default acquisition %q: %v", DefaultAcquisition, err)
 	}
 }

@@ -1,0 +1,61 @@
+#!/bin/sh
+# reproduce.sh re-runs every synthetic experiment of the TES paper (§5.1,
+# §5.2, Appendices G and H) and the ANCHORS.md BoTorch protocol with
+# `tesbo-host bench`, then copies the figures, tables and per-iteration CSVs
+# into docs/results/<experiment>/. Run it from the repository root:
+#
+#	docs/results/reproduce.sh [OUT]          # OUT defaults to /work/bench-out
+#
+# Every bench keeps its study database in OUT/<experiment>/studies.db (not
+# committed: it is large and binary). Interrupted? Run the same command again:
+# finished runs are skipped, partial runs resume. BROOMS is the Broom's Barn
+# data directory (see ../shared/data/README.md; never copied into the repo).
+set -eu
+cd "$(dirname "$0")/../.."
+OUT=${1:-/work/bench-out}
+BROOMS=${BROOMS:-$(cd .. && pwd)/shared/data/brooms-barn}
+BIN=${BIN:-/tmp/tesbo-host}
+JOBS=${JOBS:-2}
+go build -o "$BIN" ./cmd/tesbo-host
+
+bench() { # bench NAME ARGS... — run one experiment and copy its results
+	name=$1
+	shift
+	"$BIN" bench "$@" --jobs "$JOBS" --out "$OUT/$name" --log-level warn
+	mkdir -p "docs/results/$name"
+	for f in "$OUT/$name"/*.md "$OUT/$name"/*.csv "$OUT/$name"/*.png; do
+		[ -e "$f" ] && cp "$f" "docs/results/$name/"
+	done
+}
+
+# App. G (Fig. 11): maximized TES_ep α against |B| for |X*| = 5.
+bench appg --appg --problems synthetic/gpsample,synthetic/hartmann4 --batch 1-10 --trusted 5 --init 10 --seeds 10
+
+# ANCHORS.md replay (BoTorch's protocol: Matérn-5/2, max(2,|B|) initial
+# points, recommendation among evaluated points), and the same runs with the
+# paper's recommendation (maximizer of the posterior mean).
+for rec in evaluated refine; do
+	bench anchors-q1-$rec --problems synthetic/branin,synthetic/hartmann3 --acqs tes-ep,tes-sp,ei,ucb,mes,pes,random \
+		--seeds 3 --iters 30 --kernel matern52 --init 2 --init-batch --ucb-beta 2 --recommend $rec
+	bench anchors-h6q4-$rec --problems synthetic/hartmann6 --acqs tes-ep,qei,ucb,mes,pes,random \
+		--batch 4 --seeds 3 --iters 10 --kernel matern52 --init 2 --init-batch --ucb-beta 2 --recommend $rec
+done
+
+# Fig. 5a: GP sampled function, |B| = 1.
+bench fig5a --problems synthetic/gpsample --acqs tes-sp,tes-ep,ei,ucb,mes,pes --seeds 10 --iters 50
+# Fig. 10a/b (App. H): Branin and Hartmann-3, |B| = 1.
+bench fig10 --problems synthetic/branin,synthetic/hartmann3 --acqs tes-sp,tes-ep,ei,ucb,mes,pes --seeds 10 --iters 50
+# Fig. 6a/b: |B| = 3 on the GP sampled function and Hartmann-4.
+bench fig6ab --problems synthetic/gpsample,synthetic/hartmann4 --acqs tes-sp,tes-ep,qei-cl,bucb,qei,lp-ei \
+	--batch 3 --seeds 5 --iters 30
+# Fig. 5b: log10P, |B| = 1 (noise σ_n² = 2.511e-2, the data set's).
+bench fig5b --problems synthetic/log10p:noise_var=2.511e-2 --param data="$BROOMS" \
+	--acqs tes-sp,tes-ep,ei,ucb,mes,pes --seeds 5 --iters 50
+# Fig. 6c: log10P, |B| = 3.
+bench fig6c --problems synthetic/log10p:noise_var=2.511e-2 --param data="$BROOMS" \
+	--acqs tes-sp,tes-ep,qei-cl,bucb,qei,lp-ei --batch 3 --seeds 3 --iters 30
+# Fig. 6d–f: |B| = 10, 20, 30 on the GP sampled function.
+bench fig6def --problems synthetic/gpsample --acqs tes-ep,qei-cl,bucb,qei,lp-ei --batch 10,20,30 --seeds 3 --iters 20
+# Fig. 6g–i: log10P, |B| = 10, 20, 40.
+bench fig6ghi --problems synthetic/log10p:noise_var=2.511e-2 --param data="$BROOMS" \
+	--acqs tes-ep,qei-cl,bucb,qei,lp-ei --batch 10,20,40 --seeds 3 --iters 20
