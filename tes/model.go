@@ -179,7 +179,7 @@ func newModelAt(ctx context.Context, g *gp.GP, rng *rand.Rand, xs *mat.Dense, s 
 	}
 	k, _ := xs.Dims()
 	if k == 1 {
-		log.Warn().Msg("tes: only one distinct trusted maximizer, so α ≡ 0 this iteration (the posterior is sure of x*); the batch is then arbitrary")
+		log.Warn().Msg("tes: only one distinct trusted maximizer, so α ≡ 0 this iteration (the posterior is sure of x*); Proposer evaluates at x* (and small perturbations of it)")
 	}
 	log.Debug().Str("acq", s.Method.String()).Int("trusted", k).
 		Float64("H_xstar", probs.Entropy()).Float64("p_rawsum", probs.RawSum).

@@ -150,6 +150,20 @@ func (p *Proposer) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dens
 	if err != nil {
 		return nil, err
 	}
+	return p.maximize(ctx, f, st, q)
+}
+
+// maximize returns the batch maximizing f. When X* holds a single distinct
+// point, α ≡ 0 (there is no uncertainty about x* among X* to reduce), so
+// every batch scores the same: rather than an arbitrary one it returns the
+// first X*-based start — x* itself, then small perturbations of it — so that
+// the evaluations sharpen the posterior where it is sure the maximum is.
+func (p *Proposer) maximize(ctx context.Context, f *Func, st *acq.State, q int) (*mat.Dense, error) {
+	if k, _ := f.m.XStar.Dims(); k == 1 {
+		if starts := f.Starts(q); len(starts) > 0 {
+			return starts[0], nil
+		}
+	}
 	opt := p.Optimize
 	if p.Scorer.Settings.Method == SP && opt.RawSamples <= 0 {
 		// A TES_sp evaluation costs ~|F|²: score half as many raw

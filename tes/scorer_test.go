@@ -2,6 +2,7 @@ package tes
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -47,5 +48,44 @@ func TestRegisteredPropose(t *testing.T) {
 	}
 	if _, err := acq.Lookup("tes-ep", acq.Options{Trusted: -1}); err == nil {
 		t.Fatal("negative Trusted accepted")
+	}
+}
+
+// With a single distinct trusted maximizer α ≡ 0; the proposer then
+// evaluates at x* (q = 1) or at x* and small perturbations of it (q > 1)
+// instead of returning whatever batch the optimizer happened to end on.
+func TestProposeSingleTrustedMaximizer(t *testing.T) {
+	g := toyGP(t, 3, 10, 2, 0.3, 1e-3)
+	xs := mat.NewDense(1, 2, []float64{0.37, 0.61})
+	for _, q := range []int{1, 3} {
+		rng := rand.New(rand.NewPCG(5, uint64(q)))
+		m, err := NewModelAt(context.Background(), g, rng, xs, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := m.Func(q, nil, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &Proposer{Scorer: &Scorer{}}
+		st := &acq.State{GP: g, Rand: rng}
+		x, err := p.maximize(context.Background(), f, st, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := x.Dims(); r != q {
+			t.Fatalf("q=%d: %d points", q, r)
+		}
+		if x.At(0, 0) != 0.37 || x.At(0, 1) != 0.61 {
+			t.Fatalf("q=%d: first point %v, want x* (0.37, 0.61)", q, mat.Row(nil, 0, x))
+		}
+		ell := lengthscales(g.Kernel())
+		for i := 1; i < q; i++ {
+			for j := 0; j < 2; j++ {
+				if d := math.Abs(x.At(i, j) - xs.At(0, j)); d > 0.5*ell[j] {
+					t.Fatalf("q=%d: point %d is %g from x* in coordinate %d (ℓ=%g)", q, i, d, j, ell[j])
+				}
+			}
+		}
 	}
 }
