@@ -38,7 +38,7 @@ for rec in evaluated refine; do
 	bench anchors-q1-$rec --problems synthetic/branin,synthetic/hartmann3 --acqs tes-ep,tes-sp,ei,ucb,mes,pes,random \
 		--seeds 3 --iters 30 --kernel matern52 --init 2 --init-batch --ucb-beta 2 --recommend $rec
 	bench anchors-h6q4-$rec --problems synthetic/hartmann6 --acqs tes-ep,qei,ucb,mes,pes,random \
-		--batch 4 --seeds 3 --iters 10 --kernel matern52 --init 2 --init-batch --ucb-beta 2 --recommend $rec
+		--batch 4 --seeds 10 --iters 10 --kernel matern52 --init 2 --init-batch --ucb-beta 2 --recommend $rec
 done
 
 # Fig. 5a: GP sampled function, |B| = 1.
