@@ -50,7 +50,7 @@ func TestInfo(t *testing.T) {
 	if err := info.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if info.Name != "facerec" || !info.Minimize || info.Optimum != nil || len(info.Params) != 8 {
+	if info.Name != "facerec" || !info.Minimize || info.Optimum == nil || *info.Optimum != 0 || len(info.Params) != 8 {
 		t.Fatalf("info %+v", info)
 	}
 	want := []string{"beard", "mustache", "forehead_scar", "cheek_scar", "mole", "glasses_square", "glasses_round", "smile"}

@@ -36,13 +36,17 @@ type Objective struct {
 func NewObjective(log zerolog.Logger) *Objective { return &Objective{log: log} }
 
 // Info declares the eight edit parameters (synth.Names, each in [0, 1])
-// and that the distance is minimized.
+// and that the distance is minimized. The distance cannot go below 0, which
+// Info declares as the optimum so that the host's immediate regret is the
+// distance d itself (the quantity of the paper's Fig. 7b); the attack
+// succeeds long before, at d < θ.
 func (o *Objective) Info(context.Context) (sdk.Info, error) {
 	params := make([]sdk.Param, len(synth.Names))
 	for i, n := range synth.Names {
 		params[i] = sdk.Param{Name: n, Kind: sdk.Float, Low: 0, High: 1}
 	}
-	return sdk.Info{Name: Name, Params: params, Minimize: true}, nil
+	zero := 0.0
+	return sdk.Info{Name: Name, Params: params, Minimize: true, Optimum: &zero}, nil
 }
 
 // Configure parses the run's parameters and sets the attack up (starting
