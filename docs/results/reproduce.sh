@@ -5,6 +5,7 @@
 # into docs/results/<experiment>/. Run it from the repository root:
 #
 #	docs/results/reproduce.sh [OUT]          # OUT defaults to /work/bench-out
+#	ONLY="fig5a fig10" docs/results/reproduce.sh   # just these experiments
 #
 # Every bench keeps its study database in OUT/<experiment>/studies.db (not
 # committed: it is large and binary). Interrupted? Run the same command again:
@@ -21,6 +22,7 @@ go build -o "$BIN" ./cmd/tesbo-host
 bench() { # bench NAME ARGS... — run one experiment and copy its results
 	name=$1
 	shift
+	case " ${ONLY:-$name} " in *" $name "*) ;; *) return 0 ;; esac
 	"$BIN" bench "$@" --jobs "$JOBS" --out "$OUT/$name" --log-level warn
 	mkdir -p "docs/results/$name"
 	for f in "$OUT/$name"/*.md "$OUT/$name"/*.csv "$OUT/$name"/*.png; do
