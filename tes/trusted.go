@@ -21,8 +21,13 @@ type TrustedSettings struct {
 	// Zero means 1000.
 	Features int
 	// Optimize configures the maximization of each sample path. Zero fields
-	// default to 128 raw samples, 1 restart from them and 50 L-BFGS-B
-	// iterations, plus the starts listed in TrustedMaximizers.
+	// default to 128 raw samples, 10 restarts from the best of them and 50
+	// L-BFGS-B iterations, plus the starts listed in TrustedMaximizers.
+	// Restarts are cheap next to scoring raw samples, and with one restart
+	// the search missed the global maximum of 22–35% of paths once the data
+	// sat on a local mode (Hartmann-4, |B| = 3), which concentrated X* on
+	// that mode and stalled TES there (6 of 10 runs); with 8 restarts the
+	// misses fell to 1–9% and with 10 the stalled runs to 3 of 10.
 	Optimize acq.OptimizeSettings
 	// DedupDistance is the distance, in length-scale units, under which two
 	// maximizers count as the same point (the later one is dropped and a
@@ -50,7 +55,7 @@ func (s TrustedSettings) withDefaults() TrustedSettings {
 		s.Optimize.RawSamples = 128
 	}
 	if s.Optimize.Restarts <= 0 {
-		s.Optimize.Restarts = 1
+		s.Optimize.Restarts = 10
 	}
 	if s.Optimize.MaxIter <= 0 {
 		s.Optimize.MaxIter = 50
