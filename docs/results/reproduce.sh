@@ -61,3 +61,9 @@ bench fig6def --problems synthetic/gpsample --acqs tes-ep,qei-cl,bucb,qei,lp-ei 
 # Fig. 6g–i: log10P, |B| = 10, 20, 40.
 bench fig6ghi --problems synthetic/log10p:noise_var=2.511e-2 --param data="$BROOMS" \
 	--acqs tes-ep,qei-cl,bucb,qei,lp-ei --batch 10,20,40 --seeds 3 --iters 20
+
+# After commit 3fd5cb3 (10 restarts per sample-path search instead of 1; the
+# experiments above ran before it): Hartmann-4 at |B| = 3 with 10 runs, and
+# TES_ep at |B| = 1 on the problems of Figs. 5a and 10 (same seeds as there).
+bench fig6b-xstar --problems synthetic/hartmann4 --acqs tes-ep,qei-cl,bucb,qei,lp-ei --batch 3 --seeds 10 --iters 30
+bench q1-xstar --problems synthetic/gpsample,synthetic/branin,synthetic/hartmann3 --acqs tes-ep --seeds 10 --iters 50
