@@ -271,7 +271,11 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 	st, _ := status.FromError(err)
 	code := st.Code()
 	switch {
-	case errors.Is(cctx.Err(), context.DeadlineExceeded): // our deadline, not one the plugin reports
+	case errors.Is(cctx.Err(), context.DeadlineExceeded) || code == codes.Canceled && deadlinePassed(cctx):
+		// Our deadline, not one the plugin reports. The plugin's gRPC server
+		// enforces the same deadline and resets the stream (Canceled) when it
+		// fires; on a loaded machine that reset can arrive before our own
+		// context's timer has run, so a passed deadline counts too.
 		p.kill(s)
 		limit := "the caller's deadline"
 		if timeout > 0 && ctx.Err() == nil {
@@ -297,6 +301,14 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 		}
 	}
 	return &Error{Plugin: name, Op: op, Cause: ErrRemote, Err: errors.New(st.Message())}
+}
+
+// deadlinePassed reports whether ctx's deadline is past or so close
+// (20 ms: the grpc-timeout header is rounded) that a reset from the server
+// is that deadline firing.
+func deadlinePassed(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && time.Until(d) <= 20*time.Millisecond
 }
 
 // close stops the running process, if any, for good.
