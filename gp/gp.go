@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -273,8 +275,10 @@ func (g *GP) getBuf() *predictBuf {
 
 // Predict writes the posterior mean and variance of f at each row of X
 // (q×d) into mean and variance (len q each; either may be nil to skip it).
-// Same formulas and clamping as MeanVar, computed in blocks with one BLAS
-// triangular solve per block; safe for concurrent use.
+// Same formulas and clamping as MeanVar, computed in blocks of predictBlock
+// queries with one BLAS triangular solve per block, the blocks spread over
+// GOMAXPROCS goroutines (each query's result does not depend on how);
+// safe for concurrent use.
 func (g *GP) Predict(X *mat.Dense, mean, variance []float64) {
 	q, d := X.Dims()
 	if d != g.d {
@@ -283,12 +287,35 @@ func (g *GP) Predict(X *mat.Dense, mean, variance []float64) {
 	if (mean != nil && len(mean) != q) || (variance != nil && len(variance) != q) {
 		panic("gp: Predict: output slices must have one entry per row of X")
 	}
+	blocks := (q + predictBlock - 1) / predictBlock
+	workers := min(runtime.GOMAXPROCS(0), blocks)
+	if workers <= 1 {
+		g.predictBlocks(X, mean, variance, 0, q)
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := int(next.Add(1) - 1); b < blocks; b = int(next.Add(1) - 1) {
+				lo := b * predictBlock
+				g.predictBlocks(X, mean, variance, lo, min(lo+predictBlock, q))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// predictBlocks is Predict for the rows from..to-1 of X.
+func (g *GP) predictBlocks(X *mat.Dense, mean, variance []float64, from, to int) {
 	buf := g.getBuf()
 	defer g.pool.Put(buf)
 	n := g.n
 	s2 := g.k.Variance()
-	for lo := 0; lo < q; lo += predictBlock {
-		hi := min(lo+predictBlock, q)
+	for lo := from; lo < to; lo += predictBlock {
+		hi := min(lo+predictBlock, to)
 		kb := buf.kb[:(hi-lo)*n]
 		for i := lo; i < hi; i++ {
 			x := X.RawRowView(i)
