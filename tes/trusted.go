@@ -124,12 +124,10 @@ func TrustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, pre
 			return nil, fmt.Errorf("tes: sample paths: %w", err)
 		}
 		for _, p := range paths {
-			f := &pathFunc{p: p, starts: pathStarts(p, cands, s.Starts)}
-			x, _, err := acq.Maximize(ctx, f, 1, d, s.Optimize, rng)
+			xr, _, err := maximizePath(ctx, p, cands, s, rng)
 			if err != nil {
-				return nil, fmt.Errorf("tes: maximize sample path: %w", err)
+				return nil, err
 			}
-			xr := x.RawRowView(0)
 			dup := false
 			for _, y := range kept {
 				if scaledDist(xr, y, ell) < s.DedupDistance {
@@ -148,6 +146,18 @@ func TrustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, pre
 		out.SetRow(i, x)
 	}
 	return out, nil
+}
+
+// maximizePath maximizes one sample path over [0,1]^d with s.Optimize
+// (s with defaults), from its best raw samples and from the s.Starts
+// candidates where it is highest; it returns the maximizer and its value.
+func maximizePath(ctx context.Context, p *gp.Path, cands []*mat.Dense, s TrustedSettings, rng *rand.Rand) ([]float64, float64, error) {
+	f := &pathFunc{p: p, starts: pathStarts(p, cands, s.Starts)}
+	x, v, err := acq.Maximize(ctx, f, 1, p.Dim(), s.Optimize, rng)
+	if err != nil {
+		return nil, 0, fmt.Errorf("tes: maximize sample path: %w", err)
+	}
+	return x.RawRowView(0), v, nil
 }
 
 // pathStarts returns the starts for maximizing one path: of the given

@@ -77,12 +77,13 @@ func TestTrustedSearchFindsPathMaxima(t *testing.T) {
 	ctx := context.Background()
 	misses := 0
 	for i, p := range paths {
-		f := &pathFunc{p: p, starts: pathStarts(p, cands, s.Starts)}
-		_, got, err := acq.Maximize(ctx, f, 1, g.Dim(), s.Optimize, rand.New(rand.NewPCG(uint64(i), 1)))
+		_, got, err := maximizePath(ctx, p, cands, s, rand.New(rand.NewPCG(uint64(i), 1)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, best, err := acq.Maximize(ctx, f, 1, g.Dim(), thorough, rand.New(rand.NewPCG(uint64(i), 2)))
+		exhaustive := s
+		exhaustive.Optimize = thorough
+		_, best, err := maximizePath(ctx, p, cands, exhaustive, rand.New(rand.NewPCG(uint64(i), 2)))
 		if err != nil {
 			t.Fatal(err)
 		}
