@@ -14,12 +14,17 @@ import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WALL = re.compile(r"wall time:? (?:(\d+)h)?(?:(\d+)m)?(?:([\d.]+)s)?")
+DURATION = re.compile(r"(?:(\d+)h)?(?:(\d+)m)?(?:([\d.]+)s)")
+# A bench summary says "wall time: X for this invocation; Y over all N
+# invocation(s) ... K run(s) in parallel" (Y counts resumed benches too);
+# appg.md says "wall time X.".
+TOTAL = re.compile(r"([\dhms.]+) over all")
+FIRST = re.compile(r"wall time:? ([\dhms.]+)")
 
 
-def seconds(m):
-    h, mnt, s = (float(g) if g else 0.0 for g in m.groups())
-    return 3600 * h + 60 * mnt + s
+def seconds(text):
+    h, m, s = (float(g) if g else 0.0 for g in DURATION.fullmatch(text).groups())
+    return 3600 * h + 60 * m + s
 
 
 def fmt(sec):
@@ -30,19 +35,18 @@ def fmt(sec):
 
 
 def wall_time(d):
-    """Total wall time of the experiment in directory d (over all
-    invocations when the bench was resumed), and the line it came from."""
+    """Total wall time in seconds of the experiment in directory d and how
+    many runs went in parallel ("–" when the file does not say)."""
     for name in ("summary.md", "appg.md"):
         p = os.path.join(d, name)
         if not os.path.exists(p):
             continue
         for line in open(p, encoding="utf-8"):
-            if "wall time" not in line:
+            m = TOTAL.search(line) or FIRST.search(line)
+            if not m:
                 continue
-            total = re.search(r"; ([\dhms.]+) over all", line)
-            m = WALL.search("wall time " + total.group(1)) if total else WALL.search(line)
             runs = re.search(r"(\d+) run\(s\) in parallel", line)
-            return seconds(m), runs.group(1) if runs else "–"
+            return seconds(m.group(1).rstrip(".")), runs.group(1) if runs else "–"
     return None, None
 
 
