@@ -241,3 +241,26 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// synthetic/gpsample without sample_seed is draw 0: its declared f* is the
+// value testfunc's regression pin (TestGPSamplePinned) fixes for seed 0.
+func TestGPSampleDefaultDraw(t *testing.T) {
+	o, err := New("gpsample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Configure(ctx, map[string]string{}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := o.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pinned = 4.4760810409385066
+	if info.Optimum == nil || math.Abs(*info.Optimum-pinned) > 1e-9 {
+		t.Fatalf("default gpsample f* = %v, want draw 0's %.17g", info.Optimum, pinned)
+	}
+	if *info.Optimum != testfunc.GPSample(0).Optimum {
+		t.Fatalf("default draw's f* %.17g differs from GPSample(0)'s %.17g", *info.Optimum, testfunc.GPSample(0).Optimum)
+	}
+}
