@@ -377,10 +377,19 @@ func (e *lmlEval) objective(theta, grad []float64) (float64, error) {
 //	∂/∂θ_j = ½ tr((ααᵀ − (K+σ_n²I)⁻¹) ∂(K+σ_n²I)/∂θ_j),
 //
 // with ∂(σ_n² I)/∂ log σ_n² = σ_n² I. Costs O(n³) for the explicit inverse.
-func (g *GP) LogMarginalLikelihoodGrad() []float64 {
+//
+// It is the gradient of LogMarginalLikelihood() as computed, i.e. including
+// the diagonal jitter (Jitter()) if the factorization needed one (the same
+// matrix is refactorized, so the same jitter is chosen; see lmlGrad for how
+// the jitter enters). It returns an error, never a NaN or zero gradient, if
+// the factorization or the explicit inverse fails (wrapping
+// ErrNotPositiveDefinite) or the gradient is not finite.
+func (g *GP) LogMarginalLikelihoodGrad() ([]float64, error) {
 	grad := make([]float64, g.k.NumParams()+1)
-	lmlGrad(g.k, g.noise, g.x, g.y, true, grad, nil)
-	return grad
+	if _, err := lmlGrad(g.k, g.noise, g.x, g.y, true, grad, nil); err != nil {
+		return nil, fmt.Errorf("gp: log marginal likelihood gradient (n=%d): %w", g.n, err)
+	}
+	return grad, nil
 }
 
 // lmlGrad computes the log marginal likelihood and its gradient (grad, len

@@ -163,7 +163,10 @@ func TestLMLGrad(t *testing.T) {
 	for _, k := range kernels(3) {
 		for trial, noise := range []float64{1e-3, 0.05, 0.3} {
 			g := testProblem(t, k, 30, noise, uint64(20+trial))
-			got := g.LogMarginalLikelihoodGrad()
+			got, err := g.LogMarginalLikelihoodGrad()
+			if err != nil {
+				t.Fatal(err)
+			}
 			theta := append(k.Params(), math.Log(noise))
 			f := func(th []float64) float64 {
 				gg, err := New(k.WithParams(th[:4]), math.Exp(th[4]), g.X(), g.Y())

@@ -113,3 +113,26 @@ func TestIndefiniteError(t *testing.T) {
 		t.Fatalf("err = %v, want ErrNotPositiveDefinite", err)
 	}
 }
+
+// nanParamGrad is a valid kernel for the posterior whose hyper-parameter
+// derivatives are NaN (a broken user kernel): the gradient must come back as
+// an error, not as NaN or silently zeroed entries.
+type nanParamGrad struct{ Kernel }
+
+func (nanParamGrad) ParamGrad(dst, x, y []float64) float64 {
+	for i := range dst {
+		dst[i] = math.NaN()
+	}
+	return math.NaN()
+}
+
+func TestLMLGradError(t *testing.T) {
+	g := testProblem(t, nanParamGrad{NewSE([]float64{0.3, 0.3}, 1)}, 6, 0.01, 72)
+	grad, err := g.LogMarginalLikelihoodGrad()
+	if err == nil {
+		t.Fatalf("no error; gradient %v", grad)
+	}
+	if grad != nil {
+		t.Errorf("gradient %v returned with error %v", grad, err)
+	}
+}
