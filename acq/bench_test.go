@@ -10,10 +10,15 @@ import (
 // BenchmarkPropose times one proposal (Prepare + inner optimization; GP fit
 // excluded, as in ANCHORS.md) for every registered baseline at n ∈ {50, 200}
 // observations, d ∈ {2, 6}, |B| ∈ {1, 10}, with the default options
-// (512 raw samples, 10 restarts, qEI with 512 QMC samples) on ONE worker
-// (OptimizeSettings.Workers = 1). Select with e.g.
+// (512 raw samples, 10 restarts, qEI with 512 QMC samples) and
+// OptimizeSettings.Workers = 1, which the inner optimizer and the
+// sample-path searches of mes, pes and ts honour. That alone is not one
+// core: gp.Predict spreads any prediction of more than one block of 64
+// queries (raw samples are scored 128 at a time; MES's Gumbel grid) over
+// GOMAXPROCS goroutines. For one-core
+// figures set GOMAXPROCS with -cpu 1 and pin the process, e.g.
 //
-//	go test -run '^$' -bench 'Propose/(ei|ucb)/n=200/d=6/q=1$' ./acq
+//	taskset -c 1 go test -run '^$' -cpu 1 -bench 'Propose/(ei|ucb)/n=200/d=6/q=1$' ./acq
 func BenchmarkPropose(b *testing.B) {
 	names := []string{"ei", "pi", "ucb", "mes", "pes", "qei", "qei-cl", "bucb", "lp-ei", "ts", "random"}
 	for _, name := range names {

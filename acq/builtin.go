@@ -21,10 +21,10 @@ func init() {
 	Register("ucb", single(ucb))
 	Register("bucb", single(ucb))
 	Register("mes", single(func(o Options) Scorer {
-		return MES{Samples: o.MaxValueSamples, Gumbel: o.MESGumbel, Features: o.PathFeatures}
+		return MES{Samples: o.MaxValueSamples, Gumbel: o.MESGumbel, Features: o.PathFeatures, Settings: pathWorkers(o)}
 	}))
 	Register("pes", single(func(o Options) Scorer {
-		return PES{Samples: o.TrustedFor(1), Features: o.PathFeatures}
+		return PES{Samples: o.TrustedFor(1), Features: o.PathFeatures, Settings: pathWorkers(o)}
 	}))
 	Register("qei", func(o Options) (Proposer, error) {
 		return Optimized{Scorer: QEI{Samples: o.MCSamples}, Settings: o.OptimizeSettingsOrDefault()}, nil
@@ -41,7 +41,16 @@ func init() {
 		return LocalPenalization{Settings: o.OptimizeSettingsOrDefault()}, nil
 	})
 	Register("ts", func(o Options) (Proposer, error) {
-		return Thompson{Features: o.PathFeatures}, nil
+		return Thompson{Features: o.PathFeatures, Settings: pathWorkers(o)}, nil
 	})
 	Register("random", func(Options) (Proposer, error) { return Random{}, nil })
+}
+
+// pathWorkers returns the settings the registered path-based acquisitions
+// (mes, pes, ts) pass to PathMaxima: its path defaults (256 raw samples, 3
+// restarts), run on the caller's Options.Optimize.Workers goroutines so a
+// one-worker setting holds for the path searches too. The other fields of
+// Options.Optimize configure the acquisition's own maximization only.
+func pathWorkers(o Options) OptimizeSettings {
+	return OptimizeSettings{Workers: o.Optimize.Workers}
 }

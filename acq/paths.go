@@ -56,8 +56,9 @@ func (f *pathFunc) Starts(q int) []*mat.Dense {
 
 // PathMaxima draws n approximate whole-function posterior samples of f from
 // g (gp.SamplePaths with the given number of random Fourier features) and
-// maximizes each over [0,1]^d with Maximize (settings s; the zero value uses
-// 256 raw samples and 3 restarts, plus the training input where the sample is
+// maximizes each over [0,1]^d with Maximize (settings s; the zero value, or
+// a value that sets nothing but Workers, uses 256 raw samples and 3 restarts
+// on s.Workers goroutines, plus the training input where the sample is
 // largest as a start). It returns the maximizers x*_k (one per row of the
 // n×d result) and the maxima f_k(x*_k): samples of the global maximizer and
 // maximum, as PES (Hernández-Lobato et al. 2014), MES (Wang & Jegelka 2017)
@@ -66,8 +67,11 @@ func PathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettin
 	if n < 1 {
 		return nil, nil, fmt.Errorf("path maxima: need at least one sample, got %d", n)
 	}
-	if s == (OptimizeSettings{}) {
+	if w := s.Workers; s == (OptimizeSettings{Workers: w}) {
+		// Only the worker count is the caller's: it does not change the
+		// result (Maximize), so honouring it keeps the path defaults.
 		s = pathSettings
+		s.Workers = w
 	}
 	paths, err := g.SamplePaths(rng, n, features)
 	if err != nil {
