@@ -6,15 +6,23 @@
 //
 // TES measures the information a batch B of noisy observations y_B gives
 // about the maximizer x* of f over a finite set X* of trusted maximizers
-// (maximizers of posterior sample functions), Eq. (batchsoc):
+// (maximizers of posterior sample functions): the information gain of
+// Eq. (4), rewritten by symmetry as Eq. (5) and for a batch as Eq. (8)
+// (batchsoc):
 //
 //	α(B) = H(y_B | y_D) − Σ_{x*∈X*} p(x* | y_D) H(y_B | y_D, x*)
 //	     = Σ_{x*} p(x*|y_D) E_{q(y_B|x*)}[ log q(y_B|x*) − log q(y_B) ],
 //
 // with q(y_B | x*) approximating p(y_B | y_D, x*) = ∫ p(y_B | f_X*, y_D)
-// p(f_X* | y_D, x*) df_X* (Eq. yposto) and q(y_B) = Σ p(x*) q(y_B | x*).
+// p(f_X* | y_D, x*) df_X* (Eq. (6)) and q(y_B) = Σ p(x*) q(y_B | x*).
 // α is comparable across batch sizes (Appendix G) and bounded by
 // 0 ≤ α ≤ H(x*) = −Σ p log p.
+//
+// Equation numbers are those of the typeset paper: its numbered displays
+// counted in order, (1)–(8) in the main text and (9)–(18) continuing in
+// the appendices (the source has no \numberwithin or counter reset, and
+// an article-style \appendix renumbers sections only). The unnumbered α_sp and α_ep displays are cited
+// by the equation they follow.
 //
 // # Map to the paper
 //
@@ -25,17 +33,19 @@
 //     inputs, the previous X* and space-filling points; near-duplicates
 //     (closer than TrustedSettings.DedupDistance length-scales) replaced.
 //   - gp.GP.Condition / Conditioned.Prior: p(f_X* | y_D) = N(m̃, K̃)
-//     (Appendix C) — done in NewModel.
+//     (Eq. (1) at X*; Appendix C) — done in NewModel.
 //   - MaximizerProbabilities: p(x*|y_D) = P(f(x_i) − f(x*) ≤ 0 ∀ i ≠ x*),
 //     Appendix A with only the |X*|−1 difference rows of J (PAPER-NOTES 1),
 //     each a Gaussian orthant probability by Genz's randomized QMC with
 //     variable reordering (mvnCDF), normalised to sum to 1 (PAPER-NOTES 3);
 //     each estimate carries a standard error.
 //   - MaximizerEP: q_ep(f_X* | y_D, x*) = N(μ_ep, Σ_ep) by expectation
-//     propagation with one site per constraint c_x'ᵀ f_X* ≥ 0 (Appendix D;
-//     Σ_ep and μ_ep are the paper's eq:epmean/eq:epcov, whose labels are
-//     swapped, PAPER-NOTES 6). Cavity, tilted moments (truncMoments: the
-//     inverse Mills ratio by continued fraction below β = −5, PAPER-NOTES 5),
+//     propagation with one site per constraint c_x'ᵀ f_X* ≥ 0 (Appendix D):
+//     Σ_ep is Eq. (11) and μ_ep Eq. (12) — the source labels them
+//     eq:epmean and eq:epcov the wrong way round (PAPER-NOTES 6), so cite
+//     them by number. Cavity, tilted moments μ̂, τ̂ from Eqs. (13)–(18)
+//     (truncMoments: the inverse Mills ratio by continued fraction below
+//     β = −5, PAPER-NOTES 5),
 //     damped site updates, rank-one updates of Σ_ep, a tolerance and a sweep
 //     cap; a non-positive cavity variance skips the update.
 //   - GroupedSampleSets / ImportanceSampleSets: the sets F_x* of TES_sp
@@ -48,14 +58,14 @@
 // Query-dependent work, per evaluation of α(B) (Func.Eval):
 //
 //   - gp.Conditioned.Predict: p(f_B | f_X*, y_D) = N(A f_X* + b, S)
-//     (Appendix C, Eqs. meanplus/varplus; Appendix E's a, b, σ²_{x|X*} for a
+//     (Appendix C, Eqs. (9) and (10); Appendix E's a, b, σ²_{x|X*} for a
 //     batch with the full S = S_{B|X*}, PAPER-NOTES 4).
 //   - epMixture.gaussInfo (TES_ep): q_ep(y_B | y_D, x*) =
-//     N(A μ_ep + b, S + σ_n² I + A Σ_ep Aᵀ) — Eq. (epapprox) / Appendix E for
-//     a batch — and α_ep (the formula after Eq. (epapprox)).
+//     N(A μ_ep + b, S + σ_n² I + A Σ_ep Aᵀ) — Eq. (7) (epapprox) and
+//     Appendix E, for a batch — and α_ep (the display after Eq. (7)).
 //   - spMixture.info (TES_sp): q_sp(y_B | y_D, x*) = Σ_{F_x*} w̄ N(A f + b,
-//     S + σ_n² I) and α_sp (the formula after the definition of q_sp in
-//     §4.1, with |F_x*|⁻¹ inside the sum, PAPER-NOTES 2).
+//     S + σ_n² I) and α_sp (the displays after Eq. (6) in §4.1 defining
+//     q_sp and α_sp, with |F_x*|⁻¹ inside the sum, PAPER-NOTES 2).
 //   - gp.Conditioned.PredictVJP: ∂α/∂B from ∂α/∂A and ∂α/∂S (analytic,
 //     reverse mode; checked against finite differences in the tests).
 //

@@ -42,8 +42,8 @@ func (s EPSettings) withDefaults() EPSettings {
 // EPResult is the Gaussian approximation q_ep(f_X* | y_D, x*) = N(Mean, Cov)
 // of Appendix D together with diagnostics.
 type EPResult struct {
-	Mean []float64     // μ_ep, Eq. (eq:epcov) of the paper (labels swapped, PAPER-NOTES 6)
-	Cov  *mat.SymDense // Σ_ep, Eq. (eq:epmean)
+	Mean []float64     // μ_ep, Eq. (12) of the paper (labelled eq:epcov; the labels are swapped, PAPER-NOTES 6)
+	Cov  *mat.SymDense // Σ_ep, Eq. (11)
 	// Sweeps is the number of sweeps of the final attempt; Converged reports
 	// whether it met Tol; Damping is the δ of that attempt.
 	Sweeps    int
@@ -221,7 +221,7 @@ func (st *epState) update(i int, damp float64) bool {
 	return true
 }
 
-// recompute rebuilds μ_ep and Σ_ep from the sites (Eqs. eq:epmean/eq:epcov)
+// recompute rebuilds μ_ep and Σ_ep from the sites (Eqs. (12) and (11))
 // without inverting K̃: with W = K̃ Cᵀ, V = diag(√ν̃) and
 // B = I + V C K̃ Cᵀ V (positive definite),
 //

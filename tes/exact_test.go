@@ -16,7 +16,7 @@ import (
 
 // exactInfo computes the exact TES information gain I(x*; y_B) for the
 // maximizer x* of f over the rows of xs, by the other side of the mutual
-// information (the paper's Eq. (msesacq) for a batch):
+// information (the paper's Eq. (4) for a batch):
 //
 //	I = H(x* | y_D) − E_{y_B}[ H(x* | y_D, y_B) ],
 //

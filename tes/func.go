@@ -12,7 +12,7 @@ import (
 )
 
 // Func is the TES acquisition α(B) of one BO iteration for batches of q
-// points (Eq. (batchsoc) approximated as in §4.1/§4.2): a deterministic,
+// points (Eq. (8) approximated as in §4.1/§4.2): a deterministic,
 // differentiable function of the batch (fixed base points), safe for
 // concurrent use. It implements acq.Func, acq.Differentiable,
 // acq.Starter and acq.Stochastic.

@@ -20,7 +20,7 @@ type Method int
 
 const (
 	// EP is TES_ep (§4.2): a Gaussian q_ep(f_X* | y_D, x*) by expectation
-	// propagation, so q_ep(y_B | y_D, x*) is Gaussian (Eq. 7, App. E).
+	// propagation, so q_ep(y_B | y_D, x*) is Gaussian (Eq. (7), App. E).
 	EP Method = iota
 	// SP is TES_sp (§4.1): sample sets F_x*, so q_sp(y_B | y_D, x*) is a
 	// mixture of Gaussians with a shared covariance.

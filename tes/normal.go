@@ -52,7 +52,8 @@ func millsTails(u float64) (t, s float64) {
 // Gaussian cavity N(μ, τ) truncated to x ≥ 0 with β = μ/√τ), the inverse
 // Mills ratio λ = φ(β)/Φ(β) and the variance factor v = 1 − λ(β + λ), so
 // that the truncated mean is μ + √τ λ and the truncated variance τ v
-// (Appendix D's μ̂ and τ̂). For β < −5 both come from the continued fraction,
+// (Appendix D's μ̂ and τ̂, obtained there by equating Eqs. (13)/(16) and
+// (14)/(18)). For β < −5 both come from the continued fraction,
 // because φ/Φ and 1 − λ(β+λ) cancel catastrophically there (PAPER-NOTES 5).
 // v is always in (0, 1].
 func truncMoments(beta float64) (lambda, v float64) {
