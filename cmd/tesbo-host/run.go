@@ -333,19 +333,29 @@ func listOrNone(names []string) string {
 }
 
 // resolveAcq returns nil for a built-in acquisition (the host looks it up by
-// name) or a Proposer wrapping an acquisition plugin; an unknown name lists
-// all valid ones.
+// name) or a Proposer wrapping an acquisition plugin. A plugin of that name
+// that fails to load is reported with its own error (a script that does not
+// compile is not an "unknown acquisition"); an unknown name lists all valid
+// ones.
 func resolveAcq(ctx context.Context, reg *loader.Registry, name string) (acq.Proposer, error) {
 	for _, n := range acq.Names() {
 		if n == name {
 			return nil, nil
 		}
 	}
-	if a, err := reg.Acquisition(ctx, name); err == nil {
+	a, err := reg.Acquisition(ctx, name)
+	if err == nil {
 		return host.AcquisitionProposer(a, acq.OptimizeSettings{RawSamples: 256, Restarts: 4, MaxIter: 50}), nil
 	}
-	if s, err := reg.Suggester(ctx, name); err == nil {
+	if !errors.Is(err, loader.ErrNotFound) && !errors.Is(err, loader.ErrWrongKind) {
+		return nil, usagef("acquisition %s: %w", name, err)
+	}
+	s, err := reg.Suggester(ctx, name)
+	if err == nil {
 		return host.SuggesterProposer(s), nil
+	}
+	if !errors.Is(err, loader.ErrNotFound) && !errors.Is(err, loader.ErrWrongKind) {
+		return nil, usagef("acquisition %s: %w", name, err)
 	}
 	names := acq.Names()
 	for _, p := range reg.List(ctx) {
