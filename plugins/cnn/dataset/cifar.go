@@ -47,8 +47,9 @@ func ReadCIFAR10File(path string) (*Set, error) {
 		return nil, missing(path, CIFAR10Hint, err)
 	}
 	if len(raw) == 0 || len(raw)%cifarRecord != 0 {
-		return nil, fmt.Errorf("dataset: %s: %d bytes is not a whole number of %d-byte CIFAR-10 records (truncated or not a CIFAR-10 binary batch)",
-			path, len(raw), cifarRecord)
+		return nil, &MalformedError{Path: path, Hint: CIFAR10Hint, Err: fmt.Errorf(
+			"%d bytes is not a whole number of %d-byte CIFAR-10 records (truncated or not a CIFAR-10 binary batch)",
+			len(raw), cifarRecord)}
 	}
 	n := len(raw) / cifarRecord
 	s := &Set{
@@ -58,7 +59,8 @@ func ReadCIFAR10File(path string) (*Set, error) {
 	for i := range n {
 		rec := raw[i*cifarRecord : (i+1)*cifarRecord]
 		if rec[0] >= 10 {
-			return nil, fmt.Errorf("dataset: %s: record %d has label %d outside [0, 10) (not a CIFAR-10 binary batch?)", path, i, rec[0])
+			return nil, &MalformedError{Path: path, Hint: CIFAR10Hint, Err: fmt.Errorf(
+				"record %d has label %d outside [0, 10) (not a CIFAR-10 binary batch?)", i, rec[0])}
 		}
 		s.Labels[i] = rec[0]
 		img := s.Pixels[i*3*cifarPlane : (i+1)*3*cifarPlane]

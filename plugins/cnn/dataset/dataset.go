@@ -5,7 +5,9 @@
 // without the network code.
 //
 // Every reader returns an error, never panics, on missing, truncated or
-// malformed files; a missing file's error says how to get it.
+// malformed files: a *MissingError or *MalformedError naming the file and
+// saying how to get a good copy. The training and test sets a reader
+// returns have the same image shape (CheckPair).
 package dataset
 
 import (
@@ -103,12 +105,74 @@ type MissingError struct {
 	Hint string // how to get the file
 }
 
+// Error says which file is missing and how to get it.
 func (e *MissingError) Error() string {
 	return fmt.Sprintf("dataset: %s not found; %s", e.Path, e.Hint)
 }
 
 // Is makes errors.Is(err, fs.ErrNotExist) true for a MissingError.
 func (e *MissingError) Is(target error) bool { return target == fs.ErrNotExist }
+
+// MalformedError reports a data file that exists but cannot be used
+// (wrong magic number, truncated, a label out of range, a shape that does
+// not match its companion file), with how to get a good copy.
+type MalformedError struct {
+	Path string // the offending file
+	Err  error  // what is wrong with it
+	Hint string // how to get a good copy
+}
+
+// Error says which file is unusable, why, and how to replace it.
+func (e *MalformedError) Error() string {
+	return fmt.Sprintf("dataset: %s: %v (the file is damaged, cut short or not the expected data set); to get a good copy, %s",
+		e.Path, e.Err, e.Hint)
+}
+
+// Unwrap returns the underlying problem, e.g. io.ErrUnexpectedEOF for a
+// truncated file.
+func (e *MalformedError) Unwrap() error { return e.Err }
+
+// CheckPair checks that a training and a test set can be used together:
+// each is non-empty, holds N·H·W·C pixels and labels in [0, Classes), and
+// both have the same image shape and number of classes. A network built for
+// the training images would otherwise read past the end of (or misread) the
+// test images when scoring them.
+func CheckPair(train, test *Set) error {
+	for _, s := range []*Set{train, test} {
+		if err := s.check(); err != nil {
+			return err
+		}
+	}
+	if train.H != test.H || train.W != test.W || train.C != test.C {
+		return fmt.Errorf("test images %s are %d×%d×%d but training images %s are %d×%d×%d",
+			test.Name, test.H, test.W, test.C, train.Name, train.H, train.W, train.C)
+	}
+	if train.Classes != test.Classes {
+		return fmt.Errorf("test set %s has %d classes but training set %s has %d",
+			test.Name, test.Classes, train.Name, train.Classes)
+	}
+	return nil
+}
+
+// check validates one set's sizes and labels.
+func (s *Set) check() error {
+	if s.H < 1 || s.W < 1 || s.C < 1 || s.Classes < 1 {
+		return fmt.Errorf("set %s has image shape %d×%d×%d and %d classes; all must be positive", s.Name, s.H, s.W, s.C, s.Classes)
+	}
+	if s.Len() == 0 {
+		return fmt.Errorf("set %s has no examples", s.Name)
+	}
+	if want := s.Len() * s.H * s.W * s.C; len(s.Pixels) != want {
+		return fmt.Errorf("set %s has %d pixel values for %d images of %d×%d×%d, want %d",
+			s.Name, len(s.Pixels), s.Len(), s.H, s.W, s.C, want)
+	}
+	for i, l := range s.Labels {
+		if int(l) >= s.Classes {
+			return fmt.Errorf("set %s: label %d of example %d outside [0, %d)", s.Name, l, i, s.Classes)
+		}
+	}
+	return nil
+}
 
 // missing wraps err as a MissingError when it says the file does not exist.
 func missing(path, hint string, err error) error {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -155,34 +156,95 @@ func TestFashionMNISTErrors(t *testing.T) {
 			}
 		}
 	})
-	t.Run("label count mismatch", func(t *testing.T) {
+	// Every malformed file is a *MalformedError naming the file read (the
+	// .gz or the plain one) and carrying the install hint.
+	for _, tc := range []struct {
+		name    string
+		gz      bool
+		corrupt func(t *testing.T, dir string) // overwrites one generated file
+		file    string                         // the file the error must name
+		wantErr string
+	}{
+		{"label count mismatch", false, func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "train-labels-idx1-ubyte"), idxBytes([]int{9}, make([]byte, 9)))
+		}, "train-labels-idx1-ubyte", "do not match the 10 images"},
+		{"label out of range", false, func(t *testing.T, dir string) {
+			lab := make([]byte, 10)
+			lab[7] = 10
+			writeFile(t, filepath.Join(dir, "t10k-labels-idx1-ubyte"), idxBytes([]int{10}, lab))
+		}, "t10k-labels-idx1-ubyte", "label 10 of example 7"},
+		{"wrong magic", true, func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "train-images-idx3-ubyte.gz"), gzipBytes(t, []byte{0x13, 0x37, 8, 3, 0, 0}))
+		}, "train-images-idx3-ubyte.gz", "wrong magic"},
+		{"truncated body", true, func(t *testing.T, dir string) {
+			raw := idxBytes([]int{10, 2, 2}, make([]byte, 40))
+			writeFile(t, filepath.Join(dir, "t10k-images-idx3-ubyte.gz"), gzipBytes(t, raw[:len(raw)-5]))
+		}, "t10k-images-idx3-ubyte.gz", "got 35 of 40 bytes"},
+		{"images not N×H×W", false, func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "train-images-idx3-ubyte"), idxBytes([]int{10, 4}, make([]byte, 40)))
+		}, "train-images-idx3-ubyte", "want [N H W]"},
+		{"test images of another size", false, func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "t10k-images-idx3-ubyte"), idxBytes([]int{10, 3, 2}, make([]byte, 60)))
+		}, "t10k-images-idx3-ubyte", "are 3×2×1 but training images"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFashion(t, dir, 10, 2, 2, tc.gz)
+			tc.corrupt(t, dir)
+			train, test, err := FashionMNIST(dir)
+			var me *MalformedError
+			if !errors.As(err, &me) || train != nil || test != nil {
+				t.Fatalf("FashionMNIST = %v, %v, %v; want nil sets and a *MalformedError", train, test, err)
+			}
+			path := filepath.Join(dir, tc.file)
+			if me.Path != path {
+				t.Errorf("error names %s, want %s", me.Path, path)
+			}
+			for _, want := range []string{path, tc.wantErr, FashionMNISTHint, "apt-get install --reinstall dataset-fashion-mnist"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+		})
+	}
+	t.Run("truncated file unwraps to ErrUnexpectedEOF", func(t *testing.T) {
 		dir := t.TempDir()
 		writeFashion(t, dir, 10, 2, 2, false)
-		writeFile(t, filepath.Join(dir, "train-labels-idx1-ubyte"), idxBytes([]int{9}, make([]byte, 9)))
-		if _, _, err := FashionMNIST(dir); err == nil || !strings.Contains(err.Error(), "do not match") {
-			t.Fatalf("error %v, want a label-count mismatch", err)
+		writeFile(t, filepath.Join(dir, "train-labels-idx1-ubyte"), []byte{0, 0, 8})
+		if _, _, err := FashionMNIST(dir); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("error %v, want one wrapping io.ErrUnexpectedEOF", err)
 		}
 	})
-	t.Run("label out of range", func(t *testing.T) {
-		dir := t.TempDir()
-		writeFashion(t, dir, 10, 2, 2, false)
-		lab := make([]byte, 10)
-		lab[7] = 10
-		writeFile(t, filepath.Join(dir, "t10k-labels-idx1-ubyte"), idxBytes([]int{10}, lab))
-		if _, _, err := FashionMNIST(dir); err == nil || !strings.Contains(err.Error(), "label 10 of example 7") {
-			t.Fatalf("error %v, want a bad-label error", err)
-		}
-	})
-	t.Run("corrupt file names the file", func(t *testing.T) {
-		dir := t.TempDir()
-		writeFashion(t, dir, 10, 2, 2, true)
-		path := filepath.Join(dir, "train-images-idx3-ubyte.gz")
-		writeFile(t, path, gzipBytes(t, []byte{0x13, 0x37, 8, 3, 0, 0}))
-		_, _, err := FashionMNIST(dir)
-		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "wrong magic") {
-			t.Fatalf("error %v, want a wrong-magic error naming %s", err, path)
-		}
-	})
+}
+
+func TestCheckPair(t *testing.T) {
+	good := func() *Set {
+		return &Set{Name: "s", H: 2, W: 3, C: 1, Classes: 10, Pixels: make([]byte, 2*6), Labels: []byte{0, 9}}
+	}
+	if err := CheckPair(good(), good()); err != nil {
+		t.Fatalf("CheckPair of two good sets: %v", err)
+	}
+	for _, tc := range []struct {
+		name    string
+		change  func(train, test *Set)
+		wantErr string
+	}{
+		{"test height", func(_, te *Set) { te.H, te.W = 3, 2 }, "are 3×2×1 but training images"},
+		{"test channels", func(_, te *Set) { te.C, te.Pixels = 3, make([]byte, 2*18) }, "are 2×3×3"},
+		{"classes", func(tr, _ *Set) { tr.Classes = 12 }, "has 10 classes but training set"},
+		{"label range", func(_, te *Set) { te.Classes = 5 }, "label 9 of example 1 outside [0, 5)"},
+		{"pixel count", func(tr, _ *Set) { tr.Pixels = tr.Pixels[:11] }, "11 pixel values"},
+		{"empty", func(_, te *Set) { te.Pixels, te.Labels = nil, nil }, "no examples"},
+		{"zero shape", func(tr, _ *Set) { tr.W = 0 }, "must be positive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			train, test := good(), good()
+			tc.change(train, test)
+			if err := CheckPair(train, test); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("CheckPair error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
 }
 
 // cifarRecordBytes builds one CIFAR-10 record whose channel c at pixel p
@@ -232,20 +294,39 @@ func TestCIFAR10Errors(t *testing.T) {
 			t.Fatalf("error %v, want a MissingError for data_batch_1.bin with the download hint", err)
 		}
 	})
-	t.Run("truncated", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "data_batch_1.bin")
-		writeFile(t, path, cifarRecordBytes(1)[:3000])
-		if _, err := ReadCIFAR10File(path); err == nil || !strings.Contains(err.Error(), "truncated") || !strings.Contains(err.Error(), path) {
-			t.Fatalf("error %v, want a truncation error naming the file", err)
-		}
-	})
-	t.Run("not CIFAR (bad label byte)", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "test_batch.bin")
-		writeFile(t, path, cifarRecordBytes(200))
-		if _, err := ReadCIFAR10File(path); err == nil || !strings.Contains(err.Error(), "label 200") {
-			t.Fatalf("error %v, want a bad-label error", err)
-		}
-	})
+	// Malformed files: a *MalformedError naming the file, with the download
+	// hint, through ReadCIFAR10File and through CIFAR10.
+	for _, tc := range []struct {
+		name, file, wantErr string
+		content             []byte
+	}{
+		{"truncated", "data_batch_3.bin", "truncated", cifarRecordBytes(1)[:3000]},
+		{"empty", "test_batch.bin", "0 bytes", nil},
+		{"not CIFAR (bad label byte)", "test_batch.bin", "label 200", cifarRecordBytes(200)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i := 1; i <= 5; i++ {
+				writeFile(t, filepath.Join(dir, fmt.Sprintf("data_batch_%d.bin", i)), cifarRecordBytes(3))
+			}
+			writeFile(t, filepath.Join(dir, "test_batch.bin"), cifarRecordBytes(4))
+			path := filepath.Join(dir, tc.file)
+			writeFile(t, path, tc.content)
+			_, err1 := ReadCIFAR10File(path)
+			_, _, err2 := CIFAR10(dir)
+			for _, err := range []error{err1, err2} {
+				var me *MalformedError
+				if !errors.As(err, &me) || me.Path != path {
+					t.Fatalf("error %v, want a *MalformedError for %s", err, path)
+				}
+				for _, want := range []string{path, tc.wantErr, CIFAR10Hint} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("error %q does not contain %q", err, want)
+					}
+				}
+			}
+		})
+	}
 }
 
 // RequireFashionMNIST returns the directory of the real data set or stops
