@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -167,6 +168,26 @@ func TestMissingDataIsAClearError(t *testing.T) {
 	err = o.Configure(context.Background(), map[string]string{"dataset": "cifar10", "data_dir": dir})
 	if err == nil || !strings.Contains(err.Error(), "data_batch_1.bin") || !strings.Contains(err.Error(), "cifar-10-binary.tar.gz") {
 		t.Fatalf("error %v, want the missing CIFAR file and the download page", err)
+	}
+}
+
+// TestMismatchedDataIsAClearError gives the objective test images of
+// another size than the training images (20×20 against 28×28): Configure
+// and Evaluate must return an error naming the test file, not panic when
+// scoring reads the test pixels with the training images' shape.
+func TestMismatchedDataIsAClearError(t *testing.T) {
+	dir := fakeFashion(t, 50, 20)
+	testImages := filepath.Join(dir, "t10k-images-idx3-ubyte.gz")
+	writeIDX(t, testImages, []int{20, 20, 20}, make([]byte, 20*400))
+	o := NewObjective()
+	ctx := context.Background()
+	err := o.Configure(ctx, map[string]string{"data_dir": dir, "train_size": "50"})
+	var me *dataset.MalformedError
+	if !errors.As(err, &me) || me.Path != testImages || !strings.Contains(err.Error(), "are 20×20×1 but training images") {
+		t.Fatalf("Configure error %v, want a *dataset.MalformedError for %s about the image size", err, testImages)
+	}
+	if _, err := o.Evaluate(ctx, small); err == nil || !strings.Contains(err.Error(), testImages) {
+		t.Fatalf("Evaluate error %v, want the same error", err)
 	}
 }
 
