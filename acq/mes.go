@@ -81,6 +81,15 @@ func mesScore(ys []float64, m, sd float64) (v, dm, dsd float64) {
 // gumbelMaxValues draws K samples of y* from the Gumbel approximation of
 // Wang & Jegelka (2017, Sec. 3.1).
 func gumbelMaxValues(g *gp.GP, K int, rng *rand.Rand) ([]float64, error) {
+	mean, sd := maxValueGrid(g, rng)
+	a, b := gumbelFit(mean, sd, g.Y())
+	return gumbelDraws(a, b, K, rng), nil
+}
+
+// maxValueGrid returns the posterior mean and standard deviation of f at
+// the discretization of the Gumbel approximation: 1000·d scrambled-Halton
+// points (seeded from rng) followed by the training inputs.
+func maxValueGrid(g *gp.GP, rng *rand.Rand) (mean, sd []float64) {
 	d := g.Dim()
 	m := 1000 * d
 	U := mat.NewDense(m, d, nil)
@@ -91,14 +100,30 @@ func gumbelMaxValues(g *gp.GP, K int, rng *rand.Rand) ([]float64, error) {
 	n, _ := all.Dims()
 	mean, vr := make([]float64, n), make([]float64, n)
 	g.Predict(&all, mean, vr)
-	sd := make([]float64, n)
+	sd = make([]float64, n)
+	for i := range vr {
+		sd[i] = math.Sqrt(math.Max(vr[i], 1e-12))
+	}
+	return mean, sd
+}
+
+// gumbelFit returns the location a and scale b of the Gumbel distribution,
+// CDF exp(−exp(−(y − a)/b)), whose quartiles match those of
+//
+//	Pr[y* < y] ≈ Π_i Φ((y − μ_i)/σ_i)
+//
+// (Wang & Jegelka 2017, Sec. 3.1: the maximum of independent Gaussians at
+// the grid points). The quartiles are found by bisection on the log CDF,
+// bracketed below by min μ_i and above by max(μ_i + 6σ_i, max ys) (the
+// observations ys only widen the bracket). A degenerate fit (b ≤ 0) gets
+// b = 1e-6.
+func gumbelFit(mean, sd, ys []float64) (a, b float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i := range mean {
-		sd[i] = math.Sqrt(math.Max(vr[i], 1e-12))
 		lo = math.Min(lo, mean[i])
 		hi = math.Max(hi, mean[i]+6*sd[i])
 	}
-	for _, y := range g.Y() {
+	for _, y := range ys {
 		hi = math.Max(hi, y)
 	}
 	// log Pr[y* < y] = Σ log Φ((y − μ_i)/σ_i), increasing in y.
@@ -126,12 +151,18 @@ func gumbelMaxValues(g *gp.GP, K int, rng *rand.Rand) ([]float64, error) {
 		return 0.5 * (a + b)
 	}
 	q25, q50, q75 := quantile(0.25), quantile(0.5), quantile(0.75)
-	// Gumbel CDF exp(−exp(−(y−a)/b)): y_p = a − b log(−log p).
-	b := (q75 - q25) / (math.Log(math.Log(4)) - math.Log(math.Log(4.0/3)))
+	// Gumbel quantiles: y_p = a − b log(−log p).
+	b = (q75 - q25) / (math.Log(math.Log(4)) - math.Log(math.Log(4.0/3)))
 	if !(b > 0) {
 		b = 1e-6
 	}
-	a := q50 + b*math.Log(math.Log(2))
+	a = q50 + b*math.Log(math.Log(2))
+	return a, b
+}
+
+// gumbelDraws returns K draws a − b log(−log u), u ~ U(0,1] from rng, of
+// the Gumbel distribution with location a and scale b (inverse CDF).
+func gumbelDraws(a, b float64, K int, rng *rand.Rand) []float64 {
 	ys := make([]float64, K)
 	for i := range ys {
 		u := rng.Float64()
@@ -140,5 +171,5 @@ func gumbelMaxValues(g *gp.GP, K int, rng *rand.Rand) ([]float64, error) {
 		}
 		ys[i] = a - b*math.Log(-math.Log(u))
 	}
-	return ys, nil
+	return ys
 }
