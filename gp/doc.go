@@ -23,6 +23,14 @@
 //     ErrNotPositiveDefinite beyond that; invalid data (NaN/Inf, size
 //     mismatches) fails with ErrBadInput. No public function returns NaN
 //     without an error for finite inputs.
+//   - Kernels: NewSE and NewMatern52 panic on a length-scale or signal
+//     variance that is ≤ 0, NaN or Inf (a programming error; an invalid
+//     kernel would evaluate to NaN). Kernel.WithParams takes any log-values
+//     (the fit explores them) and can therefore produce an invalid kernel;
+//     CheckKernel tells, New and Fit return ErrBadInput for one and CrossCov
+//     panics. The Kernel methods themselves (Eval, GradX, ParamGrad,
+//     SampleFrequencies) have the precondition CheckKernel(k) == nil and
+//     do not check it.
 //   - Query methods without an error result (MeanVar, Predict, Joint,
 //     Conditioned.Predict, the VJPs, Path.Eval) panic, like gonum, on a
 //     dimension mismatch (a programming error), and propagate NaN from a

@@ -118,6 +118,9 @@ func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 		}
 		tmpl = NewSE(ls, 1)
 	}
+	if err := CheckKernel(tmpl); err != nil {
+		return nil, fmt.Errorf("fit gp: kernel template: %w", err)
+	}
 	if tmpl.Dim() != d {
 		return nil, fmt.Errorf("fit gp: kernel dimension %d but X has %d columns: %w", tmpl.Dim(), d, ErrBadInput)
 	}

@@ -46,11 +46,17 @@ var ErrBadInput = errors.New("invalid input")
 //
 // K_DD + σ_n² I is factorized by Cholesky with jitter escalation; an error
 // wrapping ErrNotPositiveDefinite is returned if it fails even with the
-// maximal jitter, and one wrapping ErrBadInput for NaN/Inf or mismatched
-// data.
+// maximal jitter, and one wrapping ErrBadInput for an invalid kernel
+// (CheckKernel), NaN/Inf or mismatched data.
+//
+// Constant outputs are fine: with y = 0 (what standardization makes of a
+// constant objective) α = 0, the posterior mean is 0 everywhere, the
+// variances are the usual data-independent ones and the log marginal
+// likelihood is −½ log|K_DD+σ_n²I| − (n/2) log 2π; K_DD + σ_n² I does not
+// depend on y, so nothing becomes singular.
 func New(k Kernel, noiseVar float64, X *mat.Dense, y []float64) (*GP, error) {
-	if k == nil {
-		return nil, fmt.Errorf("gp.New: nil kernel: %w", ErrBadInput)
+	if err := CheckKernel(k); err != nil {
+		return nil, fmt.Errorf("gp.New: %w", err)
 	}
 	if X == nil {
 		return nil, fmt.Errorf("gp.New: nil inputs X (need at least one observation): %w", ErrBadInput)
@@ -64,11 +70,6 @@ func New(k Kernel, noiseVar float64, X *mat.Dense, y []float64) (*GP, error) {
 	}
 	if math.IsNaN(noiseVar) || math.IsInf(noiseVar, 0) || noiseVar < 0 {
 		return nil, fmt.Errorf("gp.New: noise variance %v must be finite and ≥ 0: %w", noiseVar, ErrBadInput)
-	}
-	for _, p := range k.Params() {
-		if math.IsNaN(p) || math.IsInf(p, 0) {
-			return nil, fmt.Errorf("gp.New: kernel log-parameters %v are not finite: %w", k.Params(), ErrBadInput)
-		}
 	}
 	if err := checkFiniteDense(X, "X"); err != nil {
 		return nil, fmt.Errorf("gp.New: %w", err)

@@ -90,8 +90,9 @@ func TestBadInputs(t *testing.T) {
 		"NaN X":       func() error { _, err := New(k, 0.1, mat.NewDense(1, 2, []float64{nan(), 0}), []float64{1}); return err },
 		"neg noise":   func() error { _, err := New(k, -0.1, X, []float64{1, 2}); return err },
 		"NaN noise":   func() error { _, err := New(k, nan(), X, []float64{1, 2}); return err },
-		"NaN params":  func() error { _, err := New(NewSE([]float64{nan(), 1}, 1), 0.1, X, []float64{1, 2}); return err },
-		"Inf lengths": func() error { _, err := New(NewSE([]float64{0, 1}, 1), 0.1, X, []float64{1, 2}); return err },
+		"NaN params":  func() error { _, err := New(k.WithParams([]float64{nan(), 0, 0}), 0.1, X, []float64{1, 2}); return err },
+		"tiny length": func() error { _, err := New(k.WithParams([]float64{-800, 0, 0}), 0.1, X, []float64{1, 2}); return err },
+		"zero var":    func() error { _, err := New(k.WithParams([]float64{0, 0, -800}), 0.1, X, []float64{1, 2}); return err },
 	}
 	for name, f := range cases {
 		if err := f(); !errors.Is(err, ErrBadInput) {
@@ -134,5 +135,90 @@ func TestLMLGradError(t *testing.T) {
 	}
 	if grad != nil {
 		t.Errorf("gradient %v returned with error %v", grad, err)
+	}
+}
+
+// NewSE and NewMatern52 refuse hyper-parameters that would make Eval NaN.
+func TestKernelConstructorsPanic(t *testing.T) {
+	ctors := map[string]func([]float64, float64) Kernel{
+		"SE":       func(l []float64, v float64) Kernel { return NewSE(l, v) },
+		"Matern52": func(l []float64, v float64) Kernel { return NewMatern52(l, v) },
+	}
+	bad := map[string]struct {
+		l []float64
+		v float64
+	}{
+		"zero length":     {[]float64{0.3, 0}, 1},
+		"negative length": {[]float64{-0.3, 0.3}, 1},
+		"NaN length":      {[]float64{nan(), 0.3}, 1},
+		"Inf length":      {[]float64{math.Inf(1), 0.3}, 1},
+		"tiny length":     {[]float64{1e-200, 0.3}, 1},
+		"zero variance":   {[]float64{0.3, 0.3}, 0},
+		"neg variance":    {[]float64{0.3, 0.3}, -1},
+		"NaN variance":    {[]float64{0.3, 0.3}, nan()},
+		"Inf variance":    {[]float64{0.3, 0.3}, math.Inf(1)},
+		"no dimensions":   {nil, 1},
+	}
+	for cn, ctor := range ctors {
+		for bn, b := range bad {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s %s: no panic", cn, bn)
+					}
+				}()
+				ctor(b.l, b.v)
+			}()
+		}
+		// Valid extremes stay valid and finite.
+		k := ctor([]float64{1e-100, 1e100}, 1e-300)
+		if err := CheckKernel(k); err != nil {
+			t.Errorf("%s extreme but valid: %v", cn, err)
+		}
+		allFinite(t, cn+" extreme Eval", k.Eval([]float64{0.1, 0.2}, []float64{0.1, 0.7}), k.Eval([]float64{0.1, 0.2}, []float64{0.1, 0.2}))
+	}
+}
+
+// CheckKernel on kernels from WithParams (which accepts anything of the
+// right length), and the entry points that take a kernel.
+func TestCheckKernel(t *testing.T) {
+	X := mat.NewDense(2, 2, []float64{0.1, 0.2, 0.3, 0.4})
+	for _, k := range kernels(2) {
+		if err := CheckKernel(k); err != nil {
+			t.Errorf("%s: valid kernel rejected: %v", kname(k), err)
+		}
+		for name, p := range map[string][]float64{
+			"NaN":            {nan(), 0, 0},
+			"-Inf":           {math.Inf(-1), 0, 0},
+			"1/ℓ² overflow":  {-400, 0, 0},
+			"σ² overflow":    {0, 0, 800},
+			"σ² underflow":   {0, 0, -800},
+			"NaN variance":   {0, 0, nan()},
+			"Inf log length": {math.Inf(1), 0, 0},
+		} {
+			kb := k.WithParams(p)
+			err := CheckKernel(kb)
+			if !errors.Is(err, ErrBadInput) {
+				t.Errorf("%s %s: CheckKernel = %v, want ErrBadInput", kname(k), name, err)
+				continue
+			}
+			if _, err := New(kb, 0.1, X, []float64{1, 2}); !errors.Is(err, ErrBadInput) {
+				t.Errorf("%s %s: New err = %v", kname(k), name, err)
+			}
+			if _, err := Fit(X, []float64{1, 2}, FitSettings{Kernel: kb}); !errors.Is(err, ErrBadInput) {
+				t.Errorf("%s %s: Fit err = %v", kname(k), name, err)
+			}
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s %s: CrossCov did not panic", kname(k), name)
+					}
+				}()
+				CrossCov(kb, X, X)
+			}()
+		}
+	}
+	if err := CheckKernel(nil); !errors.Is(err, ErrBadInput) {
+		t.Errorf("nil kernel: %v", err)
 	}
 }

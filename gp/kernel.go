@@ -17,6 +17,15 @@ import (
 // the unit cube) and σ_s² = k(x, x) is the signal variance (in squared
 // standardized output units). Kernels are immutable and safe for concurrent
 // use.
+//
+// Preconditions. The evaluation methods (Eval, GradX, ParamGrad, Variance,
+// SampleFrequencies) assume a valid kernel, CheckKernel(k) == nil, and
+// finite x, y of length Dim(); they do not check, and return NaN for an
+// invalid kernel. NewSE and NewMatern52 cannot build an invalid kernel (they
+// panic instead). WithParams accepts any log-parameters of the right
+// length, because the fit explores them, so WithParams with NaN or extreme
+// values (|log ℓ_i| ≳ 350, |log σ_s²| ≳ 700) gives an invalid kernel: every
+// public entry point that takes a Kernel (New, Fit, CrossCov) checks it.
 type Kernel interface {
 	// Dim returns the input dimension d.
 	Dim() int
@@ -41,6 +50,42 @@ type Kernel interface {
 	// density, so that k(x,y) = σ_s² E_ω[cos(ωᵀ(x−y))] (Bochner's theorem;
 	// random Fourier features).
 	SampleFrequencies(rng *rand.Rand, m int) *mat.Dense
+}
+
+// CheckKernel returns nil if k is usable: non-nil, Dim() ≥ 1, NumParams()
+// = Dim()+1 = len(Params()), every log-parameter finite and σ_s² =
+// Variance() finite and > 0; for this package's kernels also 1/ℓ_i² finite
+// (ℓ_i ≳ 1e-154; smaller length-scales overflow the scaled distance and give
+// NaN at r = 0). Otherwise it returns an error wrapping ErrBadInput that
+// names the offending parameter.
+func CheckKernel(k Kernel) error {
+	if k == nil {
+		return fmt.Errorf("nil kernel: %w", ErrBadInput)
+	}
+	d := k.Dim()
+	if d < 1 {
+		return fmt.Errorf("kernel dimension %d, need ≥ 1: %w", d, ErrBadInput)
+	}
+	p := k.Params()
+	if k.NumParams() != d+1 || len(p) != d+1 {
+		return fmt.Errorf("kernel of dimension %d has %d parameters (NumParams %d), want %d: %w", d, len(p), k.NumParams(), d+1, ErrBadInput)
+	}
+	for i, v := range p {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("kernel log-parameter %d is %v (parameters %v): %w", i, v, p, ErrBadInput)
+		}
+	}
+	if s2 := k.Variance(); !(s2 > 0) || math.IsInf(s2, 1) {
+		return fmt.Errorf("kernel signal variance σ_s² = %v (log %v) must be finite and > 0: %w", s2, p[d], ErrBadInput)
+	}
+	if a, ok := k.(interface{ ard() *ardParams }); ok {
+		for i, w := range a.ard().inv2 {
+			if math.IsInf(w, 0) {
+				return fmt.Errorf("kernel length-scale ℓ_%d = %v is too small (1/ℓ² overflows): %w", i, math.Exp(p[i]), ErrBadInput)
+			}
+		}
+	}
+	return nil
 }
 
 // radialKernel is implemented by the kernels of this package: k depends on
@@ -68,13 +113,35 @@ type ardParams struct {
 	s2   float64   // σ_s²
 }
 
-func newARD(lengthscales []float64, variance float64) ardParams {
+// newARD builds the parameters from natural units, panicking (name is the
+// constructor, for the message) on values that would make the kernel
+// return NaN: the constructors are called with literal or computed
+// constants, so an invalid value is a programming error, like a bad
+// dimension in gonum's NewDense.
+func newARD(name string, lengthscales []float64, variance float64) ardParams {
+	if len(lengthscales) == 0 {
+		panic(fmt.Sprintf("gp: %s: no length-scales (need one per input dimension, d ≥ 1)", name))
+	}
+	for i, l := range lengthscales {
+		if !(l > 0) || math.IsInf(l, 1) {
+			panic(fmt.Sprintf("gp: %s: length-scale ℓ_%d = %v must be finite and > 0", name, i, l))
+		}
+	}
+	if !(variance > 0) || math.IsInf(variance, 1) {
+		panic(fmt.Sprintf("gp: %s: signal variance σ_s² = %v must be finite and > 0", name, variance))
+	}
 	p := make([]float64, len(lengthscales)+1)
 	for i, l := range lengthscales {
 		p[i] = math.Log(l)
 	}
 	p[len(lengthscales)] = math.Log(variance)
-	return ardFromLog(p)
+	a := ardFromLog(p)
+	for i, w := range a.inv2 {
+		if math.IsInf(w, 0) {
+			panic(fmt.Sprintf("gp: %s: length-scale ℓ_%d = %v is too small (1/ℓ² overflows)", name, i, lengthscales[i]))
+		}
+	}
+	return a
 }
 
 func ardFromLog(p []float64) ardParams {
@@ -92,6 +159,7 @@ func ardFromLog(p []float64) ardParams {
 	return a
 }
 
+func (a *ardParams) ard() *ardParams   { return a }
 func (a *ardParams) Dim() int          { return len(a.inv) }
 func (a *ardParams) NumParams() int    { return len(a.logp) }
 func (a *ardParams) Params() []float64 { return append([]float64(nil), a.logp...) }
@@ -132,9 +200,11 @@ func checkParams(p []float64, d int, name string) {
 type SE struct{ ardParams }
 
 // NewSE returns an SE kernel with the given length-scales ℓ_i > 0 (input
-// units) and signal variance σ_s² > 0.
+// units) and signal variance σ_s² > 0. It panics unless d = len(lengthscales)
+// ≥ 1 and every value is finite and > 0 (and ℓ_i ≳ 1e-154, see
+// CheckKernel): an invalid kernel would evaluate to NaN.
 func NewSE(lengthscales []float64, variance float64) *SE {
-	return &SE{newARD(lengthscales, variance)}
+	return &SE{newARD("NewSE", lengthscales, variance)}
 }
 
 // WithParams returns an SE kernel with log parameters p = [log ℓ, log σ_s²].
@@ -187,9 +257,9 @@ func (k *SE) SampleFrequencies(rng *rand.Rand, m int) *mat.Dense {
 type Matern52 struct{ ardParams }
 
 // NewMatern52 returns a Matérn-5/2 kernel with length-scales ℓ_i > 0 and
-// signal variance σ_s² > 0.
+// signal variance σ_s² > 0; it panics on invalid values, like NewSE.
 func NewMatern52(lengthscales []float64, variance float64) *Matern52 {
-	return &Matern52{newARD(lengthscales, variance)}
+	return &Matern52{newARD("NewMatern52", lengthscales, variance)}
 }
 
 // WithParams returns a Matérn-5/2 kernel with log parameters p.
@@ -277,10 +347,18 @@ func paramGradRadial(k radialKernel, a *ardParams, dst, x, y []float64) float64 
 }
 
 // CrossCov returns the cross-covariance matrix K_XY with entries
-// k(X_i, Y_j) (rows of X and Y are points).
+// k(X_i, Y_j) (rows of X and Y are points). It panics if k is invalid
+// (CheckKernel) or the column counts differ from k.Dim() (programming
+// errors, see the package doc).
 func CrossCov(k Kernel, X, Y *mat.Dense) *mat.Dense {
-	nx, _ := X.Dims()
-	ny, _ := Y.Dims()
+	if err := CheckKernel(k); err != nil {
+		panic("gp: CrossCov: " + err.Error())
+	}
+	nx, dx := X.Dims()
+	ny, dy := Y.Dims()
+	if dx != k.Dim() || dy != k.Dim() {
+		panic(fmt.Sprintf("gp: CrossCov: X and Y have %d and %d columns, kernel has dimension %d", dx, dy, k.Dim()))
+	}
 	out := mat.NewDense(nx, ny, nil)
 	crossCovInto(k, out.RawMatrix().Data, X, Y)
 	return out
