@@ -104,18 +104,27 @@ func checkLayer(t *testing.T, name string, l Layer[float64], n int, rng *rand.Ra
 
 func TestConvGradient(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		in      Shape
-		filters int
-		n       int
+		name       string
+		in         Shape
+		filters    int
+		n          int
+		smallInner bool // which GEMM forms the layer uses (see Conv3x3)
 	}{
-		{"1 channel (axpy form)", Shape{5, 4, 1}, 3, 2},
-		{"4 channels (dot form)", Shape{4, 5, 4}, 2, 3},
-		{"many filters (NT ∂cols)", Shape{3, 3, 4}, 40, 2},
+		// K = 9C < 32 (smallInner): forward y = cols·Wᵀ as NN on a
+		// transposed W, ∂W as NT on transposed dy and cols.
+		{"1 channel (small K)", Shape{5, 4, 1}, 3, 2, true},
+		// K ≥ 32: forward NT, ∂W = dyᵀ·cols as TN.
+		{"4 channels (K = 36)", Shape{4, 5, 4}, 2, 3, false},
+		// Same products with more filters than K, so ∂cols = dy·W (NN,
+		// always) sums over the longer dimension.
+		{"many filters (F = 40 > K)", Shape{3, 3, 4}, 40, 2, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			c := NewConv3x3[float64](tc.in, tc.filters, true, rng)
+			if c.smallInner != tc.smallInner {
+				t.Fatalf("smallInner = %v, want %v: the case no longer covers the GEMM forms it names", c.smallInner, tc.smallInner)
+			}
 			for i := range c.bias.W {
 				c.bias.W[i] = rng.NormFloat64()
 			}
@@ -199,7 +208,10 @@ func TestMaxPoolForward(t *testing.T) {
 }
 
 func TestDenseGradient(t *testing.T) {
-	for _, n := range []int{3, 70} { // both ∂W forms (TN below 64 examples, NT above)
+	// Backward always forms ∂W = dyᵀ·x as TN and ∂x = dy·W as NN; n = 3
+	// is one GEMM tile, n = 70 spreads the products over several row tiles
+	// of the driver (tileSizes).
+	for _, n := range []int{3, 70} {
 		rng := rand.New(rand.NewPCG(11, 12))
 		d := NewDense[float64](7, 5, true, rng)
 		for i := range d.bias.W {
