@@ -149,3 +149,46 @@ func TestSGDUpdate(t *testing.T) {
 		t.Fatalf("steps %d rate %v, want 2 and 0.05", s.Steps(), s.Rate())
 	}
 }
+
+// TestSGDInlineL2MatchesAddL2Grad ties SGD's inline L2 term (g = G + λ·w
+// inside Update) to AddL2Grad, whose gradient TestL2Gradient checks against
+// central differences of L2Penalty: SGD with L2 = λ must move the weights
+// as AddL2Grad followed by SGD with L2 = 0 does, and leave the biases alone.
+// The first update is bit-identical (v starts at 0, so both compute G + λw);
+// later ones add μv, G and λw in another order and agree to rounding. If
+// Update dropped the L2 term or applied it to biases, the two would differ.
+func TestSGDInlineL2MatchesAddL2Grad(t *testing.T) {
+	const lambda, steps = 0.03, 5
+	rng := rand.New(rand.NewPCG(31, 32))
+	newParams := func() []*Param[float64] {
+		// 40,000 weights: Update splits them among goroutines (parallelFor).
+		return []*Param[float64]{
+			{Name: "w", W: make([]float64, 40000), G: make([]float64, 40000), Decay: true},
+			{Name: "b", W: make([]float64, 7), G: make([]float64, 7)},
+		}
+	}
+	inline, split := newParams(), newParams()
+	for i, p := range inline {
+		copy(p.W, randSlice(rng, len(p.W)))
+		copy(split[i].W, p.W)
+	}
+	optInline := &SGD[float64]{LR: 0.1, Decay: 0.1, Momentum: 0.9, L2: lambda}
+	optSplit := &SGD[float64]{LR: 0.1, Decay: 0.1, Momentum: 0.9}
+	for step := range steps {
+		for i, p := range inline {
+			copy(p.G, randSlice(rng, len(p.G)))
+			copy(split[i].G, p.G)
+		}
+		optInline.Update(inline)
+		AddL2Grad(split, lambda)
+		optSplit.Update(split)
+		for i, p := range inline {
+			for j, w := range p.W {
+				got := split[i].W[j]
+				if step == 0 && got != w || math.Abs(got-w) > 1e-13*max(1, math.Abs(w)) {
+					t.Fatalf("step %d, %s[%d]: inline L2 gives %v, AddL2Grad then SGD %v", step, p.Name, j, w, got)
+				}
+			}
+		}
+	}
+}

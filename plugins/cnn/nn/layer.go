@@ -37,10 +37,6 @@ type Layer[T Float] interface {
 	Params() []*Param[T]
 }
 
-// preparer is implemented by layers that cache something derived from their
-// weights (a transposed copy) and must refresh it after an optimizer step.
-type preparer interface{ prepare() }
-
 // grow returns s resized to n values, reusing its storage when large enough.
 func grow[T Float](s []T, n int) []T {
 	if cap(s) >= n {

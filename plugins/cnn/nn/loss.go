@@ -58,6 +58,14 @@ func L2Penalty[T Float](params []*Param[T], lambda float64) float64 {
 
 // AddL2Grad adds ∂/∂w (λ/2)·Σ w² = λ·w into G for the parameters marked
 // Decay.
+//
+// Train does not call it: SGD.Update adds the same λ·w inside its momentum
+// loop, which saves a pass over every weight per update and fixes the
+// rounding order of the recorded same-seed accuracies ((μv + G) + λw;
+// calling AddL2Grad first would round μv + (G + λw)). AddL2Grad and
+// L2Penalty are the reference form of the penalty, checked against central
+// differences, and TestSGDInlineL2MatchesAddL2Grad checks SGD against
+// them; they also serve an optimizer that takes a plain gradient.
 func AddL2Grad[T Float](params []*Param[T], lambda float64) {
 	l := T(lambda)
 	for _, p := range params {
