@@ -33,9 +33,20 @@ func fashion(t testing.TB, nTrain, nTest int) (xtr []float32, ytr []int, xte []f
 
 // shortRun is the configuration of the short training test: 5,000 images,
 // one epoch (157 updates), small enough to finish in seconds on two cores.
-// Over seeds 1–4 this configuration reached 77.5–82.2% test accuracy; with
-// 3,000 images (94 updates) the spread was 72–80%, too close to the 75%
-// bar, hence 5,000.
+//
+// The issue suggests 3,000 images; the test uses 5,000 because 3,000 leaves
+// the result too close to the 75% bar. Test accuracy on the first 2,000
+// test images, measured with these settings (NewCNN seed, Train seed):
+//
+//	seeds     3,000 images (94 updates)   5,000 images (157 updates)
+//	42, 7     76.50%                      81.00%   (the test's seeds)
+//	1, 1      76.65%                      82.15%
+//	2, 2      78.10%                      77.50%
+//	3, 3      78.55%                      80.00%
+//	4, 4      73.95%                      80.00%
+//
+// With 3,000 images one seed in five fails and the test's own seed passes
+// by 1.5 points; with 5,000 the worst is 2.5 points above the bar.
 var shortRun = struct {
 	cfg nn.Config
 	set nn.TrainSettings
@@ -57,9 +68,10 @@ func trainOnce(t *testing.T, xtr []float32, ytr []int, xte []float32, yte []int)
 	return net.Accuracy(xte, yte), st
 }
 
-// TestShortTrainingRun trains on 5,000 Fashion-MNIST images for one epoch
-// and requires > 75% accuracy on 2,000 test images, and bit-identical
-// accuracy from a second run with the same seeds.
+// TestShortTrainingRun trains on 5,000 Fashion-MNIST images (not the
+// issue's 3,000; see shortRun for the per-seed figures) for one epoch and
+// requires > 75% accuracy on 2,000 test images, and bit-identical accuracy
+// from a second run with the same seeds.
 func TestShortTrainingRun(t *testing.T) {
 	xtr, ytr, xte, yte := fashion(t, 5000, 2000)
 	acc1, st := trainOnce(t, xtr, ytr, xte, yte)
