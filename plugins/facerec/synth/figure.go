@@ -25,14 +25,32 @@ type Panel struct {
 // FigureHeight is the height panels are scaled to.
 const FigureHeight = 320
 
-// Figure lays panels side by side, each scaled to FigureHeight pixels high,
-// with its caption below and an optional title line on top: the layout of
-// the paper's Fig. 8 (original | synthesized | matched gallery face).
-func Figure(title string, panels ...Panel) *image.RGBA {
-	const margin, lineH = 12, 15
-	face := basicfont.Face7x13
+// Layout is where Figure puts things: the figure's size and, per panel,
+// the rectangle its image is scaled into (for a nil image, the grey
+// placeholder's rectangle).
+type Layout struct {
+	Size   image.Point
+	Images []image.Rectangle
+	// captionY is the top of the caption lines, x0 each panel's left edge.
+	captionY int
+	x0       []int
+}
+
+const (
+	figMargin = 12
+	figLineH  = 15
+)
+
+var figFace = basicfont.Face7x13
+
+// FigureLayout computes Figure's layout: each panel's image scaled to
+// FigureHeight pixels high (a placeholder is 3/4 as wide), its column as
+// wide as the wider of image and caption, the image centred in it, columns
+// separated by a margin, an optional title line on top.
+func FigureLayout(title string, panels ...Panel) Layout {
 	widths := make([]int, len(panels))
-	total := margin
+	imgW := make([]int, len(panels))
+	total := figMargin
 	maxLines := 0
 	for i, p := range panels {
 		w := FigureHeight * 3 / 4
@@ -40,49 +58,70 @@ func Figure(title string, panels ...Panel) *image.RGBA {
 			b := p.Image.Bounds()
 			w = int(float64(FigureHeight) * float64(b.Dx()) / float64(b.Dy()))
 		}
+		imgW[i] = w
 		for _, line := range p.Caption {
-			if tw := font.MeasureString(face, line).Ceil(); tw > w {
+			if tw := font.MeasureString(figFace, line).Ceil(); tw > w {
 				w = tw
 			}
 		}
 		widths[i] = w
-		total += w + margin
+		total += w + figMargin
 		maxLines = max(maxLines, len(p.Caption))
 	}
-	top := margin
+	top := figMargin
 	if title != "" {
-		top += lineH + 4
-		total = max(total, font.MeasureString(face, title).Ceil()+2*margin)
+		top += figLineH + 4
+		total = max(total, font.MeasureString(figFace, title).Ceil()+2*figMargin)
 	}
-	h := top + FigureHeight + 6 + maxLines*lineH + margin
-	out := image.NewRGBA(image.Rect(0, 0, total, h))
+	l := Layout{
+		Size:     image.Pt(total, top+FigureHeight+6+maxLines*figLineH+figMargin),
+		captionY: top + FigureHeight + 6,
+	}
+	x := figMargin
+	for i, p := range panels {
+		r := image.Rect(x, top, x+widths[i], top+FigureHeight)
+		if p.Image != nil && !p.Image.Bounds().Empty() {
+			off := (widths[i] - imgW[i]) / 2
+			r = image.Rect(x+off, top, x+off+imgW[i], top+FigureHeight)
+		}
+		l.Images = append(l.Images, r)
+		l.x0 = append(l.x0, x)
+		x += widths[i] + figMargin
+	}
+	return l
+}
+
+// Figure lays panels side by side as FigureLayout says, each with its
+// caption below and an optional title line on top: the layout of the
+// paper's Fig. 8 (original | synthesized | matched gallery face).
+func Figure(title string, panels ...Panel) *image.RGBA {
+	l := FigureLayout(title, panels...)
+	out := image.NewRGBA(image.Rectangle{Max: l.Size})
 	draw.Draw(out, out.Bounds(), image.White, image.Point{}, draw.Src)
 	text := func(x, y int, s string) {
-		d := &font.Drawer{Dst: out, Src: image.NewUniform(color.Black), Face: face, Dot: fixed.P(x, y)}
+		d := &font.Drawer{Dst: out, Src: image.NewUniform(color.Black), Face: figFace, Dot: fixed.P(x, y)}
 		d.DrawString(s)
 	}
 	if title != "" {
-		text(margin, margin+11, title)
+		text(figMargin, figMargin+11, title)
 	}
-	x := margin
 	for i, p := range panels {
+		r := l.Images[i]
 		if p.Image != nil && !p.Image.Bounds().Empty() {
-			b := p.Image.Bounds()
-			iw := int(float64(FigureHeight) * float64(b.Dx()) / float64(b.Dy()))
-			off := (widths[i] - iw) / 2
-			xdraw.CatmullRom.Scale(out, image.Rect(x+off, top, x+off+iw, top+FigureHeight), p.Image, b, draw.Src, nil)
+			xdraw.CatmullRom.Scale(out, r, p.Image, p.Image.Bounds(), draw.Src, nil)
 		} else {
-			r := image.Rect(x, top, x+widths[i], top+FigureHeight)
-			draw.Draw(out, r, image.NewUniform(color.Gray{Y: 200}), image.Point{}, draw.Src)
-			text(x+8, top+FigureHeight/2, "(no image)")
+			draw.Draw(out, r, image.NewUniform(PlaceholderGrey), image.Point{}, draw.Src)
+			text(r.Min.X+8, r.Min.Y+FigureHeight/2, "(no image)")
 		}
 		for k, line := range p.Caption {
-			text(x, top+FigureHeight+6+(k+1)*lineH-3, line)
+			text(l.x0[i], l.captionY+(k+1)*figLineH-3, line)
 		}
-		x += widths[i] + margin
 	}
 	return out
 }
+
+// PlaceholderGrey fills the panel of a nil image.
+var PlaceholderGrey = color.Gray{Y: 200}
 
 // SavePNG writes img to path as PNG, creating the directory; the file is
 // replaced atomically (written beside it, then renamed), so a reader never

@@ -1,7 +1,9 @@
 package synth
 
 import (
+	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"os"
@@ -156,36 +158,64 @@ func TestEachEditStaysInItsRegion(t *testing.T) {
 			return out
 		}()...)
 		face := lmBox.Inset(-int(0.6 * s.InterOcular()))
-		for _, e := range Edits {
-			for _, strength := range []float64{0.3, 1} {
-				if e == Glasses && strength < 0.5 {
-					continue
-				}
-				out, err := s.Render(single(e, strength))
-				if err != nil {
-					t.Fatal(err)
-				}
-				pts, _, _ := changed(img, out)
-				if len(pts) == 0 {
-					t.Errorf("%s: %v at %.1f changed no pixel", ps.name, e, strength)
-					continue
-				}
-				reg := s.Region(e)
-				outside := 0
-				for _, q := range pts {
-					if !q.In(reg) {
-						outside++
-					}
-				}
-				if outside > 0 {
-					t.Errorf("%s: %v at %.1f changed %d of %d pixels outside its region %v", ps.name, e, strength, outside, len(pts), reg)
-				}
-				if !reg.In(face) {
-					t.Errorf("%s: %v region %v is not on the face %v", ps.name, e, reg, face)
+		for _, c := range regionCases() {
+			out, err := s.Render(c.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pts, _, _ := changed(img, out)
+			if len(pts) == 0 {
+				t.Errorf("%s: %s changed no pixel", ps.name, c.name)
+				continue
+			}
+			reg := s.Region(c.e)
+			outside := 0
+			for _, q := range pts {
+				if !q.In(reg) {
+					outside++
 				}
 			}
+			if outside > 0 {
+				t.Errorf("%s: %s changed %d of %d pixels outside its region %v", ps.name, c.name, outside, len(pts), reg)
+			}
+			if !reg.In(face) {
+				t.Errorf("%s: %v region %v is not on the face %v", ps.name, c.e, reg, face)
+			}
+		}
+		// The two glasses styles are different drawings, not one style twice.
+		sq, _ := s.Render(Params{GlassesSquare: 1})
+		rd, _ := s.Render(Params{GlassesRound: 1})
+		if pts, _, _ := changed(sq, rd); len(pts) == 0 {
+			t.Errorf("%s: squared and round glasses give the same pixels", ps.name)
 		}
 	}
+}
+
+// regionCase is one edit at one strength; both glasses styles are cases
+// of the Glasses edit.
+type regionCase struct {
+	name string
+	e    Edit
+	p    Params
+}
+
+func regionCases() []regionCase {
+	var out []regionCase
+	for _, e := range Edits {
+		for _, v := range []float64{0.3, 1} {
+			if e != Glasses {
+				out = append(out, regionCase{fmt.Sprintf("%v at %.1f", e, v), e, single(e, v)})
+				continue
+			}
+			if v < 0.5 {
+				continue // below 0.5 both glasses parameters mean "no glasses"
+			}
+			out = append(out,
+				regionCase{fmt.Sprintf("squared glasses at %.1f", v), e, Params{GlassesSquare: v}},
+				regionCase{fmt.Sprintf("round glasses at %.1f", v), e, Params{GlassesRound: v}})
+		}
+	}
+	return out
 }
 
 // TestPlacementFollowsLandmarks moves, scales and rotates the face and
@@ -308,13 +338,17 @@ func TestSubImageCoordinates(t *testing.T) {
 	}
 }
 
+// TestFigure: the saved PNG has the layout's size; each panel shows its
+// image (the scaled original has the original's mean colour, the edited
+// panel differs from it), a nil image is the grey placeholder, and the
+// captions and title are drawn.
 func TestFigure(t *testing.T) {
 	s, img := newTestSynth(t, frontal, 400, 480)
 	out, _ := s.Render(Params{Beard: 1, GlassesRound: 1})
 	path := filepath.Join(t.TempDir(), "sub", "fig.png")
-	err := SaveFigure(path, "attack", Panel{img, []string{"original"}}, Panel{out, []string{"synthesized", "d = 0.45"}},
-		Panel{nil, []string{"gallery #3 (descriptor only)"}})
-	if err != nil {
+	panels := []Panel{{img, []string{"original"}}, {out, []string{"synthesized", "d = 0.45"}},
+		{nil, []string{"gallery #3 (descriptor only)"}}}
+	if err := SaveFigure(path, "attack", panels...); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -326,11 +360,88 @@ func TestFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := fig.Bounds()
-	wantMinW := 2*FigureHeight*400/480 + FigureHeight*3/4
-	if b.Dy() < FigureHeight || b.Dx() < wantMinW {
-		t.Errorf("figure is %v, want at least %d×%d", b, wantMinW, FigureHeight)
+	l := FigureLayout("attack", panels...)
+	if fig.Bounds() != (image.Rectangle{Max: l.Size}) || len(l.Images) != 3 {
+		t.Fatalf("figure %v, layout %+v", fig.Bounds(), l)
 	}
+	wantW := FigureHeight * 400 / 480
+	for i, r := range l.Images[:2] {
+		if r.Dy() != FigureHeight || r.Dx() != wantW {
+			t.Errorf("panel %d: image at %v, want %d×%d", i, r, wantW, FigureHeight)
+		}
+	}
+	for i := 1; i < 3; i++ {
+		if l.Images[i].Min.X < l.Images[i-1].Max.X {
+			t.Errorf("panels %d and %d overlap: %v %v", i-1, i, l.Images[i-1], l.Images[i])
+		}
+	}
+	// Panel 0 is the original, scaled: same mean colour.
+	if got, want := meanRGB(fig, l.Images[0]), meanRGB(img, img.Bounds()); maxAbsDiff(got, want) > 2 {
+		t.Errorf("panel 0 mean colour %v, the original's %v", got, want)
+	}
+	// Panel 1 is the edited face: it differs from panel 0 pixel by pixel.
+	diff, n := 0, 0
+	r0, r1 := l.Images[0], l.Images[1]
+	for y := 0; y < r0.Dy(); y++ {
+		for x := 0; x < r0.Dx(); x++ {
+			n++
+			if fig.At(r0.Min.X+x, r0.Min.Y+y) != fig.At(r1.Min.X+x, r1.Min.Y+y) {
+				diff++
+			}
+		}
+	}
+	if diff < n/50 {
+		t.Errorf("edited panel differs from the original panel in %d of %d pixels", diff, n)
+	}
+	// Panel 2 (nil image) is the grey placeholder, apart from its label.
+	grey := 0
+	r2 := l.Images[2]
+	for y := r2.Min.Y; y < r2.Max.Y; y++ {
+		for x := r2.Min.X; x < r2.Max.X; x++ {
+			if color.GrayModel.Convert(fig.At(x, y)).(color.Gray) == PlaceholderGrey {
+				grey++
+			}
+		}
+	}
+	if area := r2.Dx() * r2.Dy(); grey < area*95/100 {
+		t.Errorf("placeholder panel: %d of %d pixels grey", grey, area)
+	}
+	// Title and captions are drawn in black on white.
+	if !hasDark(fig, image.Rect(0, 0, l.Size.X, r0.Min.Y)) {
+		t.Error("no title text above the panels")
+	}
+	if !hasDark(fig, image.Rect(0, r0.Max.Y, l.Size.X, l.Size.Y)) {
+		t.Error("no caption text below the panels")
+	}
+}
+
+func meanRGB(img image.Image, r image.Rectangle) [3]float64 {
+	var m [3]float64
+	n := float64(r.Dx() * r.Dy())
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			m[0] += float64(c.R) / n
+			m[1] += float64(c.G) / n
+			m[2] += float64(c.B) / n
+		}
+	}
+	return m
+}
+
+func maxAbsDiff(a, b [3]float64) float64 {
+	return math.Max(math.Abs(a[0]-b[0]), math.Max(math.Abs(a[1]-b[1]), math.Abs(a[2]-b[2])))
+}
+
+func hasDark(img image.Image, r image.Rectangle) bool {
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if color.GrayModel.Convert(img.At(x, y)).(color.Gray).Y < 64 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func BenchmarkRender(b *testing.B) {
