@@ -254,3 +254,84 @@ func TestMaximizeCancelled(t *testing.T) {
 		t.Error("no error from a cancelled context")
 	}
 }
+
+// bowlLog is α(x) = −log(1 + (x − c)ᵀA(x − c)) for one point, with A
+// symmetric positive definite (diagonally dominant). It counts evaluations
+// outside the unit cube.
+type bowlLog struct {
+	c       []float64
+	a       *mat.SymDense
+	outside atomic.Int64
+}
+
+func (f *bowlLog) HasGradient() bool { return true }
+
+func (f *bowlLog) Eval(X, grad *mat.Dense) float64 {
+	d := len(f.c)
+	r := mat.NewVecDense(d, nil)
+	for i := range f.c {
+		x := X.At(0, i)
+		if x < 0 || x > 1 {
+			f.outside.Add(1)
+		}
+		r.SetVec(i, x-f.c[i])
+	}
+	var ar mat.VecDense
+	ar.MulVec(f.a, r)
+	qf := mat.Dot(r, &ar)
+	if grad != nil {
+		for i := 0; i < d; i++ {
+			grad.Set(0, i, -2*ar.AtVec(i)/(1+qf))
+		}
+	}
+	return -math.Log(1 + qf)
+}
+
+// TestLBFGSBCornerFromOppositeCorner runs the projected L-BFGS-B search
+// alone from a corner of the box on a coupled, non-quadratic function
+// whose constrained maximum is the opposite corner: the unconstrained
+// maximizer c lies 0.5 beyond that corner in every coordinate, and A's
+// diagonal dominance makes ∇α point out of the box there (the KKT
+// conditions of a corner maximum). The search must end exactly on the
+// corner (projection puts variables on the bounds), never evaluate outside
+// the box, and report −α(corner).
+func TestLBFGSBCornerFromOppositeCorner(t *testing.T) {
+	s := OptimizeSettings{}.withDefaults()
+	for _, corner := range [][]float64{
+		{1, 1, 1},
+		{0, 0, 0},
+		{1, 0, 1},
+		{0, 1, 1, 0, 1},
+	} {
+		d := len(corner)
+		c := make([]float64, d)
+		x := make([]float64, d)
+		for i, v := range corner {
+			c[i] = v + 0.5*(2*v-1) // 0.5 outside the box beyond the corner
+			x[i] = 1 - v           // start at the opposite corner
+		}
+		a := mat.NewSymDense(d, nil)
+		for i := 0; i < d; i++ {
+			a.SetSym(i, i, 2+0.5*float64(i))
+			for j := i + 1; j < d; j++ {
+				a.SetSym(i, j, 0.3*math.Pow(-1, float64(i+j)))
+			}
+		}
+		f := &bowlLog{c: c, a: a}
+		p := newProblem(f, 1, d, s.FDStep)
+		fx := lbfgsb(context.Background(), p, x, s)
+		for i := range x {
+			if x[i] != corner[i] {
+				t.Errorf("corner %v: reached %v", corner, x)
+				break
+			}
+		}
+		if want := -f.Eval(mat.NewDense(1, d, corner), nil); fx != want {
+			t.Errorf("corner %v: final value %v, want −α(corner) = %v", corner, fx, want)
+		}
+		if n := f.outside.Load(); n != 0 {
+			t.Errorf("corner %v: %d evaluations outside the box", corner, n)
+		}
+		t.Logf("corner %v: %d evaluations", corner, p.evals)
+	}
+}
