@@ -83,7 +83,9 @@
 // first, then draws ∝ p(x*) with small perturbations); Proposer optimizes
 // the whole batch jointly with acq.Maximize (OptimizeDefaults). Pending
 // points P are conditioned on: α(B | P) = α(P ∪ B) − α(P).
-// BatchSizeDiagnostic reports max α for B = 1..Bmax (Appendix G).
+// BatchSizeDiagnostic (Model.BatchGains for a given model) reports max α
+// for B = 1..Bmax (Appendix G), re-estimated at each maximizer with fresh
+// base points so the maximization's selection bias does not inflate it.
 //
 // # Accuracy (measured in the tests)
 //
