@@ -44,8 +44,12 @@ type BatchCurvePoint struct {
 	Batch   int // |B|
 	// Alpha is α(B̂) at the maximizing batch B̂, re-estimated with fresh
 	// Monte-Carlo base samples (so the maximization's selection bias does
-	// not inflate it), and AlphaSE its standard error (0 for quadrature).
+	// not inflate it), and AlphaSE its standard error (0 for quadrature);
+	// see tes.Model.BatchGains.
 	Alpha, AlphaSE float64
+	// Fitted is α(B̂) on the base samples it was maximized on (biased
+	// upward where α is a Monte-Carlo estimate; not written to appg.csv).
+	Fitted float64
 	// Entropy is H(x*) over X* (nats), the upper bound of α.
 	Entropy float64
 	Seconds float64 // time to maximize α for this batch size
@@ -56,7 +60,9 @@ type BatchCurvePoint struct {
 // set it to the data size wanted), fits the GP (Suite.Kernel), builds one TES_ep
 // model with |X*| = Suite.Trusted (0 → 5) and maximizes α over batches of
 // every size in Suite.Batches, the same model for all sizes (α is the
-// information gain about x* ∈ X*, so values are comparable across sizes).
+// information gain about x* ∈ X*, so values are comparable across sizes),
+// reporting each maximum re-estimated with fresh base samples
+// (tes.Model.BatchGains).
 // It writes appg.csv, appg.md and appg_<problem>.png (mean α ± 1 standard
 // error over seeds against |B|, with H(x*) as the ceiling) to Suite.Out.
 // Seeds run Suite.Jobs at a time; Iters and Acquisitions are ignored.
@@ -185,64 +191,17 @@ func (s *Suite) batchCurveOne(ctx context.Context, p Problem, index int, params 
 	if err != nil {
 		return nil, fmt.Errorf("tes model: %w", err)
 	}
-	var pts []BatchCurvePoint
-	var prev *mat.Dense // the maximizing batch of the previous size
-	for _, q := range s.batches() {
-		t0 := time.Now()
-		f, err := m.Func(q, nil, rng)
-		if err != nil {
-			return pts, fmt.Errorf("|B| = %d: %w", q, err)
-		}
-		opt := tes.OptimizeDefaults(acq.OptimizeSettings{Workers: max(1, s.acqOptions().Optimize.Workers)}, q)
-		xb, _, err := acq.Maximize(ctx, nestedStarts{f, nested(prev, m.XStar, q)}, q, d, opt, rng)
-		if err != nil {
-			return pts, fmt.Errorf("|B| = %d: maximize α: %w", q, err)
-		}
-		prev = xb
-		fresh, err := m.Func(q, nil, rng)
-		if err != nil {
-			return pts, fmt.Errorf("|B| = %d: %w", q, err)
-		}
-		a, se, err := fresh.Estimate(xb)
-		if err != nil {
-			return pts, fmt.Errorf("|B| = %d: estimate α: %w", q, err)
-		}
-		pts = append(pts, BatchCurvePoint{Problem: p.Label(), Seed: index, N: n, Batch: q, Alpha: a, AlphaSE: se,
-			Entropy: m.Entropy(), Seconds: time.Since(t0).Seconds()})
+	opt := acq.OptimizeSettings{Workers: max(1, s.acqOptions().Optimize.Workers)}
+	gains, err := m.BatchGains(ctx, s.batches(), opt, rng)
+	pts := make([]BatchCurvePoint, len(gains))
+	for i, r := range gains {
+		pts[i] = BatchCurvePoint{Problem: p.Label(), Seed: index, N: n, Batch: r.B, Alpha: r.Alpha, AlphaSE: r.SE,
+			Fitted: r.Fitted, Entropy: m.Entropy(), Seconds: r.Seconds}
+	}
+	if err != nil {
+		return pts, fmt.Errorf("batch gains: %w", err)
 	}
 	return pts, nil
-}
-
-// nestedStarts adds starting batches to a TES Func's own (Starts).
-type nestedStarts struct {
-	*tes.Func
-	extra []*mat.Dense
-}
-
-func (n nestedStarts) Starts(q int) []*mat.Dense { return append(n.Func.Starts(q), n.extra...) }
-
-// nested returns the batches "prev plus one x* of X*" when prev has q−1
-// rows: the maximized α can then only grow with |B| up to the optimizer's
-// and the Monte-Carlo error, as the information gain of a superset does
-// (I(x*; y_B∪{x}) ≥ I(x*; y_B)), instead of depending on whether the
-// larger batch's restarts happen to find the smaller batch's optimum.
-func nested(prev, xstar *mat.Dense, q int) []*mat.Dense {
-	if prev == nil || xstar == nil {
-		return nil
-	}
-	r, d := prev.Dims()
-	if r != q-1 {
-		return nil
-	}
-	k, _ := xstar.Dims()
-	out := make([]*mat.Dense, k)
-	for j := range k {
-		b := mat.NewDense(q, d, nil)
-		b.Slice(0, q-1, 0, d).(*mat.Dense).Copy(prev)
-		b.SetRow(q-1, xstar.RawRowView(j))
-		out[j] = b
-	}
-	return out
 }
 
 // latinHypercube returns n points in [0,1]^d, one per row, with each

@@ -11,7 +11,11 @@ import (
 // TestBatchCurve checks the Appendix G diagnostic's invariants on Branin:
 // α is an information gain about x* ∈ X*, so 0 ≤ α ≤ H(x*); a larger batch
 // can repeat a smaller one's points, so the maximized α must not drop by
-// more than the Monte-Carlo error when |B| grows.
+// more than the Monte-Carlo error when |B| grows. The reported α is the
+// fresh-sample re-estimate of tes.Model.BatchGains: equal to the
+// optimization's own value where TES_ep uses quadrature (|B| ≤ 2), a
+// different estimate with a positive standard error where it uses Monte
+// Carlo (|B| = 4).
 func TestBatchCurve(t *testing.T) {
 	s := Suite{
 		Problems: []Problem{{Name: "synthetic/branin"}},
@@ -28,7 +32,13 @@ func TestBatchCurve(t *testing.T) {
 		t.Fatalf("%d points, want 3", len(pts))
 	}
 	for i, p := range pts {
-		t.Logf("|B| = %d: α = %.4f ± %.4f, H = %.4f, %.2fs", p.Batch, p.Alpha, p.AlphaSE, p.Entropy, p.Seconds)
+		t.Logf("|B| = %d: α = %.4f ± %.4f (optimization's own estimate %.4f), H = %.4f, %.2fs",
+			p.Batch, p.Alpha, p.AlphaSE, p.Fitted, p.Entropy, p.Seconds)
+		if quad := p.Batch <= 2; quad && (p.AlphaSE != 0 || p.Alpha != p.Fitted) {
+			t.Errorf("|B| = %d (quadrature): α = %v ± %v, optimization's %v; want equal, SE 0", p.Batch, p.Alpha, p.AlphaSE, p.Fitted)
+		} else if !quad && (!(p.AlphaSE > 0) || p.Alpha == p.Fitted) {
+			t.Errorf("|B| = %d (Monte Carlo): α = %v ± %v is not a fresh re-estimate (optimization's %v)", p.Batch, p.Alpha, p.AlphaSE, p.Fitted)
+		}
 		if p.Alpha < -3*p.AlphaSE-1e-9 || p.Alpha > p.Entropy+3*p.AlphaSE+1e-6 {
 			t.Errorf("|B| = %d: α = %v outside [0, H(x*) = %v] (SE %v)", p.Batch, p.Alpha, p.Entropy, p.AlphaSE)
 		}
