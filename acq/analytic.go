@@ -167,9 +167,27 @@ func (f *pointFunc) Eval(X, grad *mat.Dense) float64 {
 // algorithms also do not count as observations).
 //
 // With EI and LieMin/LieMean/LieMax this is qEI-CL, the constant liar of
-// Ginsbourger, Le Riche & Carraro (2010); with UCB and LieBeliever it is
-// GP-BUCB (Desautels, Krause & Burdick 2014), whose hallucinated
-// observations leave the posterior mean unchanged and shrink the variance.
+// Ginsbourger, Le Riche & Carraro (2010).
+//
+// With UCB and LieBeliever it is the registered "bucb", a simplified GP-BUCB
+// (Desautels, Krause & Burdick 2014, "Parallelizing exploration-exploitation
+// tradeoffs in Gaussian process bandit optimization", JMLR 15:4053–4103).
+// What it keeps: batch member j maximizes μ(x) + √β·σ_{j−1}(x), where the
+// hallucinated observations (believer lies, y = the posterior mean at each
+// earlier member and pending point) leave μ at that of the real data and
+// shrink σ around the points already chosen. Where it departs from the
+// paper:
+//
+//   - one β for the whole batch: every member uses the same weight,
+//     β_t = BetaSchedule(State.Iter, d, δ) with t the BO iteration (the
+//     batch index, not the number of evaluations the GP-UCB schedule
+//     counts), or the fixed UCB.Beta;
+//   - no β inflation: GP-BUCB's regret bound (their Theorem 2) multiplies
+//     the GP-UCB weight by exp(2C), C bounding the information the pending
+//     batch members carry about f; we use the plain GP-UCB weight, as UCB
+//     does for single points, and make no regret claim;
+//   - neither the uncertainty-sampling initialization the paper uses to
+//     tighten its bound nor its adaptive-batch variant GP-AUCB.
 type Greedy struct {
 	Scorer   Scorer
 	Lie      LieKind

@@ -6,7 +6,8 @@ import "fmt"
 // acquisitions (ei, pi, ucb, mes, pes) build batches greedily with the
 // kriging believer (Greedy with LieBeliever: fantasize the posterior mean at
 // each chosen point, which shrinks the variance there); for ucb that is
-// exactly bucb. qei optimizes the batch jointly; qei-cl is Greedy EI with the
+// exactly bucb, so "ucb" with |B| > 1 and "bucb" are the same method (see
+// Greedy for how it simplifies GP-BUCB). qei optimizes the batch jointly; qei-cl is Greedy EI with the
 // constant lie Options.Lie (default min); lp-ei, ts and random build batches
 // themselves.
 func init() {
@@ -19,6 +20,9 @@ func init() {
 	Register("ei", single(func(Options) Scorer { return EI{} }))
 	Register("pi", single(func(Options) Scorer { return PI{} }))
 	Register("ucb", single(ucb))
+	// bucb: GP-BUCB (Desautels, Krause & Burdick 2014, JMLR 15) simplified
+	// to UCB with believer lies and one β_t for the whole batch, without
+	// the paper's β inflation; see Greedy.
 	Register("bucb", single(ucb))
 	Register("mes", single(func(o Options) Scorer {
 		return MES{Samples: o.MaxValueSamples, Gumbel: o.MESGumbel, Features: o.PathFeatures, Settings: pathWorkers(o)}
