@@ -80,6 +80,6 @@ func (g *GP) Add(X *mat.Dense, y []float64) (*GP, error) {
 		copy(row[:n], b[i*n:(i+1)*n])
 		copy(row[n:n+i+1], ls.l[i*k:i*k+i+1])
 	}
-	ng.setFactor(&cholFactor{n: nn, l: l, jitter: g.chol.jitter})
+	ng.setFactor(&cholFactor{n: nn, l: l, jitter: g.chol.jitter, jitterRel: g.chol.jitterRel})
 	return ng, nil
 }

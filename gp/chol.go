@@ -32,6 +32,11 @@ type cholFactor struct {
 	n      int
 	l      []float64 // n×n row-major, lower triangle valid, upper zero
 	jitter float64   // absolute amount added to the diagonal
+	// jitterRel is jitter / mean diagonal of the factored matrix when the
+	// jitter was scaled by that mean (the escalation below), 0 when no
+	// jitter was added or it does not scale. The likelihood gradient needs
+	// it: the jitter moves with the hyper-parameters through the diagonal.
+	jitterRel float64
 }
 
 func (c *cholFactor) tri() blas64.Triangular {
@@ -106,7 +111,8 @@ func choleskyJitterBuf(a []float64, n int, buf []float64) (*cholFactor, error) {
 		meanDiag += d
 	}
 	meanDiag /= float64(n)
-	if !(meanDiag > 0) {
+	scaled := meanDiag > 0
+	if !scaled {
 		meanDiag = 1
 	}
 	if buf == nil {
@@ -124,7 +130,11 @@ func choleskyJitterBuf(a []float64, n int, buf []float64) (*cholFactor, error) {
 			for i := 0; i < n; i++ {
 				clear(buf[i*n+i+1 : (i+1)*n])
 			}
-			return &cholFactor{n: n, l: buf, jitter: jit}, nil
+			c := &cholFactor{n: n, l: buf, jitter: jit}
+			if scaled && jit > 0 {
+				c.jitterRel = jit / meanDiag
+			}
+			return c, nil
 		}
 		switch {
 		case jit == 0:

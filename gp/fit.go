@@ -195,6 +195,7 @@ type lmlEval struct {
 	xs         []float64
 	alpha      []float64
 	ptmp       []float64
+	dtmp       []float64 // ∂ mean diagonal / ∂ kernel params (generic kernels)
 
 	best    []float64 // θ with the highest objective seen
 	bestVal float64
@@ -208,6 +209,7 @@ func newLMLEval(X *mat.Dense, y []float64, tmpl Kernel, fixedNoise float64, b Bo
 		kbuf: make([]float64, n*n), lbuf: make([]float64, n*n),
 		xs: make([]float64, n*d), alpha: make([]float64, n),
 		ptmp:    make([]float64, tmpl.NumParams()),
+		dtmp:    make([]float64, tmpl.NumParams()),
 		bestVal: math.Inf(-1),
 	}
 	for i := 0; i < d; i++ {
@@ -348,7 +350,7 @@ func (e *lmlEval) objective(theta, grad []float64) (float64, error) {
 	d := e.d
 	k := e.tmpl.WithParams(theta[:d+1])
 	noise := e.noiseOf(theta)
-	v, err := lmlGrad(k, noise, e.x, e.y, e.fixedNoise == 0, grad, e)
+	v, err := lmlGrad(k, noise, e.x, e.y, e.fixedNoise == 0, grad, e, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -381,15 +383,16 @@ func (e *lmlEval) objective(theta, grad []float64) (float64, error) {
 //
 // with ∂(σ_n² I)/∂ log σ_n² = σ_n² I. Costs O(n³) for the explicit inverse.
 //
-// It is the gradient of LogMarginalLikelihood() as computed, i.e. including
-// the diagonal jitter (Jitter()) if the factorization needed one (the same
-// matrix is refactorized, so the same jitter is chosen; see lmlGrad for how
-// the jitter enters). It returns an error, never a NaN or zero gradient, if
-// the factorization or the explicit inverse fails (wrapping
-// ErrNotPositiveDefinite) or the gradient is not finite.
+// It is the gradient of LogMarginalLikelihood() as computed: it reuses the
+// GP's own factor, so if the factorization needed a diagonal jitter
+// (Jitter()) the gradient is that of the jittered likelihood, with the
+// jitter moving with the hyper-parameters as the escalation defines it
+// (see lmlGrad). It returns an error, never a NaN or zero gradient, if the
+// explicit inverse fails (wrapping ErrNotPositiveDefinite) or the gradient
+// is not finite.
 func (g *GP) LogMarginalLikelihoodGrad() ([]float64, error) {
 	grad := make([]float64, g.k.NumParams()+1)
-	if _, err := lmlGrad(g.k, g.noise, g.x, g.y, true, grad, nil); err != nil {
+	if _, err := lmlGrad(g.k, g.noise, g.x, g.y, true, grad, nil, g.chol); err != nil {
 		return nil, fmt.Errorf("gp: log marginal likelihood gradient (n=%d): %w", g.n, err)
 	}
 	return grad, nil
@@ -397,14 +400,24 @@ func (g *GP) LogMarginalLikelihoodGrad() ([]float64, error) {
 
 // lmlGrad computes the log marginal likelihood and its gradient (grad, len
 // NumParams()+1; the last entry is for log σ_n² and is left 0 unless
-// withNoise). ws supplies reusable buffers (nil allocates).
-func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool, grad []float64, ws *lmlEval) (float64, error) {
+// withNoise). ws supplies reusable buffers (nil allocates). fac, if
+// non-nil, is the already computed factor of K_DD + σ_n² I (+ jitter) for
+// exactly these arguments; otherwise the matrix is factorized with jitter
+// escalation.
+//
+// Jitter. The factored matrix is A = K + σ_n² I + jI. The escalation
+// chooses j = c · mean(diag(K + σ_n² I)) with a discrete level c, so within
+// a level j moves with θ and ∂A/∂θ_t carries the extra diagonal
+// c · ∂mean(diag)/∂θ_t · I: ∂mean(diag)/∂ log σ_n² = σ_n², ∂/∂ log σ_s² =
+// σ_s² for this package's kernels (mean of ParamGrad(x_i, x_i) for others).
+// The gradient is thus exact for the value returned, which includes j.
+func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool, grad []float64, ws *lmlEval, fac *cholFactor) (float64, error) {
 	n, d := X.Dims()
 	if ws == nil {
 		ws = &lmlEval{
 			kbuf: make([]float64, n*n), lbuf: make([]float64, n*n),
 			xs: make([]float64, n*d), alpha: make([]float64, n),
-			ptmp: make([]float64, k.NumParams()),
+			ptmp: make([]float64, k.NumParams()), dtmp: make([]float64, k.NumParams()),
 		}
 	}
 	K := ws.kbuf // K_DD (+σ² on the diagonal); the factor goes to ws.lbuf
@@ -431,9 +444,15 @@ func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool,
 	for i := 0; i < n; i++ {
 		K[i*n+i] += noise
 	}
-	c, err := choleskyJitterBuf(K, n, ws.lbuf)
-	if err != nil {
-		return 0, err
+	var c *cholFactor
+	if fac != nil {
+		copy(ws.lbuf, fac.l[:n*n])
+		c = &cholFactor{n: n, l: ws.lbuf, jitter: fac.jitter, jitterRel: fac.jitterRel}
+	} else {
+		var err error
+		if c, err = choleskyJitterBuf(K, n, ws.lbuf); err != nil {
+			return 0, err
+		}
 	}
 	alpha := ws.alpha
 	copy(alpha, y)
@@ -476,8 +495,13 @@ func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool,
 			}
 		}
 		grad[d] = gs + 0.5*trW*s2
+		if jr := c.jitterRel; jr > 0 {
+			// Only σ_s² moves the diagonal of a stationary kernel.
+			grad[d] += 0.5 * trW * jr * s2
+		}
 	} else {
-		pt := ws.ptmp
+		pt, dm := ws.ptmp, ws.dtmp
+		clear(dm)
 		for i := 0; i < n; i++ {
 			xi := X.RawRowView(i)
 			for j := 0; j <= i; j++ {
@@ -485,15 +509,23 @@ func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool,
 				w := W[i*n+j]
 				if i == j {
 					w *= 0.5
+					for t := 0; t < np; t++ {
+						dm[t] += pt[t]
+					}
 				}
 				for t := 0; t < np; t++ {
 					grad[t] += w * pt[t]
 				}
 			}
 		}
+		if jr := c.jitterRel; jr > 0 {
+			for t := 0; t < np; t++ {
+				grad[t] += 0.5 * trW * jr * dm[t] / float64(n)
+			}
+		}
 	}
 	if withNoise {
-		grad[np] = 0.5 * trW * noise
+		grad[np] = 0.5 * trW * noise * (1 + c.jitterRel)
 	}
 	if math.IsNaN(lml) || !finite(grad) {
 		return 0, errors.New("non-finite log marginal likelihood")
