@@ -17,7 +17,8 @@ import (
 // boRun runs a small BO loop through the public API (gp.Fit, acq.Lookup,
 // Propose) on the negated Branin function in [0,1]² with observation noise
 // variance 1e-4: 2 uniform initial points, then batches of q until `evals`
-// evaluations. It returns the immediate regret f* − f(x̄) of the
+// evaluations. Every proposal must have exactly the requested number of
+// rows, each in [0,1]². It returns the immediate regret f* − f(x̄) of the
 // recommendation x̄ = argmax of the final posterior mean over the evaluated
 // points (noise-free f, as in ANCHORS.md).
 func boRun(t *testing.T, name string, o Options, q, evals int, seed uint64) float64 {
@@ -65,13 +66,14 @@ func boRun(t *testing.T, name string, o Options, q, evals int, seed uint64) floa
 			best = math.Max(best, y)
 		}
 		s := &State{GP: g, Best: best, Iter: iter, Rand: rand.New(rand.NewPCG(seed, 100+uint64(iter)))}
-		B, err := p.Propose(context.Background(), s, min(q, evals-len(ys)))
+		want := min(q, evals-len(ys))
+		B, err := p.Propose(context.Background(), s, want)
 		if err != nil {
 			t.Fatalf("%s seed %d iter %d: %v", name, seed, iter, err)
 		}
 		r, c := B.Dims()
-		if c != 2 {
-			t.Fatalf("%s: proposal has %d columns", name, c)
+		if r != want || c != 2 {
+			t.Fatalf("%s seed %d iter %d: proposal is %d×%d, asked for %d×2", name, seed, iter, r, c, want)
 		}
 		for i := 0; i < r; i++ {
 			u := B.RawRowView(i)
