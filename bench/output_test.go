@@ -114,3 +114,24 @@ func TestWriteOutputs(t *testing.T) {
 	checkPNG(t, filepath.Join(dir, "regret_synthetic-branin_q1.png"))
 	checkPNG(t, filepath.Join(dir, "box_synthetic-branin_q1.png"))
 }
+
+// A failed run that nevertheless holds the last iteration (it failed after
+// recording it) counts as failed, not complete: summary.md lists it and
+// leaves it out of the final-regret statistics, matching the exit status.
+func TestFailedRunWithFinalRow(t *testing.T) {
+	s, runs := fakeRuns()
+	runs[3].Rows = append(runs[3].Rows, Row{Iter: 2, Evals: 4, Regret: ptr(0.5), BestValue: ptr(-0.9)})
+	if _, ok := finalRegret(runs[3], 2); ok {
+		t.Error("a failed run has a final regret")
+	}
+	if st := statsOf("random", runs[2:], 2); st.complete != 1 || st.failed != 1 || len(st.finals) != 1 {
+		t.Errorf("stats %+v: want 1 complete (final log10 0), 1 failed", st)
+	}
+	md := summaryMarkdown(&s, runs, groupRuns(&s, runs), nil)
+	for _, want := range []string{"runs: 3 complete, 1 failed, 0 incomplete (of 4)",
+		"| synthetic/branin | random | 1 | 1 | failed | 2 | objective \\| crashed |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, md)
+		}
+	}
+}

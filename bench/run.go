@@ -300,11 +300,15 @@ func (s *Suite) studyLogger() zerolog.Logger {
 // records it.
 func (r *runner) run(ctx context.Context, spec RunSpec) (res RunResult) {
 	t0 := time.Now()
+	incompatible := false
 	res.Spec = spec
 	defer func() {
 		res.Elapsed = time.Since(t0)
 		if p := recover(); p != nil {
 			res.Status, res.Err = StatusFailed, fmt.Sprintf("panic: %v", p)
+		}
+		if incompatible {
+			return // its stored iterations belong to another configuration
 		}
 		rows, err := r.rows(context.WithoutCancel(ctx), spec.StudyName())
 		if err == nil {
@@ -314,6 +318,8 @@ func (r *runner) run(ctx context.Context, spec RunSpec) (res RunResult) {
 		}
 	}()
 	err := r.runStudy(ctx, spec, &res)
+	var ie *incompatibleError
+	incompatible = errors.As(err, &ie)
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
@@ -392,14 +398,23 @@ func (r *runner) lock(name string) *sync.Mutex {
 	return r.locks[name]
 }
 
+// incompatibleError reports a stored study started with other settings
+// than the suite's. Its run fails without rows: the stored iterations are
+// results of the other configuration and must not be mixed into this
+// suite's outputs.
+type incompatibleError struct{ err error }
+
+func (e *incompatibleError) Error() string { return e.err.Error() }
+func (e *incompatibleError) Unwrap() error { return e.err }
+
 // compatible checks that a stored study was started with the settings this
 // suite would use (all stored options except the iteration budget, the
 // evaluation parallelism and the inner optimizer's worker count, none of
 // which changes the results), and with the same seed.
 func (r *runner) compatible(ctx context.Context, stored *store.Study, o host.Options) error {
 	if stored.Seed != o.Seed {
-		return fmt.Errorf("study %q in %s has seed %d, the suite derives %d (was it run with a different seed rule?): use a new --out",
-			stored.Name, r.db.Path(), stored.Seed, o.Seed)
+		return &incompatibleError{fmt.Errorf("study %q in %s has seed %d, the suite derives %d (was it run with a different seed rule?): use a new --out",
+			stored.Name, r.db.Path(), stored.Seed, o.Seed)}
 	}
 	have, _, err := host.StoredSettings(ctx, r.db, stored.Name)
 	if err != nil {
@@ -420,8 +435,8 @@ func (r *runner) compatible(ctx context.Context, stored *store.Study, o host.Opt
 	if !reflect.DeepEqual(hm, wm) {
 		hb, _ := json.Marshal(hm)
 		wb, _ := json.Marshal(wm)
-		return fmt.Errorf("study %q in %s was run with other settings (stored %s, suite %s): use a new --out or the old settings",
-			stored.Name, r.db.Path(), hb, wb)
+		return &incompatibleError{fmt.Errorf("study %q in %s was run with other settings (stored %s, suite %s): use a new --out or the old settings",
+			stored.Name, r.db.Path(), hb, wb)}
 	}
 	return nil
 }

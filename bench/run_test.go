@@ -272,6 +272,24 @@ func TestIncompatibleStudy(t *testing.T) {
 	if rep.Count(StatusFailed) != 1 || !strings.Contains(rep.Runs[0].Err, "other settings") {
 		t.Errorf("changed noise: want a failed run about other settings, got %+v", rep.Runs)
 	}
+	// The stored iteration is the other configuration's result: it is not
+	// reported as this suite's, and the run is listed as failed.
+	if len(rep.Runs[0].Rows) != 0 {
+		t.Errorf("incompatible run reports %d rows of the other configuration", len(rep.Runs[0].Rows))
+	}
+	if rows, err := ReadRunsCSV(filepath.Join(s.Out, RunsFile)); err != nil || len(rows) != 0 {
+		t.Errorf("runs.csv after the incompatible run: %d rows, %v; want none", len(rows), err)
+	}
+	sum, err := os.ReadFile(filepath.Join(s.Out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"runs: 0 complete, 1 failed, 0 incomplete (of 1)", "## Failed and incomplete runs",
+		"| synthetic/branin | random | 1 | 0 | failed | 0 | study "} {
+		if !strings.Contains(string(sum), want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, sum)
+		}
+	}
 	// A longer budget is compatible: the study is extended.
 	s.NoiseVar = 0
 	s.Iters = 2

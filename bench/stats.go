@@ -102,7 +102,12 @@ func curve(acquisition string, runs []RunResult, iters int) Curve {
 }
 
 // finalRegret returns a run's regret at iteration iters, if it got there.
+// A failed run has none even if it holds that iteration: it is reported
+// with the failures (summary.md, exit status), never as a complete run.
 func finalRegret(r RunResult, iters int) (float64, bool) {
+	if r.Status == StatusFailed {
+		return 0, false
+	}
 	row := rowAt(r, iters)
 	if row == nil || row.Regret == nil {
 		return 0, false
