@@ -18,12 +18,24 @@
 //     Options.EvalTimeout, failures retried Options.Retries times with
 //     exponential backoff and then recorded (errors and NaN/Inf values are
 //     failures and never reach the GP);
-//  4. report a Record: the recommendation x̄ (the maximizer of the posterior
-//     mean over the whole cube — the paper's definition — when the objective
-//     can be evaluated without noise, else the evaluated point with the
-//     largest posterior mean; Options.Recommend), the objective's value
-//     there and the immediate regret f* − f(x̄) (noise-free via sdk.NoiseFree
+//  4. report a Record: the recommendation x̄, the objective's value there
+//     and the immediate regret f* − f(x̄) (noise-free via sdk.NoiseFree
 //     when the objective declares f*).
+//
+// # The recommendation
+//
+// The paper's x̄ (§5) is the maximizer of the posterior mean over the whole
+// space, and RecommendRefine computes exactly that for any objective. It is
+// usually a point nobody evaluated, so reporting f(x̄) — best_value, and
+// the regret — needs one more evaluation there. For a benchmark that
+// implements sdk.NoiseFree that evaluation is free and exact, and the
+// default (RecommendAuto) uses the paper's x̄. For any other objective it
+// would be an extra, noisy, possibly expensive call outside the budget, so
+// the default takes instead the evaluated point with the largest posterior
+// mean, whose observed value is reported (RecommendEvaluated); with
+// RecommendRefine such an objective's best_value is the posterior mean at
+// x̄ (unless x̄ was evaluated) and its regret is null. Options.Recommend
+// chooses.
 //
 // When there is no completed evaluation yet, or fitting or the acquisition
 // fails, an iteration falls back to space-filling random points (logged);

@@ -145,7 +145,11 @@ func (s *Study) fitModel(ds *dataset, warm *modelState, iteration int) (*fitResu
 		nv := s.opts.NoiseVar / (ds.scale * ds.scale)
 		fs.FixedNoise = math.Min(math.Max(nv, b.Noise[0]), b.Noise[1])
 	}
-	g, err := gp.Fit(ds.X, ds.y, fs)
+	fit := gp.Fit
+	if s.gpFitHook != nil {
+		fit = s.gpFitHook
+	}
+	g, err := fit(ds.X, ds.y, fs)
 	if err != nil {
 		return nil, fmt.Errorf("fit gp on %d points: %w", ds.n(), err)
 	}

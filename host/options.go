@@ -25,25 +25,35 @@ const (
 	DefaultBackoff     = 500 * time.Millisecond
 )
 
-// Recommendation modes (Options.Recommend).
+// Recommendation modes (Options.Recommend). Every mode returns a maximizer
+// of the GP posterior mean μ; they differ in where it is sought, which
+// decides what best_value can be without spending evaluations.
 const (
 	// RecommendEvaluated takes x̄ as the evaluated point with the largest
 	// posterior mean. It needs no extra objective evaluation, so best_value
 	// is an observed value (the convention of the BoTorch runs in
 	// ANCHORS.md).
 	RecommendEvaluated = "evaluated"
-	// RecommendRefine maximizes the posterior mean over the whole cube with
-	// acq.Maximize (starting also from the best evaluated point): the
-	// paper's §5 definition of x̄. x̄ is then usually not evaluated, so
-	// best_value is the objective's noise-free value there when it
-	// implements sdk.NoiseFree, else the posterior mean in native units.
+	// RecommendRefine is the paper's §5 rule for every objective: x̄ =
+	// argmax μ over the whole cube, found by acq.Maximize with its best raw
+	// samples and the best evaluated point as starts (the evaluated point is
+	// kept when no search beats its mean). x̄ is then usually not evaluated,
+	// so best_value is the objective's noise-free value there when it
+	// implements sdk.NoiseFree, else the posterior mean in native units (an
+	// estimate, and the regret is null: an observed f(x̄) would cost an
+	// evaluation outside the study's budget). It also applies to a Study
+	// driven by Ask/Tell.
 	RecommendRefine = "refine"
 	// RecommendAuto (the default) refines when the objective can be
 	// evaluated without noise (sdk.NoiseFree: benchmarks, where f(x̄) costs
 	// nothing and the paper's definition applies) and otherwise takes the
-	// best evaluated point, so that best_value is always an observed or
-	// evaluated value (DESIGN.md). A Study driven by Ask/Tell has no
-	// objective and so uses RecommendEvaluated.
+	// best evaluated point. The reason is what gets reported: an unevaluated
+	// x̄ of a real-world objective has no observed value, and reporting one
+	// (best_value, or the regret when f* is known) would need an extra,
+	// noisy and possibly expensive evaluation there; the evaluated rule keeps
+	// best_value an observed value (DESIGN.md). A Study driven by Ask/Tell
+	// has no objective and so uses RecommendEvaluated; choose
+	// RecommendRefine for the paper's x̄ there.
 	//
 	// Information-based acquisitions (TES, PES) deliberately query near,
 	// not at, the trusted maximizers, so the evaluated-points rule can

@@ -12,7 +12,8 @@ import (
 
 // Recommendation is the study's current answer x̄: the maximizer of the GP
 // posterior mean (paper §5), over the evaluated points (RecommendEvaluated)
-// or over the whole space (RecommendRefine).
+// or over the whole space (RecommendRefine; also RecommendAuto when the
+// objective has a noise-free evaluation).
 type Recommendation struct {
 	X       []float64 // x̄ in native units
 	U       []float64 // x̄ in the unit cube
@@ -66,7 +67,11 @@ func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 	if !s.refine {
 		return rec, nil
 	}
-	X, _, err := acq.Maximize(ctx, meanFunc{g}, 1, d, acq.OptimizeSettings{}, streamRand(s.seed, t, streamRecommend))
+	// The best evaluated point is one of the local searches' starts (next
+	// to the best raw samples), so the refined x̄ is never worse than the
+	// evaluated one for want of a start in its basin.
+	start := append([]float64(nil), ds.X.RawRowView(best)...)
+	X, _, err := acq.Maximize(ctx, meanFunc{g: g, start: start}, 1, d, acq.OptimizeSettings{}, streamRand(s.seed, t, streamRecommend))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -93,8 +98,13 @@ func (s *Study) evaluatedRec(id int, mean float64) *Recommendation {
 	return &Recommendation{X: append([]float64(nil), t.X...), U: append([]float64(nil), t.U...), TrialID: id, Value: &v, Mean: mean}
 }
 
-// meanFunc is the posterior mean as an acq.Func (q = 1), with its gradient.
-type meanFunc struct{ g *gp.GP }
+// meanFunc is the posterior mean μ(x) as an acq.Func (q = 1), with its
+// gradient ∇μ(x); start (unit cube, may be nil) is suggested to the
+// optimizer as an extra starting point (acq.Starter).
+type meanFunc struct {
+	g     *gp.GP
+	start []float64
+}
 
 func (f meanFunc) Eval(X, grad *mat.Dense) float64 {
 	x := X.RawRowView(0)
@@ -107,3 +117,12 @@ func (f meanFunc) Eval(X, grad *mat.Dense) float64 {
 }
 
 func (meanFunc) HasGradient() bool { return true }
+
+// Starts returns the suggested start as a 1×d batch (none when q ≠ 1 or no
+// start was given).
+func (f meanFunc) Starts(q int) []*mat.Dense {
+	if q != 1 || f.start == nil {
+		return nil
+	}
+	return []*mat.Dense{mat.NewDense(1, len(f.start), append([]float64(nil), f.start...))}
+}

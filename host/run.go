@@ -151,11 +151,18 @@ func (s *Study) attach(ctx context.Context, obj sdk.Objective) error {
 	}
 	_, canNoiseFree := noiseFreeOf(obj)
 	s.mu.Lock()
-	s.refine = s.opts.Recommend == RecommendRefine || (s.opts.Recommend == RecommendAuto && canNoiseFree)
+	s.refine = refines(s.opts.Recommend, canNoiseFree)
 	s.mu.Unlock()
 	o := s.opts
 	o.Seed = s.seed
 	return ConfigureObjective(ctx, obj, info.Name, o)
+}
+
+// refines reports whether recommendation mode mode maximizes the posterior
+// mean over the whole cube, for an objective that can (canNoiseFree) or
+// cannot be evaluated without noise.
+func refines(mode string, canNoiseFree bool) bool {
+	return mode == RecommendRefine || (mode == RecommendAuto && canNoiseFree)
 }
 
 // noiseFreeOf returns obj's noise-free evaluation when it really has one (a

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
@@ -67,11 +68,18 @@ type Study struct {
 	cacheKey  [2]int // (version, iteration) cache was fitted for
 
 	noiseFreeBroken bool // the objective's EvaluateNoiseFree failed once
-	refine          bool // recommend by maximizing the posterior mean (set by attach)
+	// refine: recommend by maximizing the posterior mean over the cube.
+	// Set from Options.Recommend when the study is made (refine → true;
+	// auto and evaluated → false, as Ask/Tell has no objective) and again
+	// by Run's attach, where auto refines if the objective is noise-free.
+	refine bool
 
 	// fitHook replaces fitModel in benchmarks that measure the host's own
 	// overhead.
 	fitHook func(ds *dataset, warm *modelState, t int) (*fitResult, error)
+	// gpFitHook replaces gp.Fit inside fitModel in tests that inspect the
+	// fit's settings (the warm start).
+	gpFitHook func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error)
 }
 
 type iterInfo struct {
@@ -113,7 +121,8 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	s := &Study{
 		name: o.Name, info: info, space: space, opts: o, seed: o.Seed, proposer: prop,
 		db: o.DB, iters: map[int]*iterInfo{},
-		log: o.Logger.With().Str("study", o.Name).Logger(),
+		refine: refines(o.Recommend, false),
+		log:    o.Logger.With().Str("study", o.Name).Logger(),
 	}
 	s.design = s.makeDesign()
 	if s.db != nil {
@@ -190,7 +199,8 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 	s := &Study{
 		name: name, info: st.Info, space: space, opts: opts, seed: row.Seed, proposer: prop,
 		db: db, id: row.ID, iters: map[int]*iterInfo{},
-		log: opts.Logger.With().Str("study", name).Logger(),
+		refine: refines(opts.Recommend, false),
+		log:    opts.Logger.With().Str("study", name).Logger(),
 	}
 	s.design = s.makeDesign()
 	if s.trials, err = db.Trials(ctx, row.ID); err != nil {
