@@ -2,6 +2,7 @@ package gp
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -73,5 +74,17 @@ func TestAddErrors(t *testing.T) {
 	}
 	if _, err := g.Add(mat.NewDense(1, 2, nil), []float64{nan()}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("NaN y: %v", err)
+	}
+}
+
+// Non-finite inputs are rejected, not factorized into NaN.
+func TestAddNonFiniteX(t *testing.T) {
+	g := testProblem(t, NewSE([]float64{0.3, 0.3}, 1), 4, 0.01, 65)
+	for _, v := range []float64{nan(), math.Inf(1), math.Inf(-1)} {
+		X := mat.NewDense(2, 2, []float64{0.5, 0.5, 0.2, v})
+		ga, err := g.Add(X, []float64{0.1, 0.2})
+		if !errors.Is(err, ErrBadInput) || ga != nil {
+			t.Errorf("X with %v: got %v, %v; want ErrBadInput", v, ga, err)
+		}
 	}
 }

@@ -290,24 +290,12 @@ func (e *lmlEval) optimize(theta0 []float64, maxIter int) error {
 	var lastU []float64
 	var lastF float64
 	lastG := make([]float64, nf)
-	scale := 1 / float64(e.n)
 	eval := func(u []float64) {
 		if lastU != nil && equalSlices(lastU, u) {
 			return
 		}
 		lastU = append(lastU[:0], u...)
-		e.toTheta(theta, u)
-		v, err := e.objective(theta, gtheta)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			lastF = math.Inf(1)
-			clear(lastG)
-			return
-		}
-		lastF = -v * scale
-		for i := 0; i < nf; i++ {
-			s := sigmoid(u[i])
-			lastG[i] = -gtheta[i] * (e.hi[i] - e.lo[i]) * s * (1 - s) * scale
-		}
+		lastF = e.uObjective(u, lastG, theta, gtheta)
 	}
 	p := optimize.Problem{
 		Func: func(u []float64) float64 { eval(u); return lastF },
@@ -330,6 +318,28 @@ func (e *lmlEval) optimize(theta0 []float64, maxIter int) error {
 		return nil
 	}
 	return err
+}
+
+// uObjective is the function L-BFGS minimizes: F(u) = −(log p(y|θ) +
+// log p(θ))/n at θ = toTheta(u), i.e. θ_i = lo_i + (hi_i−lo_i)·sigmoid(u_i).
+// It writes ∂F/∂u into gu (len nFree()) by the chain rule, ∂θ_i/∂u_i =
+// (hi_i−lo_i)·s(1−s) with s = sigmoid(u_i). The 1/n scaling keeps the
+// optimizer's tolerances per observation. A failed or non-finite
+// evaluation gives F = +Inf and a zero gradient, which the line search
+// backs off from. theta and gtheta are scratch of len d+2.
+func (e *lmlEval) uObjective(u, gu, theta, gtheta []float64) float64 {
+	scale := 1 / float64(e.n)
+	e.toTheta(theta, u)
+	v, err := e.objective(theta, gtheta)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		clear(gu[:e.nFree()])
+		return math.Inf(1)
+	}
+	for i := 0; i < e.nFree(); i++ {
+		s := sigmoid(u[i])
+		gu[i] = -gtheta[i] * (e.hi[i] - e.lo[i]) * s * (1 - s) * scale
+	}
+	return -v * scale
 }
 
 func equalSlices(a, b []float64) bool {

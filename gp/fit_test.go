@@ -2,6 +2,7 @@ package gp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -197,5 +198,53 @@ func TestSampleJointEmpty(t *testing.T) {
 	g := testProblem(t, NewSE([]float64{0.3, 0.3}, 1), 5, 0.01, 55)
 	if s := g.SampleJoint(newRNG(1), randDense(newRNG(2), 3, 2), 0); s != nil {
 		t.Errorf("n=0: got %v, want nil", s)
+	}
+}
+
+// Two observations with the default prior must not collapse. A collapsed
+// fit puts ℓ at its lower bound (5e-3): every observation is then
+// uncorrelated with everything 0.01 away, the posterior reverts to the prior
+// right next to each point, and an acquisition function sees noise. "Well
+// above" is ℓ_i ≥ 0.1: 20× the bound (3 nats in log ℓ, two prior SDs), a
+// tenth of the unit cube, the shortest scale two points can support; the
+// fits below land at 0.3–1.3. σ_s² ≥ 0.1 (1.5 prior SDs below its centre 1)
+// keeps the signal from collapsing into noise. Without the prior the close
+// opposite pair does collapse (ℓ ≈ 0.01, σ_s² ≈ 0.04), which shows the
+// criterion discriminates.
+func TestFitTwoPointsNoCollapse(t *testing.T) {
+	type tc struct {
+		X *mat.Dense
+		y []float64
+	}
+	cases := map[string]tc{
+		"far, opposite":   {mat.NewDense(2, 2, []float64{0.1, 0.2, 0.8, 0.9}), []float64{-0.7071, 0.7071}},
+		"close, opposite": {mat.NewDense(2, 2, []float64{0.1, 0.2, 0.15, 0.25}), []float64{-0.7071, 0.7071}},
+		"far, equal":      {mat.NewDense(2, 2, []float64{0.1, 0.2, 0.8, 0.9}), []float64{0.7071, 0.7071}},
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		cases[fmt.Sprintf("d=6 seed %d", seed)] = tc{randDense(newRNG(seed), 2, 6), []float64{-0.7071, 0.7071}}
+	}
+	for name, c := range cases {
+		g, err := Fit(c.X, c.y, FitSettings{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		ls := g.Kernel().(*SE).Lengthscales()
+		for i, l := range ls {
+			if l < 0.1 {
+				t.Errorf("%s: ℓ_%d = %.4g collapsed (want ≥ 0.1; all ℓ %.3g)", name, i, l, ls)
+			}
+		}
+		if v := g.Kernel().Variance(); v < 0.1 {
+			t.Errorf("%s: σ_s² = %.4g collapsed into noise %.4g", name, v, g.NoiseVar())
+		}
+	}
+	c := cases["close, opposite"]
+	g, err := Fit(c.X, c.y, FitSettings{NoPrior: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := g.Kernel().(*SE).Lengthscales(); l[0] >= 0.1 && l[1] >= 0.1 {
+		t.Errorf("plain ML on the close pair gave ℓ = %.3g: the no-collapse criterion would not tell the prior's effect", l)
 	}
 }

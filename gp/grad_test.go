@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -245,5 +246,75 @@ func TestPredictGrad(t *testing.T) {
 	gS := mat.NewDense(q, q, randVec(rng, q*q))
 	for rep := 0; rep < 2; rep++ { // vjp may be called repeatedly
 		checkClose(t, "vjp", denseData(vjp(gA, gb, gS)), denseData(c.PredictVJP(XB, gA, gb, gS)), 1e-14, 1e-15)
+	}
+}
+
+// LML gradient against central differences at random hyper-parameters
+// spanning the fit's start box and beyond (short and long length-scales,
+// small and large signal and noise variances), not only at the data's own.
+func TestLMLGradRandomPoints(t *testing.T) {
+	rng := newRNG(26)
+	logU := func(a, b float64) float64 { return math.Log(a) + rng.Float64()*(math.Log(b)-math.Log(a)) }
+	for _, k0 := range kernels(3) {
+		base := testProblem(t, k0, 30, 0.01, 27)
+		for trial := 0; trial < 6; trial++ {
+			theta := []float64{logU(0.05, 2), logU(0.05, 2), logU(0.05, 2), logU(0.2, 5), logU(1e-4, 0.5)}
+			lml := func(th []float64) *GP {
+				g, err := New(k0.WithParams(th[:4]), math.Exp(th[4]), base.X(), base.Y())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return g
+			}
+			g := lml(theta)
+			if g.Jitter() > 0 {
+				t.Fatalf("θ = %.3g needed jitter; the FD check wants a smooth point", theta)
+			}
+			got, err := g.LogMarginalLikelihoodGrad()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fd := fdGrad(func(th []float64) float64 { return lml(th).LogMarginalLikelihood() }, theta, fdStep)
+			checkClose(t, fmt.Sprintf("%s θ=%.3g LML grad", kname(k0), theta), got, fd, fdRel, 1e-6)
+		}
+	}
+}
+
+// The gradient L-BFGS sees: F(u) = −(LML + log prior)/n through the box
+// transform θ_i = lo_i + (hi_i−lo_i) sigmoid(u_i), against central
+// differences in u, with the noise free and fixed, at random starts of the
+// fit (randomStart's box mapped to u) and at points deep in the sigmoid's
+// tails (|u| = 6, where ∂θ/∂u is 2.5e-3 of its centre value): ℓ_1 at its
+// lower bound and the last free parameter (σ_n², or σ_s² with fixed noise)
+// at its upper one, both well conditioned. (Near the
+// opposite ends, ℓ → 100 with σ_n² → 1e-6, K is so ill-conditioned that
+// round-off swamps a finite difference.)
+func TestFitUObjectiveGrad(t *testing.T) {
+	rng := newRNG(28)
+	for _, k := range kernels(2) {
+		g := testProblem(t, k, 25, 0.02, 29)
+		p := DefaultPrior()
+		for _, fixed := range []float64{0, 0.02} {
+			e := newLMLEval(g.X(), g.Y(), g.Kernel(), fixed, DefaultBounds())
+			e.prior = &p
+			nf := e.nFree()
+			theta, gtheta := make([]float64, 4), make([]float64, 4)
+			F := func(u []float64) float64 {
+				v := e.uObjective(u, make([]float64, nf), theta, gtheta)
+				if math.IsInf(v, 0) {
+					t.Fatalf("objective failed at u = %v", u)
+				}
+				return v
+			}
+			for trial := 0; trial < 4; trial++ {
+				u := e.toU(e.randomStart(rng))
+				if trial == 3 {
+					u[0], u[nf-1] = -6, 6
+				}
+				got := make([]float64, nf)
+				e.uObjective(u, got, theta, gtheta)
+				checkClose(t, fmt.Sprintf("%s fixed=%g u=%.3g ∂F/∂u", kname(k), fixed, u), got, fdGrad(F, u, fdStep), fdRel, 1e-9)
+			}
+		}
 	}
 }

@@ -222,3 +222,40 @@ func TestCheckKernel(t *testing.T) {
 		t.Errorf("nil kernel: %v", err)
 	}
 }
+
+// All-zero outputs (a constant objective after standardization): New's
+// documented behaviour is α = 0, mean 0, the data-independent variances of
+// any other y at the same inputs, LML = −½ log|K+σ²I| − (n/2) log 2π, and a
+// finite gradient; with or without noise (noise-free takes jitter).
+func TestNewZeroOutputs(t *testing.T) {
+	X := randDense(newRNG(73), 8, 2)
+	zero := make([]float64, 8)
+	other := randVec(newRNG(74), 8)
+	Q := randDense(newRNG(75), 5, 2)
+	for _, k := range kernels(2) {
+		for _, noise := range []float64{0.01, 0} {
+			g, err := New(k, noise, X, zero)
+			if err != nil {
+				t.Fatalf("%s noise %g: %v", kname(k), noise, err)
+			}
+			ref, err := New(k, noise, X, other)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkClose(t, "α", g.Alpha(), make([]float64, 8), 0, 0)
+			m, v := make([]float64, 5), make([]float64, 5)
+			g.Predict(Q, m, v)
+			rm, rv := make([]float64, 5), make([]float64, 5)
+			ref.Predict(Q, rm, rv)
+			checkClose(t, "mean", m, make([]float64, 5), 0, 0)
+			checkClose(t, "variance", v, rv, 0, 0)
+			wantLML := -0.5*ref.chol.logDet() - 4*math.Log(2*math.Pi)
+			checkClose(t, "LML", []float64{g.LogMarginalLikelihood()}, []float64{wantLML}, 1e-14, 0)
+			grad, err := g.LogMarginalLikelihoodGrad()
+			if err != nil {
+				t.Fatal(err)
+			}
+			allFinite(t, kname(k)+" zero-y LML gradient", grad...)
+		}
+	}
+}
