@@ -66,7 +66,7 @@ func init() {
 
 // migrate applies the missing migrations up to version to in one transaction.
 func (d *DB) migrate(ctx context.Context, to int) error {
-	return d.tx(ctx, func(tx *sql.Tx) error {
+	return d.rawTx(ctx, func(tx *sql.Tx) error {
 		// Re-read the version inside the write lock: another process may
 		// have migrated meanwhile.
 		cur := 0

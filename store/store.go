@@ -27,6 +27,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -34,7 +36,8 @@ import (
 )
 
 // SchemaVersion is the schema this package writes. Older databases are
-// migrated on Open; newer ones are refused.
+// migrated on Open (or by Migrate, with Options.DeferMigration); newer ones
+// are refused.
 const SchemaVersion = 2
 
 // Errors callers can test for with errors.Is.
@@ -54,6 +57,9 @@ var (
 	// ErrConflict: the study was changed concurrently (e.g. two processes
 	// running the same study).
 	ErrConflict = errors.New("study modified concurrently")
+	// ErrNeedsMigration: a write to a database opened with
+	// Options.DeferMigration whose older schema Migrate has not upgraded.
+	ErrNeedsMigration = errors.New("database has an older schema: call Migrate before writing")
 )
 
 // Options configure Open. The zero value opens an existing database with a
@@ -67,12 +73,24 @@ type Options struct {
 	// Durable selects synchronous=FULL (survives power loss) instead of
 	// NORMAL (survives process crashes).
 	Durable bool
+	// DeferMigration leaves an existing database with an older schema as it
+	// is (not migrated, journal mode unchanged) until Migrate is called, so
+	// that a caller can read it — does the study exist? — and reject bad
+	// input without having written anything. Meanwhile the read methods
+	// see the old schema's data (a study, its trials; no iteration rows
+	// before version 2) and writes fail with ErrNeedsMigration. A file Open
+	// creates gets the current schema at once (there is nothing to keep).
+	DeferMigration bool
 }
 
 // DB is an open study database.
 type DB struct {
 	db   *sql.DB
 	path string
+	// version is the schema version as this handle found or made it
+	// (below SchemaVersion only while a deferred migration is pending).
+	version   atomic.Int64
+	migrateMu sync.Mutex
 }
 
 // sqliteHeader is the first 16 bytes of every SQLite 3 database file.
@@ -80,8 +98,8 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 
 // Open opens (and with o.Create, creates) the study database at path,
 // checking that it is a tesbo database of a schema version this package
-// understands and migrating an older schema. It writes nothing to a file it
-// rejects.
+// understands and migrating an older schema (unless o.DeferMigration). It
+// writes nothing to a file it rejects.
 func Open(path string, o Options) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open study db: empty path")
@@ -113,7 +131,7 @@ func Open(path string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("open study db %s: %w", path, err)
 	}
 	d := &DB{db: db, path: path}
-	if err := d.init(fresh); err != nil {
+	if err := d.init(fresh, o.DeferMigration); err != nil {
 		db.Close()
 		if fresh {
 			// We created the file; leave nothing behind on failure.
@@ -174,8 +192,9 @@ func (d *DB) Path() string { return d.path }
 // Close closes the database; a clean close checkpoints the WAL.
 func (d *DB) Close() error { return d.db.Close() }
 
-// init validates or creates the schema.
-func (d *DB) init(fresh bool) error {
+// init validates the schema and creates or migrates it, unless the
+// migration of an existing file is deferred.
+func (d *DB) init(fresh, deferMigration bool) error {
 	ctx := context.Background()
 	// Read-only checks first, so a rejected file is never written.
 	var nTables int
@@ -208,14 +227,44 @@ func (d *DB) init(fresh bool) error {
 			return fmt.Errorf("%w: schema version %d, this tesbo understands up to %d; upgrade tesbo", ErrNewerSchema, version, SchemaVersion)
 		}
 	}
+	d.version.Store(int64(version))
+	switch {
+	case version == SchemaVersion:
+		// Current schema: only make sure of WAL mode (a no-op for a file
+		// tesbo created).
+		_, err := d.db.ExecContext(ctx, `PRAGMA journal_mode=WAL`)
+		return classify(err)
+	case deferMigration && !fresh:
+		return nil
+	}
+	return d.upgrade(ctx)
+}
+
+// Migrate switches the database to WAL mode and upgrades an older schema to
+// SchemaVersion (data kept). Open does it unless Options.DeferMigration;
+// then the caller calls Migrate once it has decided to write. It does
+// nothing when the schema is current and is safe to call concurrently.
+func (d *DB) Migrate(ctx context.Context) error {
+	if err := d.upgrade(ctx); err != nil {
+		return fmt.Errorf("migrate study db %s: %w", d.path, err)
+	}
+	return nil
+}
+
+// upgrade is Migrate without the error context (Open adds its own).
+func (d *DB) upgrade(ctx context.Context) error {
+	d.migrateMu.Lock()
+	defer d.migrateMu.Unlock()
+	if d.version.Load() >= SchemaVersion {
+		return nil
+	}
 	if _, err := d.db.ExecContext(ctx, `PRAGMA journal_mode=WAL`); err != nil {
 		return classify(err)
 	}
-	if version < SchemaVersion {
-		if err := d.migrate(ctx, SchemaVersion); err != nil {
-			return err
-		}
+	if err := d.migrate(ctx, SchemaVersion); err != nil {
+		return err
 	}
+	d.version.Store(SchemaVersion)
 	return nil
 }
 
@@ -240,8 +289,17 @@ func classify(err error) error {
 	return err
 }
 
-// tx runs f in one write transaction and commits it.
+// tx runs f in one write transaction and commits it (refusing while a
+// deferred migration is pending).
 func (d *DB) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	if v := d.version.Load(); v < SchemaVersion {
+		return fmt.Errorf("%w (schema version %d, current %d)", ErrNeedsMigration, v, SchemaVersion)
+	}
+	return d.rawTx(ctx, f)
+}
+
+// rawTx is tx without the schema check (for the migration itself).
+func (d *DB) rawTx(ctx context.Context, f func(*sql.Tx) error) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(err)

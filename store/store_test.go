@@ -417,3 +417,119 @@ func TestConcurrentStudies(t *testing.T) {
 		}
 	}
 }
+
+// writeV1 makes a version-1 database (before the iterations table) holding
+// study "old" with one complete trial.
+func writeV1(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(migrations[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO tesbo_meta VALUES ('schema_version','1');
+		INSERT INTO studies VALUES (1,'old','o','a',5,'[]','{}',0,0);
+		INSERT INTO trials(study_id,id,iteration,batch_index,x,u,status,value,created_at) VALUES (1,0,0,0,'[1]','[0.5]','complete',2.5,0)`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// With DeferMigration an older database is readable but not written —
+// not migrated, not switched to WAL, writes refused — until Migrate, which
+// upgrades it keeping its data.
+func TestDeferMigration(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v1.db")
+	writeV1(t, path)
+	before := fileState(t, dir)
+
+	d, err := Open(path, Options{DeferMigration: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.Study(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := d.Trials(ctx, s.ID); err != nil || len(tr) != 1 || tr[0].Value != 2.5 {
+		t.Fatalf("trials before migration: %v %+v", err, tr)
+	}
+	if its, err := d.Iterations(ctx, s.ID); err != nil || its != nil {
+		t.Fatalf("iterations before migration: %v %+v", err, its)
+	}
+	if names, err := d.StudyNames(ctx); err != nil || len(names) != 1 || names[0] != "old" {
+		t.Fatalf("study names: %v %v", names, err)
+	}
+	if _, err := d.Study(ctx, "missing"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing study: %v", err)
+	}
+	if err := d.CreateStudy(ctx, &Study{Name: "new", Space: json.RawMessage(`[]`), Settings: json.RawMessage(`{}`)}); !errors.Is(err, ErrNeedsMigration) {
+		t.Fatalf("CreateStudy before Migrate: %v, want ErrNeedsMigration", err)
+	}
+	if err := d.AddBatch(ctx, s.ID, Iteration{Iteration: 1}, nil); !errors.Is(err, ErrNeedsMigration) {
+		t.Fatalf("AddBatch before Migrate: %v, want ErrNeedsMigration", err)
+	}
+	d.Close()
+	sameFiles(t, before, fileState(t, dir))
+
+	d, err = Open(path, Options{DeferMigration: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for range 2 { // the second call has nothing to do
+		if err := d.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var v, mode string
+	d.db.QueryRow(`SELECT value FROM tesbo_meta WHERE key='schema_version'`).Scan(&v)
+	d.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode)
+	if v != fmt.Sprint(SchemaVersion) || mode != "wal" {
+		t.Fatalf("after Migrate: schema version %s, journal mode %s", v, mode)
+	}
+	if tr, err := d.Trials(ctx, s.ID); err != nil || len(tr) != 1 || tr[0].Value != 2.5 {
+		t.Fatalf("trials after migration: %v %+v", err, tr)
+	}
+	if err := d.AddBatch(ctx, s.ID, Iteration{Iteration: 1}, nil); err != nil {
+		t.Fatalf("AddBatch after Migrate: %v", err)
+	}
+	if its, err := d.Iterations(ctx, s.ID); err != nil || len(its) != 1 {
+		t.Fatalf("iterations after migration: %v %+v", err, its)
+	}
+}
+
+// An empty file opened with DeferMigration stays empty until Migrate; a
+// file Open creates gets the schema at once.
+func TestDeferMigrationEmptyAndNew(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(empty, Options{DeferMigration: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Study(ctx, "x"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("study in an empty file: %v", err)
+	}
+	if names, err := d.StudyNames(ctx); err != nil || names != nil {
+		t.Fatalf("names in an empty file: %v %v", names, err)
+	}
+	d.Close()
+	if st, err := os.Stat(empty); err != nil || st.Size() != 0 {
+		t.Fatalf("empty file written: %v %v", st.Size(), err)
+	}
+	d, err = Open(filepath.Join(dir, "new.db"), Options{Create: true, DeferMigration: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	newStudy(t, d, "a")
+}

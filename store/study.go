@@ -77,6 +77,9 @@ func scanStudy(r interface{ Scan(...any) error }) (*Study, error) {
 // Study loads the study called name; a missing study gives an error
 // wrapping ErrNotFound that lists the studies the file holds.
 func (d *DB) Study(ctx context.Context, name string) (*Study, error) {
+	if d.version.Load() < 1 { // an empty file awaiting its schema
+		return nil, fmt.Errorf("study %q %w in %s (studies: [])", name, ErrNotFound, d.path)
+	}
 	s, err := scanStudy(d.db.QueryRowContext(ctx, `SELECT `+studyCols+` FROM studies WHERE name=?`, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		names, _ := d.StudyNames(ctx)
@@ -90,6 +93,9 @@ func (d *DB) Study(ctx context.Context, name string) (*Study, error) {
 
 // StudyNames lists the studies in the file, oldest first.
 func (d *DB) StudyNames(ctx context.Context) ([]string, error) {
+	if d.version.Load() < 1 {
+		return nil, nil
+	}
 	rows, err := d.db.QueryContext(ctx, `SELECT name FROM studies ORDER BY id`)
 	if err != nil {
 		return nil, classify(err)

@@ -214,6 +214,9 @@ func (d *DB) SetRecord(ctx context.Context, studyID int64, iteration int, record
 
 // Trials returns the study's trials ordered by ID.
 func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
+	if d.version.Load() < 1 {
+		return nil, nil
+	}
 	rows, err := d.db.QueryContext(ctx,
 		`SELECT id, iteration, batch_index, x, u, status, value, error, attempts,
 		        created_at, started_at, finished_at, eval_seconds, meta
@@ -263,8 +266,12 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 	return out, nil
 }
 
-// Iterations returns the study's iteration rows in order.
+// Iterations returns the study's iteration rows in order (none in a
+// version-1 database awaiting a deferred migration).
 func (d *DB) Iterations(ctx context.Context, studyID int64) ([]Iteration, error) {
+	if d.version.Load() < 2 {
+		return nil, nil
+	}
 	rows, err := d.db.QueryContext(ctx,
 		`SELECT iteration, model, fit_s, propose_s, record FROM iterations WHERE study_id=? ORDER BY iteration`, studyID)
 	if err != nil {
