@@ -1,0 +1,207 @@
+package gp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// rq is a rational-quadratic ARD kernel written here, outside the package's
+// radial fast paths, to exercise the generic Kernel code paths with
+// derivatives that are not the package's own:
+//
+//	k(x, y) = σ_s² (1 + r²/(2a))^(−a),  r² = Σ (x_i−y_i)²/ℓ_i²,  a = 2.
+type rq struct{ p []float64 } // [log ℓ..., log σ_s²]
+
+const rqA = 2.0
+
+func (k rq) Dim() int                      { return len(k.p) - 1 }
+func (k rq) NumParams() int                { return len(k.p) }
+func (k rq) Params() []float64             { return append([]float64(nil), k.p...) }
+func (k rq) WithParams(p []float64) Kernel { return rq{append([]float64(nil), p...)} }
+func (k rq) Variance() float64             { return math.Exp(k.p[k.Dim()]) }
+
+func (k rq) r2(x, y []float64) float64 {
+	var s float64
+	for i := 0; i < k.Dim(); i++ {
+		t := (x[i] - y[i]) * math.Exp(-k.p[i])
+		s += t * t
+	}
+	return s
+}
+
+func (k rq) Eval(x, y []float64) float64 {
+	return k.Variance() * math.Pow(1+k.r2(x, y)/(2*rqA), -rqA)
+}
+
+// dk/d(r²) = −½ σ_s² (1 + r²/(2a))^(−a−1).
+func (k rq) dr2(x, y []float64) (v, dk float64) {
+	b := 1 + k.r2(x, y)/(2*rqA)
+	v = k.Variance() * math.Pow(b, -rqA)
+	return v, -0.5 * v / b
+}
+
+func (k rq) GradX(dst, x, y []float64) float64 {
+	v, dk := k.dr2(x, y)
+	for i := 0; i < k.Dim(); i++ {
+		dst[i] = 2 * dk * (x[i] - y[i]) * math.Exp(-2*k.p[i])
+	}
+	return v
+}
+
+func (k rq) ParamGrad(dst, x, y []float64) float64 {
+	v, dk := k.dr2(x, y)
+	for i := 0; i < k.Dim(); i++ {
+		t := (x[i] - y[i]) * math.Exp(-k.p[i])
+		dst[i] = -2 * dk * t * t
+	}
+	dst[k.Dim()] = v
+	return v
+}
+
+// SampleFrequencies: the RQ kernel is a Gamma(a, rate a) scale mixture of
+// SE kernels, so ω = z ⊙ (1/ℓ) · sqrt(τ), z ~ N(0, I), τ ~ Gamma(2, rate 2)
+// = (e_1 + e_2)/2 with e_j ~ Exp(1).
+func (k rq) SampleFrequencies(rng *rand.Rand, m int) *mat.Dense {
+	d := k.Dim()
+	w := mat.NewDense(m, d, nil)
+	for r := 0; r < m; r++ {
+		s := math.Sqrt((rng.ExpFloat64() + rng.ExpFloat64()) / rqA)
+		for i := 0; i < d; i++ {
+			w.Set(r, i, rng.NormFloat64()*math.Exp(-k.p[i])*s)
+		}
+	}
+	return w
+}
+
+// genericKernels: the test's RQ kernel and the package's kernels behind a
+// wrapper that hides their fast path.
+func genericKernels(d int) []Kernel {
+	p := make([]float64, d+1)
+	for i := 0; i < d; i++ {
+		p[i] = math.Log(0.3 + 0.1*float64(i))
+	}
+	p[d] = math.Log(0.9)
+	out := []Kernel{rq{p}}
+	for _, k := range kernels(d) {
+		out = append(out, wrapped{k})
+	}
+	return out
+}
+
+// The test kernel's own derivatives (everything below relies on them) and
+// its spectral density (Bochner, as TestSampleFrequencies).
+func TestRQKernel(t *testing.T) {
+	rng := newRNG(91)
+	k := genericKernels(3)[0]
+	for trial := 0; trial < 5; trial++ {
+		x := randDense(rng, 1, 3).RawRowView(0)
+		y := randDense(rng, 1, 3).RawRowView(0)
+		g := make([]float64, 3)
+		k.GradX(g, x, y)
+		checkClose(t, "rq GradX", g, fdGrad(func(z []float64) float64 { return k.Eval(z, y) }, x, fdStep), fdRel, fdAbs)
+		pg := make([]float64, 4)
+		k.ParamGrad(pg, x, y)
+		checkClose(t, "rq ParamGrad", pg, fdGrad(func(p []float64) float64 { return k.WithParams(p).Eval(x, y) }, k.Params(), fdStep), fdRel, fdAbs)
+	}
+	const m = 200000
+	W := k.SampleFrequencies(rng, m)
+	delta := []float64{0.2, 0.1, 0.3}
+	var mean, sq float64
+	for i := 0; i < m; i++ {
+		c := math.Cos(W.At(i, 0)*delta[0] + W.At(i, 1)*delta[1] + W.At(i, 2)*delta[2])
+		mean += c / m
+		sq += c * c / m
+	}
+	se := math.Sqrt((sq - mean*mean) / m)
+	if want := k.Eval(delta, []float64{0, 0, 0}) / k.Variance(); math.Abs(mean-want) > 4*se {
+		t.Errorf("rq E cos = %.5f, want %.5f (SE %.5f)", mean, want, se)
+	}
+}
+
+// MeanVarGrad, JointVJP, Conditioned.PredictVJP and Path.Grad through the
+// generic Kernel path (GradX per pair) against central differences.
+func TestGenericKernelGradients(t *testing.T) {
+	rng := newRNG(92)
+	const d, q, s = 2, 3, 4
+	for _, k := range genericKernels(d) {
+		g := testProblem(t, k, 20, 0.02, 93)
+		if g.rk != nil {
+			t.Fatalf("%s took the radial fast path", kname(k))
+		}
+		for trial := 0; trial < 3; trial++ {
+			x := randDense(rng, 1, d).RawRowView(0)
+			dm, dv := make([]float64, d), make([]float64, d)
+			g.MeanVarGrad(x, dm, dv)
+			checkClose(t, kname(k)+" dMean", dm, fdGrad(func(z []float64) float64 { m, _ := g.MeanVar(z); return m }, x, fdStep), fdRel, fdAbs)
+			checkClose(t, kname(k)+" dVar", dv, fdGrad(func(z []float64) float64 { _, v := g.MeanVar(z); return v }, x, fdStep), fdRel, fdAbs)
+
+			X := randDense(rng, q, d)
+			gm := randVec(rng, q)
+			gc := mat.NewDense(q, q, randVec(rng, q*q))
+			joint := func(z []float64) float64 {
+				m, c := g.Joint(asDense(z, q, d))
+				v := mat.Dot(mat.NewVecDense(q, gm), mat.NewVecDense(q, m))
+				for i := 0; i < q; i++ {
+					for j := 0; j < q; j++ {
+						v += gc.At(i, j) * c.At(i, j)
+					}
+				}
+				return v
+			}
+			checkClose(t, kname(k)+" JointVJP", denseData(g.JointVJP(X, gm, gc)), fdGrad(joint, denseData(X), fdStep), fdRel, fdAbs)
+		}
+
+		c, err := g.Condition(randDense(rng, s, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		XB := randDense(rng, q, d)
+		gA := mat.NewDense(q, s, randVec(rng, q*s))
+		gb := randVec(rng, q)
+		gS := mat.NewDense(q, q, randVec(rng, q*q))
+		L := func(z []float64) float64 {
+			A, b, S := c.Predict(asDense(z, q, d))
+			var v float64
+			for i := 0; i < q; i++ {
+				v += gb[i] * b[i]
+				for j := 0; j < s; j++ {
+					v += gA.At(i, j) * A.At(i, j)
+				}
+				for j := 0; j < q; j++ {
+					v += gS.At(i, j) * S.At(i, j)
+				}
+			}
+			return v
+		}
+		checkClose(t, kname(k)+" PredictVJP", denseData(c.PredictVJP(XB, gA, gb, gS)), fdGrad(L, denseData(XB), fdStep), fdRel, fdAbs)
+
+		paths, err := g.SamplePaths(rng, 2, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			x := randDense(rng, 1, d).RawRowView(0)
+			dst := make([]float64, d)
+			p.Grad(x, dst)
+			checkClose(t, kname(k)+" path grad", dst, fdGrad(p.Eval, x, fdStep), fdRel, fdAbs)
+		}
+	}
+}
+
+// The generic path gives the fast path's gradients (same kernel, wrapped).
+func TestGenericMatchesFastGradients(t *testing.T) {
+	rng := newRNG(94)
+	for _, k := range kernels(2) {
+		fast := testProblem(t, k, 15, 0.02, 95)
+		slow := testProblem(t, wrapped{k}, 15, 0.02, 95)
+		x := randDense(rng, 1, 2).RawRowView(0)
+		fm, fv, sm, sv := make([]float64, 2), make([]float64, 2), make([]float64, 2), make([]float64, 2)
+		fast.MeanVarGrad(x, fm, fv)
+		slow.MeanVarGrad(x, sm, sv)
+		checkClose(t, kname(k)+" dMean generic vs fast", sm, fm, 1e-11, 1e-13)
+		checkClose(t, kname(k)+" dVar generic vs fast", sv, fv, 1e-10, 1e-13)
+	}
+}
