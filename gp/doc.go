@@ -15,7 +15,8 @@
 //     point is a []float64 of length d.
 //   - Hyper-parameters are handled in log space: a Kernel's Params() are
 //     [log ℓ_1, ..., log ℓ_d, log σ_s²]; Fit optimizes those plus log σ_n².
-//   - Variances refer to the latent f; add NoiseVar() for the noisy y.
+//   - Variances refer to the latent f; MeanVarY, PredictY and JointY give
+//     the noisy y = f + ε (variances plus NoiseVar()).
 //   - Everything is float64. Posterior variances are clamped at ≥ 0 (round
 //     off makes them slightly negative at training inputs of a nearly
 //     noise-free model). Cholesky factorizations use jitter escalation
@@ -44,7 +45,8 @@
 //
 //   - NewSE: the paper's kernel k = σ_s² exp(−½(x−x')ᵀΛ⁻²(x−x')) (§3);
 //     NewMatern52 the Matérn-5/2 alternative.
-//   - New, GP.MeanVar, GP.Predict, GP.Joint: Eq. (1), μ_x and σ_x².
+//   - New, GP.MeanVar, GP.Predict, GP.Joint: Eq. (1), μ_x and σ_x²
+//     (GP.MeanVarY, GP.PredictY, GP.JointY: the same for noisy y).
 //   - GP.Condition, Conditioned.Prior, Conditioned.Predict: Appendix C,
 //     Eqs. (meanplus)/(varplus); Predict's A, b, S are Appendix E's a, b and
 //     σ²_{x|X*} for a batch (PAPER-NOTES item 4: S is the full q×q matrix).

@@ -256,6 +256,37 @@ func (g *GP) MeanVar(x []float64) (mean, variance float64) {
 	return mean, math.Max(g.k.Variance()-dot(k, k), 0)
 }
 
+// MeanVarY returns the posterior predictive mean and variance of a noisy
+// observation y_x = f(x) + ε, ε ~ N(0, σ_n²) independent of the data's
+// noise: μ_x and σ_x² + NoiseVar() (MeanVar plus the noise). The jitter
+// (Jitter()) is a numerical device of the factorization, not part of the
+// observation model, and is not added.
+func (g *GP) MeanVarY(x []float64) (mean, variance float64) {
+	m, v := g.MeanVar(x)
+	return m, v + g.noise
+}
+
+// PredictY is Predict for noisy observations y = f + ε: the same means,
+// variances plus NoiseVar() (see MeanVarY).
+func (g *GP) PredictY(X *mat.Dense, mean, variance []float64) {
+	g.Predict(X, mean, variance)
+	for i := range variance {
+		variance[i] += g.noise
+	}
+}
+
+// JointY returns the joint posterior predictive of noisy observations y_X
+// = f(X) + ε at the rows of X (q×d), each row with its own independent
+// noise (two rows at the same input are two observations): Joint's mean and
+// covariance plus NoiseVar()·I.
+func (g *GP) JointY(X *mat.Dense) (mean []float64, cov *mat.SymDense) {
+	mean, cov = g.Joint(X)
+	for i := 0; i < cov.SymmetricDim(); i++ {
+		cov.SetSym(i, i, cov.At(i, i)+g.noise)
+	}
+	return mean, cov
+}
+
 // predictBlock is the number of query rows processed per block by Predict:
 // the block of cross-covariances (predictBlock×n) stays in cache for the
 // triangular solve.

@@ -162,3 +162,54 @@ func TestConcurrentReads(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// Noisy-y predictions: the f posterior plus σ_n², and (independently of
+// that formula) the predictive density they define is the one the marginal
+// likelihood implies: log N(y_Q; mean, cov) = LML(D ∪ Q) − LML(D).
+func TestPredictY(t *testing.T) {
+	rng := newRNG(11)
+	for _, k := range kernels(2) {
+		const noise = 0.05
+		g := testProblem(t, k, 12, noise, 12)
+		Q := randDense(rng, 4, 2)
+		fm, fv := make([]float64, 4), make([]float64, 4)
+		g.Predict(Q, fm, fv)
+		ym, yv := make([]float64, 4), make([]float64, 4)
+		g.PredictY(Q, ym, yv)
+		jm, jc := g.JointY(Q)
+		_, fc := g.Joint(Q)
+		for i := 0; i < 4; i++ {
+			m, v := g.MeanVarY(Q.RawRowView(i))
+			checkClose(t, "MeanVarY", []float64{m, v}, []float64{fm[i], fv[i] + noise}, 1e-12, 1e-14)
+			checkClose(t, "PredictY", []float64{ym[i], yv[i]}, []float64{fm[i], fv[i] + noise}, 0, 0)
+			for j := 0; j < 4; j++ {
+				want := fc.At(i, j)
+				if i == j {
+					want += noise
+				}
+				checkClose(t, "JointY cov", []float64{jc.At(i, j)}, []float64{want}, 0, 0)
+			}
+		}
+		checkClose(t, "JointY mean", jm, fm, 1e-12, 1e-14)
+
+		yq := randVec(rng, 4)
+		ga, err := g.Add(Q, yq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var chol mat.Cholesky
+		if !chol.Factorize(jc) {
+			t.Fatal("JointY covariance not positive definite")
+		}
+		r := make([]float64, 4)
+		for i := range r {
+			r[i] = yq[i] - jm[i]
+		}
+		var z mat.VecDense
+		if err := chol.SolveVecTo(&z, mat.NewVecDense(4, r)); err != nil {
+			t.Fatal(err)
+		}
+		logp := -0.5*mat.Dot(mat.NewVecDense(4, r), &z) - 0.5*chol.LogDet() - 2*math.Log(2*math.Pi)
+		checkClose(t, kname(k)+" log p(y_Q|y_D)", []float64{logp}, []float64{ga.LogMarginalLikelihood() - g.LogMarginalLikelihood()}, 1e-10, 1e-10)
+	}
+}
