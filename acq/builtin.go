@@ -51,10 +51,11 @@ func init() {
 }
 
 // pathWorkers returns the settings the registered path-based acquisitions
-// (mes, pes, ts) pass to PathMaxima: its path defaults (256 raw samples, 3
-// restarts), run on the caller's Options.Optimize.Workers goroutines so a
-// one-worker setting holds for the path searches too. The other fields of
-// Options.Optimize configure the acquisition's own maximization only.
+// (mes, pes, ts) pass to PathMaxima: its path defaults (128 raw samples,
+// 10 restarts, 50 iterations), run on the caller's Options.Optimize.Workers
+// goroutines so a one-worker setting holds for the path searches too. The
+// other fields of Options.Optimize configure the acquisition's own
+// maximization only.
 func pathWorkers(o Options) OptimizeSettings {
 	return OptimizeSettings{Workers: o.Optimize.Workers}
 }

@@ -12,9 +12,14 @@ import (
 )
 
 // pathSettings are the inner-optimizer defaults for maximizing one
-// whole-function sample: paths are cheap to evaluate but there are many of
-// them, so fewer raw samples and restarts than for an acquisition.
-var pathSettings = OptimizeSettings{RawSamples: 256, Restarts: 3}
+// whole-function sample, the same as TES uses for its trusted maximizers
+// (tes.TrustedSettings): paths are cheap to evaluate, so local searches
+// from 10 of 128 space-filling points cost little, while with 3 restarts
+// from 256 points the search missed the global maximum of a fifth to a
+// third of the paths once the data sat on a local mode (Hartmann-4),
+// biasing MES's max-values low and PES's and Thompson's x* samples
+// towards that mode.
+var pathSettings = OptimizeSettings{RawSamples: 128, Restarts: 10, MaxIter: 50}
 
 // pathFunc adapts a gp.Path to a q = 1 Func; it suggests the training input
 // where the path is largest as an extra start.
@@ -57,9 +62,9 @@ func (f *pathFunc) Starts(q int) []*mat.Dense {
 // PathMaxima draws n approximate whole-function posterior samples of f from
 // g (gp.SamplePaths with the given number of random Fourier features) and
 // maximizes each over [0,1]^d with Maximize (settings s; the zero value, or
-// a value that sets nothing but Workers, uses 256 raw samples and 3 restarts
-// on s.Workers goroutines, plus the training input where the sample is
-// largest as a start). It returns the maximizers x*_k (one per row of the
+// a value that sets nothing but Workers, uses 128 raw samples, 10 restarts
+// and 50 L-BFGS-B iterations on s.Workers goroutines, plus the training
+// input where the sample is largest as a start). It returns the maximizers x*_k (one per row of the
 // n×d result) and the maxima f_k(x*_k): samples of the global maximizer and
 // maximum, as PES (Hernández-Lobato et al. 2014), MES (Wang & Jegelka 2017)
 // and Thompson sampling use them.
