@@ -30,19 +30,38 @@ type Match struct {
 }
 
 // Outcome is one evaluated set of edits.
+//
+// Two distances describe it. Distance is the evaluated one, the objective
+// value: in the default landmarks mode the recognition network runs on the
+// unedited face's landmarks (fast, deterministic, but not what a deployed
+// FRS does). Verified is the nearest entry when the synthesized image goes
+// through full face detection, as a deployed FRS would see it; the two
+// differ by a few hundredths because detection aligns the edited face
+// anew. Success is decided on Verified only.
 type Outcome struct {
-	Eval    int          // 1-based evaluation number
-	Params  synth.Params // the edits
-	Match                // nearest gallery entry; Distance is the objective value
-	Success bool         // Distance < θ
+	Eval   int          // 1-based evaluation number (0 for Recheck)
+	Label  string       // where the edits came from, for figure captions ("" = "evaluation Eval")
+	Params synth.Params // the edits
+	Match               // nearest gallery entry by the evaluated descriptor; Distance is the objective value
+	// BelowThreshold is Distance < θ: the evaluated distance is below θ.
+	// In landmarks mode this is not yet a success (see Success).
+	BelowThreshold bool
+	// Success is Verified.Distance < θ: with full face detection the FRS
+	// accepts the edited attacker. False when the image was not re-checked.
+	Success bool
 	// Shift is the distance between the edited and the unedited attacker's
 	// descriptors: how far the edits moved the face for the FRS.
 	Shift float64
 	// Verified is the nearest entry when the synthesized image goes through
-	// full face detection (landmarks mode: only for new bests), else nil.
+	// full face detection, else nil. In landmarks mode Evaluate re-checks
+	// new bests and every evaluation below θ; in ssd/tiny mode every image
+	// is detected, so Verified equals Match.
 	Verified *Match
-	Image    *image.RGBA // the synthesized face region
-	Saved    string      // path of the saved image, if any
+	// NoFace: the re-check ran and detection found no face (Recheck only;
+	// Evaluate fails with ErrNoFace instead).
+	NoFace bool
+	Image  *image.RGBA // the synthesized face region
+	Saved  string      // path of the saved image, if any
 }
 
 // Attack is a configured face attack: the attacker's face, its
@@ -83,9 +102,12 @@ func New(ctx context.Context, cfg Config, f frs.FRS, log zerolog.Logger) (a *Att
 		a.frs, a.ownFRS = pool, true
 		tag = pool.Info().FRS + "/" + pool.Info().Backend
 	}
+	// The error returns below set a to nil: keep the attack to stop its
+	// sidecars.
+	self := a
 	defer func() {
 		if err != nil {
-			a.Close()
+			self.Close()
 		}
 	}()
 	a.gallery, err = frs.LoadGallery(ctx, a.frs, cfg.Gallery, frs.GalleryOptions{
@@ -167,10 +189,49 @@ func (a *Attack) Original() *image.RGBA { return a.original }
 func (a *Attack) Unedited() Match { return a.unedited }
 
 // Evaluate renders the edits x (synth.Names order, each in [0, 1]),
-// obtains the FRS descriptor and returns the nearest gallery entry. A new
-// best is re-checked with full detection (in landmarks mode), saved and
-// drawn as the Fig. 8 figure in SaveDir.
+// obtains the FRS descriptor and returns the nearest gallery entry. In
+// landmarks mode a new best, and any evaluation whose distance is below θ,
+// is re-checked with full SSD detection (Outcome.Verified), which decides
+// Outcome.Success; a face that detection cannot find fails the evaluation
+// with ErrNoFace. A new best is saved and drawn as the Fig. 8 figure in
+// FigureDir.
 func (a *Attack) Evaluate(ctx context.Context, x []float64) (Outcome, error) {
+	o, err := a.render(x)
+	if err != nil {
+		return Outcome{}, err
+	}
+	o.Eval = int(a.evals.Add(1))
+	if a.cfg.SaveAll {
+		o.Saved = filepath.Join(a.cfg.SaveDir, fmt.Sprintf("eval-%05d.png", o.Eval))
+		if err := synth.SavePNG(o.Saved, o.Image); err != nil {
+			a.log.Warn().Err(err).Msg("facerec: could not save the synthesized image")
+			o.Saved = ""
+		}
+	}
+	recheck := func(d float64) bool { return d < a.cfg.Threshold || a.isNewBest(d) }
+	if err := a.measure(ctx, &o, recheck); err != nil {
+		return Outcome{}, err
+	}
+	a.offer(o)
+	return o, nil
+}
+
+// Recheck evaluates the edits x as Evaluate does and always re-checks them
+// with full detection, recording nothing: no evaluation number, no best,
+// no saved file. Reproductions use it to verify recorded results. When
+// detection finds no face, the error wraps ErrNoFace and the returned
+// outcome still carries the evaluated distance (Verified nil, NoFace set).
+func (a *Attack) Recheck(ctx context.Context, x []float64) (Outcome, error) {
+	o, err := a.render(x)
+	if err != nil {
+		return Outcome{}, err
+	}
+	err = a.measure(ctx, &o, func(float64) bool { return true })
+	return o, err
+}
+
+// render synthesizes the edits x.
+func (a *Attack) render(x []float64) (Outcome, error) {
 	p, err := synth.FromVector(x)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("facerec: %w", err)
@@ -179,39 +240,40 @@ func (a *Attack) Evaluate(ctx context.Context, x []float64) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("facerec: %w", err)
 	}
-	o := Outcome{Eval: int(a.evals.Add(1)), Params: p, Image: img}
-	if a.cfg.SaveAll {
-		o.Saved = filepath.Join(a.cfg.SaveDir, fmt.Sprintf("eval-%05d.png", o.Eval))
-		if err := synth.SavePNG(o.Saved, img); err != nil {
-			a.log.Warn().Err(err).Msg("facerec: could not save the synthesized image")
-			o.Saved = ""
-		}
-	}
+	return Outcome{Params: p, Image: img}, nil
+}
+
+// measure fills in o's distances for its rendered image. In landmarks mode
+// the image is re-checked with SSD detection when recheck(evaluated
+// distance) says so; on ErrNoFace o keeps the evaluated distance.
+func (a *Attack) measure(ctx context.Context, o *Outcome, recheck func(float64) bool) error {
 	switch a.cfg.Detect {
 	case DetectLandmarks:
-		d, err := a.frs.Describe(ctx, img, a.landmarks)
+		d, err := a.frs.Describe(ctx, o.Image, a.landmarks)
 		if err != nil {
-			return Outcome{}, fmt.Errorf("facerec: %w", err)
+			return fmt.Errorf("facerec: %w", err)
 		}
 		o.Match, o.Shift = a.nearest(d), frs.Distance(d, a.baseDesc)
-		if a.isNewBest(o.Distance) {
-			v, _, err := a.detect(ctx, img, frs.SSD)
+		o.BelowThreshold = o.Distance < a.cfg.Threshold
+		if recheck(o.Distance) {
+			v, _, err := a.detect(ctx, o.Image, frs.SSD)
 			if err != nil {
-				return Outcome{}, fmt.Errorf("facerec: re-checking a new best (d = %.4f) with detection: %w", o.Distance, err)
+				o.NoFace = errors.Is(err, ErrNoFace)
+				return fmt.Errorf("facerec: re-checking the edits (d = %.4f) with detection: %w", o.Distance, err)
 			}
 			o.Verified = &v
 		}
 	default:
-		m, d, err := a.detect(ctx, img, frs.Detector(a.cfg.Detect))
+		m, d, err := a.detect(ctx, o.Image, frs.Detector(a.cfg.Detect))
 		if err != nil {
-			return Outcome{}, fmt.Errorf("facerec: %w", err)
+			return fmt.Errorf("facerec: %w", err)
 		}
 		o.Match, o.Shift = m, frs.Distance(d, a.baseDesc)
+		o.BelowThreshold = o.Distance < a.cfg.Threshold
 		o.Verified = &m
 	}
-	o.Success = o.Distance < a.cfg.Threshold
-	a.offer(o)
-	return o, nil
+	o.Success = o.Verified != nil && o.Verified.Distance < a.cfg.Threshold
+	return nil
 }
 
 // detect runs face detection on img and matches the face at the
@@ -267,9 +329,12 @@ func (a *Attack) offer(o Outcome) {
 	if a.noSave {
 		return
 	}
-	a.log.Info().Int("eval", o.Eval).Str("identity", o.Identity).Float64("distance", o.Distance).
-		Bool("success", o.Success).Msg("facerec: new best")
-	if err := a.saveBest(); err != nil {
+	ev := a.log.Info().Int("eval", o.Eval).Str("identity", o.Identity).Float64("distance", o.Distance)
+	if o.Verified != nil {
+		ev = ev.Float64("verified_distance", o.Verified.Distance)
+	}
+	ev.Bool("success", o.Success).Msg("facerec: new best")
+	if err := a.saveBest(false); err != nil {
 		a.log.Warn().Err(err).Msg("facerec: could not save the best result")
 	}
 }
@@ -281,12 +346,13 @@ func (a *Attack) Best() *Outcome {
 	return a.best
 }
 
-// Close saves the best result's figure one last time and stops the FRS
-// if the attack started it.
+// Close saves the best result's figure one last time, with best.json's
+// "final" set (so a reader can tell the end-of-run save from the saves on
+// each improvement), and stops the FRS if the attack started it.
 func (a *Attack) Close() error {
 	var errs []error
 	if a.Best() != nil && !a.noSave {
-		errs = append(errs, a.saveBest())
+		errs = append(errs, a.saveBest(true))
 	}
 	if a.ownFRS && a.frs != nil {
 		errs = append(errs, a.frs.Close())
@@ -298,12 +364,12 @@ func (a *Attack) Close() error {
 func (a *Attack) BestFigurePath() string { return filepath.Join(a.cfg.FigureDir, "best.png") }
 
 // saveBest writes best.png (Fig. 8) and best.json in FigureDir for the
-// current best,
-// unless it was already written.
-func (a *Attack) saveBest() error {
+// current best, unless it was already written; final (the end-of-run save)
+// always writes, with best.json's "final" set.
+func (a *Attack) saveBest(final bool) error {
 	a.mu.Lock()
 	o := a.best
-	if o == nil || a.figured == o.Eval {
+	if o == nil || (a.figured == o.Eval && !final) {
 		a.mu.Unlock()
 		return nil
 	}
@@ -312,7 +378,9 @@ func (a *Attack) saveBest() error {
 	if err := a.SaveFigure(a.BestFigurePath(), *o); err != nil {
 		return err
 	}
-	return writeJSON(filepath.Join(a.cfg.FigureDir, "best.json"), a.summary(*o))
+	s := a.summary(*o)
+	s.Final = final
+	return writeJSON(filepath.Join(a.cfg.FigureDir, "best.json"), s)
 }
 
 func writeJSON(path string, v any) error {

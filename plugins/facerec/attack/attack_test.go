@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"os"
@@ -15,12 +17,21 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/tesbo/tesbo/plugins/facerec/attack/attacktest"
 	"github.com/tesbo/tesbo/plugins/facerec/frs"
 	"github.com/tesbo/tesbo/plugins/facerec/synth"
 	"github.com/tesbo/tesbo/sdk"
 )
 
-func fakeObjective(t *testing.T, extra map[string]string) (*Objective, *fakeFRS, Config) {
+// fakeSetup writes the fake attacker photo and gallery (attacktest.Setup)
+// and returns a Config for them with the fake FRS.
+func fakeSetup(t *testing.T) (Config, *attacktest.FRS) {
+	t.Helper()
+	files, f := attacktest.Setup(t)
+	return Config{Attacker: files.Attacker, Gallery: files.Gallery, SaveDir: filepath.Join(files.Dir, "out"), Sidecars: 1, CacheDir: "off"}, f
+}
+
+func fakeObjective(t *testing.T, extra map[string]string) (*Objective, *attacktest.FRS, Config) {
 	t.Helper()
 	cfg, f := fakeSetup(t)
 	o := NewObjective(zerolog.Nop())
@@ -145,7 +156,7 @@ func TestBadPointsRejected(t *testing.T) {
 func TestNoFaceFailsTheEvaluation(t *testing.T) {
 	// Landmarks mode: only a new best is re-checked by detection.
 	o, f, _ := fakeObjective(t, nil)
-	f.noFaces.Store(true)
+	f.NoFaces.Store(true)
 	_, err := o.Evaluate(context.Background(), []float64{1, 1, 0, 0, 0, 1, 0, 0})
 	if !errors.Is(err, ErrNoFace) {
 		t.Errorf("landmarks mode, face gone: err = %v, want ErrNoFace", err)
@@ -155,7 +166,7 @@ func TestNoFaceFailsTheEvaluation(t *testing.T) {
 	if _, err := o2.Evaluate(context.Background(), make([]float64, 8)); err != nil {
 		t.Fatal(err)
 	}
-	f2.noFaces.Store(true)
+	f2.NoFaces.Store(true)
 	if _, err := o2.Evaluate(context.Background(), []float64{0, 0, 0, 0.4, 0, 0, 0, 0}); !errors.Is(err, ErrNoFace) {
 		t.Errorf("tiny mode, face gone: err = %v, want ErrNoFace", err)
 	}
@@ -175,22 +186,20 @@ func TestBestFigureAndSaveAll(t *testing.T) {
 			t.Errorf("synthesized image not saved: %v", err)
 		}
 	}
+	// Saved on each improvement, not yet as the end-of-run result.
+	if s := readSummary(t, filepath.Join(cfg.SaveDir, "best.json")); s.Final || s.Eval != 2 {
+		t.Errorf("best.json during the run: %+v, want eval 2 and final false", s)
+	}
 	if err := o.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var s Summary
 	if cfg.FigureDir != cfg.SaveDir {
 		t.Errorf("figure dir %q, want save_dir %q", cfg.FigureDir, cfg.SaveDir)
 	}
-	b, err := os.ReadFile(filepath.Join(cfg.SaveDir, "best.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	if s.Distance != best || s.Identity != "row 1" || s.Params["beard"] != 1 || s.Eval != 2 {
-		t.Errorf("best.json %+v, want the full beard (eval 2, d = %v)", s, best)
+	s := readSummary(t, filepath.Join(cfg.SaveDir, "best.json"))
+	if s.Distance != best || s.Identity != "row 1" || s.Params["beard"] != 1 || s.Eval != 2 || !s.Final ||
+		s.Verified == nil || s.Verified.Distance != best || !s.Success || !s.BelowThreshold {
+		t.Errorf("best.json %+v, want the full beard (eval 2, d = %v, re-detected alike), final", s, best)
 	}
 	fh, err := os.Open(filepath.Join(cfg.SaveDir, "best.png"))
 	if err != nil {
@@ -209,6 +218,19 @@ func TestBestFigureAndSaveAll(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+func readSummary(t *testing.T, path string) Summary {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return s
 }
 
 func TestConcurrentEvaluations(t *testing.T) {
@@ -242,6 +264,10 @@ func TestConcurrentEvaluations(t *testing.T) {
 	}
 }
 
+// TestSaveFigure: the saved PNG decodes, has the layout of its three
+// panels, shows the unedited attacker in panel (a) and the edited face in
+// panel (b) (each with its source's mean colour, and different from each
+// other), and the grey placeholder in (c) for a descriptor-file gallery.
 func TestSaveFigure(t *testing.T) {
 	cfg, f := fakeSetup(t)
 	a, err := New(context.Background(), cfg, f, zerolog.Nop())
@@ -249,7 +275,7 @@ func TestSaveFigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	out, err := a.Evaluate(context.Background(), []float64{0, 0, 0, 0, 0, 0, 1, 0})
+	out, err := a.Evaluate(context.Background(), []float64{1, 0, 0, 0, 0, 0, 1, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +283,165 @@ func TestSaveFigure(t *testing.T) {
 	if err := a.SaveFigure(path, out); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(path); err != nil {
+	fh, err := os.Open(path)
+	if err != nil {
 		t.Fatal(err)
+	}
+	defer fh.Close()
+	fig, err := png.Decode(fh)
+	if err != nil {
+		t.Fatalf("best figure is not a PNG: %v", err)
+	}
+	title, panels := a.figure(out)
+	l := synth.FigureLayout(title, panels...)
+	if fig.Bounds() != (image.Rectangle{Max: l.Size}) || len(l.Images) != 3 {
+		t.Fatalf("figure %v with %d panels, want %v with 3", fig.Bounds(), len(l.Images), l.Size)
+	}
+	orig := a.Original()
+	for i, r := range l.Images[:2] {
+		if r.Dy() != synth.FigureHeight || math.Abs(float64(r.Dx())-float64(synth.FigureHeight*orig.Bounds().Dx())/float64(orig.Bounds().Dy())) > 1 {
+			t.Errorf("panel %d at %v: want the attacker's aspect ratio at height %d", i, r, synth.FigureHeight)
+		}
+	}
+	for i, src := range []image.Image{orig, out.Image} {
+		if got, want := meanRGB(fig, l.Images[i]), meanRGB(src, src.Bounds()); maxAbsDiff(got, want) > 2 {
+			t.Errorf("panel %d mean colour %v, its image's %v", i, got, want)
+		}
+	}
+	r0, r1 := l.Images[0], l.Images[1]
+	diff := 0
+	for y := 0; y < r0.Dy(); y++ {
+		for x := 0; x < r0.Dx(); x++ {
+			if fig.At(r0.Min.X+x, r0.Min.Y+y) != fig.At(r1.Min.X+x, r1.Min.Y+y) {
+				diff++
+			}
+		}
+	}
+	if diff < r0.Dx()*r0.Dy()/50 {
+		t.Errorf("panels (a) and (b) differ in %d pixels: the edits (beard, glasses) should show", diff)
+	}
+	r2 := l.Images[2]
+	grey := 0
+	for y := r2.Min.Y; y < r2.Max.Y; y++ {
+		for x := r2.Min.X; x < r2.Max.X; x++ {
+			if color.GrayModel.Convert(fig.At(x, y)).(color.Gray) == synth.PlaceholderGrey {
+				grey++
+			}
+		}
+	}
+	if grey < r2.Dx()*r2.Dy()*95/100 {
+		t.Errorf("panel (c) of a descriptor gallery: %d of %d pixels are the placeholder grey", grey, r2.Dx()*r2.Dy())
+	}
+}
+
+func meanRGB(img image.Image, r image.Rectangle) [3]float64 {
+	var m [3]float64
+	n := float64(r.Dx() * r.Dy())
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			m[0] += float64(c.R) / n
+			m[1] += float64(c.G) / n
+			m[2] += float64(c.B) / n
+		}
+	}
+	return m
+}
+
+func maxAbsDiff(a, b [3]float64) float64 {
+	return math.Max(math.Abs(a[0]-b[0]), math.Max(math.Abs(a[1]-b[1]), math.Abs(a[2]-b[2])))
+}
+
+// TestSuccessIsDecidedOnRedetection: in landmarks mode the evaluated
+// distance can be below θ while full detection puts the face above it;
+// success follows detection, the metadata reports both distances, and
+// evaluations below θ are re-checked even when they are not a new best.
+func TestSuccessIsDecidedOnRedetection(t *testing.T) {
+	o, f, _ := fakeObjective(t, map[string]string{"threshold": "0.1"})
+	a, _ := o.Attack(context.Background())
+	glasses := []float64{0, 0, 0, 0, 0, 0, 1, 0} // gallery row 0 exactly
+	meta := func(x []float64) map[string]string {
+		t.Helper()
+		r, err := o.EvaluateDetail(context.Background(), x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Meta
+	}
+
+	// Detection disagrees by 0.15: evaluated 0 < θ, re-detected 0.15 ≥ θ.
+	f.SetDetectShift(0.15)
+	m := meta(glasses)
+	if m["distance"] != "0.000000" || m["below_threshold"] != "true" || m["verified"] != "true" ||
+		m["verified_distance"] != "0.150000" || m["success"] != "false" {
+		t.Errorf("evaluated 0, re-detected 0.15, θ = 0.1: meta %v, want below_threshold but no success", m)
+	}
+	best := a.Best()
+	if best.Success || !best.BelowThreshold || strings.Contains(a.Title(*best), "MATCH") || !strings.Contains(a.Title(*best), "no match") {
+		t.Errorf("best %+v titled %q: want no match", best, a.Title(*best))
+	}
+
+	// The same edits again: not a new best, but below θ, so re-checked.
+	f.SetDetectShift(0.05)
+	analyzes := f.Analyzes.Load()
+	m = meta(glasses)
+	if f.Analyzes.Load() != analyzes+1 || m["verified_distance"] != "0.050000" || m["success"] != "true" {
+		t.Errorf("an evaluation below θ (not a new best) must be re-checked: meta %v", m)
+	}
+
+	// Above θ and not a new best: not re-checked, so no success claimed.
+	analyzes = f.Analyzes.Load()
+	m = meta(make([]float64, 8))
+	if d, _ := strconv.ParseFloat(m["distance"], 64); d < 0.1 {
+		t.Fatalf("the unedited attacker is %v from the gallery; the test needs it above θ = 0.1", d)
+	}
+	if f.Analyzes.Load() != analyzes || m["verified"] != "false" || m["success"] != "false" || m["below_threshold"] != "false" {
+		t.Errorf("unedited attacker above θ: meta %v (%d detections), want no re-check and no success", m, f.Analyzes.Load()-analyzes)
+	}
+	if _, ok := m["verified_distance"]; ok {
+		t.Errorf("verified_distance reported without re-detection: %v", m)
+	}
+}
+
+// TestRecheck re-evaluates edits with detection without recording them.
+func TestRecheck(t *testing.T) {
+	o, f, _ := fakeObjective(t, map[string]string{"threshold": "0.1"})
+	a, _ := o.Attack(context.Background())
+	ctx := context.Background()
+	if _, err := a.Evaluate(ctx, []float64{1, 0, 0, 0, 0, 0, 0, 0}); err != nil {
+		t.Fatal(err)
+	}
+	before := a.Best()
+	f.SetDetectShift(0.2)
+	// Far above θ and worse than the best: Evaluate would not re-check it.
+	r, err := a.Recheck(ctx, make([]float64, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verified == nil || math.Abs(r.Verified.Distance-r.Distance) > 0.2+1e-9 || r.Verified.Distance == r.Distance || r.Eval != 0 {
+		t.Errorf("recheck %+v: want a re-detected distance beside the evaluated one", r)
+	}
+	if a.Best() != before {
+		t.Errorf("Recheck changed the best: %+v", a.Best())
+	}
+	f.NoFaces.Store(true)
+	r, err = a.Recheck(ctx, []float64{0, 0, 0, 0, 0, 0, 1, 0})
+	if !errors.Is(err, ErrNoFace) || !r.NoFace || r.Verified != nil || r.Distance != 0 || r.Success || !strings.Contains(a.Title(r), "no face") {
+		t.Errorf("no face: %+v, %v; want ErrNoFace with the evaluated distance 0 kept", r, err)
+	}
+	if next, err := a.Evaluate(ctx, []float64{0, 0, 0, 0, 0, 0, 0, 0.5}); err == nil && next.Eval != 2 {
+		t.Errorf("Recheck consumed evaluation numbers: next is %d, want 2", next.Eval)
+	}
+}
+
+// TestSetupFailureIsAnError: a set-up that fails after the FRS is up (no
+// face in the attacker photo) returns an error and does not panic while
+// cleaning up.
+func TestSetupFailureIsAnError(t *testing.T) {
+	cfg, f := fakeSetup(t)
+	f.NoFaces.Store(true)
+	a, err := New(context.Background(), cfg, f, zerolog.Nop())
+	if err == nil || a != nil || !strings.Contains(err.Error(), "no face found in the attacker photo") {
+		t.Errorf("New with no face in the attacker photo: %v, %v", a, err)
 	}
 }

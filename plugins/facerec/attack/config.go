@@ -16,8 +16,9 @@ import (
 // Detect modes: how the descriptor of a synthesized face is obtained.
 const (
 	// DetectLandmarks reuses the unedited face's landmarks (fast and
-	// deterministic: only the recognition network runs). Each new best
-	// candidate is re-checked with full SSD detection.
+	// deterministic: only the recognition network runs). Each new best,
+	// and each evaluation below θ, is re-checked with full SSD detection,
+	// which decides success.
 	DetectLandmarks = "landmarks"
 	// DetectSSD and DetectTiny run face detection on every synthesized image.
 	DetectSSD  = "ssd"
@@ -41,7 +42,8 @@ type Config struct {
 	// GalleryGlob keeps only the gallery directory's photos whose base name
 	// matches it ("" = all JPEG and PNG files).
 	GalleryGlob string
-	// Threshold θ: the attack succeeds when d < θ. 0 means 0.5 (the paper's).
+	// Threshold θ: the attack succeeds when the distance with full face
+	// detection is below θ. 0 means 0.5 (the paper's).
 	Threshold float64
 	// SaveDir receives the best result's figure (best.png, best.json) and,
 	// when SaveAll, every synthesized image. "" means FigureDir, or
@@ -72,12 +74,12 @@ var paramDocs = map[string]string{
 	"attacker_face": "which face of the attacker's photo, by detection confidence (default 0)",
 	"gallery":       "gallery: a directory of face photos, or a .npy (float64 N×128) / .json descriptor file (default: the other face-api demo photos)",
 	"gallery_glob":  "only gallery photos whose file name matches this pattern, e.g. 'id*.jpg' (default: all .jpg/.jpeg/.png)",
-	"threshold":     "match threshold θ; success when d < θ (default 0.5)",
+	"threshold":     "match threshold θ; success when the distance with full face detection is < θ (default 0.5)",
 	"save_dir":      "save every synthesized image here, plus the best result's figure (default: only the figure, in out/facerec)",
 	"figure_dir":    "where the best result's figure (best.png, best.json) goes (default: save_dir, else out/facerec)",
 	"sidecars":      "number of FRS sidecar processes (default: number of CPUs)",
 	"backend":       "FRS backend: wasm (default), cpu, or exec:COMMAND speaking plugins/facerec/PROTOCOL.md",
-	"detect":        "landmarks (default: reuse the unedited face's landmarks, re-check new bests with detection), ssd or tiny (detect in every image)",
+	"detect":        "landmarks (default: reuse the unedited face's landmarks, re-check new bests and evaluations below θ with detection), ssd or tiny (detect in every image)",
 	"frs_timeout":   "timeout of one FRS request, e.g. 2m (default 2m)",
 	"cache_dir":     "gallery descriptor cache directory, or off (default: user cache dir)",
 }

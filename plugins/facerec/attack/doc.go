@@ -16,15 +16,21 @@
 // demo photos: attacker demo/sample6.jpg, gallery the faces of demo/sample1–5.jpg);
 // it fetches nothing and contacts no service.
 //
-// Outputs. Every evaluation reports the matched identity, d and success in
-// its metadata. The best result is saved as the paper's Fig. 8 (unedited
-// attacker | synthesized face | matched gallery face) in FigureDir/best.png,
-// with best.json beside it (default directory out/facerec), each time it improves and at Close; with
-// save_dir set, every synthesized image is saved too.
+// Outputs. Every evaluation reports the matched identity and d in its
+// metadata. Success is decided on full face detection only: in the default
+// "landmarks" mode d is computed on the unedited face's landmarks, so
+// every new best and every evaluation with d < θ is re-checked with SSD
+// detection, and success means that re-detected distance is below θ (both
+// distances are reported). The best result is saved as the paper's Fig. 8
+// (unedited attacker | synthesized face | matched gallery face) in
+// FigureDir/best.png, with best.json beside it (default directory
+// out/facerec), each time it improves and at Close (best.json's "final"
+// marks that last save); with save_dir set, every synthesized image is
+// saved too.
 //
 // Speed. In the default "landmarks" mode an evaluation renders the edits
 // and runs only the recognition network on the unedited face's landmarks
-// (fast and deterministic); each new best is re-checked with full face
-// detection, and an image in which no face is found there fails the
-// evaluation with ErrNoFace.
+// (fast and deterministic); the re-checks above run full detection, and an
+// image in which no face is found there fails the evaluation with
+// ErrNoFace.
 package attack

@@ -14,21 +14,28 @@ import (
 	"github.com/tesbo/tesbo/plugins/facerec/synth"
 )
 
-// Summary is what best.json records about an outcome.
+// Summary is what best.json records about an outcome. Distance is the
+// evaluated (objective) distance; Verified, when present, the distance
+// with full face detection; Success is Verified.Distance < Threshold.
 type Summary struct {
-	Eval      int                `json:"eval"`
-	Params    map[string]float64 `json:"params"`
-	Glasses   string             `json:"glasses"`
-	Identity  string             `json:"identity"`
-	Distance  float64            `json:"distance"`
-	Threshold float64            `json:"threshold"`
-	Success   bool               `json:"success"`
-	Shift     float64            `json:"shift"`
-	Verified  *Match             `json:"verified,omitempty"`
-	Unedited  Match              `json:"unedited"`
-	Attacker  string             `json:"attacker"`
-	Gallery   string             `json:"gallery"`
-	Detect    string             `json:"detect"`
+	Eval           int                `json:"eval"`
+	Label          string             `json:"label,omitempty"`
+	Params         map[string]float64 `json:"params"`
+	Glasses        string             `json:"glasses"`
+	Identity       string             `json:"identity"`
+	Distance       float64            `json:"distance"`
+	Threshold      float64            `json:"threshold"`
+	BelowThreshold bool               `json:"below_threshold"`
+	Success        bool               `json:"success"`
+	Shift          float64            `json:"shift"`
+	Verified       *Match             `json:"verified,omitempty"`
+	Unedited       Match              `json:"unedited"`
+	Attacker       string             `json:"attacker"`
+	Gallery        string             `json:"gallery"`
+	Detect         string             `json:"detect"`
+	// Final is set by the end-of-run save (Close); saves on each
+	// improvement leave it false.
+	Final bool `json:"final"`
 }
 
 func (a *Attack) summary(o Outcome) Summary {
@@ -37,34 +44,65 @@ func (a *Attack) summary(o Outcome) Summary {
 		params[synth.Names[i]] = v
 	}
 	return Summary{
-		Eval: o.Eval, Params: params, Glasses: o.Params.Glasses().String(),
-		Identity: o.Identity, Distance: o.Distance, Threshold: a.cfg.Threshold, Success: o.Success, Shift: o.Shift,
-		Verified: o.Verified, Unedited: a.unedited, Attacker: a.cfg.Attacker, Gallery: a.cfg.Gallery, Detect: a.cfg.Detect,
+		Eval: o.Eval, Label: o.Label, Params: params, Glasses: o.Params.Glasses().String(),
+		Identity: o.Identity, Distance: o.Distance, Threshold: a.cfg.Threshold, BelowThreshold: o.BelowThreshold,
+		Success: o.Success, Shift: o.Shift, Verified: o.Verified, Unedited: a.unedited,
+		Attacker: a.cfg.Attacker, Gallery: a.cfg.Gallery, Detect: a.cfg.Detect,
 	}
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.MarshalIndent(v, "", "  ") }
 
+// Title is the figure's title line for o. It says MATCH only when o is a
+// success, i.e. the distance with full face detection is below θ; an
+// evaluated distance below θ that detection does not confirm, or that was
+// not re-checked, is said to be so.
+func (a *Attack) Title(o Outcome) string {
+	th := a.cfg.Threshold
+	switch {
+	case o.NoFace:
+		return fmt.Sprintf("facerec: evaluated d = %.4f to %q, threshold %.2f: full face detection finds no face, no match", o.Distance, o.Identity, th)
+	case o.Verified == nil:
+		return fmt.Sprintf("facerec: evaluated d = %.4f to %q, threshold %.2f: not re-checked with face detection, no verdict", o.Distance, o.Identity, th)
+	case o.Success:
+		return fmt.Sprintf("facerec: re-detected d = %.4f < %.2f to %q (evaluated %.4f): MATCH, the FRS accepts the edited attacker",
+			o.Verified.Distance, th, o.Verified.Identity, o.Distance)
+	case o.BelowThreshold:
+		return fmt.Sprintf("facerec: re-detected d = %.4f >= %.2f to %q (evaluated %.4f < %.2f): no match",
+			o.Verified.Distance, th, o.Verified.Identity, o.Distance, th)
+	default:
+		return fmt.Sprintf("facerec: re-detected d = %.4f to %q (evaluated %.4f), threshold %.2f: no match",
+			o.Verified.Distance, o.Verified.Identity, o.Distance, th)
+	}
+}
+
 // SaveFigure draws outcome o as the paper's Fig. 8 — the attacker's
 // unedited face | the synthesized face | the matched gallery face (a grey
 // placeholder when the gallery is a descriptor file) — and saves it as a
-// PNG at path.
+// PNG at path. The title is Title(o); the synthesized panel's caption
+// names where the edits came from (o.Label, else the evaluation number)
+// and both distances.
 func (a *Attack) SaveFigure(path string, o Outcome) error {
-	verdict := "no match"
-	if o.Success {
-		verdict = "MATCH: the FRS accepts the edited attacker"
-	}
-	title := fmt.Sprintf("facerec: d = %.4f to %q, threshold %.2f: %s", o.Distance, o.Identity, a.cfg.Threshold, verdict)
+	title, panels := a.figure(o)
+	return synth.SaveFigure(path, title, panels...)
+}
+
+// figure returns SaveFigure's title and panels.
+func (a *Attack) figure(o Outcome) (string, []synth.Panel) {
 	p := o.Params
+	from := o.Label
+	if from == "" {
+		from = fmt.Sprintf("evaluation %d", o.Eval)
+	}
 	synthCaption := []string{
-		fmt.Sprintf("(b) synthesized, evaluation %d", o.Eval),
+		"(b) synthesized, " + from,
 		fmt.Sprintf("beard %.2f  mustache %.2f", p.Beard, p.Mustache),
 		fmt.Sprintf("scars %.2f / %.2f  mole %.2f", p.ForeheadScar, p.CheekScar, p.Mole),
 		fmt.Sprintf("glasses %s  smile %.2f", p.Glasses(), p.Smile),
-		fmt.Sprintf("d = %.4f", o.Distance),
+		fmt.Sprintf("evaluated d = %.4f (%s, %s)", o.Distance, o.Identity, a.cfg.Detect),
 	}
 	if o.Verified != nil && a.cfg.Detect == DetectLandmarks {
-		synthCaption = append(synthCaption, fmt.Sprintf("re-detected: d = %.4f (%s)", o.Verified.Distance, o.Verified.Identity))
+		synthCaption = append(synthCaption, fmt.Sprintf("re-detected d = %.4f (%s)", o.Verified.Distance, o.Verified.Identity))
 	}
 	e := a.gallery.Entries[o.Index]
 	victim := []string{"(c) gallery: " + e.Name}
@@ -73,12 +111,12 @@ func (a *Attack) SaveFigure(path string, o Outcome) error {
 	} else {
 		victim = append(victim, "(descriptor file: no image)")
 	}
-	return synth.SaveFigure(path, title,
-		synth.Panel{Image: a.original, Caption: []string{"(a) attacker, unedited",
+	return a.Title(o), []synth.Panel{
+		{Image: a.original, Caption: []string{"(a) attacker, unedited",
 			fmt.Sprintf("nearest %s", a.unedited.Identity), fmt.Sprintf("d = %.4f", a.unedited.Distance)}},
-		synth.Panel{Image: o.Image, Caption: synthCaption},
-		synth.Panel{Image: a.galleryFace(o.Index), Caption: victim},
-	)
+		{Image: o.Image, Caption: synthCaption},
+		{Image: a.galleryFace(o.Index), Caption: victim},
+	}
 }
 
 // galleryFace crops gallery entry i's face from its photo (nil when the
@@ -103,21 +141,15 @@ func (a *Attack) galleryFace(i int) image.Image {
 	return out
 }
 
-// Fig8 sets up the attack described by cfg, evaluates the edits x once and
-// saves the Fig. 8 figure at path (nothing else is written); it returns the
-// outcome. A reproduction
-// calls it with the best x of a run to redraw its result.
-func Fig8(ctx context.Context, cfg Config, x []float64, path string, log zerolog.Logger) (Outcome, error) {
+// NewOffline sets the attack up like New, for re-examining recorded edits
+// (Recheck, SaveFigure): it writes nothing by itself, neither synthesized
+// images nor the best figure.
+func NewOffline(ctx context.Context, cfg Config, f frs.FRS, log zerolog.Logger) (*Attack, error) {
 	cfg.SaveAll = false
-	a, err := New(ctx, cfg, nil, log)
+	a, err := New(ctx, cfg, f, log)
 	if err != nil {
-		return Outcome{}, err
+		return nil, err
 	}
 	a.noSave = true
-	defer a.Close()
-	o, err := a.Evaluate(ctx, x)
-	if err != nil {
-		return Outcome{}, err
-	}
-	return o, a.SaveFigure(path, o)
+	return a, nil
 }

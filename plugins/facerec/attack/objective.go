@@ -107,11 +107,14 @@ func (o *Objective) Evaluate(ctx context.Context, x []float64) (float64, error) 
 	return r.Value, err
 }
 
-// EvaluateDetail returns the distance with metadata: identity, distance,
-// success (d < θ), threshold, glasses style, eval number, shift (distance
-// between the edited and the unedited attacker's descriptors), and when
-// available verified_identity/verified_distance (full detection) and image
-// (saved path).
+// EvaluateDetail returns the distance with metadata: identity and distance
+// (the evaluated ones; distance is the objective value), below_threshold
+// (distance < θ), verified ("true" when the image went through full face
+// detection) with verified_identity and verified_distance, success
+// (verified_distance < θ: the only success criterion; "false" when not
+// re-checked), threshold, glasses style, eval number, shift (distance
+// between the edited and the unedited attacker's descriptors) and, when
+// saved, image.
 func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result, error) {
 	a, err := o.Attack(ctx)
 	if err != nil {
@@ -122,13 +125,15 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 		return sdk.Result{}, err
 	}
 	meta := map[string]string{
-		"identity":  out.Identity,
-		"distance":  fmtFloat(out.Distance),
-		"success":   strconv.FormatBool(out.Success),
-		"threshold": fmtFloat(a.cfg.Threshold),
-		"glasses":   out.Params.Glasses().String(),
-		"eval":      strconv.Itoa(out.Eval),
-		"shift":     fmtFloat(out.Shift),
+		"identity":        out.Identity,
+		"distance":        fmtFloat(out.Distance),
+		"below_threshold": strconv.FormatBool(out.BelowThreshold),
+		"verified":        strconv.FormatBool(out.Verified != nil),
+		"success":         strconv.FormatBool(out.Success),
+		"threshold":       fmtFloat(a.cfg.Threshold),
+		"glasses":         out.Params.Glasses().String(),
+		"eval":            strconv.Itoa(out.Eval),
+		"shift":           fmtFloat(out.Shift),
 	}
 	if out.Verified != nil {
 		meta["verified_identity"] = out.Verified.Identity
@@ -152,8 +157,11 @@ func (o *Objective) Close() error {
 	a := o.attack
 	o.attack = nil
 	if b := a.Best(); b != nil {
-		o.log.Info().Str("figure", a.BestFigurePath()).Str("identity", b.Identity).Float64("distance", b.Distance).
-			Bool("success", b.Success).Msg("facerec: best result")
+		ev := o.log.Info().Str("figure", a.BestFigurePath()).Str("identity", b.Identity).Float64("distance", b.Distance)
+		if b.Verified != nil {
+			ev = ev.Float64("verified_distance", b.Verified.Distance)
+		}
+		ev.Bool("success", b.Success).Msg("facerec: best result")
 	}
 	if err := a.Close(); err != nil {
 		return fmt.Errorf("facerec: close: %w", err)

@@ -2,6 +2,7 @@ package attack
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -160,17 +161,29 @@ func TestPluginEndToEnd(t *testing.T) {
 		t.Errorf("unedited %v (%v), edited %v (%v): edits should move the face and the distance", r0.Value, r0.Meta, r1.Value, r1.Meta)
 	}
 	t.Logf("through the plugin: unedited d = %.4f, edited d = %.4f (%s)", r0.Value, r1.Value, r1.Meta["identity"])
-	// Closing the host side shuts the plugin down, which saves the figure
-	// and stops its sidecars.
+	// The plugin saves the best figure on each improvement (best.json's
+	// final false) ...
+	if s := readSummary(t, filepath.Join(figDir, "best.json")); s.Final || s.Verified == nil {
+		t.Errorf("best.json during the run: final %v, verified %v; want a re-checked per-improvement save", s.Final, s.Verified)
+	}
+	// ... and closing the host side shuts the plugin down, which saves it
+	// once more as the end-of-run result and stops the sidecars.
 	reg.Close()
 	deadline := time.Now().Add(10 * time.Second)
+	var last Summary
 	for time.Now().Before(deadline) {
-		if _, err := os.Stat(filepath.Join(figDir, "best.png")); err == nil {
+		if b, err := os.ReadFile(filepath.Join(figDir, "best.json")); err == nil && json.Unmarshal(b, &last) == nil && last.Final {
+			if _, err := os.Stat(filepath.Join(figDir, "best.png")); err != nil {
+				t.Fatalf("final best.json without best.png: %v", err)
+			}
+			if want := math.Min(r0.Value, r1.Value); last.Distance != want {
+				t.Errorf("final best.json: d = %v, want the best evaluation's %v", last.Distance, want)
+			}
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Errorf("no best.png in %s after the plugin closed", figDir)
+	t.Errorf("best.json in %s not marked final after the plugin closed (last read: %+v)", figDir, last)
 }
 
 // TestDefaultAttackerNotInGallery: the default gallery is sample1–5.jpg;

@@ -1,4 +1,8 @@
-package attack
+// Package attacktest provides an in-process fake FRS and a synthetic
+// attacker photo with a descriptor gallery, so that the attack objective and
+// the reproduction tools can be tested without node or the face-api
+// sidecar.
+package attacktest
 
 import (
 	"context"
@@ -12,36 +16,74 @@ import (
 	"github.com/tesbo/tesbo/plugins/facerec/synth"
 )
 
-// fakeFRS is an in-process FRS for tests that need no node: it "detects"
-// one face with fixed landmarks and describes a face by the mean colours of
-// a 6×6 grid over the landmarks' box, so edits move the descriptor.
-type fakeFRS struct {
+// FRS is a fake frs.FRS: it "detects" one face with fixed landmarks and
+// describes a face by the mean colours of a 6×6 grid over the landmarks'
+// box, so edits move the descriptor.
+type FRS struct {
 	landmarks []frs.Point
-	noFaces   atomic.Bool
-	analyzes  atomic.Int64
-	describes atomic.Int64
+	photo     *image.RGBA
+	// NoFaces makes Analyze find no face (as if the edits hid it).
+	NoFaces atomic.Bool
+	// HideEdited makes Analyze find no face in any image other than the
+	// unedited Photo, so that set-up succeeds and re-checks fail.
+	HideEdited atomic.Bool
+	// Analyzes and Describes count the calls.
+	Analyzes  atomic.Int64
+	Describes atomic.Int64
+	// detectShift (float64 bits) is added to coordinate 0 of every
+	// descriptor Analyze returns: full detection then disagrees with the
+	// landmarks-mode descriptor by exactly that distance, as the real FRS
+	// does by a few hundredths (a different alignment of the same face).
+	detectShift atomic.Uint64
 }
 
-func (f *fakeFRS) Analyze(_ context.Context, img image.Image, o frs.AnalyzeOptions) ([]frs.Face, error) {
-	f.analyzes.Add(1)
-	if f.noFaces.Load() {
+// SetDetectShift makes Analyze's descriptors lie s away from Describe's.
+func (f *FRS) SetDetectShift(s float64) { f.detectShift.Store(math.Float64bits(s)) }
+
+// Analyze implements frs.FRS.
+func (f *FRS) Analyze(_ context.Context, img image.Image, o frs.AnalyzeOptions) ([]frs.Face, error) {
+	f.Analyzes.Add(1)
+	if f.NoFaces.Load() || (f.HideEdited.Load() && !f.isPhoto(img)) {
 		return nil, nil
 	}
 	face := frs.Face{Box: frs.Box{X: 80, Y: 120, W: 240, H: 260}, Score: 0.99, Landmarks: append([]frs.Point(nil), f.landmarks...)}
 	if !o.NoDescriptor {
-		face.Descriptor = f.describe(img)
+		face.Descriptor = f.Descriptor(img)
+		face.Descriptor[0] += math.Float64frombits(f.detectShift.Load())
 	}
 	return []frs.Face{face}, nil
 }
 
-func (f *fakeFRS) Describe(_ context.Context, img image.Image, lm []frs.Point) ([]float64, error) {
-	f.describes.Add(1)
-	return f.describe(img), nil
+// isPhoto reports whether img has the unedited Photo's pixels.
+func (f *FRS) isPhoto(img image.Image) bool {
+	if img.Bounds() != f.photo.Bounds() {
+		return false
+	}
+	r := img.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if img.At(x, y) != f.photo.RGBAAt(x, y) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
-func (f *fakeFRS) Close() error { return nil }
+// Describe implements frs.FRS (the landmarks are ignored: they are always
+// the fake face's).
+func (f *FRS) Describe(_ context.Context, img image.Image, lm []frs.Point) ([]float64, error) {
+	f.Describes.Add(1)
+	return f.Descriptor(img), nil
+}
 
-func (f *fakeFRS) describe(img image.Image) []float64 {
+// Close implements frs.FRS.
+func (f *FRS) Close() error { return nil }
+
+// Descriptor is the fake descriptor of img: twice the mean R, G, B (in
+// [0, 1]) of each cell of a 6×6 grid over the landmarks' bounding box,
+// zero-padded to frs.DescriptorLen.
+func (f *FRS) Descriptor(img image.Image) []float64 {
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, p := range f.landmarks {
 		x0, y0, x1, y1 = math.Min(x0, p.X), math.Min(y0, p.Y), math.Max(x1, p.X), math.Max(y1, p.Y)
@@ -89,11 +131,11 @@ var meanY = []float64{
 	0.784792, 0.824182, 0.831803, 0.824182,
 }
 
-// fakeFace returns landmarks of a frontal face of 200 px centred at
-// (200, 230). In the 400×470 test photo, the attacker crop (landmark box
-// plus margins) covers the whole photo, so the crop's coordinates are the
+// Landmarks returns the 68 landmarks of a frontal face of 200 px centred
+// at (200, 230). In the 400×470 Photo, the attacker crop (landmark box plus
+// margins) covers the whole photo, so the crop's coordinates are the
 // photo's and one landmark set serves both.
-func fakeFace() []frs.Point {
+func Landmarks() []frs.Point {
 	lm := make([]frs.Point, frs.NumLandmarks)
 	at := func(u, w float64) frs.Point { return frs.Point{X: 200 + (u-0.5)*200, Y: 230 + (w-0.5)*200} }
 	for i := 0; i <= 16; i++ {
@@ -106,8 +148,8 @@ func fakeFace() []frs.Point {
 	return lm
 }
 
-// fakePhoto is a smooth, textured 400×470 "photo".
-func fakePhoto() *image.RGBA {
+// Photo is a smooth, textured 400×470 "photo".
+func Photo() *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, 400, 470))
 	for y := 0; y < 470; y++ {
 		for x := 0; x < 400; x++ {
@@ -121,18 +163,27 @@ func fakePhoto() *image.RGBA {
 	return img
 }
 
-// fakeSetup writes the fake photo and a gallery of descriptors (entry 0:
-// the attacker with round glasses; entry 1: the attacker with a full
-// beard; entry 2: far away) and returns a Config and the FRS.
-func fakeSetup(t *testing.T) (Config, *fakeFRS) {
+// Files are the inputs Setup writes.
+type Files struct {
+	Dir      string // a fresh temporary directory holding them
+	Attacker string // the Photo as PNG
+	// Gallery is a .npy descriptor file: row 0 is the attacker with round
+	// glasses (synth.Params{GlassesRound: 1}), row 1 the attacker with a
+	// full beard (synth.Params{Beard: 1}), row 2 far away (all 3s).
+	Gallery string
+}
+
+// Setup writes the fake attacker photo and gallery and returns them with
+// a fresh fake FRS.
+func Setup(t testing.TB) (Files, *FRS) {
 	t.Helper()
 	dir := t.TempDir()
-	photo := fakePhoto()
-	photoPath := filepath.Join(dir, "attacker.png")
-	if err := synth.SavePNG(photoPath, photo); err != nil {
+	photo := Photo()
+	files := Files{Dir: dir, Attacker: filepath.Join(dir, "attacker.png"), Gallery: filepath.Join(dir, "gallery.npy")}
+	if err := synth.SavePNG(files.Attacker, photo); err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeFRS{landmarks: fakeFace()}
+	f := &FRS{landmarks: Landmarks(), photo: photo}
 	lm := make([]synth.Point, len(f.landmarks))
 	for i, p := range f.landmarks {
 		lm[i] = synth.Point(p)
@@ -141,15 +192,22 @@ func fakeSetup(t *testing.T) (Config, *fakeFRS) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	glasses, _ := s.Render(synth.Params{GlassesRound: 1})
-	beard, _ := s.Render(synth.Params{Beard: 1})
+	glasses, err := s.Render(synth.Params{GlassesRound: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	beard, err := s.Render(synth.Params{Beard: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	far := make([]float64, frs.DescriptorLen)
 	for i := range far {
 		far[i] = 3
 	}
-	gal := filepath.Join(dir, "gallery.npy")
-	if err := frs.WriteNPY(gal, [][]float64{f.describe(glasses), f.describe(beard), far}); err != nil {
+	if err := frs.WriteNPY(files.Gallery, [][]float64{f.Descriptor(glasses), f.Descriptor(beard), far}); err != nil {
 		t.Fatal(err)
 	}
-	return Config{Attacker: photoPath, Gallery: gal, SaveDir: filepath.Join(dir, "out"), Sidecars: 1, CacheDir: "off"}, f
+	return files, f
 }
+
+var _ frs.FRS = (*FRS)(nil)
