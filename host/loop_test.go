@@ -1,10 +1,13 @@
 package host
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -440,4 +443,74 @@ func TestMeanSearchStartsAtBestEvaluated(t *testing.T) {
 // does) on f with a fixed stream.
 func acqMaximizeMean(f meanFunc, d int) (*mat.Dense, float64, error) {
 	return acq.Maximize(context.Background(), f, 1, d, acq.OptimizeSettings{}, streamRand(1, 1, streamRecommend))
+}
+
+// A database with an older schema, opened with DeferMigration, is left
+// untouched when NewStudy refuses an existing name, and migrated when a
+// study is created or reopened.
+func TestDeferredMigration(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "old.db")
+	db, err := store.Open(path, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := baseOptions(2)
+	o.DB, o.Name, o.Iters = db, "old", 1
+	obj := &branin{}
+	info, _ := obj.Info(ctx)
+	if _, err := NewStudy(ctx, info, o); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	// Back to schema version 1 (no iterations table).
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`DROP TABLE iterations; UPDATE tesbo_meta SET value='1' WHERE key='schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	read := func() []byte {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	before := read()
+	open := func() *store.DB {
+		db, err := store.Open(path, store.Options{DeferMigration: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	db = open()
+	o.DB = db
+	if _, err := NewStudy(ctx, info, o); !errors.Is(err, store.ErrExists) {
+		t.Fatalf("NewStudy with a taken name: %v, want ErrExists", err)
+	}
+	db.Close()
+	if !bytes.Equal(before, read()) {
+		t.Fatal("refusing a taken name changed the database")
+	}
+	db = open()
+	defer db.Close()
+	s, err := OpenStudy(ctx, db, "old", Options{Proposer: testProposer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	its, err := db.Iterations(ctx, s.id)
+	if err != nil || len(its) != 2 {
+		t.Fatalf("after migration: %d iteration rows, %v", len(its), err)
+	}
+	if len(s.Trials()) != o.Init+o.Batch {
+		t.Fatalf("%d trials", len(s.Trials()))
+	}
 }

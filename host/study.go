@@ -96,7 +96,9 @@ type storedSettings struct {
 }
 
 // NewStudy starts a study of an objective described by info. With o.DB it
-// is stored under o.Name (which must be new); see Options for the rest.
+// is stored under o.Name (which must be new), migrating a database opened
+// with store.Options.DeferMigration once everything else is checked; see
+// Options for the rest.
 func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	o = o.withDefaults()
 	if err := o.validate(); err != nil {
@@ -136,6 +138,17 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 		}
 		row := &store.Study{Name: o.Name, Objective: info.Name, Acquisition: o.Acquisition, Seed: o.Seed,
 			Space: spaceJSON, Settings: settings}
+		// Every input is checked (the name is new): only now upgrade a
+		// database opened with store.Options.DeferMigration. CreateStudy
+		// checks the name again, atomically.
+		if _, err := s.db.Study(ctx, o.Name); err == nil {
+			return nil, fmt.Errorf("create study: study %q %w in %s", o.Name, store.ErrExists, s.db.Path())
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if err := s.db.Migrate(ctx); err != nil {
+			return nil, err
+		}
 		if err := s.db.CreateStudy(ctx, row); err != nil {
 			return nil, err
 		}
@@ -163,7 +176,9 @@ func checkCardinality(space *Space, o Options) error {
 // OpenStudy reopens a stored study to continue it. Its settings come from
 // the database; from o only the per-process fields are used (Proposer,
 // Grace, OnIteration, OnTrial, Logger), plus Iters when positive (a new
-// iteration budget, stored) and Parallel when positive.
+// iteration budget, stored) and Parallel when positive. A database opened
+// with store.Options.DeferMigration is migrated once the study has been
+// read and checked.
 func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Study, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
@@ -232,6 +247,11 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 				s.lastModel = &ms
 			}
 		}
+	}
+	// The stored study is readable and valid: only now upgrade a database
+	// opened with store.Options.DeferMigration (Run writes to it).
+	if err := db.Migrate(ctx); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	if changed {
 		settings, err := json.Marshal(storedSettings{Options: opts, Info: st.Info})
