@@ -408,3 +408,148 @@ func TestSPDenseModeAgrees(t *testing.T) {
 		}
 	}
 }
+
+// spreadWeights gives every stride-th sample a weight e^{−gap} relative to
+// its set's others (renormalising the set), so that the log-weights span
+// more than the all-samples dense evaluation accepts (60 nats).
+func spreadWeights(m *spMixture, stride int, gap float64) {
+	for set := range m.PSet {
+		g0, g1 := m.Start[set], m.Start[set+1]
+		tot := 0.0
+		for t := g0; t < g1; t++ {
+			if (t-g0)%stride == 1 {
+				m.LogW[t] -= gap
+			}
+			tot += math.Exp(m.LogW[t])
+		}
+		for t := g0; t < g1; t++ {
+			m.LogW[t] -= math.Log(tot)
+			m.Omega[t] = m.PSet[set] * math.Exp(m.LogW[t])
+		}
+	}
+}
+
+// TestSPDenseRowAgrees covers the per-sample dense evaluation (denseRow),
+// used in dense mode when the all-samples matrix form is not: |F| > 1400
+// (denseMatrixMax), or log-weights spanning more than 60 nats (then the
+// samples within 60 nats of the heaviest take denseRow and the rest the
+// pruned loop, in the same evaluation). The samples overlap (small A), so
+// dense mode is safe (checked: zᵀg_t spans far less than its 200-nat
+// limit). α and its gradient must match the pruned/windowed evaluation
+// (mode −1) to 1e-10·(1 + |value|): pruning drops only terms below
+// e^{−40} ≈ 4e-18 of the largest in each log-sum-exp, so the two differ by
+// rounding in sums of ~|F|·n_z terms (α differed by ≤ 1.4e-16 when
+// written). The finite-difference check also covers denseRow's gradient
+// on the smaller mixture, at q = 1 and 3. The large mixture is checked at
+// q = 1 with 4 base points only: the pruned path costs |F|²·n_z
+// exponentials when every sample overlaps.
+func TestSPDenseRowAgrees(t *testing.T) {
+	cases := []struct {
+		name   string
+		per    int // samples per set (3 sets)
+		spread bool
+		nz     int   // base points
+		qs     []int // batch sizes
+	}{
+		{"weights span 75 nats", 30, true, 16, []int{1, 3}},
+		{"|F| = 1440 > denseMatrixMax", 480, false, 4, []int{1}},
+	}
+	rng := rand.New(rand.NewPCG(39, 40))
+	for _, tc := range cases {
+		for _, q := range tc.qs {
+			k := 4
+			m := randSPMixture(rng, k, 3, tc.per)
+			if tc.spread {
+				spreadWeights(m, 5, 75)
+				if s := maxOf(m.LogW) - minLogW(m.LogW); s <= 60 {
+					t.Fatalf("log-weight spread %.1f, want > 60", s)
+				}
+			} else if m.N <= denseMatrixMax {
+				t.Fatalf("|F| = %d, want > %d", m.N, denseMatrixMax)
+			}
+			A := randMatrix(rng, q, k, 0.3)
+			S := randSPD(rng, q, 0.05, 0.3)
+			const noise = 0.01
+			var base basePoints
+			if q == 1 {
+				base = ghBase(1, tc.nz)
+			} else {
+				base = mcBase(rand.New(rand.NewPCG(8, 8)), q, tc.nz)
+			}
+			name := fmt.Sprintf("%s, q=%d", tc.name, q)
+			if sp := zgSpan(m, A, S, noise, base, q); sp > 100 {
+				t.Fatalf("%s: zᵀg spans %.0f nats; dense mode needs ≤ 200", name, sp)
+			}
+			var res [2]mixResult
+			for i, mode := range []int{1, -1} {
+				m.mode = mode
+				r, err := m.info(A, q, S, noise, base, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res[i] = r
+			}
+			t.Logf("%s: α dense %.15f, pruned %.15f (diff %.1e)", name, res[0].Alpha, res[1].Alpha, math.Abs(res[0].Alpha-res[1].Alpha))
+			if d := math.Abs(res[0].Alpha - res[1].Alpha); d > 1e-10*(1+math.Abs(res[1].Alpha)) {
+				t.Errorf("%s: α dense %.15f vs pruned %.15f", name, res[0].Alpha, res[1].Alpha)
+			}
+			for _, g := range [][2][]float64{{res[0].GA, res[1].GA}, {res[0].GS, res[1].GS}} {
+				for a := range g[0] {
+					if d := math.Abs(g[0][a] - g[1][a]); d > 1e-10*(1+math.Abs(g[1][a])) {
+						t.Errorf("%s: gradient entry %d dense %g vs pruned %g", name, a, g[0][a], g[1][a])
+					}
+				}
+			}
+			if tc.spread {
+				m.mode = 1
+				f := func(A, S []float64) float64 {
+					r, err := m.info(A, q, S, noise, base, false)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return r.Alpha
+				}
+				fdCheck(t, name, f, A, S, res[0].GA, res[0].GS, q)
+			}
+		}
+	}
+}
+
+// zgSpan is the largest spread over samples t of zᵀg_t over the base points
+// z, with g_t = L₀⁻¹ A f_t and L₀ L₀ᵀ = S + σ_n² I: dense mode requires it
+// to be at most 200 nats.
+func zgSpan(m *spMixture, A, S []float64, noise float64, base basePoints, q int) float64 {
+	c0 := append([]float64(nil), S...)
+	for r := range q {
+		c0[r*q+r] += noise
+	}
+	l0 := make([]float64, q*q)
+	if _, err := cholJitter(l0, c0, q); err != nil {
+		panic(err)
+	}
+	mm := append([]float64(nil), A...)
+	solveLower(l0, q, mm, m.K)
+	g := make([]float64, q*m.N)
+	gemm(false, true, 1, mm, q, m.K, m.F, m.N, m.K, 0, g)
+	span := 0.0
+	for z := range base.N {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for t := range m.N {
+			v := 0.0
+			for r := range q {
+				v += base.Z[r*base.N+z] * g[r*m.N+t]
+			}
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		span = math.Max(span, hi-lo)
+	}
+	return span
+}
+
+func maxOf(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	return m
+}
