@@ -56,7 +56,19 @@ same BO loop as 'run' (in-process, --jobs runs at a time) and write to --out:
 
 Interrupted (Ctrl-C, SIGTERM, kill -9)? Run the same command again: finished
 runs are skipped, partial ones resume with their evaluations kept. A run that
-fails is recorded in summary.md and retried next time; the others go on.
+fails is recorded, not fatal: the others go on, the outputs are written, the
+failure is listed in summary.md (and logged on stderr), and the next
+invocation retries it.
+
+Progress: one log line per finished run on stderr ("run finished", with the
+problem, acquisition, batch, seed, status, iterations, final log10 regret and
+median propose time; JSON unless stderr is a terminal); a one-line count of
+runs on stdout at the end.
+
+Exit status: 0 when every run is complete; 1 when any run failed (reported
+after all runs have finished and the outputs are written); 2 for bad input
+(nothing is run or written); 130/143 when interrupted by SIGINT/SIGTERM
+(resumable as above).
 
 Problems are objective names with optional parameters after colons:
   synthetic/branin  synthetic/hartmann3  synthetic/gpsample:sample_seed=3
@@ -98,7 +110,7 @@ Examples:
 	fl.IntVar(&f.trusted, "trusted", 0, "|X*| for TES, x* samples for PES (default max(5, |B|); 5 with --appg)")
 	fl.Float64Var(&f.ucbBeta, "ucb-beta", 0, "fixed β of UCB/BUCB, α = μ + √β σ (0: the GP-UCB schedule; BoTorch's qUCB in ANCHORS.md uses 2)")
 	fl.StringVar(&f.kernel, "kernel", host.KernelSE, "GP kernel: se (the paper's) or matern52 (ANCHORS.md's BoTorch protocol)")
-	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, "recommendation x̄: auto (refine when the objective has a noise-free evaluation, as all synthetic problems do), evaluated (best posterior mean among evaluated points: ANCHORS.md's BoTorch protocol) or refine (maximize the posterior mean over the space: the paper's definition)")
+	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
 	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE for every problem that accepts KEY (repeatable)")
 	fl.BoolVar(&f.seedByAcq, "seed-by-acq", false, "derive run seeds from the acquisition too (no common random numbers)")
 	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel; each run's acquisition optimizer then uses max(1, cores/jobs) threads")
