@@ -21,9 +21,10 @@ func symFromRows(r [][]float64) *mat.SymDense {
 
 // TestSampleSetsAgainstRejection checks E[f_X* | x*] from importance
 // sampling and from grouping against rejection sampling, within 3 combined
-// standard errors, for every x*.
+// standard errors, for every x* (and fails if a grouped set is missing or
+// too small to check).
 func TestSampleSetsAgainstRejection(t *testing.T) {
-	m, k := seKernelPrior()
+	m, k := seKernelPrior(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	is, err := ImportanceSampleSets(rng, m, k, 20000)
 	if err != nil {
@@ -36,11 +37,20 @@ func TestSampleSetsAgainstRejection(t *testing.T) {
 	if len(is) != len(m) {
 		t.Fatalf("importance sampling returned %d sets, want %d", len(is), len(m))
 	}
+	checked := 0
 	for _, set := range grp {
 		if set.ESS() < 100 {
 			continue // too few grouped samples for a meaningful check
 		}
 		checkSetMean(t, "grouped", rng, m, k, set)
+		checked++
+	}
+	// Every x* of this prior has p(x*) ≥ 5% (TestEPFiveAgainstRejection),
+	// so each of the 10⁵ joint samples' groups holds ~5·10³ or more: all
+	// |X*| grouped sets must be present and checked, or the test checks
+	// nothing about grouping.
+	if checked < len(m) {
+		t.Errorf("only %d of %d grouped sets (of %d returned) had ESS ≥ 100", checked, len(m), len(grp))
 	}
 	for _, set := range is {
 		checkSetMean(t, "importance", rng, m, k, set)
@@ -53,7 +63,7 @@ func TestSampleSetsAgainstRejection(t *testing.T) {
 func checkSetMean(t *testing.T, name string, rng *rand.Rand, m []float64, k *mat.SymDense, set SampleSet) {
 	t.Helper()
 	mean, se := set.Mean()
-	rm, rc, acc := rejectionMoments(rng, m, k, set.Star, 300000)
+	rm, rc, acc := rejectionMoments(t, rng, m, k, set.Star, 300000)
 	for i := range mean {
 		rse := math.Sqrt(rc[i][i] / float64(acc))
 		tol := 3 * math.Sqrt(se[i]*se[i]+rse*rse)
