@@ -27,6 +27,8 @@ const (
 	SP
 )
 
+// String returns the name the method is registered under with package acq:
+// "tes-sp" for SP and "tes-ep" otherwise (EP, the default).
 func (m Method) String() string {
 	if m == SP {
 		return "tes-sp"
@@ -207,9 +209,7 @@ func (m *Model) buildEP(mean []float64, cov *mat.SymDense) error {
 		if r == nil {
 			continue
 		}
-		if !r.Converged {
-			log.Warn().Int("xstar", j).Int("sweeps", r.Sweeps).Msg("tes: EP did not converge; using its last iterate")
-		}
+		logEP(j, r)
 		sig, _ := symData(r.Cov)
 		e.P = append(e.P, m.Probs.P[j])
 		e.Mu = append(e.Mu, r.Mean)
@@ -221,6 +221,26 @@ func (m *Model) buildEP(mean []float64, cov *mat.SymDense) error {
 	}
 	m.ep = e
 	return nil
+}
+
+// logEP reports EP runs that need attention. Skipped site updates arise
+// only from rounding (a non-positive cavity variance) or a step that would
+// make Σ_ep indefinite; the site then keeps its previous value, so q_ep may
+// sit off EP's fixed point even when the sweeps met the tolerance: warn.
+// Degenerate sites (near-duplicate maximizers, whose difference has no
+// prior variance) are expected and stay flat by design: debug.
+func logEP(j int, r *EPResult) {
+	if !r.Converged {
+		log.Warn().Int("xstar", j).Int("sweeps", r.Sweeps).Int("skipped", r.Skipped).
+			Msg("tes: EP did not converge; using its last iterate")
+	} else if r.Skipped > 0 {
+		log.Warn().Int("xstar", j).Int("skipped", r.Skipped).Int("sweeps", r.Sweeps).Float64("damping", r.Damping).
+			Msg("tes: EP skipped site updates (non-positive cavity variance or indefinite step); those sites kept their previous values")
+	}
+	if r.Degenerate > 0 {
+		log.Debug().Int("xstar", j).Int("degenerate", r.Degenerate).
+			Msg("tes: EP left sites flat for near-duplicate maximizers")
+	}
 }
 
 // buildSP draws the sample sets F_x*.
