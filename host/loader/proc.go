@@ -145,13 +145,16 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	})
 	s := &session{gen: p.gen, client: client, cmd: cmd, stderr: stderr}
 	fail := func(cause error, err error) (*session, error) {
-		p.waitExit(s, 300*time.Millisecond)
+		// Kill returns once the process is reaped and its output drained,
+		// so the error carries the whole stderr tail.
 		client.Kill()
 		return nil, &Error{Plugin: name, Op: "start", Cause: cause, Err: err, Stderr: s.stderr.String()}
 	}
 	rpc, err := client.Client()
 	if err != nil {
-		p.waitExit(s, 300*time.Millisecond) // for the exit status
+		// go-plugin kills the process when the handshake fails; wait until
+		// it is reaped so classifyStart sees the exit status.
+		p.waitExit(s, exitWait)
 		cause, detail := classifyStart(err, cmd)
 		return fail(cause, detail)
 	}
@@ -212,9 +215,22 @@ func exitStatus(cmd *exec.Cmd) string {
 	return ""
 }
 
-// waitExit waits up to d for the session's process to exit (after a call
-// failed, to tell a crash from a transient error and to collect stderr).
+// exitWait bounds waitExit. A process that crashed, or that go-plugin
+// killed after a failed handshake, is normally reaped within milliseconds,
+// but on a loaded machine the reaping goroutine can lag by far more; a
+// short bound would then misreport a crash as a transient error and lose
+// its exit status. waitExit returns as soon as the process is reaped, so
+// the bound only costs time when the process really is still running.
+const exitWait = 5 * time.Second
+
+// waitExit waits up to d for the session's process to exit and be reaped
+// (after a call failed, to tell a crash from a transient error and to
+// collect the exit status and stderr). It reports false at once for a
+// process that never started.
 func (p *proc) waitExit(s *session, d time.Duration) bool {
+	if s.cmd.Process == nil {
+		return s.client.Exited()
+	}
 	deadline := time.Now().Add(d)
 	for {
 		if s.client.Exited() {
@@ -271,11 +287,13 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 	st, _ := status.FromError(err)
 	code := st.Code()
 	switch {
-	case errors.Is(cctx.Err(), context.DeadlineExceeded) || code == codes.Canceled && deadlinePassed(cctx):
+	case errors.Is(cctx.Err(), context.DeadlineExceeded) || lateDeadline(code) && deadlinePassed(cctx):
 		// Our deadline, not one the plugin reports. The plugin's gRPC server
-		// enforces the same deadline and resets the stream (Canceled) when it
-		// fires; on a loaded machine that reset can arrive before our own
-		// context's timer has run, so a passed deadline counts too.
+		// enforces the same deadline: it resets the stream (Canceled) when it
+		// fires, or the plugin's handler sees its context expire and the sdk
+		// answers DeadlineExceeded. On a loaded machine either can arrive
+		// before our own context's timer has run, so a passed deadline
+		// counts too.
 		p.kill(s)
 		limit := "the caller's deadline"
 		if timeout > 0 && ctx.Err() == nil {
@@ -290,7 +308,7 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 	}
 	if code == codes.Unavailable || code == codes.Canceled || code == codes.Unknown && s.client.Exited() {
 		killed := s.dead.Load() // stopped by us: another call timed out, or Close
-		if killed || p.waitExit(s, 500*time.Millisecond) {
+		if killed || p.waitExit(s, exitWait) {
 			s.dead.Store(true)
 			how := "exited during the call" + exitStatus(s.cmd)
 			if killed {
@@ -303,9 +321,20 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 	return &Error{Plugin: name, Op: op, Cause: ErrRemote, Err: errors.New(st.Message())}
 }
 
-// deadlinePassed reports whether ctx's deadline is past or so close
-// (20 ms: the grpc-timeout header is rounded) that a reset from the server
-// is that deadline firing.
+// lateDeadline reports whether a status code is what the plugin's side
+// answers when the call's deadline fires there first.
+func lateDeadline(code codes.Code) bool {
+	return code == codes.Canceled || code == codes.DeadlineExceeded
+}
+
+// deadlinePassed reports whether ctx's deadline is past, or within 20 ms,
+// by the clock rather than by ctx.Err(): the context's timer can run late
+// on a loaded machine while the plugin's server, which enforces the same
+// deadline, has already given up. Rounding plays no part: grpc-go rounds
+// the grpc-timeout header up and the server counts from the request's
+// arrival, so its deadline is never earlier than ours. The margin is slack
+// for timer lateness, so that an answer racing the deadline is still
+// counted as the deadline firing rather than as a plugin error.
 func deadlinePassed(ctx context.Context) bool {
 	d, ok := ctx.Deadline()
 	return ok && time.Until(d) <= 20*time.Millisecond
