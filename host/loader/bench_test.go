@@ -2,8 +2,8 @@ package loader
 
 import (
 	"context"
-	"runtime"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -57,31 +57,54 @@ func BenchmarkGoPluginEvaluate(b *testing.B) {
 	evalBench(b, pluginsDir(b, []string{"objective"}, nil), "objective", []float64{0.5, 0.5})
 }
 
-// BenchmarkGoPluginEvaluate8 runs 8 concurrent callers against one plugin
-// process and reports the throughput.
-func BenchmarkGoPluginEvaluate8(b *testing.B) {
-	r := open(b, pluginsDir(b, []string{"objective"}, nil), quietOptions())
+// benchCallers is the number of concurrent callers of the throughput
+// benchmarks.
+const benchCallers = 8
+
+// concurrentBench makes b.N Evaluate calls of one objective from exactly
+// benchCallers goroutines, whatever GOMAXPROCS is (RunParallel would start
+// a multiple of it), and reports the throughput in calls/s.
+func concurrentBench(b *testing.B, dir, name string, x []float64) {
+	r := open(b, dir, quietOptions())
 	ctx := context.Background()
-	o, err := r.Objective(ctx, "objective")
+	o, err := r.Objective(ctx, name)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var calls atomic.Int64
-	b.SetParallelism(max(1, 8/runtimeProcs()))
-	start := time.Now()
+	if _, err := o.Evaluate(ctx, x); err != nil {
+		b.Fatal(err)
+	}
+	var next atomic.Int64
+	errs := make(chan error, benchCallers)
+	var wg sync.WaitGroup
 	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		x := []float64{0.5, 0.5}
-		for pb.Next() {
-			if _, err := o.Evaluate(ctx, x); err != nil {
-				b.Error(err)
-				return
+	start := time.Now()
+	for range benchCallers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(b.N) {
+				if _, err := o.Evaluate(ctx, x); err != nil {
+					errs <- err
+					return
+				}
 			}
-			calls.Add(1)
-		}
-	})
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
 	b.StopTimer()
-	b.ReportMetric(float64(calls.Load())/time.Since(start).Seconds(), "calls/s")
+	close(errs)
+	if err := <-errs; err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+}
+
+// BenchmarkGoPluginEvaluate8 runs 8 concurrent callers against one plugin
+// process and reports the throughput.
+func BenchmarkGoPluginEvaluate8(b *testing.B) {
+	concurrentBench(b, pluginsDir(b, []string{"objective"}, nil), "objective", []float64{0.5, 0.5})
 }
 
 // BenchmarkScriptEvaluateHartmann6 is one Evaluate of the Hartmann-6
@@ -90,6 +113,13 @@ func BenchmarkGoPluginEvaluate8(b *testing.B) {
 func BenchmarkScriptEvaluateHartmann6(b *testing.B) {
 	dir := pluginsDir(b, nil, map[string]string{"hartmann6.go": "../../examples/scripts/hartmann6.go"})
 	evalBench(b, dir, "hartmann6", xstar6)
+}
+
+// BenchmarkScriptEvaluate8 runs 8 concurrent callers against the
+// Hartmann-6 script's runner process and reports the throughput.
+func BenchmarkScriptEvaluate8(b *testing.B) {
+	dir := pluginsDir(b, nil, map[string]string{"hartmann6.go": "../../examples/scripts/hartmann6.go"})
+	concurrentBench(b, dir, "hartmann6", xstar6)
 }
 
 // BenchmarkYaegiHartmann6 is the interpreter alone: one call of the
@@ -142,5 +172,3 @@ func BenchmarkScriptScore(b *testing.B) {
 	b.StopTimer()
 	reportMedian(b, lat)
 }
-
-func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
