@@ -21,8 +21,8 @@
 // Equation numbers are those of the typeset paper: its numbered displays
 // counted in order, (1)–(8) in the main text and (9)–(18) continuing in
 // the appendices (the source has no \numberwithin or counter reset, and
-// an article-style \appendix renumbers sections only). The unnumbered α_sp and α_ep displays are cited
-// by the equation they follow.
+// an article-style \appendix renumbers sections only). The unnumbered
+// α_sp and α_ep displays are cited by the equation they follow.
 //
 // # Map to the paper
 //
@@ -45,9 +45,9 @@
 //     eq:epmean and eq:epcov the wrong way round (PAPER-NOTES 6), so cite
 //     them by number. Cavity, tilted moments μ̂, τ̂ from Eqs. (13)–(18)
 //     (truncMoments: the inverse Mills ratio by continued fraction below
-//     β = −5, PAPER-NOTES 5),
-//     damped site updates, rank-one updates of Σ_ep, a tolerance and a sweep
-//     cap; a non-positive cavity variance skips the update.
+//     β = −5, PAPER-NOTES 5), damped site updates, rank-one updates of
+//     Σ_ep, a tolerance and a sweep cap; a non-positive cavity variance
+//     skips the update (logged at warn level by NewModel).
 //   - GroupedSampleSets / ImportanceSampleSets: the sets F_x* of TES_sp
 //     (§4.1): joint samples grouped by argmax, or importance sampling with a
 //     lower-truncated Gaussian for f(x*) and weights 1 − Φ(f⁺) (Appendix
