@@ -24,9 +24,10 @@
 //
 // # Processes and containment
 //
-// Every plugin runs as a child process managed by a go-plugin client (gRPC
-// only, versioned protocol, automatic mutual TLS, managed, with a start
-// timeout). Scripts too: the host's own executable is re-executed as a
+// Every plugin runs as a child process of a go-plugin client (gRPC only,
+// versioned protocol, automatic mutual TLS, a start timeout) that the
+// Registry owns: it kills the client on restart and on Close, rather than
+// leaving it to go-plugin's process-wide CleanupClients. Scripts too: the host's own executable is re-executed as a
 // script runner (see runner.go), which compiles the script once with Yaegi
 // and serves it through the sdk, so a script that panics, loops or returns
 // NaN is contained exactly like a compiled plugin.

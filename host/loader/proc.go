@@ -123,6 +123,12 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	name := u.name
 	stderr := newTail(40)
 	logger := r.opts.logger().With().Str("plugin", name).Logger()
+	// Not Managed: go-plugin's managed clients live in a process-wide list
+	// that is never pruned (one entry per restart) and that CleanupClients
+	// kills wholesale, other registries' plugins included. The registry owns
+	// its processes instead: a restart kills the old client, Close kills
+	// every current one, and on Linux PR_SET_PDEATHSIG kills them if the host
+	// dies without Close.
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		VersionedPlugins: sdk.PluginSets(),
@@ -130,7 +136,6 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 		SecureConfig:     secure,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
-		Managed:          true,
 		SkipHostEnv:      true,
 		StartTimeout:     r.opts.startTimeout(),
 		Logger:           hclogBridge(r.opts.logger(), name),
