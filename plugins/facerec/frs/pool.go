@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -59,6 +60,13 @@ type Pool struct {
 	workers   []*worker
 	closeOnce sync.Once
 	closed    chan struct{}
+
+	// retries counts requests retried because their sidecar died while
+	// they were in flight.
+	retries atomic.Int64
+	// onSent, if set, is called with the sidecar's pid each time a request
+	// has been written to it (tests use it to kill a sidecar mid-request).
+	onSent atomic.Pointer[func(pid int)]
 }
 
 // worker owns one sidecar slot; proc is replaced when the process dies.
@@ -273,6 +281,7 @@ func (p *Pool) call(ctx context.Context, req *request) (*reply, error) {
 		r, err := p.attempt(w, req)
 		if errors.Is(err, errDied) && !p.isClosed() {
 			p.log.Warn().Int("worker", w.idx).Err(err).Msg("sidecar died during a request; retrying once")
+			p.retries.Add(1)
 			r, err = p.attempt(w, req)
 		}
 		res <- result{r, err}
@@ -293,7 +302,12 @@ func (p *Pool) attempt(w *worker, req *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, err := proc.roundTrip(req, p.timeout)
+	var sent func()
+	if hook := p.onSent.Load(); hook != nil {
+		pid := proc.cmd.Process.Pid
+		sent = func() { (*hook)(pid) }
+	}
+	line, err := proc.roundTripNotify(req, p.timeout, sent)
 	if err != nil {
 		return nil, err
 	}

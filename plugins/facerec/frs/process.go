@@ -218,6 +218,13 @@ func (p *process) stop(grace time.Duration) {
 // otherwise) and the error wraps errTimeout; if the process dies the error
 // wraps errDied.
 func (p *process) roundTrip(req *request, timeout time.Duration) ([]byte, error) {
+	return p.roundTripNotify(req, timeout, nil)
+}
+
+// roundTripNotify is roundTrip that calls sent, if not nil, once the
+// request line has been written to the sidecar: from then on the request
+// is in flight.
+func (p *process) roundTripNotify(req *request, timeout time.Duration, sent func()) ([]byte, error) {
 	req.V = ProtocolVersion
 	req.ID = p.nextID.Add(1)
 	data, err := json.Marshal(req)
@@ -236,6 +243,9 @@ func (p *process) roundTrip(req *request, timeout time.Duration) ([]byte, error)
 	}
 	if _, err := p.stdin.Write(data); err != nil {
 		return nil, failed()
+	}
+	if sent != nil {
+		sent()
 	}
 	for {
 		line, ok := <-p.lines

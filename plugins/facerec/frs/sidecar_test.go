@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/draw"
 	"image/jpeg"
@@ -172,27 +173,38 @@ func TestDescriptorSanity(t *testing.T) {
 		t.Fatal(err)
 	}
 	var desc [][]float64
-	for _, fs := range all {
-		for _, f := range fs {
+	var where []string // photo and face index, for the log
+	for k, fs := range all {
+		for i, f := range fs {
 			desc = append(desc, f.Descriptor)
+			where = append(where, fmt.Sprintf("%s#%d", names[k], i))
 		}
 	}
 	var diff []float64
 	for a := range desc {
 		for b := a + 1; b < len(desc); b++ {
-			diff = append(diff, Distance(desc[a], desc[b]))
+			d := Distance(desc[a], desc[b])
+			diff = append(diff, d)
+			if d < 0.6 {
+				t.Logf("different faces below 0.6: %s and %s at %.3f", where[a], where[b], d)
+			}
 		}
 	}
 	sort.Float64s(same)
 	sort.Float64s(diff)
 	t.Logf("same face re-encoded (%d pairs): min %.3f median %.3f max %.3f", len(same), same[0], quantile(same, 0.5), same[len(same)-1])
-	t.Logf("different faces (%d faces, %d pairs): min %.3f p5 %.3f p10 %.3f median %.3f max %.3f; %.1f%% above 0.6",
-		len(desc), len(diff), diff[0], quantile(diff, 0.05), quantile(diff, 0.1), quantile(diff, 0.5), diff[len(diff)-1], 100*fracAbove(diff, 0.6))
+	t.Logf("different faces (%d faces, %d pairs): min %.3f p5 %.3f p10 %.3f median %.3f max %.3f; %.1f%% above 0.6 (%d pairs below 0.6, %d below 0.5)",
+		len(desc), len(diff), diff[0], quantile(diff, 0.05), quantile(diff, 0.1), quantile(diff, 0.5), diff[len(diff)-1], 100*fracAbove(diff, 0.6),
+		countBelow(diff, 0.6), countBelow(diff, 0.5))
 	if len(desc) != 22 {
 		t.Errorf("%d faces in the demo photos, want 22", len(desc))
 	}
-	// A few pairs below 0.6 are look-alikes (the demo photos are of young
-	// women, a known weak spot of such models); the bulk is far above.
+	// The issue asks for every pair of different people above 0.6, but the
+	// demo photos carry no identity labels: we can only pair different
+	// detected faces. 10 of the 231 pairs lie below 0.6 (measured: min
+	// 0.439, sample1.jpg face 2 and sample3.jpg face 2, which may be one
+	// woman photographed twice or a look-alike; the other nine 0.55-0.59),
+	// so the assertion is on the bulk of the distribution (see README.md).
 	if m := quantile(diff, 0.5); m < 0.7 {
 		t.Errorf("median distance between different faces %.3f, want > 0.7", m)
 	}
@@ -206,6 +218,16 @@ func TestDescriptorSanity(t *testing.T) {
 
 func quantile(sorted []float64, q float64) float64 {
 	return sorted[int(math.Round(q*float64(len(sorted)-1)))]
+}
+
+func countBelow(xs []float64, th float64) int {
+	n := 0
+	for _, x := range xs {
+		if x < th {
+			n++
+		}
+	}
+	return n
 }
 
 func fracAbove(xs []float64, th float64) float64 {
@@ -318,36 +340,61 @@ func TestMalformedRequestGetsErrorReply(t *testing.T) {
 	}
 }
 
+// TestKilledSidecarIsRestarted kills a sidecar right after a request was
+// written to it (so the request is certainly in flight: a descriptor takes
+// tens of milliseconds), and checks that the pool retried it on a
+// restarted sidecar and got the same descriptor; then kills the idle
+// sidecars too and checks that all come back.
 func TestKilledSidecarIsRestarted(t *testing.T) {
 	p := realPool(t)
 	img, faces := sample1Faces(t)
 	crop := faceCrop(img, faces[0])
 	ctx := context.Background()
-	// Warm the path, then kill every sidecar while a request is in flight.
 	lm := shiftLandmarks(faces[0].Landmarks, img, faces[0])
 	want, err := p.Describe(ctx, crop, lm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := p.pids()
-	res := make(chan error, 1)
-	var got []float64
-	go func() {
-		var err error
-		got, err = p.Describe(ctx, crop, lm)
-		res <- err
-	}()
-	time.Sleep(20 * time.Millisecond)
-	for _, pid := range before {
-		syscall.Kill(pid, syscall.SIGKILL)
+	var once sync.Once
+	killed := make(chan int, 1)
+	hook := func(pid int) {
+		once.Do(func() {
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Errorf("kill sidecar %d: %v", pid, err)
+			}
+			killed <- pid
+		})
 	}
-	if err := <-res; err != nil {
-		t.Fatalf("request during the kill: %v", err)
+	p.onSent.Store(&hook)
+	retries := p.retries.Load()
+	got, err := p.Describe(ctx, crop, lm)
+	p.onSent.Store(nil)
+	if err != nil {
+		t.Fatalf("request whose sidecar was killed in flight: %v", err)
+	}
+	var victim int
+	select {
+	case victim = <-killed:
+	default:
+		t.Fatal("the request was never sent to a sidecar")
+	}
+	if n := p.retries.Load() - retries; n != 1 {
+		t.Errorf("%d retries after killing the sidecar mid-request, want 1 (the reply came before the kill?)", n)
 	}
 	if d := Distance(got, want); d > 1e-6 {
 		t.Errorf("descriptor after restart differs by %.2g", d)
 	}
-	// Every killed sidecar comes back on its next request.
+	// Kill the sidecars again while idle (the restarted one and the
+	// others): each comes back on its next request.
+	dead := map[int]bool{victim: true}
+	for _, pid := range before {
+		dead[pid] = true
+	}
+	for _, pid := range p.pids() {
+		dead[pid] = true
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 	var wg sync.WaitGroup
 	for i := 0; i < p.Workers(); i++ {
 		wg.Add(1)
@@ -364,10 +411,8 @@ func TestKilledSidecarIsRestarted(t *testing.T) {
 		t.Fatalf("%d sidecars running after restart, want %d", len(after), p.Workers())
 	}
 	for _, a := range after {
-		for _, b := range before {
-			if a == b {
-				t.Errorf("sidecar %d survived SIGKILL?", a)
-			}
+		if dead[a] {
+			t.Errorf("sidecar %d survived SIGKILL?", a)
 		}
 	}
 }
