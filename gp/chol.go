@@ -176,3 +176,34 @@ func finite(v []float64) bool {
 	}
 	return true
 }
+
+// halfSolveCols overwrites the n×m row-major matrix B (n = c.n; one
+// right-hand side per column) with L⁻¹ B by forward substitution, one
+// matrix-vector product per row of L:
+//
+//	B_j ← (B_j − Σ_{t<j} L_jt B_t) / L_jj   (B_j is row j, m wide).
+//
+// This is Predict's triangular solve for a block of m queries laid out one
+// query per column. Row j's update is gonum's Dgemv (Trans), whose SSE2
+// kernel works on 4 factor entries × 4 queries at a time, about three times
+// the throughput of the per-query dot products of Trsm(Right, Trans) on the
+// row layout. Every column sees the same operations, b_j + (−L_j0) v_0 +
+// (−L_j1) v_1 + … in order of t, then the division, so a query's result
+// does not depend on its position in the batch; it differs from Trsm's
+// (b_j − Σ_t L_jt v_t)/L_jj only by rounding.
+func (c *cholFactor) halfSolveCols(b []float64, m int) {
+	n, l := c.n, c.l
+	for j := 0; j < n; j++ {
+		row := b[j*m : (j+1)*m]
+		if j > 0 {
+			blas64.Gemv(blas.Trans, -1,
+				blas64.General{Rows: j, Cols: m, Stride: m, Data: b[:j*m]},
+				blas64.Vector{N: j, Inc: 1, Data: l[j*n : j*n+j]},
+				1, blas64.Vector{N: m, Inc: 1, Data: row})
+		}
+		d := l[j*n+j]
+		for i := range row {
+			row[i] /= d
+		}
+	}
+}

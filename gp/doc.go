@@ -84,9 +84,31 @@
 // # Costs
 //
 // With n observations, d dimensions: New O(n³); MeanVar/MeanVarGrad O(n²)
-// (mean only: O(n d)); Predict O(q n²) in blocks of 64 queries with one BLAS
-// triangular solve per block; Condition O(n² s + s³) by a Schur complement on
-// the existing factor; Conditioned.Predict O(q n² + q n s + q s² + q²(n+s));
+// (mean only: O(n d)); Predict O(q n²) in blocks of 64 queries, each block
+// laid out one query per column so that the forward substitution is one
+// matrix-vector product per factor row (gonum's Dgemv); Condition
+// O(n² s + s³) by a Schur complement on the existing factor;
+// Conditioned.Predict O(q n² + q n s + q s² + q²(n+s));
 // one likelihood-and-gradient evaluation of Fit O(n³) (Cholesky plus the
 // explicit inverse the gradient needs); Path.Eval O(m d + n d).
+//
+// Predict for q = 10,000 queries at n = 200, d = 6 (BenchmarkPredict10k)
+// takes 91–99 ms of CPU on one core of the 2-core AMD EPYC test machine
+// (146–154 ms with one Trsm per block before), against a 50 ms target.
+// Four CPU profiles split it into: the variances' triangular solve, q n²/2
+// = 2e8 multiply-adds, ≈ 37 ms (39%; ≈ 5.4 G multiply-adds/s = 11 GFLOP/s,
+// the speed of gonum's 2-wide SSE2 GEMV kernel); the kernel's q n = 2e6
+// exponentials ≈ 34 ms (36%; ≈ 17 ns per math.Exp); squared distances,
+// the block transposition, sums of squares and means ≈ 11 ms; samples in
+// runtime.asyncPreempt (preemption on the shared core) ≈ 8 ms. The solve
+// and the exponentials alone exceed 50 ms, and neither shrinks by
+// reformulation: an exact variance is a quadratic form with a dense n×n
+// matrix per query, which costs about n²/2 multiply-adds however it is
+// arranged (the triangular solve's count; an explicit inverse needs as
+// many and is less accurate), and there is one exponential per
+// query–observation pair. Reaching the target would take 4-wide AVX2/FMA
+// kernels (assembly: Go has no SIMD intrinsics and gonum's kernels are
+// SSE2) or a vectorised exponential, which would also change the kernel
+// values' rounding. With GOMAXPROCS > 1 Predict spreads its blocks over
+// the cores.
 package gp

@@ -294,6 +294,8 @@ const predictBlock = 64
 
 type predictBuf struct {
 	kb  []float64 // predictBlock × n
+	kt  []float64 // n × predictBlock (Predict's transposed block)
+	acc []float64 // 4 × predictBlock (partial sums of squares)
 	sx  []float64 // d
 	tmp []float64 // d
 }
@@ -302,15 +304,19 @@ func (g *GP) getBuf() *predictBuf {
 	if b, ok := g.pool.Get().(*predictBuf); ok {
 		return b
 	}
-	return &predictBuf{kb: make([]float64, predictBlock*g.n), sx: make([]float64, g.d), tmp: make([]float64, g.d)}
+	return &predictBuf{
+		kb: make([]float64, predictBlock*g.n), kt: make([]float64, predictBlock*g.n),
+		acc: make([]float64, 4*predictBlock), sx: make([]float64, g.d), tmp: make([]float64, g.d),
+	}
 }
 
 // Predict writes the posterior mean and variance of f at each row of X
 // (q×d) into mean and variance (len q each; either may be nil to skip it).
 // Same formulas and clamping as MeanVar, computed in blocks of predictBlock
-// queries with one BLAS triangular solve per block, the blocks spread over
-// GOMAXPROCS goroutines (each query's result does not depend on how);
-// safe for concurrent use.
+// queries with one blocked triangular solve per block (see the package
+// doc, Costs), the blocks spread over GOMAXPROCS goroutines. A query's
+// result does not depend on the batch it is in or on its position there;
+// it agrees with MeanVar to rounding. Safe for concurrent use.
 func (g *GP) Predict(X *mat.Dense, mean, variance []float64) {
 	q, d := X.Dims()
 	if d != g.d {
@@ -360,13 +366,46 @@ func (g *GP) predictBlocks(X *mat.Dense, mean, variance []float64, from, to int)
 		if variance == nil {
 			continue
 		}
-		// Rows of kb ← rows of K_xD L⁻ᵀ, i.e. (L⁻¹ k_Dx)ᵀ.
-		blas64.Trsm(blas.Right, blas.Trans, 1, g.chol.tri(),
-			blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: kb})
-		for i := lo; i < hi; i++ {
-			row := kb[(i-lo)*n : (i-lo+1)*n]
-			variance[i] = math.Max(s2-dot(row, row), 0)
+		// Columns of kt ← L⁻¹ k_Dx; σ² = k_xx − ‖L⁻¹ k_Dx‖².
+		m := hi - lo
+		kt := buf.kt[:n*m]
+		for i := 0; i < m; i++ {
+			for j, v := range kb[i*n : (i+1)*n] {
+				kt[j*m+i] = v
+			}
 		}
+		g.chol.halfSolveCols(kt, m)
+		sumSquaresCols(buf.acc[:4*m], kt, n, m)
+		for i := 0; i < m; i++ {
+			variance[lo+i] = math.Max(s2-buf.acc[i], 0)
+		}
+	}
+}
+
+// sumSquaresCols writes Σ_j B_ji² for each column i of the n×m row-major B
+// into acc[:m] (acc has len 4m; acc[m:] is scratch). The sum is ordered as
+// dot(col, col) orders it: four partial sums over j mod 4, the tail in the
+// first, combined as (s0+s1)+(s2+s3).
+func sumSquaresCols(acc, b []float64, n, m int) {
+	s0, s1, s2, s3 := acc[:m], acc[m:2*m], acc[2*m:3*m], acc[3*m:4*m]
+	clear(acc[:4*m])
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		r0, r1, r2, r3 := b[j*m:(j+1)*m], b[(j+1)*m:(j+2)*m], b[(j+2)*m:(j+3)*m], b[(j+3)*m:(j+4)*m]
+		for i := range s0 {
+			s0[i] += r0[i] * r0[i]
+			s1[i] += r1[i] * r1[i]
+			s2[i] += r2[i] * r2[i]
+			s3[i] += r3[i] * r3[i]
+		}
+	}
+	for ; j < n; j++ {
+		for i, v := range b[j*m : (j+1)*m] {
+			s0[i] += v * v
+		}
+	}
+	for i := range s0 {
+		s0[i] = (s0[i] + s1[i]) + (s2[i] + s3[i])
 	}
 }
 
