@@ -110,7 +110,7 @@ Examples:
 	fl.IntVar(&f.trusted, "trusted", 0, "|X*| for TES, x* samples for PES (default max(5, |B|); 5 with --appg)")
 	fl.Float64Var(&f.ucbBeta, "ucb-beta", 0, "fixed β of UCB/BUCB, α = μ + √β σ (0: the GP-UCB schedule; BoTorch's qUCB in ANCHORS.md uses 2)")
 	fl.StringVar(&f.kernel, "kernel", host.KernelSE, "GP kernel: se (the paper's) or matern52 (ANCHORS.md's BoTorch protocol)")
-	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, "recommendation x̄: auto (refine when the objective has a noise-free evaluation, as all synthetic problems do), evaluated (best posterior mean among evaluated points: ANCHORS.md's BoTorch protocol) or refine (maximize the posterior mean over the space: the paper's definition)")
+	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
 	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE for every problem that accepts KEY (repeatable)")
 	fl.BoolVar(&f.seedByAcq, "seed-by-acq", false, "derive run seeds from the acquisition too (no common random numbers)")
 	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel; each run's acquisition optimizer then uses max(1, cores/jobs) threads")

@@ -19,8 +19,9 @@ import (
 )
 
 // Built once in TestMain: the CLI binary and a plugins directory holding the
-// synthetic plugin (prebuilt executable), an integer-space objective script
-// and a broken script.
+// synthetic plugin (prebuilt executable), an integer-space objective script,
+// a continuous objective script without a noise-free evaluation and a broken
+// script.
 var (
 	binPath    string
 	pluginsDir string
@@ -43,6 +44,29 @@ func Info() sdk.Info {
 
 func Evaluate(ctx context.Context, x []float64) (float64, error) {
 	return -(x[0]-1)*(x[0]-1) - (x[1]-2)*(x[1]-2), nil
+}
+`
+
+// bowlScript is a continuous objective with a declared optimum but no
+// noise-free evaluation (like a real-world plugin): maximum 0 at (0.3, 0.6).
+const bowlScript = `package bowl
+
+import (
+	"context"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+func Info() sdk.Info {
+	opt := 0.0
+	return sdk.Info{Name: "bowl", Optimum: &opt, Params: []sdk.Param{
+		{Name: "u", Kind: sdk.Float, Low: 0, High: 1},
+		{Name: "v", Kind: sdk.Float, Low: 0, High: 1},
+	}}
+}
+
+func Evaluate(ctx context.Context, x []float64) (float64, error) {
+	return -(x[0]-0.3)*(x[0]-0.3) - (x[1]-0.6)*(x[1]-0.6), nil
 }
 `
 
@@ -72,6 +96,7 @@ func TestMain(m *testing.M) {
 			}
 		}
 		os.WriteFile(filepath.Join(pluginsDir, "grid.go"), []byte(gridScript), 0o644)
+		os.WriteFile(filepath.Join(pluginsDir, "bowl.go"), []byte(bowlScript), 0o644)
 		os.WriteFile(filepath.Join(pluginsDir, "broken.go"), []byte("package broken\nfunc Info( {\n"), 0o644)
 		return m.Run()
 	}()

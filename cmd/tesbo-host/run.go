@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -102,16 +103,57 @@ func (c *common) loaderOptions(log *zerolog.Logger) (loader.Options, error) {
 	return o, nil
 }
 
+// recommendHelp explains --recommend (run and bench).
+const recommendHelp = `recommendation x̄ reported as best_x, best_value and regret:
+  refine     the paper's x̄, the maximizer of the posterior mean over the whole
+             space, for any objective; best_value is the noise-free f(x̄) when
+             the objective has a noise-free evaluation, else the posterior
+             mean at x̄ (and the regret null)
+  evaluated  the evaluated point with the largest posterior mean, with its
+             observed value (ANCHORS.md's BoTorch protocol)
+  auto       refine for objectives with a noise-free evaluation (all
+             synthetic/* problems), else evaluated: an unevaluated x̄ has no
+             observed value, and reporting one would take an extra
+             evaluation outside the budget
+`
+
+// autoInt is an int flag whose default is worked out later: unset, it
+// shows no "(default ...)" in --help (the usage text states the default).
+type autoInt struct {
+	n   int
+	set bool
+}
+
+func (a *autoInt) String() string {
+	if !a.set {
+		return ""
+	}
+	return strconv.Itoa(a.n)
+}
+
+func (a *autoInt) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return err
+	}
+	a.n, a.set = n, true
+	return nil
+}
+
+func (a *autoInt) Type() string { return "int" }
+
 // runFlags are the flags of 'run'.
 type runFlags struct {
 	common
 	objective, acq, db, study string
-	batch, iters, init        int
+	batch, iters              int
+	init                      autoInt
 	trusted, parallel         int
 	seed                      uint64
 	noiseVar                  float64
 	params                    []string
 	retries                   int
+	recommend                 string
 }
 
 func newRunCmd() *cobra.Command {
@@ -134,7 +176,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin")
 	fl.IntVar(&f.batch, "batch", host.DefaultBatch, "points proposed per BO iteration (|B|)")
 	fl.IntVar(&f.iters, "iters", host.DefaultIters, "BO iterations after the initial design")
-	fl.IntVar(&f.init, "init", -1, "initial design size (default 2 for synthetic/* objectives, 10 for others)")
+	fl.Var(&f.init, "init", "initial design size (default 2 for synthetic/* objectives, 10 for others, at most the points of an integer space)")
 	fl.IntVar(&f.trusted, "trusted", 0, "number of trusted maximizers |X*| (default max(5, batch))")
 	fl.Uint64Var(&f.seed, "seed", 1, "study seed: the same seed gives the same trials")
 	fl.Float64Var(&f.noiseVar, "noise-var", host.DefaultNoiseVar, "observation-noise variance benchmark objectives add (sent as param noise_var)")
@@ -144,6 +186,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.StringArrayVar(&f.params, "param", nil, "key=value passed to the objective (repeatable)")
 	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per evaluation attempt, e.g. 30s (0: none); a plugin past it is restarted")
 	fl.IntVar(&f.retries, "retries", 0, "retries of a failed evaluation, with exponential backoff from 500ms")
+	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
 	f.common.register(cmd, "plugins directory (default $TESBO_PLUGINS or ./plugins)")
 	cmd.MarkFlagRequired("objective")
 	return cmd
@@ -158,8 +201,8 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("bad --batch %d: must be ≥ 1", f.batch)
 	case f.iters < 0:
 		return nil, usagef("bad --iters %d: must be ≥ 0", f.iters)
-	case f.init < -1:
-		return nil, usagef("bad --init %d: must be ≥ 0", f.init)
+	case f.init.set && f.init.n < 0:
+		return nil, usagef("bad --init %d: must be ≥ 0", f.init.n)
 	case f.trusted < 0:
 		return nil, usagef("bad --trusted %d: must be ≥ 0", f.trusted)
 	case f.parallel < 0:
@@ -172,6 +215,8 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("bad --retries %d: must be ≥ 0", f.retries)
 	case f.db == "":
 		return nil, usagef("--db must not be empty")
+	case f.recommend != host.RecommendAuto && f.recommend != host.RecommendEvaluated && f.recommend != host.RecommendRefine:
+		return nil, usagef("bad --recommend %q: use %s, %s or %s", f.recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}
 	params := map[string]string{}
 	for _, kv := range f.params {
@@ -220,8 +265,8 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	init := f.init
-	if init < 0 {
+	init := f.init.n
+	if !f.init.set {
 		init = 10
 		if strings.HasPrefix(f.objective, "synthetic/") {
 			init = host.DefaultInit
@@ -239,8 +284,9 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		AcqOptions: acq.Options{Trusted: f.trusted},
 		Batch:      f.batch, Iters: f.iters, Init: init, NoInit: init == 0, Seed: f.seed, Parallel: f.parallel,
 		NoiseVar: f.noiseVar, Params: params, EvalTimeout: f.evalTimeout, Retries: f.retries,
-		Meta:   map[string]string{metaPlugins: absDir, metaObjective: f.objective},
-		Logger: log,
+		Recommend: f.recommend,
+		Meta:      map[string]string{metaPlugins: absDir, metaObjective: f.objective},
+		Logger:    log,
 	}
 	if f.noiseVar == 0 {
 		opts.NoiseVar = -1 // host.Options: negative means none
@@ -284,8 +330,10 @@ func checkStudyOptions(info sdk.Info, o host.Options) error {
 }
 
 // openDB opens the study database, classifying every failure as bad input.
+// An older schema is migrated only when host.NewStudy or host.OpenStudy
+// has accepted the study, so a rejected command writes nothing.
 func openDB(path string, create bool) (*store.DB, error) {
-	db, err := store.Open(path, store.Options{Create: create, BusyTimeout: dbBusyTimeout})
+	db, err := store.Open(path, store.Options{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true})
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -116,6 +116,114 @@ func TestRunSummary(t *testing.T) {
 	}
 }
 
+// --help states each default once: --init's depends on the objective, so
+// it shows no "(default -1)" placeholder; --recommend says why auto does
+// not refine every objective.
+func TestRunHelp(t *testing.T) {
+	r := cli(t, t.TempDir(), "run", "--help")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var initLine string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(l, "--init ") {
+			initLine = l
+		}
+	}
+	if !strings.Contains(initLine, "default 2 for synthetic/*") || strings.Contains(initLine, "(default -") {
+		t.Fatalf("--init help: %q", initLine)
+	}
+	for _, want := range []string{"--recommend", "the paper's x̄", "extra", "evaluation outside the budget"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("run --help lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// --recommend on an objective without a noise-free evaluation (bowl, f* =
+// 0): auto and evaluated report evaluated points with their stored values
+// and the observed regret; refine reports the paper's x̄, the maximizer of
+// the posterior mean, which is then not an evaluated point, with the
+// posterior mean as best_value and a null regret. The trials are the same
+// in all three runs, and the mode is stored with the study.
+func TestRecommendModes(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "r.db")
+	type run struct {
+		recs   []record
+		trials []store.Trial
+	}
+	do := func(study string, extra ...string) run {
+		args := append([]string{"run", "--objective", "bowl", "--acq", "ei", "--iters", "4", "--batch", "2", "--init", "3",
+			"--seed", "2", "--db", "r.db", "--study", study, "--json", "--log-level", "error"}, extra...)
+		r := cli(t, dir, args...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", study, r.code, r.stderr)
+		}
+		var out run
+		for _, m := range parseRecords(t, r.stdout) {
+			out.recs = append(out.recs, decode(t, m))
+		}
+		out.trials, _ = loadTrials(t, dbPath, study)
+		if len(out.recs) != 4 {
+			t.Fatalf("%s: %d records", study, len(out.recs))
+		}
+		return out
+	}
+	auto := do("auto")
+	evaluated := do("evaluated", "--recommend", "evaluated")
+	refine := do("refine", "--recommend", "refine")
+	sameTrials(t, auto.trials, evaluated.trials)
+	sameTrials(t, auto.trials, refine.trials)
+	evaluatedAt := func(tr []store.Trial, rec record) *store.Trial {
+		for i := range tr[:rec.Evals] {
+			if key(tr[i].X) == key(rec.BestX) {
+				return &tr[i]
+			}
+		}
+		return nil
+	}
+	for _, r := range []run{auto, evaluated} {
+		for i, rec := range r.recs {
+			tr := evaluatedAt(r.trials, rec)
+			if tr == nil || rec.BestValue == nil || *rec.BestValue != tr.Value {
+				t.Fatalf("record %d: best %v = %v is not a stored evaluation", i, rec.BestX, rec.BestValue)
+			}
+			if rec.Regret == nil || *rec.Regret != 0-tr.Value {
+				t.Fatalf("record %d: regret %v, want f* − f = %v", i, rec.Regret, -tr.Value)
+			}
+			if key(rec.BestX) != key(auto.recs[i].BestX) {
+				t.Fatalf("record %d: evaluated and auto disagree: %v vs %v", i, rec.BestX, auto.recs[i].BestX)
+			}
+		}
+	}
+	unevaluated := 0
+	for i, rec := range refine.recs {
+		if evaluatedAt(refine.trials, rec) != nil {
+			continue
+		}
+		unevaluated++
+		if rec.BestValue == nil || math.IsNaN(*rec.BestValue) || *rec.BestValue > 0.5 || rec.Regret != nil {
+			t.Fatalf("record %d: unevaluated x̄ %v with best_value %v regret %v; want the posterior mean and no regret", i, rec.BestX, rec.BestValue, rec.Regret)
+		}
+	}
+	if unevaluated == 0 {
+		t.Fatal("--recommend refine never left the evaluated points")
+	}
+	d, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	st, err := d.Study(context.Background(), "refine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(st.Settings), `"recommend":"refine"`) {
+		t.Fatalf("stored settings %s lack the recommendation mode", st.Settings)
+	}
+}
+
 func TestDeterminism(t *testing.T) {
 	dir := t.TempDir()
 	for _, acq := range []string{"ei", "tes-ep"} {
@@ -404,6 +512,22 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(r.stderr)
 	}
 	rawExec(t, newer, `UPDATE tesbo_meta SET value='99' WHERE key='schema_version'`)
+	// A database of the older schema 1 (no iterations table) holding study
+	// "taken": refusing a command must not migrate it.
+	older := filepath.Join(dir, "older.db")
+	if d, err := store.Open(older, store.Options{Create: true}); err != nil {
+		t.Fatal(err)
+	} else {
+		d.Close()
+	}
+	rawExec(t, older, `DROP TABLE iterations; UPDATE tesbo_meta SET value='1' WHERE key='schema_version';
+		INSERT INTO studies(name, objective, acquisition, seed, space, settings, created_at, updated_at)
+		VALUES ('taken', 'grid', 'random', 1, '[]', '{}', 0, 0)`)
+	// A directory where the database should be: unreadable as a database
+	// whoever runs the test (root included).
+	if err := os.Mkdir(filepath.Join(dir, "dbdir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	b, _ := os.ReadFile(corrupt)
 	for i := 4096; i < len(b); i++ {
 		b[i] = 0x5A
@@ -447,6 +571,12 @@ func TestBadInput(t *testing.T) {
 		{"db newer schema", []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--db", "newer.db"}, []string{"newer tesbo"}},
 		{"db corrupt", []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--db", "corrupt.db"}, []string{"corrupt"}},
 		{"db in missing directory", []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--db", "no/such/dir.db"}, []string{"does not exist"}},
+		{"db is a directory", []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--db", "dbdir"}, []string{"is a directory"}},
+		{"resume db is a directory", []string{"resume", "--db", "dbdir", "--study", "x"}, []string{"is a directory"}},
+		{"bad recommend", append(branin, "--recommend", "best"), []string{"--recommend", "auto, evaluated or refine"}},
+		{"study exists in an older db", []string{"run", "--objective", "grid", "--acq", "random", "--db", "older.db", "--study", "taken"}, []string{"already exists"}},
+		{"resume missing study in an older db", []string{"resume", "--db", "older.db", "--study", "x"}, []string{"\"x\" not found", "taken"}},
+		{"resume older db without plugins", []string{"resume", "--db", "older.db", "--study", "taken", "--plugins", "/nonexistent/plugins"}, []string{"plugins directory"}},
 		{"study exists", []string{"run", "--objective", "grid", "--acq", "random", "--db", "good.db", "--study", "taken"}, []string{"already exists", "tesbo-host resume --db good.db --study taken"}},
 		{"resume missing db", []string{"resume", "--db", "missing.db", "--study", "x"}, []string{"no such file"}},
 		{"resume missing study", []string{"resume", "--db", "good.db", "--study", "x"}, []string{"\"x\" not found", "taken"}},
@@ -476,28 +606,79 @@ func TestBadInput(t *testing.T) {
 			sameSnapshot(t, before, snapshot(t, dir))
 		})
 	}
-	// A database locked by another process.
+	// The older database was left at schema 1 by every refusal above; a
+	// study that is accepted migrates it, keeping its data.
+	t.Run("older db migrated when accepted", func(t *testing.T) {
+		if v := schemaVersion(t, older); v != "1" {
+			t.Fatalf("schema version %s after the refusals, want 1", v)
+		}
+		r := cli(t, dir, "run", "--objective", "grid", "--acq", "random", "--iters", "1", "--db", "older.db", "--study", "new", "--json")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		if v := schemaVersion(t, older); v != fmt.Sprint(store.SchemaVersion) {
+			t.Fatalf("schema version %s after a run, want %d", v, store.SchemaVersion)
+		}
+		d, err := store.Open(older, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		if names, err := d.StudyNames(context.Background()); err != nil || strings.Join(names, ",") != "taken,new" {
+			t.Fatalf("studies after migration: %v %v", names, err)
+		}
+	})
+	// A database locked by another process. The snapshots are taken with
+	// no lock held: reading the file from this process would drop the
+	// holder's POSIX locks (they belong to the process, and closing any
+	// descriptor of the file releases them).
 	t.Run("db locked", func(t *testing.T) {
-		holder, err := sql.Open("sqlite", good)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer holder.Close()
-		conn, err := holder.Conn(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
-			t.Fatal(err)
-		}
-		defer conn.ExecContext(context.Background(), "ROLLBACK")
-		r := cli(t, dir, "run", "--objective", "grid", "--acq", "random", "--db", "good.db", "--study", "new")
+		before := snapshot(t, dir)
+		r := func() result {
+			holder, err := sql.Open("sqlite", good)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Close()
+			conn, err := holder.Conn(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
+				t.Fatal(err)
+			}
+			defer conn.ExecContext(context.Background(), "ROLLBACK")
+			return cli(t, dir, "run", "--objective", "grid", "--acq", "random", "--db", "good.db", "--study", "new")
+		}()
 		lines := errorLines(r.stderr)
 		if r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], "locked") {
 			t.Fatalf("exit %d, stderr %q", r.code, lines)
 		}
+		if r.stdout != "" {
+			t.Fatalf("stdout: %q", r.stdout)
+		}
+		sameSnapshot(t, before, snapshot(t, dir))
+		if studyExists(good, "new") {
+			t.Fatal("the refused study was stored")
+		}
 	})
+}
+
+// schemaVersion reads a database's schema version without opening it
+// through store (which could migrate it).
+func schemaVersion(t *testing.T, path string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v string
+	if err := db.QueryRow(`SELECT value FROM tesbo_meta WHERE key='schema_version'`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 func rawExec(t *testing.T, path, q string) {
