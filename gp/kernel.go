@@ -20,8 +20,9 @@ import (
 //
 // Preconditions. The evaluation methods (Eval, GradX, ParamGrad, Variance,
 // SampleFrequencies) assume a valid kernel, CheckKernel(k) == nil, and
-// finite x, y of length Dim(); they do not check, and return NaN for an
-// invalid kernel. NewSE and NewMatern52 cannot build an invalid kernel (they
+// finite x, y of length Dim() whose scaled squared distance Σ(x_i−y_i)²/ℓ_i²
+// does not overflow (|x_i−y_i|/ℓ_i ≲ 1e153; Matérn-5/2 would give Inf·0
+// there); they do not check, and return NaN otherwise. NewSE and NewMatern52 cannot build an invalid kernel (they
 // panic instead). WithParams accepts any log-parameters of the right
 // length, because the fit explores them, so WithParams with NaN or extreme
 // values (|log ℓ_i| ≳ 350, |log σ_s²| ≳ 700) gives an invalid kernel: every
