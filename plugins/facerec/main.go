@@ -2,8 +2,8 @@
 // edits an attacker's face with the TES paper's eight physically realizable
 // edits and reports the distance d from the edited face to the nearest
 // gallery face as judged by a black-box face-recognition system (default:
-// @vladmandic/face-api in a Node sidecar); the attack succeeds when
-// d < θ. It only reads the attacker photo and the gallery it is given
+// @vladmandic/face-api in a Node sidecar); the attack succeeds when d < θ
+// with full face detection on the edited image. It only reads the attacker photo and the gallery it is given
 // (defaults: face-api's demo photos). See package attack for what it
 // measures and its --param keys, and PROTOCOL.md for the FRS protocol.
 //
