@@ -191,6 +191,37 @@ func TestContainScriptNaN(t *testing.T) {
 	wantErr(t, err, "nanacq", ErrBadValue, "NaN")
 }
 
+// TestContainScriptNaNObjective: an objective script returning NaN or −Inf
+// gives ErrBadValue for that call, and the script keeps serving.
+func TestContainScriptNaNObjective(t *testing.T) {
+	r := open(t, pluginsDir(t, nil, map[string]string{"nanobj.go": "testdata/scripts/nanobj.go"}), Options{})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "nanobj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = o.Evaluate(ctx, []float64{-0.5})
+	wantErr(t, err, "nanobj", ErrBadValue, "NaN")
+	_, err = o.Evaluate(ctx, []float64{0})
+	wantErr(t, err, "nanobj", ErrBadValue, "-Inf")
+	if v, err := o.Evaluate(ctx, []float64{1}); err != nil || v != 0 {
+		t.Fatalf("log(1) = %v, %v; want 0", v, err)
+	}
+}
+
+// TestContainScriptMalformedSpace: a script declaring Low ≥ High is
+// refused when opened and listed with the parameter and the bounds.
+func TestContainScriptMalformedSpace(t *testing.T) {
+	r := open(t, pluginsDir(t, nil, map[string]string{"badspace.go": "testdata/scripts/badspace.go"}), Options{})
+	ctx := ctxT(t)
+	_, err := r.Objective(ctx, "badspace")
+	wantErr(t, err, "badspace", ErrBadSpace, "rate", "Low 2 must be less than High 1")
+	list := r.List(ctx)
+	if len(list) != 1 || !errors.Is(list[0].Err, ErrBadSpace) || list[0].Info != nil {
+		t.Fatalf("List = %+v", list)
+	}
+}
+
 func TestContainScriptDoesNotCompile(t *testing.T) {
 	r := open(t, pluginsDir(t, nil, map[string]string{
 		"typeerr.go":  "testdata/scripts/typeerr.go",
