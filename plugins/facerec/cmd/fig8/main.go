@@ -62,7 +62,7 @@ func main() {
 	ps := params{}
 	flag.Var(ps, "param", "facerec run parameter key=value (repeatable): the bench's")
 	flag.Parse()
-	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).With().Timestamp().Logger()
+	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.InfoLevel).With().Timestamp().Logger()
 	cfg, err := attack.ParseParams(ps)
 	if err == nil {
 		_, err = run(context.Background(), options{db: *dbPath, out: *out, cfg: cfg, margin: *margin, w: os.Stdout, log: log})
