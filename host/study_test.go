@@ -615,3 +615,49 @@ func TestDefaultAcquisitionRegistered(t *testing.T) {
 		t.Fatalf("default acquisition %q: %v", DefaultAcquisition, err)
 	}
 }
+
+// A noise-free study (NoiseVar < 0, stored as 0) configures its objective
+// with noise_var 0 when it runs and again when it is reopened: the stored,
+// already defaulted options must not be defaulted a second time (which
+// turned 0 into the default 1e-4), and the values are then exactly f(x).
+func TestNoiseFreeStudyStaysNoiseFree(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(filepath.Join(t.TempDir(), "nf.db"), store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	o := baseOptions(8)
+	o.DB, o.Name, o.Iters, o.NoiseVar = db, "nf", 2, -1
+	check := func(obj *branin, trials []Trial) {
+		t.Helper()
+		if got := obj.params["noise_var"]; got != "0" {
+			t.Fatalf("objective configured with noise_var %q, want 0", got)
+		}
+		for _, tr := range trials {
+			if f := braninF(tr.X); tr.Value != f {
+				t.Fatalf("trial %d: value %v, want the noise-free f(x) = %v", tr.ID, tr.Value, f)
+			}
+		}
+	}
+	obj := &branin{}
+	info, _ := obj.Info(ctx)
+	s, err := NewStudy(ctx, info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(ctx, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(obj, res.Trials)
+	s, err = OpenStudy(ctx, db, "nf", Options{Proposer: testProposer(), Iters: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj = &branin{}
+	if res, err = s.Run(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	check(obj, res.Trials)
+}
