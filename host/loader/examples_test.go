@@ -13,11 +13,12 @@ import (
 )
 
 // TestExamples loads the repository's examples the way the README says:
-// the Go objective directory (built on first use), the two scripts, and
-// checks their values.
+// the Go objective and suggester directories (built on first use), the two
+// scripts, and checks their values.
 func TestExamples(t *testing.T) {
 	dir := pluginsDir(t, nil, map[string]string{
 		"rosenbrock":    "../../examples/go-objective",
+		"quasirandom":   "../../examples/go-suggester",
 		"hartmann6.go":  "../../examples/scripts/hartmann6.go",
 		"ucb_logdet.go": "../../examples/scripts/ucb_logdet.go",
 	})
@@ -60,6 +61,48 @@ func TestExamples(t *testing.T) {
 	want := (0.3+1.3)/2 + 2*0.5*math.Log(26*26-10*10)/2
 	if err != nil || math.Abs(got-want) > 1e-12 {
 		t.Fatalf("ucb_logdet = %v, %v; want %v", got, err, want)
+	}
+	checkQuasiRandom(t, ctx, r)
+}
+
+// checkQuasiRandom checks examples/go-suggester against the R_3 sequence
+// u_n = frac(1/2 + n·α) with α = (φ⁻¹, φ⁻², φ⁻³), φ = 1.2207440846057594…
+// the root of x⁴ = x + 1 (constants computed to 40 digits elsewhere), for
+// a Float, a LogFloat and an Int parameter. With 3 observations and 1
+// pending point the batch is terms n = 4, 5.
+func checkQuasiRandom(t *testing.T, ctx context.Context, r *Registry) {
+	t.Helper()
+	s, err := r.Suggester(ctx, "quasirandom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alpha := []float64{0.8191725133961644397, 0.6710436067037892084, 0.5497004779019702669}
+	info := sdk.Info{Name: "mixed", Params: []sdk.Param{
+		{Name: "a", Kind: sdk.Float, Low: -2, High: 6},
+		{Name: "lr", Kind: sdk.LogFloat, Low: 1e-4, High: 1},
+		{Name: "k", Kind: sdk.Int, Low: 1, High: 4},
+	}}
+	req := sdk.SuggestRequest{
+		Objective: info, Count: 2, Iter: 2, Seed: 7,
+		History: []sdk.Observation{{X: []float64{0, 0.1, 1}, Value: 1}, {X: []float64{1, 0.01, 2}, Value: 2}, {X: []float64{2, 0.5, 3}, Value: 0}},
+		Pending: [][]float64{{3, 0.2, 4}},
+	}
+	pts, err := s.Suggest(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range pts {
+		n := float64(4 + i)
+		u := make([]float64, 3)
+		for j := range u {
+			_, u[j] = math.Modf(0.5 + n*alpha[j])
+		}
+		want := []float64{-2 + 8*u[0], math.Pow(10, -4+4*u[1]), math.Floor(1 + 4*u[2])}
+		for j := range want {
+			if math.Abs(x[j]-want[j]) > 1e-12*math.Max(1, math.Abs(want[j])) {
+				t.Fatalf("point %d = %v, want %v (u = %v)", i, x, want, u)
+			}
+		}
 	}
 }
 
