@@ -49,21 +49,15 @@ bench fig5a --problems synthetic/gpsample --acqs tes-sp,tes-ep,ei,ucb,mes,pes --
 bench fig10 --problems synthetic/branin,synthetic/hartmann3 --acqs tes-sp,tes-ep,ei,ucb,mes,pes --seeds 10 --iters 50
 # Fig. 6a/b: |B| = 3 on the GP sampled function and Hartmann-4.
 bench fig6ab --problems synthetic/gpsample,synthetic/hartmann4 --acqs tes-sp,tes-ep,qei-cl,bucb,qei,lp-ei \
-	--batch 3 --seeds 5 --iters 30
+	--batch 3 --seeds 10 --iters 30
 # Fig. 5b: log10P, |B| = 1 (noise σ_n² = 2.511e-2, the data set's).
 bench fig5b --problems synthetic/log10p:noise_var=2.511e-2 --param data="$BROOMS" \
-	--acqs tes-sp,tes-ep,ei,ucb,mes,pes --seeds 5 --iters 50
+	--acqs tes-sp,tes-ep,ei,ucb,mes,pes --seeds 10 --iters 50
 # Fig. 6c: log10P, |B| = 3.
 bench fig6c --problems synthetic/log10p:noise_var=2.511e-2 --param data="$BROOMS" \
-	--acqs tes-sp,tes-ep,qei-cl,bucb,qei,lp-ei --batch 3 --seeds 3 --iters 30
+	--acqs tes-sp,tes-ep,qei-cl,bucb,qei,lp-ei --batch 3 --seeds 5 --iters 30
 # Fig. 6d–f: |B| = 10, 20, 30 on the GP sampled function.
-bench fig6def --problems synthetic/gpsample --acqs tes-ep,qei-cl,bucb,qei,lp-ei --batch 10,20,30 --seeds 3 --iters 20
+bench fig6def --problems synthetic/gpsample --acqs tes-ep,qei-cl,bucb,qei,lp-ei --batch 10,20,30 --seeds 5 --iters 20
 # Fig. 6g–i: log10P, |B| = 10, 20, 40.
 bench fig6ghi --problems synthetic/log10p:noise_var=2.511e-2 --param data="$BROOMS" \
-	--acqs tes-ep,qei-cl,bucb,qei,lp-ei --batch 10,20,40 --seeds 3 --iters 20
-
-# After commit 3fd5cb3 (10 restarts per sample-path search instead of 1; the
-# experiments above ran before it): Hartmann-4 at |B| = 3 with 10 runs, and
-# TES_ep at |B| = 1 on the problems of Figs. 5a and 10 (same seeds as there).
-bench fig6b-xstar --problems synthetic/hartmann4 --acqs tes-ep,qei-cl,bucb,qei,lp-ei --batch 3 --seeds 10 --iters 30
-bench q1-xstar --problems synthetic/gpsample,synthetic/branin,synthetic/hartmann3 --acqs tes-ep --seeds 10 --iters 50
+	--acqs tes-ep,qei-cl,bucb,qei,lp-ei --batch 10,20,40 --seeds 5 --iters 20
