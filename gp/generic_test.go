@@ -141,17 +141,7 @@ func TestGenericKernelGradients(t *testing.T) {
 			X := randDense(rng, q, d)
 			gm := randVec(rng, q)
 			gc := mat.NewDense(q, q, randVec(rng, q*q))
-			joint := func(z []float64) float64 {
-				m, c := g.Joint(asDense(z, q, d))
-				v := mat.Dot(mat.NewVecDense(q, gm), mat.NewVecDense(q, m))
-				for i := 0; i < q; i++ {
-					for j := 0; j < q; j++ {
-						v += gc.At(i, j) * c.At(i, j)
-					}
-				}
-				return v
-			}
-			checkClose(t, kname(k)+" JointVJP", denseData(g.JointVJP(X, gm, gc)), fdGrad(joint, denseData(X), fdStep), fdRel, fdAbs)
+			checkClose(t, kname(k)+" JointVJP", denseData(g.JointVJP(X, gm, gc)), fdGrad(jointLoss(g, gm, gc, q, d), denseData(X), fdStep), fdRel, fdAbs)
 		}
 
 		c, err := g.Condition(randDense(rng, s, d))
@@ -162,21 +152,7 @@ func TestGenericKernelGradients(t *testing.T) {
 		gA := mat.NewDense(q, s, randVec(rng, q*s))
 		gb := randVec(rng, q)
 		gS := mat.NewDense(q, q, randVec(rng, q*q))
-		L := func(z []float64) float64 {
-			A, b, S := c.Predict(asDense(z, q, d))
-			var v float64
-			for i := 0; i < q; i++ {
-				v += gb[i] * b[i]
-				for j := 0; j < s; j++ {
-					v += gA.At(i, j) * A.At(i, j)
-				}
-				for j := 0; j < q; j++ {
-					v += gS.At(i, j) * S.At(i, j)
-				}
-			}
-			return v
-		}
-		checkClose(t, kname(k)+" PredictVJP", denseData(c.PredictVJP(XB, gA, gb, gS)), fdGrad(L, denseData(XB), fdStep), fdRel, fdAbs)
+		checkClose(t, kname(k)+" PredictVJP", denseData(c.PredictVJP(XB, gA, gb, gS)), fdGrad(predictLoss(c, gA, gb, gS, q, d), denseData(XB), fdStep), fdRel, fdAbs)
 
 		paths, err := g.SamplePaths(rng, 2, 30)
 		if err != nil {

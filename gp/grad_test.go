@@ -79,6 +79,54 @@ func randVec(rng interface{ NormFloat64() float64 }, n int) []float64 {
 	return v
 }
 
+// jointLoss returns Z ↦ gmᵀm(Z) + Σᵢⱼ gcᵢⱼ C(Z)ᵢⱼ for the q×d batch Z (as
+// flat data), where m, C = g.Joint(Z): the scalar whose gradient
+// g.JointVJP(Z, gm, gc) must equal. A nil gc drops the covariance term, as
+// JointVJP treats a nil gradient as zeros.
+func jointLoss(g *GP, gm []float64, gc *mat.Dense, q, d int) func([]float64) float64 {
+	return func(z []float64) float64 {
+		m, c := g.Joint(asDense(z, q, d))
+		v := mat.Dot(mat.NewVecDense(q, gm), mat.NewVecDense(q, m))
+		if gc == nil {
+			return v
+		}
+		for i := 0; i < q; i++ {
+			for j := 0; j < q; j++ {
+				v += gc.At(i, j) * c.At(i, j)
+			}
+		}
+		return v
+	}
+}
+
+// predictLoss returns Z ↦ Σ gA∘A(Z) + gbᵀb(Z) + Σ gS∘S(Z) for the q×d batch
+// Z (as flat data), where A, b, S = c.Predict(Z) and A is q×s: the scalar
+// whose gradient c.PredictVJP(Z, gA, gb, gS) must equal. A nil gradient drops
+// its term, as PredictVJP treats it as zeros.
+func predictLoss(c *Conditioned, gA *mat.Dense, gb []float64, gS *mat.Dense, q, d int) func([]float64) float64 {
+	return func(z []float64) float64 {
+		A, b, S := c.Predict(asDense(z, q, d))
+		_, s := A.Dims()
+		var v float64
+		for i := 0; i < q; i++ {
+			if gb != nil {
+				v += gb[i] * b[i]
+			}
+			if gA != nil {
+				for j := 0; j < s; j++ {
+					v += gA.At(i, j) * A.At(i, j)
+				}
+			}
+			if gS != nil {
+				for j := 0; j < q; j++ {
+					v += gS.At(i, j) * S.At(i, j)
+				}
+			}
+		}
+		return v
+	}
+}
+
 func TestJointVJP(t *testing.T) {
 	rng := newRNG(15)
 	const q, d = 4, 3
@@ -88,25 +136,12 @@ func TestJointVJP(t *testing.T) {
 			X := randDense(rng, q, d)
 			gm := randVec(rng, q)
 			gc := mat.NewDense(q, q, randVec(rng, q*q)) // not symmetric on purpose
-			L := func(z []float64) float64 {
-				m, c := g.Joint(asDense(z, q, d))
-				s := mat.Dot(mat.NewVecDense(q, gm), mat.NewVecDense(q, m))
-				for i := 0; i < q; i++ {
-					for j := 0; j < q; j++ {
-						s += gc.At(i, j) * c.At(i, j)
-					}
-				}
-				return s
-			}
 			got := g.JointVJP(X, gm, gc)
-			fd := fdGrad(L, denseData(X), fdStep)
+			fd := fdGrad(jointLoss(g, gm, gc, q, d), denseData(X), fdStep)
 			checkClose(t, kname(k)+" JointVJP", denseData(got), fd, fdRel, fdAbs)
 			// nil gradients are zeros.
 			onlyMean := g.JointVJP(X, gm, nil)
-			fdm := fdGrad(func(z []float64) float64 {
-				m, _ := g.Joint(asDense(z, q, d))
-				return mat.Dot(mat.NewVecDense(q, gm), mat.NewVecDense(q, m))
-			}, denseData(X), fdStep)
+			fdm := fdGrad(jointLoss(g, gm, nil, q, d), denseData(X), fdStep)
 			checkClose(t, kname(k)+" JointVJP mean only", denseData(onlyMean), fdm, fdRel, fdAbs)
 		}
 	}
@@ -126,35 +161,12 @@ func TestPredictVJP(t *testing.T) {
 			gA := mat.NewDense(q, s, randVec(rng, q*s))
 			gb := randVec(rng, q)
 			gS := mat.NewDense(q, q, randVec(rng, q*q))
-			L := func(z []float64) float64 {
-				A, b, S := c.Predict(asDense(z, q, d))
-				var v float64
-				for i := 0; i < q; i++ {
-					v += gb[i] * b[i]
-					for j := 0; j < s; j++ {
-						v += gA.At(i, j) * A.At(i, j)
-					}
-					for j := 0; j < q; j++ {
-						v += gS.At(i, j) * S.At(i, j)
-					}
-				}
-				return v
-			}
 			got := c.PredictVJP(XB, gA, gb, gS)
-			fd := fdGrad(L, denseData(XB), fdStep)
+			fd := fdGrad(predictLoss(c, gA, gb, gS, q, d), denseData(XB), fdStep)
 			checkClose(t, kname(k)+" PredictVJP", denseData(got), fd, fdRel, fdAbs)
 			// Each part alone (nil for the others).
 			gotA := c.PredictVJP(XB, gA, nil, nil)
-			fdA := fdGrad(func(z []float64) float64 {
-				A, _, _ := c.Predict(asDense(z, q, d))
-				var v float64
-				for i := 0; i < q; i++ {
-					for j := 0; j < s; j++ {
-						v += gA.At(i, j) * A.At(i, j)
-					}
-				}
-				return v
-			}, denseData(XB), fdStep)
+			fdA := fdGrad(predictLoss(c, gA, nil, nil, q, d), denseData(XB), fdStep)
 			checkClose(t, kname(k)+" PredictVJP A only", denseData(gotA), fdA, fdRel, fdAbs)
 		}
 	}
