@@ -325,19 +325,7 @@ func TestLocked(t *testing.T) {
 // and keeps its data.
 func TestMigrateFromV1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(migrations[0]); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`INSERT INTO tesbo_meta VALUES ('schema_version','1');
-		INSERT INTO studies VALUES (1,'old','o','a',5,'[]','{}',0,0);
-		INSERT INTO trials(study_id,id,iteration,batch_index,x,u,status,value,created_at) VALUES (1,0,0,0,'[1]','[0.5]','complete',2.5,0)`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	writeV1(t, path)
 	d, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
