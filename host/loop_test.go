@@ -235,11 +235,7 @@ func TestRetryBackoffWaits(t *testing.T) {
 // is reopened — and the first fit has no warm start.
 func TestWarmStartChain(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(filepath.Join(t.TempDir(), "w.db"), store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := tempDB(t)
 	type fitCall struct {
 		iter int
 		warm []float64 // warm start's kernel log-parameters and noise; nil if none
@@ -337,11 +333,7 @@ func TestWarmStartChain(t *testing.T) {
 // trials.
 func TestRecommendRefineAskTell(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(filepath.Join(t.TempDir(), "r.db"), store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := tempDB(t)
 	obj := &branin{}
 	info, _ := obj.Info(ctx)
 	obj.Configure(ctx, map[string]string{"noise_var": "0.0001", "seed": "3"})

@@ -22,6 +22,18 @@ func baseOptions(seed uint64) Options {
 	return Options{Acquisition: "test-ucb", Proposer: testProposer(), Batch: 2, Iters: 4, Init: 3, Seed: seed}
 }
 
+// tempDB returns a new study database in a temporary directory, closed
+// when the test ends.
+func tempDB(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "t.db"), store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 func sameTrials(t *testing.T, a, b []Trial) {
 	t.Helper()
 	if len(a) != len(b) {
@@ -472,11 +484,7 @@ func TestCancelGrace(t *testing.T) {
 // database: each produces exactly its serial trials.
 func TestParallelStudies(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := tempDB(t)
 	seeds := []uint64{1, 2, 3, 4}
 	serial := make([][]Trial, len(seeds))
 	for i, seed := range seeds {
@@ -622,11 +630,7 @@ func TestDefaultAcquisitionRegistered(t *testing.T) {
 // turned 0 into the default 1e-4), and the values are then exactly f(x).
 func TestNoiseFreeStudyStaysNoiseFree(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(filepath.Join(t.TempDir(), "nf.db"), store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := tempDB(t)
 	o := baseOptions(8)
 	o.DB, o.Name, o.Iters, o.NoiseVar = db, "nf", 2, -1
 	check := func(obj *branin, trials []Trial) {
