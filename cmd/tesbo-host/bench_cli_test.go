@@ -509,21 +509,7 @@ func TestBenchCLIBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := cli(t, dir, c.args...)
-			if r.code != 2 {
-				t.Fatalf("exit %d, want 2; stderr:\n%s", r.code, r.stderr)
-			}
-			if r.stdout != "" {
-				t.Fatalf("stdout: %q", r.stdout)
-			}
-			lines := errorLines(r.stderr)
-			if len(lines) != 1 || !strings.HasPrefix(lines[0], "tesbo-host: ") {
-				t.Fatalf("want one error line, got %q", lines)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(lines[0], w) {
-					t.Fatalf("error %q lacks %q", lines[0], w)
-				}
-			}
+			checkUsageError(t, r, c.want)
 			if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
 				t.Fatalf("bad input created the output directory (%v)", err)
 			}

@@ -130,6 +130,28 @@ func cli(t *testing.T, dir string, args ...string) result {
 	return r
 }
 
+// checkUsageError fails t unless r is a refused command: exit 2, nothing on
+// stdout, and exactly one error line, prefixed "tesbo-host: ", that holds
+// every string of want.
+func checkUsageError(t *testing.T, r result, want []string) {
+	t.Helper()
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2; stderr:\n%s", r.code, r.stderr)
+	}
+	if r.stdout != "" {
+		t.Fatalf("stdout: %q", r.stdout)
+	}
+	lines := errorLines(r.stderr)
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "tesbo-host: ") {
+		t.Fatalf("want one error line, got %q", lines)
+	}
+	for _, w := range want {
+		if !strings.Contains(lines[0], w) {
+			t.Fatalf("error %q lacks %q", lines[0], w)
+		}
+	}
+}
+
 // errorLines returns the stderr lines that are not JSON log records.
 func errorLines(stderr string) []string {
 	var out []string

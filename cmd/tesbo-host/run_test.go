@@ -588,21 +588,7 @@ func TestBadInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			before := snapshot(t, dir)
 			r := cli(t, dir, c.args...)
-			if r.code != 2 {
-				t.Fatalf("exit %d, want 2; stderr:\n%s", r.code, r.stderr)
-			}
-			if r.stdout != "" {
-				t.Fatalf("stdout: %q", r.stdout)
-			}
-			lines := errorLines(r.stderr)
-			if len(lines) != 1 || !strings.HasPrefix(lines[0], "tesbo-host: ") {
-				t.Fatalf("want one error line, got %q", lines)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(lines[0], w) {
-					t.Fatalf("error %q lacks %q", lines[0], w)
-				}
-			}
+			checkUsageError(t, r, c.want)
 			sameSnapshot(t, before, snapshot(t, dir))
 		})
 	}
