@@ -111,11 +111,19 @@ type result struct {
 // cli runs the binary in dir with args and returns its outputs.
 func cli(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	return runBinary(t, dir, 3*time.Minute, nil, args...)
+}
+
+// runBinary runs the binary in dir with args, TESBO_PLUGINS set to the
+// test plugins directory and then env (later entries win), killing it after
+// timeout, and returns its outputs.
+func runBinary(t *testing.T, dir string, timeout time.Duration, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binPath, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TESBO_PLUGINS="+pluginsDir)
+	cmd.Env = append(append(os.Environ(), "TESBO_PLUGINS="+pluginsDir), env...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()

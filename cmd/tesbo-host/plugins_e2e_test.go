@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,25 +46,10 @@ func linkInto(t *testing.T, dir, name, src string) {
 }
 
 // cliEnv is cli with extra environment variables (later ones win).
+// Its longer timeout leaves room for building a Go source plugin on demand.
 func cliEnv(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "TESBO_PLUGINS="+pluginsDir), env...)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	r := result{stdout: so.String(), stderr: se.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return r
+	return runBinary(t, dir, 5*time.Minute, env, args...)
 }
 
 // An acquisition script that imports a forbidden package, one that does not
@@ -301,31 +285,10 @@ func TestE2EGoSourceObjective(t *testing.T) {
 	}
 }
 
-// quadScript is a 2-d objective script with a known maximum 0 at
-// (0.3, 0.7).
-const quadScript = `package quad
-
-import (
-	"context"
-
-	"github.com/tesbo/tesbo/sdk"
-)
-
-func Info() sdk.Info {
-	opt := 0.0
-	return sdk.Info{Name: "quad", Optimum: &opt, Params: []sdk.Param{
-		{Name: "a", Kind: sdk.Float, Low: 0, High: 1},
-		{Name: "b", Kind: sdk.Float, Low: 0, High: 1},
-	}}
-}
-
-func Evaluate(ctx context.Context, x []float64) (float64, error) {
-	return -(x[0]-0.3)*(x[0]-0.3) - (x[1]-0.7)*(x[1]-0.7), nil
-}
-`
-
-var quadObjective = e2eObjective{
-	f:   func(x []float64) float64 { return -(x[0]-0.3)*(x[0]-0.3) - (x[1]-0.7)*(x[1]-0.7) },
+// bowlObjective is what the tests know about bowlScript (main_test.go), the
+// objective script they optimize.
+var bowlObjective = e2eObjective{
+	f:   func(x []float64) float64 { return -(x[0]-0.3)*(x[0]-0.3) - (x[1]-0.6)*(x[1]-0.6) },
 	low: []float64{0, 0}, high: []float64{1, 1}, optimum: 0, tol: 0,
 }
 
@@ -334,9 +297,9 @@ var quadObjective = e2eObjective{
 // back to random points.
 func TestE2EAcquisitionScript(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "quad.go"), quadScript)
+	writeFile(t, filepath.Join(dir, "bowl.go"), bowlScript)
 	linkInto(t, dir, "ucb_logdet.go", "../../examples/scripts/ucb_logdet.go")
-	runE2E(t, e2eStudy{plugins: dir, objective: "quad", acq: "ucb_logdet", iters: 3, batch: 2, init: 3}, quadObjective)
+	runE2E(t, e2eStudy{plugins: dir, objective: "bowl", acq: "ucb_logdet", iters: 3, batch: 2, init: 3}, bowlObjective)
 }
 
 // TestE2ESuggester: examples/go-suggester (a Go source directory serving
@@ -346,7 +309,7 @@ func TestE2EAcquisitionScript(t *testing.T) {
 // of evaluations the study has.
 func TestE2ESuggester(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "quad.go"), quadScript)
+	writeFile(t, filepath.Join(dir, "bowl.go"), bowlScript)
 	linkInto(t, dir, "quasirandom", "../../examples/go-suggester")
 	env, _ := goBuildEnv(t)
 	r := cliEnv(t, t.TempDir(), env, "plugins", "--plugins", dir)
@@ -354,7 +317,7 @@ func TestE2ESuggester(t *testing.T) {
 		t.Fatalf("exit %d; plugins output lacks %q:\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 	const iters, batch, init = 3, 2, 3
-	recs, _ := runE2E(t, e2eStudy{plugins: dir, objective: "quad", acq: "quasirandom", env: env, iters: iters, batch: batch, init: init}, quadObjective)
+	recs, _ := runE2E(t, e2eStudy{plugins: dir, objective: "bowl", acq: "quasirandom", env: env, iters: iters, batch: batch, init: init}, bowlObjective)
 	alpha := []float64{0.75487766624669276005, 0.56984029099805326591}
 	for i, rec := range recs {
 		for k, x := range rec.Batch {
