@@ -12,15 +12,19 @@
 // value the bench recorded: in the plugin's default landmarks mode it runs
 // the recognition network on the unedited face's landmarks. The re-detected
 // one runs full face detection on the synthesized image, as a deployed FRS
-// would. The attack succeeds only when the re-detected distance is below θ.
-// So for every run fig8 re-renders its best trial and every trial whose
-// evaluated distance is below θ + margin, re-checks them with detection,
-// and reports per run and per acquisition: the best evaluated distance
-// (with its re-detected distance), the best re-detected distance, and
-// whether d < θ was reached — decided on the re-detected distance. The
-// figure fig8_<acq>.png shows the acquisition's trial with the lowest
-// re-detected distance, labelled with its trial id, iteration and study;
-// its title says MATCH only when that distance is below θ.
+// would. A run's attack is its best trial by the objective it optimized
+// (the lowest evaluated distance), and it succeeds only when that edit's
+// re-detected distance is below θ. fig8 re-renders every run's best trial
+// and, for information, every trial whose evaluated distance is below
+// θ + margin, re-checks them with detection, and reports per run and per
+// acquisition the best evaluated distance, its re-detected distance and
+// the verdict. The lowest re-detected distance among the re-checked trials
+// is listed too, but it is picked after the fact from many noisy
+// re-measurements (detection moves d by a few hundredths either way), so
+// it is biased low and decides nothing. The figure fig8_<acq>.png shows
+// the acquisition's best evaluated trial over its runs, labelled with its
+// trial id, iteration and study; its title says MATCH only when its
+// re-detected distance is below θ.
 package main
 
 import (
@@ -106,8 +110,8 @@ func (c check) label() string {
 type runResult struct {
 	study     string
 	trials    int   // completed trials
-	bestEval  check // lowest evaluated distance
-	bestRedet check // lowest re-detected distance among the re-checked trials
+	bestEval  check // lowest evaluated distance: the run's attack
+	bestRedet check // lowest re-detected distance among the re-checked trials (after-the-fact, informative only)
 	checked   int   // trials re-checked
 }
 
@@ -115,13 +119,13 @@ type runResult struct {
 type acqResult struct {
 	acq       string
 	runs      []runResult
-	bestEval  check // over all runs
-	bestRedet check // over all runs; the figure's trial
+	bestEval  check // over all runs; the figure's trial
+	bestRedet check // over all runs
 	figure    string
 }
 
 // run re-checks the bench's runs, draws the figures, writes the report
-// to o.w and returns the results by acquisition (lowest re-detected
+// to o.w and returns the results by acquisition (lowest best evaluated
 // distance first).
 func run(ctx context.Context, o options) ([]acqResult, error) {
 	if o.db == "" {
@@ -164,14 +168,14 @@ func run(ctx context.Context, o options) ([]acqResult, error) {
 			}
 		}
 		r.figure = filepath.Join(o.out, "fig8_"+acq+".png")
-		fo := r.bestRedet.o
-		fo.Label = r.bestRedet.label()
+		fo := r.bestEval.o
+		fo.Label = r.bestEval.label()
 		if err := a.SaveFigure(r.figure, fo); err != nil {
 			return nil, fmt.Errorf("%s: %w", acq, err)
 		}
 		acqs = append(acqs, r)
 	}
-	sort.SliceStable(acqs, func(i, j int) bool { return acqs[i].bestRedet.redetected() < acqs[j].bestRedet.redetected() })
+	sort.SliceStable(acqs, func(i, j int) bool { return acqs[i].bestEval.o.Distance < acqs[j].bestEval.o.Distance })
 	report(o.w, acqs, theta, o.margin, mismatch)
 	return acqs, nil
 }
@@ -284,37 +288,38 @@ func fmtD(d float64) string {
 // report writes the per-acquisition and per-run tables.
 func report(w io.Writer, acqs []acqResult, theta, margin float64, mismatch int) {
 	fmt.Fprintf(w, "θ = %.2f. \"evaluated\" is the recorded objective value (landmarks mode: recognition on the unedited face's landmarks); "+
-		"\"re-detected\" runs full face detection on the synthesized image. Success (d < θ) is decided on the re-detected distance. "+
-		"Re-checked per run: its best trial and every trial with evaluated d < θ + %.2f.\n\n", theta, margin)
-	fmt.Fprintln(w, "| acquisition | runs | runs with evaluated d < θ | runs with re-detected d < θ | best evaluated d | its re-detected d | best re-detected d | its evaluated d | trial (iteration), study | matched | success |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+		"\"re-detected\" runs full face detection on the synthesized image. A run's attack is its best trial by evaluated d; "+
+		"it succeeds when that edit's re-detected d < θ. Also re-checked per run: every trial with evaluated d < θ + %.2f; "+
+		"the lowest re-detected d among them is picked after the fact from noisy re-measurements (biased low) and decides nothing.\n\n", theta, margin)
+	fmt.Fprintln(w, "| acquisition | runs | runs with evaluated d < θ | runs whose best edit re-detects below θ | best evaluated d | its re-detected d | trial (iteration), study | matched | success | lowest re-detected d of a re-checked trial |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range acqs {
 		ev, rd := 0, 0
 		for _, rr := range r.runs {
 			if rr.bestEval.o.Distance < theta {
 				ev++
 			}
-			if rr.bestRedet.redetected() < theta {
+			if rr.bestEval.redetected() < theta {
 				rd++
 			}
 		}
-		b := r.bestRedet
+		b := r.bestEval
 		matched := b.o.Identity
 		if b.o.Verified != nil {
 			matched = b.o.Verified.Identity
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %s | %d (%d), %s | %s | %v |\n",
-			r.acq, len(r.runs), ev, rd, fmtD(r.bestEval.o.Distance), fmtD(r.bestEval.redetected()),
-			fmtD(b.redetected()), fmtD(b.o.Distance), b.trial.ID, b.trial.Iteration, b.study, matched, b.redetected() < theta)
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %d (%d), %s | %s | %v | %s |\n",
+			r.acq, len(r.runs), ev, rd, fmtD(b.o.Distance), fmtD(b.redetected()),
+			b.trial.ID, b.trial.Iteration, b.study, matched, b.redetected() < theta, fmtD(r.bestRedet.redetected()))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| acquisition | study | trials | best evaluated d (trial) | its re-detected d | trials re-checked | best re-detected d (trial) | re-detected d < θ |")
+	fmt.Fprintln(w, "| acquisition | study | trials | best evaluated d (trial) | its re-detected d | success | trials re-checked | lowest re-detected d (trial) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range acqs {
 		for _, rr := range r.runs {
-			fmt.Fprintf(w, "| %s | %s | %d | %s (%d) | %s | %d | %s (%d) | %v |\n",
+			fmt.Fprintf(w, "| %s | %s | %d | %s (%d) | %s | %v | %d | %s (%d) |\n",
 				r.acq, rr.study, rr.trials, fmtD(rr.bestEval.o.Distance), rr.bestEval.trial.ID, fmtD(rr.bestEval.redetected()),
-				rr.checked, fmtD(rr.bestRedet.redetected()), rr.bestRedet.trial.ID, rr.bestRedet.redetected() < theta)
+				rr.bestEval.redetected() < theta, rr.checked, fmtD(rr.bestRedet.redetected()), rr.bestRedet.trial.ID)
 		}
 	}
 	if mismatch > 0 {
