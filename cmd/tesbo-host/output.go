@@ -140,7 +140,11 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 		fmt.Fprintf(tw, "known optimum\t%s\n", strconv.FormatFloat(*info.Optimum, 'g', 6, 64))
 	}
 	if res.Regret != nil {
-		fmt.Fprintf(tw, "regret\t%s (f* − f(x̄), noise-free when the objective can)\n", strconv.FormatFloat(*res.Regret, 'g', 3, 64))
+		gap := "f* − f(x̄)"
+		if info.Minimize {
+			gap = "f(x̄) − f*"
+		}
+		fmt.Fprintf(tw, "regret\t%s (%s, noise-free when the objective can)\n", strconv.FormatFloat(*res.Regret, 'g', 3, 64), gap)
 	}
 	if res.Best != nil {
 		for i, p := range info.Params {

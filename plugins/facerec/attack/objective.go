@@ -59,7 +59,9 @@ func (o *Objective) Configure(ctx context.Context, params map[string]string) err
 	}
 	if v, ok := params["noise_var"]; ok {
 		if nv, err := strconv.ParseFloat(v, 64); err == nil && nv > 0 {
-			o.log.Warn().Float64("noise_var", nv).Msg("facerec is deterministic; --noise-var is ignored")
+			// The host always sends its noise variance (default 1e-4), so a
+			// warning here would fire on every run; the README says it.
+			o.log.Debug().Float64("noise_var", nv).Msg("facerec is deterministic; --noise-var is ignored")
 		}
 	}
 	o.mu.Lock()
