@@ -20,7 +20,8 @@ import (
 )
 
 // output renders a run: --json records on stdout, or a progress bar on a
-// terminal, plus debug logs per iteration.
+// terminal, plus a log line per iteration (debug under the bar, info
+// otherwise).
 type output struct {
 	mu    sync.Mutex
 	json  *bufio.Writer
@@ -94,7 +95,13 @@ func (o *output) onIteration(r host.Record) {
 		}
 		o.bar.Describe(desc)
 	}
-	ev := o.log.Debug().Int("iter", r.Iter).Int("evals", r.Evals).Float64("fit_s", r.FitS).Float64("propose_s", r.ProposeS).Float64("eval_s", r.EvalS)
+	// Without a progress bar (stderr is a file or a pipe) the iteration
+	// line is the only sign of progress in a long run: log it at info.
+	lvl := zerolog.InfoLevel
+	if o.bar != nil {
+		lvl = zerolog.DebugLevel
+	}
+	ev := o.log.WithLevel(lvl).Int("iter", r.Iter).Int("evals", r.Evals).Float64("fit_s", r.FitS).Float64("propose_s", r.ProposeS).Float64("eval_s", r.EvalS)
 	if r.BestValue != nil {
 		ev = ev.Float64("best_value", *r.BestValue)
 	}

@@ -114,6 +114,11 @@ func TestRunSummary(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "tesbo.db")); err != nil {
 		t.Fatal("default --db tesbo.db not created")
 	}
+	// stderr is not a terminal, so no progress bar: one info line per
+	// iteration shows progress instead.
+	if n := strings.Count(r.stderr, `"message":"iteration"`); n != 2 {
+		t.Fatalf("want 2 iteration log lines on stderr, got %d:\n%s", n, r.stderr)
+	}
 }
 
 // --help states each default once: --init's depends on the objective, so
