@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envTestHost) != "" {
 		os.Exit(testHostMain())
 	}
+	if sock := os.Getenv(envFloorServe); sock != "" {
+		os.Exit(serveFloor(sock))
+	}
 	dir, err := buildTestPlugins()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "build test plugins:", err)

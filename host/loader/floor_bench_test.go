@@ -1,0 +1,108 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/tesbo/tesbo/sdk/proto"
+)
+
+// The floor benchmarks bound BenchmarkGoPluginEvaluate from below: the same
+// Evaluate RPC with nothing of go-plugin, mTLS or the loader around it,
+// first within one process, then to a child process over a Unix socket. The
+// gap between the two is the cost of crossing processes (scheduler wake-ups
+// on both sides), which no change in tesbo can remove.
+
+// envFloorServe makes the test binary serve floorObjective on the Unix
+// socket it names (TestMain), for BenchmarkGRPCFloorChildProcess.
+const envFloorServe = "TESBO_TEST_FLOOR_SOCKET"
+
+// floorObjective answers Evaluate with x[0] and does nothing else.
+type floorObjective struct {
+	pb.UnimplementedObjectiveServer
+}
+
+func (floorObjective) Evaluate(_ context.Context, r *pb.EvaluateRequest) (*pb.EvaluateResponse, error) {
+	return &pb.EvaluateResponse{Value: r.X[0]}, nil
+}
+
+// serveFloor is the child process of BenchmarkGRPCFloorChildProcess.
+func serveFloor(sock string) int {
+	l, err := net.Listen("unix", sock)
+	if err == nil {
+		s := grpc.NewServer()
+		pb.RegisterObjectiveServer(s, floorObjective{})
+		err = s.Serve(l)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "floor server:", err)
+		return 2
+	}
+	return 0
+}
+
+// floorBench times b.N Evaluate calls through c and reports the median.
+func floorBench(b *testing.B, c pb.ObjectiveClient) {
+	ctx := context.Background()
+	req := &pb.EvaluateRequest{X: []float64{0.5, 0.5}}
+	if _, err := c.Evaluate(ctx, req); err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, err := c.Evaluate(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	reportMedian(b, lat)
+}
+
+// BenchmarkGRPCFloorInProcess: plain gRPC, client and server in this
+// process (loopback TCP, no TLS).
+func BenchmarkGRPCFloorInProcess(b *testing.B) {
+	conn, srv := plugin.TestGRPCConn(b, func(s *grpc.Server) { pb.RegisterObjectiveServer(s, floorObjective{}) })
+	defer srv.Stop()
+	defer conn.Close()
+	floorBench(b, pb.NewObjectiveClient(conn))
+}
+
+// BenchmarkGRPCFloorChildProcess: plain gRPC to a child process over a
+// Unix socket (no TLS, no go-plugin).
+func BenchmarkGRPCFloorChildProcess(b *testing.B) {
+	sock := filepath.Join(b.TempDir(), "floor.sock")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envFloorServe+"="+sock)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("the floor server did not create its socket within 10s")
+		}
+	}
+	conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	floorBench(b, pb.NewObjectiveClient(conn))
+}
