@@ -105,4 +105,12 @@
 // the samples separate or overlap). Prepare costs |X*| sample-path
 // maximizations, |X*| orthant probabilities in |X*|−1 dimensions and
 // |X*| EP runs of O(sweeps·|X*|³). See bench_test.go.
+//
+// The quadratic term bounds TES_sp. With 5 distinct maximizers and the
+// default 128 samples each, |F| = 640, so one α evaluation at q = 1 takes
+// up to |F|²·8 ≈ 3.3·10⁶ exponentials (~15 ms); a proposal makes ~150
+// evaluations, about 2 CPU-seconds — 1.4–1.9 s on this 2-core machine
+// with d = 6 (BenchmarkPropose). In d = 2 maximizers often coincide, |F|
+// drops to ~170 and a proposal takes ~0.1 s. SPSamples trades this
+// cost (∝ SPSamples²) against the estimator's bias near X*.
 package tes
