@@ -35,14 +35,23 @@ func evalBench(b *testing.B, dir, name string, x []float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := o.Evaluate(ctx, x); err != nil {
+	timeCalls(b, func() error {
+		_, err := o.Evaluate(ctx, x)
+		return err
+	})
+}
+
+// timeCalls makes one untimed warm-up call, then b.N timed ones, and
+// reports their median latency.
+func timeCalls(b *testing.B, call func() error) {
+	if err := call(); err != nil {
 		b.Fatal(err)
 	}
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, err := o.Evaluate(ctx, x); err != nil {
+		if err := call(); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t0))
@@ -131,17 +140,10 @@ func BenchmarkYaegiHartmann6(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		if _, err := s.Evaluate(ctx, xstar6); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(t0))
-	}
-	b.StopTimer()
-	reportMedian(b, lat)
+	timeCalls(b, func() error {
+		_, err := s.Evaluate(ctx, xstar6)
+		return err
+	})
 }
 
 // BenchmarkScriptScore is one Score of the UCB-logdet acquisition script
@@ -157,18 +159,8 @@ func BenchmarkScriptScore(b *testing.B) {
 	f := a.Prepare(testPost)
 	defer f.Close()
 	batch := [][]float64{{0.1, 0.2}, {0.3, 0.4}, {0.5, 0.6}, {0.7, 0.8}}
-	if _, err := f.Score(ctx, batch); err != nil {
-		b.Fatal(err)
-	}
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		if _, err := f.Score(ctx, batch); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(t0))
-	}
-	b.StopTimer()
-	reportMedian(b, lat)
+	timeCalls(b, func() error {
+		_, err := f.Score(ctx, batch)
+		return err
+	})
 }

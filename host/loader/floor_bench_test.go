@@ -51,24 +51,14 @@ func serveFloor(sock string) int {
 	return 0
 }
 
-// floorBench times b.N Evaluate calls through c and reports the median.
+// floorBench times Evaluate calls through c (see timeCalls).
 func floorBench(b *testing.B, c pb.ObjectiveClient) {
 	ctx := context.Background()
 	req := &pb.EvaluateRequest{X: []float64{0.5, 0.5}}
-	if _, err := c.Evaluate(ctx, req); err != nil {
-		b.Fatal(err)
-	}
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		if _, err := c.Evaluate(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(t0))
-	}
-	b.StopTimer()
-	reportMedian(b, lat)
+	timeCalls(b, func() error {
+		_, err := c.Evaluate(ctx, req)
+		return err
+	})
 }
 
 // BenchmarkGRPCFloorInProcess: plain gRPC, client and server in this
