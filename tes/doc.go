@@ -108,9 +108,12 @@
 //
 // The quadratic term bounds TES_sp. With 5 distinct maximizers and the
 // default 128 samples each, |F| = 640, so one α evaluation at q = 1 takes
-// up to |F|²·8 ≈ 3.3·10⁶ exponentials (~15 ms); a proposal makes ~150
-// evaluations, about 2 CPU-seconds — 1.4–1.9 s on this 2-core machine
-// with d = 6 (BenchmarkPropose). In d = 2 maximizers often coincide, |F|
-// drops to ~170 and a proposal takes ~0.1 s. SPSamples trades this
-// cost (∝ SPSamples²) against the estimator's bias near X*.
+// up to |F|²·8 ≈ 3.3·10⁶ exponentials. Where the query is informative the
+// samples spread over more than 200 nats, the factorised (dense) form is
+// unsafe and the windowed loop runs: ~21 ms per evaluation with its
+// gradient, against ~1.3 ms in d = 2 where maximizers often coincide
+// (|F| ≈ 170) and the dense form applies. A proposal makes ~150
+// evaluations: 1.4–1.9 s on 2 cores in d = 6 (BenchmarkPropose), ~0.1 s
+// in d = 2. SPSamples trades this cost (∝ SPSamples²) against the
+// estimator's bias near X*.
 package tes
