@@ -180,6 +180,39 @@ func TestContainScriptLoops(t *testing.T) {
 	}
 }
 
+// TestScriptEvalTimeout: an objective script gets ScriptTimeout per call
+// unless EvalTimeout is set, which then applies instead — also when it is
+// the longer one, so a legitimately slow script objective can run.
+func TestScriptEvalTimeout(t *testing.T) {
+	dir := pluginsDir(t, nil, map[string]string{"slow.go": "testdata/scripts/slow.go"})
+	for _, tc := range []struct {
+		name         string
+		eval, script time.Duration
+		wantTimeout  string // "" when the 0.6 s call must succeed
+	}{
+		{"script default applies", 0, 200 * time.Millisecond, "no answer within 200ms"},
+		{"longer eval timeout wins", generous, 200 * time.Millisecond, ""},
+		{"shorter eval timeout wins", 200 * time.Millisecond, generous, "no answer within 200ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := open(t, dir, Options{EvalTimeout: tc.eval, ScriptTimeout: tc.script})
+			ctx := ctxT(t)
+			o, err := r.Objective(ctx, "slow")
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := o.Evaluate(ctx, []float64{0.6})
+			if tc.wantTimeout != "" {
+				wantErr(t, err, "slow", ErrTimeout, tc.wantTimeout)
+				return
+			}
+			if err != nil || v != 0.6 {
+				t.Fatalf("Evaluate = %v, %v; want 0.6", v, err)
+			}
+		})
+	}
+}
+
 func TestContainScriptNaN(t *testing.T) {
 	r := open(t, pluginsDir(t, nil, map[string]string{"nanacq.go": "testdata/scripts/nanacq.go"}), Options{})
 	ctx := ctxT(t)

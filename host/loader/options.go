@@ -17,12 +17,14 @@ type Options struct {
 	Logger *zerolog.Logger
 
 	// EvalTimeout bounds each Info, Configure, Evaluate and Suggest call
-	// (the CLI's --eval-timeout). A plugin that does not answer in time is
-	// killed and restarted on the next call. Zero: no limit besides the
-	// caller's context (scripts still get ScriptTimeout).
+	// (the CLI's --eval-timeout), objective scripts' included. A plugin
+	// that does not answer in time is killed and restarted on the next
+	// call. Zero: no limit besides the caller's context for processes,
+	// ScriptTimeout for objective scripts.
 	EvalTimeout time.Duration
-	// ScriptTimeout bounds each call into a Yaegi script and each Score call
-	// of any acquisition plugin. Zero: 10 s.
+	// ScriptTimeout bounds each call into an objective script when
+	// EvalTimeout is zero, and every Score call of an acquisition (script
+	// or process). Zero: 10 s.
 	ScriptTimeout time.Duration
 	// StartTimeout bounds starting a plugin process up to a completed
 	// handshake and Describe (not the build of a Go source plugin). Zero: 30 s.

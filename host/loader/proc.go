@@ -382,13 +382,14 @@ func (p *proc) info(ctx context.Context, public, remote string) (sdk.Info, caps,
 // caps are the optional interfaces an objective implements.
 type caps struct{ configurable, detailed, noiseFree bool }
 
-// evalTimeout is the timeout for objective and suggester calls of u.
+// evalTimeout is the timeout for objective and suggester calls of u:
+// EvalTimeout when set (an objective script may legitimately run longer than
+// ScriptTimeout, and the user said how long), else ScriptTimeout for scripts
+// and no limit for processes.
 func (u *unit) evalTimeout() time.Duration {
 	t := u.r.opts.EvalTimeout
-	if u.source == SourceScript {
-		if st := u.r.opts.scriptTimeout(); t <= 0 || st < t {
-			t = st
-		}
+	if t <= 0 && u.source == SourceScript {
+		t = u.r.opts.scriptTimeout()
 	}
 	return t
 }
