@@ -13,13 +13,19 @@ import (
 
 // TestFuncGradient checks ∂α/∂X of the full acquisition (mixture gradient
 // chained through gp's PredictVJP) against central finite differences, for
-// both methods and for q = 1 (quadrature), 2 (quadrature) and 4 (Monte
-// Carlo), with and without pending points.
+// both methods (TES_sp with both kinds of sample sets) and for q = 1
+// (quadrature), 2 (quadrature) and 4 (Monte Carlo), with and without
+// pending points.
 func TestFuncGradient(t *testing.T) {
 	g := toyGP(t, 1, 10, 2, 0.3, 1e-3)
-	for _, method := range []Method{EP, SP} {
-		rng := rand.New(rand.NewPCG(41, uint64(method)))
-		m, err := NewModel(context.Background(), g, rng, 5, nil, Settings{Method: method, SPSamples: 40})
+	for _, set := range []Settings{
+		{Method: EP},
+		{Method: SP, SPSamples: 40},
+		{Method: SP, SPSamples: 40, Sampling: Grouping},
+	} {
+		method := set.Method
+		rng := rand.New(rand.NewPCG(41, uint64(method)+uint64(set.Sampling)))
+		m, err := NewModel(context.Background(), g, rng, 5, nil, set)
 		if err != nil {
 			t.Fatal(err)
 		}

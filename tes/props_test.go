@@ -42,11 +42,16 @@ func nearXStar(rng *rand.Rand, m *Model, q int, sd float64) *mat.Dense {
 }
 
 // TestAlphaBounds: 0 ≤ α ≤ H(x*) up to the estimator's error, for both
-// methods, batch sizes 1–4 and batches near and far from X*.
+// methods (TES_sp with importance and grouped sample sets), batch sizes
+// 1–4 and batches near and far from X*.
 func TestAlphaBounds(t *testing.T) {
-	_, ep, sp := models(t, 51)
+	g, ep, sp := models(t, 51)
 	rng := rand.New(rand.NewPCG(52, 53))
-	for _, m := range []*Model{ep, sp} {
+	grouped, err := NewModelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP, Sampling: Grouping})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*Model{ep, sp, grouped} {
 		h := m.Entropy()
 		for q := 1; q <= 4; q++ {
 			f, err := m.Func(q, nil, rng)

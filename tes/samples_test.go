@@ -1,11 +1,14 @@
 package tes
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/gp"
 )
 
 func symFromRows(r [][]float64) *mat.SymDense {
@@ -109,4 +112,69 @@ func TestImportanceSampleSetsTailAndDuplicate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGroupingDropsUnlikelyMaximizer: with grouped sample sets a maximizer
+// that no joint sample picks is dropped (§4.1), the mixture renormalises
+// p(x*) over the sets present (PAPER-NOTES item 3), H(x*) is that of the
+// renormalised weights, and α stays in [0, H] with a gradient matching
+// central finite differences.
+func TestGroupingDropsUnlikelyMaximizer(t *testing.T) {
+	// f(0.8) is observed ≈ 0.2 below f(0.2) with posterior SD ≈ 0.03, so
+	// x* = 0.8 is the argmax with probability ~5e-7: above MinProb (it is
+	// grouping, not the MinProb cut, that drops it) but far below 1/60, the
+	// inverse of the number of joint samples.
+	pts := mat.NewDense(3, 1, []float64{0.2, 0.5, 0.8})
+	g, err := gp.New(gp.NewSE([]float64{0.15}, 1), 1e-3, pts, []float64{1, 0.95, 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(61, 62))
+	m, err := NewModelAt(context.Background(), g, rng, pts, Settings{Method: SP, Sampling: Grouping, SPSamples: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Probs.P
+	t.Logf("p = %v, H = %v", p, m.Entropy())
+	if !(p[2] >= 1e-8 && p[2] < 1e-3) {
+		t.Fatalf("p(x* = 0.8) = %g: the setting no longer isolates the grouping rule", p[2])
+	}
+	if len(m.Sets) != 2 || m.Sets[0].Star != 0 || m.Sets[1].Star != 1 {
+		t.Fatalf("sets for maximizers %v, want [0 1]", starsOf(m.Sets))
+	}
+	want := []float64{p[0] / (p[0] + p[1]), p[1] / (p[0] + p[1])}
+	for i, w := range want {
+		if math.Abs(m.sp.PSet[i]-w) > 1e-12 {
+			t.Errorf("renormalised p(x*) of set %d = %.15g, want %.15g", i, m.sp.PSet[i], w)
+		}
+	}
+	h := m.Entropy()
+	if math.Abs(h-entropy(want)) > 1e-12 {
+		t.Errorf("H = %g, want %g (of the renormalised weights)", h, entropy(want))
+	}
+	f, err := m.Func(1, nil, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []float64{0.05, 0.3, 0.35, 0.5, 0.9} {
+		X := mat.NewDense(1, 1, []float64{x})
+		grad := mat.NewDense(1, 1, nil)
+		a := f.Eval(X, grad)
+		if a < -1e-9 || a > h+1e-9 {
+			t.Errorf("α(%g) = %g outside [0, H = %g]", x, a, h)
+		}
+		const step = 1e-6
+		fd := (f.Eval(mat.NewDense(1, 1, []float64{x + step}), nil) - f.Eval(mat.NewDense(1, 1, []float64{x - step}), nil)) / (2 * step)
+		if math.Abs(fd-grad.At(0, 0)) > 1e-5+1e-4*math.Abs(fd) {
+			t.Errorf("∂α/∂x at %g = %.8g, FD %.8g", x, grad.At(0, 0), fd)
+		}
+	}
+}
+
+func starsOf(sets []SampleSet) []int {
+	s := make([]int, len(sets))
+	for i, st := range sets {
+		s[i] = st.Star
+	}
+	return s
 }

@@ -199,8 +199,8 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("--objective is required (see 'tesbo-host plugins')")
 	case f.batch < 1:
 		return nil, usagef("bad --batch %d: must be ≥ 1", f.batch)
-	case f.iters < 0:
-		return nil, usagef("bad --iters %d: must be ≥ 0", f.iters)
+	case f.iters < 1:
+		return nil, usagef("bad --iters %d: must be ≥ 1", f.iters)
 	case f.init.set && f.init.n < 0:
 		return nil, usagef("bad --init %d: must be ≥ 0", f.init.n)
 	case f.trusted < 0:

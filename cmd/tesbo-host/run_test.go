@@ -551,6 +551,7 @@ func TestBadInput(t *testing.T) {
 		{"batch 0", append(branin, "--batch", "0"), []string{"--batch"}},
 		{"batch not a number", append(branin, "--batch", "two"), []string{"batch"}},
 		{"negative iters", append(branin, "--iters", "-1"), []string{"--iters"}},
+		{"zero iters", append(branin, "--iters", "0"), []string{"--iters 0", "≥ 1"}},
 		{"negative init", append(branin, "--init", "-3"), []string{"--init"}},
 		{"negative trusted", append(branin, "--trusted", "-1"), []string{"--trusted"}},
 		{"negative parallel", append(branin, "--parallel", "-2"), []string{"--parallel"}},
