@@ -29,8 +29,10 @@ const Prefix = "synthetic/"
 // Parameter keys Configure understands.
 const (
 	// KeyNoiseVar is the observation noise variance σ_n² (reserved: the host
-	// sends the run's --noise-var). Absent or empty means the function's
-	// default: 1e-4 (the paper's), or the data set's 2.511e-2 for log10p.
+	// always sends the run's --noise-var, default 1e-4, so the paper's
+	// log10P setting needs --noise-var 2.511e-2). Absent or empty means the
+	// function's default: 1e-4 (the paper's), or the data set's 2.511e-2
+	// for log10p.
 	KeyNoiseVar = "noise_var"
 	// KeySeed seeds the observation noise (reserved: the host sends the
 	// study seed). Absent or empty means 0.
