@@ -120,6 +120,7 @@ Examples:
 	fl.StringVar(&f.plugins, "plugins", "", "plugins directory for non-synthetic problems (default $TESBO_PLUGINS or ./plugins)")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level on stderr: debug, info (one line per finished run), warn, error")
 	fl.BoolVar(&f.unrestricted, "unrestricted", false, "give Yaegi objective scripts the whole standard library")
+	fl.StringArrayVar(&f.envAllow, "plugin-env", nil, pluginEnvHelp)
 	cmd.MarkFlagRequired("out")
 	return cmd
 }

@@ -373,3 +373,58 @@ func TestE2EPythonObjective(t *testing.T) {
 	runE2E(t, e2eStudy{plugins: dir, objective: "branin-py", acq: "ei", iters: 3, batch: 2, init: 3},
 		e2eObjective{f: branin, low: []float64{-5, 0}, high: []float64{10, 15}, minimize: true, optimum: 0.397887, tol: 1e-12})
 }
+
+// envProbeScript scores 1 when it sees the secret-looking variable the
+// test sets, else 0 (unrestricted: it imports os).
+const envProbeScript = `package envprobe
+
+import (
+	"context"
+	"os"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+func Info() sdk.Info { return sdk.Info{Params: []sdk.Param{{Name: "x", Low: 0, High: 1}}} }
+
+func Evaluate(ctx context.Context, x []float64) (float64, error) {
+	if os.Getenv("TESBO_TEST_API_TOKEN") == "let-me-in" {
+		return 1, nil
+	}
+	return 0, nil
+}
+`
+
+// TestPluginEnvFlag: a variable the secrets deny-list matches (*TOKEN*)
+// does not reach a plugin unless --plugin-env names it; a malformed name is
+// a usage error.
+func TestPluginEnvFlag(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "envprobe.go"), envProbeScript)
+	env := []string{"TESBO_TEST_API_TOKEN=let-me-in"}
+	args := []string{"run", "--plugins", dir, "--objective", "envprobe", "--acq", "random",
+		"--init", "1", "--iters", "1", "--unrestricted", "--json"}
+	for _, tc := range []struct {
+		extra []string
+		want  float64
+	}{
+		{nil, 0},
+		{[]string{"--plugin-env", "TESBO_TEST_API_TOKEN"}, 1},
+	} {
+		a := append(append([]string(nil), args...), tc.extra...)
+		r := cliEnv(t, t.TempDir(), env, a...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.extra, r.code, r.stderr)
+		}
+		recs := parseRecords(t, r.stdout)
+		if len(recs) == 0 {
+			t.Fatalf("%v: no records", tc.extra)
+		}
+		rec := decode(t, recs[len(recs)-1])
+		if rec.BestValue == nil || *rec.BestValue != tc.want {
+			t.Errorf("%v: best_value %v, want %v (the plugin saw the variable: %v)", tc.extra, rec.BestValue, tc.want, tc.want == 1)
+		}
+	}
+	r := cliEnv(t, t.TempDir(), env, append(args, "--plugin-env", "A=B")...)
+	checkUsageError(t, r, []string{"--plugin-env", "A=B"})
+}

@@ -45,8 +45,12 @@ type common struct {
 	logLevel     string
 	unrestricted bool
 	checksums    []string
+	envAllow     []string
 	evalTimeout  time.Duration
 }
+
+// pluginEnvHelp describes --plugin-env (every command that starts plugins).
+const pluginEnvHelp = "NAME: pass environment variable NAME to plugins although the secrets deny-list (*TOKEN*, *SECRET*, AWS_*, ...) withholds it (repeatable)"
 
 func (c *common) register(cmd *cobra.Command, pluginsHelp string) {
 	f := cmd.Flags()
@@ -55,6 +59,7 @@ func (c *common) register(cmd *cobra.Command, pluginsHelp string) {
 	f.StringVar(&c.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
 	f.BoolVar(&c.unrestricted, "unrestricted", false, "give Yaegi scripts the whole standard library (os/exec, net, file writes, ...)")
 	f.StringArrayVar(&c.checksums, "plugin-sha256", nil, "NAME=HEX: refuse plugin NAME unless its SHA-256 is HEX (repeatable; see 'tesbo-host plugins')")
+	f.StringArrayVar(&c.envAllow, "plugin-env", nil, pluginEnvHelp)
 }
 
 // pluginsDir resolves the plugins directory: the flag, else fallback (a
@@ -90,6 +95,12 @@ func (c *common) logger() (zerolog.Logger, error) {
 
 func (c *common) loaderOptions(log *zerolog.Logger) (loader.Options, error) {
 	o := loader.Options{Logger: log, Unrestricted: c.unrestricted, EvalTimeout: c.evalTimeout}
+	for _, name := range c.envAllow {
+		if name == "" || strings.ContainsAny(name, "= ") {
+			return o, usagef("bad --plugin-env %q: want the name of an environment variable", name)
+		}
+		o.EnvAllow = append(o.EnvAllow, name)
+	}
 	for _, kv := range c.checksums {
 		name, hex, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || hex == "" {
