@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -104,5 +105,74 @@ func TestInterfaces(t *testing.T) {
 	a, seRef, _ := ref.Estimate(X)
 	if math.Abs(mean-a) > 3*math.Hypot(se, seRef) {
 		t.Errorf("EvalSample mean %.4f ± %.4f vs α %.4f ± %.4f", mean, se, a, seRef)
+	}
+}
+
+// TestStartsBatch: the batch starts of §4.3 — the first is the q most
+// probable x* (exactly, then perturbed copies cycling through X* in the
+// same order once q > |X*|), the other two hold perturbed x* (5% of a
+// length-scale), every entry in [0,1]; a start for another q is refused.
+func TestStartsBatch(t *testing.T) {
+	_, ep, _ := models(t, 71)
+	rng := rand.New(rand.NewPCG(72, 73))
+	xs := ep.XStar
+	k, d := xs.Dims()
+	p := ep.Probs.P
+	// Perturbed coordinates lie within 6 SD (0.05 ℓ each) of their source.
+	near := func(row []float64, i int) bool {
+		for c := 0; c < d; c++ {
+			if math.Abs(row[c]-xs.At(i, c)) > 6*0.05*ep.ell[c] {
+				return false
+			}
+		}
+		return true
+	}
+	byProb := make([]int, k)
+	for i := range byProb {
+		byProb[i] = i
+	}
+	sort.SliceStable(byProb, func(a, b int) bool { return p[byProb[a]] > p[byProb[b]] })
+	for _, q := range []int{3, 2 * k} {
+		f, err := ep.Func(q, nil, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := f.Starts(q + 1); s != nil {
+			t.Errorf("q=%d: Starts(%d) = %d batches, want none", q, q+1, len(s))
+		}
+		starts := f.Starts(q)
+		if len(starts) != 3 {
+			t.Fatalf("q=%d: %d starts, want 3", q, len(starts))
+		}
+		for r := 0; r < q; r++ {
+			row := starts[0].RawRowView(r)
+			want := byProb[r%k] // the (r mod |X*|)-th most probable x*
+			if r < k {
+				for c := 0; c < d; c++ {
+					if row[c] != xs.At(want, c) {
+						t.Fatalf("q=%d: first start row %d = %v, want x*_%d = %v", q, r, row, want, xs.RawRowView(want))
+					}
+				}
+			} else if !near(row, want) {
+				t.Errorf("q=%d: first start row %d = %v, not a small perturbation of x*_%d = %v", q, r, row, want, xs.RawRowView(want))
+			}
+		}
+		for b, s := range starts {
+			for r := 0; r < q; r++ {
+				row := s.RawRowView(r)
+				ok := false
+				for i := 0; i < k && !ok; i++ {
+					ok = near(row, i)
+				}
+				if !ok {
+					t.Errorf("q=%d: start %d row %d = %v is near no x*", q, b, r, row)
+				}
+				for _, v := range row {
+					if v < 0 || v > 1 {
+						t.Errorf("q=%d: start %d row %d = %v outside [0,1]", q, b, r, row)
+					}
+				}
+			}
+		}
 	}
 }
