@@ -107,13 +107,12 @@
 // |X*| EP runs of O(sweeps·|X*|³). See bench_test.go.
 //
 // The quadratic term bounds TES_sp. With 5 distinct maximizers and the
-// default 128 samples each, |F| = 640, so one α evaluation at q = 1 takes
-// up to |F|²·8 ≈ 3.3·10⁶ exponentials. Where the query is informative the
-// samples spread over more than 200 nats, the factorised (dense) form is
-// unsafe and the windowed loop runs: ~21 ms per evaluation with its
-// gradient, against ~1.3 ms in d = 2 where maximizers often coincide
-// (|F| ≈ 170) and the dense form applies. A proposal makes ~150
-// evaluations: 1.4–1.9 s on 2 cores in d = 6 (BenchmarkPropose), ~0.1 s
-// in d = 2. SPSamples trades this cost (∝ SPSamples²) against the
-// estimator's bias near X*.
+// default 128 samples each, |F| = 640: one α evaluation at q = 1 with its
+// gradient costs ~21 ms on one core (|F|² = 4·10⁵ exponentials and
+// ~8|F|² multiply-adds in the factorised form, up to 8|F|² exponentials
+// in the windowed one; forcing the factorised form wherever it is safe
+// gains under 10%), against ~1.3 ms in d = 2, where maximizers often
+// coincide and |F| ≈ 170. A proposal makes ~150 evaluations: 1.4–1.9 s on
+// 2 cores in d = 6 (BenchmarkPropose), ~0.1 s in d = 2. SPSamples trades
+// this cost (∝ SPSamples²) against the estimator's bias near X*.
 package tes
