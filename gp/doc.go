@@ -28,8 +28,8 @@
 //     variance that is ≤ 0, NaN or Inf (a programming error; an invalid
 //     kernel would evaluate to NaN). Kernel.WithParams takes any log-values
 //     (the fit explores them) and can therefore produce an invalid kernel;
-//     CheckKernel tells, New and Fit return ErrBadInput for one and CrossCov
-//     panics. The Kernel methods themselves (Eval, GradX, ParamGrad,
+//     CheckKernel tells, New and Fit return ErrBadInput for one and
+//     CrossCov, CrossCovGradX and CrossCovParamGrad panic. The Kernel methods themselves (Eval, GradX, ParamGrad,
 //     SampleFrequencies) have the precondition CheckKernel(k) == nil and
 //     do not check it.
 //   - Query methods without an error result (MeanVar, Predict, Joint,
@@ -44,7 +44,9 @@
 // # Map to the paper (Nguyen et al., UAI 2021)
 //
 //   - NewSE: the paper's kernel k = σ_s² exp(−½(x−x')ᵀΛ⁻²(x−x')) (§3);
-//     NewMatern52 the Matérn-5/2 alternative.
+//     NewMatern52 the Matérn-5/2 alternative. CrossCov gives K_XY,
+//     CrossCovGradX and CrossCovParamGrad its derivatives with respect to
+//     the query points and the log-hyper-parameters.
 //   - New, GP.MeanVar, GP.Predict, GP.Joint: Eq. (1), μ_x and σ_x²
 //     (GP.MeanVarY, GP.PredictY, GP.JointY: the same for noisy y).
 //   - GP.Condition, Conditioned.Prior, Conditioned.Predict: Appendix C,

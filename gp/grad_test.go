@@ -48,6 +48,59 @@ func TestKernelParamGrad(t *testing.T) {
 	}
 }
 
+// TestCrossCovGrads checks the matrix forms against central finite
+// differences of CrossCov itself: entry (i, j) of G_c against moving X_ic
+// (which must leave every other row of K_XY unchanged), and ∂K/∂θ_p
+// against moving log-parameter p.
+func TestCrossCovGrads(t *testing.T) {
+	rng := newRNG(15)
+	for _, k := range kernels(3) {
+		X, Y := randDense(rng, 4, 3), randDense(rng, 5, 3)
+		gx := CrossCovGradX(k, X, Y)
+		if len(gx) != 3 {
+			t.Fatalf("%s: %d query-gradient matrices, want 3", kname(k), len(gx))
+		}
+		for i := 0; i < 4; i++ {
+			for c := 0; c < 3; c++ {
+				old := X.At(i, c)
+				X.Set(i, c, old+fdStep)
+				kp := CrossCov(k, X, Y)
+				X.Set(i, c, old-fdStep)
+				km := CrossCov(k, X, Y)
+				X.Set(i, c, old)
+				for r := 0; r < 4; r++ {
+					for j := 0; j < 5; j++ {
+						fd := (kp.At(r, j) - km.At(r, j)) / (2 * fdStep)
+						want := 0.0
+						if r == i {
+							want = gx[c].At(i, j)
+						}
+						checkClose(t, fmt.Sprintf("%s ∂K[%d,%d]/∂X[%d,%d]", kname(k), r, j, i, c), []float64{want}, []float64{fd}, fdRel, fdAbs)
+					}
+				}
+			}
+		}
+		gth := CrossCovParamGrad(k, X, Y)
+		p := k.Params()
+		if len(gth) != len(p) {
+			t.Fatalf("%s: %d parameter-gradient matrices, want %d", kname(k), len(gth), len(p))
+		}
+		for c := range p {
+			pp := append([]float64(nil), p...)
+			pp[c] += fdStep
+			kp := CrossCov(k.WithParams(pp), X, Y)
+			pp[c] -= 2 * fdStep
+			km := CrossCov(k.WithParams(pp), X, Y)
+			for i := 0; i < 4; i++ {
+				for j := 0; j < 5; j++ {
+					fd := (kp.At(i, j) - km.At(i, j)) / (2 * fdStep)
+					checkClose(t, fmt.Sprintf("%s ∂K[%d,%d]/∂θ_%d", kname(k), i, j, c), []float64{gth[c].At(i, j)}, []float64{fd}, fdRel, fdAbs)
+				}
+			}
+		}
+	}
+}
+
 func TestMeanVarGrad(t *testing.T) {
 	rng := newRNG(13)
 	for _, k := range kernels(3) {

@@ -352,16 +352,63 @@ func paramGradRadial(k radialKernel, a *ardParams, dst, x, y []float64) float64 
 // (CheckKernel) or the column counts differ from k.Dim() (programming
 // errors, see the package doc).
 func CrossCov(k Kernel, X, Y *mat.Dense) *mat.Dense {
+	nx, ny := checkCross("CrossCov", k, X, Y)
+	out := mat.NewDense(nx, ny, nil)
+	crossCovInto(k, out.RawMatrix().Data, X, Y)
+	return out
+}
+
+// CrossCovGradX returns the Jacobian of K_XY with respect to the query
+// points X as d matrices G_c (nx×ny), G_c[i][j] = ∂k(X_i, Y_j)/∂X_ic:
+// moving row i of X changes only row i of K_XY, so these hold every
+// non-zero derivative. It panics like CrossCov.
+func CrossCovGradX(k Kernel, X, Y *mat.Dense) []*mat.Dense {
+	nx, ny := checkCross("CrossCovGradX", k, X, Y)
+	return crossGrads(k.Dim(), nx, ny, func(dst []float64, i, j int) {
+		k.GradX(dst, X.RawRowView(i), Y.RawRowView(j))
+	})
+}
+
+// CrossCovParamGrad returns ∂K_XY/∂θ_p for every log-hyper-parameter θ_p,
+// in the order of k.Params() (log ℓ_1..log ℓ_d, log σ_s²): d+1 matrices
+// nx×ny. It panics like CrossCov.
+func CrossCovParamGrad(k Kernel, X, Y *mat.Dense) []*mat.Dense {
+	nx, ny := checkCross("CrossCovParamGrad", k, X, Y)
+	return crossGrads(k.NumParams(), nx, ny, func(dst []float64, i, j int) {
+		k.ParamGrad(dst, X.RawRowView(i), Y.RawRowView(j))
+	})
+}
+
+// checkCross panics on an invalid kernel or inputs of the wrong dimension
+// (programming errors, see the package doc) and returns the row counts.
+func checkCross(fn string, k Kernel, X, Y *mat.Dense) (nx, ny int) {
 	if err := CheckKernel(k); err != nil {
-		panic("gp: CrossCov: " + err.Error())
+		panic("gp: " + fn + ": " + err.Error())
 	}
 	nx, dx := X.Dims()
 	ny, dy := Y.Dims()
 	if dx != k.Dim() || dy != k.Dim() {
-		panic(fmt.Sprintf("gp: CrossCov: X and Y have %d and %d columns, kernel has dimension %d", dx, dy, k.Dim()))
+		panic(fmt.Sprintf("gp: %s: X and Y have %d and %d columns, kernel has dimension %d", fn, dx, dy, k.Dim()))
 	}
-	out := mat.NewDense(nx, ny, nil)
-	crossCovInto(k, out.RawMatrix().Data, X, Y)
+	return nx, ny
+}
+
+// crossGrads scatters the m-vector grad(dst, i, j) of every pair into m
+// matrices nx×ny.
+func crossGrads(m, nx, ny int, grad func(dst []float64, i, j int)) []*mat.Dense {
+	out := make([]*mat.Dense, m)
+	for c := range out {
+		out[c] = mat.NewDense(nx, ny, nil)
+	}
+	g := make([]float64, m)
+	for i := 0; i < nx; i++ {
+		for j := 0; j < ny; j++ {
+			grad(g, i, j)
+			for c, v := range g {
+				out[c].Set(i, j, v)
+			}
+		}
+	}
 	return out
 }
 
