@@ -64,6 +64,10 @@ func productCDF(y float64, mean, sd []float64) float64 {
 	return p
 }
 
+// gumbelQuantile is the p-quantile of the Gumbel law with location a and
+// scale b.
+func gumbelQuantile(a, b, p float64) float64 { return a - b*math.Log(-math.Log(p)) }
+
 // TestGumbelFit checks the fit of MES's Gumbel approximation. Two
 // parameters cannot match three quartiles: like Wang & Jegelka's code, the
 // fit matches the median and the interquartile range of the product CDF
@@ -74,7 +78,7 @@ func productCDF(y float64, mean, sd []float64) float64 {
 // 3/4 in probability (Wang & Jegelka's point: the Gumbel law fits such
 // maxima well).
 func TestGumbelFit(t *testing.T) {
-	gq := func(a, b, p float64) float64 { return a - b*math.Log(-math.Log(p)) }
+	gq := gumbelQuantile
 	const m = 200
 	mean, sd := make([]float64, m), make([]float64, m)
 	for i := range sd {
@@ -118,7 +122,7 @@ func TestGumbelFit(t *testing.T) {
 // is 1/2, each within 4 binomial standard errors.
 func TestGumbelMaxValues(t *testing.T) {
 	const K = 20000
-	gq := func(a, b, p float64) float64 { return a - b*math.Log(-math.Log(p)) }
+	gq := gumbelQuantile
 	const a, b = 1.7, 0.3
 	ys := gumbelDraws(a, b, K, rand.New(rand.NewPCG(5, 5)))
 	mean := 0.0

@@ -11,15 +11,26 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// pathSettings are the inner-optimizer defaults for maximizing one
-// whole-function sample, the same as TES uses for its trusted maximizers
-// (tes.TrustedSettings): paths are cheap to evaluate, so local searches
-// from 10 of 128 space-filling points cost little, while with 3 restarts
-// from 256 points the search missed the global maximum of a fifth to a
-// third of the paths once the data sat on a local mode (Hartmann-4),
-// biasing MES's max-values low and PES's and Thompson's x* samples
-// towards that mode.
-var pathSettings = OptimizeSettings{RawSamples: 128, Restarts: 10, MaxIter: 50}
+// PathDefaults fills the zero RawSamples, Restarts and MaxIter of s with the
+// inner-optimizer defaults for maximizing one whole-function sample: 128,
+// 10 and 50 (PathMaxima here, tes.TrustedSettings for TES's trusted
+// maximizers). Paths are cheap to evaluate, so local searches from 10 of
+// 128 space-filling points cost little, while with 3 restarts from 256
+// points the search missed the global maximum of a fifth to a third of the
+// paths once the data sat on a local mode (Hartmann-4), biasing MES's
+// max-values low and PES's and Thompson's x* samples towards that mode.
+func PathDefaults(s OptimizeSettings) OptimizeSettings {
+	if s.RawSamples <= 0 {
+		s.RawSamples = 128
+	}
+	if s.Restarts <= 0 {
+		s.Restarts = 10
+	}
+	if s.MaxIter <= 0 {
+		s.MaxIter = 50
+	}
+	return s
+}
 
 // pathFunc adapts a gp.Path to a q = 1 Func; it suggests the training input
 // where the path is largest as an extra start.
@@ -61,10 +72,9 @@ func (f *pathFunc) Starts(q int) []*mat.Dense {
 
 // PathMaxima draws n approximate whole-function posterior samples of f from
 // g (gp.SamplePaths with the given number of random Fourier features) and
-// maximizes each over [0,1]^d with Maximize (settings s; the zero value, or
-// a value that sets nothing but Workers, uses 128 raw samples, 10 restarts
-// and 50 L-BFGS-B iterations on s.Workers goroutines, plus the training
-// input where the sample is largest as a start). It returns the maximizers x*_k (one per row of the
+// maximizes each over [0,1]^d with Maximize (settings PathDefaults(s), plus
+// the training input where the sample is largest as a start). It returns
+// the maximizers x*_k (one per row of the
 // n×d result) and the maxima f_k(x*_k): samples of the global maximizer and
 // maximum, as PES (Hernández-Lobato et al. 2014), MES (Wang & Jegelka 2017)
 // and Thompson sampling use them.
@@ -72,12 +82,7 @@ func PathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettin
 	if n < 1 {
 		return nil, nil, fmt.Errorf("path maxima: need at least one sample, got %d", n)
 	}
-	if w := s.Workers; s == (OptimizeSettings{Workers: w}) {
-		// Only the worker count is the caller's: it does not change the
-		// result (Maximize), so honouring it keeps the path defaults.
-		s = pathSettings
-		s.Workers = w
-	}
+	s = PathDefaults(s)
 	paths, err := g.SamplePaths(rng, n, features)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sample posterior paths: %w", err)

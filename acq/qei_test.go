@@ -142,20 +142,6 @@ func TestCholBackward(t *testing.T) {
 	}
 }
 
-// sampleFunc evaluates a Stochastic Func's EvalSample with the same random
-// stream at every call, so its fresh Monte-Carlo samples are the same ones
-// each time and the estimate is a deterministic function of X.
-type sampleFunc struct {
-	f    Stochastic
-	seed uint64
-}
-
-func (s sampleFunc) HasGradient() bool { return true }
-
-func (s sampleFunc) Eval(X, grad *mat.Dense) float64 {
-	return s.f.EvalSample(X, grad, rand.New(rand.NewPCG(s.seed, 1)))
-}
-
 // TestQEISampleGradient checks the gradient that the stochastic (Adam) mode
 // follows, EvalSample's, against central differences of EvalSample with the
 // same fresh samples, with a pending point in the joint distribution.
@@ -168,7 +154,11 @@ func TestQEISampleGradient(t *testing.T) {
 	}
 	X := mat.NewDense(3, 2, []float64{0.45, 0.31, 0.92, 0.8, 0.12, 0.55})
 	for _, seed := range []uint64{1, 2} {
-		sf := sampleFunc{f: f.(Stochastic), seed: seed}
+		// EvalSample with the same random stream at every call: the same
+		// fresh samples each time, so a deterministic function of X.
+		sf := funcOf(func(X, g *mat.Dense) float64 {
+			return f.(Stochastic).EvalSample(X, g, rand.New(rand.NewPCG(seed, 1)))
+		})
 		if sf.Eval(X, nil) == f.Eval(X, nil) {
 			t.Fatal("EvalSample gave the fixed-sample value: it did not draw fresh samples")
 		}

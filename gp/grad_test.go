@@ -101,9 +101,13 @@ func TestCrossCovGrads(t *testing.T) {
 	}
 }
 
+// allKernels: the package's kernels (radial fast paths), then the generic
+// ones (the generic Kernel code path, see generic_test.go).
+func allKernels(d int) []Kernel { return append(kernels(d), genericKernels(d)...) }
+
 func TestMeanVarGrad(t *testing.T) {
 	rng := newRNG(13)
-	for _, k := range kernels(3) {
+	for _, k := range allKernels(3) {
 		g := testProblem(t, k, 20, 0.01, 14)
 		for trial := 0; trial < 5; trial++ {
 			x := randDense(rng, 1, 3).RawRowView(0)
@@ -183,7 +187,7 @@ func predictLoss(c *Conditioned, gA *mat.Dense, gb []float64, gS *mat.Dense, q, 
 func TestJointVJP(t *testing.T) {
 	rng := newRNG(15)
 	const q, d = 4, 3
-	for _, k := range kernels(d) {
+	for _, k := range allKernels(d) {
 		g := testProblem(t, k, 25, 0.01, 16)
 		for trial := 0; trial < 3; trial++ {
 			X := randDense(rng, q, d)
@@ -203,7 +207,7 @@ func TestJointVJP(t *testing.T) {
 func TestPredictVJP(t *testing.T) {
 	rng := newRNG(17)
 	const q, d, s = 3, 2, 4
-	for _, k := range kernels(d) {
+	for _, k := range allKernels(d) {
 		g := testProblem(t, k, 20, 0.02, 18)
 		c, err := g.Condition(randDense(rng, s, d))
 		if err != nil {
@@ -274,7 +278,7 @@ func TestFitObjectiveGrad(t *testing.T) {
 
 func TestPathGrad(t *testing.T) {
 	rng := newRNG(25)
-	for _, k := range kernels(3) {
+	for _, k := range allKernels(3) {
 		g := testProblem(t, k, 15, 0.01, 26)
 		paths, err := g.SamplePaths(rng, 3, 50)
 		if err != nil {

@@ -18,20 +18,11 @@ type nuggetSE struct {
 	delta float64
 }
 
-func sameInput(x, y []float64) bool {
-	for i := range x {
-		if x[i] != y[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func (k nuggetSE) WithParams(p []float64) Kernel { return nuggetSE{k.Kernel.WithParams(p), k.delta} }
 
 func (k nuggetSE) Eval(x, y []float64) float64 {
 	v := k.Kernel.Eval(x, y)
-	if sameInput(x, y) {
+	if equalSlices(x, y) {
 		v -= k.delta * k.Variance()
 	}
 	return v

@@ -80,10 +80,8 @@ func CheckKernel(k Kernel) error {
 		return fmt.Errorf("kernel signal variance σ_s² = %v (log %v) must be finite and > 0: %w", s2, p[d], ErrBadInput)
 	}
 	if a, ok := k.(interface{ ard() *ardParams }); ok {
-		for i, w := range a.ard().inv2 {
-			if math.IsInf(w, 0) {
-				return fmt.Errorf("kernel length-scale ℓ_%d = %v is too small (1/ℓ² overflows): %w", i, math.Exp(p[i]), ErrBadInput)
-			}
+		if err := a.ard().checkScale(); err != nil {
+			return fmt.Errorf("kernel %w: %w", err, ErrBadInput)
 		}
 	}
 	return nil
@@ -137,12 +135,21 @@ func newARD(name string, lengthscales []float64, variance float64) ardParams {
 	}
 	p[len(lengthscales)] = math.Log(variance)
 	a := ardFromLog(p)
-	for i, w := range a.inv2 {
-		if math.IsInf(w, 0) {
-			panic(fmt.Sprintf("gp: %s: length-scale ℓ_%d = %v is too small (1/ℓ² overflows)", name, i, lengthscales[i]))
-		}
+	if err := a.checkScale(); err != nil {
+		panic(fmt.Sprintf("gp: %s: %v", name, err))
 	}
 	return a
+}
+
+// checkScale reports a length-scale so small that 1/ℓ² overflows (the
+// scaled distance would be NaN at r = 0).
+func (a *ardParams) checkScale() error {
+	for i, w := range a.inv2 {
+		if math.IsInf(w, 0) {
+			return fmt.Errorf("length-scale ℓ_%d = %v is too small (1/ℓ² overflows)", i, math.Exp(a.logp[i]))
+		}
+	}
+	return nil
 }
 
 func ardFromLog(p []float64) ardParams {

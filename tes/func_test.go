@@ -2,6 +2,7 @@ package tes
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -54,21 +55,7 @@ func TestFuncGradient(t *testing.T) {
 			if math.Abs(v-f.Eval(X, nil)) > 1e-12 {
 				t.Fatalf("%v q=%d: value depends on whether the gradient is requested", method, tc.q)
 			}
-			const h = 1e-6
-			for i := 0; i < tc.q; i++ {
-				for j := 0; j < 2; j++ {
-					old := X.At(i, j)
-					X.Set(i, j, old+h)
-					fp := f.Eval(X, nil)
-					X.Set(i, j, old-h)
-					fm := f.Eval(X, nil)
-					X.Set(i, j, old)
-					fd := (fp - fm) / (2 * h)
-					if math.Abs(fd-grad.At(i, j)) > 1e-5+1e-4*math.Abs(fd) {
-						t.Errorf("%v q=%d pending=%v: ∂α/∂x[%d,%d] = %.8g, FD %.8g", method, tc.q, tc.pending, i, j, grad.At(i, j), fd)
-					}
-				}
-			}
+			checkFuncGrad(t, fmt.Sprintf("%v q=%d pending=%v", method, tc.q, tc.pending), f, X, grad)
 		}
 	}
 }

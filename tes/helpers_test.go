@@ -38,6 +38,29 @@ func toyGP(t testing.TB, seed uint64, n, d int, ell, noise float64) *gp.GP {
 	return g
 }
 
+// checkFuncGrad checks grad, f's gradient at X, against central finite
+// differences of f (step 1e-6, tolerance 1e-5 + 1e-4·|FD|); name prefixes
+// the errors.
+func checkFuncGrad(t *testing.T, name string, f *Func, X, grad *mat.Dense) {
+	t.Helper()
+	const h = 1e-6
+	q, d := X.Dims()
+	for i := 0; i < q; i++ {
+		for j := 0; j < d; j++ {
+			old := X.At(i, j)
+			X.Set(i, j, old+h)
+			fp := f.Eval(X, nil)
+			X.Set(i, j, old-h)
+			fm := f.Eval(X, nil)
+			X.Set(i, j, old)
+			fd := (fp - fm) / (2 * h)
+			if math.Abs(fd-grad.At(i, j)) > 1e-5+1e-4*math.Abs(fd) {
+				t.Errorf("%s: ∂α/∂x[%d,%d] = %.8g, FD %.8g", name, i, j, grad.At(i, j), fd)
+			}
+		}
+	}
+}
+
 // randBatch returns q uniform points in [0,1]^d.
 func randBatch(rng *rand.Rand, q, d int) *mat.Dense {
 	b := mat.NewDense(q, d, nil)

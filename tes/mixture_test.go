@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -461,7 +462,7 @@ func TestSPDenseRowAgrees(t *testing.T) {
 			m := randSPMixture(rng, k, 3, tc.per)
 			if tc.spread {
 				spreadWeights(m, 5, 75)
-				if s := maxOf(m.LogW) - minLogW(m.LogW); s <= 60 {
+				if s := slices.Max(m.LogW) - minLogW(m.LogW); s <= 60 {
 					t.Fatalf("log-weight spread %.1f, want > 60", s)
 				}
 			} else if m.N <= denseMatrixMax {
@@ -544,12 +545,4 @@ func zgSpan(m *spMixture, A, S []float64, noise float64, base basePoints, q int)
 		span = math.Max(span, hi-lo)
 	}
 	return span
-}
-
-func maxOf(x []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range x {
-		m = math.Max(m, v)
-	}
-	return m
 }

@@ -2,6 +2,7 @@ package tes
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -163,11 +164,7 @@ func TestGroupingDropsUnlikelyMaximizer(t *testing.T) {
 		if a < -1e-9 || a > h+1e-9 {
 			t.Errorf("α(%g) = %g outside [0, H = %g]", x, a, h)
 		}
-		const step = 1e-6
-		fd := (f.Eval(mat.NewDense(1, 1, []float64{x + step}), nil) - f.Eval(mat.NewDense(1, 1, []float64{x - step}), nil)) / (2 * step)
-		if math.Abs(fd-grad.At(0, 0)) > 1e-5+1e-4*math.Abs(fd) {
-			t.Errorf("∂α/∂x at %g = %.8g, FD %.8g", x, grad.At(0, 0), fd)
-		}
+		checkFuncGrad(t, fmt.Sprintf("x = %g", x), f, X, grad)
 	}
 }
 

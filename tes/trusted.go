@@ -51,15 +51,7 @@ func (s TrustedSettings) withDefaults() TrustedSettings {
 	if s.Features <= 0 {
 		s.Features = 1000
 	}
-	if s.Optimize.RawSamples <= 0 {
-		s.Optimize.RawSamples = 128
-	}
-	if s.Optimize.Restarts <= 0 {
-		s.Optimize.Restarts = 10
-	}
-	if s.Optimize.MaxIter <= 0 {
-		s.Optimize.MaxIter = 50
-	}
+	s.Optimize = acq.PathDefaults(s.Optimize)
 	if s.DedupDistance <= 0 {
 		s.DedupDistance = 1e-3
 	}
