@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // TestBatchCurve checks the Appendix G diagnostic's invariants on Branin:
@@ -49,7 +51,7 @@ func TestBatchCurve(t *testing.T) {
 			}
 		}
 	}
-	checkPNG(t, filepath.Join(s.Out, "appg_synthetic-branin.png"))
+	testenv.CheckPNG(t, filepath.Join(s.Out, "appg_synthetic-branin.png"))
 	md, err := os.ReadFile(filepath.Join(s.Out, BatchCurveSummary))
 	if err != nil || !strings.Contains(string(md), "| 4 | 1 |") {
 		t.Errorf("appg.md: %v\n%s", err, md)

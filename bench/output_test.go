@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 func ptr(x float64) *float64 { return &x }
@@ -111,8 +113,8 @@ func TestWriteOutputs(t *testing.T) {
 			t.Errorf("summary.md lacks %q:\n%s", line, md)
 		}
 	}
-	checkPNG(t, filepath.Join(dir, "regret_synthetic-branin_q1.png"))
-	checkPNG(t, filepath.Join(dir, "box_synthetic-branin_q1.png"))
+	testenv.CheckPNG(t, filepath.Join(dir, "regret_synthetic-branin_q1.png"))
+	testenv.CheckPNG(t, filepath.Join(dir, "box_synthetic-branin_q1.png"))
 }
 
 // A failed run that nevertheless holds the last iteration (it failed after

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"errors"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/tesbo/tesbo/sdk"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // smokeSuite is the CI configuration: Branin, random and EI, 1 seed, 3
@@ -74,25 +75,7 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"regret_synthetic-branin_q1.png", "box_synthetic-branin_q1.png"} {
-		checkPNG(t, filepath.Join(out, f))
-	}
-}
-
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Errorf("%s: %v", path, err)
-		return
-	}
-	if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
-		t.Errorf("%s: tiny image %v", path, b)
+		testenv.CheckPNG(t, filepath.Join(out, f))
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"math"
 	"os"
 	"os/exec"
@@ -22,6 +21,8 @@ import (
 	"github.com/tesbo/tesbo/bench"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/store"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // gpSampleDraw3Optimum is f* of synthetic/gpsample with sample_seed=3, as
@@ -212,24 +213,6 @@ func tableRows(section string) [][]string {
 	return out
 }
 
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Errorf("%s: %v", path, err)
-		return
-	}
-	if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
-		t.Errorf("%s: tiny image %v", path, b)
-	}
-}
-
 // storedSettings reads a bench study's stored options and objective info.
 func storedSettings(t *testing.T, dbPath, study string) (host.Options, float64) {
 	t.Helper()
@@ -343,8 +326,8 @@ func TestBenchCLISmoke(t *testing.T) {
 				atofT(t, row[2])
 			}
 			base := fmt.Sprintf("%s_q%d.png", strings.ReplaceAll(p, "/", "-"), q)
-			checkPNG(t, filepath.Join(out, "regret_"+base))
-			checkPNG(t, filepath.Join(out, "box_"+base))
+			testenv.CheckPNG(t, filepath.Join(out, "regret_"+base))
+			testenv.CheckPNG(t, filepath.Join(out, "box_"+base))
 		}
 	}
 

@@ -17,6 +17,8 @@ import (
 
 	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/store"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // End to end through 'tesbo-host run' for every plugin kind the CLI
@@ -332,30 +334,12 @@ func TestE2ESuggester(t *testing.T) {
 	}
 }
 
-// pythonWithGRPC returns a Python interpreter that imports grpc, or "".
-func pythonWithGRPC() string {
-	for _, py := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(py, "-c", "import grpc").Run() == nil {
-			if p, err := exec.LookPath(py); err == nil {
-				return p
-			}
-		}
-	}
-	return ""
-}
-
 // TestE2EPythonObjective: examples/python-objective, a gRPC objective in
 // Python behind an executable wrapper, is optimized through the CLI. It
 // needs python3-grpcio: skipped without it, except under CI (CI set),
 // where a missing grpc fails the test.
 func TestE2EPythonObjective(t *testing.T) {
-	py := pythonWithGRPC()
-	if py == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but no python3 can import grpc: install it (apt-get install python3-grpcio python3-cryptography)")
-		}
-		t.Skip("no python3 with grpc (apt-get install python3-grpcio)")
-	}
+	py := testenv.NeedPythonGRPC(t)
 	script, err := filepath.Abs("../../examples/python-objective/objective.py")
 	if err != nil {
 		t.Fatal(err)

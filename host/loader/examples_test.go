@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/tesbo/tesbo/sdk"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // TestExamples loads the repository's examples the way the README says:
@@ -106,40 +108,11 @@ func checkQuasiRandom(t *testing.T, ctx context.Context, r *Registry) {
 	}
 }
 
-// pythonWithGRPC returns a Python interpreter that has grpc, or "".
-func pythonWithGRPC() string {
-	for _, py := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(py, "-c", "import grpc").Run() == nil {
-			if p, err := exec.LookPath(py); err == nil {
-				return p
-			}
-		}
-	}
-	return ""
-}
-
-// needPythonGRPC returns a Python interpreter with grpc. Without one the
-// test is skipped, except under CI (CI set), which installs the package:
-// there a missing grpc fails the test instead of silently skipping it.
-func needPythonGRPC(t *testing.T) string {
-	t.Helper()
-	py := pythonWithGRPC()
-	switch {
-	case py != "":
-		return py
-	case os.Getenv("CI") != "":
-		t.Fatal("CI is set but no python3 can import grpc: install it (apt-get install python3-grpcio python3-cryptography)")
-	default:
-		t.Skip("no python3 with grpc (apt-get install python3-grpcio)")
-	}
-	return ""
-}
-
 // TestPythonObjective runs examples/python-objective through the host when
 // a Python with grpcio (Debian python3-grpcio) is installed; under CI it
 // must run.
 func TestPythonObjective(t *testing.T) {
-	py := needPythonGRPC(t)
+	py := testenv.NeedPythonGRPC(t)
 	script, err := filepath.Abs("../../examples/python-objective/objective.py")
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +145,7 @@ func TestPythonObjective(t *testing.T) {
 // TestPythonObjectiveOpenSSL runs the Python plugin with its openssl
 // fallback for the TLS certificate (python3-cryptography hidden).
 func TestPythonObjectiveOpenSSL(t *testing.T) {
-	py := needPythonGRPC(t)
+	py := testenv.NeedPythonGRPC(t)
 	if _, err := exec.LookPath("openssl"); err != nil {
 		t.Skip("no openssl")
 	}

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // idxBytes encodes an unsigned-byte IDX file.
@@ -335,11 +337,7 @@ func TestCIFAR10Errors(t *testing.T) {
 func requireFashionMNIST(t *testing.T) string {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(FashionMNISTDir, "train-images-idx3-ubyte.gz")); err != nil {
-		msg := "real Fashion-MNIST not found: " + FashionMNISTHint
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testenv.Need(t, "real Fashion-MNIST not found: "+FashionMNISTHint)
 	}
 	return FashionMNISTDir
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/tesbo/tesbo/plugins/cnn/dataset"
 	"github.com/tesbo/tesbo/plugins/cnn/nn"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // fashion loads the first nTrain/nTest examples of the real Fashion-MNIST,
@@ -16,11 +18,7 @@ import (
 func fashion(t testing.TB, nTrain, nTest int) (xtr []float32, ytr []int, xte []float32, yte []int) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(dataset.FashionMNISTDir, "train-images-idx3-ubyte.gz")); err != nil {
-		msg := "real Fashion-MNIST not found: " + dataset.FashionMNISTHint
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testenv.Need(t, "real Fashion-MNIST not found: "+dataset.FashionMNISTHint)
 	}
 	train, test, err := dataset.FashionMNIST(dataset.FashionMNISTDir)
 	if err != nil {

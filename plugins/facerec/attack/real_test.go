@@ -3,6 +3,7 @@ package attack
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/plugins/facerec/frs"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // These tests run the real face-api sidecar. They skip when its npm
@@ -42,10 +45,7 @@ func requireInstalled(t testing.TB) string {
 	t.Helper()
 	demo, err := frs.DemoDir()
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("face-api sidecar not installed: %v\nrun scripts/deps.sh (it runs `npm ci` in plugins/facerec/frs)", err)
-		}
-		t.Skipf("face-api sidecar not installed (run scripts/deps.sh): %v", err)
+		testenv.Need(t, fmt.Sprintf("face-api sidecar not installed: %v\nrun scripts/deps.sh (it runs `npm ci` in plugins/facerec/frs)", err))
 	}
 	if _, err := os.Stat(realDirs.gallery); err != nil {
 		os.MkdirAll(realDirs.gallery, 0o755)

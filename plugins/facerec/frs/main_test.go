@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // The test binary doubles as a fake sidecar (FRS_FAKE_SIDECAR=1) speaking
@@ -47,10 +49,7 @@ var shared struct {
 func requireInstalled(t testing.TB) {
 	t.Helper()
 	if _, err := SidecarDir(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("face-api sidecar not installed: %v\nrun scripts/deps.sh (it runs `npm ci` in plugins/facerec/frs)", err)
-		}
-		t.Skipf("face-api sidecar not installed (run scripts/deps.sh): %v", err)
+		testenv.Need(t, fmt.Sprintf("face-api sidecar not installed: %v\nrun scripts/deps.sh (it runs `npm ci` in plugins/facerec/frs)", err))
 	}
 }
 

@@ -1,0 +1,66 @@
+// Package testenv holds what the tests of several packages share about the
+// machine they run on. Tests that need an installed dependency (a data
+// set, an npm or Debian package) skip without it, except under CI (the
+// environment variable CI set), where scripts/deps.sh installs everything:
+// there a missing dependency is a broken set-up and fails the test.
+package testenv
+
+import (
+	"image/png"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// Need reports a missing dependency: t fails with msg when CI is set and
+// is skipped with msg otherwise.
+func Need(t testing.TB, msg string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// PythonGRPC returns the path of a Python interpreter that can import grpc,
+// or "".
+func PythonGRPC() string {
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(py, "-c", "import grpc").Run() == nil {
+			if p, err := exec.LookPath(py); err == nil {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// NeedPythonGRPC returns PythonGRPC(), calling Need when there is none.
+func NeedPythonGRPC(t testing.TB) string {
+	t.Helper()
+	py := PythonGRPC()
+	if py == "" {
+		Need(t, "no python3 can import grpc: install it (apt-get install python3-grpcio python3-cryptography)")
+	}
+	return py
+}
+
+// CheckPNG reports an error on t unless path holds a PNG image at least
+// 100 pixels wide and high.
+func CheckPNG(t testing.TB, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Errorf("%s: %v", path, err)
+		return
+	}
+	if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
+		t.Errorf("%s: tiny image %v", path, b)
+	}
+}
