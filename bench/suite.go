@@ -201,9 +201,7 @@ func (s *Suite) validate() error {
 	default:
 		return fmt.Errorf("unknown kernel %q: use %s or %s", s.Kernel, host.KernelSE, host.KernelMatern52)
 	}
-	switch s.Recommend {
-	case "", host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine:
-	default:
+	if s.Recommend != "" && !host.ValidRecommend(s.Recommend) {
 		return fmt.Errorf("unknown recommendation %q: use %s, %s or %s", s.Recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}
 	return nil

@@ -419,14 +419,14 @@ func TestMeanSearchStartsAtBestEvaluated(t *testing.T) {
 	if without > 0.5 {
 		t.Fatalf("the raw samples alone found the peak (μ = %v): the test needs a narrower one", without)
 	}
-	X, with, err := acqMaximizeMean(meanFunc{g: g, start: x0}, d)
+	X, with, err := acqMaximizeMean(meanFunc{g: g, start: mat.NewDense(1, d, x0)}, d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if with < peak-1e-9 {
 		t.Fatalf("search with the start found μ = %v at %v, want ≥ μ(x0) = %v", with, X.RawRowView(0), peak)
 	}
-	if st := (meanFunc{g: g, start: x0}).Starts(2); st != nil {
+	if st := (meanFunc{g: g, start: mat.NewDense(1, d, x0)}).Starts(2); st != nil {
 		t.Fatalf("starts for q = 2: %v", st)
 	}
 }

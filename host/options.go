@@ -63,6 +63,12 @@ const (
 	RecommendAuto = "auto"
 )
 
+// ValidRecommend reports whether mode is one of the recommendation modes
+// (RecommendAuto, RecommendEvaluated, RecommendRefine).
+func ValidRecommend(mode string) bool {
+	return mode == RecommendAuto || mode == RecommendEvaluated || mode == RecommendRefine
+}
+
 // Kernel families (Options.Kernel).
 const (
 	KernelSE       = "se"       // squared exponential ARD, the paper's kernel
@@ -205,9 +211,7 @@ func (o Options) validate() error {
 	if o.Kernel != KernelSE && o.Kernel != KernelMatern52 {
 		return fmt.Errorf("unknown kernel %q: known ones are %s, %s", o.Kernel, KernelSE, KernelMatern52)
 	}
-	switch o.Recommend {
-	case RecommendAuto, RecommendEvaluated, RecommendRefine:
-	default:
+	if !ValidRecommend(o.Recommend) {
 		return fmt.Errorf("unknown recommendation mode %q: known ones are %s, %s, %s", o.Recommend, RecommendAuto, RecommendEvaluated, RecommendRefine)
 	}
 	for k := range o.Params {

@@ -70,7 +70,8 @@ func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 	// The best evaluated point is one of the local searches' starts (next
 	// to the best raw samples), so the refined x̄ is never worse than the
 	// evaluated one for want of a start in its basin.
-	start := append([]float64(nil), ds.X.RawRowView(best)...)
+	// Maximize copies its starts, so the row can be shared.
+	start := mat.NewDense(1, d, ds.X.RawRowView(best))
 	X, _, err := acq.Maximize(ctx, meanFunc{g: g, start: start}, 1, d, acq.OptimizeSettings{}, streamRand(s.seed, t, streamRecommend))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -103,7 +104,7 @@ func (s *Study) evaluatedRec(id int, mean float64) *Recommendation {
 // optimizer as an extra starting point (acq.Starter).
 type meanFunc struct {
 	g     *gp.GP
-	start []float64
+	start *mat.Dense // 1×d, or nil
 }
 
 func (f meanFunc) Eval(X, grad *mat.Dense) float64 {
@@ -118,11 +119,11 @@ func (f meanFunc) Eval(X, grad *mat.Dense) float64 {
 
 func (meanFunc) HasGradient() bool { return true }
 
-// Starts returns the suggested start as a 1×d batch (none when q ≠ 1 or no
-// start was given).
+// Starts returns the suggested start (none when q ≠ 1 or no start was
+// given).
 func (f meanFunc) Starts(q int) []*mat.Dense {
 	if q != 1 || f.start == nil {
 		return nil
 	}
-	return []*mat.Dense{mat.NewDense(1, len(f.start), append([]float64(nil), f.start...))}
+	return []*mat.Dense{f.start}
 }

@@ -138,16 +138,18 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 		}
 		row := &store.Study{Name: o.Name, Objective: info.Name, Acquisition: o.Acquisition, Seed: o.Seed,
 			Space: spaceJSON, Settings: settings}
-		// Every input is checked (the name is new): only now upgrade a
-		// database opened with store.Options.DeferMigration. CreateStudy
-		// checks the name again, atomically.
-		if _, err := s.db.Study(ctx, o.Name); err == nil {
-			return nil, fmt.Errorf("create study: study %q %w in %s", o.Name, store.ErrExists, s.db.Path())
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return nil, err
-		}
-		if err := s.db.Migrate(ctx); err != nil {
-			return nil, err
+		if s.db.MigrationPending() {
+			// Every other input is checked: upgrade a database opened with
+			// store.Options.DeferMigration only once the name is known to be
+			// free too. CreateStudy checks the name again, atomically.
+			if _, err := s.db.Study(ctx, o.Name); err == nil {
+				return nil, fmt.Errorf("create study: study %q %w in %s", o.Name, store.ErrExists, s.db.Path())
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return nil, err
+			}
+			if err := s.db.Migrate(ctx); err != nil {
+				return nil, err
+			}
 		}
 		if err := s.db.CreateStudy(ctx, row); err != nil {
 			return nil, err

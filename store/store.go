@@ -251,6 +251,11 @@ func (d *DB) Migrate(ctx context.Context) error {
 	return nil
 }
 
+// MigrationPending reports whether the database was opened with
+// Options.DeferMigration and still has an older schema (writes then fail
+// with ErrNeedsMigration until Migrate).
+func (d *DB) MigrationPending() bool { return d.version.Load() < SchemaVersion }
+
 // upgrade is Migrate without the error context (Open adds its own).
 func (d *DB) upgrade(ctx context.Context) error {
 	d.migrateMu.Lock()

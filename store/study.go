@@ -77,13 +77,16 @@ func scanStudy(r interface{ Scan(...any) error }) (*Study, error) {
 // Study loads the study called name; a missing study gives an error
 // wrapping ErrNotFound that lists the studies the file holds.
 func (d *DB) Study(ctx context.Context, name string) (*Study, error) {
+	notFound := func() error {
+		names, _ := d.StudyNames(ctx) // none in an empty file
+		return fmt.Errorf("study %q %w in %s (studies: %v)", name, ErrNotFound, d.path, names)
+	}
 	if d.version.Load() < 1 { // an empty file awaiting its schema
-		return nil, fmt.Errorf("study %q %w in %s (studies: [])", name, ErrNotFound, d.path)
+		return nil, notFound()
 	}
 	s, err := scanStudy(d.db.QueryRowContext(ctx, `SELECT `+studyCols+` FROM studies WHERE name=?`, name))
 	if errors.Is(err, sql.ErrNoRows) {
-		names, _ := d.StudyNames(ctx)
-		return nil, fmt.Errorf("study %q %w in %s (studies: %v)", name, ErrNotFound, d.path, names)
+		return nil, notFound()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load study %q: %w", name, classify(err))

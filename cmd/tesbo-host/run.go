@@ -8,8 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -128,37 +128,13 @@ const recommendHelp = `recommendation x̄ reported as best_x, best_value and reg
              evaluation outside the budget
 `
 
-// autoInt is an int flag whose default is worked out later: unset, it
-// shows no "(default ...)" in --help (the usage text states the default).
-type autoInt struct {
-	n   int
-	set bool
-}
-
-func (a *autoInt) String() string {
-	if !a.set {
-		return ""
-	}
-	return strconv.Itoa(a.n)
-}
-
-func (a *autoInt) Set(v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return err
-	}
-	a.n, a.set = n, true
-	return nil
-}
-
-func (a *autoInt) Type() string { return "int" }
-
 // runFlags are the flags of 'run'.
 type runFlags struct {
 	common
 	objective, acq, db, study string
 	batch, iters              int
-	init                      autoInt
+	init                      int
+	initSet                   bool // --init given; else its default depends on the objective
 	trusted, parallel         int
 	seed                      uint64
 	noiseVar                  float64
@@ -187,7 +163,8 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin")
 	fl.IntVar(&f.batch, "batch", host.DefaultBatch, "points proposed per BO iteration (|B|)")
 	fl.IntVar(&f.iters, "iters", host.DefaultIters, "BO iterations after the initial design")
-	fl.Var(&f.init, "init", "initial design size (default 2 for synthetic/* objectives, 10 for others, at most the points of an integer space)")
+	// Default 0 is not shown by --help; the usage text states the real one.
+	fl.IntVar(&f.init, "init", 0, "initial design size (default 2 for synthetic/* objectives, 10 for others, at most the points of an integer space)")
 	fl.IntVar(&f.trusted, "trusted", 0, "number of trusted maximizers |X*| (default max(5, batch))")
 	fl.Uint64Var(&f.seed, "seed", 1, "study seed: the same seed gives the same trials")
 	fl.Float64Var(&f.noiseVar, "noise-var", host.DefaultNoiseVar, "observation-noise variance benchmark objectives add (sent as param noise_var)")
@@ -212,8 +189,8 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("bad --batch %d: must be ≥ 1", f.batch)
 	case f.iters < 1:
 		return nil, usagef("bad --iters %d: must be ≥ 1", f.iters)
-	case f.init.set && f.init.n < 0:
-		return nil, usagef("bad --init %d: must be ≥ 0", f.init.n)
+	case f.initSet && f.init < 0:
+		return nil, usagef("bad --init %d: must be ≥ 0", f.init)
 	case f.trusted < 0:
 		return nil, usagef("bad --trusted %d: must be ≥ 0", f.trusted)
 	case f.parallel < 0:
@@ -226,7 +203,7 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("bad --retries %d: must be ≥ 0", f.retries)
 	case f.db == "":
 		return nil, usagef("--db must not be empty")
-	case f.recommend != host.RecommendAuto && f.recommend != host.RecommendEvaluated && f.recommend != host.RecommendRefine:
+	case !host.ValidRecommend(f.recommend):
 		return nil, usagef("bad --recommend %q: use %s, %s or %s", f.recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}
 	params := map[string]string{}
@@ -247,6 +224,7 @@ func (f *runFlags) validate() (map[string]string, error) {
 }
 
 func runNew(cmd *cobra.Command, f *runFlags) error {
+	f.initSet = cmd.Flags().Changed("init")
 	params, err := f.validate()
 	if err != nil {
 		return err
@@ -276,8 +254,8 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	init := f.init.n
-	if !f.init.set {
+	init := f.init
+	if !f.initSet {
 		init = 10
 		if strings.HasPrefix(f.objective, "synthetic/") {
 			init = host.DefaultInit
@@ -397,23 +375,26 @@ func listOrNone(names []string) string {
 // compile is not an "unknown acquisition"); an unknown name lists all valid
 // ones.
 func resolveAcq(ctx context.Context, reg *loader.Registry, name string) (acq.Proposer, error) {
-	for _, n := range acq.Names() {
-		if n == name {
-			return nil, nil
-		}
+	if slices.Contains(acq.Names(), name) {
+		return nil, nil
+	}
+	// absent: no plugin of that kind by that name (try the next kind); any
+	// other error is the plugin's and is reported.
+	absent := func(err error) bool {
+		return errors.Is(err, loader.ErrNotFound) || errors.Is(err, loader.ErrWrongKind)
 	}
 	a, err := reg.Acquisition(ctx, name)
 	if err == nil {
 		return host.AcquisitionProposer(a, acq.OptimizeSettings{RawSamples: 256, Restarts: 4, MaxIter: 50}), nil
 	}
-	if !errors.Is(err, loader.ErrNotFound) && !errors.Is(err, loader.ErrWrongKind) {
+	if !absent(err) {
 		return nil, usagef("acquisition %s: %w", name, err)
 	}
 	s, err := reg.Suggester(ctx, name)
 	if err == nil {
 		return host.SuggesterProposer(s), nil
 	}
-	if !errors.Is(err, loader.ErrNotFound) && !errors.Is(err, loader.ErrWrongKind) {
+	if !absent(err) {
 		return nil, usagef("acquisition %s: %w", name, err)
 	}
 	names := acq.Names()
