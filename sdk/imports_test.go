@@ -24,7 +24,8 @@ func TestImportsNoProjectPackage(t *testing.T) {
 		}
 		imports := bp.Imports
 		if tests {
-			imports = append(append([]string(nil), imports...), bp.TestImports...)
+			// In-package and external (package sdk_test) test files.
+			imports = append(append(append([]string(nil), imports...), bp.TestImports...), bp.XTestImports...)
 		}
 		for _, imp := range imports {
 			rel, ours := strings.CutPrefix(imp, module)

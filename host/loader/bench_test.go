@@ -2,7 +2,7 @@ package loader
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,15 +16,6 @@ var xstar6 = []float64{0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573}
 func quietOptions() Options {
 	l := zerolog.Nop()
 	return Options{Logger: &l}
-}
-
-// reportMedian adds the median latency of the timed calls as a metric.
-func reportMedian(b *testing.B, d []time.Duration) {
-	if len(d) == 0 {
-		return
-	}
-	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-	b.ReportMetric(float64(d[len(d)/2].Nanoseconds())/1e3, "median-µs")
 }
 
 // evalBench measures Evaluate round trips of one objective.
@@ -57,7 +48,8 @@ func timeCalls(b *testing.B, call func() error) {
 		lat = append(lat, time.Since(t0))
 	}
 	b.StopTimer()
-	reportMedian(b, lat)
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "median-µs")
 }
 
 // BenchmarkGoPluginEvaluate is one Evaluate through go-plugin: gRPC over a

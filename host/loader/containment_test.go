@@ -98,18 +98,26 @@ func TestContainPanics(t *testing.T) {
 // can take far longer than the short limit the hanging call gets.
 const generous = 30 * time.Second
 
-func TestContainHangsPastTimeout(t *testing.T) {
-	r := open(t, pluginsDir(t, []string{"hang"}, nil), Options{EvalTimeout: generous})
-	ctx := ctxT(t)
-	o, err := r.Objective(ctx, "hang")
+// generousObjective opens dir with generous call limits and returns the
+// objective name from it: Info runs under them, and the test then sets the
+// short limit it exercises on r.opts (the test owns r; no call is in
+// flight while the options change).
+func generousObjective(t *testing.T, dir, name string) (*Registry, *Objective) {
+	t.Helper()
+	r := open(t, dir, Options{EvalTimeout: generous, ScriptTimeout: generous})
+	o, err := r.Objective(ctxT(t), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Only the hanging call gets the short limit (the test owns r; no call
-	// is in flight while the option changes).
-	r.opts.EvalTimeout = 300 * time.Millisecond
+	return r, o
+}
+
+func TestContainHangsPastTimeout(t *testing.T) {
+	r, o := generousObjective(t, pluginsDir(t, []string{"hang"}, nil), "hang")
+	ctx := ctxT(t)
+	r.opts.EvalTimeout = 300 * time.Millisecond // the hanging call only
 	start := time.Now()
-	_, err = o.Evaluate(ctx, []float64{13})
+	_, err := o.Evaluate(ctx, []float64{13})
 	wantErr(t, err, "hang", ErrTimeout, "no answer within 300ms", "killed")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("timed-out call took %v", d)
@@ -165,14 +173,11 @@ func TestContainScriptPanics(t *testing.T) {
 }
 
 func TestContainScriptLoops(t *testing.T) {
-	r := open(t, pluginsDir(t, nil, map[string]string{"loop.go": "testdata/scripts/loop.go"}), Options{ScriptTimeout: generous})
+	r, o := generousObjective(t, pluginsDir(t, nil, map[string]string{"loop.go": "testdata/scripts/loop.go"}), "loop")
 	ctx := ctxT(t)
-	o, err := r.Objective(ctx, "loop")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r.opts.EvalTimeout = 0                        // scripts then get ScriptTimeout
 	r.opts.ScriptTimeout = 300 * time.Millisecond // the looping call only
-	_, err = o.Evaluate(ctx, []float64{0.9})
+	_, err := o.Evaluate(ctx, []float64{0.9})
 	wantErr(t, err, "loop", ErrTimeout, "no answer within 300ms")
 	r.opts.ScriptTimeout = generous
 	if v, err := o.Evaluate(ctx, []float64{0.25}); err != nil || v != 0.25 {
@@ -195,13 +200,9 @@ func TestScriptEvalTimeout(t *testing.T) {
 		{"shorter eval timeout wins", 200 * time.Millisecond, generous, "no answer within 200ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := open(t, dir, Options{EvalTimeout: tc.eval, ScriptTimeout: tc.script})
-			ctx := ctxT(t)
-			o, err := r.Objective(ctx, "slow")
-			if err != nil {
-				t.Fatal(err)
-			}
-			v, err := o.Evaluate(ctx, []float64{0.6})
+			r, o := generousObjective(t, dir, "slow")
+			r.opts.EvalTimeout, r.opts.ScriptTimeout = tc.eval, tc.script
+			v, err := o.Evaluate(ctxT(t), []float64{0.6})
 			if tc.wantTimeout != "" {
 				wantErr(t, err, "slow", ErrTimeout, tc.wantTimeout)
 				return

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -18,10 +17,11 @@ import (
 )
 
 // The floor benchmarks bound BenchmarkGoPluginEvaluate from below: the same
-// Evaluate RPC with nothing of go-plugin, mTLS or the loader around it,
-// first within one process, then to a child process over a Unix socket. The
-// gap between the two is the cost of crossing processes (scheduler wake-ups
-// on both sides), which no change in tesbo can remove.
+// Evaluate RPC over a Unix socket with nothing of go-plugin, mTLS or the
+// loader around it, first to a server in this process, then to a child
+// process. Only the process boundary differs between the two, so their gap
+// is the cost of crossing processes (scheduler wake-ups on both sides),
+// which no change in tesbo can remove.
 
 // envFloorServe makes the test binary serve floorObjective on the Unix
 // socket it names (TestMain), for BenchmarkGRPCFloorChildProcess.
@@ -36,51 +36,30 @@ func (floorObjective) Evaluate(_ context.Context, r *pb.EvaluateRequest) (*pb.Ev
 	return &pb.EvaluateResponse{Value: r.X[0]}, nil
 }
 
-// serveFloor is the child process of BenchmarkGRPCFloorChildProcess.
-func serveFloor(sock string) int {
+// serveFloor serves floorObjective on the Unix socket sock until the
+// listener fails or the server stops.
+func serveFloor(sock string) error {
 	l, err := net.Listen("unix", sock)
-	if err == nil {
-		s := grpc.NewServer()
-		pb.RegisterObjectiveServer(s, floorObjective{})
-		err = s.Serve(l)
-	}
 	if err != nil {
+		return err
+	}
+	s := grpc.NewServer()
+	pb.RegisterObjectiveServer(s, floorObjective{})
+	return s.Serve(l)
+}
+
+// serveFloorMain is the child process of BenchmarkGRPCFloorChildProcess.
+func serveFloorMain(sock string) int {
+	if err := serveFloor(sock); err != nil {
 		fmt.Fprintln(os.Stderr, "floor server:", err)
 		return 2
 	}
 	return 0
 }
 
-// floorBench times Evaluate calls through c (see timeCalls).
-func floorBench(b *testing.B, c pb.ObjectiveClient) {
-	ctx := context.Background()
-	req := &pb.EvaluateRequest{X: []float64{0.5, 0.5}}
-	timeCalls(b, func() error {
-		_, err := c.Evaluate(ctx, req)
-		return err
-	})
-}
-
-// BenchmarkGRPCFloorInProcess: plain gRPC, client and server in this
-// process (loopback TCP, no TLS).
-func BenchmarkGRPCFloorInProcess(b *testing.B) {
-	conn, srv := plugin.TestGRPCConn(b, func(s *grpc.Server) { pb.RegisterObjectiveServer(s, floorObjective{}) })
-	defer srv.Stop()
-	defer conn.Close()
-	floorBench(b, pb.NewObjectiveClient(conn))
-}
-
-// BenchmarkGRPCFloorChildProcess: plain gRPC to a child process over a
-// Unix socket (no TLS, no go-plugin).
-func BenchmarkGRPCFloorChildProcess(b *testing.B) {
-	sock := filepath.Join(b.TempDir(), "floor.sock")
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envFloorServe+"="+sock)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+// floorBench waits for the server on sock and times Evaluate calls to it
+// (see timeCalls).
+func floorBench(b *testing.B, sock string) {
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(sock); err == nil {
 			break
@@ -94,5 +73,31 @@ func BenchmarkGRPCFloorChildProcess(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer conn.Close()
-	floorBench(b, pb.NewObjectiveClient(conn))
+	c := pb.NewObjectiveClient(conn)
+	ctx := context.Background()
+	req := &pb.EvaluateRequest{X: []float64{0.5, 0.5}}
+	timeCalls(b, func() error {
+		_, err := c.Evaluate(ctx, req)
+		return err
+	})
+}
+
+// BenchmarkGRPCFloorInProcess: plain gRPC to a server in this process.
+func BenchmarkGRPCFloorInProcess(b *testing.B) {
+	sock := filepath.Join(b.TempDir(), "floor.sock")
+	go serveFloor(sock) // stops with the process; the socket's dir is removed
+	floorBench(b, sock)
+}
+
+// BenchmarkGRPCFloorChildProcess: plain gRPC to a child process.
+func BenchmarkGRPCFloorChildProcess(b *testing.B) {
+	sock := filepath.Join(b.TempDir(), "floor.sock")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envFloorServe+"="+sock)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	floorBench(b, sock)
 }

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 		os.Exit(testHostMain())
 	}
 	if sock := os.Getenv(envFloorServe); sock != "" {
-		os.Exit(serveFloor(sock))
+		os.Exit(serveFloorMain(sock))
 	}
 	dir, err := buildTestPlugins()
 	if err != nil {

@@ -86,7 +86,7 @@ func (p *proc) get(ctx context.Context) (*session, error) {
 // replay re-sends the Configure calls the previous process received.
 func (p *proc) replay(ctx context.Context, s *session) error {
 	for rn, params := range p.configs {
-		cctx, cancel := p.callContext(ctx, p.u.r.opts.EvalTimeout)
+		cctx, cancel := p.callContext(ctx, p.u.evalTimeout())
 		_, err := pb.NewObjectiveClient(s.conn.Conn).Configure(cctx, &pb.ConfigureRequest{Objective: rn, Params: params})
 		cancel()
 		if err != nil {
