@@ -21,6 +21,8 @@ import (
 	"github.com/tesbo/tesbo/plugins/facerec/frs"
 	"github.com/tesbo/tesbo/plugins/facerec/synth"
 	"github.com/tesbo/tesbo/sdk"
+
+	"github.com/tesbo/tesbo/plugins/facerec/internal/facetest"
 )
 
 // fakeSetup writes the fake attacker photo and gallery (attacktest.Setup)
@@ -304,7 +306,7 @@ func TestSaveFigure(t *testing.T) {
 		}
 	}
 	for i, src := range []image.Image{orig, out.Image} {
-		if got, want := meanRGB(fig, l.Images[i]), meanRGB(src, src.Bounds()); maxAbsDiff(got, want) > 2 {
+		if got, want := facetest.MeanRGB(fig, l.Images[i]), facetest.MeanRGB(src, src.Bounds()); facetest.MaxAbsDiff(got, want) > 2 {
 			t.Errorf("panel %d mean colour %v, its image's %v", i, got, want)
 		}
 	}
@@ -332,24 +334,6 @@ func TestSaveFigure(t *testing.T) {
 	if grey < r2.Dx()*r2.Dy()*95/100 {
 		t.Errorf("panel (c) of a descriptor gallery: %d of %d pixels are the placeholder grey", grey, r2.Dx()*r2.Dy())
 	}
-}
-
-func meanRGB(img image.Image, r image.Rectangle) [3]float64 {
-	var m [3]float64
-	n := float64(r.Dx() * r.Dy())
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
-			m[0] += float64(c.R) / n
-			m[1] += float64(c.G) / n
-			m[2] += float64(c.B) / n
-		}
-	}
-	return m
-}
-
-func maxAbsDiff(a, b [3]float64) float64 {
-	return math.Max(math.Abs(a[0]-b[0]), math.Max(math.Abs(a[1]-b[1]), math.Abs(a[2]-b[2])))
 }
 
 // TestSuccessIsDecidedOnRedetection: in landmarks mode the evaluated

@@ -10,28 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// dlib's mean face (points 17..67) in [0,1]², the geometry the sidecar also
-// aligns to; the jaw (0..16) is an arc around it.
-var meanX = []float64{
-	0.000213256, 0.0752622, 0.18113, 0.29077, 0.393397, 0.586856, 0.689483, 0.799124,
-	0.904991, 0.98004, 0.490127, 0.490127, 0.490127, 0.490127, 0.36688, 0.426036,
-	0.490127, 0.554217, 0.613373, 0.121737, 0.187122, 0.265825, 0.334606, 0.260918,
-	0.182743, 0.645647, 0.714428, 0.793132, 0.858516, 0.79751, 0.719335, 0.254149,
-	0.340985, 0.428858, 0.490127, 0.551395, 0.639268, 0.726104, 0.642159, 0.556721,
-	0.490127, 0.423532, 0.338094, 0.290379, 0.428096, 0.490127, 0.552157, 0.689874,
-	0.553364, 0.490127, 0.42689,
-}
-var meanY = []float64{
-	0.106454, 0.038915, 0.0187482, 0.0344891, 0.0773906, 0.0773906, 0.0344891,
-	0.0187482, 0.038915, 0.106454, 0.203352, 0.307009, 0.409805, 0.515625, 0.587326,
-	0.609345, 0.628106, 0.609345, 0.587326, 0.216423, 0.178758, 0.179852, 0.231733,
-	0.245099, 0.244077, 0.231733, 0.179852, 0.178758, 0.216423, 0.244077, 0.245099,
-	0.780233, 0.745405, 0.727388, 0.742578, 0.727388, 0.745405, 0.780233, 0.864805,
-	0.902192, 0.909281, 0.902192, 0.864805, 0.784792, 0.778746, 0.785343, 0.778746,
-	0.784792, 0.824182, 0.831803, 0.824182,
-}
+	"github.com/tesbo/tesbo/plugins/facerec/internal/facetest"
+)
 
 // pose maps the unit mean face to pixels: scale, rotation (radians), centre.
 type pose struct{ scale, angle, cx, cy float64 }
@@ -44,12 +25,8 @@ func (p pose) apply(u, w float64) Point {
 
 func testLandmarks(p pose) []Point {
 	lm := make([]Point, NumLandmarks)
-	for i := 0; i <= 16; i++ {
-		phi := math.Pi - float64(i)*math.Pi/16
-		lm[i] = p.apply(0.49+0.56*math.Cos(phi), 0.25+0.9*math.Sin(phi))
-	}
-	for i := 17; i < 68; i++ {
-		lm[i] = p.apply(meanX[i-17], meanY[i-17])
+	for i, u := range facetest.UnitLandmarks() {
+		lm[i] = p.apply(u[0], u[1])
 	}
 	return lm
 }
@@ -376,7 +353,7 @@ func TestFigure(t *testing.T) {
 		}
 	}
 	// Panel 0 is the original, scaled: same mean colour.
-	if got, want := meanRGB(fig, l.Images[0]), meanRGB(img, img.Bounds()); maxAbsDiff(got, want) > 2 {
+	if got, want := facetest.MeanRGB(fig, l.Images[0]), facetest.MeanRGB(img, img.Bounds()); facetest.MaxAbsDiff(got, want) > 2 {
 		t.Errorf("panel 0 mean colour %v, the original's %v", got, want)
 	}
 	// Panel 1 is the edited face: it differs from panel 0 pixel by pixel.
@@ -413,24 +390,6 @@ func TestFigure(t *testing.T) {
 	if !hasDark(fig, image.Rect(0, r0.Max.Y, l.Size.X, l.Size.Y)) {
 		t.Error("no caption text below the panels")
 	}
-}
-
-func meanRGB(img image.Image, r image.Rectangle) [3]float64 {
-	var m [3]float64
-	n := float64(r.Dx() * r.Dy())
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
-			m[0] += float64(c.R) / n
-			m[1] += float64(c.G) / n
-			m[2] += float64(c.B) / n
-		}
-	}
-	return m
-}
-
-func maxAbsDiff(a, b [3]float64) float64 {
-	return math.Max(math.Abs(a[0]-b[0]), math.Max(math.Abs(a[1]-b[1]), math.Abs(a[2]-b[2])))
 }
 
 func hasDark(img image.Image, r image.Rectangle) bool {

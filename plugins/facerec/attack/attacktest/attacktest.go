@@ -14,6 +14,8 @@ import (
 
 	"github.com/tesbo/tesbo/plugins/facerec/frs"
 	"github.com/tesbo/tesbo/plugins/facerec/synth"
+
+	"github.com/tesbo/tesbo/plugins/facerec/internal/facetest"
 )
 
 // FRS is a fake frs.FRS: it "detects" one face with fixed landmarks and
@@ -111,26 +113,6 @@ func (f *FRS) Descriptor(img image.Image) []float64 {
 	return d
 }
 
-// dlib's mean face (points 17..67) in [0,1]²; the jaw (0..16) is an arc.
-var meanX = []float64{
-	0.000213256, 0.0752622, 0.18113, 0.29077, 0.393397, 0.586856, 0.689483, 0.799124,
-	0.904991, 0.98004, 0.490127, 0.490127, 0.490127, 0.490127, 0.36688, 0.426036,
-	0.490127, 0.554217, 0.613373, 0.121737, 0.187122, 0.265825, 0.334606, 0.260918,
-	0.182743, 0.645647, 0.714428, 0.793132, 0.858516, 0.79751, 0.719335, 0.254149,
-	0.340985, 0.428858, 0.490127, 0.551395, 0.639268, 0.726104, 0.642159, 0.556721,
-	0.490127, 0.423532, 0.338094, 0.290379, 0.428096, 0.490127, 0.552157, 0.689874,
-	0.553364, 0.490127, 0.42689,
-}
-var meanY = []float64{
-	0.106454, 0.038915, 0.0187482, 0.0344891, 0.0773906, 0.0773906, 0.0344891,
-	0.0187482, 0.038915, 0.106454, 0.203352, 0.307009, 0.409805, 0.515625, 0.587326,
-	0.609345, 0.628106, 0.609345, 0.587326, 0.216423, 0.178758, 0.179852, 0.231733,
-	0.245099, 0.244077, 0.231733, 0.179852, 0.178758, 0.216423, 0.244077, 0.245099,
-	0.780233, 0.745405, 0.727388, 0.742578, 0.727388, 0.745405, 0.780233, 0.864805,
-	0.902192, 0.909281, 0.902192, 0.864805, 0.784792, 0.778746, 0.785343, 0.778746,
-	0.784792, 0.824182, 0.831803, 0.824182,
-}
-
 // Landmarks returns the 68 landmarks of a frontal face of 200 px centred
 // at (200, 230). In the 400×470 Photo, the attacker crop (landmark box plus
 // margins) covers the whole photo, so the crop's coordinates are the
@@ -138,12 +120,8 @@ var meanY = []float64{
 func Landmarks() []frs.Point {
 	lm := make([]frs.Point, frs.NumLandmarks)
 	at := func(u, w float64) frs.Point { return frs.Point{X: 200 + (u-0.5)*200, Y: 230 + (w-0.5)*200} }
-	for i := 0; i <= 16; i++ {
-		phi := math.Pi - float64(i)*math.Pi/16
-		lm[i] = at(0.49+0.56*math.Cos(phi), 0.25+0.9*math.Sin(phi))
-	}
-	for i := 17; i < 68; i++ {
-		lm[i] = at(meanX[i-17], meanY[i-17])
+	for i, u := range facetest.UnitLandmarks() {
+		lm[i] = at(u[0], u[1])
 	}
 	return lm
 }
