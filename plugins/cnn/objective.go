@@ -349,13 +349,9 @@ func (d *data) read(k dataKey) error {
 	if err != nil {
 		return fmt.Errorf("cnn: %w", err)
 	}
-	// The readers check this already; it is repeated here because this
-	// function is the template for other loaders, and a test set whose
-	// images differ in size from the training set's would make scoring read
-	// past the end of its pixels.
-	if err := dataset.CheckPair(train, test); err != nil {
-		return fmt.Errorf("cnn: data set %s in %s: %w", k.dataset, k.dir, err)
-	}
+	// dataset's readers return pairs that pass dataset.CheckPair (same
+	// image shape); a loader of your own must check it too, or scoring
+	// reads test images with the training shape.
 	train, test = train.Head(k.trainSize), test.Head(k.testSz)
 	// Standardize with the training subset's statistics only.
 	mean, std := train.ChannelStats()

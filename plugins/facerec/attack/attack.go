@@ -64,6 +64,15 @@ type Outcome struct {
 	Saved  string      // path of the saved image, if any
 }
 
+// logFields adds o's match, distances and verdict to a log event.
+func (o *Outcome) logFields(ev *zerolog.Event) *zerolog.Event {
+	ev = ev.Str("identity", o.Identity).Float64("distance", o.Distance)
+	if o.Verified != nil {
+		ev = ev.Float64("verified_distance", o.Verified.Distance)
+	}
+	return ev.Bool("success", o.Success)
+}
+
 // Attack is a configured face attack: the attacker's face, its
 // synthesizer, the FRS and the gallery. Evaluate is safe for concurrent use.
 type Attack struct {
@@ -329,11 +338,7 @@ func (a *Attack) offer(o Outcome) {
 	if a.noSave {
 		return
 	}
-	ev := a.log.Info().Int("eval", o.Eval).Str("identity", o.Identity).Float64("distance", o.Distance)
-	if o.Verified != nil {
-		ev = ev.Float64("verified_distance", o.Verified.Distance)
-	}
-	ev.Bool("success", o.Success).Msg("facerec: new best")
+	o.logFields(a.log.Info().Int("eval", o.Eval)).Msg("facerec: new best")
 	if err := a.saveBest(false); err != nil {
 		a.log.Warn().Err(err).Msg("facerec: could not save the best result")
 	}

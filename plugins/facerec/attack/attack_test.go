@@ -413,7 +413,11 @@ func TestRecheck(t *testing.T) {
 	if !errors.Is(err, ErrNoFace) || !r.NoFace || r.Verified != nil || r.Distance != 0 || r.Success || !strings.Contains(a.Title(r), "no face") {
 		t.Errorf("no face: %+v, %v; want ErrNoFace with the evaluated distance 0 kept", r, err)
 	}
-	if next, err := a.Evaluate(ctx, []float64{0, 0, 0, 0, 0, 0, 0, 0.5}); err == nil && next.Eval != 2 {
+	next, err := a.Evaluate(ctx, []float64{0, 0, 0, 0, 0, 0, 0, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Eval != 2 {
 		t.Errorf("Recheck consumed evaluation numbers: next is %d, want 2", next.Eval)
 	}
 }

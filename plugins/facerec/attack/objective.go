@@ -159,11 +159,7 @@ func (o *Objective) Close() error {
 	a := o.attack
 	o.attack = nil
 	if b := a.Best(); b != nil {
-		ev := o.log.Info().Str("figure", a.BestFigurePath()).Str("identity", b.Identity).Float64("distance", b.Distance)
-		if b.Verified != nil {
-			ev = ev.Float64("verified_distance", b.Verified.Distance)
-		}
-		ev.Bool("success", b.Success).Msg("facerec: best result")
+		b.logFields(o.log.Info().Str("figure", a.BestFigurePath())).Msg("facerec: best result")
 	}
 	if err := a.Close(); err != nil {
 		return fmt.Errorf("facerec: close: %w", err)

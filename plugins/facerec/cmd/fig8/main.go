@@ -33,9 +33,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -96,7 +98,7 @@ type check struct {
 
 // redetected is the distance with full detection (+Inf when no face).
 func (c check) redetected() float64 {
-	if c.o.NoFace || c.o.Verified == nil {
+	if c.o.Verified == nil { // also when no face was found (o.NoFace)
 		return math.Inf(1)
 	}
 	return c.o.Verified.Distance
@@ -151,7 +153,7 @@ func run(ctx context.Context, o options) ([]acqResult, error) {
 	theta := a.Config().Threshold
 	var acqs []acqResult
 	mismatch := 0
-	for _, acq := range sortedKeys(studies) {
+	for _, acq := range slices.Sorted(maps.Keys(studies)) {
 		r := acqResult{acq: acq}
 		for _, s := range studies[acq] {
 			rr, n, err := checkRun(ctx, a, s, theta+o.margin, o.log)
@@ -269,15 +271,6 @@ func checkRun(ctx context.Context, a *attack.Attack, s study, limit float64, log
 	return rr, mismatch, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func fmtD(d float64) string {
 	if math.IsInf(d, 1) {
 		return "no face"
@@ -299,7 +292,7 @@ func report(w io.Writer, acqs []acqResult, theta, margin float64, mismatch int) 
 			if rr.bestEval.o.Distance < theta {
 				ev++
 			}
-			if rr.bestEval.redetected() < theta {
+			if rr.bestEval.o.Success { // re-detected d < θ
 				rd++
 			}
 		}
@@ -310,7 +303,7 @@ func report(w io.Writer, acqs []acqResult, theta, margin float64, mismatch int) 
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %d (%d), %s | %s | %v | %s |\n",
 			r.acq, len(r.runs), ev, rd, fmtD(b.o.Distance), fmtD(b.redetected()),
-			b.trial.ID, b.trial.Iteration, b.study, matched, b.redetected() < theta, fmtD(r.bestRedet.redetected()))
+			b.trial.ID, b.trial.Iteration, b.study, matched, b.o.Success, fmtD(r.bestRedet.redetected()))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| acquisition | study | trials | best evaluated d (trial) | its re-detected d | success | trials re-checked | lowest re-detected d (trial) |")
@@ -319,7 +312,7 @@ func report(w io.Writer, acqs []acqResult, theta, margin float64, mismatch int) 
 		for _, rr := range r.runs {
 			fmt.Fprintf(w, "| %s | %s | %d | %s (%d) | %s | %v | %d | %s (%d) |\n",
 				r.acq, rr.study, rr.trials, fmtD(rr.bestEval.o.Distance), rr.bestEval.trial.ID, fmtD(rr.bestEval.redetected()),
-				rr.bestEval.redetected() < theta, rr.checked, fmtD(rr.bestRedet.redetected()), rr.bestRedet.trial.ID)
+				rr.bestEval.o.Success, rr.checked, fmtD(rr.bestRedet.redetected()), rr.bestRedet.trial.ID)
 		}
 	}
 	if mismatch > 0 {

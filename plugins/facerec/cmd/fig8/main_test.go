@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"image/png"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +14,8 @@ import (
 	"github.com/tesbo/tesbo/plugins/facerec/attack"
 	"github.com/tesbo/tesbo/plugins/facerec/attack/attacktest"
 	"github.com/tesbo/tesbo/store"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 var (
@@ -145,17 +145,8 @@ func TestRunDecidesOnRedetection(t *testing.T) {
 			if tc.success && !strings.Contains(report, "| 7 (2), bench/facerec/qei/q20/s0 | row 0 | true |") {
 				t.Error("report does not name the successful trial 7 (iteration 2) and its match")
 			}
-			fh, err := os.Open(filepath.Join(dir, "fig8_qei.png"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer fh.Close()
-			if _, err := png.Decode(fh); err != nil {
-				t.Errorf("fig8_qei.png: %v", err)
-			}
-			if _, err := os.Stat(filepath.Join(dir, "fig8_random.png")); err != nil {
-				t.Error(err)
-			}
+			testenv.CheckPNG(t, filepath.Join(dir, "fig8_qei.png"))
+			testenv.CheckPNG(t, filepath.Join(dir, "fig8_random.png"))
 		})
 	}
 }
