@@ -339,16 +339,7 @@ func TestE2ESuggester(t *testing.T) {
 // needs python3-grpcio: skipped without it, except under CI (CI set),
 // where a missing grpc fails the test.
 func TestE2EPythonObjective(t *testing.T) {
-	py := testenv.NeedPythonGRPC(t)
-	script, err := filepath.Abs("../../examples/python-objective/objective.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	wrapper := fmt.Sprintf("#!/bin/sh\nexec %s %s\n", py, script)
-	if err := os.WriteFile(filepath.Join(dir, "branin-py"), []byte(wrapper), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := testenv.PythonPluginDir(t, "../../examples/python-objective/objective.py")
 	branin := func(x []float64) float64 {
 		b, c, tt := 5.1/(4*math.Pi*math.Pi), 5/math.Pi, 1/(8*math.Pi)
 		d := x[1] - b*x[0]*x[0] + c*x[0] - 6

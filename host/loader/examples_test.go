@@ -112,16 +112,7 @@ func checkQuasiRandom(t *testing.T, ctx context.Context, r *Registry) {
 // a Python with grpcio (Debian python3-grpcio) is installed; under CI it
 // must run.
 func TestPythonObjective(t *testing.T) {
-	py := testenv.NeedPythonGRPC(t)
-	script, err := filepath.Abs("../../examples/python-objective/objective.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	wrapper := fmt.Sprintf("#!/bin/sh\nexec %s %s\n", py, script)
-	if err := os.WriteFile(filepath.Join(dir, "branin-py"), []byte(wrapper), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := testenv.PythonPluginDir(t, "../../examples/python-objective/objective.py")
 	r := open(t, dir, Options{})
 	ctx := ctxT(t)
 	list := r.List(ctx)

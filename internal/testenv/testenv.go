@@ -6,9 +6,11 @@
 package testenv
 
 import (
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -63,4 +65,22 @@ func CheckPNG(t testing.TB, path string) {
 	if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
 		t.Errorf("%s: tiny image %v", path, b)
 	}
+}
+
+// PythonPluginDir returns a fresh plugins directory holding one executable,
+// "branin-py", that runs the Python objective script (relative to the test's
+// directory) with a Python that can import grpc (NeedPythonGRPC).
+func PythonPluginDir(t *testing.T, script string) string {
+	t.Helper()
+	py := NeedPythonGRPC(t)
+	abs, err := filepath.Abs(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	wrapper := fmt.Sprintf("#!/bin/sh\nexec %s %s\n", py, abs)
+	if err := os.WriteFile(filepath.Join(dir, "branin-py"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
