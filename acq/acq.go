@@ -109,6 +109,24 @@ type Proposer interface {
 	Propose(ctx context.Context, s *State, q int) (*mat.Dense, error)
 }
 
+// Carrier is implemented by Proposers that carry state from one BO iteration
+// to the next (TES: the last iteration's trusted maximizers, which seed the
+// next search). Such state must survive a resume exactly, or a resumed study
+// would propose different points than an uninterrupted one: the host stores
+// CarriedState with every iteration it proposes and, when a study is
+// reopened, hands the latest stored value back through RestoreState before
+// the next Propose.
+//
+// CarriedState returns the state after the latest Propose as JSON (nil when
+// there is none yet); RestoreState must make the Proposer behave exactly as
+// it did when that value was taken (Go's JSON encoding round-trips float64
+// bit for bit).
+type Carrier interface {
+	Proposer
+	CarriedState() ([]byte, error)
+	RestoreState(state []byte) error
+}
+
 // Optimized turns a Scorer into a Proposer: Propose prepares the Func and
 // maximizes it jointly over the q·d coordinates of the batch with Maximize.
 type Optimized struct {

@@ -3,7 +3,9 @@ package acq
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -171,8 +173,10 @@ func (r radial) same(A, B functional) float64 {
 			i := all[0]
 			return sign * r.s2 * 12 * g2 / (r.ls2[i] * r.ls2[i])
 		}
+		// Divide in a fixed order: ranging over the map would vary the
+		// rounding from run to run and break bitwise reproducibility.
 		v := sign * r.s2 * 4 * g2
-		for i := range count {
+		for _, i := range slices.Sorted(maps.Keys(count)) {
 			v /= r.ls2[i]
 		}
 		return v

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -94,6 +95,9 @@ type modelState struct {
 	Noise    float64   `json:"noise"`  // σ_n², standardized units
 	N        int       `json:"n"`      // observations fitted
 	Fallback string    `json:"fallback,omitempty"`
+	// AcqState is what the acquisition carries to the next iteration
+	// (acq.Carrier), restored when the study is reopened.
+	AcqState json.RawMessage `json:"acq_state,omitempty"`
 }
 
 func newKernel(family string, d int) gp.Kernel {

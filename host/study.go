@@ -235,6 +235,7 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
+	var carried json.RawMessage // the acquisition's state after the latest iteration
 	for _, it := range its {
 		info := &iterInfo{fitS: it.FitSeconds, proposeS: it.ProposeSeconds, recorded: it.Record != nil}
 		s.iters[it.Iteration] = info
@@ -248,6 +249,14 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 			if len(ms.Params) > 0 {
 				s.lastModel = &ms
 			}
+			if len(ms.AcqState) > 0 {
+				carried = ms.AcqState
+			}
+		}
+	}
+	if c, ok := prop.(acq.Carrier); ok && carried != nil {
+		if err := c.RestoreState(carried); err != nil {
+			return nil, fmt.Errorf("study %q: %w", name, err)
 		}
 	}
 	// The stored study is readable and valid: only now upgrade a database
@@ -479,10 +488,25 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 		}
 		X, ms, _ := fallback(fmt.Sprintf("acquisition %s: %v", s.opts.Acquisition, err))
 		ms.Kernel, ms.Params, ms.Noise, ms.N = fr.state.Kernel, fr.state.Params, fr.state.Noise, fr.state.N
-		return X, ms, nil
+		return X, ms, s.carry(ms)
 	}
 	ms := *fr.state
-	return X, &ms, nil
+	return X, &ms, s.carry(&ms)
+}
+
+// carry records in ms what the acquisition carries to the next iteration
+// (acq.Carrier), so that reopening the study restores it exactly.
+func (s *Study) carry(ms *modelState) error {
+	c, ok := s.proposer.(acq.Carrier)
+	if !ok {
+		return nil
+	}
+	st, err := c.CarriedState()
+	if err != nil {
+		return fmt.Errorf("acquisition %s: carried state: %w", s.opts.Acquisition, err)
+	}
+	ms.AcqState = st
+	return nil
 }
 
 // fitCached fits the GP for iteration t, reusing the fit Recommend made on

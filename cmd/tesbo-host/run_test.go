@@ -319,12 +319,27 @@ func studyExists(dbPath, name string) bool {
 // once, the study completes its iterations, and the trials are exactly
 // those of an uninterrupted run with the same seed.
 func TestCrashResume(t *testing.T) {
+	crashResume(t, "synthetic/branin", "ei", 2, 25, 20)
+}
+
+// The same for the default acquisition with batches, whose proposals
+// depend on what it carries between iterations (the previous trusted
+// maximizers) and on the warm-started GP in six dimensions.
+func TestCrashResumeTES(t *testing.T) {
+	crashResume(t, "synthetic/hartmann6", "tes-ep", 2, 12, 6)
+}
+
+// crashResume SIGKILLs a run of objective with acquisition acqName at
+// random points wantKills times, resuming each time, and checks that
+// every reported evaluation is stored once and that the trials equal an
+// uninterrupted run's bit for bit. The budget starts at iters iterations
+// and grows by 10 whenever the study finishes before enough kills.
+func crashResume(t *testing.T, objective, acqName string, batch, iters, wantKills int) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "crash.db")
-	const batch, init = 2, 3
-	iters := 25 // raised by 10 whenever the study finishes before 20 kills
+	const init = 3
 	runArgs := func(study string) []string {
-		return []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--iters", fmt.Sprint(iters),
+		return []string{"run", "--objective", objective, "--acq", acqName, "--iters", fmt.Sprint(iters),
 			"--batch", fmt.Sprint(batch), "--init", fmt.Sprint(init), "--seed", "9", "--db", "crash.db", "--study", study,
 			"--json", "--log-level", "error"}
 	}
@@ -337,7 +352,7 @@ func TestCrashResume(t *testing.T) {
 			args = runArgs("c")
 		}
 		p := start(t, dir, args...)
-		if kills < 20 {
+		if kills < wantKills {
 			// Wait for 0–2 new records (or up to 3 s), then a random few ms,
 			// so kills land during start-up, proposals, evaluations and
 			// commits alike.
@@ -372,7 +387,7 @@ func TestCrashResume(t *testing.T) {
 			}
 		}
 		if p.cmd.ProcessState.Success() {
-			if kills >= 20 {
+			if kills >= wantKills {
 				finished = true
 			} else {
 				iters += 10
