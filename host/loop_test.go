@@ -412,28 +412,28 @@ func TestMeanSearchStartsAtBestEvaluated(t *testing.T) {
 		t.Fatalf("μ(x0) = %v", peak)
 	}
 	// Without the start every search sits where μ ≈ 0.
-	_, without, err := acqMaximizeMean(meanFunc{g: g}, d)
+	_, without, err := acqMaximizeMean(acq.PosteriorMean{GP: g}, d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if without > 0.5 {
 		t.Fatalf("the raw samples alone found the peak (μ = %v): the test needs a narrower one", without)
 	}
-	X, with, err := acqMaximizeMean(meanFunc{g: g, start: mat.NewDense(1, d, x0)}, d)
+	X, with, err := acqMaximizeMean(acq.PosteriorMean{GP: g, Start: mat.NewDense(1, d, x0)}, d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if with < peak-1e-9 {
 		t.Fatalf("search with the start found μ = %v at %v, want ≥ μ(x0) = %v", with, X.RawRowView(0), peak)
 	}
-	if st := (meanFunc{g: g, start: mat.NewDense(1, d, x0)}).Starts(2); st != nil {
+	if st := (acq.PosteriorMean{GP: g, Start: mat.NewDense(1, d, x0)}).Starts(2); st != nil {
 		t.Fatalf("starts for q = 2: %v", st)
 	}
 }
 
 // acqMaximizeMean runs the recommendation's search (as recommendLocked
 // does) on f with a fixed stream.
-func acqMaximizeMean(f meanFunc, d int) (*mat.Dense, float64, error) {
+func acqMaximizeMean(f acq.PosteriorMean, d int) (*mat.Dense, float64, error) {
 	return acq.Maximize(context.Background(), f, 1, d, acq.OptimizeSettings{}, streamRand(1, 1, streamRecommend))
 }
 

@@ -9,14 +9,14 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/store"
-	// The default acquisition, tes-ep, registers itself with acq from
+	// The default acquisition, tes, registers itself with acq from
 	// package tes: import it here so embedders get it without knowing.
 	_ "github.com/tesbo/tesbo/tes"
 )
 
 // Defaults of Options (DESIGN.md's CLI defaults).
 const (
-	DefaultAcquisition = "tes-ep"
+	DefaultAcquisition = "tes"
 	DefaultBatch       = 1
 	DefaultIters       = 30
 	DefaultInit        = 2
@@ -85,9 +85,10 @@ type Options struct {
 	// study in memory only.
 	DB *store.DB `json:"-"`
 
-	// Acquisition is a name registered in package acq (DESIGN.md: tes-ep
-	// tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random). "" means
-	// tes-ep.
+	// Acquisition is a name registered in package acq: tes (the default:
+	// TES_ep that also evaluates the posterior-mean maximizer x̄, see
+	// tes.Deliver), tes-ep and tes-sp (the paper's), ei pi ucb mes pes qei
+	// qei-cl bucb lp-ei ts random. "" means tes.
 	Acquisition string `json:"acquisition"`
 	// AcqOptions configure the acquisition (AcqOptions.Trusted is |X*|,
 	// 0 means max(5, Batch)).

@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
-	"github.com/tesbo/tesbo/gp"
 )
 
 // Recommendation is the study's current answer x̄: the maximizer of the GP
@@ -72,7 +71,7 @@ func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 	// evaluated one for want of a start in its basin.
 	// Maximize copies its starts, so the row can be shared.
 	start := mat.NewDense(1, d, ds.X.RawRowView(best))
-	X, _, err := acq.Maximize(ctx, meanFunc{g: g, start: start}, 1, d, acq.OptimizeSettings{}, streamRand(s.seed, t, streamRecommend))
+	X, _, err := acq.Maximize(ctx, acq.PosteriorMean{GP: g, Start: start}, 1, d, acq.OptimizeSettings{}, streamRand(s.seed, t, streamRecommend))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -97,33 +96,4 @@ func (s *Study) evaluatedRec(id int, mean float64) *Recommendation {
 	t := s.trials[id]
 	v := t.Value
 	return &Recommendation{X: append([]float64(nil), t.X...), U: append([]float64(nil), t.U...), TrialID: id, Value: &v, Mean: mean}
-}
-
-// meanFunc is the posterior mean μ(x) as an acq.Func (q = 1), with its
-// gradient ∇μ(x); start (unit cube, may be nil) is suggested to the
-// optimizer as an extra starting point (acq.Starter).
-type meanFunc struct {
-	g     *gp.GP
-	start *mat.Dense // 1×d, or nil
-}
-
-func (f meanFunc) Eval(X, grad *mat.Dense) float64 {
-	x := X.RawRowView(0)
-	if grad == nil {
-		m, _ := f.g.MeanVar(x)
-		return m
-	}
-	m, _ := f.g.MeanVarGrad(x, grad.RawRowView(0), nil)
-	return m
-}
-
-func (meanFunc) HasGradient() bool { return true }
-
-// Starts returns the suggested start (none when q ≠ 1 or no start was
-// given).
-func (f meanFunc) Starts(q int) []*mat.Dense {
-	if q != 1 || f.start == nil {
-		return nil
-	}
-	return []*mat.Dense{f.start}
 }

@@ -13,6 +13,7 @@ import (
 func init() {
 	acq.Register("tes-ep", func(o acq.Options) (acq.Proposer, error) { return newProposer(EP, o) })
 	acq.Register("tes-sp", func(o acq.Options) (acq.Proposer, error) { return newProposer(SP, o) })
+	acq.Register("tes", func(o acq.Options) (acq.Proposer, error) { return NewDeliver(o) })
 }
 
 // newProposer maps acq.Options onto TES settings: Trusted → |X*|,
@@ -53,6 +54,14 @@ func (s *Scorer) Prepare(ctx context.Context, st *acq.State, q int) (acq.Func, e
 }
 
 func (s *Scorer) prepare(ctx context.Context, st *acq.State, q int) (*Func, error) {
+	return s.prepareWith(ctx, st, q, q, st.Pending, nil)
+}
+
+// prepareWith builds the iteration's Model, with |X*| sized for a batch of
+// qx points and the rows of extra as further candidate starts of the search
+// for X* (next to the previous X*), and returns α for batches of q points
+// given the pending points.
+func (s *Scorer) prepareWith(ctx context.Context, st *acq.State, q, qx int, pending, extra *mat.Dense) (*Func, error) {
 	if st == nil || st.GP == nil || st.Rand == nil {
 		return nil, fmt.Errorf("tes: state needs a GP and a random stream")
 	}
@@ -61,7 +70,7 @@ func (s *Scorer) prepare(ctx context.Context, st *acq.State, q int) (*Func, erro
 	}
 	k := s.Settings.Trusted
 	if k <= 0 {
-		k = max(5, q)
+		k = max(5, qx)
 	}
 	s.mu.Lock()
 	prev := s.prev
@@ -71,14 +80,14 @@ func (s *Scorer) prepare(ctx context.Context, st *acq.State, q int) (*Func, erro
 			prev = nil
 		}
 	}
-	m, err := NewModel(ctx, st.GP, st.Rand, k, prev, s.Settings)
+	m, err := NewModel(ctx, st.GP, st.Rand, k, stackRows(prev, extra), s.Settings)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	s.prev, s.last = m.XStar, m
 	s.mu.Unlock()
-	return m.Func(q, st.Pending, st.Rand)
+	return m.Func(q, pending, st.Rand)
 }
 
 // LastModel returns the Model built by the latest Prepare (nil before).

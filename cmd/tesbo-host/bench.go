@@ -99,7 +99,7 @@ Examples:
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.problems, "problems", nil, "problems, comma-separated or repeated: NAME[:key=value...] (see above)")
-	fl.StringSliceVar(&f.acqs, "acqs", nil, "acquisitions, comma-separated: tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random")
+	fl.StringSliceVar(&f.acqs, "acqs", nil, "acquisitions, comma-separated: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random")
 	fl.StringSliceVar(&f.batches, "batch", []string{"1"}, "batch sizes |B|, comma-separated numbers or ranges (1,3,10-12)")
 	fl.IntVar(&f.seeds, "seeds", 1, "runs (seeds) per problem × acquisition × batch")
 	fl.IntVar(&f.iters, "iters", bench.DefaultIters, "BO iterations per run after the initial design")

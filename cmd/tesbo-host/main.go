@@ -21,7 +21,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	_ "github.com/tesbo/tesbo/tes" // registers the tes-ep and tes-sp acquisitions
+	_ "github.com/tesbo/tesbo/tes" // registers the tes, tes-ep and tes-sp acquisitions
 )
 
 // Exit codes.

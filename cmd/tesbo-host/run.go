@@ -160,7 +160,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.objective, "objective", "", "objective to optimize, e.g. synthetic/branin (see 'tesbo-host plugins')")
-	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin")
+	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin")
 	fl.IntVar(&f.batch, "batch", host.DefaultBatch, "points proposed per BO iteration (|B|)")
 	fl.IntVar(&f.iters, "iters", host.DefaultIters, "BO iterations after the initial design")
 	// Default 0 is not shown by --help; the usage text states the real one.

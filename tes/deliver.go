@@ -1,0 +1,177 @@
+package tes
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+)
+
+// DeliverSettings configure Deliver. The zero value gives the defaults.
+type DeliverSettings struct {
+	// ExploitEvery is, for batches of one point, how often an iteration
+	// evaluates x̄ instead of TES's query: every ExploitEvery-th iteration
+	// (by the study's iteration number) when x̄ is worth evaluating. Zero
+	// means 2 (TES and x̄ alternate); a negative value never spends a
+	// single-point iteration on x̄.
+	ExploitEvery int
+	// MinDistance is how far, in length-scale units, x̄ must be from every
+	// evaluated and pending point to be worth an evaluation (closer, its
+	// value is as good as known). Zero means 1e-3, the distance under which
+	// TES counts two maximizers as one.
+	MinDistance float64
+}
+
+func (s DeliverSettings) withDefaults() DeliverSettings {
+	if s.ExploitEvery == 0 {
+		s.ExploitEvery = 2
+	}
+	if s.MinDistance <= 0 {
+		s.MinDistance = 1e-3
+	}
+	return s
+}
+
+// Deliver is the default acquisition "tes": TES_ep made to deliver what it
+// knows as evaluated results.
+//
+// TES (like PES) queries where it learns most about the maximizer x*,
+// which is near the trusted maximizers but rarely at the posterior-mean
+// maximizer x̄ = argmax μ (the paper's recommendation, §5). A user keeps
+// the best *evaluated* trial, so a model that has located x* to 1e-4 can
+// still leave the user a trial with regret 1e-1. Deliver spends some
+// evaluations at x̄ itself:
+//
+//   - with a batch of q > 1 points, one slot is x̄ and the other q − 1 points
+//     maximize TES's α given x̄ (and the trials in flight) as pending —
+//     the batch α(B ∪ {x̄}) − α({x̄}) of Eq. (3), so TES's points complement
+//     the evaluation at x̄;
+//   - with q = 1, every ExploitEvery-th iteration evaluates x̄ and the others
+//     are TES_ep's queries.
+//
+// x̄ is spent only when worth it: when its posterior mean exceeds that of
+// every evaluated point and it lies farther than MinDistance length-scales
+// from every evaluated or pending point; otherwise the whole batch is TES's.
+// x̄ is also a candidate start of the search for the trusted maximizers, so
+// sample paths whose maximum lies in x̄'s basin find it.
+//
+// The rule needs no state beyond TES's own (the iteration number is part of
+// acq.State), so resumed studies stay bitwise identical.
+type Deliver struct {
+	TES      *Proposer
+	Settings DeliverSettings
+}
+
+// NewDeliver returns the default acquisition for acq.Options o.
+func NewDeliver(o acq.Options) (*Deliver, error) {
+	p, err := newProposer(EP, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Deliver{TES: p.(*Proposer)}, nil
+}
+
+// Propose implements acq.Proposer.
+func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense, error) {
+	if st == nil || st.GP == nil || st.Rand == nil {
+		return nil, fmt.Errorf("tes: state needs a GP and a random stream")
+	}
+	if q < 1 {
+		return nil, fmt.Errorf("tes: batch size %d must be positive", q)
+	}
+	s := p.Settings.withDefaults()
+	xbar, worth, err := p.recommendation(ctx, st, s)
+	if err != nil {
+		return nil, err
+	}
+	exploit := worth && (q > 1 || (s.ExploitEvery > 0 && st.Iter%s.ExploitEvery == 0))
+	if exploit && q == 1 {
+		return xbar, nil
+	}
+	pending, rest := st.Pending, q
+	if exploit {
+		pending, rest = stackRows(st.Pending, xbar), q-1
+	}
+	f, err := p.TES.Scorer.prepareWith(ctx, st, rest, q, pending, xbar)
+	if err != nil {
+		return nil, err
+	}
+	X, err := p.TES.maximize(ctx, f, st, rest)
+	if err != nil || !exploit {
+		return X, err
+	}
+	return stackRows(xbar, X), nil
+}
+
+// recommendation returns x̄ = argmax μ over the unit cube (1×d) and whether
+// it is worth an evaluation: μ(x̄) above μ at every evaluated point, and x̄
+// farther than MinDistance length-scales from every evaluated or pending
+// point. The search starts from the evaluated point with the largest mean
+// and from the previous iteration's trusted maximizers.
+func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s DeliverSettings) (*mat.Dense, bool, error) {
+	g := st.GP
+	X := g.X()
+	n, d := X.Dims()
+	means := make([]float64, n)
+	g.Predict(X, means, nil)
+	best := 0
+	for i, m := range means {
+		if m > means[best] {
+			best = i
+		}
+	}
+	starts := mat.NewDense(1, d, append([]float64(nil), X.RawRowView(best)...))
+	p.TES.Scorer.mu.Lock()
+	prev := p.TES.Scorer.prev
+	p.TES.Scorer.mu.Unlock()
+	if prev != nil {
+		if _, pd := prev.Dims(); pd == d {
+			starts = stackRows(starts, prev)
+		}
+	}
+	xbar, mbar, err := acq.Maximize(ctx, acq.PosteriorMean{GP: g, Start: starts}, 1, d, acq.OptimizeSettings{}, st.Rand)
+	if err != nil {
+		return nil, false, fmt.Errorf("tes: maximize the posterior mean: %w", err)
+	}
+	if !(mbar > means[best]) {
+		return xbar, false, nil
+	}
+	ell := lengthscales(g.Kernel())
+	x := xbar.RawRowView(0)
+	near := func(P *mat.Dense) bool {
+		if P == nil {
+			return false
+		}
+		r, _ := P.Dims()
+		for i := range r {
+			if scaledDist(x, P.RawRowView(i), ell) < s.MinDistance {
+				return true
+			}
+		}
+		return false
+	}
+	return xbar, !near(X) && !near(st.Pending) && !math.IsNaN(mbar), nil
+}
+
+// CarriedState implements acq.Carrier: Deliver carries only TES's state.
+func (p *Deliver) CarriedState() ([]byte, error) { return p.TES.CarriedState() }
+
+// RestoreState implements acq.Carrier.
+func (p *Deliver) RestoreState(state []byte) error { return p.TES.RestoreState(state) }
+
+// stackRows returns the rows of a followed by those of b (either may be
+// nil).
+func stackRows(a, b *mat.Dense) *mat.Dense {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	var out mat.Dense
+	out.Stack(a, b)
+	return &out
+}

@@ -1,0 +1,104 @@
+package tes
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
+)
+
+// gridMeanMax returns the largest posterior mean over a dense grid of
+// [0,1]² (step 1/200).
+func gridMeanMax(g *gp.GP) float64 {
+	best := math.Inf(-1)
+	x := make([]float64, 2)
+	for i := 0; i <= 200; i++ {
+		for j := 0; j <= 200; j++ {
+			x[0], x[1] = float64(i)/200, float64(j)/200
+			m, _ := g.MeanVar(x)
+			best = math.Max(best, m)
+		}
+	}
+	return best
+}
+
+func deliverState(g *gp.GP, iter int) *acq.State {
+	return &acq.State{GP: g, Iter: iter, Rand: rand.New(rand.NewPCG(7, uint64(iter)))}
+}
+
+// With one point per batch, even iterations evaluate x̄ = argmax μ (when no
+// evaluated point is as good) and odd ones are TES_ep's queries; batches of
+// q > 1 spend their first slot on x̄ and the rest on TES.
+func TestDeliverEvaluatesXBar(t *testing.T) {
+	ctx := context.Background()
+	g := toyGP(t, 3, 12, 2, 0.25, 1e-4)
+	top := gridMeanMax(g)
+	means := make([]float64, 12)
+	g.Predict(g.X(), means, nil)
+	if top <= mat.Max(mat.NewVecDense(12, means))+1e-6 {
+		t.Fatalf("test GP's mean maximum %v is at an evaluated point: pick another", top)
+	}
+	isXBar := func(x []float64) bool {
+		m, _ := g.MeanVar(x)
+		// x̄ maximizes μ at least as well as a 1/200 grid.
+		return m >= top-1e-9
+	}
+	p, err := NewDeliver(acq.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	X, err := p.Propose(ctx, deliverState(g, 2), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isXBar(X.RawRowView(0)) {
+		m, _ := g.MeanVar(X.RawRowView(0))
+		t.Fatalf("iteration 2 proposed %v with μ %v, want x̄ (μ ≥ %v)", X.RawRowView(0), m, top)
+	}
+	X, err = p.Propose(ctx, deliverState(g, 3), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if isXBar(X.RawRowView(0)) {
+		t.Fatalf("iteration 3 proposed x̄ %v, want TES's query", X.RawRowView(0))
+	}
+	X, err = p.Propose(ctx, deliverState(g, 3), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := X.Dims(); r != 3 || !isXBar(X.RawRowView(0)) || isXBar(X.RawRowView(1)) || isXBar(X.RawRowView(2)) {
+		t.Fatalf("batch of 3: %v, want x̄ first and two TES points", mat.Formatted(X))
+	}
+	for _, v := range X.RawMatrix().Data {
+		if v < 0 || v > 1 {
+			t.Fatalf("batch leaves the unit cube: %v", mat.Formatted(X))
+		}
+	}
+}
+
+// x̄ is not spent when it is already evaluated (here: every point counts as
+// "near" one evaluated) nor when ExploitEvery < 0 for single points.
+func TestDeliverSkipsXBarWhenNotWorth(t *testing.T) {
+	ctx := context.Background()
+	g := toyGP(t, 3, 12, 2, 0.25, 1e-4)
+	top := gridMeanMax(g)
+	for _, s := range []DeliverSettings{{MinDistance: 1e9}, {ExploitEvery: -1}} {
+		p, err := NewDeliver(acq.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Settings = s
+		X, err := p.Propose(ctx, deliverState(g, 2), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := g.MeanVar(X.RawRowView(0)); m >= top-1e-9 {
+			t.Fatalf("settings %+v: proposed x̄ %v", s, X.RawRowView(0))
+		}
+	}
+}
