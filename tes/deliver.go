@@ -14,9 +14,9 @@ import (
 type DeliverSettings struct {
 	// ExploitEvery is, for batches of one point, how often an iteration
 	// evaluates x̄ instead of TES's query: every ExploitEvery-th iteration
-	// (by the study's iteration number) when x̄ is worth evaluating. Zero
-	// means 2 (TES and x̄ alternate); a negative value never spends a
-	// single-point iteration on x̄.
+	// (by the study's iteration number) when x̄ is worth evaluating. Zero means 4, so that about a quarter of the
+	// evaluations go to x̄ as with one slot of a batch of four; a negative
+	// value never spends a single-point iteration on x̄.
 	ExploitEvery int
 	// MinDistance is how far, in length-scale units, x̄ must be from every
 	// evaluated and pending point to be worth an evaluation (closer, its
@@ -27,7 +27,7 @@ type DeliverSettings struct {
 
 func (s DeliverSettings) withDefaults() DeliverSettings {
 	if s.ExploitEvery == 0 {
-		s.ExploitEvery = 2
+		s.ExploitEvery = 4
 	}
 	if s.MinDistance <= 0 {
 		s.MinDistance = 1e-3
@@ -49,8 +49,10 @@ func (s DeliverSettings) withDefaults() DeliverSettings {
 //     maximize TES's α given x̄ (and the trials in flight) as pending —
 //     the batch α(B ∪ {x̄}) − α({x̄}) of Eq. (3), so TES's points complement
 //     the evaluation at x̄;
-//   - with q = 1, every ExploitEvery-th iteration evaluates x̄ and the others
-//     are TES_ep's queries.
+//   - with q = 1, every ExploitEvery-th iteration evaluates x̄ and the
+//     others are TES_ep's queries. The rule ignores the study's budget on
+//     purpose: a study extended with more iterations must propose what one
+//     run with the larger budget would.
 //
 // x̄ is spent only when worth it: when its posterior mean exceeds that of
 // every evaluated point and it lies farther than MinDistance length-scales

@@ -31,8 +31,8 @@ func deliverState(g *gp.GP, iter int) *acq.State {
 	return &acq.State{GP: g, Iter: iter, Rand: rand.New(rand.NewPCG(7, uint64(iter)))}
 }
 
-// With one point per batch, even iterations evaluate x̄ = argmax μ (when no
-// evaluated point is as good) and odd ones are TES_ep's queries; batches of
+// With one point per batch, every fourth iteration evaluates x̄ = argmax μ
+// (when no evaluated point is as good) and the others are TES_ep's queries; batches of
 // q > 1 spend their first slot on x̄ and the rest on TES.
 func TestDeliverEvaluatesXBar(t *testing.T) {
 	ctx := context.Background()
@@ -52,13 +52,13 @@ func TestDeliverEvaluatesXBar(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	X, err := p.Propose(ctx, deliverState(g, 2), 1)
+	X, err := p.Propose(ctx, deliverState(g, 4), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !isXBar(X.RawRowView(0)) {
 		m, _ := g.MeanVar(X.RawRowView(0))
-		t.Fatalf("iteration 2 proposed %v with μ %v, want x̄ (μ ≥ %v)", X.RawRowView(0), m, top)
+		t.Fatalf("iteration 4 proposed %v with μ %v, want x̄ (μ ≥ %v)", X.RawRowView(0), m, top)
 	}
 	X, err = p.Propose(ctx, deliverState(g, 3), 1)
 	if err != nil {
@@ -93,7 +93,7 @@ func TestDeliverSkipsXBarWhenNotWorth(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.Settings = s
-		X, err := p.Propose(ctx, deliverState(g, 2), 1)
+		X, err := p.Propose(ctx, deliverState(g, 4), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
