@@ -294,8 +294,8 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 		strings.Join(labels, ", "), strings.Join(s.Acquisitions, ", "), strings.Join(bs, ", "))
 	fmt.Fprintf(&b, "- %d seed(s) per combination, %d BO iterations per run, initial design %s\n",
 		s.seeds(), iters, s.initDescription())
-	fmt.Fprintf(&b, "- observation noise variance %s; GP kernel %s; |X*| %s; recommendation %s\n",
-		s.noiseDescription(), orDefault(s.Kernel, "se"), s.trustedDescription(), orDefault(s.Recommend, "auto"))
+	fmt.Fprintf(&b, "- observation noise variance %s; GP kernel %s, prior %s; |X*| %s; recommendation %s\n",
+		s.noiseDescription(), orDefault(s.Kernel, "se"), orDefault(s.GPPrior, "scaled"), s.trustedDescription(), orDefault(s.Recommend, "auto"))
 	if len(s.Params) > 0 {
 		var kv []string
 		for k, v := range s.Params {

@@ -266,6 +266,7 @@ func (s *Suite) studyOptions(spec RunSpec, params map[string]string) host.Option
 		FixNoise:    s.FixNoise,
 		Params:      maps.Clone(params),
 		Kernel:      s.Kernel,
+		GPPrior:     s.GPPrior,
 		Recommend:   s.Recommend,
 		EvalTimeout: s.EvalTimeout,
 	}
@@ -467,6 +468,9 @@ func comparableSettings(o host.Options) (map[string]any, error) {
 	}
 	delete(m, "iters")
 	delete(m, "parallel")
+	if _, ok := m["gp_prior"]; !ok {
+		m["gp_prior"] = host.PriorWeak // stored before the option existed
+	}
 	if ao, ok := m["acq_options"].(map[string]any); ok {
 		if opt, ok := ao["Optimize"].(map[string]any); ok {
 			delete(opt, "Workers")

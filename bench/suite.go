@@ -56,6 +56,9 @@ type Suite struct {
 	UCBBeta float64
 	// Kernel is host.KernelSE (default, the paper's) or host.KernelMatern52.
 	Kernel string
+	// GPPrior is the GP hyper-parameter prior: host.PriorScaled (default)
+	// or host.PriorWeak (the paper reproductions').
+	GPPrior string
 	// Recommend is host.RecommendAuto (default: refine for the synthetic
 	// problems), host.RecommendEvaluated or host.RecommendRefine.
 	Recommend string
@@ -195,6 +198,11 @@ func (s *Suite) validate() error {
 		if k == KeyNoiseVar {
 			return fmt.Errorf("noise_var is not a parameter: set the suite's noise variance (--noise-var), or per problem as name:noise_var=V")
 		}
+	}
+	switch s.GPPrior {
+	case "", host.PriorScaled, host.PriorWeak:
+	default:
+		return fmt.Errorf("unknown GP prior %q: use %s or %s", s.GPPrior, host.PriorScaled, host.PriorWeak)
 	}
 	switch s.Kernel {
 	case "", host.KernelSE, host.KernelMatern52:

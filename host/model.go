@@ -144,6 +144,10 @@ func (s *Study) fitModel(ds *dataset, warm *modelState, iteration int) (*fitResu
 	if w, err := warm.warmGP(d); err == nil && w != nil && warm.Kernel == s.opts.Kernel {
 		fs.Warm = w
 	}
+	if s.opts.GPPrior == PriorScaled {
+		p := gp.ScaledPrior(d)
+		fs.Prior = &p
+	}
 	if s.opts.FixNoise {
 		b := gp.DefaultBounds()
 		nv := s.opts.NoiseVar / (ds.scale * ds.scale)

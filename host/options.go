@@ -69,6 +69,17 @@ func ValidRecommend(mode string) bool {
 	return mode == RecommendAuto || mode == RecommendEvaluated || mode == RecommendRefine
 }
 
+// GP hyper-parameter priors (Options.GPPrior).
+const (
+	// PriorScaled is gp.ScaledPrior: length-scales centred at 0.4·√(d/3)
+	// with a factor-2 standard deviation. The default.
+	PriorScaled = "scaled"
+	// PriorWeak is gp.DefaultPrior: length-scales centred at 0.5 with a
+	// factor-4.5 standard deviation, the prior of the paper reproductions
+	// in docs/results (and of studies stored before GPPrior existed).
+	PriorWeak = "weak"
+)
+
 // Kernel families (Options.Kernel).
 const (
 	KernelSE       = "se"       // squared exponential ARD, the paper's kernel
@@ -124,6 +135,9 @@ type Options struct {
 	Params map[string]string `json:"params,omitempty"`
 	// Kernel is the GP kernel family: KernelSE (default) or KernelMatern52.
 	Kernel string `json:"kernel"`
+	// GPPrior is the prior of the GP's hyper-parameters: PriorScaled
+	// (default) or PriorWeak.
+	GPPrior string `json:"gp_prior,omitempty"`
 	// Recommend is RecommendAuto (default), RecommendEvaluated or
 	// RecommendRefine.
 	Recommend string `json:"recommend"`
@@ -177,6 +191,9 @@ func (o Options) withDefaults() Options {
 	if o.Kernel == "" {
 		o.Kernel = KernelSE
 	}
+	if o.GPPrior == "" {
+		o.GPPrior = PriorScaled
+	}
 	if o.Recommend == "" {
 		o.Recommend = RecommendAuto
 	}
@@ -211,6 +228,9 @@ func (o Options) validate() error {
 	}
 	if o.Kernel != KernelSE && o.Kernel != KernelMatern52 {
 		return fmt.Errorf("unknown kernel %q: known ones are %s, %s", o.Kernel, KernelSE, KernelMatern52)
+	}
+	if o.GPPrior != PriorScaled && o.GPPrior != PriorWeak {
+		return fmt.Errorf("unknown GP prior %q: known ones are %s, %s", o.GPPrior, PriorScaled, PriorWeak)
 	}
 	if !ValidRecommend(o.Recommend) {
 		return fmt.Errorf("unknown recommendation mode %q: known ones are %s, %s, %s", o.Recommend, RecommendAuto, RecommendEvaluated, RecommendRefine)

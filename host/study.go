@@ -188,6 +188,9 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 	}
 	opts := st.Options
 	opts.Name, opts.DB, opts.Seed = name, db, row.Seed
+	if opts.GPPrior == "" {
+		opts.GPPrior = PriorWeak // stored before GPPrior existed: run with it
+	}
 	opts.Proposer, opts.OnIteration, opts.OnTrial, opts.Logger = o.Proposer, o.OnIteration, o.OnTrial, o.Logger
 	opts.Grace = o.Grace
 	if o.Grace == 0 {

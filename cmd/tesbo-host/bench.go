@@ -31,6 +31,7 @@ type benchFlags struct {
 	noiseVar, ucbBeta       float64
 	fixNoise, seedByAcq     bool
 	kernel, recommend, out  string
+	gpPrior                 string
 	appG                    bool
 }
 
@@ -110,6 +111,7 @@ Examples:
 	fl.IntVar(&f.trusted, "trusted", 0, "|X*| for TES, x* samples for PES (default max(5, |B|); 5 with --appg)")
 	fl.Float64Var(&f.ucbBeta, "ucb-beta", 0, "fixed β of UCB/BUCB, α = μ + √β σ (0: the GP-UCB schedule; BoTorch's qUCB in ANCHORS.md uses 2)")
 	fl.StringVar(&f.kernel, "kernel", host.KernelSE, "GP kernel: se (the paper's) or matern52 (ANCHORS.md's BoTorch protocol)")
+	fl.StringVar(&f.gpPrior, "gp-prior", host.PriorScaled, gpPriorHelp)
 	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
 	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE for every problem that accepts KEY (repeatable)")
 	fl.BoolVar(&f.seedByAcq, "seed-by-acq", false, "derive run seeds from the acquisition too (no common random numbers)")
@@ -130,7 +132,7 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 	s := bench.Suite{
 		Seeds: f.seeds, Iters: f.iters, Init: f.init, InitAtLeastBatch: f.initBatch,
 		NoiseVar: f.noiseVar, FixNoise: f.fixNoise, Trusted: f.trusted, UCBBeta: f.ucbBeta,
-		Kernel: f.kernel, Recommend: f.recommend, SeedByAcq: f.seedByAcq, Jobs: f.jobs,
+		Kernel: f.kernel, GPPrior: f.gpPrior, Recommend: f.recommend, SeedByAcq: f.seedByAcq, Jobs: f.jobs,
 		Out: f.out, EvalTimeout: f.evalTimeout,
 	}
 	switch {

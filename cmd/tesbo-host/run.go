@@ -114,6 +114,11 @@ func (c *common) loaderOptions(log *zerolog.Logger) (loader.Options, error) {
 	return o, nil
 }
 
+// gpPriorHelp explains --gp-prior (run and bench).
+const gpPriorHelp = `prior of the GP hyper-parameters: scaled (length-scales centred at
+0.4·√(d/3) in unit-cube units, log-normal with σ = 0.7) or weak (centred at
+0.5, σ = 1.5: the prior of the paper reproductions in docs/results)`
+
 // recommendHelp explains --recommend (run and bench).
 const recommendHelp = `recommendation x̄ reported as best_x, best_value and regret:
   refine     the paper's x̄, the maximizer of the posterior mean over the whole
@@ -141,6 +146,7 @@ type runFlags struct {
 	params                    []string
 	retries                   int
 	recommend                 string
+	gpPrior                   string
 }
 
 func newRunCmd() *cobra.Command {
@@ -175,6 +181,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per evaluation attempt, e.g. 30s (0: none); a plugin past it is restarted")
 	fl.IntVar(&f.retries, "retries", 0, "retries of a failed evaluation, with exponential backoff from 500ms")
 	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
+	fl.StringVar(&f.gpPrior, "gp-prior", host.PriorScaled, gpPriorHelp)
 	f.common.register(cmd, "plugins directory (default $TESBO_PLUGINS or ./plugins)")
 	cmd.MarkFlagRequired("objective")
 	return cmd
@@ -203,6 +210,8 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("bad --retries %d: must be ≥ 0", f.retries)
 	case f.db == "":
 		return nil, usagef("--db must not be empty")
+	case f.gpPrior != host.PriorScaled && f.gpPrior != host.PriorWeak:
+		return nil, usagef("bad --gp-prior %q: use %s or %s", f.gpPrior, host.PriorScaled, host.PriorWeak)
 	case !host.ValidRecommend(f.recommend):
 		return nil, usagef("bad --recommend %q: use %s, %s or %s", f.recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}
@@ -274,6 +283,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		Batch:      f.batch, Iters: f.iters, Init: init, NoInit: init == 0, Seed: f.seed, Parallel: f.parallel,
 		NoiseVar: f.noiseVar, Params: params, EvalTimeout: f.evalTimeout, Retries: f.retries,
 		Recommend: f.recommend,
+		GPPrior:   f.gpPrior,
 		Meta:      map[string]string{metaPlugins: absDir, metaObjective: f.objective},
 		Logger:    log,
 	}

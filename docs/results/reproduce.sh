@@ -23,7 +23,9 @@ bench() { # bench NAME ARGS... — run one experiment and copy its results
 	name=$1
 	shift
 	case " ${ONLY:-$name} " in *" $name "*) ;; *) return 0 ;; esac
-	"$BIN" bench "$@" --jobs "$JOBS" --out "$OUT/$name" --log-level warn
+	# --gp-prior weak: the GP prior these results were made with (the
+	# default became the scaled prior afterwards).
+	"$BIN" bench "$@" --gp-prior weak --jobs "$JOBS" --out "$OUT/$name" --log-level warn
 	mkdir -p "docs/results/$name"
 	for f in "$OUT/$name"/*.md "$OUT/$name"/*.csv "$OUT/$name"/*.png; do
 		[ -e "$f" ] && cp "$f" "docs/results/$name/"
