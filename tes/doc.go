@@ -2,7 +2,10 @@
 // Low, Jaillet et al., "Trusted-Maximizers Entropy Search for Efficient
 // Bayesian Optimization", UAI 2021) for single points and batches: the
 // stochastic approximation TES_sp (§4.1) and the EP approximation TES_ep
-// (§4.2), registered with package acq as "tes-ep" and "tes-sp".
+// (§4.2), registered with package acq as "tes-ep" and "tes-sp"; and the
+// host's default acquisition "tes" (Deliver): TES_ep that also spends
+// evaluations at the posterior-mean maximizer x̄, so that what the model
+// knows about x* ends up in the trials a user keeps.
 //
 // TES measures the information a batch B of noisy observations y_B gives
 // about the maximizer x* of f over a finite set X* of trusted maximizers
