@@ -71,8 +71,8 @@ func TestWriteOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 4 {
-		t.Errorf("files %v: want runs.csv, 2 figures, summary.md", files)
+	if len(files) != 5 {
+		t.Errorf("files %v: want runs.csv, 2 figures, summary.md, comparison.md", files)
 	}
 	rows, err := ReadRunsCSV(filepath.Join(dir, RunsFile))
 	if err != nil {
@@ -103,8 +103,8 @@ func TestWriteOutputs(t *testing.T) {
 	for _, line := range []string{
 		// log10 finals −2, −3: mean −2.5, SE 0.5, median −2.5; propose
 		// times 0.1, 0.2, 0.1, 0.2 → median 0.15.
-		"| ei | 2 | -2.50 | 0.50 | -2.50 | 0.150 | 0.010 | 0 | 0 |",
-		"| random | 1 | 0.00 | — | 0.00 | 0.100 | 0.010 | 2 | 1 |", // propose 0.1, 0.2, 0.1
+		"| ei | 2 | -2.50 | 0.50 | -2.50 | — | 0.150 | 0.010 | 0 | 0 |",
+		"| random | 1 | 0.00 | — | 0.00 | — | 0.100 | 0.010 | 2 | 1 |", // propose 0.1, 0.2, 0.1
 		"2m0s over all 2 invocation(s)",
 		"| synthetic/branin | random | 1 | 1 | failed | 1 | objective \\| crashed |",
 		"runs: 3 complete, 1 failed, 0 incomplete (of 4)",

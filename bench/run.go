@@ -29,7 +29,10 @@ const (
 	DBFile      = "studies.db"
 	RunsFile    = "runs.csv"
 	SummaryFile = "summary.md"
-	HistoryFile = "bench.json"
+	// ComparisonFile compares the methods under the user's rule (suites of
+	// more than one acquisition).
+	ComparisonFile = "comparison.md"
+	HistoryFile    = "bench.json"
 )
 
 // Status is what happened to a run in one invocation of Run.
@@ -47,16 +50,22 @@ const (
 // Row is one BO iteration of a run: the host's Record reduced to what the
 // outputs use.
 type Row struct {
-	Iter      int
-	Evals     int
-	Regret    *float64 // f* − f(x̄), noise-free; nil when f* is unknown
-	BestValue *float64
-	FitS      float64
-	ProposeS  float64
-	EvalS     float64
+	Iter   int
+	Evals  int
+	Regret *float64 // f* − f(x̄), noise-free; nil when f* is unknown
+	// BestEvalRegret is the user's rule: the noise-free regret of the
+	// completed trial with the best observed value so far (nil when f* or
+	// a noise-free evaluation is unavailable).
+	BestEvalRegret *float64
+	BestValue      *float64
+	FitS           float64
+	ProposeS       float64
+	EvalS          float64
 	// Fallback is true when the iteration's batch came from the host's
 	// space-filling fallback because fitting or proposing failed.
 	Fallback bool
+
+	bestTrial int // the trial BestEvalRegret is of
 }
 
 // RunResult is a run's outcome and its iterations (at most Suite.Iters,
@@ -166,7 +175,7 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 	// Runs never started still have whatever an earlier invocation stored.
 	for i := range rep.Runs {
 		if rep.Runs[i].Status == StatusNotStarted {
-			rep.Runs[i].Rows, _ = r.rows(context.WithoutCancel(ctx), specs[i].StudyName())
+			rep.Runs[i].Rows, _ = r.rows(context.WithoutCancel(ctx), specs[i])
 		}
 	}
 	rep.Wall = time.Since(start)
@@ -311,7 +320,7 @@ func (r *runner) run(ctx context.Context, spec RunSpec) (res RunResult) {
 		if incompatible {
 			return // its stored iterations belong to another configuration
 		}
-		rows, err := r.rows(context.WithoutCancel(ctx), spec.StudyName())
+		rows, err := r.rows(context.WithoutCancel(ctx), spec)
 		if err == nil {
 			res.Rows = rows
 		} else if res.Err == "" && !errors.Is(err, store.ErrNotFound) {
@@ -480,7 +489,8 @@ func comparableSettings(o host.Options) (map[string]any, error) {
 }
 
 // rows reads a study's iteration records (at most Suite.Iters).
-func (r *runner) rows(ctx context.Context, name string) ([]Row, error) {
+func (r *runner) rows(ctx context.Context, spec RunSpec) ([]Row, error) {
+	name := spec.StudyName()
 	st, err := r.db.Study(ctx, name)
 	if err != nil {
 		return nil, err
@@ -507,7 +517,66 @@ func (r *runner) rows(ctx context.Context, name string) ([]Row, error) {
 		rows = append(rows, Row{Iter: rec.Iter, Evals: rec.Evals, Regret: rec.Regret, BestValue: rec.BestValue,
 			FitS: rec.FitS, ProposeS: rec.ProposeS, EvalS: rec.EvalS, Fallback: model.Fallback != ""})
 	}
+	if err := r.bestEvaluated(ctx, spec, st.ID, rows); err != nil {
+		return nil, fmt.Errorf("study %s: %w", name, err)
+	}
 	return rows, nil
+}
+
+// bestEvaluated fills Row.BestEvalRegret: for each iteration, the completed
+// trial with the best observed value among those issued up to it, and its
+// noise-free regret. Objectives without a declared f* or a noise-free
+// evaluation (and exclusive, expensive ones) are left without.
+func (r *runner) bestEvaluated(ctx context.Context, spec RunSpec, studyID int64, rows []Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	obj, exclusive, err := r.s.opener()(ctx, spec.Problem.Name)
+	if err != nil || exclusive {
+		return nil
+	}
+	nf, ok := obj.(sdk.NoiseFree)
+	if !ok {
+		return nil
+	}
+	if err := host.ConfigureObjective(ctx, obj, spec.Problem.Name, r.s.studyOptions(spec, r.params[spec.Problem.Label()])); err != nil {
+		return err
+	}
+	info, err := obj.Info(ctx)
+	if err != nil || info.Optimum == nil {
+		return nil
+	}
+	trials, err := r.db.Trials(ctx, studyID)
+	if err != nil {
+		return err
+	}
+	sign := 1.0
+	if info.Minimize {
+		sign = -1
+	}
+	best, k := -1, 0
+	for i := range rows {
+		for ; k < len(trials) && trials[k].Iteration <= rows[i].Iter; k++ {
+			t := trials[k]
+			if t.Status == store.Complete && (best < 0 || sign*t.Value > sign*trials[best].Value) {
+				best = k
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		if i > 0 && rows[i-1].BestEvalRegret != nil && rows[i-1].bestTrial == best {
+			rows[i].BestEvalRegret, rows[i].bestTrial = rows[i-1].BestEvalRegret, best
+			continue
+		}
+		f, err := nf.EvaluateNoiseFree(ctx, trials[best].X)
+		if err != nil {
+			return fmt.Errorf("noise-free value of trial %d: %w", best, err)
+		}
+		rg := sign * (*info.Optimum - f)
+		rows[i].BestEvalRegret, rows[i].bestTrial = &rg, best
+	}
+	return nil
 }
 
 // progress logs one line per finished run.

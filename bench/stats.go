@@ -115,6 +115,18 @@ func finalRegret(r RunResult, iters int) (float64, bool) {
 	return *row.Regret, true
 }
 
+// finalBestEval returns the run's best-evaluated regret at iteration iters.
+func finalBestEval(r RunResult, iters int) (float64, bool) {
+	if r.Status == StatusFailed {
+		return 0, false
+	}
+	row := rowAt(r, iters)
+	if row == nil || row.BestEvalRegret == nil {
+		return 0, false
+	}
+	return *row.BestEvalRegret, true
+}
+
 // rowAt returns the run's row of iteration t, or nil.
 func rowAt(r RunResult, t int) *Row {
 	if t >= 1 && t <= len(r.Rows) && r.Rows[t-1].Iter == t {

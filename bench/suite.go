@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/plugins/synthetic/objective"
 	"github.com/tesbo/tesbo/sdk"
@@ -88,8 +89,13 @@ type Suite struct {
 type Opener func(ctx context.Context, name string) (obj sdk.Objective, exclusive bool, err error)
 
 // Synthetic opens synthetic/<name> objectives (package
-// plugins/synthetic/objective), a new instance per run.
+// plugins/synthetic/objective) and the user suite's user/<name> (package
+// bench/usersuite), a new instance per run.
 func Synthetic(_ context.Context, name string) (sdk.Objective, bool, error) {
+	if strings.HasPrefix(name, usersuite.Prefix) {
+		o, err := usersuite.New(name)
+		return o, false, err
+	}
 	short, ok := strings.CutPrefix(name, objective.Prefix)
 	if !ok {
 		return nil, false, fmt.Errorf("unknown problem %q: the built-in problems are synthetic/<name> (see 'tesbo-host plugins')", name)

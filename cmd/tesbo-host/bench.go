@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tesbo/tesbo/bench"
+	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/sdk"
@@ -24,6 +25,7 @@ import (
 type benchFlags struct {
 	common
 	problems, acqs, batches []string
+	suiteName               string
 	params                  []string
 	seeds, iters, init      int
 	initBatch               bool
@@ -47,12 +49,17 @@ same BO loop as 'run' (in-process, --jobs runs at a time) and write to --out:
   runs.csv     one row per run × BO iteration: problem, acquisition, batch,
                seed, study_seed, iteration, evaluations, regret (noise-free
                f* − f(x̄)), log10_regret, best_value, fit_s, propose_s,
-               eval_s, fallback
+               eval_s, fallback, best_eval_regret (the user's rule: the
+               noise-free regret of the best evaluated trial so far)
   summary.md   per problem and batch size: mean, standard error and median of
                log10 final regret, median propose/fit seconds, runs; wall time
   regret_<problem>_q<B>.png  ln(mean immediate regret) per iteration, one
                line per acquisition with a ±1 standard-error band (paper Fig. 5/6)
   box_<problem>_q<B>.png     box plots of the final regret (paper App. H)
+  comparison.md  (with several --acqs) the methods compared under the user's
+               rule — the noise-free regret of the best evaluated trial — per
+               problem (median, bootstrap SE, ratio to the best), wins/ties/
+               losses, and the default acquisition's quality targets
   bench.json   the invocations on this directory (total wall time)
 
 Interrupted (Ctrl-C, SIGTERM, kill -9)? Run the same command again: finished
@@ -77,7 +84,9 @@ Problems are objective names with optional parameters after colons:
 --param KEY=VALUE applies to every problem that accepts KEY (e.g.
 --param data=/path/to/brooms-barn for synthetic/log10p); noise_var as a
 problem parameter sets that problem's observation noise instead of --noise-var.
-synthetic/* problems run in-process; other names are loaded from --plugins
+--suite user runs the user suite: 16 objectives of the kinds users bring
+(user/bumps2, user/hpo4, user/fail4, ...; see bench/usersuite), with known
+optima. synthetic/* and user/* problems run in-process; other names are loaded from --plugins
 (runs of one plugin objective then run one at a time).
 
 Seeds: run i of (problem, batch) gets a study seed hashed from (problem, batch,
@@ -100,6 +109,7 @@ Examples:
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.problems, "problems", nil, "problems, comma-separated or repeated: NAME[:key=value...] (see above)")
+	fl.StringVar(&f.suiteName, "suite", "", "a predefined problem set instead of --problems: user (the user suite, user/*)")
 	fl.StringSliceVar(&f.acqs, "acqs", nil, "acquisitions, comma-separated: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random")
 	fl.StringSliceVar(&f.batches, "batch", []string{"1"}, "batch sizes |B|, comma-separated numbers or ranges (1,3,10-12)")
 	fl.IntVar(&f.seeds, "seeds", 1, "runs (seeds) per problem × acquisition × batch")
@@ -135,9 +145,19 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 		Kernel: f.kernel, GPPrior: f.gpPrior, Recommend: f.recommend, SeedByAcq: f.seedByAcq, Jobs: f.jobs,
 		Out: f.out, EvalTimeout: f.evalTimeout,
 	}
+	switch f.suiteName {
+	case "":
+	case "user":
+		if len(f.problems) > 0 {
+			return s, usagef("--suite and --problems exclude each other")
+		}
+		f.problems = usersuite.Names()
+	default:
+		return s, usagef("unknown --suite %q: the predefined suite is user", f.suiteName)
+	}
 	switch {
 	case len(f.problems) == 0:
-		return s, usagef("--problems is required, e.g. --problems synthetic/branin,synthetic/hartmann3")
+		return s, usagef("--problems or --suite is required, e.g. --problems synthetic/branin,synthetic/hartmann3")
 	case len(f.acqs) == 0 && !f.appG:
 		return s, usagef("--acqs is required, e.g. --acqs tes-ep,ei,ucb")
 	case f.seeds < 1:
@@ -263,7 +283,7 @@ type benchOpener struct {
 }
 
 func (o *benchOpener) open(ctx context.Context, name string) (sdk.Objective, bool, error) {
-	if strings.HasPrefix(name, "synthetic/") {
+	if strings.HasPrefix(name, "synthetic/") || strings.HasPrefix(name, usersuite.Prefix) {
 		return bench.Synthetic(ctx, name)
 	}
 	o.once.Do(func() {

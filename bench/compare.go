@@ -1,0 +1,198 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+)
+
+// DefaultAcquisition is the acquisition comparison.md checks the quality
+// targets for (when the suite runs it).
+const DefaultAcquisition = "tes"
+
+// cell is one method on one problem under the user's rule: the median final
+// best-evaluated regret over runs, with the bootstrap standard error of the
+// median.
+type cell struct {
+	median, se float64
+	n          int
+}
+
+// compareCells computes the cells of every (group, acquisition).
+func compareCells(groups []*group, iters int) map[*group]map[string]cell {
+	out := map[*group]map[string]cell{}
+	for _, g := range groups {
+		out[g] = map[string]cell{}
+		for _, a := range g.acqs {
+			var fs []float64
+			for _, r := range g.runs[a] {
+				if v, ok := finalBestEval(r, iters); ok {
+					fs = append(fs, math.Max(v, 0))
+				}
+			}
+			if len(fs) > 0 {
+				out[g][a] = cell{median: median(fs), se: bootstrapMedianSE(fs), n: len(fs)}
+			}
+		}
+	}
+	return out
+}
+
+// bootstrapMedianSE is the standard deviation of the median over 2000
+// bootstrap resamples (fixed seed, so reports are reproducible).
+func bootstrapMedianSE(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.NaN()
+	}
+	rng := rand.New(rand.NewPCG(1, uint64(len(xs))))
+	const reps = 2000
+	meds := make([]float64, reps)
+	buf := make([]float64, len(xs))
+	for i := range meds {
+		for j := range buf {
+			buf[j] = xs[rng.IntN(len(xs))]
+		}
+		meds[i] = median(buf)
+	}
+	return stdErr(meds) * math.Sqrt(reps) // stdErr divides by √n: undo it
+}
+
+// outcome compares a against b on one problem: +1 when a's median is lower
+// by more than twice the combined standard error, −1 when higher by as much,
+// 0 otherwise (a tie).
+func outcome(a, b cell) int {
+	tol := 2 * math.Hypot(nanZero(a.se), nanZero(b.se))
+	switch {
+	case a.median < b.median-tol:
+		return 1
+	case a.median > b.median+tol:
+		return -1
+	}
+	return 0
+}
+
+func nanZero(x float64) float64 {
+	if math.IsNaN(x) {
+		return 0
+	}
+	return x
+}
+
+// comparisonMarkdown renders comparison.md: the methods compared under the
+// user's rule (best evaluated trial), per problem and overall.
+func comparisonMarkdown(s *Suite, groups []*group) string {
+	iters := s.iters()
+	cells := compareCells(groups, iters)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Comparison under the user's rule\n\n")
+	fmt.Fprintf(&b, "Each method's final regret is the noise-free regret of the trial with the best observed value after %d\n", iters)
+	fmt.Fprintf(&b, "iterations (what a user of a black box keeps). Per problem: the median over runs, the bootstrap standard error\n")
+	fmt.Fprintf(&b, "of the median (2000 resamples), and the ratio to the best method's median (1 = best). A method wins against\n")
+	fmt.Fprintf(&b, "another on a problem when its median is lower by more than twice their combined standard error.\n\n")
+	acqs := s.Acquisitions
+	fmt.Fprintf(&b, "| problem | |B| | %s |\n|---|---|%s\n", strings.Join(acqs, " | "), strings.Repeat("---|", len(acqs)))
+	for _, g := range groups {
+		best := math.Inf(1)
+		for _, c := range cells[g] {
+			best = math.Min(best, c.median)
+		}
+		row := []string{g.key.label, fmt.Sprint(g.key.batch)}
+		for _, a := range acqs {
+			c, ok := cells[g][a]
+			if !ok {
+				row = append(row, "—")
+				continue
+			}
+			ratio := "1"
+			if c.median > best {
+				ratio = fmt.Sprintf("%.3g", c.median/best)
+				if best == 0 {
+					ratio = "∞"
+				}
+			}
+			row = append(row, fmt.Sprintf("%.3g ± %.2g (×%s)", c.median, nanZero(c.se), ratio))
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Fprintf(&b, "\n## Wins / ties / losses (row against column)\n\n")
+	fmt.Fprintf(&b, "| | %s |\n|---|%s\n", strings.Join(acqs, " | "), strings.Repeat("---|", len(acqs)))
+	for _, a := range acqs {
+		row := []string{a}
+		for _, o := range acqs {
+			if a == o {
+				row = append(row, "")
+				continue
+			}
+			var w, t, l int
+			for _, g := range groups {
+				ca, okA := cells[g][a]
+				co, okO := cells[g][o]
+				if !okA || !okO {
+					continue
+				}
+				switch outcome(ca, co) {
+				case 1:
+					w++
+				case -1:
+					l++
+				default:
+					t++
+				}
+			}
+			row = append(row, fmt.Sprintf("%d/%d/%d", w, t, l))
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+	}
+	b.WriteString(targetsMarkdown(s, groups, cells))
+	return b.String()
+}
+
+// targetsMarkdown checks the default acquisition's quality targets: its
+// median ≤ EI's (qEI's for batches) and ≤ 0.2 × random search's on at least
+// 80% of the problems.
+func targetsMarkdown(s *Suite, groups []*group, cells map[*group]map[string]cell) string {
+	if !slices.Contains(s.Acquisitions, DefaultAcquisition) {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Targets for the default acquisition (%s)\n\n", DefaultAcquisition)
+	check := func(name string, ref func(g *group) string, factor float64) {
+		var ok, n int
+		var missed []string
+		for _, g := range groups {
+			d, okD := cells[g][DefaultAcquisition]
+			r, okR := cells[g][ref(g)]
+			if !okD || !okR {
+				continue
+			}
+			n++
+			if d.median <= factor*r.median {
+				ok++
+			} else {
+				missed = append(missed, g.key.label)
+			}
+		}
+		if n == 0 {
+			return
+		}
+		pass := "met"
+		if float64(ok) < 0.8*float64(n) {
+			pass = "NOT met"
+		}
+		fmt.Fprintf(&b, "- median ≤ %s: %d of %d problems (%.0f%%; target ≥ 80%%: %s)", name, ok, n, 100*float64(ok)/float64(n), pass)
+		if len(missed) > 0 {
+			fmt.Fprintf(&b, "; missed on %s", strings.Join(missed, ", "))
+		}
+		b.WriteString("\n")
+	}
+	check("EI's (qEI's for |B| > 1)", func(g *group) string {
+		if g.key.batch > 1 {
+			return "qei"
+		}
+		return "ei"
+	}, 1)
+	check("0.2 × random search's", func(*group) string { return "random" }, 0.2)
+	return b.String()
+}
