@@ -27,7 +27,7 @@ func compareRuns(scales map[string]map[string]float64) ([]RunResult, Suite) {
 
 func TestComparisonMarkdown(t *testing.T) {
 	runs, s := compareRuns(map[string]map[string]float64{
-		"p1": {"tes": 0.01, "ei": 0.1, "random": 1},     // tes wins both
+		"p1": {"tes": 0.01, "ei": 0.1, "random": 1},    // tes wins both
 		"p2": {"tes": 0.5, "ei": 0.5, "random": 0.505}, // all tie
 	})
 	md := comparisonMarkdown(&s, groupRuns(&s, runs))
