@@ -1,0 +1,65 @@
+#!/bin/sh
+# botorch-side-by-side.sh runs tesbo and BoTorch on the same problems in one
+# session, seed by seed and alternating sides, so that the machine's load
+# affects both alike, then writes docs/results/botorch/table.md.
+#
+#	BOTORCH=/path/to/botorch.sh docs/results/botorch-side-by-side.sh [OUT]
+#
+# BOTORCH is a script that runs BoTorch's side of the protocol for one
+# problem, acquisition and seed, one JSON line per BO iteration (with
+# immediate_regret, best_true, propose_seconds, fit_seconds); it is not part
+# of this repository. The protocol on both sides: maximize negated Branin,
+# Hartmann-3 and Hartmann-6 on the unit cube; max(2, |B|) initial points;
+# Gaussian observation noise of variance 1e-4; a Matérn-5/2 ARD GP with
+# inferred noise; β = 2 for UCB; regrets noise-free. Two rules are reported:
+#   user   the noise-free regret of the evaluated trial with the best
+#          observed value (what a user of a black box keeps);
+#   model  the noise-free regret of the evaluated point with the largest
+#          posterior mean (BoTorch's recommendation; tesbo --recommend
+#          evaluated).
+#
+# Environment: SEEDS (default "0 1 2 3 4 5 6 7 8 9"), TESBO_ACQS_Q1
+# (tes,tes-ep,ei), TESBO_ACQS_Q4 (tes,tes-ep,qei,ucb), BOTORCH_ACQS_Q1
+# (qlogei qei), BOTORCH_ACQS_Q4 (qucb qlogei qei), CONFIGS (the problem
+# configurations, default "branin:1:30 hartmann3:1:30 hartmann6:4:10
+# hartmann6:4:30" as problem:batch:iterations). Resumable: finished runs of
+# either side are kept in OUT (default /work/bench-out/botorch).
+set -eu
+cd "$(dirname "$0")/../.."
+OUT=${1:-/work/bench-out/botorch}
+BOTORCH=${BOTORCH:-}
+BIN=${BIN:-/tmp/tesbo-host}
+SEEDS=${SEEDS:-0 1 2 3 4 5 6 7 8 9}
+TESBO_ACQS_Q1=${TESBO_ACQS_Q1:-tes,tes-ep,ei}
+TESBO_ACQS_Q4=${TESBO_ACQS_Q4:-tes,tes-ep,qei,ucb}
+BOTORCH_ACQS_Q1=${BOTORCH_ACQS_Q1:-qlogei qei}
+BOTORCH_ACQS_Q4=${BOTORCH_ACQS_Q4:-qucb qlogei qei}
+CONFIGS=${CONFIGS:-branin:1:30 hartmann3:1:30 hartmann6:4:10 hartmann6:4:30}
+[ -n "$BOTORCH" ] && [ -x "$BOTORCH" ] || { echo "botorch-side-by-side.sh: set BOTORCH to the script that runs BoTorch's side (got '$BOTORCH')" >&2; exit 2; }
+mkdir -p "$OUT"
+go build -o "$BIN" ./cmd/tesbo-host
+
+n=0
+for seed in $SEEDS; do
+	n=$((n + 1)) # tesbo's bench runs seed indices 0..n-1 and skips finished ones
+	for cfg in $CONFIGS; do
+		problem=${cfg%%:*}
+		rest=${cfg#*:}
+		batch=${rest%%:*}
+		iters=${rest#*:}
+		if [ "$batch" = 1 ]; then tacqs=$TESBO_ACQS_Q1 bacqs=$BOTORCH_ACQS_Q1; else tacqs=$TESBO_ACQS_Q4 bacqs=$BOTORCH_ACQS_Q4; fi
+		dir="$OUT/tesbo-$problem-q$batch-i$iters"
+		"$BIN" bench --problems "synthetic/$problem" --acqs "$tacqs" --batch "$batch" --seeds "$n" \
+			--iters "$iters" --kernel matern52 --init 2 --init-batch --ucb-beta 2 --recommend evaluated \
+			--jobs 1 --out "$dir" --log-level error >/dev/null
+		for a in $bacqs; do
+			f="$OUT/botorch-$problem-q$batch-i$iters-$a-s$seed.jsonl"
+			[ -s "$f" ] && continue
+			"$BOTORCH" --problem "$problem" --acq "$a" --batch "$batch" --iters "$iters" --seed "$seed" \
+				--threads 1 >"$f.tmp" 2>"$OUT/botorch.log" && mv "$f.tmp" "$f"
+		done
+	done
+done
+mkdir -p docs/results/botorch
+python3 docs/results/botorch_table.py "$OUT" >docs/results/botorch/table.md
+echo "wrote docs/results/botorch/table.md"
