@@ -142,7 +142,7 @@ func readRunsCSV(t *testing.T, path string) []map[string]string {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	want := "problem,acquisition,batch,seed,study_seed,iteration,evaluations,regret,log10_regret,best_value,fit_s,propose_s,eval_s,fallback"
+	want := "problem,acquisition,batch,seed,study_seed,iteration,evaluations,regret,log10_regret,best_value,fit_s,propose_s,eval_s,fallback,best_eval_regret"
 	if len(recs) == 0 || strings.Join(recs[0], ",") != want {
 		t.Fatalf("%s: header %v, want %s", path, recs, want)
 	}
@@ -317,9 +317,9 @@ func TestBenchCLISmoke(t *testing.T) {
 				continue
 			}
 			for i, a := range acqs {
-				// acquisition | runs | mean | SE | median | propose | fit | fallback | failed
+				// acquisition | runs | mean | SE | median | median best-evaluated | propose | fit | fallback | failed
 				row := tab[i]
-				if len(row) != 9 || row[0] != a || row[1] != "1" || row[8] != "0" {
+				if len(row) != 10 || row[0] != a || row[1] != "1" || row[9] != "0" {
 					t.Errorf("%s |B| = %d: row %v, want %s with 1 complete run, 0 failed", p, q, row, a)
 					continue
 				}
@@ -466,7 +466,7 @@ func TestBenchCLIBadInput(t *testing.T) {
 		want []string
 	}{
 		{"missing out", []string{"bench", "--problems", "synthetic/branin", "--acqs", "ei"}, []string{"out"}},
-		{"missing problems", []string{"bench", "--acqs", "ei", "--out", "out"}, []string{"--problems is required"}},
+		{"missing problems", []string{"bench", "--acqs", "ei", "--out", "out"}, []string{"--problems or --suite is required"}},
 		{"missing acqs", []string{"bench", "--problems", "synthetic/branin", "--out", "out"}, []string{"--acqs is required"}},
 		{"zero seeds", with("--seeds", "0"), []string{"--seeds"}},
 		{"zero iters", with("--iters", "0"), []string{"--iters"}},
@@ -486,6 +486,9 @@ func TestBenchCLIBadInput(t *testing.T) {
 		{"noise_var as param", with("--param", "noise_var=1"), []string{"--noise-var"}},
 		{"param no problem accepts", with("--param", "dimm=3"), []string{"dimm", "none of the problems"}},
 		{"bad log level", with("--log-level", "loud"), []string{"--log-level"}},
+		{"unknown suite", []string{"bench", "--suite", "nope", "--acqs", "ei", "--out", "out"}, []string{"unknown --suite", "user"}},
+		{"suite and problems", with("--suite", "user"), []string{"exclude each other"}},
+		{"unknown GP prior", with("--gp-prior", "tight"), []string{"unknown GP prior", "scaled"}},
 		{"unknown flag", with("--bogus"), []string{"unknown flag"}},
 		{"extra argument", with("extra"), []string{"unknown command"}},
 	}
@@ -644,7 +647,7 @@ func TestBenchCLIKillResume(t *testing.T) {
 	}
 	// Everything but the timings is reproduced exactly.
 	cols := []string{"problem", "acquisition", "batch", "seed", "study_seed", "iteration", "evaluations",
-		"regret", "log10_regret", "best_value", "fallback"}
+		"regret", "log10_regret", "best_value", "fallback", "best_eval_regret"}
 	for i := range want {
 		for _, c := range cols {
 			if got[i][c] != want[i][c] {
