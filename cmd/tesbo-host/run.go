@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	zlog "github.com/rs/zerolog/log"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -87,9 +86,6 @@ func (c *common) logger() (zerolog.Logger, error) {
 	} else {
 		l = zerolog.New(os.Stderr).Level(lvl).With().Timestamp().Logger()
 	}
-	// Packages that log through zerolog's global logger (acquisitions)
-	// follow the same format and level.
-	zlog.Logger = l
 	return l, nil
 }
 
