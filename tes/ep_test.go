@@ -69,7 +69,7 @@ func TestEPBivariateExact(t *testing.T) {
 					}
 				}
 			}
-			// Damped EP reaches the same fixed point (PAPER-NOTES item 5).
+			// Damped EP reaches the same fixed point (reading 5 of the package doc).
 			rd, err := MaximizerEP(tc.m, k, 0, EPSettings{Damping: 0.5})
 			if err != nil {
 				t.Fatal(err)

@@ -122,7 +122,7 @@ const recommendHelp = `recommendation x̄ reported as best_x, best_value and reg
              the objective has a noise-free evaluation, else the posterior
              mean at x̄ (and the regret null)
   evaluated  the evaluated point with the largest posterior mean, with its
-             observed value (ANCHORS.md's BoTorch protocol)
+             observed value (BoTorch's convention)
   auto       refine for objectives with a noise-free evaluation (all
              synthetic/* problems), else evaluated: an unevaluated x̄ has no
              observed value, and reporting one would take an extra
