@@ -162,7 +162,10 @@ type Options struct {
 	OnIteration func(Record) `json:"-"`
 	// OnTrial is called after every finished evaluation.
 	OnTrial func(Trial) `json:"-"`
-	// Logger receives the study's logs (zero value: discard).
+	// Logger receives the study's logs, the acquisition's included (it is
+	// passed on as acq.State.Log; TES logs a debug summary per iteration).
+	// Zero value: discard — nothing in tesbo logs through zerolog's global
+	// logger.
 	Logger zerolog.Logger `json:"-"`
 }
 
