@@ -19,7 +19,7 @@ func tesOptions() Options {
 }
 
 // TestZeroLoggerWritesNothing: an embedding program that leaves
-// Options.Logger zero sees no log output at all from a tes-ep study —
+// Options.Logger zero sees no log output at all from a TES study —
 // neither through zerolog's global logger (pointed at a buffer here) nor
 // on the process's stderr.
 func TestZeroLoggerWritesNothing(t *testing.T) {
@@ -30,8 +30,12 @@ func TestZeroLoggerWritesNothing(t *testing.T) {
 	t.Cleanup(func() { zlog.Logger = oldLog; zerolog.SetGlobalLevel(oldLevel) })
 
 	stderr := captureStderr(t)
-	if _, err := Optimize(context.Background(), &branin{}, tesOptions()); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"", "tes-ep"} { // the default acquisition and the paper's
+		o := tesOptions()
+		o.Acquisition = name
+		if _, err := Optimize(context.Background(), &branin{}, o); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if out := stderr(); out != "" {
 		t.Errorf("a study with a zero Logger wrote to stderr: %q", out)
