@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/rs/zerolog"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/gp"
@@ -45,6 +46,11 @@ type State struct {
 	// joint methods (qEI) include them in the batch, greedy methods treat them
 	// as already-chosen batch members, LP-EI penalizes around them.
 	Pending *mat.Dense
+	// Log receives the acquisition's log events (the host passes its
+	// Options.Logger). The zero value discards: a zerolog.Logger without a
+	// writer is disabled. Acquisitions never log through zerolog's global
+	// logger, so an embedding program sees only what it asked for.
+	Log zerolog.Logger
 }
 
 // Dim returns the input dimension d of the problem.

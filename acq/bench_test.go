@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkPropose times one proposal (Prepare + inner optimization; GP fit
-// excluded, as in ANCHORS.md) for every registered baseline at n ∈ {50, 200}
+// excluded, as in the BoTorch comparison of docs/results) for every registered baseline at n ∈ {50, 200}
 // observations, d ∈ {2, 6}, |B| ∈ {1, 10}, with the default options
 // (512 raw samples, 10 restarts, qEI with 512 QMC samples) and
 // OptimizeSettings.Workers = 1, which the inner optimizer and the

@@ -20,7 +20,7 @@ import (
 // evaluations. Every proposal must have exactly the requested number of
 // rows, each in [0,1]². It returns the immediate regret f* − f(x̄) of the
 // recommendation x̄ = argmax of the final posterior mean over the evaluated
-// points (noise-free f, as in ANCHORS.md).
+// points (noise-free f, as in the BoTorch protocol).
 func boRun(t *testing.T, name string, o Options, q, evals int, seed uint64) float64 {
 	fn := testfunc.Branin()
 	p, err := Lookup(name, o)

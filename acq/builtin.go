@@ -2,7 +2,7 @@ package acq
 
 import "fmt"
 
-// The baselines registered by this package (DESIGN.md's names). Single-point
+// The baselines registered by this package (the names the CLI's --acq accepts). Single-point
 // acquisitions (ei, pi, ucb, mes, pes) build batches greedily with the
 // kriging believer (Greedy with LieBeliever: fantasize the posterior mean at
 // each chosen point, which shrinks the variance there); for ucb that is

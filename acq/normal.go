@@ -3,8 +3,8 @@ package acq
 import "math"
 
 // Gaussian helpers, stable far into the tails. Package tes uses LogPhi and
-// InvMills for its EP updates (PAPER-NOTES item 5: for β below about −5 the
-// inverse Mills ratio must not be computed as φ/Φ).
+// InvMills for its EP updates (for β below about −5 the inverse Mills ratio
+// must not be computed as φ/Φ, which loses every digit there).
 
 const (
 	sqrt2     = math.Sqrt2

@@ -42,7 +42,7 @@ type Suite struct {
 	Iters int
 	// Init is the initial design size (0 → 2; negative → none). With
 	// InitAtLeastBatch the design has max(Init, |B|) points: 2 for |B| = 1
-	// and |B| for |B| > 1 (the BoTorch protocol of ANCHORS.md).
+	// and |B| for |B| > 1 (the BoTorch protocol of docs/results/README.md).
 	Init             int
 	InitAtLeastBatch bool
 	// NoiseVar is the observation-noise variance (0 → 1e-4, the paper's;

@@ -116,7 +116,7 @@ func (c *Conditioned) Prior() (mean []float64, cov *mat.SymDense) {
 
 // Predict returns, for a batch XB (q×d), p(f_B | f_X*, y_D) =
 // N(A f_X* + b, S) (Appendix C, Eqs. (meanplus) and (varplus); Appendix E's
-// a, b, σ²_{x|X*} generalised to a batch, PAPER-NOTES item 4):
+// a, b, σ²_{x|X*} generalised to a batch, the full q×q S, reading 4 of package tes):
 //
 //	A = C_BX* K̃⁻¹,  C_BX* = K_BX* − K_BD (K_DD+σ_n²I)⁻¹ K_DX*,
 //	b = μ_B − A m̃,  S = K_BB − K_Bt K₊⁻¹ K_tB = C_BB − A C_X*B.

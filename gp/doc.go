@@ -51,7 +51,7 @@
 //     (GP.MeanVarY, GP.PredictY, GP.JointY: the same for noisy y).
 //   - GP.Condition, Conditioned.Prior, Conditioned.Predict: Appendix C,
 //     Eqs. (meanplus)/(varplus); Predict's A, b, S are Appendix E's a, b and
-//     σ²_{x|X*} for a batch (PAPER-NOTES item 4: S is the full q×q matrix).
+//     σ²_{x|X*} for a batch (S is the full q×q matrix, reading 4 of package tes).
 //   - GP.MeanVarGrad, GP.JointVJP, Conditioned.PredictVJP (and PredictGrad,
 //     which shares the forward pass): gradients with respect to query inputs
 //     for the acquisition optimizers.

@@ -21,7 +21,7 @@ import (
 // [−5,10]×[0,15], maximized; f* = −0.397887. It adds deterministic
 // observation noise of variance noise_var seeded by (seed, x) as the
 // benchmark plugins do (it implements sdk.Configurable, receiving noise_var
-// and seed as DESIGN.md's --noise-var and --seed), and sdk.NoiseFree.
+// and seed as the CLI's --noise-var and --seed), and sdk.NoiseFree.
 type branin struct {
 	mu       sync.Mutex
 	noiseVar float64

@@ -13,7 +13,7 @@ import (
 )
 
 // dataset is the GP's view of the completed trials: unit-cube inputs and
-// standardized outputs, maximizing (DESIGN.md "Numerics"):
+// standardized outputs, maximizing (the README's conventions):
 //
 //	y_i = (s·v_i − m) / c,  s = −1 if the objective minimizes else +1,
 //

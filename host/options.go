@@ -14,7 +14,7 @@ import (
 	_ "github.com/tesbo/tesbo/tes"
 )
 
-// Defaults of Options (DESIGN.md's CLI defaults).
+// Defaults of Options (also the CLI's defaults).
 const (
 	DefaultAcquisition = "tes"
 	DefaultBatch       = 1
@@ -31,8 +31,8 @@ const (
 const (
 	// RecommendEvaluated takes x̄ as the evaluated point with the largest
 	// posterior mean. It needs no extra objective evaluation, so best_value
-	// is an observed value (the convention of the BoTorch runs in
-	// ANCHORS.md).
+	// is an observed value (the convention of BoTorch's runs in the
+	// comparison of docs/results/README.md).
 	RecommendEvaluated = "evaluated"
 	// RecommendRefine is the paper's §5 rule for every objective: x̄ =
 	// argmax μ over the whole cube, found by acq.Maximize with its best raw
@@ -51,7 +51,7 @@ const (
 	// x̄ of a real-world objective has no observed value, and reporting one
 	// (best_value, or the regret when f* is known) would need an extra,
 	// noisy and possibly expensive evaluation there; the evaluated rule keeps
-	// best_value an observed value (DESIGN.md). A Study driven by Ask/Tell
+	// best_value an observed value. A Study driven by Ask/Tell
 	// has no objective and so uses RecommendEvaluated; choose
 	// RecommendRefine for the paper's x̄ there.
 	//
@@ -162,7 +162,10 @@ type Options struct {
 	OnIteration func(Record) `json:"-"`
 	// OnTrial is called after every finished evaluation.
 	OnTrial func(Trial) `json:"-"`
-	// Logger receives the study's logs (zero value: discard).
+	// Logger receives the study's logs, the acquisition's included (it is
+	// passed on as acq.State.Log; TES logs a debug summary per iteration).
+	// Zero value: discard — nothing in tesbo logs through zerolog's global
+	// logger.
 	Logger zerolog.Logger `json:"-"`
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // TestRegistryHasDesignNames checks that importing host is enough to make
-// all 13 acquisition names of DESIGN.md available: the baselines register
+// all 13 acquisition names the README lists available: the baselines register
 // from package acq, tes-ep and tes-sp from package tes, which host imports.
 // Each must build a Proposer with the default options (acq.Register
 // already refuses a name twice).

@@ -13,7 +13,7 @@ import (
 	"github.com/tesbo/tesbo/sdk"
 )
 
-// Record is the per-iteration output record of DESIGN.md (the CLI's --json
+// Record is the per-iteration output record (the CLI's --json
 // lines, one per BO iteration):
 //
 //	{"iter":3,"evals":8,"batch":[[0.1,0.9]],"values":[-1.2],"best_value":-0.4,

@@ -478,7 +478,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 		return fallback(err.Error())
 	}
 	it.FitSeconds = fr.seconds
-	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingMatrix()}
+	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingMatrix(), Log: s.log}
 	t0 := time.Now()
 	X, err := s.proposer.Propose(ctx, st, q)
 	it.ProposeSeconds = time.Since(t0).Seconds()

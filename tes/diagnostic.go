@@ -49,7 +49,7 @@ func BatchSizeDiagnostic(ctx context.Context, st *acq.State, bmax int, s Setting
 	if k <= 0 {
 		k = max(5, bmax)
 	}
-	m, err := NewModel(ctx, st.GP, st.Rand, k, nil, s)
+	m, err := NewModel(ctx, st.GP, st.Rand, k, nil, s.withLog(st.Log))
 	if err != nil {
 		return nil, nil, err
 	}

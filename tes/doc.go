@@ -27,6 +27,35 @@
 // an article-style \appendix renumbers sections only). The unnumbered
 // α_sp and α_ep displays are cited by the equation they follow.
 //
+// # Readings of the paper
+//
+// Where the paper is silent, ambiguous or misprinted, this package settles
+// it as follows; comments elsewhere cite these readings by number
+// ("reading 4").
+//
+//  1. Appendix A's matrix J, taken literally (|X*|×|X*| with a unit
+//     diagonal), would add the constraint f(x*) ≤ 0 through its x*-th row.
+//     Only the |X*|−1 rows e_i − e_x* (i ≠ x*) are used:
+//     p(x*|y_D) = P(f(x_i) − f(x*) ≤ 0 for every i ≠ x*).
+//  2. In α_sp (the display after Eq. (6)) the factor |F_x*|⁻¹ depends on
+//     x*, so it sits inside the sum over x*; with importance sampling the
+//     weights of each set are self-normalised.
+//  3. The paper does not say which p(x*) weights the mixture: the orthant
+//     probabilities of reading 1, normalised to sum to 1; an x* left without
+//     samples (TES_sp's grouping) is dropped and p renormalised.
+//  4. For a batch, y_B given f_X* and y_D has the full q×q covariance
+//     S_{B|X*} + σ_n² I with S_{B|X*} = K_BB − K_Bt K₊⁻¹ K_tB
+//     (K₊ = K_tt + σ_n² Ĩ), not only the diagonal Appendix E writes for one
+//     point.
+//  5. EP's schedule, initialisation, damping and stopping rule are not
+//     given: sequential sweeps from flat sites (about 8–14 sweeps for
+//     |X*| = 5; damping reaches the same fixed point), and for β below
+//     about −5 the inverse Mills ratio φ(β)/Φ(β) comes from a continued
+//     fraction, since the direct quotient loses all digits there.
+//  6. The source's labels eq:epmean and eq:epcov are swapped (so equations
+//     are cited by number); Appendix E's N(f(x); …) means y_x, and §3's
+//     "x* = max" means argmax.
+//
 // # Map to the paper
 //
 // Query-independent work, done once per BO iteration (Remark 2):
@@ -38,23 +67,23 @@
 //   - gp.GP.Condition / Conditioned.Prior: p(f_X* | y_D) = N(m̃, K̃)
 //     (Eq. (1) at X*; Appendix C) — done in NewModel.
 //   - MaximizerProbabilities: p(x*|y_D) = P(f(x_i) − f(x*) ≤ 0 ∀ i ≠ x*),
-//     Appendix A with only the |X*|−1 difference rows of J (PAPER-NOTES 1),
+//     Appendix A with only the |X*|−1 difference rows of J (reading 1),
 //     each a Gaussian orthant probability by Genz's randomized QMC with
-//     variable reordering (mvnCDF), normalised to sum to 1 (PAPER-NOTES 3);
+//     variable reordering (mvnCDF), normalised to sum to 1 (reading 3);
 //     each estimate carries a standard error.
 //   - MaximizerEP: q_ep(f_X* | y_D, x*) = N(μ_ep, Σ_ep) by expectation
 //     propagation with one site per constraint c_x'ᵀ f_X* ≥ 0 (Appendix D):
 //     Σ_ep is Eq. (11) and μ_ep Eq. (12) — the source labels them
-//     eq:epmean and eq:epcov the wrong way round (PAPER-NOTES 6), so cite
+//     eq:epmean and eq:epcov the wrong way round (reading 6), so cite
 //     them by number. Cavity, tilted moments μ̂, τ̂ from Eqs. (13)–(18)
 //     (truncMoments: the inverse Mills ratio by continued fraction below
-//     β = −5, PAPER-NOTES 5), damped site updates, rank-one updates of
+//     β = −5, reading 5), damped site updates, rank-one updates of
 //     Σ_ep, a tolerance and a sweep cap; a non-positive cavity variance
 //     skips the update (logged at warn level by NewModel).
 //   - GroupedSampleSets / ImportanceSampleSets: the sets F_x* of TES_sp
 //     (§4.1): joint samples grouped by argmax, or importance sampling with a
 //     lower-truncated Gaussian for f(x*) and weights 1 − Φ(f⁺) (Appendix
-//     B), self-normalised (PAPER-NOTES 2).
+//     B), self-normalised (reading 2).
 //   - NewModel / NewModelAt: all of the above; Model.Func then fixes the
 //     base points for batches of q points.
 //
@@ -62,13 +91,13 @@
 //
 //   - gp.Conditioned.Predict: p(f_B | f_X*, y_D) = N(A f_X* + b, S)
 //     (Appendix C, Eqs. (9) and (10); Appendix E's a, b, σ²_{x|X*} for a
-//     batch with the full S = S_{B|X*}, PAPER-NOTES 4).
+//     batch with the full S = S_{B|X*}, reading 4).
 //   - epMixture.gaussInfo (TES_ep): q_ep(y_B | y_D, x*) =
 //     N(A μ_ep + b, S + σ_n² I + A Σ_ep Aᵀ) — Eq. (7) (epapprox) and
 //     Appendix E, for a batch — and α_ep (the display after Eq. (7)).
 //   - spMixture.info (TES_sp): q_sp(y_B | y_D, x*) = Σ_{F_x*} w̄ N(A f + b,
 //     S + σ_n² I) and α_sp (the displays after Eq. (6) in §4.1 defining
-//     q_sp and α_sp, with |F_x*|⁻¹ inside the sum, PAPER-NOTES 2).
+//     q_sp and α_sp, with |F_x*|⁻¹ inside the sum, reading 2).
 //   - gp.Conditioned.PredictVJP: ∂α/∂B from ∂α/∂A and ∂α/∂S (analytic,
 //     reverse mode; checked against finite differences in the tests).
 //
@@ -92,11 +121,13 @@
 //
 // # Accuracy (measured in the tests)
 //
-// On a 2-d problem with 10 observations and |X*| = 5 (the PAPER-NOTES 7
-// setting; exact values by brute force, exact_test.go), TES_ep is within
-// ~3% of the exact I(x*; y_B) at |B| = 1 (0.321 vs 0.313, 0.600 vs 0.598)
-// and 3–17% below it at |B| = 3 (0.87 vs 0.89, 0.89 vs 1.07); PAPER-NOTES
-// reports 0.384 vs 0.396 and 0.694 vs 0.802. TES_sp converges
+// On a 2-d problem with 10 observations and |X*| = 5 (exact values by
+// brute force, exact_test.go), TES_ep is within ~3% of the exact
+// I(x*; y_B) at |B| = 1 (0.321 vs 0.313, 0.600 vs 0.598) and 3–17% below
+// it at |B| = 3 (0.87 vs 0.89, 0.89 vs 1.07): EP's Gaussian approximation
+// under-counts, more so for batches (an independent check of the paper on
+// a problem of the same size found 0.384 vs 0.396 and 0.694 vs 0.802).
+// TES_sp converges
 // to the exact value from above as its sets grow; with small sets and small
 // noise its estimate is strongly biased upwards near X* (each sample's own
 // narrow component dominates the mixture), so SPSamples matters.

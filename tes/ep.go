@@ -13,7 +13,7 @@ type EPSettings struct {
 	// Damping is the fraction δ ∈ (0, 1] of each site step taken (new site
 	// natural parameters = (1−δ)·old + δ·proposed). Zero means 1 (undamped),
 	// which from flat sites converges in ~10 sweeps for |X*| = 5
-	// (PAPER-NOTES item 5). If a run fails to converge within MaxSweeps, EP
+	// (package doc, reading 5). If a run fails to converge within MaxSweeps, EP
 	// restarts from flat sites with δ halved, down to 0.25; damping does not
 	// change the fixed point, only the path to it.
 	Damping float64
@@ -42,7 +42,7 @@ func (s EPSettings) withDefaults() EPSettings {
 // EPResult is the Gaussian approximation q_ep(f_X* | y_D, x*) = N(Mean, Cov)
 // of Appendix D together with diagnostics.
 type EPResult struct {
-	Mean []float64     // μ_ep, Eq. (12) of the paper (labelled eq:epcov; the labels are swapped, PAPER-NOTES 6)
+	Mean []float64     // μ_ep, Eq. (12) of the paper (labelled eq:epcov; the labels are swapped, reading 6 of the package doc)
 	Cov  *mat.SymDense // Σ_ep, Eq. (11)
 	// Sweeps is the number of sweeps of the final attempt; Converged reports
 	// whether it met Tol; Damping is the δ of that attempt.

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
-	"github.com/rs/zerolog/log"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -70,7 +69,7 @@ func TestEPBivariateExact(t *testing.T) {
 					}
 				}
 			}
-			// Damped EP reaches the same fixed point (PAPER-NOTES item 5).
+			// Damped EP reaches the same fixed point (reading 5 of the package doc).
 			rd, err := MaximizerEP(tc.m, k, 0, EPSettings{Damping: 0.5})
 			if err != nil {
 				t.Fatal(err)
@@ -321,14 +320,12 @@ func TestEPDegenerateAndFallback(t *testing.T) {
 // warn level.
 func TestLogEP(t *testing.T) {
 	var buf bytes.Buffer
-	old := log.Logger
-	log.Logger = zerolog.New(&buf)
-	defer func() { log.Logger = old }()
-	logEP(2, &EPResult{Converged: true, Sweeps: 9, Damping: 1})
+	log := zerolog.New(&buf)
+	logEP(log, 2, &EPResult{Converged: true, Sweeps: 9, Damping: 1})
 	if buf.Len() != 0 {
 		t.Errorf("clean EP run logged %q", buf.String())
 	}
-	logEP(3, &EPResult{Converged: true, Sweeps: 9, Damping: 1, Skipped: 2})
+	logEP(log, 3, &EPResult{Converged: true, Sweeps: 9, Damping: 1, Skipped: 2})
 	var rec struct {
 		Level   string
 		Xstar   int

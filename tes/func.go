@@ -7,7 +7,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/rs/zerolog/log"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -146,7 +145,7 @@ func (f *Func) joint(X *mat.Dense) *mat.Dense {
 func (f *Func) Eval(X, grad *mat.Dense) float64 {
 	r, g, err := f.m.info(f.joint(X), f.q+f.np, f.epBase, f.spBase, grad != nil)
 	if err != nil {
-		log.Debug().Err(err).Msg("tes: evaluation failed; rating the batch −Inf")
+		f.m.settings.Log.Debug().Err(err).Msg("tes: evaluation failed; rating the batch −Inf")
 		if grad != nil {
 			grad.Zero()
 		}
@@ -156,7 +155,7 @@ func (f *Func) Eval(X, grad *mat.Dense) float64 {
 		_, d := X.Dims()
 		grad.Copy(g.Slice(f.np, f.np+f.q, 0, d))
 		if !allFinite(grad.RawMatrix().Data) {
-			log.Debug().Msg("tes: non-finite gradient; rating the batch −Inf")
+			f.m.settings.Log.Debug().Msg("tes: non-finite gradient; rating the batch −Inf")
 			grad.Zero()
 			return math.Inf(-1)
 		}
@@ -176,7 +175,7 @@ func (f *Func) EvalSample(X, grad *mat.Dense, rng *rand.Rand) float64 {
 	}
 	r, g, err := f.m.info(f.joint(X), f.q+f.np, eb, sb, grad != nil)
 	if err != nil {
-		log.Debug().Err(err).Msg("tes: evaluation failed; rating the batch −Inf")
+		f.m.settings.Log.Debug().Err(err).Msg("tes: evaluation failed; rating the batch −Inf")
 		if grad != nil {
 			grad.Zero()
 		}

@@ -117,7 +117,7 @@ type mixResult struct {
 }
 
 // gaussInfo evaluates α for the Gaussian mixture of Eq. (7)/App. E in its
-// batch form (PAPER-NOTES item 4): component i is
+// batch form (reading 4 of the package doc): component i is
 //
 //	q_ep(y_B | y_D, x*_i) = N(A μ_i + b, S + σ_n² I + A Σ_i Aᵀ),
 //
@@ -497,7 +497,7 @@ type spMixture struct {
 const pruneLog = 40
 
 // info evaluates α_sp (§4.1 after Eq. (6), batch form §4.3, with |F_x*|⁻¹
-// inside the sum and self-normalised weights, PAPER-NOTES item 2):
+// inside the sum and self-normalised weights, reading 2 of the package doc):
 //
 //	α = Σ_x* p(x*) Σ_{s∈F_x*} w̄_s E_{y~N(A f_s + b, C₀)}[log q_sp(y|x*) − log q_sp(y)],
 //	q_sp(y|x*) = Σ_{t∈F_x*} w̄_t N(y; A f_t + b, C₀),  C₀ = S + σ_n² I.
@@ -1020,8 +1020,8 @@ func spSE(m *spMixture, base basePoints, val []float64) float64 {
 }
 
 // newSPMixture assembles the TES_sp mixture from sample sets and p(x*) of
-// each set's maximizer (renormalised over the sets present, PAPER-NOTES
-// item 3). Importance samples with weight below 1e-4/|F_x*| are dropped and
+// each set's maximizer (renormalised over the sets present,
+// reading 3 of the package doc). Importance samples with weight below 1e-4/|F_x*| are dropped and
 // the rest renormalised: together they carry less than 1e-4 of their set's
 // mass, so α moves by at most ~1e-4·H(x*), while the evaluation cost is
 // quadratic in the number of samples (low-dimensional problems often keep

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rs/zerolog/log"
+	"github.com/rs/zerolog"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/gp"
@@ -84,6 +84,19 @@ type Settings struct {
 	// (they cannot change α by more than ~MinProb·|log MinProb|). Zero
 	// means 1e-8.
 	MinProb float64
+	// Log receives TES's events: a warning when X* collapses to one point,
+	// a debug summary per model (|X*|, H[p(x*)], timings) and debug events
+	// for batches rated −Inf. The zero value discards. The registered
+	// acquisitions (Scorer, BatchSizeDiagnostic) take it from acq.State.Log
+	// instead, so that the host's logger is used.
+	Log zerolog.Logger
+}
+
+// withLog returns s logging to l: how the State's logger reaches a Model
+// built for an acquisition.
+func (s Settings) withLog(l zerolog.Logger) Settings {
+	s.Log = l
+	return s
 }
 
 func (s Settings) withDefaults() Settings {
@@ -181,9 +194,9 @@ func newModelAt(ctx context.Context, g *gp.GP, rng *rand.Rand, xs *mat.Dense, s 
 	}
 	k, _ := xs.Dims()
 	if k == 1 {
-		log.Warn().Msg("tes: only one distinct trusted maximizer, so α ≡ 0 this iteration (the posterior is sure of x*); Proposer evaluates at x* (and small perturbations of it)")
+		s.Log.Warn().Msg("tes: only one distinct trusted maximizer, so α ≡ 0 this iteration (the posterior is sure of x*); Proposer evaluates at x* (and small perturbations of it)")
 	}
-	log.Debug().Str("acq", s.Method.String()).Int("trusted", k).
+	s.Log.Debug().Str("acq", s.Method.String()).Int("trusted", k).
 		Float64("H_xstar", probs.Entropy()).Float64("p_rawsum", probs.RawSum).
 		Dur("search", tSearch).Dur("total", time.Since(t0)).Msg("tes: prepared")
 	return m, nil
@@ -209,7 +222,7 @@ func (m *Model) buildEP(mean []float64, cov *mat.SymDense) error {
 		if r == nil {
 			continue
 		}
-		logEP(j, r)
+		logEP(m.settings.Log, j, r)
 		sig, _ := symData(r.Cov)
 		e.P = append(e.P, m.Probs.P[j])
 		e.Mu = append(e.Mu, r.Mean)
@@ -229,7 +242,7 @@ func (m *Model) buildEP(mean []float64, cov *mat.SymDense) error {
 // sit off EP's fixed point even when the sweeps met the tolerance: warn.
 // Degenerate sites (near-duplicate maximizers, whose difference has no
 // prior variance) are expected and stay flat by design: debug.
-func logEP(j int, r *EPResult) {
+func logEP(log zerolog.Logger, j int, r *EPResult) {
 	if !r.Converged {
 		log.Warn().Int("xstar", j).Int("sweeps", r.Sweeps).Int("skipped", r.Skipped).
 			Msg("tes: EP did not converge; using its last iterate")

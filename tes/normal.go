@@ -20,7 +20,7 @@ const (
 
 	// millsCut is where the continued fraction takes over from erfc: below
 	// β = −5 the ratio φ(β)/Φ(β) computed as a quotient loses digits to
-	// cancellation in 1 − λ(β+λ) (PAPER-NOTES item 5).
+	// cancellation in 1 − λ(β+λ) (reading 5 of the package doc).
 	millsCut = 5.0
 	// millsTerms is the depth of the Laplace continued fraction; for x ≥ 5
 	// 80 terms give full double precision (checked in normal_test.go).
@@ -54,7 +54,7 @@ func millsTails(u float64) (t, s float64) {
 // that the truncated mean is μ + √τ λ and the truncated variance τ v
 // (Appendix D's μ̂ and τ̂, obtained there by equating Eqs. (13)/(16) and
 // (14)/(18)). For β < −5 both come from the continued fraction,
-// because φ/Φ and 1 − λ(β+λ) cancel catastrophically there (PAPER-NOTES 5).
+// because φ/Φ and 1 − λ(β+λ) cancel catastrophically there (reading 5 of the package doc).
 // v is always in (0, 1].
 func truncMoments(beta float64) (lambda, v float64) {
 	if beta >= -millsCut {

@@ -12,7 +12,7 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// models returns TES_ep and TES_sp models on the same X* for the PAPER-NOTES
+// models returns TES_ep and TES_sp models on the same X* for a small
 // setting (2-d, 10 observations, |X*| = 5).
 func models(t *testing.T, seed uint64) (*gp.GP, *Model, *Model) {
 	t.Helper()

@@ -37,9 +37,9 @@ func entropy(p []float64) float64 {
 
 // MaximizerProbabilities computes p(x*|y_D) = P(f(x_i) − f(x*) ≤ 0 ∀ i ≠ x*)
 // for f_X* ~ N(mean, cov) (Appendix A, with only the |X*|−1 difference rows
-// of J, PAPER-NOTES item 1), each by Genz's randomized QMC estimator with
-// variable reordering, then normalises them to sum to 1 (PAPER-NOTES item
-// 3). Near-duplicate maximizers make some differences (nearly) degenerate;
+// of J, reading 1 of the package doc), each by Genz's randomized QMC
+// estimator with variable reordering, then normalises them to sum to 1
+// (reading 3). Near-duplicate maximizers make some differences (nearly) degenerate;
 // the estimator treats those as deterministic constraints.
 func MaximizerProbabilities(rng *rand.Rand, mean []float64, cov mat.Symmetric, s MVNSettings) (*MaximizerProbs, error) {
 	k := len(mean)

@@ -112,7 +112,7 @@ func GroupedSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n int)
 // p(f_X* | y_D, x*) (§4.1, Appendix B): f_\* ~ p(f_\* | y_D), then
 // f(x*) ~ p(f(x*) | f_\*, y_D) truncated below at f⁺ = max f_\*, with weight
 // p(x* | f_\*, y_D) = 1 − Φ((f⁺ − μ_c)/σ_c), self-normalised within each
-// set (PAPER-NOTES item 2). Weights are handled in log space. If f(x*) is a
+// set (reading 2 of the package doc). Weights are handled in log space. If f(x*) is a
 // deterministic function of f_\* (σ_c ≈ 0, a near-duplicate maximizer), the
 // weight is the indicator μ_c ≥ f⁺; a set whose weights are all zero is
 // dropped.

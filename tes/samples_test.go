@@ -117,7 +117,7 @@ func TestImportanceSampleSetsTailAndDuplicate(t *testing.T) {
 
 // TestGroupingDropsUnlikelyMaximizer: with grouped sample sets a maximizer
 // that no joint sample picks is dropped (§4.1), the mixture renormalises
-// p(x*) over the sets present (PAPER-NOTES item 3), H(x*) is that of the
+// p(x*) over the sets present (reading 3 of the package doc), H(x*) is that of the
 // renormalised weights, and α stays in [0, H] with a gradient matching
 // central finite differences.
 func TestGroupingDropsUnlikelyMaximizer(t *testing.T) {

@@ -80,7 +80,7 @@ func (s *Scorer) prepareWith(ctx context.Context, st *acq.State, q, qx int, pend
 			prev = nil
 		}
 	}
-	m, err := NewModel(ctx, st.GP, st.Rand, k, stackRows(prev, extra), s.Settings)
+	m, err := NewModel(ctx, st.GP, st.Rand, k, stackRows(prev, extra), s.Settings.withLog(st.Log))
 	if err != nil {
 		return nil, err
 	}

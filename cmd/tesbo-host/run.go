@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	zlog "github.com/rs/zerolog/log"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -87,9 +86,6 @@ func (c *common) logger() (zerolog.Logger, error) {
 	} else {
 		l = zerolog.New(os.Stderr).Level(lvl).With().Timestamp().Logger()
 	}
-	// Packages that log through zerolog's global logger (acquisitions)
-	// follow the same format and level.
-	zlog.Logger = l
 	return l, nil
 }
 
@@ -126,7 +122,7 @@ const recommendHelp = `recommendation x̄ reported as best_x, best_value and reg
              the objective has a noise-free evaluation, else the posterior
              mean at x̄ (and the regret null)
   evaluated  the evaluated point with the largest posterior mean, with its
-             observed value (ANCHORS.md's BoTorch protocol)
+             observed value (BoTorch's convention)
   auto       refine for objectives with a noise-free evaluation (all
              synthetic/* problems), else evaluated: an unevaluated x̄ has no
              observed value, and reporting one would take an extra

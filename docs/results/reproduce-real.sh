@@ -7,14 +7,20 @@
 #	docs/results/reproduce-real.sh facerec|cnn [OUT]   # OUT defaults to /work/bench-out
 #
 # facerec attacks with the paper's attacker photo against the paper's 41-face
-# gallery (dlib encodings) from FACE (default ../shared/data/face-attack);
+# gallery (dlib encodings) from FACE, the directory holding the paper's
+# fr_gallery41_encodings.npy and test_image_sanjay_4.jpg (not part of this
+# repository);
 # cnn trains the plugin's CNN on Fashion-MNIST (Debian dataset-fashion-mnist).
 # Interrupted? Run the same command again (finished runs are skipped).
 set -eu
 cd "$(dirname "$0")/../.."
 what=$1
 OUT=${2:-/work/bench-out}
-FACE=${FACE:-$(cd .. && pwd)/shared/data/face-attack}
+FACE=${FACE:-}
+if [ "$what" = facerec ] && [ -z "$FACE" ]; then
+	echo "reproduce-real.sh: facerec needs FACE=DIR, the directory of the paper's face-attack data" >&2
+	exit 2
+fi
 BIN=${BIN:-/tmp/tesbo-host}
 go build -o "$BIN" ./cmd/tesbo-host
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # reproduce.sh re-runs every synthetic experiment of the TES paper (§5.1,
-# §5.2, Appendices G and H) and the ANCHORS.md BoTorch protocol with
+# §5.2, Appendices G and H) and BoTorch's protocol (docs/results/README.md) with
 # `tesbo-host bench`, then copies the figures, tables and per-iteration CSVs
 # into docs/results/<experiment>/. Run it from the repository root:
 #
@@ -9,12 +9,22 @@
 #
 # Every bench keeps its study database in OUT/<experiment>/studies.db (not
 # committed: it is large and binary). Interrupted? Run the same command again:
-# finished runs are skipped, partial runs resume. BROOMS is the Broom's Barn
-# data directory (see ../shared/data/README.md; never copied into the repo).
+# finished runs are skipped, partial runs resume. The log10P experiments
+# (fig5b, fig6c, fig6ghi) need BROOMS: the directory of the paper's Broom's
+# Barn survey (X_log10P.txt, Y_log10P.txt, hyperparameters_log10P.txt from
+# the paper's release; not part of this repository).
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${1:-/work/bench-out}
-BROOMS=${BROOMS:-$(cd .. && pwd)/shared/data/brooms-barn}
+BROOMS=${BROOMS:-}
+for name in fig5b fig6c fig6ghi; do
+	case " ${ONLY:-$name} " in *" $name "*)
+		if [ -z "$BROOMS" ]; then
+			echo "reproduce.sh: $name needs BROOMS=DIR, the Broom's Barn data directory (or leave it out with ONLY)" >&2
+			exit 2
+		fi ;;
+	esac
+done
 BIN=${BIN:-/tmp/tesbo-host}
 JOBS=${JOBS:-2}
 go build -o "$BIN" ./cmd/tesbo-host
@@ -35,7 +45,7 @@ bench() { # bench NAME ARGS... — run one experiment and copy its results
 # App. G (Fig. 11): maximized TES_ep α against |B| for |X*| = 5.
 bench appg --appg --problems synthetic/gpsample,synthetic/hartmann4 --batch 1-10 --trusted 5 --init 10 --seeds 10
 
-# ANCHORS.md replay (BoTorch's protocol: Matérn-5/2, max(2,|B|) initial
+# BoTorch's protocol (docs/results/README.md: Matérn-5/2, max(2,|B|) initial
 # points, recommendation among evaluated points), and the same runs with the
 # paper's recommendation (maximizer of the posterior mean).
 for rec in evaluated refine; do

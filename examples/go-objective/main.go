@@ -6,7 +6,9 @@
 //	tesbo-host run --objective rosenbrock --acq random --iters 10
 //
 // A directory inside a Go module is built by the host on first use; one
-// outside needs its own go.mod requiring github.com/tesbo/tesbo.
+// outside this repository needs its own module requiring
+// github.com/tesbo/tesbo (sdk/README.md, "A plugin outside this
+// repository": go mod init, then a replace directive to your checkout).
 package main
 
 import (

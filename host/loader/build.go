@@ -34,7 +34,7 @@ func (r *Registry) build(ctx context.Context, u *unit) (string, error) {
 		srcDir = d // a symlinked plugin builds in its real module
 	}
 	if findGoMod(srcDir) == "" {
-		return fail(ErrBuild, fmt.Errorf("%s is not inside a Go module; run `go mod init example.com/%s && go get github.com/tesbo/tesbo/sdk` in it", u.path, u.name))
+		return fail(ErrBuild, fmt.Errorf("%s is not inside a Go module; %s", u.path, moduleHint(u.name)))
 	}
 	key, err := r.buildKey(ctx, goBin, u, srcDir)
 	if err != nil {
@@ -70,6 +70,17 @@ func (r *Registry) build(ctx context.Context, u *unit) (string, error) {
 	return bin, nil
 }
 
+// moduleHint says how to make a plugin directory its own module: `go get`
+// fetches a published tesbo; a local checkout (the only route while tesbo
+// is not published) is wired in with a replace directive, after which go
+// get resolves the sdk from the checkout, and copying the checkout's go.sum
+// lets that work offline from the module cache.
+func moduleHint(name string) string {
+	return fmt.Sprintf("in it, run `go mod init example.com/%s`, then for a tesbo checkout at DIR "+
+		"`go mod edit -replace github.com/tesbo/tesbo=DIR && cp DIR/go.sum . && go get github.com/tesbo/tesbo/sdk`, "+
+		"or for a published tesbo `go get github.com/tesbo/tesbo/sdk@latest`", name)
+}
+
 // buildKey hashes what determines the binary: the toolchain and target,
 // the plugin's directory tree, the source files of every package of the
 // main module (or workspace) it depends on, and go.mod/go.sum.
@@ -84,10 +95,13 @@ func (r *Registry) buildKey(ctx context.Context, goBin string, u *unit, dir stri
 	if err != nil {
 		return "", err
 	}
-	// In-module dependencies outside the plugin's own tree (e.g. the sdk
-	// package when the plugin lives in the tesbo checkout). `go list -e`
-	// also works when a package does not compile; go build reports that.
-	deps, err := goOutput(ctx, goBin, dir, "list", "-e", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", ".")
+	// Dependencies whose sources can change under the same go.mod: packages
+	// of the main module outside the plugin's own tree (e.g. the sdk when
+	// the plugin lives in the tesbo checkout) and of modules replaced by a
+	// local directory (a plugin module with `replace
+	// github.com/tesbo/tesbo => ../tesbo`). `go list -e` also works when a
+	// package does not compile; go build reports that.
+	deps, err := goOutput(ctx, goBin, dir, "list", "-e", "-deps", "-f", localPackagesTemplate, ".")
 	if err == nil {
 		for _, d := range strings.Fields(string(deps)) {
 			if within(d, dir) {
@@ -118,6 +132,11 @@ func (r *Registry) buildKey(ctx context.Context, goBin string, u *unit, dir stri
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// localPackagesTemplate prints the directory of a package of the main
+// module or of a module replaced by a directory (a replacement without a
+// version), nothing for other packages.
+const localPackagesTemplate = "{{with .Module}}{{if or .Main (and .Replace (not .Replace.Version))}}{{$.Dir}}{{end}}{{end}}"
 
 func goOutput(ctx context.Context, goBin, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, goBin, args...)

@@ -170,7 +170,8 @@ func TestGoSourceDirOutsideModule(t *testing.T) {
 	}
 	r := open(t, pluginsDir(t, nil, map[string]string{"lonely": src}), Options{CacheDir: t.TempDir()})
 	_, err := r.Objective(ctxT(t), "lonely")
-	wantErr(t, err, "lonely", ErrBuild, "not inside a Go module", "go mod init")
+	wantErr(t, err, "lonely", ErrBuild, "not inside a Go module", "go mod init",
+		"go mod edit -replace github.com/tesbo/tesbo=", "go get github.com/tesbo/tesbo/sdk")
 }
 
 func TestScriptObjective(t *testing.T) {

@@ -2,13 +2,54 @@ package loader
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
+	zlog "github.com/rs/zerolog/log"
 )
+
+// TestNilLoggerDiscards: with Options.Logger nil the loader logs nothing,
+// not even through zerolog's global logger (here a buffer), although
+// discovery has something to report (a non-executable file, logged at
+// debug level to a given logger).
+func TestNilLoggerDiscards(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a plugin"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var global bytes.Buffer
+	old := zlog.Logger
+	zlog.Logger = zerolog.New(&global)
+	t.Cleanup(func() { zlog.Logger = old })
+	level := zerolog.GlobalLevel()
+	zerolog.SetGlobalLevel(zerolog.TraceLevel)
+	t.Cleanup(func() { zerolog.SetGlobalLevel(level) })
+
+	r, err := Discover(ctxT(t), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if global.Len() != 0 {
+		t.Errorf("nil Options.Logger wrote to the global logger: %q", global.String())
+	}
+
+	var given bytes.Buffer
+	l := zerolog.New(&given)
+	r, err = Discover(ctxT(t), dir, Options{Logger: &l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if !strings.Contains(given.String(), "notes.txt") {
+		t.Errorf("a given logger did not receive the discovery event; got %q", given.String())
+	}
+}
 
 type syncBuf struct {
 	mu sync.Mutex

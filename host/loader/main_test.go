@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	zlog "github.com/rs/zerolog/log"
 )
 
 // testBin is the directory holding the test plugins of testdata/plugins,
@@ -34,7 +33,6 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	testBin = dir
-	zlog.Logger = zlog.Logger.Level(zerolog.WarnLevel) // Example_script logs to the global logger
 	os.Exit(m.Run())
 }
 

@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	zlog "github.com/rs/zerolog/log"
 )
 
 // Options configures discovery, loading and containment. The zero value is
 // ready to use; every field documents its zero-value default.
 type Options struct {
 	// Logger receives the loader's events and every plugin's log records
-	// (tagged plugin=NAME). Nil: zerolog's global logger.
+	// (tagged plugin=NAME). Nil: discard (the loader never logs through
+	// zerolog's global logger).
 	Logger *zerolog.Logger
 
 	// EvalTimeout bounds each Info, Configure, Evaluate and Suggest call
@@ -69,7 +69,7 @@ func (o Options) logger() zerolog.Logger {
 	if o.Logger != nil {
 		return *o.Logger
 	}
-	return zlog.Logger
+	return zerolog.Nop()
 }
 
 func (o Options) scriptTimeout() time.Duration {

@@ -15,7 +15,7 @@
 //	dim          dimension of ackley, levy, rosenbrock, michalewicz,
 //	             styblinskitang (default 2)
 //	sample_seed  which draw gpsample is (default 0)
-//	data         log10p's data directory (required), e.g. ../shared/data/brooms-barn
+//	data         log10p's data directory (required): the paper's Broom's Barn survey
 //
 // The host discovers this directory under ./plugins and builds it on first
 // use; started by hand it only prints go-plugin's handshake error.

@@ -106,9 +106,9 @@ func TestPublishedOptima(t *testing.T) {
 		want float64
 		tol  float64
 	}{
-		{Branin(), -0.397887, 1e-6},                   // ANCHORS.md
+		{Branin(), -0.397887, 1e-6},                   // BoTorch's value
 		{Hartmann3(), 3.86278, 1e-5},                  // BoTorch / SFU, 5 digits
-		{Hartmann6(), 3.322368, 1e-6},                 // ANCHORS.md
+		{Hartmann6(), 3.322368, 1e-6},                 // BoTorch's value
 		{SixHumpCamel(), 1.0316, 1e-4},                // SFU
 		{must(Michalewicz(2)), 1.8013, 1e-4},          // SFU
 		{must(Michalewicz(5)), 4.687658, 1e-6},        // SFU

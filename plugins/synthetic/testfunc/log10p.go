@@ -14,7 +14,8 @@ import (
 )
 
 // File names of the log10P data set inside its directory (the layout of the
-// paper's release, kept in ../shared/data/brooms-barn/ on the team machine).
+// paper's release of the Broom's Barn survey, which is not part of this
+// repository).
 const (
 	Log10PInputsFile  = "X_log10P.txt"               // n rows, 2 columns: locations in [0,1]²
 	Log10POutputsFile = "Y_log10P.txt"               // n rows, 1 column: centred log10 P
@@ -66,7 +67,7 @@ func loadLog10P(dir string) (*gpMean, error) {
 	if dir == "" {
 		return nil, errors.New("no data directory given: pass the directory holding " +
 			Log10PInputsFile + ", " + Log10POutputsFile + " and " + Log10PHyperFile +
-			" (e.g. --param data=../shared/data/brooms-barn)")
+			" (the paper's Broom's Barn data, e.g. --param data=/path/to/brooms-barn)")
 	}
 	X, err := readTable(filepath.Join(dir, Log10PInputsFile), 0)
 	if err != nil {
