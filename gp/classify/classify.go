@@ -1,0 +1,369 @@
+// Package classify is Gaussian-process binary classification: it learns the
+// probability that an evaluation at x succeeds from points labelled success
+// or failure, so that a BO loop can stop proposing where evaluations fail.
+//
+// # Model
+//
+// A latent function f ~ GP(0, k) with an ARD Matérn-5/2 kernel of package
+// gp, and the probit likelihood
+//
+//	p(y_i | f_i) = Φ(y_i f_i),  y_i = +1 (success) or −1 (failure).
+//
+// The posterior p(f | y) is replaced by its Laplace approximation
+// N(f̂, (K⁻¹ + W)⁻¹) (Rasmussen & Williams 2006, §3.4): f̂ maximizes
+// Ψ(f) = log p(y|f) − ½ fᵀK⁻¹f, found by Newton's method, and
+// W = −∇∇ log p(y|f̂) is diagonal with
+//
+//	W_ii = λ(z_i)² + z_i λ(z_i),  z_i = y_i f̂_i,  λ(z) = φ(z)/Φ(z).
+//
+// With B = I + W^½ K W^½ = LLᵀ, the latent predictive at a query x is
+//
+//	μ(x)  = k(x)ᵀ ∇log p(y|f̂),
+//	σ²(x) = k(x,x) − vᵀv,  v = L⁻¹ W^½ k(x),
+//
+// and the probit integral is exact:
+//
+//	p(success | x) = ∫ Φ(f) N(f; μ, σ²) df = Φ(μ / √(1 + σ²)).
+//
+// Far from every labelled point μ → 0 and p → ½: the classifier neither
+// trusts nor distrusts unexplored regions.
+//
+// # Hyper-parameters
+//
+// Fit chooses the kernel by the Laplace approximation of the log marginal
+// likelihood,
+//
+//	log q(y) = −½ f̂ᵀ K⁻¹ f̂ + log p(y|f̂) − Σ log L_ii,
+//
+// over a fixed grid rather than by gradient steps: a common length-scale
+// from Lengthscales and a signal variance from Variances (a grid cannot
+// get stuck and the result is a deterministic function of the data), then
+// one pass over the dimensions that halves or doubles each length-scale
+// alone while that improves log q (ARD). The grid suits inputs in the unit
+// cube.
+package classify
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/gp"
+)
+
+// Lengthscales is the grid of common length-scales Fit tries (unit-cube
+// units).
+var Lengthscales = []float64{0.05, 0.1, 0.2, 0.4, 0.8}
+
+// Variances is the grid of latent signal variances σ_s² Fit tries. σ_s² = 9
+// lets p(success) fall to ~0.001 where failures are dense; σ_s² = 1 keeps
+// it near ½ when the labels look like noise.
+var Variances = []float64{1, 9}
+
+// ErrBadInput is wrapped by the errors Fit returns for unusable data.
+var ErrBadInput = errors.New("invalid input")
+
+// Classifier is a fitted GP classifier. It is immutable and safe for
+// concurrent use.
+type Classifier struct {
+	k     gp.Kernel
+	xs    *mat.Dense    // n×d labelled inputs
+	grad  []float64     // ∇log p(y|f̂): the weights of k(x) in μ(x)
+	sqrtW []float64     // W^½
+	L     *mat.TriDense // lower Cholesky factor of B = I + W^½ K W^½
+	lml   float64
+}
+
+// Fit fits the classifier to the rows of X labelled by success (true: the
+// evaluation succeeded). It needs at least one point; with labels of a
+// single class it still fits (p moves towards that class near the data).
+func Fit(X *mat.Dense, success []bool) (*Classifier, error) {
+	if X == nil {
+		return nil, fmt.Errorf("classify: no inputs: %w", ErrBadInput)
+	}
+	n, d := X.Dims()
+	if n == 0 || len(success) != n {
+		return nil, fmt.Errorf("classify: %d inputs and %d labels, need the same positive number: %w", n, len(success), ErrBadInput)
+	}
+	for _, v := range X.RawMatrix().Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("classify: input coordinate %v is not finite: %w", v, ErrBadInput)
+		}
+	}
+	y := make([]float64, n)
+	for i, s := range success {
+		y[i] = -1
+		if s {
+			y[i] = 1
+		}
+	}
+	var best *Classifier
+	try := func(ls []float64, s2 float64) bool {
+		c, err := fitKernel(gp.NewMatern52(ls, s2), X, y)
+		if err != nil || (best != nil && !(c.lml > best.lml)) {
+			return false
+		}
+		best = c
+		return true
+	}
+	for _, l := range Lengthscales {
+		for _, s2 := range Variances {
+			ls := make([]float64, d)
+			for i := range ls {
+				ls[i] = l
+			}
+			try(ls, s2)
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("classify: no kernel of the grid gave a Laplace approximation (the Newton iterations failed for every one)")
+	}
+	// ARD: one pass halving or doubling each length-scale alone.
+	for i := 0; i < d && d > 1; i++ {
+		for _, f := range []float64{0.5, 2} {
+			ls, s2 := best.params()
+			ls[i] *= f
+			try(ls, s2)
+		}
+	}
+	return best, nil
+}
+
+// params returns the kernel's length-scales and signal variance.
+func (c *Classifier) params() ([]float64, float64) {
+	p := c.k.Params()
+	d := len(p) - 1
+	ls := make([]float64, d)
+	for i := range ls {
+		ls[i] = math.Exp(p[i])
+	}
+	return ls, math.Exp(p[d])
+}
+
+// Kernel returns the fitted kernel.
+func (c *Classifier) Kernel() gp.Kernel { return c.k }
+
+// LogMarginal returns the Laplace approximation log q(y) of the fitted
+// kernel's log marginal likelihood.
+func (c *Classifier) LogMarginal() float64 { return c.lml }
+
+// newtonIters bounds the Newton iterations of the mode search; probit
+// posteriors are log-concave and converge in well under this.
+const newtonIters = 100
+
+// fitKernel finds the Laplace mode f̂ for kernel k (Rasmussen & Williams
+// Algorithm 3.1, with step halving when Ψ would decrease).
+func fitKernel(k gp.Kernel, X *mat.Dense, y []float64) (*Classifier, error) {
+	n, _ := X.Dims()
+	K := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			K.SetSym(i, j, k.Eval(X.RawRowView(i), X.RawRowView(j)))
+		}
+	}
+	f := make([]float64, n)
+	a := make([]float64, n)
+	psi := func(a, f []float64) float64 {
+		v := 0.0
+		for i := range f {
+			v += logPhi(y[i]*f[i]) - 0.5*a[i]*f[i]
+		}
+		return v
+	}
+	cur := psi(a, f)
+	var L *mat.Cholesky
+	var sw, g []float64
+	for it := 0; it < newtonIters; it++ {
+		var err error
+		sw, g, L, err = laplaceFactor(K, f, y)
+		if err != nil {
+			return nil, err
+		}
+		// b = W f + ∇log p;  a = b − W^½ L⁻ᵀ L⁻¹ W^½ K b;  f = K a.
+		b := make([]float64, n)
+		for i := range b {
+			b[i] = sw[i]*sw[i]*f[i] + g[i]
+		}
+		Kb := mulVec(K, b)
+		for i := range Kb {
+			Kb[i] *= sw[i]
+		}
+		sol := mat.NewVecDense(n, nil)
+		if err := L.SolveVecTo(sol, mat.NewVecDense(n, Kb)); err != nil {
+			return nil, fmt.Errorf("classify: Newton step: %w", err)
+		}
+		na := make([]float64, n)
+		for i := range na {
+			na[i] = b[i] - sw[i]*sol.AtVec(i)
+		}
+		nf := mulVec(K, na)
+		next := psi(na, nf)
+		for h := 0; h < 30 && next < cur; h++ {
+			for i := range na {
+				na[i] = 0.5 * (na[i] + a[i])
+			}
+			nf = mulVec(K, na)
+			next = psi(na, nf)
+		}
+		done := math.Abs(next-cur) < 1e-10*math.Max(1, math.Abs(cur))
+		a, f, cur = na, nf, math.Max(cur, next)
+		if done {
+			break
+		}
+	}
+	sw, g, L, err := laplaceFactor(K, f, y)
+	if err != nil {
+		return nil, err
+	}
+	logDetHalf := 0.5 * L.LogDet()
+	lml := cur - logDetHalf
+	if math.IsNaN(lml) || math.IsInf(lml, 0) {
+		return nil, fmt.Errorf("classify: log marginal likelihood is %v", lml)
+	}
+	Lt := new(mat.TriDense)
+	L.LTo(Lt)
+	return &Classifier{k: k, xs: X, grad: g, sqrtW: sw, L: Lt, lml: lml}, nil
+}
+
+// laplaceFactor returns W^½, ∇log p(y|f) and the Cholesky factor of
+// B = I + W^½ K W^½ at f.
+func laplaceFactor(K *mat.SymDense, f, y []float64) (sw, g []float64, L *mat.Cholesky, err error) {
+	n := len(f)
+	sw, g = make([]float64, n), make([]float64, n)
+	for i := range f {
+		z := y[i] * f[i]
+		l := invMills(z)
+		g[i] = y[i] * l
+		sw[i] = math.Sqrt(math.Max(l*l+z*l, 0))
+	}
+	B := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			v := sw[i] * K.At(i, j) * sw[j]
+			if i == j {
+				v++
+			}
+			B.SetSym(i, j, v)
+		}
+	}
+	L = new(mat.Cholesky)
+	if !L.Factorize(B) {
+		return nil, nil, nil, fmt.Errorf("classify: I + W^½KW^½ is not positive definite")
+	}
+	return sw, g, L, nil
+}
+
+func mulVec(K *mat.SymDense, v []float64) []float64 {
+	out := mat.NewVecDense(len(v), nil)
+	out.MulVec(K, mat.NewVecDense(len(v), v))
+	return out.RawVector().Data
+}
+
+// Latent returns the latent predictive mean μ(x) and variance σ²(x). If dmu
+// and dvar are non-nil (len d) it writes ∇μ and ∇σ² into them.
+func (c *Classifier) Latent(x, dmu, dvar []float64) (mu, vr float64) {
+	n, d := c.xs.Dims()
+	ks := make([]float64, n)
+	var dk [][]float64
+	if dmu != nil || dvar != nil {
+		dk = make([][]float64, n)
+	}
+	for j := 0; j < n; j++ {
+		if dk != nil {
+			dk[j] = make([]float64, d)
+			ks[j] = c.k.GradX(dk[j], x, c.xs.RawRowView(j))
+		} else {
+			ks[j] = c.k.Eval(x, c.xs.RawRowView(j))
+		}
+		mu += c.grad[j] * ks[j]
+	}
+	// v = L⁻¹ W^½ k(x) through the lower triangular factor.
+	w := make([]float64, n)
+	for j := range w {
+		w[j] = c.sqrtW[j] * ks[j]
+	}
+	v := mat.NewVecDense(n, nil)
+	if err := v.SolveVec(c.L, mat.NewVecDense(n, w)); err != nil {
+		return math.NaN(), math.NaN()
+	}
+	vr = math.Max(c.k.Variance()-mat.Dot(v, v), 0)
+	if dmu != nil {
+		for i := range dmu {
+			dmu[i] = 0
+		}
+		for j := 0; j < n; j++ {
+			for i := range dmu {
+				dmu[i] += c.grad[j] * dk[j][i]
+			}
+		}
+	}
+	if dvar != nil {
+		// ∇σ² = −2 Σ_j c_j ∇k(x, x_j),  c = W^½ L⁻ᵀ v.
+		cv := mat.NewVecDense(n, nil)
+		if err := cv.SolveVec(c.L.T(), v); err != nil {
+			return math.NaN(), math.NaN()
+		}
+		for i := range dvar {
+			dvar[i] = 0
+		}
+		for j := 0; j < n; j++ {
+			cj := -2 * c.sqrtW[j] * cv.AtVec(j)
+			for i := range dvar {
+				dvar[i] += cj * dk[j][i]
+			}
+		}
+	}
+	return mu, vr
+}
+
+// Prob returns p(success | x) = Φ(μ/√(1+σ²)); if grad is non-nil (len d) it
+// writes ∇p into it.
+func (c *Classifier) Prob(x, grad []float64) float64 {
+	lp := c.LogProb(x, grad)
+	p := math.Exp(lp)
+	for i := range grad {
+		grad[i] *= p
+	}
+	return p
+}
+
+// LogProb returns log p(success | x), accurate also where p underflows; if
+// grad is non-nil (len d) it writes ∇log p into it.
+func (c *Classifier) LogProb(x, grad []float64) float64 {
+	if grad == nil {
+		mu, vr := c.Latent(x, nil, nil)
+		return logPhi(mu / math.Sqrt(1+vr))
+	}
+	d := len(x)
+	dmu, dvar := make([]float64, d), make([]float64, d)
+	mu, vr := c.Latent(x, dmu, dvar)
+	s := math.Sqrt(1 + vr)
+	z := mu / s
+	l := invMills(z)
+	for i := range grad {
+		grad[i] = l * (dmu[i]/s - mu*dvar[i]/(2*s*s*s))
+	}
+	return logPhi(z)
+}
+
+// logPhi returns log Φ(z), finite for every finite z.
+func logPhi(z float64) float64 {
+	if z > -20 {
+		return math.Log(0.5 * math.Erfc(-z/math.Sqrt2))
+	}
+	// Φ(z) = φ(z)/λ(z) in the far left tail.
+	return -0.5*z*z - 0.5*math.Log(2*math.Pi) - math.Log(invMills(z))
+}
+
+// invMills returns λ(z) = φ(z)/Φ(z), using the asymptotic series of Φ
+// below z = −20 where Φ underflows relative to φ.
+func invMills(z float64) float64 {
+	if z > -20 {
+		phi := math.Exp(-0.5*z*z) / math.Sqrt(2*math.Pi)
+		return phi / (0.5 * math.Erfc(-z/math.Sqrt2))
+	}
+	z2 := 1 / (z * z)
+	return -z / (1 - z2 + 3*z2*z2 - 15*z2*z2*z2)
+}
