@@ -51,6 +51,10 @@ type State struct {
 	// writer is disabled. Acquisitions never log through zerolog's global
 	// logger, so an embedding program sees only what it asked for.
 	Log zerolog.Logger
+	// Feasible is the probability that an evaluation succeeds, learnt from
+	// the failed evaluations so far; nil when none failed. Acquisitions
+	// weight their batches by it through FeasibilityWeighted.
+	Feasible Feasible
 }
 
 // Dim returns the input dimension d of the problem.
@@ -149,7 +153,7 @@ func (o Optimized) Propose(ctx context.Context, s *State, q int) (*mat.Dense, er
 	if err != nil {
 		return nil, fmt.Errorf("prepare acquisition: %w", err)
 	}
-	X, _, err := Maximize(ctx, f, q, s.Dim(), o.Settings, s.Rand)
+	X, _, err := Maximize(ctx, FeasibilityWeighted(f, s), q, s.Dim(), o.Settings, s.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("maximize acquisition: %w", err)
 	}

@@ -27,7 +27,7 @@ func (EI) Prepare(_ context.Context, s *State, q int) (Func, error) {
 	if err := singlePoint("ei", s, q); err != nil {
 		return nil, err
 	}
-	return &pointFunc{g: s.GP, score: func(m, sd float64) (float64, float64, float64) {
+	return &pointFunc{g: s.GP, log: true, score: func(m, sd float64) (float64, float64, float64) {
 		return LogEI(m, sd, s.Best)
 	}}, nil
 }
@@ -45,7 +45,7 @@ func (PI) Prepare(_ context.Context, s *State, q int) (Func, error) {
 	if err := singlePoint("pi", s, q); err != nil {
 		return nil, err
 	}
-	return &pointFunc{g: s.GP, score: func(m, sd float64) (float64, float64, float64) {
+	return &pointFunc{g: s.GP, log: true, score: func(m, sd float64) (float64, float64, float64) {
 		if !(sd > 0) {
 			if m > s.Best {
 				return 0, 0, 0
@@ -97,7 +97,7 @@ func (u UCB) Prepare(_ context.Context, s *State, q int) (Func, error) {
 		beta = BetaSchedule(s.Iter, s.Dim(), u.Delta)
 	}
 	rb := math.Sqrt(beta)
-	return &pointFunc{g: s.GP, score: func(m, sd float64) (float64, float64, float64) {
+	return &pointFunc{g: s.GP, log: true, score: func(m, sd float64) (float64, float64, float64) {
 		return m + rb*sd, 1, rb
 	}}, nil
 }
@@ -118,9 +118,14 @@ func singlePoint(name string, s *State, q int) error {
 type pointFunc struct {
 	g     *gp.GP
 	score func(mean, sd float64) (v, dmean, dsd float64)
+	log   bool // score is log-scale or signed (see logScale)
 }
 
 func (f *pointFunc) HasGradient() bool { return true }
+
+// logScale reports whether the score is a logarithm or signed (EI, PI,
+// UCB) rather than non-negative (MES); see FeasibilityWeighted.
+func (f *pointFunc) logScale() bool { return f.log }
 
 // evalRows scores every row of X with one batched posterior prediction.
 func (f *pointFunc) evalRows(X *mat.Dense, out []float64) {
@@ -215,7 +220,7 @@ func (g Greedy) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error
 		if err != nil {
 			return nil, fmt.Errorf("prepare acquisition for batch point %d: %w", j+1, err)
 		}
-		x, _, err := Maximize(ctx, f, 1, d, g.Settings, s.Rand)
+		x, _, err := Maximize(ctx, FeasibilityWeighted(f, s), 1, d, g.Settings, s.Rand)
 		if err != nil {
 			return nil, fmt.Errorf("maximize acquisition for batch point %d: %w", j+1, err)
 		}

@@ -48,7 +48,7 @@ func (lp LocalPenalization) Propose(ctx context.Context, s *State, q int) (*mat.
 	}
 	out := mat.NewDense(q, d, nil)
 	for j := 0; j < q; j++ {
-		x, _, err := Maximize(ctx, f, 1, d, lp.Settings, s.Rand)
+		x, _, err := Maximize(ctx, FeasibilityWeighted(f, s), 1, d, lp.Settings, s.Rand)
 		if err != nil {
 			return nil, fmt.Errorf("lp-ei: batch point %d: %w", j+1, err)
 		}
@@ -126,6 +126,9 @@ func (f *lpFunc) with(x []float64) *lpFunc {
 }
 
 func (f *lpFunc) HasGradient() bool { return true }
+
+// logScale reports that LP-EI scores in log space (see FeasibilityWeighted).
+func (f *lpFunc) logScale() bool { return true }
 
 func (f *lpFunc) Eval(X, grad *mat.Dense) float64 {
 	x := X.RawRowView(0)
