@@ -65,7 +65,9 @@ type logScaled interface {
 //
 // Thompson sampling ("ts") and random search do not use it: a TS batch
 // member is the maximizer of a posterior sample, whose value has no fixed
-// sign or scale to weight, and random search is the unguided baseline.
+// sign or scale to weight, and random search is the unguided baseline. (The
+// host still replaces any proposed point, theirs included, whose success
+// probability is below FeasibleFloor.)
 //
 // The result implements the optional interfaces f implements that the
 // optimizer uses (Differentiable, Stochastic, Starter).

@@ -15,6 +15,7 @@ const (
 	streamPropose                     // the acquisition's State.Rand
 	streamNudge                       // moving duplicate proposals
 	streamRecommend                   // recommendation refinement
+	streamFeasible                    // replacing proposals where evaluations fail
 )
 
 // splitmix64 is a bijective 64-bit mixer (Steele et al. 2014).

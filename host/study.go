@@ -478,12 +478,16 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 		return fallback(err.Error())
 	}
 	it.FitSeconds = fr.seconds
-	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingMatrix(), Log: s.log}
+	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingMatrix(), Log: s.log,
+		Feasible: s.feasibility(t)}
 	t0 := time.Now()
 	X, err := s.proposer.Propose(ctx, st, q)
 	it.ProposeSeconds = time.Since(t0).Seconds()
 	if err == nil {
 		err = checkBatch(X, q, d)
+	}
+	if err == nil {
+		X, err = s.avoidFailures(ctx, st, X, t)
 	}
 	if err != nil {
 		if ctx.Err() != nil {

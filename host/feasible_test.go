@@ -1,0 +1,89 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+// issue14Objective is the objective of issue 14: it fails for x < 0.3,
+// hangs until its context ends for x > 0.8 (so every such evaluation times
+// out), and peaks at 0.6. Failed evaluations never reach the GP, so its
+// uncertainty in the failing regions never shrinks and, without a model
+// of the failures, acquisitions keep proposing there (5 seeds, 12
+// iterations: 7 of 60 tes-ep and 4 of 60 ei proposals in [0.3, 0.8]).
+func issue14Objective() funcObjective {
+	return funcObjective{info: unitInfo(1), f: func(ctx context.Context, x []float64) (float64, error) {
+		switch {
+		case x[0] < 0.3:
+			return 0, errors.New("objective undefined below 0.3")
+		case x[0] > 0.8:
+			<-ctx.Done()
+			return 0, ctx.Err()
+		}
+		return -(x[0] - 0.6) * (x[0] - 0.6), nil
+	}}
+}
+
+// Once the host learns where evaluations fail, most BO proposals land in
+// [0.3, 0.8], and a rerun with the same seed gives bitwise the same trials.
+func TestProposalsAvoidFailingRegions(t *testing.T) {
+	for _, name := range []string{"tes-ep", "ei"} {
+		t.Run(name, func(t *testing.T) {
+			o := Options{Acquisition: name, Iters: 12, Init: 4, Seed: 1, EvalTimeout: 50 * time.Millisecond}
+			start := time.Now()
+			res, err := Optimize(context.Background(), issue14Objective(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inside := 0
+			var xs []float64
+			for _, tr := range res.Trials {
+				if tr.Iteration == 0 {
+					continue
+				}
+				xs = append(xs, tr.U[0])
+				if tr.U[0] >= 0.3 && tr.U[0] <= 0.8 {
+					inside++
+				}
+			}
+			t.Logf("%d of %d BO proposals in [0.3, 0.8] (%v): %.3f", inside, len(xs), time.Since(start).Round(time.Millisecond), xs)
+			if inside*4 < len(xs)*3 {
+				t.Errorf("only %d of %d BO proposals in [0.3, 0.8], want ≥ 75%%", inside, len(xs))
+			}
+			again, err := Optimize(context.Background(), issue14Objective(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, tr := range again.Trials {
+				if math.Float64bits(tr.U[0]) != math.Float64bits(res.Trials[i].U[0]) || tr.Status != res.Trials[i].Status {
+					t.Fatalf("rerun with the same seed differs at trial %d: %v %v, first run %v %v", i, tr.U, tr.Status, res.Trials[i].U, res.Trials[i].Status)
+				}
+			}
+		})
+	}
+}
+
+// A proposer that ignores State.Feasible (here: always the same failing
+// point) has its points replaced once the classifier puts them below the
+// floor.
+func TestHostReplacesProposalsBelowFloor(t *testing.T) {
+	o := Options{Proposer: constProposer{u: 0.05}, Iters: 6, Init: 4, Seed: 2, EvalTimeout: 50 * time.Millisecond}
+	res, err := Optimize(context.Background(), issue14Objective(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := 0
+	for _, tr := range res.Trials {
+		if tr.Iteration > 0 && tr.U[0] < 0.1 {
+			at++
+		}
+	}
+	// The first BO proposal may land there (the design need not have
+	// failed near 0.05); after that failure the floor holds.
+	if at > 1 {
+		t.Errorf("%d of 6 BO proposals at the known failing point 0.05, want ≤ 1", at)
+	}
+}
