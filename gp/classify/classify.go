@@ -115,14 +115,14 @@ func Fit(X *mat.Dense, success []bool) (*Classifier, error) {
 			y[i] = 1
 		}
 	}
+	// best is the fit with the largest log q so far; try replaces it by
+	// a better one.
 	var best *Classifier
-	try := func(ls []float64, s2 float64) bool {
+	try := func(ls []float64, s2 float64) {
 		c, err := fitKernel(gp.NewMatern52(ls, s2), X, y)
-		if err != nil || (best != nil && !(c.lml > best.lml)) {
-			return false
+		if err == nil && (best == nil || c.lml > best.lml) {
+			best = c
 		}
-		best = c
-		return true
 	}
 	for _, l := range lengthscaleGrid {
 		ls := make([]float64, d)
