@@ -3,9 +3,14 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tesbo/tesbo/store"
 )
 
 // issue14Objective is the objective of issue 14: it fails for x < 0.3,
@@ -86,5 +91,57 @@ func TestHostReplacesProposalsBelowFloor(t *testing.T) {
 	// failed near 0.05); after that failure the floor holds.
 	if at > 1 {
 		t.Errorf("%d of 6 BO proposals at the known failing point 0.05, want ≤ 1", at)
+	}
+}
+
+// A study with failures interrupted and resumed ends with the trials of an
+// uninterrupted run: the classifier is refitted from the stored trials.
+func TestFailureAwareResumeExact(t *testing.T) {
+	ctx := context.Background()
+	opts := func() Options {
+		return Options{Acquisition: "ei", Iters: 6, Init: 4, Seed: 3, EvalTimeout: 50 * time.Millisecond}
+	}
+	want, err := Optimize(ctx, issue14Objective(), opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for _, tr := range want.Trials {
+		if tr.Status == Failed {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no evaluation failed: the test does not exercise the classifier")
+	}
+	for _, stopAfter := range []int64{5, 8} {
+		t.Run(fmt.Sprint(stopAfter), func(t *testing.T) {
+			db, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			o := opts()
+			o.DB, o.Name, o.Grace = db, "st", -1
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			var n atomic.Int64
+			o.OnTrial = func(Trial) {
+				if n.Add(1) == stopAfter {
+					cancel()
+				}
+			}
+			if _, err := Optimize(cctx, issue14Objective(), o); !errors.Is(err, context.Canceled) {
+				t.Fatalf("interrupted run: %v", err)
+			}
+			s, err := OpenStudy(ctx, db, "st", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Run(ctx, issue14Objective()); err != nil {
+				t.Fatal(err)
+			}
+			sameTrials(t, want.Trials, s.Trials())
+		})
 	}
 }
