@@ -383,3 +383,26 @@ func TestContainConcurrentCrash(t *testing.T) {
 		t.Fatalf("plugin started %d times, want 2 (one restart)", gen)
 	}
 }
+
+// TestEvalTimeoutSparesSetup: EvalTimeout limits evaluations only. Info and
+// Configure, which prepare a study (and are replayed after a restart), run
+// under SetupTimeout, so a limit far shorter than any call still lets the
+// study start and fails only the evaluation.
+func TestEvalTimeoutSparesSetup(t *testing.T) {
+	r := open(t, pluginsDir(t, []string{"objective"}, nil), Options{EvalTimeout: time.Nanosecond})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "objective")
+	if err != nil {
+		t.Fatalf("Info under a 1ns eval timeout: %v", err)
+	}
+	if err := o.Configure(ctx, map[string]string{"offset": "1"}); err != nil {
+		t.Fatalf("Configure under a 1ns eval timeout: %v", err)
+	}
+	_, err = o.Evaluate(ctx, []float64{0.5, 0.5})
+	wantErr(t, err, "objective", ErrTimeout, "no answer within 1ns")
+	// The restarted process gets the replayed Configure under SetupTimeout.
+	r.opts.EvalTimeout = generous
+	if _, err := o.Evaluate(ctx, []float64{0.5, 0.5}); err != nil {
+		t.Fatalf("after restart: %v", err)
+	}
+}

@@ -51,7 +51,7 @@ func (o *Objective) Configure(ctx context.Context, params map[string]string) err
 		return nil
 	}
 	params = maps.Clone(params)
-	err := o.p.call(ctx, "configure", o.u.evalTimeout(), func(ctx context.Context, s *session) error {
+	err := o.p.call(ctx, "configure", o.u.r.opts.setupTimeout(), func(ctx context.Context, s *session) error {
 		_, err := pb.NewObjectiveClient(s.conn.Conn).Configure(ctx, &pb.ConfigureRequest{Objective: o.remote, Params: params})
 		return err
 	})

@@ -16,12 +16,18 @@ type Options struct {
 	// zerolog's global logger).
 	Logger *zerolog.Logger
 
-	// EvalTimeout bounds each Info, Configure, Evaluate and Suggest call
-	// (the CLI's --eval-timeout), objective scripts' included. A plugin
-	// that does not answer in time is killed and restarted on the next
-	// call. Zero: no limit besides the caller's context for processes,
-	// ScriptTimeout for objective scripts.
+	// EvalTimeout bounds each Evaluate and Suggest call (the CLI's
+	// --eval-timeout), objective scripts' included. A plugin that does not
+	// answer in time is killed and restarted on the next call. Zero: no
+	// limit besides the caller's context for processes, ScriptTimeout for
+	// objective scripts.
 	EvalTimeout time.Duration
+	// SetupTimeout bounds each Info and Configure call, which prepare a
+	// study rather than evaluate it: a limit sized for one evaluation (a
+	// few milliseconds for a cheap objective) must not fail a study before
+	// it starts, and a Configure that loads a data set may take longer than
+	// one evaluation. Zero: 60 s.
+	SetupTimeout time.Duration
 	// ScriptTimeout bounds each call into an objective script when
 	// EvalTimeout is zero, and every Score call of an acquisition (script
 	// or process). Zero: 10 s.
@@ -58,11 +64,13 @@ type Options struct {
 	GoCmd string
 }
 
-// DefaultScriptTimeout and DefaultStartTimeout are the zero-value defaults
-// of Options.ScriptTimeout and Options.StartTimeout.
+// DefaultScriptTimeout, DefaultStartTimeout and DefaultSetupTimeout are
+// the zero-value defaults of Options.ScriptTimeout, StartTimeout and
+// SetupTimeout.
 const (
 	DefaultScriptTimeout = 10 * time.Second
 	DefaultStartTimeout  = 30 * time.Second
+	DefaultSetupTimeout  = 60 * time.Second
 )
 
 func (o Options) logger() zerolog.Logger {
@@ -84,6 +92,13 @@ func (o Options) startTimeout() time.Duration {
 		return o.StartTimeout
 	}
 	return DefaultStartTimeout
+}
+
+func (o Options) setupTimeout() time.Duration {
+	if o.SetupTimeout > 0 {
+		return o.SetupTimeout
+	}
+	return DefaultSetupTimeout
 }
 
 func (o Options) envDeny() []string {

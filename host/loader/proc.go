@@ -86,7 +86,7 @@ func (p *proc) get(ctx context.Context) (*session, error) {
 // replay re-sends the Configure calls the previous process received.
 func (p *proc) replay(ctx context.Context, s *session) error {
 	for rn, params := range p.configs {
-		cctx, cancel := p.callContext(ctx, p.u.evalTimeout())
+		cctx, cancel := p.callContext(ctx, p.u.r.opts.setupTimeout())
 		_, err := pb.NewObjectiveClient(s.conn.Conn).Configure(cctx, &pb.ConfigureRequest{Objective: rn, Params: params})
 		cancel()
 		if err != nil {
@@ -361,7 +361,7 @@ func (p *proc) close() {
 // info fetches and validates one objective's Info.
 func (p *proc) info(ctx context.Context, public, remote string) (sdk.Info, caps, error) {
 	var resp *pb.ObjectiveInfo
-	err := p.call(ctx, "info", p.u.evalTimeout(), func(ctx context.Context, s *session) error {
+	err := p.call(ctx, "info", p.u.r.opts.setupTimeout(), func(ctx context.Context, s *session) error {
 		var err error
 		resp, err = pb.NewObjectiveClient(s.conn.Conn).Info(ctx, &pb.InfoRequest{Objective: remote})
 		return err
@@ -382,7 +382,7 @@ func (p *proc) info(ctx context.Context, public, remote string) (sdk.Info, caps,
 // caps are the optional interfaces an objective implements.
 type caps struct{ configurable, detailed, noiseFree bool }
 
-// evalTimeout is the timeout for objective and suggester calls of u:
+// evalTimeout is the timeout for Evaluate and Suggest calls of u:
 // EvalTimeout when set (an objective script may legitimately run longer than
 // ScriptTimeout, and the user said how long), else ScriptTimeout for scripts
 // and no limit for processes.
