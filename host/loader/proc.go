@@ -63,7 +63,7 @@ func (p *proc) get(ctx context.Context) (*session, error) {
 			return s, nil
 		}
 		p.cur = nil
-		go s.client.Kill()
+		go p.kill(s) // whatever of its process group is left
 		p.u.r.log.Info().Str("plugin", p.u.name).Msg("restarting plugin process")
 	}
 	// Close cancels builds and starts in progress.
@@ -151,14 +151,21 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	s := &session{gen: p.gen, client: client, cmd: cmd, stderr: stderr}
 	fail := func(cause error, err error) (*session, error) {
 		// Kill returns once the process is reaped and its output drained,
-		// so the error carries the whole stderr tail.
+		// so the error carries the whole stderr tail; killing the group
+		// first stops children that would hold the output open.
+		killGroup(cmd)
 		client.Kill()
 		return nil, &Error{Plugin: name, Op: "start", Cause: cause, Err: err, Stderr: s.stderr.String()}
 	}
 	rpc, err := client.Client()
 	if err != nil {
-		// go-plugin kills the process when the handshake fails; wait until
-		// it is reaped so classifyStart sees the exit status.
+		// go-plugin kills the process when the handshake fails but not what
+		// it started: a wrapper's child still holding stdout (`echo junk;
+		// sleep 100`) would keep it from being reaped, and Kill waiting,
+		// until the child ends. Kill the group, then wait until the process
+		// is reaped so classifyStart sees the exit status (a process that
+		// already exited keeps its own).
+		killGroup(cmd)
 		p.waitExit(s, exitWait)
 		cause, detail := classifyStart(err, cmd)
 		return fail(cause, detail)
@@ -248,13 +255,35 @@ func (p *proc) waitExit(s *session, d time.Duration) bool {
 	}
 }
 
-// kill stops a session's process at once (SIGKILL) and forgets it.
+// kill stops a session's process and its process group at once (SIGKILL)
+// and forgets it.
 func (p *proc) kill(s *session) {
 	s.dead.Store(true)
-	if s.cmd.Process != nil {
-		_ = s.cmd.Process.Kill()
-	}
+	killGroup(s.cmd)
 	s.client.Kill()
+}
+
+// stopGrace is how long close lets a plugin shut down when asked (go-plugin
+// waits 2 s for a graceful exit before it kills the process) before it
+// kills the plugin's process group.
+const stopGrace = 3 * time.Second
+
+// stop asks a session's process to exit, kills its process group if it has
+// not within stopGrace, and in any case kills what the group still holds
+// (children the plugin started), so that nothing outlives it.
+func (p *proc) stop(s *session) {
+	s.dead.Store(true)
+	done := make(chan struct{})
+	go func() {
+		s.client.Kill()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(stopGrace):
+	}
+	killGroup(s.cmd)
+	<-done
 }
 
 // callContext derives the per-call context.
@@ -353,8 +382,7 @@ func (p *proc) close() {
 	p.cur = nil
 	p.mu.Unlock()
 	if s != nil {
-		s.dead.Store(true)
-		s.client.Kill()
+		p.stop(s)
 	}
 }
 

@@ -7,3 +7,11 @@ import "os/exec"
 // setProcAttr does nothing off Linux: plugins are stopped by Registry.Close
 // and go-plugin's managed-client cleanup, but not if the host is killed.
 func setProcAttr(*exec.Cmd) {}
+
+// killGroup kills the plugin process only: off Linux the loader does not
+// give plugins a process group of their own.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = cmd.Process.Kill()
+	}
+}
