@@ -283,9 +283,27 @@ feed:
 	return firstErr
 }
 
+// maxNeighbourReruns bounds the re-runs of one trial whose evaluation was
+// stopped by another evaluation's fault (see neighbourFault), so that a
+// plugin whose process always dies cannot keep a trial running forever.
+const maxNeighbourReruns = 3
+
+// neighbourFault reports whether err says that the evaluation itself did
+// nothing wrong but shared a process with another evaluation that took the
+// process down (loader.ErrNeighbourFault: the other call timed out). Such
+// an evaluation is re-run at once without counting as an attempt: with
+// --retries 0, one hanging evaluation failed every healthy one beside it.
+// The error is matched by its method so that host need not import the
+// loader.
+func neighbourFault(err error) bool {
+	var nf interface{ NeighbourFault() bool }
+	return errors.As(err, &nf) && nf.NeighbourFault()
+}
+
 // evalTrial evaluates one trial with retries and records the outcome; a
 // trial abandoned because of cancellation stays in flight.
 func (s *Study) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial) error {
+	reruns := 0
 	for attempt := 1; ; attempt++ {
 		started := time.Now()
 		if err := s.start(t.ID, attempt, started); err != nil {
@@ -295,6 +313,12 @@ func (s *Study) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Tri
 		secs := time.Since(started).Seconds()
 		if evalCtx.Err() != nil {
 			return nil // abandoned: re-run on resume
+		}
+		if neighbourFault(err) && reruns < maxNeighbourReruns && ctx.Err() == nil {
+			reruns++
+			s.log.Info().Int("trial", t.ID).Int("attempt", attempt).Err(err).Msg("evaluation stopped by another evaluation's fault; re-running it (not counted as an attempt)")
+			attempt-- // the same attempt again
+			continue
 		}
 		if err == nil && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
 			err = fmt.Errorf("objective returned %v", r.Value)

@@ -37,20 +37,23 @@ func TestClassifyLateDeadline(t *testing.T) {
 		name    string
 		err     error
 		cctx    func(*testing.T) context.Context
-		stopped bool  // the session was killed by us (another call, Close)
+		stopped int32 // why we killed the session (stopNone: we did not)
 		want    error // cause
 	}{
-		{"reset after the deadline", reset, late, false, ErrTimeout},
-		{"DeadlineExceeded after the deadline", expired, late, false, ErrTimeout},
-		{"reset before the deadline, session stopped", reset, early, true, ErrExited},
-		{"reset before the deadline, process alive", reset, early, false, ErrRemote},
-		{"DeadlineExceeded before the deadline", expired, early, false, ErrRemote},
+		{"reset after the deadline", reset, late, stopNone, ErrTimeout},
+		{"DeadlineExceeded after the deadline", expired, late, stopNone, ErrTimeout},
+		{"reset before the deadline, another call timed out", reset, early, stopTimeout, ErrNeighbourFault},
+		{"reset before the deadline, registry closed", reset, early, stopClose, ErrExited},
+		{"reset before the deadline, process alive", reset, early, stopNone, ErrRemote},
+		{"DeadlineExceeded before the deadline", expired, early, stopNone, ErrRemote},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := newProc(&unit{name: "hang"})
 			s := &session{client: &plugin.Client{}, cmd: &exec.Cmd{}, stderr: newTail(10)}
-			s.dead.Store(c.stopped)
+			if c.stopped != stopNone {
+				s.markStopped(c.stopped)
+			}
 			start := time.Now()
 			err := p.classify(context.Background(), c.cctx(t), s, "evaluate", 300*time.Millisecond, c.err)
 			if !errors.Is(err, c.want) {

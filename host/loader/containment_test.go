@@ -334,9 +334,11 @@ func mustAbs(t *testing.T, p string) string {
 	return a
 }
 
-// TestContainConcurrentCrash crashes the plugin while 8 callers use it:
-// calls in flight fail with ErrExited, every other call succeeds, and the
-// plugin is restarted once per crash, not once per caller.
+// TestContainConcurrentCrash crashes the plugin while 8 callers use it.
+// The crash does not say which call caused it, so the calls that were in
+// flight are each re-run alone: the crashing call fails with ErrExited,
+// every other call succeeds, and the plugin is restarted once per crash
+// (once more when the culprit crashes again alone), not once per caller.
 func TestContainConcurrentCrash(t *testing.T) {
 	r := open(t, pluginsDir(t, []string{"exitmid"}, nil), Options{})
 	ctx := ctxT(t)
@@ -376,11 +378,11 @@ func TestContainConcurrentCrash(t *testing.T) {
 			t.Fatalf("unexpected error: %v", err)
 		}
 	}
-	if failed < 1 || failed > callers {
-		t.Fatalf("%d calls failed, want between 1 (the crash) and %d (all in flight)", failed, callers)
+	if failed != 1 {
+		t.Fatalf("%d calls failed, want 1 (the crash)", failed)
 	}
-	if gen := o.p.gen; gen != 2 {
-		t.Fatalf("plugin started %d times, want 2 (one restart)", gen)
+	if gen := o.p.gen; gen != 2 && gen != 3 {
+		t.Fatalf("plugin started %d times, want 2 or 3 (a restart after the crash, and one after the culprit crashed again alone)", gen)
 	}
 }
 

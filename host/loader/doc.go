@@ -33,8 +33,15 @@
 // NaN is contained exactly like a compiled plugin.
 //
 // A call that exceeds its timeout kills the process (it may never return);
-// a process that died is restarted by the next call, and Configure
-// parameters are replayed to it. Panics inside a Go plugin's handlers are
+// the calls running beside it in the same process fail with
+// ErrNeighbourFault (Error.NeighbourFault), which says they can be re-run
+// at once: host's evaluation loop does so without counting an attempt. A
+// process that exits on its own while several calls run does not say which
+// call crashed it, so each of them is re-run alone: the culprit crashes
+// again and reports ErrExited, its neighbours complete. A process that died
+// is restarted by the next call, and Configure parameters are replayed to
+// it. Evaluate and Suggest calls run under Options.EvalTimeout, Info and
+// Configure under Options.SetupTimeout. Panics inside a Go plugin's handlers are
 // recovered by the sdk and reported as ErrPanic; a crash is ErrExited with
 // the exit status and the tail of the plugin's stderr; NaN/Inf results,
 // malformed spaces, wrong dimensions and out-of-space suggestions are
@@ -42,8 +49,9 @@
 // cause matchable with errors.Is.
 //
 // No child outlives the host: Close kills every process; on Linux each
-// child also gets PR_SET_PDEATHSIG=SIGKILL, so it dies with the host even
-// when the host is killed.
+// plugin runs in a process group of its own, killed as a whole (a wrapper
+// script's children too), and gets PR_SET_PDEATHSIG=SIGKILL, so it dies
+// with the host even when the host is killed.
 //
 // # Security
 //

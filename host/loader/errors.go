@@ -11,25 +11,29 @@ import (
 // Causes of plugin failures, matched with errors.Is on the *Error the
 // loader returns.
 var (
-	ErrNotFound   = errors.New("no such plugin")
-	ErrDuplicate  = errors.New("two plugins have the same name")
-	ErrWrongKind  = errors.New("plugin is of another kind")
-	ErrStart      = errors.New("plugin failed to start")
-	ErrHandshake  = errors.New("plugin broke the go-plugin handshake")
-	ErrExited     = errors.New("plugin process exited")
-	ErrTimeout    = errors.New("plugin call timed out")
-	ErrPanic      = errors.New("plugin panicked")
-	ErrRemote     = errors.New("plugin returned an error")
-	ErrBadValue   = errors.New("plugin returned a non-finite value")
-	ErrBadOutput  = errors.New("plugin returned a malformed result")
-	ErrBadInput   = errors.New("invalid input for plugin")
-	ErrBadSpace   = sdk.ErrBadSpace
-	ErrChecksum   = errors.New("plugin checksum mismatch")
-	ErrBuild      = errors.New("building Go plugin failed")
-	ErrNoGo       = errors.New("go toolchain not found")
-	ErrRestricted = errors.New("script imports a package scripts may not use")
-	ErrScript     = errors.New("invalid script")
-	ErrClosed     = errors.New("plugin registry closed")
+	ErrNotFound  = errors.New("no such plugin")
+	ErrDuplicate = errors.New("two plugins have the same name")
+	ErrWrongKind = errors.New("plugin is of another kind")
+	ErrStart     = errors.New("plugin failed to start")
+	ErrHandshake = errors.New("plugin broke the go-plugin handshake")
+	ErrExited    = errors.New("plugin process exited")
+	// ErrNeighbourFault: the call did nothing wrong, but another call into
+	// the same plugin process timed out and the process was killed with
+	// this call running. Re-running it is safe; see Error.NeighbourFault.
+	ErrNeighbourFault = errors.New("plugin process was killed because of another call")
+	ErrTimeout        = errors.New("plugin call timed out")
+	ErrPanic          = errors.New("plugin panicked")
+	ErrRemote         = errors.New("plugin returned an error")
+	ErrBadValue       = errors.New("plugin returned a non-finite value")
+	ErrBadOutput      = errors.New("plugin returned a malformed result")
+	ErrBadInput       = errors.New("invalid input for plugin")
+	ErrBadSpace       = sdk.ErrBadSpace
+	ErrChecksum       = errors.New("plugin checksum mismatch")
+	ErrBuild          = errors.New("building Go plugin failed")
+	ErrNoGo           = errors.New("go toolchain not found")
+	ErrRestricted     = errors.New("script imports a package scripts may not use")
+	ErrScript         = errors.New("invalid script")
+	ErrClosed         = errors.New("plugin registry closed")
 )
 
 // Error is every error the loader returns about a plugin: which plugin,
@@ -58,6 +62,13 @@ func (e *Error) Error() string {
 	}
 	return b.String()
 }
+
+// NeighbourFault reports whether the call failed only because another call
+// took the shared plugin process down (cause ErrNeighbourFault), so that it
+// can be re-run without counting as a failed attempt. Package host's
+// evaluation loop matches this method on any objective error, so that it
+// need not import the loader (and other objectives can use it too).
+func (e *Error) NeighbourFault() bool { return errors.Is(e.Cause, ErrNeighbourFault) }
 
 // Unwrap lets errors.Is match both the cause and the detail.
 func (e *Error) Unwrap() []error {

@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 var testPlugins = []string{
 	"objective", "multi", "suggester", "acquisition", "crashstart", "stdoutjunk",
 	"hangstart", "exitmid", "panic", "hang", "nan", "badbounds", "badkind", "noparams",
+	"neighbours",
 }
 
 func buildTestPlugins() (string, error) {

@@ -32,6 +32,8 @@ type proc struct {
 	gen     int
 	closed  bool
 	configs map[string]map[string]string // Configure calls to replay after a restart, by remote name
+
+	gate gate // calls run together, or alone after a crash that several calls saw
 }
 
 // session is one running process of a unit.
@@ -44,8 +46,29 @@ type session struct {
 	stderr *tail
 	dead   atomic.Bool
 
+	stopped  atomic.Int32 // why the loader killed the process: a stop... value
+	inflight atomic.Int32 // calls running in this process
+	exitOnce sync.Once
+	crowded  atomic.Bool // the process exited on its own while several calls were running
+
 	postOnce sync.Once
 	postID   uint32
+}
+
+// Why the loader killed a session's process, which decides what the calls
+// that were running in it report.
+const (
+	stopNone    int32 = iota
+	stopTimeout       // another call timed out: the running calls are its neighbours (ErrNeighbourFault)
+	stopClose         // the registry closed (ErrExited)
+	stopDiscard       // the process exited on its own or never became usable; what is left of it is killed
+)
+
+// markStopped records why the process is being killed (the first reason wins)
+// and marks the session dead.
+func (s *session) markStopped(reason int32) {
+	s.stopped.CompareAndSwap(stopNone, reason)
+	s.dead.Store(true)
 }
 
 func newProc(u *unit) *proc { return &proc{u: u} }
@@ -63,7 +86,7 @@ func (p *proc) get(ctx context.Context) (*session, error) {
 			return s, nil
 		}
 		p.cur = nil
-		go p.kill(s) // whatever of its process group is left
+		go p.kill(s, stopDiscard) // whatever of its process group is left
 		p.u.r.log.Info().Str("plugin", p.u.name).Msg("restarting plugin process")
 	}
 	// Close cancels builds and starts in progress.
@@ -76,7 +99,7 @@ func (p *proc) get(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	if err := p.replay(ctx, s); err != nil {
-		p.kill(s)
+		p.kill(s, stopDiscard)
 		return nil, err
 	}
 	p.cur = s
@@ -256,9 +279,9 @@ func (p *proc) waitExit(s *session, d time.Duration) bool {
 }
 
 // kill stops a session's process and its process group at once (SIGKILL)
-// and forgets it.
-func (p *proc) kill(s *session) {
-	s.dead.Store(true)
+// and forgets it; reason says why (stopTimeout, ...).
+func (p *proc) kill(s *session, reason int32) {
+	s.markStopped(reason)
 	killGroup(s.cmd)
 	s.client.Kill()
 }
@@ -272,7 +295,7 @@ const stopGrace = 3 * time.Second
 // not within stopGrace, and in any case kills what the group still holds
 // (children the plugin started), so that nothing outlives it.
 func (p *proc) stop(s *session) {
-	s.dead.Store(true)
+	s.markStopped(stopClose)
 	done := make(chan struct{})
 	go func() {
 		s.client.Kill()
@@ -296,20 +319,45 @@ func (p *proc) callContext(ctx context.Context, timeout time.Duration) (context.
 
 // call runs fn against a live session with the given timeout and turns a
 // failure into an *Error naming the plugin and the cause. A call that times
-// out kills the process (it may be stuck forever); a process that died is
-// restarted by the next call.
+// out kills the process (it may be stuck forever), and the calls running
+// beside it fail with ErrNeighbourFault; a process that died is restarted
+// by the next call.
+//
+// A process that exits on its own while several calls run does not say
+// which of them crashed it, so each of them is run once more, alone: the
+// culprit crashes again and reports ErrExited, its neighbours complete.
 func (p *proc) call(ctx context.Context, op string, timeout time.Duration, fn func(context.Context, *session) error) error {
-	s, err := p.get(ctx)
-	if err != nil {
+	err, crowded := p.try(ctx, op, timeout, fn, false)
+	if !crowded {
 		return err
 	}
+	p.u.r.log.Info().Str("plugin", p.u.name).Str("op", op).Err(err).
+		Msg("plugin process exited with several calls running; re-running this one alone to tell which call crashed it")
+	err, _ = p.try(ctx, op, timeout, fn, true)
+	return err
+}
+
+// try runs fn once, together with other calls or alone. crowded reports
+// that the process exited during the call while other calls were running.
+func (p *proc) try(ctx context.Context, op string, timeout time.Duration, fn func(context.Context, *session) error, alone bool) (err error, crowded bool) {
+	if err := p.gate.enter(ctx, alone); err != nil {
+		return &Error{Plugin: p.u.name, Op: op, Cause: err, Err: errors.New("gave up waiting for the plugin process")}, false
+	}
+	defer p.gate.leave(alone)
+	s, err := p.get(ctx)
+	if err != nil {
+		return err, false
+	}
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
 	cctx, cancel := p.callContext(ctx, timeout)
 	defer cancel()
 	err = fn(cctx, s)
 	if err == nil {
-		return nil
+		return nil, false
 	}
-	return p.classify(ctx, cctx, s, op, timeout, err)
+	err = p.classify(ctx, cctx, s, op, timeout, err)
+	return err, errors.Is(err, ErrExited) && s.crowded.Load()
 }
 
 func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeout time.Duration, err error) error {
@@ -328,7 +376,7 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 		// answers DeadlineExceeded. On a loaded machine either can arrive
 		// before our own context's timer has run, so a passed deadline
 		// counts too.
-		p.kill(s)
+		p.kill(s, stopTimeout)
 		limit := "the caller's deadline"
 		if timeout > 0 && ctx.Err() == nil {
 			limit = timeout.String()
@@ -341,15 +389,18 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 		return &Error{Plugin: name, Op: op, Cause: ErrPanic, Err: errors.New(st.Message())}
 	}
 	if code == codes.Unavailable || code == codes.Canceled || code == codes.Unknown && s.client.Exited() {
-		killed := s.dead.Load() // stopped by us: another call timed out, or Close
-		if killed || p.waitExit(s, exitWait) {
+		switch s.stopped.Load() {
+		case stopTimeout:
+			return &Error{Plugin: name, Op: op, Cause: ErrNeighbourFault,
+				Err: errors.New("another call into the same process timed out and the process was killed with this call running; this call did nothing wrong and can be re-run (the process restarts on the next call)")}
+		case stopClose:
+			return &Error{Plugin: name, Op: op, Cause: ErrExited, Err: errors.New("the process was stopped during the call: the plugin registry closed")}
+		}
+		if p.waitExit(s, exitWait) {
 			s.dead.Store(true)
-			how := "exited during the call" + exitStatus(s.cmd)
-			if killed {
-				how = "was stopped during the call (another call timed out, or the registry closed)"
-			}
+			s.exitOnce.Do(func() { s.crowded.Store(s.inflight.Load() > 1) })
 			return &Error{Plugin: name, Op: op, Cause: ErrExited,
-				Err: fmt.Errorf("the process %s; it will be restarted on the next call", how), Stderr: s.stderr.String()}
+				Err: fmt.Errorf("the process exited during the call%s; it will be restarted on the next call", exitStatus(s.cmd)), Stderr: s.stderr.String()}
 		}
 	}
 	return &Error{Plugin: name, Op: op, Cause: ErrRemote, Err: errors.New(st.Message())}
