@@ -7,10 +7,10 @@ python3-cryptography or the openssl command (for the certificate of the
 mutual TLS go-plugin's AutoMTLS asks for), and the stubs tesbo_pb2.py /
 tesbo_pb2_grpc.py generated from sdk/proto.
 
-Use it by making an executable in the plugins directory that runs it:
+Use it through the wrapper next to it, which picks a Python that can import
+grpc (see README.md):
 
-    printf '#!/bin/sh\nexec python3 %s/objective.py\n' "$PWD" > plugins/branin-py
-    chmod +x plugins/branin-py
+    ln -s "$PWD/branin-py" plugins/branin-py
     tesbo-host run --objective branin-py --acq random --iters 10
 
 The protocol, as the host expects it:

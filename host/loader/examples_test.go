@@ -200,3 +200,52 @@ func Example_script() {
 }
 
 var _ sdk.Posterior = fakePost{}
+
+// pythonWrapperDir is a plugins directory holding a symlink to the Python
+// example's wrapper, as its README says to install it.
+func pythonWrapperDir(t *testing.T) string {
+	return pluginsDir(t, nil, map[string]string{"branin-py": "../../examples/python-objective/branin-py"})
+}
+
+// decoyPython puts first on PATH a python3 without grpc (as pyenv's shim
+// often is) and returns its path.
+func decoyPython(t *testing.T) string {
+	dir := t.TempDir()
+	py := filepath.Join(dir, "python3")
+	script := "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'grpc'\" >&2\nexit 1\n"
+	if err := os.WriteFile(py, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("TESBO_PYTHON", "")
+	os.Unsetenv("TESBO_PYTHON")
+	return py
+}
+
+// TestPythonWrapperFindsGRPC: the example's wrapper runs the plugin with
+// /usr/bin/python3 when the python3 first on PATH cannot import grpc.
+func TestPythonWrapperFindsGRPC(t *testing.T) {
+	if exec.Command("/usr/bin/python3", "-c", "import grpc").Run() != nil {
+		testenv.Need(t, "/usr/bin/python3 cannot import grpc: install it (apt-get install python3-grpcio python3-cryptography)")
+	}
+	decoyPython(t)
+	r := open(t, pythonWrapperDir(t), Options{})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "branin-py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{math.Pi, 2.275}
+	if v, err := o.Evaluate(ctx, x); err != nil || math.Abs(v-branin(x)) > 1e-12 {
+		t.Fatalf("branin(%v) = %v, %v; want %v", x, v, err, branin(x))
+	}
+}
+
+// TestPythonWrapperNoGRPC: when no candidate Python can import grpc, the
+// wrapper's failure says what to install.
+func TestPythonWrapperNoGRPC(t *testing.T) {
+	t.Setenv("TESBO_PYTHON", decoyPython(t))
+	r := open(t, pythonWrapperDir(t), Options{})
+	_, err := r.Objective(ctxT(t), "branin-py")
+	wantErr(t, err, "branin-py", ErrStart, "exit status 1", "no Python can import grpc", "apt-get install python3-grpcio", "TESBO_PYTHON")
+}
