@@ -133,6 +133,7 @@ Examples:
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level on stderr: debug, info (one line per finished run), warn, error")
 	fl.BoolVar(&f.unrestricted, "unrestricted", false, "give Yaegi objective scripts the whole standard library")
 	fl.StringArrayVar(&f.envAllow, "plugin-env", nil, pluginEnvHelp)
+	fl.StringVar(&f.pluginMemory, "plugin-memory", "", pluginMemoryHelp)
 	cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -221,6 +222,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return err
 	}
 	s.Logger = log
+	if _, err := f.loaderOptions(&log); err != nil { // bad plugin flags fail before any run
+		return err
+	}
 	ctx, sig := signalContext(cmd.Context())
 	defer sig.stop()
 	op := &benchOpener{c: &f.common, log: log}

@@ -47,6 +47,7 @@ plugins are built on first use. The built-in acquisitions are listed too.`,
 	f.BoolVar(&c.unrestricted, "unrestricted", false, "give Yaegi scripts the whole standard library")
 	f.StringArrayVar(&c.checksums, "plugin-sha256", nil, "NAME=HEX: refuse plugin NAME unless its SHA-256 is HEX (repeatable)")
 	f.StringArrayVar(&c.envAllow, "plugin-env", nil, pluginEnvHelp)
+	f.StringVar(&c.pluginMemory, "plugin-memory", "", pluginMemoryHelp)
 	return cmd
 }
 

@@ -46,6 +46,7 @@ type common struct {
 	checksums    []string
 	envAllow     []string
 	evalTimeout  time.Duration
+	pluginMemory string
 }
 
 // pluginEnvHelp describes --plugin-env (every command that starts plugins).
@@ -59,7 +60,12 @@ func (c *common) register(cmd *cobra.Command, pluginsHelp string) {
 	f.BoolVar(&c.unrestricted, "unrestricted", false, "give Yaegi scripts the whole standard library (os/exec, net, file writes, ...)")
 	f.StringArrayVar(&c.checksums, "plugin-sha256", nil, "NAME=HEX: refuse plugin NAME unless its SHA-256 is HEX (repeatable; see 'tesbo-host plugins')")
 	f.StringArrayVar(&c.envAllow, "plugin-env", nil, pluginEnvHelp)
+	f.StringVar(&c.pluginMemory, "plugin-memory", "", pluginMemoryHelp)
 }
+
+// pluginMemoryHelp describes --plugin-memory (every command that starts
+// plugins).
+const pluginMemoryHelp = "SIZE: memory limit of each plugin process, e.g. 2GiB (Linux: RLIMIT_DATA, and GOMEMLIMIT for Go plugins); a plugin past it dies alone and its call fails (default: none)"
 
 // pluginsDir resolves the plugins directory: the flag, else fallback (a
 // resumed study's stored directory), else $TESBO_PLUGINS, else ./plugins.
@@ -91,6 +97,13 @@ func (c *common) logger() (zerolog.Logger, error) {
 
 func (c *common) loaderOptions(log *zerolog.Logger) (loader.Options, error) {
 	o := loader.Options{Logger: log, Unrestricted: c.unrestricted, EvalTimeout: c.evalTimeout}
+	if c.pluginMemory != "" {
+		n, err := loader.ParseSize(c.pluginMemory)
+		if err != nil || n <= 0 {
+			return o, usagef("bad --plugin-memory %q: want a positive size such as 2GiB or 512MiB", c.pluginMemory)
+		}
+		o.MemoryLimit = n
+	}
 	for _, name := range c.envAllow {
 		if name == "" || strings.ContainsAny(name, "= ") {
 			return o, usagef("bad --plugin-env %q: want the name of an environment variable", name)

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,4 +58,31 @@ func processAlive(pid int) bool {
 	}
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(rest, "Z")
+}
+
+// TestContainMemoryLimit: under Options.MemoryLimit a script that allocates
+// without bound dies alone with Go's fatal "out of memory", which the error puts
+// first (before the goroutine dump's tail); the host carries on and the
+// restarted process answers.
+func TestContainMemoryLimit(t *testing.T) {
+	dir := pluginsDir(t, nil, map[string]string{"hog.go": "testdata/scripts/hog.go"})
+	r := open(t, dir, Options{MemoryLimit: 512 << 20, EvalTimeout: generous})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "hog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = o.Evaluate(ctx, []float64{0.9})
+	// Which allocation fails first varies: the heap's ("fatal error: out of
+	// memory ...") or a new thread's stack ("runtime/cgo: pthread_create
+	// failed"); the error names the limit either way.
+	wantErr(t, err, "hog", ErrExited, "out of memory", "512 MiB")
+	var le *Error
+	errors.As(err, &le)
+	if le.Fatal == "" || !strings.HasPrefix(err.Error(), `plugin "hog": evaluate: `+le.Fatal) {
+		t.Fatalf("the fatal line %q is not first: %s", le.Fatal, err)
+	}
+	if v, err := o.Evaluate(ctx, []float64{0.25}); err != nil || v != 0.25 {
+		t.Fatalf("after restart: %v, %v", v, err)
+	}
 }

@@ -44,11 +44,17 @@ type Error struct {
 	Cause  error  // one of the Err... values
 	Err    error  // what happened, in detail; may be nil
 	Stderr string // last lines the plugin wrote to stderr, when they explain a crash
+	Fatal  string // the first "fatal error:" or "panic:" line of that stderr: why it crashed
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "plugin %q: %s: ", e.Plugin, e.Op)
+	if e.Fatal != "" {
+		// First: the goroutine dump after it can be longer than the stderr
+		// tail, and a reader (or a truncated stored error) wants the cause.
+		fmt.Fprintf(&b, "%s; ", e.Fatal)
+	}
 	switch {
 	case e.Err == nil:
 		fmt.Fprintf(&b, "%v", e.Cause)

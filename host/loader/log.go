@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -98,12 +99,15 @@ func (w *lineLogger) Write(p []byte) (int, error) {
 }
 
 // tail keeps the last lines written to it (a plugin's raw stderr), to
-// explain crashes in error messages.
+// explain crashes in error messages, and the first line saying why a
+// process died ("fatal error: runtime: out of memory", "panic: ..."),
+// which a goroutine dump longer than the tail would push out.
 type tail struct {
 	mu    sync.Mutex
 	lines []string
 	part  []byte
 	max   int
+	fatal string
 }
 
 func newTail(max int) *tail { return &tail{max: max} }
@@ -143,10 +147,28 @@ func (t *tail) addLocked(line string) {
 	if len(line) > 2000 {
 		line = line[:2000] + "…"
 	}
+	if t.fatal == "" && isFatalLine(line) {
+		t.fatal = line
+	}
 	t.lines = append(t.lines, line)
 	if len(t.lines) > t.max {
 		t.lines = t.lines[len(t.lines)-t.max:]
 	}
+}
+
+// fatalRE matches the lines with which a dying process says why: the Go
+// runtime's fatal errors, panics, failed thread creation (what running out
+// of memory looks like when the allocation that fails is a new thread's
+// stack) and fatal signals; Python's MemoryError.
+var fatalRE = regexp.MustCompile(`^(fatal error:|panic:|runtime/cgo:|SIG[A-Z]+: |MemoryError)`)
+
+func isFatalLine(line string) bool { return fatalRE.MatchString(line) }
+
+// Fatal returns the first line that said why the process died, or "".
+func (t *tail) Fatal() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.fatal
 }
 
 // String returns the kept lines, most recent last.

@@ -2,6 +2,8 @@ package loader
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,5 +105,46 @@ func TestPluginLogsBridged(t *testing.T) {
 			t.Fatalf("log lacks %s:\n%s", missing, out)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestTailKeepsFatalLine: a crash's first line ("fatal error: ..."), which
+// a goroutine dump longer than the tail pushes out of it, is kept apart
+// and comes first in the error.
+func TestTailKeepsFatalLine(t *testing.T) {
+	tl := newTail(40)
+	fmt.Fprintf(tl, "loading\nfatal error: runtime: out of memory\n\nruntime stack:\n")
+	for i := range 200 {
+		fmt.Fprintf(tl, "goroutine %d [running]:\n\tmain.f()\n", i)
+	}
+	fmt.Fprintf(tl, "panic: a later one\n")
+	if got := tl.Fatal(); got != "fatal error: runtime: out of memory" {
+		t.Fatalf("Fatal = %q", got)
+	}
+	if strings.Contains(tl.String(), "out of memory") {
+		t.Fatal("test premise: the dump should push the fatal line out of the tail")
+	}
+	err := &Error{Plugin: "p", Op: "evaluate", Cause: ErrExited, Err: errors.New("the process exited"), Stderr: tl.String(), Fatal: tl.Fatal()}
+	if msg := err.Error(); !strings.HasPrefix(msg, `plugin "p": evaluate: fatal error: runtime: out of memory; plugin process exited`) {
+		t.Fatalf("message: %.200s", msg)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{
+		"2GiB": 2 << 30, "512MiB": 512 << 20, "512M": 512 << 20, "1.5g": 3 << 29,
+		"1GB": 1e9, "4096": 4096, " 64 KiB ": 64 << 10,
+	} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "GiB", "2 parsecs", "-1G", "1e30"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) accepted", in)
+		}
+	}
+	if got := FormatSize(512 << 20); got != "512 MiB" {
+		t.Errorf("FormatSize = %q", got)
 	}
 }

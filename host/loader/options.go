@@ -1,8 +1,12 @@
 package loader
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -35,6 +39,19 @@ type Options struct {
 	// StartTimeout bounds starting a plugin process up to a completed
 	// handshake and Describe (not the build of a Go source plugin). Zero: 30 s.
 	StartTimeout time.Duration
+
+	// MemoryLimit caps the memory of each plugin process, in bytes (the
+	// CLI's --plugin-memory), so that a runaway plugin fails alone instead
+	// of taking the machine: on Linux every process of the plugin's process
+	// group gets RLIMIT_DATA = MemoryLimit once the handshake is done
+	// (allocations beyond it fail: a Go plugin dies with "fatal error:
+	// runtime: out of memory", Python raises MemoryError), and Go plugins
+	// (scripts' runner included) get GOMEMLIMIT at 90% of it, so their
+	// garbage collector works harder before the hard limit. RLIMIT_DATA
+	// rather than RLIMIT_AS: a Go program reserves about 1.7 GB of address
+	// space it never uses, so an address-space limit would stop plugins
+	// from starting at all under a useful cap. Zero: no limit.
+	MemoryLimit int64
 
 	// Unrestricted gives Yaegi scripts the whole standard library (os/exec,
 	// net, os, unsafe, syscall, ...) instead of the allowlist of pure
@@ -132,4 +149,45 @@ func DefaultDir() string {
 		return d
 	}
 	return "plugins"
+}
+
+// ParseSize parses a memory size: a number of bytes, optionally with a
+// binary (KiB, MiB, GiB, TiB) or decimal (kB, MB, GB, TB; K, M, G, T are
+// taken as binary) suffix, e.g. "2GiB", "512M", "1073741824".
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := t, ""
+	if i >= 0 {
+		num, unit = t[:i], strings.TrimSpace(t[i:])
+	}
+	mult, ok := sizeUnits[strings.ToLower(unit)]
+	if !ok || num == "" {
+		return 0, fmt.Errorf("bad size %q: want a number of bytes with an optional unit, e.g. 2GiB or 512MiB", s)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v*float64(mult) >= math.MaxInt64 {
+		return 0, fmt.Errorf("bad size %q: want a number of bytes with an optional unit, e.g. 2GiB or 512MiB", s)
+	}
+	return int64(v * float64(mult)), nil
+}
+
+var sizeUnits = map[string]int64{
+	"": 1, "b": 1,
+	"k": 1 << 10, "kib": 1 << 10, "kb": 1e3,
+	"m": 1 << 20, "mib": 1 << 20, "mb": 1e6,
+	"g": 1 << 30, "gib": 1 << 30, "gb": 1e9,
+	"t": 1 << 40, "tib": 1 << 40, "tb": 1e12,
+}
+
+// FormatSize writes n bytes in the largest binary unit in which it is at
+// least 1, to two decimals ("512 MiB", "1.5 GiB").
+func FormatSize(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	v, u := float64(n), 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) + " " + units[u]
 }

@@ -131,6 +131,10 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	}
 	env := pluginEnv(os.Environ(), r.opts.envDeny(), r.opts.EnvAllow)
 	cmd.Env = append(env, cmd.Env...)
+	if lim := r.opts.MemoryLimit; lim > 0 {
+		// Later entries win: the limit overrides a GOMEMLIMIT of the host's.
+		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMEMLIMIT=%d", lim/10*9))
+	}
 	setProcAttr(cmd)
 
 	var secure *plugin.SecureConfig
@@ -178,7 +182,7 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 		// first stops children that would hold the output open.
 		killGroup(cmd)
 		client.Kill()
-		return nil, &Error{Plugin: name, Op: "start", Cause: cause, Err: err, Stderr: s.stderr.String()}
+		return nil, &Error{Plugin: name, Op: "start", Cause: cause, Err: err, Stderr: s.stderr.String(), Fatal: s.stderr.Fatal()}
 	}
 	rpc, err := client.Client()
 	if err != nil {
@@ -192,6 +196,11 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 		p.waitExit(s, exitWait)
 		cause, detail := classifyStart(err, cmd)
 		return fail(cause, detail)
+	}
+	if lim := r.opts.MemoryLimit; lim > 0 {
+		if err := limitMemory(cmd, lim); err != nil {
+			return fail(ErrStart, fmt.Errorf("apply the memory limit (--plugin-memory): %w", err))
+		}
 	}
 	raw, err := rpc.Dispense(sdk.PluginName)
 	if err != nil {
@@ -400,10 +409,22 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 			s.dead.Store(true)
 			s.exitOnce.Do(func() { s.crowded.Store(s.inflight.Load() > 1) })
 			return &Error{Plugin: name, Op: op, Cause: ErrExited,
-				Err: fmt.Errorf("the process exited during the call%s; it will be restarted on the next call", exitStatus(s.cmd)), Stderr: s.stderr.String()}
+				Err:    fmt.Errorf("the process exited during the call%s%s; it will be restarted on the next call", exitStatus(s.cmd), p.memoryNote()),
+				Stderr: s.stderr.String(), Fatal: s.stderr.Fatal()}
 		}
 	}
 	return &Error{Plugin: name, Op: op, Cause: ErrRemote, Err: errors.New(st.Message())}
+}
+
+// memoryNote says, for a crash, that the process ran under a memory limit:
+// whatever allocation failed first (the heap, a thread's stack) the crash
+// then likely means it ran out of memory.
+func (p *proc) memoryNote() string {
+	lim := p.u.r.opts.MemoryLimit
+	if lim <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" under a memory limit of %s (--plugin-memory): a failed allocation there means the plugin ran out of memory", FormatSize(lim))
 }
 
 // lateDeadline reports whether a status code is what the plugin's side

@@ -1,8 +1,16 @@
 package loader
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // setProcAttr puts a plugin in a process group of its own, so that
@@ -27,4 +35,57 @@ func killGroup(cmd *exec.Cmd) {
 		return
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// limitMemory sets RLIMIT_DATA to limit bytes on every process of the
+// plugin's process group (a wrapper and the interpreter it started, whose
+// future children inherit it). See Options.MemoryLimit.
+func limitMemory(cmd *exec.Cmd, limit int64) error {
+	if cmd.Process == nil {
+		return errors.New("the plugin process has not started")
+	}
+	pgid := cmd.Process.Pid
+	pids, err := groupMembers(pgid)
+	if err != nil {
+		return err
+	}
+	rl := &unix.Rlimit{Cur: uint64(limit), Max: uint64(limit)}
+	for _, pid := range pids {
+		if err := unix.Prlimit(pid, unix.RLIMIT_DATA, rl, nil); err != nil && !errors.Is(err, unix.ESRCH) {
+			return fmt.Errorf("prlimit(%d, RLIMIT_DATA, %d): %w", pid, limit, err)
+		}
+	}
+	return nil
+}
+
+// groupMembers lists the processes of process group pgid, from /proc.
+func groupMembers(pgid int) ([]int, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and ")".
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) {
+			pids = append(pids, pid)
+		}
+	}
+	if len(pids) == 0 {
+		return nil, fmt.Errorf("no process in group %d (the plugin exited)", pgid)
+	}
+	return pids, nil
 }

@@ -2,7 +2,10 @@
 
 package loader
 
-import "os/exec"
+import (
+	"errors"
+	"os/exec"
+)
 
 // setProcAttr does nothing off Linux: plugins are stopped by Registry.Close
 // and go-plugin's managed-client cleanup, but not if the host is killed.
@@ -14,4 +17,9 @@ func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		_ = cmd.Process.Kill()
 	}
+}
+
+// limitMemory is Linux-only (RLIMIT_DATA through prlimit).
+func limitMemory(*exec.Cmd, int64) error {
+	return errors.New("a plugin memory limit is supported on Linux only")
 }
