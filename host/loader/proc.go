@@ -184,7 +184,9 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 		client.Kill()
 		return nil, &Error{Plugin: name, Op: "start", Cause: cause, Err: err, Stderr: s.stderr.String(), Fatal: s.stderr.Fatal()}
 	}
+	watched := watchOrphans()
 	rpc, err := client.Client()
+	watched()
 	if err != nil {
 		// go-plugin kills the process when the handshake fails but not what
 		// it started: a wrapper's child still holding stdout (`echo junk;
@@ -276,14 +278,50 @@ func (p *proc) waitExit(s *session, d time.Duration) bool {
 		return s.client.Exited()
 	}
 	deadline := time.Now().Add(d)
-	for {
+	for i := 0; ; i++ {
 		if s.client.Exited() {
 			return true
 		}
 		if time.Now().After(deadline) {
 			return false
 		}
+		if i%20 == 0 && leaderExited(s.cmd) {
+			// Exited, but children it left hold its output open, so
+			// go-plugin cannot finish with it: end them.
+			killGroup(s.cmd)
+		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// orphanPoll is how often a starting plugin is checked for having exited
+// while children it started hold its output.
+const orphanPoll = 100 * time.Millisecond
+
+// watchOrphans kills, until the returned function is called, the groups
+// of plugins that exited leaving children that hold their output
+// (killOrphanedGroups): while a plugin starts its pid is not known yet,
+// and go-plugin would wait for those children (`sleep 20 &; exit 3` took
+// 20 s to be reported) up to the start timeout.
+func watchOrphans() (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(orphanPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				killOrphanedGroups()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
 	}
 }
 

@@ -58,34 +58,93 @@ func limitMemory(cmd *exec.Cmd, limit int64) error {
 	return nil
 }
 
-// groupMembers lists the processes of process group pgid, from /proc.
+// groupMembers lists the processes of process group pgid.
 func groupMembers(pgid int) ([]int, error) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, err
-	}
 	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and ")".
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) > 2 && f[2] == strconv.Itoa(pgid) {
+	err := eachProcess(func(pid int, st pidStat) {
+		if st.pgrp == pgid {
 			pids = append(pids, pid)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(pids) == 0 {
 		return nil, fmt.Errorf("no process in group %d (the plugin exited)", pgid)
 	}
 	return pids, nil
+}
+
+// killOrphanedGroups kills the process group of every child of the host
+// that has exited but leads a group still holding members: a plugin (only
+// plugins get groups of their own) that died and left children holding
+// its stdout or stderr, which keep go-plugin from noticing the exit until
+// they end. It is used while a plugin starts, before its pid is known.
+func killOrphanedGroups() {
+	me := os.Getpid()
+	var leaders []int
+	_ = eachProcess(func(pid int, st pidStat) {
+		if st.ppid == me && st.state == 'Z' && st.pgrp == pid {
+			leaders = append(leaders, pid)
+		}
+	})
+	for _, pid := range leaders {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+}
+
+// leaderExited reports whether a started plugin process has exited and
+// awaits reaping; killGroup then frees what keeps it from being reaped.
+func leaderExited(cmd *exec.Cmd) bool {
+	if cmd.Process == nil {
+		return false
+	}
+	st, ok := readStat(strconv.Itoa(cmd.Process.Pid))
+	return ok && st.state == 'Z'
+}
+
+// pidStat is what the loader reads of /proc/PID/stat.
+type pidStat struct {
+	state      byte
+	ppid, pgrp int
+}
+
+func readStat(pid string) (pidStat, bool) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return pidStat{}, false // gone meanwhile
+	}
+	// pid (comm) state ppid pgrp ...; comm may hold spaces and ")".
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return pidStat{}, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 3 || len(f[0]) != 1 {
+		return pidStat{}, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	pgrp, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil {
+		return pidStat{}, false
+	}
+	return pidStat{state: f[0][0], ppid: ppid, pgrp: pgrp}, true
+}
+
+// eachProcess calls fn for every process in /proc.
+func eachProcess(fn func(pid int, st pidStat)) error {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := readStat(e.Name()); ok {
+			fn(pid, st)
+		}
+	}
+	return nil
 }

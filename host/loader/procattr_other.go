@@ -23,3 +23,8 @@ func killGroup(cmd *exec.Cmd) {
 func limitMemory(*exec.Cmd, int64) error {
 	return errors.New("a plugin memory limit is supported on Linux only")
 }
+
+// killOrphanedGroups and leaderExited are Linux-only: elsewhere plugins
+// have no process group of their own.
+func killOrphanedGroups()         {}
+func leaderExited(*exec.Cmd) bool { return false }
