@@ -314,7 +314,10 @@ func (s *Study) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Tri
 		if evalCtx.Err() != nil {
 			return nil // abandoned: re-run on resume
 		}
-		if neighbourFault(err) && reruns < maxNeighbourReruns && ctx.Err() == nil {
+		if neighbourFault(err) && reruns < maxNeighbourReruns {
+			if ctx.Err() != nil {
+				return nil // shutting down: re-run on resume
+			}
 			reruns++
 			s.log.Info().Int("trial", t.ID).Int("attempt", attempt).Err(err).Msg("evaluation stopped by another evaluation's fault; re-running it (not counted as an attempt)")
 			attempt-- // the same attempt again
