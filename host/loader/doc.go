@@ -46,7 +46,10 @@
 // the exit status and the tail of the plugin's stderr; NaN/Inf results,
 // malformed spaces, wrong dimensions and out-of-space suggestions are
 // refused. Every error is an *Error naming the plugin, the operation and a
-// cause matchable with errors.Is.
+// cause matchable with errors.Is; for a crash it leads with the first fatal
+// line of the plugin's stderr (Error.Fatal). Options.MemoryLimit caps each
+// plugin's memory (RLIMIT_DATA on Linux, GOMEMLIMIT for Go plugins), so a
+// runaway plugin dies alone.
 //
 // No child outlives the host: Close kills every process; on Linux each
 // plugin runs in a process group of its own, killed as a whole (a wrapper
