@@ -56,6 +56,20 @@ var migrations = []string{
 		record     TEXT,
 		PRIMARY KEY (study_id, iteration)
 	);`,
+	// 2 → 3: leases (see lease.go). scope names what is leased: 'study'
+	// for a whole study; finer scopes (one trial per worker) can share the
+	// table. Times are Unix nanoseconds of the holder's clock.
+	`CREATE TABLE IF NOT EXISTS leases (
+		study_id     INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+		scope        TEXT NOT NULL,
+		holder       TEXT NOT NULL,
+		host         TEXT NOT NULL,
+		pid          INTEGER NOT NULL,
+		acquired_at  INTEGER NOT NULL,
+		heartbeat_at INTEGER NOT NULL,
+		expires_at   INTEGER NOT NULL,
+		PRIMARY KEY (study_id, scope)
+	);`,
 }
 
 func init() {

@@ -16,6 +16,50 @@
 // A DB is safe for concurrent use by many goroutines and many studies; other
 // processes may use the same file (SQLite's locking with a busy timeout
 // serializes writers).
+//
+// # A locked database
+//
+// Another program may hold the write lock for longer than the busy timeout
+// (a backup, an interactive sqlite3 session). The writes a running study
+// makes — its proposals (AddBatch), trial starts and outcomes
+// (StartTrial, FinishTrial), iteration records (SetRecord) and lease
+// renewals — then retry with exponential backoff (50 ms doubling to 2 s)
+// for up to Options.BusyRetry (5 min by default), logging a warning with
+// the time waited before each retry, so that a finished evaluation's
+// value is not lost to a lock. A failed attempt wrote nothing, so the
+// retry is safe. Writes made before any work (creating a study, changing
+// its settings, taking its lease) fail at once with ErrLocked instead.
+//
+// # Leases
+//
+// Two processes must not run one study at once: each would re-run the
+// other's in-flight trials and the loser would fail on a conflict, wasting
+// evaluations. A study is therefore written only under its lease, one row
+// of the leases table per (study, scope) naming the holder — a random
+// token per holder, with its host name and PID so that a person can find
+// it — and when it acquired the lease, when it last renewed it (the
+// heartbeat) and when the lease expires (heartbeat + TTL). AcquireLease
+// takes a free lease, refuses a live holder's with a *LeaseHeldError, and
+// takes over a holder that is gone: its lease expired (it stopped renewing:
+// crashed on another host, hung, or lost the database), or it ran on this
+// host and its process no longer exists (kill -9; a resume need not wait
+// for the TTL). The holder renews the lease well within the TTL and
+// releases it when done.
+//
+// A lease also fences the holder's writes: through Lease.DB every write
+// transaction first checks, in the same transaction, that the lease still
+// names its holder, so a holder that hung past its TTL and was taken over
+// fails with ErrLeaseLost instead of overwriting the new holder's work.
+//
+// The design is meant to grow: the scope column leaves room for finer
+// leases (one per trial, for many workers sharing a study, with 'study'
+// kept for the proposer); holder IDs are opaque tokens, not PIDs, so
+// holders need not be processes; and the acquire/renew/fence steps are
+// single-row conditional writes that map onto any SQL database (e.g.
+// SELECT … FOR UPDATE or an UPDATE … WHERE holder = ? in PostgreSQL).
+// Expiry compares times written by different hosts, so their clocks must
+// agree to well within the TTL; the dead-process shortcut compares host
+// names and trusts PIDs only on the holder's own host.
 package store
 
 import (
@@ -31,6 +75,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rs/zerolog"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -38,7 +83,7 @@ import (
 // SchemaVersion is the schema this package writes. Older databases are
 // migrated on Open (or by Migrate, with Options.DeferMigration); newer ones
 // are refused.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Errors callers can test for with errors.Is.
 var (
@@ -50,7 +95,8 @@ var (
 	ErrNewerSchema = errors.New("database written by a newer tesbo")
 	// ErrNotTesbo: the file is not a tesbo study database.
 	ErrNotTesbo = errors.New("not a tesbo study database")
-	// ErrLocked: another process holds the database lock past the busy timeout.
+	// ErrLocked: another process holds the database lock past the busy
+	// timeout (and, for the writes that retry, past Options.BusyRetry).
 	ErrLocked = errors.New("database is locked by another process")
 	// ErrCorrupt: SQLite reports the file as malformed.
 	ErrCorrupt = errors.New("database file is corrupt")
@@ -63,7 +109,8 @@ var (
 )
 
 // Options configure Open. The zero value opens an existing database with a
-// 5 s busy timeout and synchronous=NORMAL.
+// 5 s busy timeout, 5 min of retries for a running study's writes, no
+// logging and synchronous=NORMAL.
 type Options struct {
 	// Create allows Open to create the file when it does not exist.
 	Create bool
@@ -81,16 +128,46 @@ type Options struct {
 	// before version 2) and writes fail with ErrNeedsMigration. A file Open
 	// creates gets the current schema at once (there is nothing to keep).
 	DeferMigration bool
+	// BusyRetry is how long the writes of a running study (AddBatch,
+	// StartTrial, FinishTrial, SetRecord, Lease.Renew) keep retrying while
+	// another connection holds the write lock, with backoff from 50 ms
+	// doubling to 2 s between attempts, before failing with ErrLocked.
+	// SQLite's busy timeout alone gives up after BusyTimeout, which would
+	// drop a finished evaluation's value whenever another program (a
+	// backup, a long query) holds the lock for longer. Zero means 5 min;
+	// negative, no retries. Creating a study, changing its settings and
+	// taking its lease do not retry: they fail fast, before any work.
+	BusyRetry time.Duration
+	// Logger receives a warning for each retried write, with the time spent
+	// waiting so far (zero value: discard).
+	Logger zerolog.Logger
 }
 
-// DB is an open study database.
+// Defaults of Options.
+const (
+	DefaultBusyTimeout = 5 * time.Second
+	DefaultBusyRetry   = 5 * time.Minute
+)
+
+// DB is an open study database. Lease.DB returns a view of the same
+// connection pool whose writes are fenced by a lease; Close either closes
+// both.
 type DB struct {
+	*conn
+	// fence, when set, must still hold its study for a write to commit.
+	fence *Lease
+}
+
+// conn is what every view of one open database shares.
+type conn struct {
 	db   *sql.DB
 	path string
 	// version is the schema version as this handle found or made it
 	// (below SchemaVersion only while a deferred migration is pending).
 	version   atomic.Int64
 	migrateMu sync.Mutex
+	busyRetry time.Duration
+	log       zerolog.Logger
 }
 
 // sqliteHeader is the first 16 bytes of every SQLite 3 database file.
@@ -113,7 +190,14 @@ func Open(path string, o Options) (*DB, error) {
 	}
 	bt := o.BusyTimeout
 	if bt <= 0 {
-		bt = 5 * time.Second
+		bt = DefaultBusyTimeout
+	}
+	retry := o.BusyRetry
+	switch {
+	case retry == 0:
+		retry = DefaultBusyRetry
+	case retry < 0:
+		retry = 0
 	}
 	sync := "NORMAL"
 	if o.Durable {
@@ -130,7 +214,7 @@ func Open(path string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open study db %s: %w", path, err)
 	}
-	d := &DB{db: db, path: path}
+	d := &DB{conn: &conn{db: db, path: path, busyRetry: retry, log: o.Logger}}
 	if err := d.init(fresh, o.DeferMigration); err != nil {
 		db.Close()
 		if fresh {
@@ -295,12 +379,61 @@ func classify(err error) error {
 }
 
 // tx runs f in one write transaction and commits it (refusing while a
-// deferred migration is pending).
+// deferred migration is pending). Through a lease's view (Lease.DB) the
+// transaction first checks that the lease still holds its study, so a
+// holder that lost its lease cannot write after the new holder started.
 func (d *DB) tx(ctx context.Context, f func(*sql.Tx) error) error {
 	if v := d.version.Load(); v < SchemaVersion {
 		return fmt.Errorf("%w (schema version %d, current %d)", ErrNeedsMigration, v, SchemaVersion)
 	}
-	return d.rawTx(ctx, f)
+	if d.fence == nil {
+		return d.rawTx(ctx, f)
+	}
+	return d.rawTx(ctx, func(tx *sql.Tx) error {
+		if err := d.fence.check(ctx, tx); err != nil {
+			return err
+		}
+		return f(tx)
+	})
+}
+
+// Backoff between the attempts of a retried write.
+const (
+	minBusyBackoff = 50 * time.Millisecond
+	maxBusyBackoff = 2 * time.Second
+)
+
+// retryTx is tx for the writes of a running study: while another
+// connection holds the write lock past the busy timeout it tries again,
+// with exponential backoff and a warning per wait, for up to
+// Options.BusyRetry. A failed attempt wrote nothing (SQLite rolled it
+// back), so f runs again from the start.
+func (d *DB) retryTx(ctx context.Context, what string, f func(*sql.Tx) error) error {
+	start := time.Now()
+	wait := minBusyBackoff
+	for {
+		err := d.tx(ctx, f)
+		if err == nil || !errors.Is(err, ErrLocked) || ctx.Err() != nil {
+			return err
+		}
+		waited := time.Since(start)
+		if waited+wait > d.busyRetry {
+			if d.busyRetry == 0 {
+				return err
+			}
+			return fmt.Errorf("%w (still locked after %v of retries)", err, waited.Round(time.Millisecond))
+		}
+		d.log.Warn().Str("write", what).Str("db", d.path).Dur("waited", waited).Dur("retry_in", wait).
+			Msg("database locked by another connection; retrying the write")
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+		wait = min(2*wait, maxBusyBackoff)
+	}
 }
 
 // rawTx is tx without the schema check (for the migration itself).

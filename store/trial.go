@@ -68,7 +68,7 @@ func nanos(t time.Time) any {
 // already present gives an error wrapping ErrConflict.
 func (d *DB) AddBatch(ctx context.Context, studyID int64, it Iteration, trials []Trial) error {
 	now := time.Now()
-	err := d.tx(ctx, func(tx *sql.Tx) error {
+	err := d.retryTx(ctx, "add batch", func(tx *sql.Tx) error {
 		var model, record any
 		if it.Model != nil {
 			model = string(it.Model)
@@ -120,7 +120,7 @@ func (d *DB) AddBatch(ctx context.Context, studyID int64, it Iteration, trials [
 
 // StartTrial marks an in-flight trial running with its attempt count.
 func (d *DB) StartTrial(ctx context.Context, studyID int64, id, attempts int, at time.Time) error {
-	err := d.tx(ctx, func(tx *sql.Tx) error {
+	err := d.retryTx(ctx, "start trial", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE trials SET status='running', attempts=?, started_at=?
 			 WHERE study_id=? AND id=? AND status IN ('pending','running')`,
@@ -161,7 +161,7 @@ func (d *DB) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
 	if t.FinishedAt.IsZero() {
 		t.FinishedAt = time.Now()
 	}
-	err := d.tx(ctx, func(tx *sql.Tx) error {
+	err := d.retryTx(ctx, "finish trial", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE trials SET status=?, value=?, error=?, attempts=?, started_at=coalesce(?, started_at),
 			        finished_at=?, eval_seconds=?, meta=?
@@ -195,7 +195,7 @@ func (d *DB) SetRecord(ctx context.Context, studyID int64, iteration int, record
 	if !json.Valid(record) {
 		return fmt.Errorf("set record: not JSON")
 	}
-	err := d.tx(ctx, func(tx *sql.Tx) error {
+	err := d.retryTx(ctx, "set record", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE iterations SET record=? WHERE study_id=? AND iteration=?`,
 			string(record), studyID, iteration)
 		if err != nil {
