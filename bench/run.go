@@ -359,6 +359,7 @@ func (r *runner) runStudy(ctx context.Context, spec RunSpec, res *RunResult) err
 		if err != nil {
 			return fmt.Errorf("reopen study: %w", err)
 		}
+		defer study.Close() // releases the study's lease
 		if study.Done() {
 			res.Status = StatusSkipped
 			return nil
@@ -391,6 +392,7 @@ func (r *runner) runStudy(ctx context.Context, spec RunSpec, res *RunResult) err
 		if study, err = host.NewStudy(ctx, info, o); err != nil {
 			return fmt.Errorf("new study: %w", err)
 		}
+		defer study.Close()
 	}
 	if _, err := study.Run(ctx, obj); err != nil {
 		return err

@@ -56,6 +56,16 @@
 // committed before the next proposal uses it. OpenStudy reopens a stored
 // study; Run first re-runs the trials that were in flight, then continues.
 //
+// A stored study has one writer at a time: NewStudy and OpenStudy take the
+// study's lease (store.DB.AcquireLease) before reading its trials, a
+// heartbeat renews it, and Close releases it. A second Study on the same
+// stored study — in another process, or in this one — gets a
+// *store.LeaseHeldError naming the holder's host and PID, having written
+// and evaluated nothing. The lease of a holder that died is taken over: at
+// once when it ran on this host and its process is gone (kill -9), else
+// when its heartbeat is older than the lease's 30 s TTL. Call Close when
+// done with a study from NewStudy or OpenStudy (Optimize does).
+//
 // # Concurrency
 //
 // Studies share no state: many can run in one process at once (also on one

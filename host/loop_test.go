@@ -312,6 +312,7 @@ func TestWarmStartChain(t *testing.T) {
 	// Reopened with a larger budget: the first fit starts from the stored
 	// model of iteration 3.
 	calls = nil
+	s.Close()
 	s, err = OpenStudy(ctx, db, "w", Options{Proposer: testProposer(), Iters: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -379,6 +380,7 @@ func TestRecommendRefineAskTell(t *testing.T) {
 	if !(rRef.Mean > rAuto.Mean) {
 		t.Fatalf("refined posterior mean %v does not exceed the best evaluated one %v", rRef.Mean, rAuto.Mean)
 	}
+	ref.Close()
 	reopened, err := OpenStudy(ctx, db, "refine", Options{Proposer: testProposer()})
 	if err != nil {
 		t.Fatal(err)
@@ -452,9 +454,11 @@ func TestDeferredMigration(t *testing.T) {
 	o.DB, o.Name, o.Iters = db, "old", 1
 	obj := &branin{}
 	info, _ := obj.Info(ctx)
-	if _, err := NewStudy(ctx, info, o); err != nil {
+	s0, err := NewStudy(ctx, info, o)
+	if err != nil {
 		t.Fatal(err)
 	}
+	s0.Close()
 	db.Close()
 	// Back to schema version 1 (no iterations table).
 	raw, err := sql.Open("sqlite", path)

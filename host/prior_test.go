@@ -51,9 +51,11 @@ func TestGPPriorChoice(t *testing.T) {
 	}
 
 	db := tempDB(t)
-	if _, err := NewStudy(ctx, unitInfo(2), Options{DB: db, Name: "old", Proposer: randomProposer{}, Init: 3}); err != nil {
+	s0, err := NewStudy(ctx, unitInfo(2), Options{DB: db, Name: "old", Proposer: randomProposer{}, Init: 3})
+	if err != nil {
 		t.Fatal(err)
 	}
+	s0.Close()
 	raw, err := sql.Open("sqlite", db.Path())
 	if err != nil {
 		t.Fatal(err)

@@ -65,6 +65,7 @@ func Optimize(ctx context.Context, obj sdk.Objective, o Options) (*Result, error
 	if err != nil {
 		return nil, err
 	}
+	defer s.Close()
 	return s.Run(ctx, obj)
 }
 
@@ -78,9 +79,13 @@ func Optimize(ctx context.Context, obj sdk.Objective, o Options) (*Result, error
 // Cancelling ctx stops proposing; evaluations in flight may finish and be
 // recorded during Options.Grace, then are abandoned (left in flight for a
 // later Run). Run then returns the partial Result and an error wrapping
-// context.Canceled (or the context's cause).
+// context.Canceled (or the context's cause). A stored study that loses its
+// lease to another process (see Close) stops the same way, with an error
+// wrapping store.ErrLeaseLost.
 func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 	start := time.Now()
+	ctx, unwatch := s.leaseContext(ctx) // a lost lease stops the run
+	defer unwatch()
 	if err := s.attach(ctx, obj); err != nil {
 		return nil, err
 	}

@@ -54,9 +54,10 @@ type Study struct {
 	opts     Options
 	seed     uint64
 	proposer acq.Proposer
-	db       *store.DB
+	db       *store.DB // through the lease once it is taken (lease.go)
 	id       int64
 	log      zerolog.Logger
+	lease    *studyLease // nil without a DB
 
 	trials    []Trial
 	design    [][]float64 // initial design (unit cube, snapped), a function of the seed
@@ -155,6 +156,9 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 			return nil, err
 		}
 		s.id = row.ID
+		if err := s.takeLease(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -223,6 +227,17 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 		log:    opts.Logger.With().Str("study", name).Logger(),
 	}
 	s.design = s.makeDesign()
+	// Only the lease's holder may continue the study: take it before
+	// reading the trials, which another holder could still be changing.
+	if err := s.takeLease(ctx); err != nil {
+		return nil, err
+	}
+	opened := false
+	defer func() {
+		if !opened {
+			s.Close()
+		}
+	}()
 	if s.trials, err = db.Trials(ctx, row.ID); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
@@ -262,8 +277,9 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 			return nil, fmt.Errorf("study %q: %w", name, err)
 		}
 	}
-	// The stored study is readable and valid: only now upgrade a database
-	// opened with store.Options.DeferMigration (Run writes to it).
+	// takeLease upgraded a database opened with
+	// store.Options.DeferMigration once the settings were checked; this is
+	// a no-op kept for the reader.
 	if err := db.Migrate(ctx); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
@@ -272,10 +288,11 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 		if err != nil {
 			return nil, err
 		}
-		if err := db.UpdateSettings(ctx, row.ID, settings); err != nil {
+		if err := s.db.UpdateSettings(ctx, row.ID, settings); err != nil {
 			return nil, fmt.Errorf("study %q: %w", name, err)
 		}
 	}
+	opened = true
 	return s, nil
 }
 

@@ -655,6 +655,7 @@ func TestNoiseFreeStudyStaysNoiseFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(obj, res.Trials)
+	s.Close()
 	s, err = OpenStudy(ctx, db, "nf", Options{Proposer: testProposer(), Iters: 3})
 	if err != nil {
 		t.Fatal(err)

@@ -102,6 +102,7 @@ func runStored(ctx context.Context, path string, opts host.Options) (*host.Resul
 	} else {
 		fmt.Printf("resuming study camel: %d trials so far\n", len(study.Trials()))
 	}
+	defer study.Close() // releases the study's lease for the next run
 	return study.Run(ctx, sixHump{})
 }
 
