@@ -8,9 +8,10 @@
 //	tesbo-host plugins  [--plugins DIR]
 //	tesbo-host bench    ...
 //
-// Exit status: 0 on success, 2 for bad input (flags, names, database), 1 when
-// a run fails, 128+signal when interrupted by SIGINT/SIGTERM (the study can
-// be resumed).
+// Exit status: 0 on success, 2 for bad input (flags, names, database) and
+// for a study another process is running (its lease is held), 1 when a run
+// fails, 128+signal when interrupted by SIGINT/SIGTERM (the study can be
+// resumed).
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tesbo/tesbo/store"
 	_ "github.com/tesbo/tesbo/tes" // registers the tes, tes-ep and tes-sp acquisitions
 )
 
@@ -57,7 +59,8 @@ from a plugins directory (executables, Go source directories or Yaegi
 scripts; see 'tesbo-host plugins'). Studies are stored in a SQLite file and
 survive Ctrl-C, SIGTERM and kill -9: 'tesbo-host resume' continues them.
 
-Exit status: 0 success, 2 bad input, 1 run failure, 130/143 interrupted.`,
+Exit status: 0 success, 2 bad input or a study in use by another process,
+1 run failure, 130/143 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -83,6 +86,12 @@ func execute(args []string) int {
 	if errors.As(err, &ie) {
 		fmt.Fprintln(os.Stderr, "tesbo-host:", ie.err)
 		return ie.code
+	}
+	var held *store.LeaseHeldError
+	if errors.As(err, &held) {
+		// Another process runs the study: say who, and nothing else.
+		fmt.Fprintln(os.Stderr, "tesbo-host:", held)
+		return exitUsage
 	}
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {

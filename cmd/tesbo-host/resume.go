@@ -61,7 +61,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	}
 	ctx, sig := signalContext(cmd.Context())
 	defer sig.stop()
-	db, err := openDB(f.db, false)
+	db, err := openDB(f.db, false, log)
 	if err != nil {
 		return err
 	}
@@ -72,6 +72,13 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 			return usageError{err}
 		}
 		return usageError{fmt.Errorf("read study %q: %w", f.study, err)}
+	}
+	// Refuse a study another process is running before starting plugins
+	// (OpenStudy takes the lease, and decides again, atomically).
+	if row, err := db.Study(ctx, f.study); err == nil {
+		if err := db.CheckLease(ctx, row.ID); err != nil {
+			return usageError{err}
+		}
 	}
 	if f.evalTimeout == 0 {
 		f.evalTimeout = st.EvalTimeout // the loader restarts a plugin past it
@@ -97,6 +104,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
+	defer study.Close() // releases the study's lease
 	if study.Done() {
 		s := study.Settings()
 		fmt.Fprintf(os.Stderr, "tesbo-host: study %q is already complete (%d of %d iterations); pass --iters N to run more\n",

@@ -27,7 +27,9 @@ import (
 
 // dbBusyTimeout is how long the CLI waits for another process's lock on
 // the study database before reporting it locked (writers hold it for
-// milliseconds).
+// milliseconds). Once a study runs, its writes retry for much longer
+// (store.Options.BusyRetry's default, 5 min, logged at warn), so that a
+// finished evaluation is not lost to another program holding the lock.
 const dbBusyTimeout = 2 * time.Second
 
 // Study Meta keys the CLI sets: the plugins directory and the objective's
@@ -309,7 +311,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		return usageError{err}
 	}
 	// Only now, with every input checked, touch the database.
-	db, err := openDB(f.db, true)
+	db, err := openDB(f.db, true, log)
 	if err != nil {
 		return err
 	}
@@ -323,6 +325,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
+	defer study.Close() // releases the study's lease
 	return runStudy(ctx, sig, study, obj, f.json, f.db, log)
 }
 
@@ -339,9 +342,10 @@ func checkStudyOptions(info sdk.Info, o host.Options) error {
 
 // openDB opens the study database, classifying every failure as bad input.
 // An older schema is migrated only when host.NewStudy or host.OpenStudy
-// has accepted the study, so a rejected command writes nothing.
-func openDB(path string, create bool) (*store.DB, error) {
-	db, err := store.Open(path, store.Options{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true})
+// has accepted the study, so a rejected command writes nothing. Waits for
+// a locked database are logged to log.
+func openDB(path string, create bool, log zerolog.Logger) (*store.DB, error) {
+	db, err := store.Open(path, store.Options{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true, Logger: log})
 	if err != nil {
 		return nil, usageError{err}
 	}
