@@ -252,7 +252,7 @@ func TestLeaseLostStopsRun(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "s.db")
 	o := baseOptions(5)
-	o.DB, o.Name = openPath(t, path, store.Options{Create: true}), "st"
+	o.DB, o.Name, o.Parallel = openPath(t, path, store.Options{Create: true}), "st", 1
 	thief := openPath(t, path, store.Options{})
 	var n atomic.Int64
 	obj := funcObjective{info: unitInfo(2), f: func(context.Context, []float64) (float64, error) {
