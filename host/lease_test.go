@@ -384,7 +384,7 @@ func TestRunSurvivesLockedDB(t *testing.T) {
 // holdLock takes the write lock of the database at path from another
 // connection (BEGIN IMMEDIATE) and releases it after hold.
 func holdLock(t *testing.T, path string, hold time.Duration) {
-	raw, err := sql.Open("sqlite", path)
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)") // waits for the run's own brief writes
 	if err != nil {
 		t.Error(err)
 		return

@@ -213,7 +213,7 @@ func TestPIDAlive(t *testing.T) {
 // (BEGIN IMMEDIATE) and keeps it for hold; it returns once the lock is held.
 func holdWriteLock(t *testing.T, path string, hold time.Duration) {
 	t.Helper()
-	raw, err := sql.Open("sqlite", path)
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}
