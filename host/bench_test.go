@@ -75,6 +75,9 @@ func benchOverhead(b *testing.B, durable bool, n int) {
 	if len(s.Trials()) != n {
 		b.Fatalf("%d trials stored, want %d", len(s.Trials()), n)
 	}
+	if err := s.Close(); err != nil { // the copies must not carry its lease
+		b.Fatal(err)
+	}
 	if err := db.Close(); err != nil { // checkpoints: the template is one file
 		b.Fatal(err)
 	}
@@ -99,6 +102,7 @@ func benchOverhead(b *testing.B, durable bool, n int) {
 		if got := len(s.Trials()); got != n+k {
 			b.Fatalf("%d trials after the chunk, want %d", got, n+k)
 		}
+		s.Close()
 		db.Close()
 		done += k
 	}
