@@ -59,7 +59,9 @@
 // SELECT … FOR UPDATE or an UPDATE … WHERE holder = ? in PostgreSQL).
 // Expiry compares times written by different hosts, so their clocks must
 // agree to well within the TTL; the dead-process shortcut compares host
-// names and trusts PIDs only on the holder's own host.
+// names and trusts PIDs only on the holder's own host, so containers that
+// share a database file need distinct host names (their PIDs live in
+// separate namespaces).
 package store
 
 import (
@@ -100,8 +102,8 @@ var (
 	ErrLocked = errors.New("database is locked by another process")
 	// ErrCorrupt: SQLite reports the file as malformed.
 	ErrCorrupt = errors.New("database file is corrupt")
-	// ErrConflict: the study was changed concurrently (e.g. two processes
-	// running the same study).
+	// ErrConflict: the study was changed concurrently (e.g. two writers of
+	// one study that bypass its lease).
 	ErrConflict = errors.New("study modified concurrently")
 	// ErrNeedsMigration: a write to a database opened with
 	// Options.DeferMigration whose older schema Migrate has not upgraded.
