@@ -229,6 +229,9 @@ func (o Options) validate() error {
 	case o.AcqOptions.Trusted < 0:
 		return fmt.Errorf("trusted must be ≥ 0, got %d", o.AcqOptions.Trusted)
 	}
+	if err := o.checkLimits(); err != nil {
+		return err
+	}
 	if o.Kernel != KernelSE && o.Kernel != KernelMatern52 {
 		return fmt.Errorf("unknown kernel %q: known ones are %s, %s", o.Kernel, KernelSE, KernelMatern52)
 	}

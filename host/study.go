@@ -112,6 +112,9 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	if err := checkCardinality(space, o); err != nil {
 		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
 	}
+	if err := checkDim(space); err != nil {
+		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
+	}
 	prop := o.Proposer
 	if prop == nil {
 		if prop, err = acq.Lookup(o.Acquisition, o.AcqOptions); err != nil {
@@ -440,6 +443,9 @@ func (s *Study) Ask(ctx context.Context, q int) ([]Trial, error) {
 	}
 	if q == 0 {
 		q = s.opts.Batch
+	}
+	if limit, why := s.opts.batchLimit(); q > limit {
+		return nil, fmt.Errorf("ask: %d points requested, more than %d, %s", q, limit, why)
 	}
 	if n, finite := s.space.Cardinality(); finite && float64(q) > n {
 		return nil, fmt.Errorf("ask: %d points requested but the integer space holds only %.0f", q, n)

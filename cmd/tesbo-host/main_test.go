@@ -70,6 +70,27 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) {
 }
 `
 
+// wideScript is an objective with more parameters than host.MaxDim.
+const wideScript = `package wide
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+func Info() sdk.Info {
+	ps := make([]sdk.Param, 10000)
+	for i := range ps {
+		ps[i] = sdk.Param{Name: fmt.Sprint("x", i), Kind: sdk.Float, Low: 0, High: 1}
+	}
+	return sdk.Info{Name: "wide", Params: ps}
+}
+
+func Evaluate(ctx context.Context, x []float64) (float64, error) { return x[0], nil }
+`
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "tesbo-host-test")
 	if err != nil {
@@ -97,6 +118,7 @@ func TestMain(m *testing.M) {
 		}
 		os.WriteFile(filepath.Join(pluginsDir, "grid.go"), []byte(gridScript), 0o644)
 		os.WriteFile(filepath.Join(pluginsDir, "bowl.go"), []byte(bowlScript), 0o644)
+		os.WriteFile(filepath.Join(pluginsDir, "wide.go"), []byte(wideScript), 0o644)
 		os.WriteFile(filepath.Join(pluginsDir, "broken.go"), []byte("package broken\nfunc Info( {\n"), 0o644)
 		return m.Run()
 	}()
