@@ -17,13 +17,17 @@ import (
 // lines, one per BO iteration):
 //
 //	{"iter":3,"evals":8,"batch":[[0.1,0.9]],"values":[-1.2],"best_value":-0.4,
-//	 "best_x":[0.12,0.88],"regret":0.0031,"fit_s":0.02,"propose_s":0.31,"eval_s":0.001}
+//	 "best_x":[0.12,0.88],"regret":0.0031,"fit_s":0.02,"propose_s":0.31,"eval_s":0.001,
+//	 "best_observed":-0.7,"best_observed_x":[0.1,0.93]}
 //
 // Iter counts from 1 after the initial design; Evals is the number of
 // completed evaluations so far; Batch holds the iteration's points in native
 // units and Values their values (null for a failed evaluation); BestX and
 // BestValue are the recommendation x̄ and the objective's value there
-// (null only while nothing has completed); Regret is f* − f(x̄) (for a
+// (null only while nothing has completed), which can go down as well as up
+// as the model learns; BestObserved and BestObservedX are the best value
+// observed so far (the largest, or the smallest for a minimizing
+// objective; it never gets worse) and where; Regret is f* − f(x̄) (for a
 // minimizing objective f(x̄) − f*) with f evaluated without noise when the
 // objective implements sdk.NoiseFree, null when f* is unknown; FitS and
 // ProposeS time the GP fit and the acquisition, EvalS the batch's
@@ -39,19 +43,24 @@ type Record struct {
 	FitS      float64     `json:"fit_s"`
 	ProposeS  float64     `json:"propose_s"`
 	EvalS     float64     `json:"eval_s"`
+
+	BestObserved  *float64  `json:"best_observed"`
+	BestObservedX []float64 `json:"best_observed_x"`
 }
 
 // Result summarizes a Run.
 type Result struct {
-	Study       string
-	Best        *Recommendation // nil if nothing completed
-	BestValue   *float64        // as in the last Record
-	Regret      *float64        // as in the last Record (nil if none or f* unknown)
-	Iterations  int             // BO iterations issued
-	Evaluations int             // completed evaluations
-	Failures    int             // failed evaluations
-	Trials      []Trial
-	Elapsed     time.Duration
+	Study     string
+	Best      *Recommendation // nil if nothing completed
+	BestValue *float64        // as in the last Record
+	// BestObserved is the best observed trial (nil if nothing completed).
+	BestObserved *Trial
+	Regret       *float64 // as in the last Record (nil if none or f* unknown)
+	Iterations   int      // BO iterations issued
+	Evaluations  int      // completed evaluations
+	Failures     int      // failed evaluations
+	Trials       []Trial
+	Elapsed      time.Duration
 }
 
 // Optimize runs a new study of obj with options o until o.Iters BO
@@ -466,6 +475,10 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 	}
 	s.mu.Lock()
 	rec.Evals, _ = s.counts()
+	if b := s.bestObservedLocked(); b != nil {
+		v := b.Value
+		rec.BestObserved, rec.BestObservedX = &v, b.X
+	}
 	rc, err := s.recommendLocked(ctx)
 	s.mu.Unlock()
 	if err != nil {
@@ -515,12 +528,34 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 	return rec, nil
 }
 
+// bestObservedLocked returns the completed trial with the best value (the
+// earliest among equals), or nil.
+func (s *Study) bestObservedLocked() *Trial {
+	var best *Trial
+	for i := range s.trials {
+		t := &s.trials[i]
+		if t.Status != Complete {
+			continue
+		}
+		if best == nil || (!s.info.Minimize && t.Value > best.Value) || (s.info.Minimize && t.Value < best.Value) {
+			best = t
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	b := *best
+	b.X = append([]float64(nil), best.X...)
+	return &b
+}
+
 // result summarizes the study so far.
 func (s *Study) result(start time.Time, last *Record) *Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res := &Result{Study: s.name, Iterations: s.lastIter, Elapsed: time.Since(start)}
 	res.Evaluations, res.Failures = s.counts()
+	res.BestObserved = s.bestObservedLocked()
 	res.Trials = make([]Trial, len(s.trials))
 	copy(res.Trials, s.trials)
 	if last != nil {

@@ -268,7 +268,7 @@ func sameSnapshot(t *testing.T, before, after map[string]string) {
 // parseRecords decodes complete --json lines, checking the exact field set.
 func parseRecords(t *testing.T, stdout string) []map[string]json.RawMessage {
 	t.Helper()
-	want := []string{"batch", "best_value", "best_x", "eval_s", "evals", "fit_s", "iter", "propose_s", "regret", "values"}
+	want := []string{"batch", "best_observed", "best_observed_x", "best_value", "best_x", "eval_s", "evals", "fit_s", "iter", "propose_s", "regret", "values"}
 	var recs []map[string]json.RawMessage
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	for sc.Scan() {
@@ -298,8 +298,11 @@ type record struct {
 	BestX     []float64   `json:"best_x"`
 	Regret    *float64    `json:"regret"`
 	FitS      float64     `json:"fit_s"`
-	ProposeS  float64     `json:"propose_s"`
-	EvalS     float64     `json:"eval_s"`
+
+	BestObserved  *float64  `json:"best_observed"`
+	BestObservedX []float64 `json:"best_observed_x"`
+	ProposeS      float64   `json:"propose_s"`
+	EvalS         float64   `json:"eval_s"`
 }
 
 func decode(t *testing.T, m map[string]json.RawMessage) record {

@@ -89,11 +89,7 @@ func (o *output) onIteration(r host.Record) {
 		o.json.Flush()
 	}
 	if o.bar != nil {
-		desc := fmt.Sprintf("iter %d  best %s", r.Iter, fmtPtr(r.BestValue))
-		if r.Regret != nil {
-			desc += "  regret " + strconv.FormatFloat(*r.Regret, 'g', 3, 64)
-		}
-		o.bar.Describe(desc)
+		o.bar.Describe(barLabel(r))
 	}
 	// Without a progress bar (stderr is a file or a pipe) the iteration
 	// line is the only sign of progress in a long run: log it at info.
@@ -102,10 +98,25 @@ func (o *output) onIteration(r host.Record) {
 		lvl = zerolog.DebugLevel
 	}
 	ev := o.log.WithLevel(lvl).Int("iter", r.Iter).Int("evals", r.Evals).Float64("fit_s", r.FitS).Float64("propose_s", r.ProposeS).Float64("eval_s", r.EvalS)
+	if r.BestObserved != nil {
+		ev = ev.Float64("best_observed", *r.BestObserved)
+	}
 	if r.BestValue != nil {
-		ev = ev.Float64("best_value", *r.BestValue)
+		ev = ev.Float64("recommendation", *r.BestValue)
 	}
 	ev.Msg("iteration")
+}
+
+// barLabel describes an iteration on the progress bar. The best observed
+// value and the recommendation's are shown apart: the first never gets
+// worse, the second moves both ways as the model learns, and one label
+// "best" for it read as a regression.
+func barLabel(r host.Record) string {
+	s := fmt.Sprintf("iter %d  best observed %s  recommendation %s", r.Iter, fmtPtr(r.BestObserved), fmtPtr(r.BestValue))
+	if r.Regret != nil {
+		s += "  regret " + strconv.FormatFloat(*r.Regret, 'g', 3, 64)
+	}
+	return s
 }
 
 func (o *output) finish() {
@@ -127,6 +138,14 @@ func fmtPtr(p *float64) string {
 	return strconv.FormatFloat(*p+0, 'g', 6, 64) // +0 turns −0 into 0
 }
 
+// fmtObserved formats the best observed trial's value ("-" if none).
+func fmtObserved(t *host.Trial) string {
+	if t == nil {
+		return "-"
+	}
+	return fmtPtr(&t.Value)
+}
+
 // printSummary writes the final table: best point in native units with
 // parameter names, best value, evaluations and time.
 func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath string) {
@@ -142,7 +161,8 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 	if info.Minimize {
 		dir = "min"
 	}
-	fmt.Fprintf(tw, "best value\t%s (%s)\n", fmtPtr(res.BestValue), dir)
+	fmt.Fprintf(tw, "best observed\t%s (%s)\n", fmtObserved(res.BestObserved), dir)
+	fmt.Fprintf(tw, "recommendation\t%s (value at x̄)\n", fmtPtr(res.BestValue))
 	if info.Optimum != nil && res.BestValue != nil {
 		fmt.Fprintf(tw, "known optimum\t%s\n", strconv.FormatFloat(*info.Optimum, 'g', 6, 64))
 	}
@@ -157,7 +177,7 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 		for i, p := range info.Params {
 			label := ""
 			if i == 0 {
-				label = "best x"
+				label = "recommended x"
 			}
 			fmt.Fprintf(tw, "%s\t%s = %s\n", label, p.Name, strconv.FormatFloat(res.Best.X[i], 'g', 6, 64))
 		}

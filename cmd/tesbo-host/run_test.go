@@ -91,6 +91,16 @@ func TestRunJSON(t *testing.T) {
 		if rec.FitS <= 0 || rec.ProposeS <= 0 || rec.EvalS < 0 {
 			t.Fatalf("record %d: timings %+v", i, rec)
 		}
+		// best_observed: the largest stored value so far, and where.
+		best := trials[0]
+		for _, tr := range trials[:rec.Evals] {
+			if tr.Value > best.Value {
+				best = tr
+			}
+		}
+		if rec.BestObserved == nil || *rec.BestObserved != best.Value || key(rec.BestObservedX) != key(best.X) {
+			t.Fatalf("record %d: best_observed %v at %v, want %v at %v", i, rec.BestObserved, rec.BestObservedX, best.Value, best.X)
+		}
 		// The stored record is the printed one.
 		if string(its[rec.Iter].Record) == "" {
 			t.Fatalf("iteration %d record not stored", rec.Iter)
@@ -106,7 +116,7 @@ func TestRunSummary(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	for _, want := range []string{"study", "g (in tesbo.db)", "objective", "grid", "evaluations  6 complete, 0 failed, 2 BO iterations", "best x", "a = ", "b = "} {
+	for _, want := range []string{"study", "g (in tesbo.db)", "objective", "grid", "evaluations     6 complete, 0 failed, 2 BO iterations", "best observed   0 (max)", "recommendation  0", "recommended x   a = ", "b = "} {
 		if !strings.Contains(r.stdout, want) {
 			t.Fatalf("summary lacks %q:\n%s", want, r.stdout)
 		}
