@@ -48,6 +48,41 @@ type Record struct {
 	BestObservedX []float64 `json:"best_observed_x"`
 }
 
+// BudgetError is returned by OpenStudy when the new iteration budget
+// (Options.Iters) is below the BO iterations the study has already run:
+// the budget is the study's new total, not a number of iterations to add.
+type BudgetError struct {
+	Iters int // the budget asked for
+	Done  int // BO iterations already run
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("an iteration budget of %d is below the %d BO iterations already run: the budget is the new total, not a number to add (%d would run %d more)",
+		e.Iters, e.Done, e.Done+e.Iters, e.Iters)
+}
+
+// checkBudget refuses a positive new budget iters below done.
+func checkBudget(iters, done int) error {
+	if iters > 0 && iters < done {
+		return &BudgetError{Iters: iters, Done: done}
+	}
+	return nil
+}
+
+// restoreLastRecord keeps a reopened study's latest stored record, so that
+// a Run with nothing left to do still reports the study's recommendation.
+func (s *Study) restoreLastRecord(raw []byte) error {
+	if raw == nil {
+		return nil
+	}
+	var r Record
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("bad stored record: %w", err)
+	}
+	s.lastRecord = &r
+	return nil
+}
+
 // Result summarizes a Run.
 type Result struct {
 	Study     string
@@ -60,7 +95,12 @@ type Result struct {
 	Evaluations  int      // completed evaluations
 	Failures     int      // failed evaluations
 	Trials       []Trial
-	Elapsed      time.Duration
+	Elapsed      time.Duration // this Run
+	// StudyTime is the time the study has spent over all its runs:
+	// fitting, proposing and evaluating (from the first start to the last
+	// finish of each iteration's evaluations); pauses between runs do not
+	// count.
+	StudyTime time.Duration
 }
 
 // Optimize runs a new study of obj with options o until o.Iters BO
@@ -100,7 +140,7 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 	}
 	evalCtx, stop := graceContext(ctx, s.opts.Grace)
 	defer stop()
-	var last *Record
+	last := s.lastRecord
 	emit := func(recs []Record) {
 		for i := range recs {
 			last = &recs[i]
@@ -549,6 +589,33 @@ func (s *Study) bestObservedLocked() *Trial {
 	return &b
 }
 
+// studyTimeLocked adds up, over the initial design and every BO iteration,
+// the fit and proposal times and the span of the evaluations.
+func (s *Study) studyTimeLocked() time.Duration {
+	var secs float64
+	for _, info := range s.iters {
+		secs += info.fitS + info.proposeS
+	}
+	first, last := map[int]time.Time{}, map[int]time.Time{}
+	for _, t := range s.trials {
+		if t.StartedAt.IsZero() || t.FinishedAt.IsZero() {
+			continue
+		}
+		if f, ok := first[t.Iteration]; !ok || t.StartedAt.Before(f) {
+			first[t.Iteration] = t.StartedAt
+		}
+		if t.FinishedAt.After(last[t.Iteration]) {
+			last[t.Iteration] = t.FinishedAt
+		}
+	}
+	for it, f := range first {
+		if d := last[it].Sub(f); d > 0 {
+			secs += d.Seconds()
+		}
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
 // result summarizes the study so far.
 func (s *Study) result(start time.Time, last *Record) *Result {
 	s.mu.Lock()
@@ -556,6 +623,7 @@ func (s *Study) result(start time.Time, last *Record) *Result {
 	res := &Result{Study: s.name, Iterations: s.lastIter, Elapsed: time.Since(start)}
 	res.Evaluations, res.Failures = s.counts()
 	res.BestObserved = s.bestObservedLocked()
+	res.StudyTime = s.studyTimeLocked()
 	res.Trials = make([]Trial, len(s.trials))
 	copy(res.Trials, s.trials)
 	if last != nil {

@@ -68,7 +68,8 @@ type Study struct {
 	cache     *fitResult
 	cacheKey  [2]int // (version, iteration) cache was fitted for
 
-	noiseFreeBroken bool // the objective's EvaluateNoiseFree failed once
+	lastRecord      *Record // the latest iteration's stored record (reopened studies)
+	noiseFreeBroken bool    // the objective's EvaluateNoiseFree failed once
 	// refine: recommend by maximizing the posterior mean over the cube.
 	// Set from Options.Recommend when the study is made (refine → true;
 	// auto and evaluated → false, as Ask/Tell has no objective) and again
@@ -257,10 +258,14 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	var carried json.RawMessage // the acquisition's state after the latest iteration
+	var lastRecord json.RawMessage
 	for _, it := range its {
 		info := &iterInfo{fitS: it.FitSeconds, proposeS: it.ProposeSeconds, recorded: it.Record != nil}
 		s.iters[it.Iteration] = info
 		s.lastIter = max(s.lastIter, it.Iteration)
+		if it.Record != nil && it.Iteration == s.lastIter {
+			lastRecord = it.Record
+		}
 		if it.Model != nil {
 			var ms modelState
 			if err := json.Unmarshal(it.Model, &ms); err != nil {
@@ -274,6 +279,12 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 				carried = ms.AcqState
 			}
 		}
+	}
+	if err := checkBudget(o.Iters, s.lastIter); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
+	if err := s.restoreLastRecord(lastRecord); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	if c, ok := prop.(acq.Carrier); ok && carried != nil {
 		if err := c.RestoreState(carried); err != nil {

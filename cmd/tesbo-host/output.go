@@ -138,6 +138,17 @@ func fmtPtr(p *float64) string {
 	return strconv.FormatFloat(*p+0, 'g', 6, 64) // +0 turns −0 into 0
 }
 
+// fmtTime formats the run's time, and the study's own when it is longer
+// (a resumed study: its earlier runs count too; a complete one: this run
+// had nothing to do).
+func fmtTime(res *host.Result) string {
+	run := res.Elapsed.Round(time.Millisecond)
+	if res.StudyTime <= res.Elapsed {
+		return run.String()
+	}
+	return fmt.Sprintf("%s this run; %s fitting, proposing and evaluating over the study's runs", run, res.StudyTime.Round(time.Millisecond))
+}
+
 // fmtObserved formats the best observed trial's value ("-" if none).
 func fmtObserved(t *host.Trial) string {
 	if t == nil {
@@ -156,7 +167,7 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 	fmt.Fprintf(tw, "objective\t%s\n", info.Name)
 	fmt.Fprintf(tw, "acquisition\t%s, batch %d, seed %d\n", s.Acquisition, s.Batch, study.Seed())
 	fmt.Fprintf(tw, "evaluations\t%d complete, %d failed, %d BO iterations\n", res.Evaluations, res.Failures, res.Iterations)
-	fmt.Fprintf(tw, "time\t%s\n", res.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(tw, "time\t%s\n", fmtTime(res))
 	dir := "max"
 	if info.Minimize {
 		dir = "min"

@@ -504,6 +504,34 @@ func TestResumeCompleteStudy(t *testing.T) {
 	}
 }
 
+// Resuming a complete study says that --iters is the new total: a smaller
+// one is refused (exit 2, nothing written), and the summary of a study with
+// nothing left to do shows its recommendation and the time it took, not
+// "-" and 0s.
+func TestResumeCompleteStudyMessages(t *testing.T) {
+	dir := t.TempDir()
+	r := cli(t, dir, "run", "--objective", "synthetic/branin", "--acq", "random", "--iters", "4", "--study", "b", "--json")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	recs := parseRecords(t, r.stdout)
+	last := decode(t, recs[len(recs)-1])
+	before := snapshot(t, dir)
+	r = cli(t, dir, "resume", "--db", "tesbo.db", "--study", "b", "--iters", "3")
+	checkUsageError(t, r, []string{"--iters is the new total", "already run 4, more than 3", "pass --iters 7 to run 3 more"})
+	sameSnapshot(t, before, snapshot(t, dir))
+
+	r = cli(t, dir, "resume", "--db", "tesbo.db", "--study", "b")
+	if r.code != 0 || !strings.Contains(r.stderr, "already complete: it has run all 4 BO iterations") || !strings.Contains(r.stderr, "--iters 14 runs 10 more") {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{"recommendation  " + fmtPtr(last.BestValue) + " ", "fitting, proposing and evaluating over the study's runs"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
 func TestPluginsCommand(t *testing.T) {
 	r := cli(t, t.TempDir(), "plugins")
 	if r.code != 0 {
