@@ -1,6 +1,7 @@
 package host
 
 import (
+	"crypto/rand"
 	"fmt"
 	"math"
 	"time"
@@ -90,7 +91,7 @@ const (
 // The fields tagged json are stored with the study, so a resumed study runs
 // with the same settings; the others are per process.
 type Options struct {
-	// Name identifies the study in DB. "" means "<objective>-<UTC time>".
+	// Name identifies the study in DB. "" means DefaultStudyName.
 	Name string `json:"-"`
 	// DB stores the study (trials, config, resume state). nil keeps the
 	// study in memory only.
@@ -167,6 +168,17 @@ type Options struct {
 	// Zero value: discard — nothing in tesbo logs through zerolog's global
 	// logger.
 	Logger zerolog.Logger `json:"-"`
+}
+
+// DefaultStudyName names a study of objective started at now when the
+// caller gives no name: "<objective>-<UTC time to the second>-<6 random hex
+// digits>". The random suffix keeps two studies started in the same second
+// (two processes sharing a database) apart; it is drawn from crypto/rand,
+// not the study seed, which the name does not affect.
+func DefaultStudyName(objective string, now time.Time) string {
+	var b [3]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return fmt.Sprintf("%s-%s-%x", objective, now.UTC().Format("20060102-150405"), b)
 }
 
 // withDefaults returns o with zero fields replaced by their defaults.

@@ -123,7 +123,7 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 		}
 	}
 	if o.Name == "" {
-		o.Name = fmt.Sprintf("%s-%s", info.Name, time.Now().UTC().Format("20060102-150405.000"))
+		o.Name = DefaultStudyName(info.Name, time.Now())
 	}
 	s := &Study{
 		name: o.Name, info: info, space: space, opts: o, seed: o.Seed, proposer: prop,

@@ -186,7 +186,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.Uint64Var(&f.seed, "seed", 1, "study seed: the same seed gives the same trials")
 	fl.Float64Var(&f.noiseVar, "noise-var", host.DefaultNoiseVar, "observation-noise variance benchmark objectives add (sent as param noise_var)")
 	fl.StringVar(&f.db, "db", "tesbo.db", "SQLite study database (created if missing)")
-	fl.StringVar(&f.study, "study", "", "study name in the database (default OBJECTIVE-TIMESTAMP)")
+	fl.StringVar(&f.study, "study", "", "study name in the database (default OBJECTIVE-TIMESTAMP-RANDOM, e.g. synthetic/branin-20261124-181516-3fa2c1)")
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: batch)")
 	fl.StringArrayVar(&f.params, "param", nil, "key=value passed to the objective (repeatable)")
 	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per evaluation attempt, e.g. 30s (0: none); a plugin past it is restarted")
@@ -302,7 +302,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		opts.NoiseVar = -1 // host.Options: negative means none
 	}
 	if opts.Name == "" {
-		opts.Name = fmt.Sprintf("%s-%s", f.objective, time.Now().Format("20060102-150405"))
+		opts.Name = host.DefaultStudyName(f.objective, time.Now())
 	}
 	if err := checkStudyOptions(info, opts); err != nil {
 		return err

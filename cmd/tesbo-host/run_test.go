@@ -774,3 +774,33 @@ func pluginProcesses(t *testing.T) int {
 	}
 	return n
 }
+
+// Two runs started at once with the default --study name into the same
+// database both succeed, as two studies (the names used to be the
+// objective and the second, so the later one was refused).
+func TestDefaultStudyNamesDiffer(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	results := make([]result, 2)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = cli(t, dir, "run", "--objective", "grid", "--acq", "random", "--iters", "1", "--json")
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, r.code, r.stderr)
+		}
+	}
+	d, err := store.Open(filepath.Join(dir, "tesbo.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if names, err := d.StudyNames(context.Background()); err != nil || len(names) != 2 || names[0] == names[1] {
+		t.Fatalf("studies %v (%v), want two", names, err)
+	}
+}
