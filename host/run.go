@@ -254,7 +254,7 @@ func configureObjective(ctx context.Context, obj sdk.Objective, name string, o O
 	}
 	if !ok {
 		if len(params) > 0 {
-			return fmt.Errorf("objective %s takes no parameters, but %d were given", name, len(params))
+			return fmt.Errorf("objective %s takes no parameters, but %s given", name, countWas(len(params)))
 		}
 		return nil
 	}
@@ -264,6 +264,14 @@ func configureObjective(ctx context.Context, obj sdk.Objective, name string, o O
 		return fmt.Errorf("configure objective %s: %w", name, err)
 	}
 	return nil
+}
+
+// countWas is "1 was" or "n were".
+func countWas(n int) string {
+	if n == 1 {
+		return "1 was"
+	}
+	return fmt.Sprintf("%d were", n)
 }
 
 func sameSpace(a, b []sdk.Param) error {

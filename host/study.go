@@ -70,6 +70,7 @@ type Study struct {
 
 	lastRecord      *Record // the latest iteration's stored record (reopened studies)
 	noiseFreeBroken bool    // the objective's EvaluateNoiseFree failed once
+	repeatWarned    bool    // warnRepeat has warned
 	// refine: recommend by maximizing the posterior mean over the cube.
 	// Set from Options.Recommend when the study is made (refine → true;
 	// auto and evaluated → false, as Ask/Tell has no objective) and again
@@ -638,7 +639,7 @@ func (s *Study) distinct(X *mat.Dense, existing []Trial, t int) [][]float64 {
 		if collides(u, taken) {
 			v, ok := s.nudge(u, taken, rng)
 			if !ok {
-				s.log.Warn().Int("iter", t).Msg("no unused point left near a duplicate proposal; evaluating it again")
+				s.warnRepeat(t)
 			}
 			u = v
 		}
@@ -646,6 +647,22 @@ func (s *Study) distinct(X *mat.Dense, existing []Trial, t int) [][]float64 {
 		taken = append(taken, u)
 	}
 	return out
+}
+
+// warnRepeat says, once per Study, that a proposal repeats a point already
+// taken because no unused one was found: in a small integer space, every
+// later iteration would otherwise repeat the warning or, worse, nothing.
+func (s *Study) warnRepeat(t int) {
+	if s.repeatWarned {
+		return
+	}
+	s.repeatWarned = true
+	ev := s.log.Warn().Int("iter", t)
+	if n, finite := s.space.Cardinality(); finite {
+		ev.Msgf("no unused point left among the integer space's %.0f points: proposals repeat evaluated points from now on (warned once)", n)
+		return
+	}
+	ev.Msg("no unused point found near a duplicate proposal: evaluating it again, and any later ones (warned once)")
 }
 
 func collides(u []float64, taken [][]float64) bool {

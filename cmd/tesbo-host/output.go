@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // output renders a run: --json records on stdout, or a progress bar on a
@@ -138,6 +139,16 @@ func fmtPtr(p *float64) string {
 	return strconv.FormatFloat(*p+0, 'g', 6, 64) // +0 turns −0 into 0
 }
 
+// objectiveName is the objective's name as the command line gave it (kept
+// in the study's Meta), which the summary shows: the plugin's own
+// Info.Name may differ from the name it is loaded by.
+func objectiveName(s host.Options, info sdk.Info) string {
+	if n := s.Meta[metaObjective]; n != "" {
+		return n
+	}
+	return info.Name
+}
+
 // fmtTime formats the run's time, and the study's own when it is longer
 // (a resumed study: its earlier runs count too; a complete one: this run
 // had nothing to do).
@@ -164,7 +175,7 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 	info := study.Info()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "study\t%s (in %s)\n", study.Name(), dbPath)
-	fmt.Fprintf(tw, "objective\t%s\n", info.Name)
+	fmt.Fprintf(tw, "objective\t%s\n", objectiveName(s, info))
 	fmt.Fprintf(tw, "acquisition\t%s, batch %d, seed %d\n", s.Acquisition, s.Batch, study.Seed())
 	fmt.Fprintf(tw, "evaluations\t%d complete, %d failed, %d BO iterations\n", res.Evaluations, res.Failures, res.Iterations)
 	fmt.Fprintf(tw, "time\t%s\n", fmtTime(res))

@@ -804,3 +804,24 @@ func TestDefaultStudyNamesDiffer(t *testing.T) {
 		t.Fatalf("studies %v (%v), want two", names, err)
 	}
 }
+
+// The summary names the objective as the command line did, not by the
+// plugin's own Info.Name.
+func TestSummaryObjectiveName(t *testing.T) {
+	dir := t.TempDir()
+	plugins := filepath.Join(dir, "plugins")
+	if err := os.Mkdir(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := strings.Replace(gridScript, `Name: "grid"`, `Name: "inner name"`, 1)
+	if err := os.WriteFile(filepath.Join(plugins, "outer.go"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, dir, "run", "--plugins", plugins, "--objective", "outer", "--acq", "random", "--iters", "1", "--study", "o")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "objective       outer\n") {
+		t.Fatalf("summary does not name the objective outer:\n%s", r.stdout)
+	}
+}
