@@ -650,8 +650,8 @@ func (s *Study) distinct(X *mat.Dense, existing []Trial, t int) [][]float64 {
 }
 
 // warnRepeat says, once per Study, that a proposal repeats a point already
-// taken because no unused one was found: in a small integer space, every
-// later iteration would otherwise repeat the warning or, worse, nothing.
+// taken because no unused one was found: a used-up integer space repeats
+// points at every later iteration, and one warning says so.
 func (s *Study) warnRepeat(t int) {
 	if s.repeatWarned {
 		return

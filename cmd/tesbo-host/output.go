@@ -168,8 +168,9 @@ func fmtObserved(t *host.Trial) string {
 	return fmtPtr(&t.Value)
 }
 
-// printSummary writes the final table: best point in native units with
-// parameter names, best value, evaluations and time.
+// printSummary writes the final table: evaluations, time, the best
+// observed value, and the recommendation x̄ with its value and regret (x̄ in
+// native units with parameter names).
 func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath string) {
 	s := study.Settings()
 	info := study.Info()
