@@ -65,10 +65,11 @@ func TestLimits(t *testing.T) {
 func TestLimitsAskAndOpen(t *testing.T) {
 	ctx := context.Background()
 	db := tempDB(t)
-	s, err := NewStudy(ctx, unitInfo(2), Options{Name: "s", DB: db, Acquisition: "random", Init: 1, NoInit: false, Iters: 1})
+	s, err := NewStudy(ctx, unitInfo(2), Options{Name: "s", DB: db, Acquisition: "random", Init: 1, Iters: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	tr, err := s.Ask(ctx, 0)
 	if err != nil {
 		t.Fatal(err)

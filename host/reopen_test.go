@@ -29,6 +29,7 @@ func TestReopenBudgetAndLastRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	if got := s.Settings().Iters; got != 4 {
 		t.Fatalf("stored budget %d after the refusal, want 4", got)
 	}

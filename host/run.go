@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
 )
 
 // Record is the per-iteration output record (the CLI's --json
@@ -61,9 +62,23 @@ func (e *BudgetError) Error() string {
 		e.Iters, e.Done, e.Done+e.Iters, e.Iters)
 }
 
-// checkBudget refuses a positive new budget iters below done.
-func checkBudget(iters, done int) error {
-	if iters > 0 && iters < done {
+// checkStoredBudget refuses a positive new budget iters below the BO
+// iterations stored study id has run. It only reads: a holder of the
+// study's lease can only add iterations, so a budget refused here stays
+// refused.
+func checkStoredBudget(ctx context.Context, db *store.DB, id int64, iters int) error {
+	if iters <= 0 {
+		return nil
+	}
+	its, err := db.Iterations(ctx, id)
+	if err != nil {
+		return err
+	}
+	done := 0
+	for _, it := range its {
+		done = max(done, it.Iteration)
+	}
+	if iters < done {
 		return &BudgetError{Iters: iters, Done: done}
 	}
 	return nil

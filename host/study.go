@@ -232,6 +232,11 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 		log:    opts.Logger.With().Str("study", name).Logger(),
 	}
 	s.design = s.makeDesign()
+	// Refuse a budget below what has run before the lease, whose taking
+	// writes to the database.
+	if err := checkStoredBudget(ctx, db, row.ID, o.Iters); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
 	// Only the lease's holder may continue the study: take it before
 	// reading the trials, which another holder could still be changing.
 	if err := s.takeLease(ctx); err != nil {
@@ -280,9 +285,6 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 				carried = ms.AcqState
 			}
 		}
-	}
-	if err := checkBudget(o.Iters, s.lastIter); err != nil {
-		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	if err := s.restoreLastRecord(lastRecord); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
