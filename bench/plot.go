@@ -3,9 +3,11 @@ package bench
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -107,8 +109,9 @@ func RegretPlot(title string, curves []Curve) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "iteration"
+	p.X.Tick.Marker = iterTicks{}
 	p.Y.Label.Text = "ln(mean immediate regret)"
-	p.Legend.Top = true
+	p.Legend.Top = true // savePNG draws it right of the data (legendColumn)
 	p.Add(plotter.NewGrid())
 	for i, c := range curves {
 		col := colorOf(c.Acquisition, i)
@@ -176,13 +179,82 @@ func BoxPlot(title string, names []string, values map[string][]float64) (*plot.P
 		p.Add(b)
 	}
 	p.NominalX(names...)
+	// Half a category of room on either side: the boxes at the ends were
+	// cut in half by the plot's edges.
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	return p, nil
+}
+
+// iterTicks labels iterations at a round integer step (1, 2, 5, 10, 20,
+// …) so that at most maxIterLabels labels show, on multiples of the step,
+// with unlabelled ticks at every iteration in between while there are few.
+// gonum's default ticker aims at about three labels (2, 6 and 10 on 1…10),
+// which left most iterations unlabelled, on some ranges all but the odd
+// ones.
+type iterTicks struct{}
+
+// maxIterLabels is the most iteration labels iterTicks shows.
+const maxIterLabels = 8
+
+func (iterTicks) Ticks(lo, hi float64) []plot.Tick {
+	first, last := math.Ceil(lo), math.Floor(hi)
+	if last < first {
+		return nil
+	}
+	step := 1.0
+	for k := 0.0; (last-first)/step+1 > maxIterLabels; k++ {
+		step = []float64{2, 5, 10}[int(k)%3] * math.Pow(10, math.Floor(k/3))
+	}
+	var ticks []plot.Tick
+	minor := last-first <= 60
+	for v := first; v <= last; v++ {
+		if math.Mod(v, step) == 0 {
+			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+		} else if minor {
+			ticks = append(ticks, plot.Tick{Value: v})
+		}
+	}
+	return ticks
+}
+
+// legendColumn splits the figure canvas c into the plot's part and a
+// column on the right for p's legend, top-aligned with the data area (a
+// legend inside the data area hid the curves it names). ok is false when
+// the legend is empty: the plot then takes the whole canvas.
+func legendColumn(p *plot.Plot, c draw.Canvas) (plotArea, legendArea draw.Canvas, ok bool) {
+	w := p.Legend.Rectangle(c).Size().X
+	if w == 0 {
+		return c, draw.Canvas{}, false
+	}
+	gap := vg.Points(8)
+	plotArea = draw.Crop(c, 0, -(w + gap), 0, 0)
+	top := vg.Length(0)
+	if p.Title.Text != "" {
+		top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	}
+	legendArea = draw.Crop(c, c.Size().X-w, 0, 0, -top)
+	return plotArea, legendArea, true
+}
+
+// drawFigure draws p on c with its legend in a column right of the data.
+func drawFigure(p *plot.Plot, c draw.Canvas) {
+	plotArea, legendArea, ok := legendColumn(p, c)
+	if !ok {
+		p.Draw(c)
+		return
+	}
+	leg := p.Legend
+	p.Legend = plot.NewLegend() // drawn below, outside the data area
+	p.Draw(plotArea)
+	p.Legend = leg
+	leg.Top, leg.Left = true, true
+	leg.Draw(legendArea)
 }
 
 // savePNG renders p to path through a temporary file.
 func savePNG(p *plot.Plot, path string) error {
 	c := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
-	p.Draw(draw.New(c))
+	drawFigure(p, draw.New(c))
 	wt := vgimg.PngCanvas{Canvas: c}
 	if err := writeFileAtomic(path, func(f *os.File) error { _, err := wt.WriteTo(f); return err }); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)

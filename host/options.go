@@ -1,6 +1,7 @@
 package host
 
 import (
+	"crypto/rand"
 	"fmt"
 	"math"
 	"time"
@@ -90,7 +91,7 @@ const (
 // The fields tagged json are stored with the study, so a resumed study runs
 // with the same settings; the others are per process.
 type Options struct {
-	// Name identifies the study in DB. "" means "<objective>-<UTC time>".
+	// Name identifies the study in DB. "" means DefaultStudyName.
 	Name string `json:"-"`
 	// DB stores the study (trials, config, resume state). nil keeps the
 	// study in memory only.
@@ -169,6 +170,17 @@ type Options struct {
 	Logger zerolog.Logger `json:"-"`
 }
 
+// DefaultStudyName names a study of objective started at now when the
+// caller gives no name: "<objective>-<UTC time to the second>-<6 random hex
+// digits>". The random suffix keeps two studies started in the same second
+// (two processes sharing a database) apart; it is drawn from crypto/rand,
+// not the study seed, which the name does not affect.
+func DefaultStudyName(objective string, now time.Time) string {
+	var b [3]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return fmt.Sprintf("%s-%s-%x", objective, now.UTC().Format("20060102-150405"), b)
+}
+
 // withDefaults returns o with zero fields replaced by their defaults.
 func (o Options) withDefaults() Options {
 	if o.Acquisition == "" {
@@ -228,6 +240,9 @@ func (o Options) validate() error {
 		return fmt.Errorf("retries must be ≥ 0, got %d", o.Retries)
 	case o.AcqOptions.Trusted < 0:
 		return fmt.Errorf("trusted must be ≥ 0, got %d", o.AcqOptions.Trusted)
+	}
+	if err := o.checkLimits(); err != nil {
+		return err
 	}
 	if o.Kernel != KernelSE && o.Kernel != KernelMatern52 {
 		return fmt.Errorf("unknown kernel %q: known ones are %s, %s", o.Kernel, KernelSE, KernelMatern52)

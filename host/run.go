@@ -11,19 +11,24 @@ import (
 	"time"
 
 	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
 )
 
 // Record is the per-iteration output record (the CLI's --json
 // lines, one per BO iteration):
 //
 //	{"iter":3,"evals":8,"batch":[[0.1,0.9]],"values":[-1.2],"best_value":-0.4,
-//	 "best_x":[0.12,0.88],"regret":0.0031,"fit_s":0.02,"propose_s":0.31,"eval_s":0.001}
+//	 "best_x":[0.12,0.88],"regret":0.0031,"fit_s":0.02,"propose_s":0.31,"eval_s":0.001,
+//	 "best_observed":-0.7,"best_observed_x":[0.1,0.93]}
 //
 // Iter counts from 1 after the initial design; Evals is the number of
 // completed evaluations so far; Batch holds the iteration's points in native
 // units and Values their values (null for a failed evaluation); BestX and
 // BestValue are the recommendation x̄ and the objective's value there
-// (null only while nothing has completed); Regret is f* − f(x̄) (for a
+// (null only while nothing has completed), which can go down as well as up
+// as the model learns; BestObserved and BestObservedX are the best value
+// observed so far (the largest, or the smallest for a minimizing
+// objective; it never gets worse) and where; Regret is f* − f(x̄) (for a
 // minimizing objective f(x̄) − f*) with f evaluated without noise when the
 // objective implements sdk.NoiseFree, null when f* is unknown; FitS and
 // ProposeS time the GP fit and the acquisition, EvalS the batch's
@@ -39,19 +44,78 @@ type Record struct {
 	FitS      float64     `json:"fit_s"`
 	ProposeS  float64     `json:"propose_s"`
 	EvalS     float64     `json:"eval_s"`
+
+	BestObserved  *float64  `json:"best_observed"`
+	BestObservedX []float64 `json:"best_observed_x"`
+}
+
+// BudgetError is returned by OpenStudy when the new iteration budget
+// (Options.Iters) is below the BO iterations the study has already run:
+// the budget is the study's new total, not a number of iterations to add.
+type BudgetError struct {
+	Iters int // the budget asked for
+	Done  int // BO iterations already run
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("an iteration budget of %d is below the %d BO iterations already run: the budget is the new total, not a number to add (%d would run %d more)",
+		e.Iters, e.Done, e.Done+e.Iters, e.Iters)
+}
+
+// checkStoredBudget refuses a positive new budget iters below the BO
+// iterations stored study id has run. It only reads: a holder of the
+// study's lease can only add iterations, so a budget refused here stays
+// refused.
+func checkStoredBudget(ctx context.Context, db *store.DB, id int64, iters int) error {
+	if iters <= 0 {
+		return nil
+	}
+	its, err := db.Iterations(ctx, id)
+	if err != nil {
+		return err
+	}
+	done := 0
+	for _, it := range its {
+		done = max(done, it.Iteration)
+	}
+	if iters < done {
+		return &BudgetError{Iters: iters, Done: done}
+	}
+	return nil
+}
+
+// restoreLastRecord keeps a reopened study's latest stored record, so that
+// a Run with nothing left to do still reports the study's recommendation.
+func (s *Study) restoreLastRecord(raw []byte) error {
+	if raw == nil {
+		return nil
+	}
+	var r Record
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("bad stored record: %w", err)
+	}
+	s.lastRecord = &r
+	return nil
 }
 
 // Result summarizes a Run.
 type Result struct {
-	Study       string
-	Best        *Recommendation // nil if nothing completed
-	BestValue   *float64        // as in the last Record
-	Regret      *float64        // as in the last Record (nil if none or f* unknown)
-	Iterations  int             // BO iterations issued
-	Evaluations int             // completed evaluations
-	Failures    int             // failed evaluations
-	Trials      []Trial
-	Elapsed     time.Duration
+	Study     string
+	Best      *Recommendation // nil if nothing completed
+	BestValue *float64        // as in the last Record
+	// BestObserved is the best observed trial (nil if nothing completed).
+	BestObserved *Trial
+	Regret       *float64 // as in the last Record (nil if none or f* unknown)
+	Iterations   int      // BO iterations issued
+	Evaluations  int      // completed evaluations
+	Failures     int      // failed evaluations
+	Trials       []Trial
+	Elapsed      time.Duration // this Run
+	// StudyTime is the time the study has spent over all its runs:
+	// fitting, proposing and evaluating (from the first start to the last
+	// finish of each iteration's evaluations); pauses between runs do not
+	// count.
+	StudyTime time.Duration
 }
 
 // Optimize runs a new study of obj with options o until o.Iters BO
@@ -91,7 +155,7 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 	}
 	evalCtx, stop := graceContext(ctx, s.opts.Grace)
 	defer stop()
-	var last *Record
+	last := s.lastRecord
 	emit := func(recs []Record) {
 		for i := range recs {
 			last = &recs[i]
@@ -205,7 +269,7 @@ func configureObjective(ctx context.Context, obj sdk.Objective, name string, o O
 	}
 	if !ok {
 		if len(params) > 0 {
-			return fmt.Errorf("objective %s takes no parameters, but %d were given", name, len(params))
+			return fmt.Errorf("objective %s takes no parameters, but %s given", name, countWas(len(params)))
 		}
 		return nil
 	}
@@ -215,6 +279,14 @@ func configureObjective(ctx context.Context, obj sdk.Objective, name string, o O
 		return fmt.Errorf("configure objective %s: %w", name, err)
 	}
 	return nil
+}
+
+// countWas is "1 was" or "n were".
+func countWas(n int) string {
+	if n == 1 {
+		return "1 was"
+	}
+	return fmt.Sprintf("%d were", n)
 }
 
 func sameSpace(a, b []sdk.Param) error {
@@ -466,6 +538,10 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 	}
 	s.mu.Lock()
 	rec.Evals, _ = s.counts()
+	if b := s.bestObservedLocked(); b != nil {
+		v := b.Value
+		rec.BestObserved, rec.BestObservedX = &v, b.X
+	}
 	rc, err := s.recommendLocked(ctx)
 	s.mu.Unlock()
 	if err != nil {
@@ -515,12 +591,62 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 	return rec, nil
 }
 
+// bestObservedLocked returns the completed trial with the best value (the
+// earliest among equals), or nil.
+func (s *Study) bestObservedLocked() *Trial {
+	var best *Trial
+	for i := range s.trials {
+		t := &s.trials[i]
+		if t.Status != Complete {
+			continue
+		}
+		if best == nil || (!s.info.Minimize && t.Value > best.Value) || (s.info.Minimize && t.Value < best.Value) {
+			best = t
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	b := *best
+	b.X = append([]float64(nil), best.X...)
+	return &b
+}
+
+// studyTimeLocked adds up, over the initial design and every BO iteration,
+// the fit and proposal times and the span of the evaluations.
+func (s *Study) studyTimeLocked() time.Duration {
+	var secs float64
+	for _, info := range s.iters {
+		secs += info.fitS + info.proposeS
+	}
+	first, last := map[int]time.Time{}, map[int]time.Time{}
+	for _, t := range s.trials {
+		if t.StartedAt.IsZero() || t.FinishedAt.IsZero() {
+			continue
+		}
+		if f, ok := first[t.Iteration]; !ok || t.StartedAt.Before(f) {
+			first[t.Iteration] = t.StartedAt
+		}
+		if t.FinishedAt.After(last[t.Iteration]) {
+			last[t.Iteration] = t.FinishedAt
+		}
+	}
+	for it, f := range first {
+		if d := last[it].Sub(f); d > 0 {
+			secs += d.Seconds()
+		}
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
 // result summarizes the study so far.
 func (s *Study) result(start time.Time, last *Record) *Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res := &Result{Study: s.name, Iterations: s.lastIter, Elapsed: time.Since(start)}
 	res.Evaluations, res.Failures = s.counts()
+	res.BestObserved = s.bestObservedLocked()
+	res.StudyTime = s.studyTimeLocked()
 	res.Trials = make([]Trial, len(s.trials))
 	copy(res.Trials, s.trials)
 	if last != nil {

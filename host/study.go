@@ -68,7 +68,9 @@ type Study struct {
 	cache     *fitResult
 	cacheKey  [2]int // (version, iteration) cache was fitted for
 
-	noiseFreeBroken bool // the objective's EvaluateNoiseFree failed once
+	lastRecord      *Record // the latest iteration's stored record (reopened studies)
+	noiseFreeBroken bool    // the objective's EvaluateNoiseFree failed once
+	repeatWarned    bool    // warnRepeat has warned
 	// refine: recommend by maximizing the posterior mean over the cube.
 	// Set from Options.Recommend when the study is made (refine → true;
 	// auto and evaluated → false, as Ask/Tell has no objective) and again
@@ -112,6 +114,9 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	if err := checkCardinality(space, o); err != nil {
 		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
 	}
+	if err := checkDim(space); err != nil {
+		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
+	}
 	prop := o.Proposer
 	if prop == nil {
 		if prop, err = acq.Lookup(o.Acquisition, o.AcqOptions); err != nil {
@@ -119,7 +124,7 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 		}
 	}
 	if o.Name == "" {
-		o.Name = fmt.Sprintf("%s-%s", info.Name, time.Now().UTC().Format("20060102-150405.000"))
+		o.Name = DefaultStudyName(info.Name, time.Now())
 	}
 	s := &Study{
 		name: o.Name, info: info, space: space, opts: o, seed: o.Seed, proposer: prop,
@@ -227,6 +232,11 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 		log:    opts.Logger.With().Str("study", name).Logger(),
 	}
 	s.design = s.makeDesign()
+	// Refuse a budget below what has run before the lease, whose taking
+	// writes to the database.
+	if err := checkStoredBudget(ctx, db, row.ID, o.Iters); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
 	// Only the lease's holder may continue the study: take it before
 	// reading the trials, which another holder could still be changing.
 	if err := s.takeLease(ctx); err != nil {
@@ -254,10 +264,14 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	var carried json.RawMessage // the acquisition's state after the latest iteration
+	var lastRecord json.RawMessage
 	for _, it := range its {
 		info := &iterInfo{fitS: it.FitSeconds, proposeS: it.ProposeSeconds, recorded: it.Record != nil}
 		s.iters[it.Iteration] = info
 		s.lastIter = max(s.lastIter, it.Iteration)
+		if it.Record != nil && it.Iteration == s.lastIter {
+			lastRecord = it.Record
+		}
 		if it.Model != nil {
 			var ms modelState
 			if err := json.Unmarshal(it.Model, &ms); err != nil {
@@ -271,6 +285,9 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 				carried = ms.AcqState
 			}
 		}
+	}
+	if err := s.restoreLastRecord(lastRecord); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	if c, ok := prop.(acq.Carrier); ok && carried != nil {
 		if err := c.RestoreState(carried); err != nil {
@@ -440,6 +457,9 @@ func (s *Study) Ask(ctx context.Context, q int) ([]Trial, error) {
 	}
 	if q == 0 {
 		q = s.opts.Batch
+	}
+	if limit, why := s.opts.batchLimit(); q > limit {
+		return nil, fmt.Errorf("ask: %d points requested, more than %d, %s", q, limit, why)
 	}
 	if n, finite := s.space.Cardinality(); finite && float64(q) > n {
 		return nil, fmt.Errorf("ask: %d points requested but the integer space holds only %.0f", q, n)
@@ -621,7 +641,7 @@ func (s *Study) distinct(X *mat.Dense, existing []Trial, t int) [][]float64 {
 		if collides(u, taken) {
 			v, ok := s.nudge(u, taken, rng)
 			if !ok {
-				s.log.Warn().Int("iter", t).Msg("no unused point left near a duplicate proposal; evaluating it again")
+				s.warnRepeat(t)
 			}
 			u = v
 		}
@@ -629,6 +649,22 @@ func (s *Study) distinct(X *mat.Dense, existing []Trial, t int) [][]float64 {
 		taken = append(taken, u)
 	}
 	return out
+}
+
+// warnRepeat says, once per Study, that a proposal repeats a point already
+// taken because no unused one was found: a used-up integer space repeats
+// points at every later iteration, and one warning says so.
+func (s *Study) warnRepeat(t int) {
+	if s.repeatWarned {
+		return
+	}
+	s.repeatWarned = true
+	ev := s.log.Warn().Int("iter", t)
+	if n, finite := s.space.Cardinality(); finite {
+		ev.Msgf("no unused point left among the integer space's %.0f points: proposals repeat evaluated points from now on (warned once)", n)
+		return
+	}
+	ev.Msg("no unused point found near a duplicate proposal: evaluating it again, and any later ones (warned once)")
 }
 
 func collides(u []float64, taken [][]float64) bool {

@@ -401,7 +401,7 @@ func TestBadOptions(t *testing.T) {
 	// --param for an objective that takes none.
 	_, err := Optimize(ctx, funcObjective{info: unitInfo(1), f: func(context.Context, []float64) (float64, error) { return 0, nil }},
 		Options{Proposer: randomProposer{}, Params: map[string]string{"a": "b"}})
-	if err == nil || !strings.Contains(err.Error(), "takes no parameters") {
+	if err == nil || !strings.Contains(err.Error(), "takes no parameters, but 1 was given") {
 		t.Fatalf("params for a non-configurable objective: %v", err)
 	}
 }

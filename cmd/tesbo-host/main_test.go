@@ -70,6 +70,27 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) {
 }
 `
 
+// wideScript is an objective with more parameters than host.MaxDim.
+const wideScript = `package wide
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+func Info() sdk.Info {
+	ps := make([]sdk.Param, 10000)
+	for i := range ps {
+		ps[i] = sdk.Param{Name: fmt.Sprint("x", i), Kind: sdk.Float, Low: 0, High: 1}
+	}
+	return sdk.Info{Name: "wide", Params: ps}
+}
+
+func Evaluate(ctx context.Context, x []float64) (float64, error) { return x[0], nil }
+`
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "tesbo-host-test")
 	if err != nil {
@@ -97,6 +118,7 @@ func TestMain(m *testing.M) {
 		}
 		os.WriteFile(filepath.Join(pluginsDir, "grid.go"), []byte(gridScript), 0o644)
 		os.WriteFile(filepath.Join(pluginsDir, "bowl.go"), []byte(bowlScript), 0o644)
+		os.WriteFile(filepath.Join(pluginsDir, "wide.go"), []byte(wideScript), 0o644)
 		os.WriteFile(filepath.Join(pluginsDir, "broken.go"), []byte("package broken\nfunc Info( {\n"), 0o644)
 		return m.Run()
 	}()
@@ -246,7 +268,7 @@ func sameSnapshot(t *testing.T, before, after map[string]string) {
 // parseRecords decodes complete --json lines, checking the exact field set.
 func parseRecords(t *testing.T, stdout string) []map[string]json.RawMessage {
 	t.Helper()
-	want := []string{"batch", "best_value", "best_x", "eval_s", "evals", "fit_s", "iter", "propose_s", "regret", "values"}
+	want := []string{"batch", "best_observed", "best_observed_x", "best_value", "best_x", "eval_s", "evals", "fit_s", "iter", "propose_s", "regret", "values"}
 	var recs []map[string]json.RawMessage
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	for sc.Scan() {
@@ -276,8 +298,11 @@ type record struct {
 	BestX     []float64   `json:"best_x"`
 	Regret    *float64    `json:"regret"`
 	FitS      float64     `json:"fit_s"`
-	ProposeS  float64     `json:"propose_s"`
-	EvalS     float64     `json:"eval_s"`
+
+	BestObserved  *float64  `json:"best_observed"`
+	BestObservedX []float64 `json:"best_observed_x"`
+	ProposeS      float64   `json:"propose_s"`
+	EvalS         float64   `json:"eval_s"`
 }
 
 func decode(t *testing.T, m map[string]json.RawMessage) record {

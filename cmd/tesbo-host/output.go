@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // output renders a run: --json records on stdout, or a progress bar on a
@@ -89,11 +90,7 @@ func (o *output) onIteration(r host.Record) {
 		o.json.Flush()
 	}
 	if o.bar != nil {
-		desc := fmt.Sprintf("iter %d  best %s", r.Iter, fmtPtr(r.BestValue))
-		if r.Regret != nil {
-			desc += "  regret " + strconv.FormatFloat(*r.Regret, 'g', 3, 64)
-		}
-		o.bar.Describe(desc)
+		o.bar.Describe(barLabel(r))
 	}
 	// Without a progress bar (stderr is a file or a pipe) the iteration
 	// line is the only sign of progress in a long run: log it at info.
@@ -102,10 +99,25 @@ func (o *output) onIteration(r host.Record) {
 		lvl = zerolog.DebugLevel
 	}
 	ev := o.log.WithLevel(lvl).Int("iter", r.Iter).Int("evals", r.Evals).Float64("fit_s", r.FitS).Float64("propose_s", r.ProposeS).Float64("eval_s", r.EvalS)
+	if r.BestObserved != nil {
+		ev = ev.Float64("best_observed", *r.BestObserved)
+	}
 	if r.BestValue != nil {
-		ev = ev.Float64("best_value", *r.BestValue)
+		ev = ev.Float64("recommendation", *r.BestValue)
 	}
 	ev.Msg("iteration")
+}
+
+// barLabel describes an iteration on the progress bar. The best observed
+// value and the recommendation's are shown apart: the first never gets
+// worse, the second moves both ways as the model learns, and one label
+// "best" for it read as a regression.
+func barLabel(r host.Record) string {
+	s := fmt.Sprintf("iter %d  best observed %s  recommendation %s", r.Iter, fmtPtr(r.BestObserved), fmtPtr(r.BestValue))
+	if r.Regret != nil {
+		s += "  regret " + strconv.FormatFloat(*r.Regret, 'g', 3, 64)
+	}
+	return s
 }
 
 func (o *output) finish() {
@@ -127,22 +139,53 @@ func fmtPtr(p *float64) string {
 	return strconv.FormatFloat(*p+0, 'g', 6, 64) // +0 turns −0 into 0
 }
 
-// printSummary writes the final table: best point in native units with
-// parameter names, best value, evaluations and time.
+// objectiveName is the objective's name as the command line gave it (kept
+// in the study's Meta), which the summary shows: the plugin's own
+// Info.Name may differ from the name it is loaded by.
+func objectiveName(s host.Options, info sdk.Info) string {
+	if n := s.Meta[metaObjective]; n != "" {
+		return n
+	}
+	return info.Name
+}
+
+// fmtTime formats the run's time, and the study's own when it is longer
+// (a resumed study: its earlier runs count too; a complete one: this run
+// had nothing to do).
+func fmtTime(res *host.Result) string {
+	run := res.Elapsed.Round(time.Millisecond)
+	if res.StudyTime <= res.Elapsed {
+		return run.String()
+	}
+	return fmt.Sprintf("%s this run; %s fitting, proposing and evaluating over the study's runs", run, res.StudyTime.Round(time.Millisecond))
+}
+
+// fmtObserved formats the best observed trial's value ("-" if none).
+func fmtObserved(t *host.Trial) string {
+	if t == nil {
+		return "-"
+	}
+	return fmtPtr(&t.Value)
+}
+
+// printSummary writes the final table: evaluations, time, the best
+// observed value, and the recommendation x̄ with its value and regret (x̄ in
+// native units with parameter names).
 func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath string) {
 	s := study.Settings()
 	info := study.Info()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "study\t%s (in %s)\n", study.Name(), dbPath)
-	fmt.Fprintf(tw, "objective\t%s\n", info.Name)
+	fmt.Fprintf(tw, "objective\t%s\n", objectiveName(s, info))
 	fmt.Fprintf(tw, "acquisition\t%s, batch %d, seed %d\n", s.Acquisition, s.Batch, study.Seed())
 	fmt.Fprintf(tw, "evaluations\t%d complete, %d failed, %d BO iterations\n", res.Evaluations, res.Failures, res.Iterations)
-	fmt.Fprintf(tw, "time\t%s\n", res.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(tw, "time\t%s\n", fmtTime(res))
 	dir := "max"
 	if info.Minimize {
 		dir = "min"
 	}
-	fmt.Fprintf(tw, "best value\t%s (%s)\n", fmtPtr(res.BestValue), dir)
+	fmt.Fprintf(tw, "best observed\t%s (%s)\n", fmtObserved(res.BestObserved), dir)
+	fmt.Fprintf(tw, "recommendation\t%s (value at x̄)\n", fmtPtr(res.BestValue))
 	if info.Optimum != nil && res.BestValue != nil {
 		fmt.Fprintf(tw, "known optimum\t%s\n", strconv.FormatFloat(*info.Optimum, 'g', 6, 64))
 	}
@@ -157,7 +200,7 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 		for i, p := range info.Params {
 			label := ""
 			if i == 0 {
-				label = "best x"
+				label = "recommended x"
 			}
 			fmt.Fprintf(tw, "%s\t%s = %s\n", label, p.Name, strconv.FormatFloat(res.Best.X[i], 'g', 6, 64))
 		}

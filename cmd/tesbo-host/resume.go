@@ -101,14 +101,18 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 		return err
 	}
 	study, err := host.OpenStudy(ctx, db, f.study, host.Options{Proposer: proposer, Iters: f.iters, Parallel: f.parallel, Logger: log})
+	var be *host.BudgetError
+	if errors.As(err, &be) {
+		return usagef("--iters is the new total of BO iterations, and study %q has already run %d, more than %d: pass --iters %d to run %d more",
+			f.study, be.Done, be.Iters, be.Done+be.Iters, be.Iters)
+	}
 	if err != nil {
 		return usageError{err}
 	}
 	defer study.Close() // releases the study's lease
 	if study.Done() {
-		s := study.Settings()
-		fmt.Fprintf(os.Stderr, "tesbo-host: study %q is already complete (%d of %d iterations); pass --iters N to run more\n",
-			f.study, study.Iteration(), s.Iters)
+		fmt.Fprintf(os.Stderr, "tesbo-host: study %q is already complete: it has run all %d BO iterations of its budget; --iters sets a new total, e.g. --iters %d runs 10 more\n",
+			f.study, study.Iteration(), study.Iteration()+10)
 		if !f.json {
 			res, err := study.Run(ctx, obj) // no work: builds the summary
 			if err != nil {

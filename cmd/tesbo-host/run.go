@@ -178,19 +178,19 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.objective, "objective", "", "objective to optimize, e.g. synthetic/branin (see 'tesbo-host plugins')")
 	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin")
-	fl.IntVar(&f.batch, "batch", host.DefaultBatch, "points proposed per BO iteration (|B|)")
-	fl.IntVar(&f.iters, "iters", host.DefaultIters, "BO iterations after the initial design")
+	fl.IntVar(&f.batch, "batch", host.DefaultBatch, fmt.Sprintf("points proposed per BO iteration (|B|; at most %d, %d for tes, tes-ep and tes-sp)", host.MaxBatch, host.MaxBatchTES))
+	fl.IntVar(&f.iters, "iters", host.DefaultIters, fmt.Sprintf("BO iterations after the initial design (init + iters × batch at most %d trials)", host.MaxTrials))
 	// Default 0 is not shown by --help; the usage text states the real one.
 	fl.IntVar(&f.init, "init", 0, "initial design size (default 2 for synthetic/* objectives, 10 for others, at most the points of an integer space)")
-	fl.IntVar(&f.trusted, "trusted", 0, "number of trusted maximizers |X*| (default max(5, batch))")
+	fl.IntVar(&f.trusted, "trusted", 0, fmt.Sprintf("number of trusted maximizers |X*| (default max(5, batch), at most %d)", host.MaxTrusted))
 	fl.Uint64Var(&f.seed, "seed", 1, "study seed: the same seed gives the same trials")
 	fl.Float64Var(&f.noiseVar, "noise-var", host.DefaultNoiseVar, "observation-noise variance benchmark objectives add (sent as param noise_var)")
 	fl.StringVar(&f.db, "db", "tesbo.db", "SQLite study database (created if missing)")
-	fl.StringVar(&f.study, "study", "", "study name in the database (default OBJECTIVE-TIMESTAMP)")
+	fl.StringVar(&f.study, "study", "", "study name in the database (default OBJECTIVE-TIMESTAMP-RANDOM, e.g. synthetic/branin-20261124-181516-3fa2c1)")
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: batch)")
 	fl.StringArrayVar(&f.params, "param", nil, "key=value passed to the objective (repeatable)")
 	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per evaluation attempt, e.g. 30s (0: none); a plugin past it is restarted")
-	fl.IntVar(&f.retries, "retries", 0, "retries of a failed evaluation, with exponential backoff from 500ms")
+	fl.IntVar(&f.retries, "retries", 0, fmt.Sprintf("retries of a failed evaluation, with exponential backoff from 500ms (at most %d)", host.MaxRetries))
 	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
 	fl.StringVar(&f.gpPrior, "gp-prior", host.PriorScaled, gpPriorHelp)
 	f.common.register(cmd, "plugins directory (default $TESBO_PLUGINS or ./plugins)")
@@ -302,7 +302,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		opts.NoiseVar = -1 // host.Options: negative means none
 	}
 	if opts.Name == "" {
-		opts.Name = fmt.Sprintf("%s-%s", f.objective, time.Now().Format("20060102-150405"))
+		opts.Name = host.DefaultStudyName(f.objective, time.Now())
 	}
 	if err := checkStudyOptions(info, opts); err != nil {
 		return err

@@ -91,6 +91,16 @@ func TestRunJSON(t *testing.T) {
 		if rec.FitS <= 0 || rec.ProposeS <= 0 || rec.EvalS < 0 {
 			t.Fatalf("record %d: timings %+v", i, rec)
 		}
+		// best_observed: the largest stored value so far, and where.
+		best := trials[0]
+		for _, tr := range trials[:rec.Evals] {
+			if tr.Value > best.Value {
+				best = tr
+			}
+		}
+		if rec.BestObserved == nil || *rec.BestObserved != best.Value || key(rec.BestObservedX) != key(best.X) {
+			t.Fatalf("record %d: best_observed %v at %v, want %v at %v", i, rec.BestObserved, rec.BestObservedX, best.Value, best.X)
+		}
 		// The stored record is the printed one.
 		if string(its[rec.Iter].Record) == "" {
 			t.Fatalf("iteration %d record not stored", rec.Iter)
@@ -106,7 +116,7 @@ func TestRunSummary(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	for _, want := range []string{"study", "g (in tesbo.db)", "objective", "grid", "evaluations  6 complete, 0 failed, 2 BO iterations", "best x", "a = ", "b = "} {
+	for _, want := range []string{"study", "g (in tesbo.db)", "objective", "grid", "evaluations     6 complete, 0 failed, 2 BO iterations", "best observed   0 (max)", "recommendation  0", "recommended x   a = ", "b = "} {
 		if !strings.Contains(r.stdout, want) {
 			t.Fatalf("summary lacks %q:\n%s", want, r.stdout)
 		}
@@ -494,6 +504,34 @@ func TestResumeCompleteStudy(t *testing.T) {
 	}
 }
 
+// Resuming a complete study says that --iters is the new total: a smaller
+// one is refused (exit 2, nothing written), and the summary of a study with
+// nothing left to do shows its recommendation and the time it took, not
+// "-" and 0s.
+func TestResumeCompleteStudyMessages(t *testing.T) {
+	dir := t.TempDir()
+	r := cli(t, dir, "run", "--objective", "synthetic/branin", "--acq", "random", "--iters", "4", "--study", "b", "--json")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	recs := parseRecords(t, r.stdout)
+	last := decode(t, recs[len(recs)-1])
+	before := snapshot(t, dir)
+	r = cli(t, dir, "resume", "--db", "tesbo.db", "--study", "b", "--iters", "3")
+	checkUsageError(t, r, []string{"--iters is the new total", "already run 4, more than 3", "pass --iters 7 to run 3 more"})
+	sameSnapshot(t, before, snapshot(t, dir))
+
+	r = cli(t, dir, "resume", "--db", "tesbo.db", "--study", "b")
+	if r.code != 0 || !strings.Contains(r.stderr, "already complete: it has run all 4 BO iterations") || !strings.Contains(r.stderr, "--iters 14 runs 10 more") {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{"recommendation  " + fmtPtr(last.BestValue) + " ", "fitting, proposing and evaluating over the study's runs"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
 func TestPluginsCommand(t *testing.T) {
 	r := cli(t, t.TempDir(), "plugins")
 	if r.code != 0 {
@@ -595,6 +633,18 @@ func TestBadInput(t *testing.T) {
 		{"db is a directory", []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--db", "dbdir"}, []string{"is a directory"}},
 		{"resume db is a directory", []string{"resume", "--db", "dbdir", "--study", "x"}, []string{"is a directory"}},
 		{"bad recommend", append(branin, "--recommend", "best"), []string{"--recommend", "auto, evaluated or refine"}},
+		// Sizes whose memory or time cannot be met (host's Max* limits).
+		{"huge batch", []string{"run", "--objective", "synthetic/branin", "--acq", "random", "--db", "new.db", "--batch", "1000000000"}, []string{"batch 1000000000 exceeds 1000", "jointly"}},
+		{"huge tes batch", []string{"run", "--objective", "synthetic/branin", "--acq", "tes-ep", "--db", "new.db", "--batch", "1000"}, []string{"batch 1000 exceeds 100, the limit for tes-ep"}},
+		{"huge ei batch", append(branin, "--batch", "100000"), []string{"batch 100000 exceeds 1000"}},
+		{"huge init", append(branin, "--init", "1000000000"), []string{"initial design of 1000000000 points exceeds the limit of 5000"}},
+		{"huge trusted", append(branin, "--trusted", "1000000000"), []string{"1000000000 trusted maximizers exceed the limit of 100", "orthant"}},
+		{"huge iters", append(branin, "--iters", "1000000000"), []string{"exceeds the limit of 5000 trials", "GP"}},
+		{"huge budget", append(branin, "--iters", "100", "--batch", "100"), []string{"exceeds the limit of 5000 trials"}},
+		{"huge parallel", append(branin, "--parallel", "1000000000"), []string{"1000000000 concurrent evaluations exceed the limit of 1000"}},
+		{"huge retries", append(branin, "--retries", "1000000000"), []string{"1000000000 retries exceed the limit of 20"}},
+		{"too many parameters", []string{"run", "--objective", "wide", "--acq", "tes-ep", "--db", "new.db"}, []string{"10000 parameters, more than the limit of 1000"}},
+		{"resume with huge iters", []string{"resume", "--db", "good.db", "--study", "taken", "--iters", "1000000000"}, []string{"exceeds the limit of 5000 trials"}},
 		{"study exists in an older db", []string{"run", "--objective", "grid", "--acq", "random", "--db", "older.db", "--study", "taken"}, []string{"already exists"}},
 		{"resume missing study in an older db", []string{"resume", "--db", "older.db", "--study", "x"}, []string{"\"x\" not found", "taken"}},
 		{"resume older db without plugins", []string{"resume", "--db", "older.db", "--study", "taken", "--plugins", "/nonexistent/plugins"}, []string{"plugins directory"}},
@@ -723,4 +773,55 @@ func pluginProcesses(t *testing.T) int {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return n
+}
+
+// Two runs started at once with the default --study name into the same
+// database both succeed, as two studies (the names used to be the
+// objective and the second, so the later one was refused).
+func TestDefaultStudyNamesDiffer(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	results := make([]result, 2)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = cli(t, dir, "run", "--objective", "grid", "--acq", "random", "--iters", "1", "--json")
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, r.code, r.stderr)
+		}
+	}
+	d, err := store.Open(filepath.Join(dir, "tesbo.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if names, err := d.StudyNames(context.Background()); err != nil || len(names) != 2 || names[0] == names[1] {
+		t.Fatalf("studies %v (%v), want two", names, err)
+	}
+}
+
+// The summary names the objective as the command line did, not by the
+// plugin's own Info.Name.
+func TestSummaryObjectiveName(t *testing.T) {
+	dir := t.TempDir()
+	plugins := filepath.Join(dir, "plugins")
+	if err := os.Mkdir(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := strings.Replace(gridScript, `Name: "grid"`, `Name: "inner name"`, 1)
+	if err := os.WriteFile(filepath.Join(plugins, "outer.go"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, dir, "run", "--plugins", plugins, "--objective", "outer", "--acq", "random", "--iters", "1", "--study", "o")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "objective       outer\n") {
+		t.Fatalf("summary does not name the objective outer:\n%s", r.stdout)
+	}
 }

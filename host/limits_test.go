@@ -1,0 +1,86 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// Sizes beyond the limits are refused at once, with the limit and its
+// reason, before anything is allocated for them; sizes at the limits are
+// accepted.
+func TestLimits(t *testing.T) {
+	ctx := context.Background()
+	wide := sdk.Info{Name: "wide"}
+	for i := range MaxDim + 1 {
+		wide.Params = append(wide.Params, sdk.Param{Name: fmt.Sprint("x", i), Kind: sdk.Float, Low: 0, High: 1})
+	}
+	const huge = 1_000_000_000
+	cases := []struct {
+		name string
+		info sdk.Info
+		o    Options
+		want string // "" = accepted
+	}{
+		{"batch", unitInfo(2), Options{Acquisition: "random", Batch: huge}, "exceeds 1000, the limit (MaxBatch)"},
+		{"batch of a custom proposer", unitInfo(2), Options{Proposer: randomProposer{}, Batch: MaxBatch + 1}, "MaxBatch"},
+		{"batch at the limit", unitInfo(2), Options{Acquisition: "random", Batch: MaxBatch, Iters: 1}, ""},
+		{"tes batch", unitInfo(2), Options{Acquisition: "tes-ep", Batch: MaxBatchTES + 1, Iters: 1}, "limit for tes-ep (MaxBatchTES)"},
+		{"default tes batch", unitInfo(2), Options{Batch: 1000, Iters: 1}, "limit for tes (MaxBatchTES)"},
+		{"tes batch at the limit", unitInfo(2), Options{Acquisition: "tes-sp", Batch: MaxBatchTES, Iters: 1}, ""},
+		{"trusted", unitInfo(2), Options{Acquisition: "tes-ep", AcqOptions: acq.Options{Trusted: huge}}, "MaxTrusted"},
+		{"init", unitInfo(2), Options{Acquisition: "random", Init: huge}, "initial design of 1000000000 points exceeds the limit of 5000 (MaxInit)"},
+		{"iters", unitInfo(2), Options{Acquisition: "random", Iters: huge}, "MaxTrials"},
+		{"iters overflowing the budget", unitInfo(2), Options{Acquisition: "random", Iters: 1 << 62, Batch: 4}, "MaxTrials"},
+		{"budget", unitInfo(2), Options{Acquisition: "random", Iters: 50, Batch: 101}, "exceeds the limit of 5000 trials (MaxTrials)"},
+		{"budget at the limit", unitInfo(2), Options{Acquisition: "random", Init: 100, Iters: 49, Batch: 100}, ""},
+		{"parallel", unitInfo(2), Options{Acquisition: "random", Parallel: huge}, "MaxParallel"},
+		{"retries", unitInfo(2), Options{Acquisition: "random", Retries: huge}, "MaxRetries"},
+		{"dimension", wide, Options{Acquisition: "random"}, "1001 parameters, more than the limit of 1000 (MaxDim)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := NewStudy(ctx, c.info, c.o)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Fatalf("took %v", d)
+			}
+		})
+	}
+}
+
+// Ask refuses a q beyond the acquisition's batch limit; a stored study
+// reopened with a budget beyond MaxTrials is refused too.
+func TestLimitsAskAndOpen(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	s, err := NewStudy(ctx, unitInfo(2), Options{Name: "s", DB: db, Acquisition: "random", Init: 1, Iters: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr, err := s.Ask(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Tell(tr[0].ID, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ask(ctx, MaxBatch+1); err == nil || !strings.Contains(err.Error(), "MaxBatch") {
+		t.Fatalf("Ask(%d): %v", MaxBatch+1, err)
+	}
+	if _, err := OpenStudy(ctx, db, "s", Options{Iters: MaxTrials + 1}); err == nil || !strings.Contains(err.Error(), "MaxTrials") {
+		t.Fatalf("reopened with %d iterations: %v", MaxTrials+1, err)
+	}
+}
