@@ -124,6 +124,17 @@ func Lookup(name string) (*Problem, error) {
 	return nil, fmt.Errorf("unknown user-suite problem %q: known ones are %v", name, Names())
 }
 
+// All opens every problem as an objective keyed by its name (with Prefix),
+// for sdk.ServeObjectives: the synthetic plugin serves them, so `tesbo-host
+// run --objective user/bumps2` works too.
+func All() map[string]sdk.Objective {
+	m := map[string]sdk.Objective{}
+	for _, p := range Problems() {
+		m[Prefix+p.Name] = &Objective{p: p}
+	}
+	return m
+}
+
 // Objective serves a Problem as an sdk.Objective.
 type Objective struct {
 	p    *Problem
