@@ -14,13 +14,14 @@ import (
 	"github.com/tesbo/tesbo/host"
 )
 
-// A problem's own Init and Iters replace the suite's for its runs only, and
+// A tiny suite (2 problems, 2 acquisitions, 2 seeds, 2–3 iterations): a
+// problem's own Init and Iters replace the suite's for its runs only, and
 // the outputs read each run up to its own last iteration.
 func TestPerProblemBudget(t *testing.T) {
 	out := t.TempDir()
 	s := Suite{
 		Problems:     []Problem{{Name: "synthetic/branin", Init: 3, Iters: 2}, {Name: "synthetic/hartmann3"}},
-		Acquisitions: []string{"random", "ei"}, Iters: 4, Init: 2, Jobs: 2, Out: out,
+		Acquisitions: []string{"random", "ei"}, Iters: 3, Init: 2, Seeds: 2, Jobs: 2, Out: out,
 	}
 	if _, err := Run(context.Background(), s); err != nil {
 		t.Fatal(err)
@@ -37,8 +38,8 @@ func TestPerProblemBudget(t *testing.T) {
 		}
 		last[r.Problem] = max(last[r.Problem], r.Iter)
 	}
-	if last["synthetic/branin"] != 2 || last["synthetic/hartmann3"] != 4 {
-		t.Errorf("last iterations %v, want branin 2, hartmann3 4", last)
+	if last["synthetic/branin"] != 2 || last["synthetic/hartmann3"] != 3 || len(rows) != 2*2*(2+3) {
+		t.Errorf("%d rows, last iterations %v; want 20, branin 2, hartmann3 3", len(rows), last)
 	}
 	sum, err := os.ReadFile(filepath.Join(out, SummaryFile))
 	if err != nil {
@@ -49,10 +50,12 @@ func TestPerProblemBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ file, text, want string }{
-		{"summary.md", string(sum), "2–4 (per problem) BO iterations per run"},
-		{"summary.md", string(sum), "runs: 4 complete, 0 failed, 0 incomplete (of 4)"},
+		{"summary.md", string(sum), "2–3 (per problem) BO iterations per run"},
+		{"summary.md", string(sum), "runs: 8 complete, 0 failed, 0 incomplete (of 8)"},
+		{"summary.md", string(sum), "median log10 best-evaluated regret"},
+		{"comparison.md", string(cmp), "## Normalized medians"},
 		{"comparison.md", string(cmp), "| synthetic/branin | 1 | 3 | 2 |"},
-		{"comparison.md", string(cmp), "| synthetic/hartmann3 | 1 | 2 | 4 |"},
+		{"comparison.md", string(cmp), "| synthetic/hartmann3 | 1 | 2 | 3 |"},
 	} {
 		if !strings.Contains(c.text, c.want) {
 			t.Errorf("%s lacks %q:\n%s", c.file, c.want, c.text)
