@@ -115,3 +115,21 @@ func TestRandomScale(t *testing.T) {
 		t.Errorf("unknown problem: scale %v, want NaN", got)
 	}
 }
+
+// comparison.md documents the user-suite problems it compares (and only
+// those): what each is, its goal, f* and optimizer.
+func TestUserProblemsMarkdown(t *testing.T) {
+	s := &Suite{Problems: []Problem{{Name: "synthetic/branin"}, {Name: usersuite.Prefix + "hpo4"}}}
+	md := userProblemsMarkdown(s)
+	for _, want := range []string{"## The user-suite problems", "| user/hpo4 | 4-d tuning surface", "| 4 | min | 0 | 0.08 | (0.00316228, 4, 128, 0.3) |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "branin") {
+		t.Errorf("lists a problem outside the user suite:\n%s", md)
+	}
+	if md := userProblemsMarkdown(&Suite{Problems: []Problem{{Name: "synthetic/branin"}}}); md != "" {
+		t.Errorf("no user problems, yet:\n%s", md)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/sdk"
 )
@@ -151,7 +152,35 @@ func comparisonMarkdown(s *Suite, groups []*group) string {
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 	}
 	b.WriteString(normalizedMarkdown(s, groups, cells))
+	b.WriteString(userProblemsMarkdown(s))
 	b.WriteString(targetsMarkdown(s, groups, cells))
+	return b.String()
+}
+
+// userProblemsMarkdown lists the suite's user-suite problems: what each is,
+// its dimension, direction, noise, f* and optimizer (native units).
+func userProblemsMarkdown(s *Suite) string {
+	var b strings.Builder
+	for _, sp := range s.Problems {
+		p, err := usersuite.Lookup(sp.Name)
+		if err != nil || !strings.HasPrefix(sp.Name, usersuite.Prefix) {
+			continue
+		}
+		if b.Len() == 0 {
+			fmt.Fprintf(&b, "\n## The user-suite problems\n\n")
+			fmt.Fprintf(&b, "| problem | what | d | goal | noise SD | f* | optimizer |\n|---|---|---|---|---|---|---|\n")
+		}
+		goal := "max"
+		if p.Minimize {
+			goal = "min"
+		}
+		xs := make([]string, len(p.Best))
+		for j, v := range p.Best {
+			xs[j] = strconv.FormatFloat(v, 'g', 6, 64)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | (%s) |\n", sp.Name, strings.ReplaceAll(p.Doc, "|", "\\|"),
+			len(p.Params), goal, strconv.FormatFloat(p.NoiseSD, 'g', 3, 64), strconv.FormatFloat(p.Opt, 'g', 10, 64), strings.Join(xs, ", "))
+	}
 	return b.String()
 }
 
