@@ -339,7 +339,7 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 		fmt.Fprintf(&b, "- wall time: %s for this invocation; %s over all %d invocation(s) on this directory; %d CPU(s), GOMAXPROCS %d, %d run(s) in parallel\n",
 			fmtDur(last.WallS), fmtDur(hist.total().Seconds()), len(hist.Invocations), runtime.NumCPU(), runtime.GOMAXPROCS(0), s.jobs())
 	}
-	fmt.Fprintf(&b, "\nRegret statistics use the runs that reached the last iteration (%s): mean, standard error and median of log10 of the\n", s.itersDescription())
+	fmt.Fprintf(&b, "\nRegret statistics use the runs that reached their last iteration, %s: mean, standard error and median of log10 of the\n", s.itersDescription())
 	fmt.Fprintf(&b, "noise-free immediate regret f* − f(x̄) (x̄ = recommendation), floored at %g; the best-evaluated regret is the\n", RegretFloor)
 	fmt.Fprintf(&b, "user's rule, the noise-free regret of the trial with the best observed value (comparison.md compares methods by it). Times are medians over all\n")
 	fmt.Fprintf(&b, "iterations of all runs (propose excludes the GP fit). Figures: natural log of the mean immediate regret over\n")
