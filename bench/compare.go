@@ -1,11 +1,17 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/tesbo/tesbo/bench/usersuite"
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // DefaultAcquisition is the acquisition comparison.md checks the quality
@@ -21,9 +27,10 @@ type cell struct {
 }
 
 // compareCells computes the cells of every (group, acquisition).
-func compareCells(groups []*group, iters int) map[*group]map[string]cell {
+func compareCells(s *Suite, groups []*group) map[*group]map[string]cell {
 	out := map[*group]map[string]cell{}
 	for _, g := range groups {
+		iters := s.itersOfLabel(g.key.label)
 		out[g] = map[string]cell{}
 		for _, a := range g.acqs {
 			var fs []float64
@@ -83,11 +90,10 @@ func nanZero(x float64) float64 {
 // comparisonMarkdown renders comparison.md: the methods compared under the
 // user's rule (best evaluated trial), per problem and overall.
 func comparisonMarkdown(s *Suite, groups []*group) string {
-	iters := s.iters()
-	cells := compareCells(groups, iters)
+	cells := compareCells(s, groups)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Comparison under the user's rule\n\n")
-	fmt.Fprintf(&b, "Each method's final regret is the noise-free regret of the trial with the best observed value after %d\n", iters)
+	fmt.Fprintf(&b, "Each method's final regret is the noise-free regret of the trial with the best observed value after %s\n", s.itersDescription())
 	fmt.Fprintf(&b, "iterations (what a user of a black box keeps). Per problem: the median over runs, the bootstrap standard error\n")
 	fmt.Fprintf(&b, "of the median (2000 resamples), and the ratio to the best method's median (1 = best). A method wins against\n")
 	fmt.Fprintf(&b, "another on a problem when its median is lower by more than twice their combined standard error.\n\n")
@@ -145,8 +151,138 @@ func comparisonMarkdown(s *Suite, groups []*group) string {
 		}
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 	}
+	b.WriteString(normalizedMarkdown(s, groups, cells))
+	b.WriteString(userProblemsMarkdown(s))
 	b.WriteString(targetsMarkdown(s, groups, cells))
 	return b.String()
+}
+
+// userProblemsMarkdown lists the suite's user-suite problems: what each is,
+// its dimension, direction, noise, f* and optimizer (native units).
+func userProblemsMarkdown(s *Suite) string {
+	var b strings.Builder
+	for _, sp := range s.Problems {
+		p, err := usersuite.Lookup(sp.Name)
+		if err != nil || !strings.HasPrefix(sp.Name, usersuite.Prefix) {
+			continue
+		}
+		if b.Len() == 0 {
+			fmt.Fprintf(&b, "\n## The user-suite problems\n\n")
+			fmt.Fprintf(&b, "| problem | what | d | goal | noise SD | f* | optimizer |\n|---|---|---|---|---|---|---|\n")
+		}
+		goal := "max"
+		if p.Minimize {
+			goal = "min"
+		}
+		xs := make([]string, len(p.Best))
+		for j, v := range p.Best {
+			xs[j] = strconv.FormatFloat(v, 'g', 6, 64)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | (%s) |\n", sp.Name, strings.ReplaceAll(p.Doc, "|", "\\|"),
+			len(p.Params), goal, strconv.FormatFloat(p.NoiseSD, 'g', 3, 64), strconv.FormatFloat(p.Opt, 'g', 10, 64), strings.Join(xs, ", "))
+	}
+	return b.String()
+}
+
+// randomPoints is the number of uniform points whose median noise-free
+// value scales a problem's regrets in normalizedMarkdown.
+const randomPoints = 4000
+
+// normalizedMarkdown renders each problem's budget, its scale f* − median f
+// of uniform random points (median f − f* when minimizing) and every
+// method's median regret divided by it, which makes the problems' regrets
+// readable side by side (0 = the optimum, 1 = a typical random point).
+func normalizedMarkdown(s *Suite, groups []*group, cells map[*group]map[string]cell) string {
+	var b strings.Builder
+	acqs := s.Acquisitions
+	fmt.Fprintf(&b, "\n## Normalized medians\n\n")
+	fmt.Fprintf(&b, "Median regret / (f* − median f of %d uniform random points; median f − f* for minimizing problems), noise-free:\n", randomPoints)
+	fmt.Fprintf(&b, "0 is the optimum, 1 a typical random point. Budget: initial design and BO iterations per run.\n\n")
+	fmt.Fprintf(&b, "| problem | |B| | init | iters | scale | %s |\n|---|---|---|---|---|%s\n", strings.Join(acqs, " | "), strings.Repeat("---|", len(acqs)))
+	for _, g := range groups {
+		p := s.problemOf(g.key.label)
+		scale := randomScale(context.Background(), s, p)
+		row := []string{g.key.label, fmt.Sprint(g.key.batch), fmt.Sprint(s.initOf(p, g.key.batch)), fmt.Sprint(s.itersOf(p)), fmtG3(scale)}
+		for _, a := range acqs {
+			c, ok := cells[g][a]
+			if !ok {
+				row = append(row, "—")
+				continue
+			}
+			row = append(row, fmtG3(c.median/scale))
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+	}
+	return b.String()
+}
+
+func fmtG3(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "—"
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+// problemOf returns the suite's problem with that label.
+func (s *Suite) problemOf(label string) Problem {
+	for _, p := range s.Problems {
+		if p.Label() == label {
+			return p
+		}
+	}
+	return Problem{Name: label}
+}
+
+// randomScale is f* − the median noise-free value of randomPoints uniform
+// points of problem p's space (in the host's unit cube: log scale for
+// LogFloat, equal shares for integers), or median − f* when minimizing;
+// NaN when the objective has no noise-free evaluation or no f*, or is a
+// shared plugin instance.
+func randomScale(ctx context.Context, s *Suite, p Problem) float64 {
+	obj, exclusive, err := s.opener()(ctx, p.Name)
+	if err != nil || exclusive {
+		return math.NaN()
+	}
+	nf, ok := obj.(sdk.NoiseFree)
+	if !ok {
+		return math.NaN()
+	}
+	params := map[string]string{}
+	for k, v := range s.Params {
+		params[k] = v
+	}
+	for k, v := range p.Params {
+		if k != KeyNoiseVar {
+			params[k] = v
+		}
+	}
+	if err := host.ConfigureObjective(ctx, obj, p.Name, s.studyOptions(RunSpec{Problem: p, Batch: 1}, params)); err != nil {
+		return math.NaN()
+	}
+	info, err := obj.Info(ctx)
+	if err != nil || info.Optimum == nil {
+		return math.NaN()
+	}
+	sp, err := host.NewSpace(info.Params)
+	if err != nil {
+		return math.NaN()
+	}
+	rng := rand.New(rand.NewPCG(2, uint64(len(p.Label()))))
+	u := make([]float64, sp.Dim())
+	var vs []float64
+	for range randomPoints {
+		for j := range u {
+			u[j] = rng.Float64()
+		}
+		if v, err := nf.EvaluateNoiseFree(ctx, sp.ToNative(u)); err == nil && !math.IsNaN(v) {
+			vs = append(vs, v)
+		}
+	}
+	d := *info.Optimum - median(vs)
+	if info.Minimize {
+		d = -d
+	}
+	return d
 }
 
 // targetsMarkdown checks the default acquisition's quality targets: its

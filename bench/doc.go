@@ -49,4 +49,16 @@
 // kept, in-flight ones re-run) and starts the rest; a stored study whose
 // settings differ from the suite's (noise, initial design, kernel, ...) fails
 // with an error rather than mixing two configurations.
+//
+// # The user suite
+//
+// UserProblems is the user suite (package bench/usersuite), each problem
+// with its own budget (Problem.Init and Problem.Iters, which replace the
+// suite's initial design and iterations for that problem). Every run also
+// records the user's rule, the noise-free regret of its best evaluated
+// trial (Row.BestEvalRegret), and comparison.md compares the methods by it:
+// medians with bootstrap standard errors, ratios to the best, wins, ties
+// and losses, medians normalized by f* − the median of uniform random
+// points, the default acquisition's targets and, for user-suite problems,
+// what each problem is, its f* and optimizer.
 package bench

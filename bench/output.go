@@ -296,7 +296,6 @@ func fmtSecs(x float64) string {
 // summaryMarkdown renders summary.md.
 func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History) string {
 	var b strings.Builder
-	iters := s.iters()
 	fmt.Fprintf(&b, "# Benchmark summary\n\n")
 	if s.Command != "" {
 		fmt.Fprintf(&b, "```\n%s\n```\n\n", s.Command)
@@ -311,8 +310,8 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 	}
 	fmt.Fprintf(&b, "- problems: %s; acquisitions: %s; batch sizes |B|: %s\n",
 		strings.Join(labels, ", "), strings.Join(s.Acquisitions, ", "), strings.Join(bs, ", "))
-	fmt.Fprintf(&b, "- %d seed(s) per combination, %d BO iterations per run, initial design %s\n",
-		s.seeds(), iters, s.initDescription())
+	fmt.Fprintf(&b, "- %d seed(s) per combination, %s BO iterations per run, initial design %s\n",
+		s.seeds(), s.itersDescription(), s.initDescription())
 	fmt.Fprintf(&b, "- observation noise variance %s; GP kernel %s, prior %s; |X*| %s; recommendation %s\n",
 		s.noiseDescription(), orDefault(s.Kernel, "se"), orDefault(s.GPPrior, "scaled"), s.trustedDescription(), orDefault(s.Recommend, "auto"))
 	if len(s.Params) > 0 {
@@ -324,7 +323,7 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 	}
 	var complete, failed, incomplete int
 	for _, r := range runs {
-		_, ok := finalRegret(r, iters)
+		_, ok := finalRegret(r, s.itersOf(r.Spec.Problem))
 		switch {
 		case ok:
 			complete++
@@ -340,7 +339,7 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 		fmt.Fprintf(&b, "- wall time: %s for this invocation; %s over all %d invocation(s) on this directory; %d CPU(s), GOMAXPROCS %d, %d run(s) in parallel\n",
 			fmtDur(last.WallS), fmtDur(hist.total().Seconds()), len(hist.Invocations), runtime.NumCPU(), runtime.GOMAXPROCS(0), s.jobs())
 	}
-	fmt.Fprintf(&b, "\nRegret statistics use the runs that reached iteration %d: mean, standard error and median of log10 of the\n", iters)
+	fmt.Fprintf(&b, "\nRegret statistics use the runs that reached their last iteration, %s: mean, standard error and median of log10 of the\n", s.itersDescription())
 	fmt.Fprintf(&b, "noise-free immediate regret f* − f(x̄) (x̄ = recommendation), floored at %g; the best-evaluated regret is the\n", RegretFloor)
 	fmt.Fprintf(&b, "user's rule, the noise-free regret of the trial with the best observed value (comparison.md compares methods by it). Times are medians over all\n")
 	fmt.Fprintf(&b, "iterations of all runs (propose excludes the GP fit). Figures: natural log of the mean immediate regret over\n")
@@ -352,7 +351,7 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 		fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|\n")
 		var notes []string
 		for _, a := range g.acqs {
-			st := statsOf(a, g.runs[a], iters)
+			st := statsOf(a, g.runs[a], s.itersOfLabel(g.key.label))
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %d | %d |\n", a, st.complete,
 				fmtStat(mean(st.finals), 2), fmtStat(stdErr(st.finals), 2), fmtStat(median(st.finals), 2),
 				fmtStat(median(st.bestEvals), 2), fmtSecs(st.medPropose), fmtSecs(st.medFit), st.fallbacks, st.failed)
@@ -368,7 +367,7 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 	}
 	var bad []RunResult
 	for _, r := range runs {
-		if _, ok := finalRegret(r, iters); !ok {
+		if _, ok := finalRegret(r, s.itersOf(r.Spec.Problem)); !ok {
 			bad = append(bad, r)
 		}
 	}
@@ -391,7 +390,34 @@ func orDefault(s, def string) string {
 	return s
 }
 
+// itersDescription is the suite's iterations, or their range followed by
+// "(per problem)" when problems have their own.
+func (s *Suite) itersDescription() string {
+	lo, hi := s.iters(), s.iters()
+	for i, p := range s.Problems {
+		n := s.itersOf(p)
+		if i == 0 || n < lo {
+			lo = n
+		}
+		if i == 0 || n > hi {
+			hi = n
+		}
+	}
+	switch {
+	case lo == hi && lo == s.iters():
+		return strconv.Itoa(lo)
+	case lo == hi:
+		return strconv.Itoa(lo) + " (per problem)"
+	}
+	return fmt.Sprintf("%d–%d (per problem)", lo, hi)
+}
+
 func (s *Suite) initDescription() string {
+	for _, p := range s.Problems {
+		if p.Init > 0 {
+			return "per problem (Latin hypercube; see comparison.md)"
+		}
+	}
 	n := s.initFor(1)
 	if s.InitAtLeastBatch {
 		return fmt.Sprintf("max(%d, |B|) points", n)

@@ -54,8 +54,8 @@ func colorOf(acqName string, i int) color.RGBA {
 // per group with data.
 func writeFigures(dir string, s *Suite, groups []*group) ([]string, error) {
 	var files []string
-	iters := s.iters()
 	for _, g := range groups {
+		iters := s.itersOfLabel(g.key.label)
 		base := fmt.Sprintf("%s_q%d.png", slug(g.key.label), g.key.batch)
 		title := fmt.Sprintf("%s, |B| = %d", g.key.label, g.key.batch)
 		var curves []Curve

@@ -269,7 +269,7 @@ func (s *Suite) studyOptions(spec RunSpec, params map[string]string) host.Option
 		Acquisition: spec.Acquisition,
 		AcqOptions:  s.acqOptions(),
 		Batch:       spec.Batch,
-		Iters:       s.iters(),
+		Iters:       s.itersOf(spec.Problem),
 		Seed:        spec.Seed,
 		NoiseVar:    s.NoiseVar,
 		FixNoise:    s.FixNoise,
@@ -286,7 +286,7 @@ func (s *Suite) studyOptions(spec RunSpec, params map[string]string) host.Option
 		}
 		o.NoiseVar = nv
 	}
-	if n := s.initFor(spec.Batch); n > 0 {
+	if n := s.initOf(spec.Problem, spec.Batch); n > 0 {
 		o.Init = n
 	} else {
 		o.NoInit = true
@@ -503,7 +503,7 @@ func (r *runner) rows(ctx context.Context, spec RunSpec) ([]Row, error) {
 	}
 	var rows []Row
 	for _, it := range its {
-		if it.Iteration < 1 || it.Iteration > r.s.iters() || len(it.Record) == 0 || string(it.Record) == "null" {
+		if it.Iteration < 1 || it.Iteration > r.s.itersOf(spec.Problem) || len(it.Record) == 0 || string(it.Record) == "null" {
 			continue
 		}
 		var rec host.Record

@@ -20,6 +20,10 @@ type Problem struct {
 	// Params are the problem's own parameters (the part after ':' in its
 	// spec); Suite.Params are added to them when a run starts.
 	Params map[string]string
+	// Init and Iters, when > 0, replace the suite's initial design size and
+	// BO iterations for this problem (the user suite's per-problem budgets).
+	// They are not part of the label.
+	Init, Iters int
 }
 
 // ParseProblem parses "name[:key=value[:key=value]...]" (see the package

@@ -131,6 +131,42 @@ func cmpOr(v, def int) int {
 	return v
 }
 
+// UserProblems is the user suite (package bench/usersuite) with each
+// problem's default budget.
+func UserProblems() []Problem {
+	var out []Problem
+	for _, p := range usersuite.Problems() {
+		out = append(out, Problem{Name: usersuite.Prefix + p.Name, Init: p.Init, Iters: p.Iters})
+	}
+	return out
+}
+
+// itersOf is the number of BO iterations of problem p's runs.
+func (s *Suite) itersOf(p Problem) int { return cmpOr(p.Iters, s.iters()) }
+
+// itersOfLabel is itersOf for the problem with that label (the suite's
+// iterations for a label it does not hold).
+func (s *Suite) itersOfLabel(label string) int {
+	for _, p := range s.Problems {
+		if p.Label() == label {
+			return s.itersOf(p)
+		}
+	}
+	return s.iters()
+}
+
+// initOf is the initial design size of problem p's runs at batch size q
+// (0: none).
+func (s *Suite) initOf(p Problem, q int) int {
+	if p.Init <= 0 {
+		return s.initFor(q)
+	}
+	if s.InitAtLeastBatch {
+		return max(p.Init, q)
+	}
+	return p.Init
+}
+
 // initFor is the initial design size for batch size q (0: none).
 func (s *Suite) initFor(q int) int {
 	n := s.Init
@@ -188,6 +224,9 @@ func (s *Suite) validate() error {
 	labels := make([]string, len(s.Problems))
 	for i, p := range s.Problems {
 		labels[i] = p.Label()
+		if p.Init < 0 || p.Iters < 0 {
+			return fmt.Errorf("problem %s: initial design %d and iterations %d must be ≥ 0 (0: the suite's)", p.Label(), p.Init, p.Iters)
+		}
 		if v, ok := p.Params[KeyNoiseVar]; ok {
 			if _, err := parseNoiseVar(v); err != nil {
 				return fmt.Errorf("problem %s: %w", p.Label(), err)

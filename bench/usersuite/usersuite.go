@@ -54,6 +54,24 @@ type Problem struct {
 	// Opt = F(Best) the optimum f*.
 	Best []float64
 	Opt  float64
+	// Init and Iters are the problem's default budget for `tesbo-host
+	// bench --suite user`: initial design size and BO iterations (Budget).
+	Init, Iters int
+}
+
+// Budget is the default budget of a d-dimensional problem: 2d initial
+// points (at least 6) and 25 BO iterations for d ≤ 3, 35 for d ≤ 6, 45
+// beyond — enough for the methods to separate, small enough that 10 seeds
+// of ~6 acquisitions over the suite run within the hour on 2 cores.
+func Budget(d int) (init, iters int) {
+	init = max(6, 2*d)
+	switch {
+	case d <= 3:
+		return init, 25
+	case d <= 6:
+		return init, 35
+	}
+	return init, 45
 }
 
 // Regret is the noise-free regret of x: f* − f(x), or f(x) − f* for a
@@ -83,7 +101,12 @@ var (
 
 // Problems returns the suite's problems (shared; do not modify).
 func Problems() []*Problem {
-	once.Do(func() { problems = build() })
+	once.Do(func() {
+		problems = build()
+		for _, p := range problems {
+			p.Init, p.Iters = Budget(len(p.Params))
+		}
+	})
 	return problems
 }
 
@@ -99,6 +122,17 @@ func Lookup(name string) (*Problem, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown user-suite problem %q: known ones are %v", name, Names())
+}
+
+// All opens every problem as an objective keyed by its name (with Prefix),
+// for sdk.ServeObjectives: the synthetic plugin serves them, so `tesbo-host
+// run --objective user/bumps2` works too.
+func All() map[string]sdk.Objective {
+	m := map[string]sdk.Objective{}
+	for _, p := range Problems() {
+		m[Prefix+p.Name] = &Objective{p: p}
+	}
+	return m
 }
 
 // Objective serves a Problem as an sdk.Objective.

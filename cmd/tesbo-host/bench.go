@@ -35,6 +35,9 @@ type benchFlags struct {
 	kernel, recommend, out  string
 	gpPrior                 string
 	appG                    bool
+	// changed reports whether a flag was given (the user suite keeps its
+	// per-problem budgets unless --iters or --init are).
+	changed func(name string) bool
 }
 
 func newBenchCmd() *cobra.Command {
@@ -86,8 +89,11 @@ Problems are objective names with optional parameters after colons:
 problem parameter sets that problem's observation noise instead of --noise-var.
 --suite user runs the user suite: 16 objectives of the kinds users bring
 (user/bumps2, user/hpo4, user/fail4, ...; see bench/usersuite), with known
-optima. synthetic/* and user/* problems run in-process; other names are loaded from --plugins
-(runs of one plugin objective then run one at a time).
+optima, each with its own budget: 2d initial points (at least 6) and 25 BO
+iterations for d ≤ 3, 35 for d ≤ 6, 45 beyond; --init and --iters, when
+given, apply to every problem instead. synthetic/* and user/* problems run
+in-process; other names are loaded from --plugins (runs of one plugin
+objective then run one at a time).
 
 Seeds: run i of (problem, batch) gets a study seed hashed from (problem, batch,
 i), shared by all acquisitions (common random numbers: same initial design and
@@ -104,6 +110,7 @@ Examples:
       --seeds 10 --iters 50 --jobs 2 --out results/fig5a`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.changed = cmd.Flags().Changed
 			return runBench(cmd, &f)
 		},
 	}
@@ -187,6 +194,9 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 		}
 		s.Problems = append(s.Problems, p)
 	}
+	if f.suiteName == "user" {
+		f.userBudgets(&s)
+	}
 	for _, a := range f.acqs {
 		s.Acquisitions = append(s.Acquisitions, strings.TrimSpace(a))
 	}
@@ -202,6 +212,25 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 	}
 	s.Command = "tesbo-host " + quoteArgs(os.Args[1:])
 	return s, nil
+}
+
+// userBudgets gives the user suite's problems their own initial design and
+// iterations (usersuite.Budget), except what --init or --iters set for all.
+func (f *benchFlags) userBudgets(s *bench.Suite) {
+	given := func(name string) bool { return f.changed != nil && f.changed(name) }
+	budgets := map[string]bench.Problem{}
+	for _, p := range bench.UserProblems() {
+		budgets[p.Name] = p
+	}
+	for i, p := range s.Problems {
+		b := budgets[p.Name]
+		if !given("iters") {
+			s.Problems[i].Iters = b.Iters
+		}
+		if !given("init") {
+			s.Problems[i].Init = b.Init
+		}
+	}
 }
 
 func quoteArgs(args []string) string {

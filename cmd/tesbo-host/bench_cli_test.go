@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -683,4 +684,39 @@ func TestBenchCLIKillResume(t *testing.T) {
 		t.Errorf("%d evaluations of runs cut short by the kill were kept, want ≥ %d (of %s)", partial, bench.DefaultInit+3, second)
 	}
 	t.Logf("%d evaluations of runs cut short by the kill were kept", partial)
+}
+
+// --suite user gives every problem its own budget (usersuite.Budget);
+// --iters or --init, when given, apply to all problems instead.
+func TestBenchUserSuiteBudgets(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changed []string
+	}{{"defaults", nil}, {"--iters", []string{"iters"}}, {"--init", []string{"init"}}} {
+		f := benchFlags{suiteName: "user", acqs: []string{"ei"}, seeds: 1, iters: 7, init: 3, jobs: 1, out: "out",
+			changed: func(name string) bool { return slices.Contains(tc.changed, name) }}
+		s, err := f.suite()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		byName := map[string]bench.Problem{}
+		for _, p := range bench.UserProblems() {
+			byName[p.Name] = p
+		}
+		if len(s.Problems) != len(byName) {
+			t.Fatalf("%s: %d problems, want %d", tc.name, len(s.Problems), len(byName))
+		}
+		for _, p := range s.Problems {
+			want := byName[p.Name]
+			if slices.Contains(tc.changed, "iters") {
+				want.Iters = 0 // the suite's --iters
+			}
+			if slices.Contains(tc.changed, "init") {
+				want.Init = 0
+			}
+			if p.Iters != want.Iters || p.Init != want.Init {
+				t.Errorf("%s: %s has init %d, iters %d; want %d, %d", tc.name, p.Name, p.Init, p.Iters, want.Init, want.Iters)
+			}
+		}
+	}
 }

@@ -2,7 +2,8 @@
 // function of package testfunc as the objective "synthetic/<name>" (branin,
 // hartmann3, hartmann4, hartmann6, gpsample, log10p, ackley, levy,
 // rosenbrock, sixhumpcamel, michalewicz, styblinskitang), all in
-// maximization form with their known optimum f*.
+// maximization form with their known optimum f*, and the user suite's
+// problems (package bench/usersuite) as "user/<name>".
 //
 // Run parameters (--param key=value), see package objective:
 //
@@ -22,8 +23,19 @@
 package main
 
 import (
+	"maps"
+
+	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/plugins/synthetic/objective"
 	"github.com/tesbo/tesbo/sdk"
 )
 
-func main() { sdk.ServeObjectives(objective.All()) }
+func main() { sdk.ServeObjectives(objectives()) }
+
+// objectives are the benchmark functions and the user suite's problems
+// (user/<name>, package bench/usersuite).
+func objectives() map[string]sdk.Objective {
+	m := objective.All()
+	maps.Copy(m, usersuite.All())
+	return m
+}

@@ -5,11 +5,13 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
+	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
 	"github.com/tesbo/tesbo/sdk"
 	pb "github.com/tesbo/tesbo/sdk/proto"
@@ -58,8 +60,8 @@ func TestPluginEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(desc.Objectives) != len(testfunc.Names()) {
-		t.Errorf("plugin serves %v, want synthetic/ + %v", desc.Objectives, testfunc.Names())
+	if len(desc.Objectives) != len(testfunc.Names())+len(usersuite.Names()) {
+		t.Errorf("plugin serves %v, want synthetic/ + %v and %v", desc.Objectives, testfunc.Names(), usersuite.Names())
 	}
 
 	obj := pb.NewObjectiveClient(conn)
@@ -100,5 +102,22 @@ func TestPluginEndToEnd(t *testing.T) {
 	}
 	if _, err := obj.Info(ctx, &pb.InfoRequest{Objective: "synthetic/nosuch"}); err == nil {
 		t.Error("unknown objective: want an error")
+	}
+
+	// A user-suite problem: Int and LogFloat parameters, minimized, and a
+	// failing region whose error crosses the wire.
+	li, err := obj.Info(ctx, &pb.InfoRequest{Objective: "user/hpo4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sdk.InfoFromProto(li)
+	hpo4, _ := usersuite.Lookup("hpo4")
+	if !got.Minimize || got.Optimum == nil || *got.Optimum != hpo4.Opt || len(got.Params) != 4 ||
+		got.Params[0].Kind != sdk.LogFloat || got.Params[1].Kind != sdk.Int {
+		t.Errorf("user/hpo4 info over gRPC: %+v", got)
+	}
+	if _, err := obj.Evaluate(ctx, &pb.EvaluateRequest{Objective: "user/fail2", X: []float64{0.5, 0.5}}); err == nil ||
+		!strings.Contains(err.Error(), "evaluation failed in this region") {
+		t.Errorf("user/fail2 in its failing region: %v, want the region's error", err)
 	}
 }
