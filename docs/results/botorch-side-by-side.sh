@@ -5,13 +5,12 @@
 # the raw per-run data beside it (tesbo's runs.csv per configuration,
 # BoTorch's JSONL per run).
 #
-#	[BOTORCH=/path/to/botorch.sh] docs/results/botorch-side-by-side.sh [OUT]
+#	BOTORCH=/path/to/botorch.sh docs/results/botorch-side-by-side.sh [OUT]
 #
 # BOTORCH is a script that runs BoTorch's side of the protocol for one
 # problem, acquisition and seed, one JSON line per BO iteration (with
 # immediate_regret, best_true, propose_seconds, fit_seconds); it is not part
-# of this repository, and defaults to ../shared/peers/botorch.sh next to the
-# repository's root. The protocol on both sides: maximize negated Branin,
+# of this repository. The protocol on both sides: maximize negated Branin,
 # Hartmann-3 and Hartmann-6 on the unit cube; max(2, |B|) initial points;
 # Gaussian observation noise of variance 1e-4; a Matérn-5/2 ARD GP with
 # inferred noise; β = 2 for UCB; regrets noise-free. Two rules are reported:
@@ -40,7 +39,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${1:-/work/bench-out/botorch}
-BOTORCH=${BOTORCH:-$(pwd)/../shared/peers/botorch.sh}
+BOTORCH=${BOTORCH:-}
 RECOMMEND=${RECOMMEND:-evaluated}
 DEST=${DEST:-docs/results/botorch}
 BIN=${BIN:-/tmp/tesbo-host}
