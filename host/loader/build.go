@@ -66,7 +66,7 @@ func (r *Registry) build(ctx context.Context, u *unit) (string, error) {
 	if err := os.Rename(tmp, bin); err != nil {
 		return fail(ErrBuild, fmt.Errorf("store built plugin: %w", err))
 	}
-	r.log.Info().Str("plugin", u.name).Dur("took", time.Since(start)).Str("binary", bin).Msg("built Go plugin")
+	r.log.Info().Str("plugin", u.name).Int64("took_ms", time.Since(start).Milliseconds()).Str("binary", bin).Msg("built Go plugin")
 	return bin, nil
 }
 

@@ -61,6 +61,12 @@ func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ..
 		case "plugin": // go-plugin's path of the binary; ours is the name
 			k = "path"
 		}
+		if err, ok := args[i+1].(error); ok {
+			// Most error types have no exported fields and would
+			// marshal as {}: log the message.
+			ev = ev.Str(k, err.Error())
+			continue
+		}
 		ev = ev.Interface(k, args[i+1])
 	}
 	ev.Msg(msg)

@@ -148,3 +148,14 @@ func TestParseSize(t *testing.T) {
 		t.Errorf("FormatSize = %q", got)
 	}
 }
+
+// An error passed as an hclog argument is logged as its message, not as the
+// JSON of its (unexported) fields, which was "err":{}.
+func TestBridgeLogsErrorMessages(t *testing.T) {
+	var buf bytes.Buffer
+	l := hclogBridge(zerolog.New(&buf), "p")
+	l.Warn("call failed", "err", errors.New("connection reset"), "n", 3)
+	if out := buf.String(); !strings.Contains(out, `"err":"connection reset"`) || !strings.Contains(out, `"n":3`) {
+		t.Fatalf("bridged record %s: want the error's message and the other fields", out)
+	}
+}
