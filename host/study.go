@@ -407,6 +407,17 @@ func (s *Study) Done() bool {
 	return s.doneLocked()
 }
 
+// Recorded reports whether the latest BO iteration's record is stored (true
+// before the first iteration). A process stopped between an iteration's
+// last evaluation and its record leaves it false even when the study is
+// Done; Run then makes the record.
+func (s *Study) Recorded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := s.iters[s.lastIter]
+	return s.lastIter == 0 || info == nil || info.recorded
+}
+
 func (s *Study) doneLocked() bool {
 	return s.designIssued() == len(s.design) && s.lastIter >= s.opts.Iters && len(s.inFlightLocked()) == 0
 }

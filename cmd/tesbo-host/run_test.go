@@ -489,6 +489,36 @@ func TestSignalResume(t *testing.T) {
 	}
 }
 
+// A process killed after the last iteration's evaluations were stored but
+// before its record leaves a complete study without that record: resume
+// --json makes and prints it (it used to say "already complete" and leave
+// the record missing).
+func TestResumeMakesMissingLastRecord(t *testing.T) {
+	dir := t.TempDir()
+	if r := cli(t, dir, "run", "--objective", "grid", "--acq", "random", "--iters", "2", "--study", "g", "--json"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	raw, err := sql.Open("sqlite", filepath.Join(dir, "tesbo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE iterations SET record=NULL WHERE iteration=2`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	r := cli(t, dir, "resume", "--db", "tesbo.db", "--study", "g", "--json")
+	if r.code != 0 || strings.Contains(r.stderr, "already complete") {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	if recs := parseRecords(t, r.stdout); len(recs) != 1 || decode(t, recs[0]).Iter != 2 {
+		t.Fatalf("resume printed %q, want iteration 2's record", r.stdout)
+	}
+	_, its := loadTrials(t, filepath.Join(dir, "tesbo.db"), "g")
+	if len(its) != 3 || its[2].Record == nil {
+		t.Fatalf("iteration 2's record is still missing after resume")
+	}
+}
+
 func TestResumeCompleteStudy(t *testing.T) {
 	dir := t.TempDir()
 	if r := cli(t, dir, "run", "--objective", "grid", "--acq", "random", "--iters", "1", "--study", "g", "--json"); r.code != 0 {
