@@ -109,7 +109,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	defer study.Close() // releases the study's lease
+	defer study.Close()                   // releases the study's lease
 	if study.Done() && study.Recorded() { // a missing last record is made by Run below
 		fmt.Fprintf(os.Stderr, "tesbo-host: study %q is already complete: it has run all %d BO iterations of its budget; --iters sets a new total, e.g. --iters %d runs 10 more\n",
 			f.study, study.Iteration(), study.Iteration()+10)
