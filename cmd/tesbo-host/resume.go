@@ -109,8 +109,9 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	defer study.Close()                   // releases the study's lease
-	if study.Done() && study.Recorded() { // a missing last record is made by Run below
+	defer study.Close() // releases the study's lease
+	// A study whose last record is missing is not complete: Run makes it.
+	if study.Done() && study.Recorded() {
 		fmt.Fprintf(os.Stderr, "tesbo-host: study %q is already complete: it has run all %d BO iterations of its budget; --iters sets a new total, e.g. --iters %d runs 10 more\n",
 			f.study, study.Iteration(), study.Iteration()+10)
 		if !f.json {
