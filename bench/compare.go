@@ -16,7 +16,7 @@ import (
 
 // DefaultAcquisition is the acquisition comparison.md checks the quality
 // targets for (when the suite runs it).
-const DefaultAcquisition = "tes"
+const DefaultAcquisition = host.DefaultAcquisition
 
 // cell is one method on one problem under the user's rule: the median final
 // best-evaluated regret over runs, with the bootstrap standard error of the
