@@ -9,13 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/tesbo/tesbo/internal/testenv"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -342,7 +342,7 @@ func TestRunSurvivesLockedDB(t *testing.T) {
 	}
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "s.db")
-	var logs syncBuffer
+	var logs testenv.SyncBuffer
 	db := openPath(t, path, store.Options{Create: true, BusyTimeout: 100 * time.Millisecond, BusyRetry: busyRetry,
 		Logger: zerolog.New(&logs)})
 	o := Options{Proposer: randomProposer{}, Batch: 2, Parallel: 2, Init: 2, Iters: 4, Seed: 1, DB: db, Name: "st"}
@@ -400,22 +400,4 @@ func holdLock(t *testing.T, path string, hold time.Duration) {
 		conn.Close()
 		raw.Close()
 	})
-}
-
-// syncBuffer is a bytes.Buffer for logs written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

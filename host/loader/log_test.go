@@ -7,12 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 	zlog "github.com/rs/zerolog/log"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // TestNilLoggerDiscards: with Options.Logger nil the loader logs nothing,
@@ -53,28 +54,11 @@ func TestNilLoggerDiscards(t *testing.T) {
 	}
 }
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestPluginLogsBridged checks that a plugin's hclog JSON records reach the
 // host's zerolog logger as structured events tagged with the plugin's name,
 // and that stdout written after the handshake is logged as a warning.
 func TestPluginLogsBridged(t *testing.T) {
-	var buf syncBuf
+	var buf testenv.SyncBuffer
 	l := zerolog.New(&buf).Level(zerolog.InfoLevel)
 	r := open(t, pluginsDir(t, []string{"objective"}, nil), Options{Logger: &l})
 	ctx := ctxT(t)

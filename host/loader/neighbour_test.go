@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // neighbourPlugins are the two kinds of plugin process whose calls share
@@ -81,7 +81,7 @@ func TestStudySurvivesNeighbourTimeout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var logs syncBuffer
+			var logs testenv.SyncBuffer
 			// 6 initial points, 3 at a time: the hanging one runs beside
 			// healthy evaluations that start after it and are still running
 			// when it times out, wherever the design puts it but last.
@@ -124,22 +124,4 @@ func (lowProposer) Propose(_ context.Context, s *acq.State, q int) (*mat.Dense, 
 		X.Set(i, 0, 0.05*float64(i+1))
 	}
 	return X, nil
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
