@@ -105,26 +105,26 @@ func curve(acquisition string, runs []RunResult, iters int) Curve {
 // A failed run has none even if it holds that iteration: it is reported
 // with the failures (summary.md, exit status), never as a complete run.
 func finalRegret(r RunResult, iters int) (float64, bool) {
-	if r.Status == StatusFailed {
-		return 0, false
-	}
-	row := rowAt(r, iters)
-	if row == nil || row.Regret == nil {
-		return 0, false
-	}
-	return *row.Regret, true
+	return finalOf(r, iters, func(row *Row) *float64 { return row.Regret })
 }
 
-// finalBestEval returns the run's best-evaluated regret at iteration iters.
+// finalBestEval is finalRegret for the best-evaluated regret (the user's
+// rule).
 func finalBestEval(r RunResult, iters int) (float64, bool) {
+	return finalOf(r, iters, func(row *Row) *float64 { return row.BestEvalRegret })
+}
+
+// finalOf returns the field of the run's row at iteration iters that field
+// selects, unless the run failed or the row or the field is missing.
+func finalOf(r RunResult, iters int, field func(*Row) *float64) (float64, bool) {
 	if r.Status == StatusFailed {
 		return 0, false
 	}
 	row := rowAt(r, iters)
-	if row == nil || row.BestEvalRegret == nil {
+	if row == nil || field(row) == nil {
 		return 0, false
 	}
-	return *row.BestEvalRegret, true
+	return *field(row), true
 }
 
 // rowAt returns the run's row of iteration t, or nil.
