@@ -294,12 +294,6 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 			return nil, fmt.Errorf("study %q: %w", name, err)
 		}
 	}
-	// takeLease upgraded a database opened with
-	// store.Options.DeferMigration once the settings were checked; this is
-	// a no-op kept for the reader.
-	if err := db.Migrate(ctx); err != nil {
-		return nil, fmt.Errorf("study %q: %w", name, err)
-	}
 	if changed {
 		settings, err := json.Marshal(storedSettings{Options: opts, Info: st.Info})
 		if err != nil {
