@@ -1,6 +1,9 @@
 package acq
 
 import (
+	"context"
+	"math/rand/v2"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/gp"
@@ -43,4 +46,26 @@ func (f PosteriorMean) Starts(q int) []*mat.Dense {
 		out[i] = mat.NewDense(1, d, f.Start.RawRowView(i))
 	}
 	return out
+}
+
+// BestMean returns the index of the observed input (row of g.X()) with the
+// largest posterior mean and the means at every observed input.
+func BestMean(g *gp.GP) (best int, means []float64) {
+	X := g.X()
+	n, _ := X.Dims()
+	means = make([]float64, n)
+	g.Predict(X, means, nil)
+	for i, m := range means {
+		if m > means[best] {
+			best = i
+		}
+	}
+	return best, means
+}
+
+// MaximizeMean returns x̄ = argmax μ over [0,1]^d (1×d) and μ(x̄), searched
+// by Maximize with its default settings from the best raw samples and from
+// every row of starts (may be nil), drawing from rng.
+func MaximizeMean(ctx context.Context, g *gp.GP, starts *mat.Dense, rng *rand.Rand) (*mat.Dense, float64, error) {
+	return Maximize(ctx, PosteriorMean{GP: g, Start: starts}, 1, g.Dim(), OptimizeSettings{}, rng)
 }

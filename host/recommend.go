@@ -53,15 +53,8 @@ func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 		}
 		return s.evaluatedRec(ds.ids[best], math.NaN()), nil
 	}
-	g := fr.gp
-	mean := make([]float64, ds.n())
-	g.Predict(ds.X, mean, nil)
-	best := 0
-	for i, m := range mean {
-		if m > mean[best] {
-			best = i
-		}
-	}
+	g := fr.gp // fitted on ds.X: its observed inputs are the dataset's rows
+	best, mean := acq.BestMean(g)
 	rec := s.evaluatedRec(ds.ids[best], ds.native(mean[best]))
 	if !s.refine {
 		return rec, nil
@@ -71,7 +64,7 @@ func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 	// evaluated one for want of a start in its basin.
 	// Maximize copies its starts, so the row can be shared.
 	start := mat.NewDense(1, d, ds.X.RawRowView(best))
-	X, _, err := acq.Maximize(ctx, acq.PosteriorMean{GP: g, Start: start}, 1, d, acq.OptimizeSettings{}, streamRand(s.seed, t, streamRecommend))
+	X, _, err := acq.MaximizeMean(ctx, g, start, streamRand(s.seed, t, streamRecommend))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

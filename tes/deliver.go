@@ -116,15 +116,8 @@ func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s DeliverSettings) (*mat.Dense, bool, error) {
 	g := st.GP
 	X := g.X()
-	n, d := X.Dims()
-	means := make([]float64, n)
-	g.Predict(X, means, nil)
-	best := 0
-	for i, m := range means {
-		if m > means[best] {
-			best = i
-		}
-	}
+	_, d := X.Dims()
+	best, means := acq.BestMean(g)
 	starts := mat.NewDense(1, d, append([]float64(nil), X.RawRowView(best)...))
 	p.TES.Scorer.mu.Lock()
 	prev := p.TES.Scorer.prev
@@ -134,7 +127,7 @@ func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s DeliverSe
 			starts = stackRows(starts, prev)
 		}
 	}
-	xbar, mbar, err := acq.Maximize(ctx, acq.PosteriorMean{GP: g, Start: starts}, 1, d, acq.OptimizeSettings{}, st.Rand)
+	xbar, mbar, err := acq.MaximizeMean(ctx, g, starts, st.Rand)
 	if err != nil {
 		return nil, false, fmt.Errorf("tes: maximize the posterior mean: %w", err)
 	}
