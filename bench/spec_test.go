@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"github.com/tesbo/tesbo/host"
 	"reflect"
 	"strings"
 	"testing"
@@ -124,6 +125,16 @@ func TestSuiteValidate(t *testing.T) {
 		{"unknown acq", func(s *Suite) { s.Acquisitions = []string{"eii"} }, "unknown acquisition"},
 		{"dup acq", func(s *Suite) { s.Acquisitions = []string{"ei", "ei"} }, "twice"},
 		{"bad batch", func(s *Suite) { s.Batches = []int{0} }, "batch"},
+		{"huge batch", func(s *Suite) { s.Batches = []int{host.MaxBatch + 1} }, "MaxBatch"},
+		{"many seeds", func(s *Suite) { s.Seeds = MaxSeeds + 1 }, "MaxSeeds"},
+		{"many jobs", func(s *Suite) { s.Jobs = MaxJobs + 1 }, "MaxJobs"},
+		{"many iterations", func(s *Suite) { s.Iters = host.MaxTrials + 1 }, "MaxTrials"},
+		{"many runs", func(s *Suite) {
+			s.Seeds, s.Batches = MaxSeeds, nil
+			for q := 1; q <= MaxRuns/MaxSeeds+1; q++ {
+				s.Batches = append(s.Batches, q)
+			}
+		}, "MaxRuns"},
 		{"no out", func(s *Suite) { s.Out = "" }, "output directory"},
 		{"kernel", func(s *Suite) { s.Kernel = "rbf" }, "unknown kernel"},
 		{"noise param", func(s *Suite) { s.Params = map[string]string{"noise_var": "1"} }, "noise_var"},

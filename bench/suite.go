@@ -183,6 +183,18 @@ func (s *Suite) initFor(q int) int {
 }
 
 // validate checks the suite before anything runs.
+// Bounds on a suite's sizes, so that a mistyped number is refused instead
+// of exhausting the machine (each run's own sizes are bounded by host's
+// Max* limits, checked here too so that no run starts).
+const (
+	// MaxSeeds bounds Suite.Seeds.
+	MaxSeeds = 1000
+	// MaxJobs bounds Suite.Jobs: runs in parallel, each with its own GP.
+	MaxJobs = 256
+	// MaxRuns bounds problems × acquisitions × batches × seeds.
+	MaxRuns = 100000
+)
+
 func (s *Suite) validate() error {
 	switch {
 	case len(s.Problems) == 0:
@@ -203,10 +215,19 @@ func (s *Suite) validate() error {
 		return fmt.Errorf("UCB β must be a finite number ≥ 0, got %v", s.UCBBeta)
 	case s.Out == "":
 		return fmt.Errorf("no output directory given")
+	case s.Seeds > MaxSeeds:
+		return fmt.Errorf("%d seeds exceed the limit of %d (MaxSeeds)", s.Seeds, MaxSeeds)
+	case s.Jobs > MaxJobs:
+		return fmt.Errorf("%d jobs exceed the limit of %d (MaxJobs)", s.Jobs, MaxJobs)
+	case s.Iters > host.MaxTrials:
+		return fmt.Errorf("%d iterations exceed the limit of %d trials a study may have (host.MaxTrials)", s.Iters, host.MaxTrials)
+	}
+	if n := len(s.Problems) * len(s.Acquisitions) * len(s.batches()) * s.seeds(); n > MaxRuns {
+		return fmt.Errorf("%d runs (problems × acquisitions × batch sizes × seeds) exceed the limit of %d (MaxRuns)", n, MaxRuns)
 	}
 	for _, q := range s.batches() {
-		if q < 1 {
-			return fmt.Errorf("batch sizes must be ≥ 1, got %d", q)
+		if q < 1 || q > host.MaxBatch {
+			return fmt.Errorf("batch sizes must be between 1 and %d (host.MaxBatch), got %d", host.MaxBatch, q)
 		}
 	}
 	if dup := firstDup(s.batches()); dup != "" {
