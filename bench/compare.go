@@ -11,7 +11,6 @@ import (
 
 	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/sdk"
 )
 
 // DefaultAcquisition is the acquisition comparison.md checks the quality
@@ -239,14 +238,6 @@ func (s *Suite) problemOf(label string) Problem {
 // NaN when the objective has no noise-free evaluation or no f*, or is a
 // shared plugin instance.
 func randomScale(ctx context.Context, s *Suite, p Problem) float64 {
-	obj, exclusive, err := s.opener()(ctx, p.Name)
-	if err != nil || exclusive {
-		return math.NaN()
-	}
-	nf, ok := obj.(sdk.NoiseFree)
-	if !ok {
-		return math.NaN()
-	}
 	params := map[string]string{}
 	for k, v := range s.Params {
 		params[k] = v
@@ -256,11 +247,8 @@ func randomScale(ctx context.Context, s *Suite, p Problem) float64 {
 			params[k] = v
 		}
 	}
-	if err := host.ConfigureObjective(ctx, obj, p.Name, s.studyOptions(RunSpec{Problem: p, Batch: 1}, params)); err != nil {
-		return math.NaN()
-	}
-	info, err := obj.Info(ctx)
-	if err != nil || info.Optimum == nil {
+	nf, info, ok, err := s.noiseFree(ctx, RunSpec{Problem: p, Batch: 1}, params)
+	if err != nil || !ok {
 		return math.NaN()
 	}
 	sp, err := host.NewSpace(info.Params)

@@ -525,6 +525,29 @@ func (r *runner) rows(ctx context.Context, spec RunSpec) ([]Row, error) {
 	return rows, nil
 }
 
+// noiseFree opens a fresh instance of spec's objective, configured with
+// params as its runs are, for its noise-free values: ok is false when it
+// has none to give (no sdk.NoiseFree, no declared f*, or a shared plugin
+// instance, which is not opened twice).
+func (s *Suite) noiseFree(ctx context.Context, spec RunSpec, params map[string]string) (sdk.NoiseFree, sdk.Info, bool, error) {
+	obj, exclusive, err := s.opener()(ctx, spec.Problem.Name)
+	if err != nil || exclusive {
+		return nil, sdk.Info{}, false, nil
+	}
+	nf, ok := obj.(sdk.NoiseFree)
+	if !ok {
+		return nil, sdk.Info{}, false, nil
+	}
+	if err := host.ConfigureObjective(ctx, obj, spec.Problem.Name, s.studyOptions(spec, params)); err != nil {
+		return nil, sdk.Info{}, false, err
+	}
+	info, err := obj.Info(ctx)
+	if err != nil || info.Optimum == nil {
+		return nil, sdk.Info{}, false, nil
+	}
+	return nf, info, true, nil
+}
+
 // bestEvaluated fills Row.BestEvalRegret: for each iteration, the completed
 // trial with the best observed value among those issued up to it, and its
 // noise-free regret. Objectives without a declared f* or a noise-free
@@ -533,20 +556,9 @@ func (r *runner) bestEvaluated(ctx context.Context, spec RunSpec, studyID int64,
 	if len(rows) == 0 {
 		return nil
 	}
-	obj, exclusive, err := r.s.opener()(ctx, spec.Problem.Name)
-	if err != nil || exclusive {
-		return nil
-	}
-	nf, ok := obj.(sdk.NoiseFree)
-	if !ok {
-		return nil
-	}
-	if err := host.ConfigureObjective(ctx, obj, spec.Problem.Name, r.s.studyOptions(spec, r.params[spec.Problem.Label()])); err != nil {
+	nf, info, ok, err := r.s.noiseFree(ctx, spec, r.params[spec.Problem.Label()])
+	if err != nil || !ok {
 		return err
-	}
-	info, err := obj.Info(ctx)
-	if err != nil || info.Optimum == nil {
-		return nil
 	}
 	trials, err := r.db.Trials(ctx, studyID)
 	if err != nil {
