@@ -119,14 +119,7 @@ func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s DeliverSe
 	_, d := X.Dims()
 	best, means := acq.BestMean(g)
 	starts := mat.NewDense(1, d, append([]float64(nil), X.RawRowView(best)...))
-	p.TES.Scorer.mu.Lock()
-	prev := p.TES.Scorer.prev
-	p.TES.Scorer.mu.Unlock()
-	if prev != nil {
-		if _, pd := prev.Dims(); pd == d {
-			starts = stackRows(starts, prev)
-		}
-	}
+	starts = stackRows(starts, p.TES.Scorer.previous(d))
 	xbar, mbar, err := acq.MaximizeMean(ctx, g, starts, st.Rand)
 	if err != nil {
 		return nil, false, fmt.Errorf("tes: maximize the posterior mean: %w", err)

@@ -72,14 +72,7 @@ func (s *Scorer) prepareWith(ctx context.Context, st *acq.State, q, qx int, pend
 	if k <= 0 {
 		k = max(5, qx)
 	}
-	s.mu.Lock()
-	prev := s.prev
-	s.mu.Unlock()
-	if prev != nil {
-		if _, d := prev.Dims(); d != st.GP.Dim() {
-			prev = nil
-		}
-	}
+	prev := s.previous(st.GP.Dim())
 	m, err := NewModel(ctx, st.GP, st.Rand, k, stackRows(prev, extra), s.Settings.withLog(st.Log))
 	if err != nil {
 		return nil, err
@@ -88,6 +81,20 @@ func (s *Scorer) prepareWith(ctx context.Context, st *acq.State, q, qx int, pend
 	s.prev, s.last = m.XStar, m
 	s.mu.Unlock()
 	return m.Func(q, pending, st.Rand)
+}
+
+// previous returns the last iteration's X* if its points have d
+// coordinates, else nil.
+func (s *Scorer) previous(d int) *mat.Dense {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.prev == nil {
+		return nil
+	}
+	if _, pd := s.prev.Dims(); pd != d {
+		return nil
+	}
+	return s.prev
 }
 
 // LastModel returns the Model built by the latest Prepare (nil before).
