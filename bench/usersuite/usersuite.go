@@ -21,6 +21,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
@@ -112,10 +113,7 @@ func Problems() []*Problem {
 
 // Lookup returns the problem named name (with or without Prefix).
 func Lookup(name string) (*Problem, error) {
-	short := name
-	if len(name) > len(Prefix) && name[:len(Prefix)] == Prefix {
-		short = name[len(Prefix):]
-	}
+	short, _ := strings.CutPrefix(name, Prefix)
 	for _, p := range Problems() {
 		if p.Name == short {
 			return p, nil
