@@ -37,7 +37,7 @@ func (s *Study) Recommend(ctx context.Context) (*Recommendation, error) {
 
 func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 	d := s.space.Dim()
-	ds := newDataset(s.trials, d, s.info.Minimize)
+	ds := s.dataset()
 	if ds.n() == 0 {
 		return nil, nil
 	}
