@@ -34,36 +34,36 @@ const (
 // defaults the project is compared with: 512 raw samples, 10 restarts).
 type OptimizeSettings struct {
 	// Method is the local optimizer (default LBFGSB).
-	Method Method
+	Method Method `json:"method"`
 	// RawSamples is the number of space-filling candidate batches (scrambled
 	// Halton points in [0,1]^{q·d}) scored before the local searches.
 	// 0 means 512.
-	RawSamples int
+	RawSamples int `json:"raw_samples"`
 	// Restarts is the number of best raw samples the local search starts
 	// from; starts suggested by a Starter are run in addition. 0 means 10.
-	Restarts int
+	Restarts int `json:"restarts"`
 	// MaxIter bounds the iterations of each L-BFGS-B search. 0 means 200.
-	MaxIter int
+	MaxIter int `json:"max_iter"`
 	// GradTol stops a search when the projected gradient's largest
 	// component, |P(x + ∇α) − x|_∞, falls below it. 0 means 1e-5.
-	GradTol float64
+	GradTol float64 `json:"grad_tol"`
 	// FuncTol stops a search when an iteration improves α by less than
 	// FuncTol·max(|α|, 1). 0 means 1e-9.
-	FuncTol float64
+	FuncTol float64 `json:"func_tol"`
 	// Memory is the number of correction pairs L-BFGS keeps. 0 means 10.
-	Memory int
+	Memory int `json:"memory"`
 	// FDStep is the forward finite-difference step for Funcs without an
 	// analytic gradient (in unit-cube coordinates). 0 means 1e-6.
-	FDStep float64
+	FDStep float64 `json:"fd_step"`
 	// AdamIters is the number of Adam steps per start. 0 means 300.
-	AdamIters int
+	AdamIters int `json:"adam_iters"`
 	// AdamStep is Adam's learning rate (unit-cube coordinates per step).
 	// 0 means 0.01.
-	AdamStep float64
+	AdamStep float64 `json:"adam_step"`
 	// Workers is the number of goroutines that score raw samples and run
 	// restarts. 0 means runtime.GOMAXPROCS(0). The result does not depend
 	// on it.
-	Workers int
+	Workers int `json:"workers"`
 }
 
 func (s OptimizeSettings) withDefaults() OptimizeSettings {

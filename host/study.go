@@ -103,7 +103,7 @@ type storedSettings struct {
 // with store.Options.DeferMigration once everything else is checked; see
 // Options for the rest.
 func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
-	o = o.withDefaults()
+	o = o.Normalized()
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -197,14 +197,9 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 	}
 	opts := st.Options
 	opts.Name, opts.DB, opts.Seed = name, db, row.Seed
-	if opts.GPPrior == "" {
-		opts.GPPrior = PriorWeak // stored before GPPrior existed: run with it
-	}
 	opts.Proposer, opts.OnIteration, opts.OnTrial, opts.Logger = o.Proposer, o.OnIteration, o.OnTrial, o.Logger
 	opts.Grace = o.Grace
-	if o.Grace == 0 {
-		opts.Grace = DefaultGrace
-	}
+	opts = opts.Normalized()
 	changed := false
 	if o.Iters > 0 && o.Iters != opts.Iters {
 		opts.Iters, changed = o.Iters, true
@@ -322,7 +317,7 @@ func StoredSettings(ctx context.Context, db *store.DB, name string) (Options, sd
 	if err != nil {
 		return Options{}, sdk.Info{}, err
 	}
-	o := st.Options
+	o := st.Options.Stored()
 	o.Name, o.Seed = name, row.Seed
 	return o, st.Info, nil
 }
@@ -332,11 +327,32 @@ func loadSettings(ctx context.Context, db *store.DB, name string) (*store.Study,
 	if err != nil {
 		return nil, nil, err
 	}
-	var st storedSettings
-	if err := json.Unmarshal(row.Settings, &st); err != nil {
-		return nil, nil, fmt.Errorf("study %q: bad stored settings: %w", name, err)
+	st, err := decodeSettings(row.Settings)
+	if err != nil {
+		return nil, nil, fmt.Errorf("study %q: %w", name, err)
 	}
-	return row, &st, nil
+	return row, st, nil
+}
+
+// decodeSettings decodes a study's stored settings, written by this or an
+// older version, into normalized options with the meaning they were stored
+// with. Stored options were always normalized, so a stored zero means what
+// it meant then: noise_var 0 without zero_noise (older versions) is a
+// noise-free study, and a missing gp_prior (stored before the option
+// existed) is PriorWeak.
+func decodeSettings(b []byte) (*storedSettings, error) {
+	var st storedSettings
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("bad stored settings: %w", err)
+	}
+	if st.NoiseVar == 0 {
+		st.ZeroNoise = true
+	}
+	if st.GPPrior == "" {
+		st.GPPrior = PriorWeak
+	}
+	st.Options = st.Options.Normalized()
+	return &st, nil
 }
 
 // Name returns the study's name.

@@ -299,7 +299,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		Logger:    log,
 	}
 	if f.noiseVar == 0 {
-		opts.NoiseVar = -1 // host.Options: negative means none
+		opts.ZeroNoise = true
 	}
 	if opts.Name == "" {
 		opts.Name = host.DefaultStudyName(f.objective, time.Now())
