@@ -399,7 +399,8 @@ func (s *Study) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Tri
 			if err != nil {
 				s.log.Warn().Int("trial", t.ID).Int("attempts", attempt).Err(err).Msg("evaluation failed")
 			}
-			return s.finish(t.ID, r, err, evalStats{attempts: attempt, started: started, seconds: secs})
+			// Recorded even when ctx is cancelled meanwhile (during the grace).
+			return s.finish(context.WithoutCancel(ctx), t.ID, r, err, evalStats{attempts: attempt, started: started, seconds: secs})
 		}
 		if ctx.Err() != nil {
 			return nil // shutting down: leave it in flight for resume rather than retry now
@@ -614,6 +615,11 @@ func (s *Study) studyTimeLocked() time.Duration {
 	first, last := map[int]time.Time{}, map[int]time.Time{}
 	for _, t := range s.trials {
 		if t.StartedAt.IsZero() || t.FinishedAt.IsZero() {
+			continue
+		}
+		if t.Iteration == ExternalIteration {
+			// Enqueued points are evaluated one by one, whenever given.
+			secs += t.EvalSeconds
 			continue
 		}
 		if f, ok := first[t.Iteration]; !ok || t.StartedAt.Before(f) {

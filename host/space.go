@@ -22,6 +22,7 @@ import (
 // two proposals that round to the same integers are recognised as duplicates.
 type Space struct {
 	params []sdk.Param
+	names  []string  // the parameters' names (Trial.Names)
 	lo, n  []float64 // Int: ⌈Low⌉ and the number of integers; unused otherwise
 }
 
@@ -34,6 +35,7 @@ func NewSpace(params []sdk.Param) (*Space, error) {
 	s.lo = make([]float64, len(params))
 	s.n = make([]float64, len(params))
 	for i, p := range params {
+		s.names = append(s.names, p.Name)
 		if p.Kind == sdk.Int {
 			s.lo[i] = math.Ceil(p.Low)
 			s.n[i] = math.Floor(p.High) - s.lo[i] + 1

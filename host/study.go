@@ -60,6 +60,7 @@ type Study struct {
 	lease    *studyLease // nil without a DB
 
 	trials    []Trial
+	queue     []int       // IDs of enqueued trials not yet asked (Enqueue)
 	design    [][]float64 // initial design (unit cube, snapped), a function of the seed
 	lastIter  int         // largest BO iteration issued (0: none yet)
 	iters     map[int]*iterInfo
@@ -250,6 +251,7 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 		if t.ID != i {
 			return nil, fmt.Errorf("study %q: trial IDs are not contiguous at %d", name, i)
 		}
+		s.trials[i].Names = space.names
 		if t.Status == store.Complete {
 			s.version++
 		}
@@ -454,7 +456,8 @@ func (s *Study) makeDesign() [][]float64 {
 
 // Ask returns the next q trials to evaluate, recorded as pending.
 //
-// While the initial design has points not yet issued, Ask returns those
+// Points given to Enqueue come first: while any is waiting, Ask returns
+// those (at most q; q = 0 means all). While the initial design has points not yet issued, Ask returns those
 // (at most q; q = 0 means all that remain). After that every call is one BO
 // iteration: standardize the completed values, fit the GP (warm-started
 // from the previous fit), let the acquisition propose q points (q = 0 means
@@ -469,6 +472,9 @@ func (s *Study) Ask(ctx context.Context, q int) ([]Trial, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if queued := s.dequeue(q); len(queued) > 0 {
+		return queued, nil
+	}
 	if issued := s.designIssued(); issued < len(s.design) {
 		rem := len(s.design) - issued
 		if q == 0 || q > rem {
@@ -633,7 +639,7 @@ func (s *Study) issue(ctx context.Context, it store.Iteration, U [][]float64, fi
 		trials[i] = Trial{
 			ID: len(s.trials) + i, Iteration: it.Iteration, Index: firstIndex + i,
 			X: s.space.ToNative(u), U: append([]float64(nil), u...), Status: store.Pending,
-			CreatedAt: time.Now(),
+			CreatedAt: time.Now(), Names: s.space.names,
 		}
 	}
 	if s.db != nil {
@@ -766,17 +772,18 @@ type evalStats struct {
 
 // Tell records the outcome of trial trialID: its value, or the error that
 // made it fail (err != nil). A NaN or infinite value is recorded as a
-// failure. Failed trials are kept but never shown to the GP.
-func (s *Study) Tell(trialID int, value float64, err error) error {
-	return s.TellResult(trialID, sdk.Result{Value: value}, err)
+// failure. Failed trials are kept but never shown to the GP. ctx bounds the
+// write to the study's database.
+func (s *Study) Tell(ctx context.Context, trialID int, value float64, err error) error {
+	return s.TellResult(ctx, trialID, sdk.Result{Value: value}, err)
 }
 
 // TellResult is Tell with the metadata of an sdk.Result.
-func (s *Study) TellResult(trialID int, r sdk.Result, err error) error {
-	return s.finish(trialID, r, err, evalStats{})
+func (s *Study) TellResult(ctx context.Context, trialID int, r sdk.Result, err error) error {
+	return s.finish(ctx, trialID, r, err, evalStats{})
 }
 
-func (s *Study) finish(id int, r sdk.Result, evalErr error, st evalStats) error {
+func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error, st evalStats) error {
 	s.mu.Lock()
 	if id < 0 || id >= len(s.trials) || s.trials[id].Status.Done() {
 		s.mu.Unlock()
@@ -798,7 +805,7 @@ func (s *Study) finish(id int, r sdk.Result, evalErr error, st evalStats) error 
 	t.EvalSeconds = st.seconds
 	t.FinishedAt = time.Now()
 	if s.db != nil {
-		if err := s.db.FinishTrial(context.Background(), s.id, &t); err != nil {
+		if err := s.db.FinishTrial(ctx, s.id, &t); err != nil {
 			s.mu.Unlock()
 			return err
 		}

@@ -42,6 +42,9 @@ type Trial struct {
 	FinishedAt  time.Time // zero until finished
 	EvalSeconds float64   // wall time of the successful (or last) attempt
 	Meta        map[string]string
+	// Names are the parameters' names in X's order, set by the host's
+	// study (not stored: they are the study's space); see Params.
+	Names []string
 }
 
 // Iteration is a BO iteration's row: the model fitted to propose its batch
