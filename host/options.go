@@ -10,9 +10,7 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/store"
-	// The default acquisition, tes, registers itself with acq from
-	// package tes: import it here so embedders get it without knowing.
-	_ "github.com/tesbo/tesbo/tes"
+	"github.com/tesbo/tesbo/tes"
 )
 
 // Defaults of Options (also the CLI's defaults).
@@ -174,6 +172,21 @@ type Options struct {
 	// Zero value: discard — nothing in tesbo logs through zerolog's global
 	// logger.
 	Logger zerolog.Logger `json:"-"`
+}
+
+// newProposer returns the acquisition named name. The default,
+// DefaultAcquisition, is built here (tes.NewDeliver); every other name is
+// looked up in acq's registry, where package tes registers its variants
+// (tes-ep, tes-sp) next to acq's built-in ones.
+func newProposer(name string, o acq.Options) (acq.Proposer, error) {
+	if name == DefaultAcquisition {
+		p, err := tes.NewDeliver(o)
+		if err != nil {
+			return nil, fmt.Errorf("acquisition %s: %w", name, err)
+		}
+		return p, nil
+	}
+	return acq.Lookup(name, o)
 }
 
 // DefaultStudyName names a study of objective started at now when the

@@ -120,7 +120,7 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	}
 	prop := o.Proposer
 	if prop == nil {
-		if prop, err = acq.Lookup(o.Acquisition, o.AcqOptions); err != nil {
+		if prop, err = newProposer(o.Acquisition, o.AcqOptions); err != nil {
 			return nil, err
 		}
 	}
@@ -217,7 +217,7 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 	}
 	prop := opts.Proposer
 	if prop == nil {
-		if prop, err = acq.Lookup(opts.Acquisition, opts.AcqOptions); err != nil {
+		if prop, err = newProposer(opts.Acquisition, opts.AcqOptions); err != nil {
 			return nil, fmt.Errorf("study %q: %w", name, err)
 		}
 	}

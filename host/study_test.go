@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -665,4 +666,17 @@ func TestNoiseFreeStudyStaysNoiseFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(obj, res.Trials)
+}
+
+// The default acquisition is built in code and is the one the registry
+// gives for its name.
+func TestDefaultAcquisitionInCode(t *testing.T) {
+	p, err := newProposer(DefaultAcquisition, acq.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := acq.Lookup(DefaultAcquisition, acq.Options{})
+	if reflect.TypeOf(p) != reflect.TypeOf(q) {
+		t.Fatalf("default acquisition %T, registry's %T", p, q)
+	}
 }

@@ -97,7 +97,7 @@ func (c *common) logger() (zerolog.Logger, error) {
 	return l, nil
 }
 
-func (c *common) loaderOptions(log *zerolog.Logger) (loader.Options, error) {
+func (c *common) loaderOptions(log zerolog.Logger) (loader.Options, error) {
 	o := loader.Options{Logger: log, Unrestricted: c.unrestricted, EvalTimeout: c.evalTimeout}
 	if c.pluginMemory != "" {
 		n, err := loader.ParseSize(c.pluginMemory)
@@ -260,7 +260,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	defer sig.stop()
 
 	dir := f.pluginsDir("")
-	reg, err := openPlugins(ctx, &f.common, dir, &log)
+	reg, err := openPlugins(ctx, &f.common, dir, log)
 	if err != nil {
 		return err
 	}
@@ -353,7 +353,7 @@ func openDB(path string, create bool, log zerolog.Logger) (*store.DB, error) {
 }
 
 // openPlugins discovers the plugins directory.
-func openPlugins(ctx context.Context, c *common, dir string, log *zerolog.Logger) (*loader.Registry, error) {
+func openPlugins(ctx context.Context, c *common, dir string, log zerolog.Logger) (*loader.Registry, error) {
 	lo, err := c.loaderOptions(log)
 	if err != nil {
 		return nil, err
