@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -159,4 +160,62 @@ func TestStoredSettingsLegacy(t *testing.T) {
 	if got := s.Settings().Stored(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("OpenStudy settings\n%+v\nwant\n%+v", got, want)
 	}
+}
+
+// FuzzDecodeSettings: stored settings JSON never makes decoding panic, and
+// decoded settings are normalized and encode to JSON that decodes to the
+// same encoding (a study reopened twice runs with the same settings).
+func FuzzDecodeSettings(f *testing.F) {
+	if raw, err := os.ReadFile("testdata/settings-v1-noisefree.json"); err == nil {
+		f.Add(raw)
+	}
+	for _, s := range []string{`{}`, `null`, `{"noise_var":-1}`, `{"zero_noise":true,"noise_var":0.5}`,
+		`{"acq_options":{"UCBBeta":2,"ucb_beta":3,"Optimize":{"RawSamples":7}}}`, `{"batch":"x"}`, `[`,
+		`{"info":{"Name":"f","Params":[{"Name":"x","Kind":0,"Low":0,"High":1}]},"gp_prior":"weak"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, err := decodeSettings(b)
+		if err != nil {
+			return
+		}
+		if n := st.Options.Normalized(); !sameOptions(n, st.Options) {
+			t.Fatalf("decoded settings are not normalized:\n%+v\n%+v", st.Options, n)
+		}
+		enc, err := json.Marshal(st)
+		if err != nil {
+			return // a value JSON cannot hold; nothing was stored
+		}
+		st2, err := decodeSettings(enc)
+		if err != nil {
+			t.Fatalf("re-encoded settings %s do not decode: %v", enc, err)
+		}
+		enc2, _ := json.Marshal(st2)
+		if !bytes.Equal(enc, enc2) {
+			t.Fatalf("settings changed on a second decode:\n%s\n%s", enc, enc2)
+		}
+	})
+}
+
+// FuzzSpace: for a space sdk accepts, NewSpace succeeds and every unit-cube
+// point maps to a native point inside the space that maps back (ToUnit)
+// without error.
+func FuzzSpace(f *testing.F) {
+	f.Add(0, 0.0, 1.0, 1, -3.0, 4.0, 0.5, 0.5)
+	f.Add(2, 1e-6, 1.0, 1, 0.5, 1.5, 1.0, 0.0)
+	f.Add(1, -1e300, 1e300, 0, -1e-300, 1e-300, 0.999, 1.0)
+	f.Fuzz(func(t *testing.T, k1 int, lo1, hi1 float64, k2 int, lo2, hi2, u1, u2 float64) {
+		params := []sdk.Param{{Name: "a", Kind: sdk.ParamKind(k1), Low: lo1, High: hi1}, {Name: "b", Kind: sdk.ParamKind(k2), Low: lo2, High: hi2}}
+		sp, err := NewSpace(params)
+		if err != nil {
+			return
+		}
+		x := sp.ToNative([]float64{u1, u2})
+		if !sdk.Space(params).Contains(x) {
+			t.Fatalf("ToNative(%v, %v) = %v, outside %+v", u1, u2, x, params)
+		}
+		if _, err := sp.ToUnit(x); err != nil {
+			t.Fatalf("ToUnit(%v): %v", x, err)
+		}
+	})
 }

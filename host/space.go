@@ -72,7 +72,9 @@ func (s *Space) ToNative(u []float64) []float64 {
 			if k > s.n[i]-1 {
 				k = s.n[i] - 1
 			}
-			x[i] = s.lo[i] + k
+			// The clamp matters only where integers are not exactly
+			// representable (|x| > 2⁵³), where lo + k can round past High.
+			x[i] = math.Min(s.lo[i]+k, math.Floor(p.High))
 		case sdk.LogFloat:
 			ll, lh := math.Log(p.Low), math.Log(p.High)
 			x[i] = math.Min(math.Max(math.Exp(ll+ui*(lh-ll)), p.Low), p.High)
