@@ -30,6 +30,7 @@ func TestPostgres(t *testing.T) {
 		{"LeaseExclusive", TestLeaseExclusive},
 		{"LeaseTakeoverExpired", TestLeaseTakeoverExpired},
 		{"LeaseTakeoverDeadProcess", TestLeaseTakeoverDeadProcess},
+		{"Queue", TestQueue},
 		{"PostgresSpecific", testPostgresSpecific},
 	} {
 		t.Run(tc.name, tc.f)

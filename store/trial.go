@@ -42,6 +42,9 @@ type Trial struct {
 	FinishedAt  time.Time // zero until finished
 	EvalSeconds float64   // wall time of the successful (or last) attempt
 	Meta        map[string]string
+	// Worker is the host:pid of the worker that took the trial from the
+	// queue last (see queue.go); empty for trials a single process ran.
+	Worker string
 }
 
 // Iteration is a BO iteration's row: the model fitted to propose its batch
@@ -217,9 +220,13 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 	if d.version.Load() < 1 {
 		return nil, nil
 	}
+	worker := `''`
+	if d.version.Load() >= 4 {
+		worker = `worker`
+	}
 	rows, err := d.db.QueryContext(ctx,
 		`SELECT id, iteration, batch_index, x, u, status, value, error, attempts,
-		        created_at, started_at, finished_at, eval_seconds, meta
+		        created_at, started_at, finished_at, eval_seconds, meta, `+worker+`
 		 FROM trials WHERE study_id=? ORDER BY id`, studyID)
 	if err != nil {
 		return nil, fmt.Errorf("load trials: %w", d.classify(err))
@@ -234,7 +241,7 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 		var created int64
 		var meta sql.NullString
 		if err := rows.Scan(&t.ID, &t.Iteration, &t.Index, &x, &u, &status, &value, &t.Error, &t.Attempts,
-			&created, &started, &finished, &evalS, &meta); err != nil {
+			&created, &started, &finished, &evalS, &meta, &t.Worker); err != nil {
 			return nil, fmt.Errorf("load trials: %w", d.classify(err))
 		}
 		t.Status = Status(status)
