@@ -34,7 +34,9 @@ import (
 
 // AsyncAcquisitions are the acquisitions that condition their proposals on
 // running trials, and so can run in worker mode.
-var AsyncAcquisitions = []string{"tes", "tes-ep", "tes-sp", "qei", "qei-cl", "bucb", "lp-ei"}
+// random is among them: its points depend on nothing, and the host moves
+// any that repeats a running trial.
+var AsyncAcquisitions = []string{"tes", "tes-ep", "tes-sp", "qei", "qei-cl", "bucb", "lp-ei", "random"}
 
 // CheckAsync returns an error unless acquisition name can propose while
 // trials are running (see AsyncAcquisitions).
@@ -242,47 +244,65 @@ func (w *worker) heartbeat(ctx context.Context) {
 // the queue is empty, propose (if this worker is the proposer) or wait.
 func (w *worker) slot(ctx, evalCtx context.Context) error {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	backoff := time.Duration(0)
 	for ctx.Err() == nil {
+		err := w.step(ctx, evalCtx, rng)
+		if err == nil {
+			backoff = 0
+			continue
+		}
+		if errors.Is(err, errStudyDone) || ctx.Err() != nil {
+			return nil
+		}
+		if !errors.Is(err, store.ErrUnavailable) && !errors.Is(err, store.ErrLocked) {
+			return err
+		}
+		// The database is down or restarting: wait and try again.
+		backoff = min(max(2*backoff, 100*time.Millisecond), 5*time.Second)
+		w.log.Warn().Err(err).Dur("retry_in", backoff).Msg("database unavailable; retrying")
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+		}
+	}
+	return nil
+}
+
+// errStudyDone ends a slot when the study is complete.
+var errStudyDone = errors.New("study complete")
+
+// step takes and evaluates one trial, or proposes, or waits a poll period.
+func (w *worker) step(ctx, evalCtx context.Context, rng *rand.Rand) error {
+	{
 		t, err := w.db.LeaseTrial(ctx, w.id, w.h, w.o.LeaseTTL)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
 			return err
 		}
 		if t != nil {
-			if err := w.evaluate(ctx, evalCtx, t); err != nil {
-				return err
-			}
-			continue
+			return w.evaluate(ctx, evalCtx, t)
 		}
 		w.maybeReclaim(ctx)
 		n, err := w.prop.propose(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
+		if err != nil || n > 0 {
 			return err
-		}
-		if n > 0 {
-			continue
 		}
 		done, err := w.studyDone(ctx)
-		if err != nil || done {
-			if done {
-				w.mu.Lock()
-				w.res.Done = true
-				w.mu.Unlock()
-			}
+		if err != nil {
 			return err
+		}
+		if done {
+			w.mu.Lock()
+			w.res.Done = true
+			w.mu.Unlock()
+			return errStudyDone
 		}
 		wait := time.Duration(float64(w.o.Poll) * (0.5 + rng.Float64()))
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
 		}
+		return nil
 	}
-	return nil
 }
 
 // studyDone reports whether the whole budget is issued and finished.
