@@ -194,4 +194,3 @@ func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 	}
 	return tw.Flush()
 }
-
