@@ -455,10 +455,16 @@ func (d *DB) retry(ctx context.Context, what string, try func() error) error {
 			if d.busyRetry == 0 {
 				return err
 			}
-			return fmt.Errorf("%w (still failing after %v of retries)", err, waited.Round(time.Millisecond))
+			if errors.Is(err, ErrUnavailable) {
+				return fmt.Errorf("%w (still unavailable after %v of retries)", err, waited.Round(time.Millisecond))
+			}
+			return fmt.Errorf("%w (still locked after %v of retries)", err, waited.Round(time.Millisecond))
 		}
-		d.log.Warn().Err(err).Str("write", what).Str("db", d.path).Dur("waited", waited).Dur("retry_in", wait).
-			Msg("database locked or unreachable; retrying the write")
+		msg := "database locked by another connection; retrying the write"
+		if errors.Is(err, ErrUnavailable) {
+			msg = "database server unavailable; retrying the write"
+		}
+		d.log.Warn().Str("write", what).Str("db", d.path).Dur("waited", waited).Dur("retry_in", wait).Msg(msg)
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
