@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 #   python3-grpcio         runs examples/python-objective through the host
 #   nodejs, npm            run the face-recognition sidecar (plugins/facerec/frs)
 #   protobuf-compiler      regenerates sdk/proto (go generate; not needed by tests)
-pkgs="dataset-fashion-mnist python3-grpcio"
+#   postgresql             throwaway clusters for the PostgreSQL store and worker tests
+pkgs="dataset-fashion-mnist python3-grpcio postgresql"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

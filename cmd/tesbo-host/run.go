@@ -195,7 +195,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.IntVar(&f.trusted, "trusted", 0, fmt.Sprintf("number of trusted maximizers |X*| (default max(5, batch), at most %d)", host.MaxTrusted))
 	fl.Uint64Var(&f.seed, "seed", 1, "study seed: the same seed gives the same trials")
 	fl.Float64Var(&f.noiseVar, "noise-var", host.DefaultNoiseVar, "observation-noise variance benchmark objectives add (sent as param noise_var)")
-	fl.StringVar(&f.db, "db", "tesbo.db", "SQLite study database (created if missing)")
+	fl.StringVar(&f.db, "db", "tesbo.db", "study database: SQLite file (created if missing) or postgres:// URL (the study is then shared by workers, see 'tesbo-host worker')")
 	fl.StringVar(&f.study, "study", "", "study name in the database (default OBJECTIVE-TIMESTAMP-RANDOM, e.g. synthetic/branin-20261124-181516-3fa2c1)")
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: batch)")
 	fl.StringArrayVar(&f.params, "param", nil, "key=value passed to the objective (repeatable)")
@@ -332,7 +332,18 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer db.Close()
+	pg := store.IsPostgresURL(f.db)
+	if pg {
+		// On PostgreSQL a study is shared by workers: this process is one.
+		if err := host.CheckAsync(f.acq); err != nil {
+			return usageError{err}
+		}
+	}
+	wo := host.WorkerOptions{Parallel: f.parallel, Logger: log}
 	if _, err := db.Study(ctx, opts.Name); err == nil {
+		if pg {
+			return joinAsWorker(ctx, sig, db, f.db, opts.Name, &f.common, wo, log)
+		}
 		return usagef("study %q already exists in %s: continue it with 'tesbo-host resume --db %s --study %s' or choose another --study",
 			opts.Name, f.db, f.db, opts.Name)
 	}
@@ -342,6 +353,11 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		return usageError{err}
 	}
 	defer study.Close() // releases the study's lease
+	if pg {
+		study.Close()
+		reg.Close()
+		return joinAsWorker(ctx, sig, db, f.db, opts.Name, &f.common, wo, log)
+	}
 	return runStudy(ctx, sig, study, obj, f.json, f.db, log)
 }
 
