@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -72,4 +73,23 @@ func (d *DB) Activity(ctx context.Context, studyID int64) (Activity, error) {
 		return a, fmt.Errorf("read activity of study %d: %w", studyID, classify(err))
 	}
 	return a, nil
+}
+
+// LatestRecord returns the output record of the study's latest finished
+// iteration (nil when none has finished).
+func (d *DB) LatestRecord(ctx context.Context, studyID int64) ([]byte, error) {
+	if d.version.Load() < 2 {
+		return nil, nil
+	}
+	var rec []byte
+	err := d.db.QueryRowContext(ctx,
+		`SELECT record FROM iterations WHERE study_id=? AND record IS NOT NULL ORDER BY iteration DESC LIMIT 1`,
+		studyID).Scan(&rec)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the latest record of study %d: %w", studyID, classify(err))
+	}
+	return rec, nil
 }

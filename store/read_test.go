@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -89,5 +90,28 @@ func TestActivity(t *testing.T) {
 	}
 	if a := acts[3]; !a.LastChange.After(acts[2].LastChange) {
 		t.Error("finishing a trial did not move the last change")
+	}
+}
+
+// LatestRecord is the record of the highest finished iteration.
+func TestLatestRecord(t *testing.T) {
+	ctx := context.Background()
+	d, _ := newDB(t)
+	s := newStudy(t, d, "a")
+	if rec, err := d.LatestRecord(ctx, s.ID); rec != nil || err != nil {
+		t.Fatalf("no iterations: %s, %v", rec, err)
+	}
+	for it := range 3 {
+		if err := d.AddBatch(ctx, s.ID, Iteration{Iteration: it}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, it := range []int{2, 1} {
+		if err := d.SetRecord(ctx, s.ID, it, []byte(fmt.Sprintf(`{"iter":%d}`, it))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rec, err := d.LatestRecord(ctx, s.ID); string(rec) != `{"iter":2}` || err != nil {
+		t.Fatalf("latest record %s, %v", rec, err)
 	}
 }

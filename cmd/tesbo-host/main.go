@@ -65,7 +65,7 @@ Exit status: 0 success, 2 bad input or a study in use by another process,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(), newResumeCmd(), newPluginsCmd(), newBenchCmd())
+	root.AddCommand(newRunCmd(), newResumeCmd(), newPluginsCmd(), newBenchCmd(), newServeCmd())
 	return root
 }
 
