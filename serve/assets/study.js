@@ -12,6 +12,7 @@
   const MAX_COLS = 20;     // parameters shown as table columns
   const MAX_SCATTER = 24;  // parameters drawn in the scatter
   const COLORS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725']; // viridis fifths
+  const INCRS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000];
   const RANK = { pending: 0, running: 1, complete: 2, failed: 2 };
 
   const S = {
@@ -133,28 +134,28 @@
     const noLine = () => null;
     S.charts.progress = plot($('progress'), {
       series: [{ label: 'trial' },
-        { label: 'value', stroke: '#90a4ae', paths: noLine, points: pts('#90a4ae', 4) },
-        { label: 'best observed', stroke: '#1565c0', width: 2, paths: uPlot.paths.stepped({ align: 1 }), spanGaps: true },
+        { label: 'value', stroke: '#607d8b', paths: noLine, points: pts('#607d8b', 5) },
+        { label: 'best observed', stroke: '#1565c0', width: 2, paths: uPlot.paths.stepped({ align: 1 }), spanGaps: true, points: { show: false } },
         { label: 'recommendation f(x̄)', stroke: '#e65100', paths: noLine, points: pts('#e65100', 7) }],
-      axes: [{ label: 'trial' }, { label: 'value' }],
+      axes: [{ label: 'trial', incrs: INCRS }, { label: 'value' }],
     }, [[], [], [], []]);
     if (S.summary && S.summary.optimum !== null) {
-      $('regret').hidden = false;
       S.charts.regret = plot($('regret'), {
         height: 200,
         scales: { x: { time: false }, y: { distr: 3 } },
         series: [{ label: 'iteration' }, { label: 'regret of x̄ (log)', stroke: '#6a1b9a', width: 2, points: pts('#6a1b9a', 4) }],
-        axes: [{ label: 'iteration' }, { label: 'regret' }],
+        axes: [{ label: 'iteration', incrs: INCRS }, { label: 'regret' }],
       }, [[], []]);
     }
     const bars = uPlot.paths.bars({ size: [0.7, 40] });
     S.charts.times = plot($('times'), {
       height: 220,
+      scales: { x: { time: false, range: (u, lo, hi) => [lo - 0.5, hi + 0.5] } },
       series: [{ label: 'iteration' },
         { label: 'fit + propose + evaluate', fill: '#a5d6a7', stroke: '#66bb6a', paths: bars },
         { label: 'fit + propose', fill: '#ffcc80', stroke: '#ffa726', paths: bars },
         { label: 'fit', fill: '#90caf9', stroke: '#42a5f5', paths: bars }],
-      axes: [{ label: 'iteration' }, { label: 'seconds' }],
+      axes: [{ label: 'iteration', incrs: INCRS }, { label: 'seconds' }],
     }, [[], [], [], []]);
     S.charts.scatter = S.params.slice(0, MAX_SCATTER).map((p, j) => {
       const div = el('div', undefined, 'chart');
@@ -227,7 +228,10 @@
     }
     S.charts.progress.setData([xs, vals, best, rec]);
     $('progress').dataset.points = String(xs.length);
-    if (S.charts.regret) S.charts.regret.setData(reg);
+    if (S.charts.regret) {
+      $('regret').hidden = !reg[0].length;
+      S.charts.regret.setData(reg);
+    }
   }
 
   function renderTimes() {
