@@ -190,13 +190,16 @@ func TestReadmeScreenshot(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	defer srv.Close()
-	ctx := browser(t, 1200, 900)
+	ctx := browser(t, 1100, 1400)
 	err = chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/study/"+strings.ReplaceAll(os.Getenv("TESBO_SCREENSHOT_STUDY"), "/", "%2F")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitJS(t, ctx, `document.querySelectorAll('#model .uplot').length > 0`, `document.getElementById('model-note').textContent`, 10*time.Second)
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	waitJS(t, ctx, `document.querySelectorAll('#model .uplot').length > 0 && tesbo.trials.size > 0 &&
+		document.getElementById('progress').dataset.points === String(tesbo.trials.size)`,
+		`document.getElementById('model-note').textContent`, 10*time.Second)
+	time.Sleep(300 * time.Millisecond) // the charts' last frame
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
 	}
