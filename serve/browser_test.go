@@ -21,7 +21,7 @@ import (
 
 // chromium returns the path of a Chromium (Debian's chromium, which
 // scripts/deps.sh installs), calling testenv.Need when there is none.
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -35,7 +35,7 @@ func chromium(t *testing.T) string {
 // browser starts a headless Chromium (without its sandbox, which needs
 // privileges a container or root lacks) and returns a tab's context;
 // JavaScript exceptions in the page fail t.
-func browser(t *testing.T, width, height int) context.Context {
+func browser(t testing.TB, width, height int) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
@@ -75,7 +75,7 @@ func artifacts(t *testing.T) string {
 
 // waitJS polls a JavaScript boolean expression until it holds, failing t
 // after timeout with the value of show.
-func waitJS(t *testing.T, ctx context.Context, expr, show string, timeout time.Duration) {
+func waitJS(t testing.TB, ctx context.Context, expr, show string, timeout time.Duration) {
 	t.Helper()
 	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
 		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(timeout)))
@@ -207,4 +207,23 @@ func TestReadmeScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.CheckPNG(t, out)
+}
+
+// BenchmarkBrowserStudyPage10k loads a 10,000-trial study's page in
+// headless Chromium until its progress chart holds every trial (the table,
+// scatter and time charts are drawn in the same pass).
+func BenchmarkBrowserStudyPage10k(b *testing.B) {
+	db := bigStudy(b, 10000)
+	srv := newServer(b, db, Settings{})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer srv.Close()
+	ctx := browser(b, 1280, 1000)
+	for b.Loop() {
+		if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/study/big")); err != nil {
+			b.Fatal(err)
+		}
+		waitJS(b, ctx, `document.getElementById('progress').dataset.points === '10000'`,
+			`document.getElementById('progress').dataset.points`, 20*time.Second)
+	}
 }
