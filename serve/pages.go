@@ -65,13 +65,23 @@ func ago(t time.Time) string {
 	return t.Local().Format("2006-01-02 15:04")
 }
 
+// dbLabel is the database as the pages name it: its path, or a server
+// URL without its password.
+func (s *Server) dbLabel() string {
+	p := s.db.Path()
+	if u, err := url.Parse(p); err == nil && u.Scheme != "" && u.Host != "" {
+		return u.Redacted()
+	}
+	return p
+}
+
 func (s *Server) listPage(w http.ResponseWriter, r *http.Request) {
 	sums, err := s.loadSummaries(r.Context())
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
-	s.render(w, "list.html", map[string]any{"DB": s.db.Path(), "Studies": sums})
+	s.render(w, "list.html", map[string]any{"DB": s.dbLabel(), "Studies": sums})
 }
 
 func (s *Server) studyPage(w http.ResponseWriter, r *http.Request) {
@@ -85,7 +95,7 @@ func (s *Server) studyPage(w http.ResponseWriter, r *http.Request) {
 		s.failErr(w, r, err)
 		return
 	}
-	s.render(w, "study.html", map[string]any{"DB": s.db.Path(), "S": sm})
+	s.render(w, "study.html", map[string]any{"DB": s.dbLabel(), "S": sm})
 }
 
 func (s *Server) render(w http.ResponseWriter, page string, data any) {
