@@ -1,62 +1,7 @@
 package acq
 
-import (
-	"fmt"
-	"math"
-)
-
 // Small dense helpers for the q×q covariance matrices of batch
 // acquisitions (q is at most a few tens, so plain loops are fastest).
-
-// cholJitter factorizes the symmetric n×n row-major a (lower triangle read)
-// as L Lᵀ = a + τI, trying τ = 0 and then τ = 1e-12…1e-4 times the mean
-// diagonal, and writes L into l (lower triangle; the upper is zeroed). It
-// returns τ, or an error if a stays indefinite.
-func cholJitter(l, a []float64, n int) (float64, error) {
-	scale := 0.0
-	for i := 0; i < n; i++ {
-		scale += math.Abs(a[i*n+i])
-	}
-	scale = math.Max(scale/float64(n), 1e-300)
-	tau := 0.0
-	for try := 0; try < 10; try++ {
-		if cholesky(l, a, n, tau) {
-			return tau, nil
-		}
-		if tau == 0 {
-			tau = 1e-12 * scale
-		} else {
-			tau *= 10
-		}
-	}
-	return tau, fmt.Errorf("batch covariance is not positive definite even with jitter %.3g", tau)
-}
-
-// cholesky attempts L Lᵀ = a + τI; it reports false on a non-positive pivot.
-func cholesky(l, a []float64, n int, tau float64) bool {
-	for i := range l[:n*n] {
-		l[i] = 0
-	}
-	for j := 0; j < n; j++ {
-		s := a[j*n+j] + tau
-		for k := 0; k < j; k++ {
-			s -= l[j*n+k] * l[j*n+k]
-		}
-		if !(s > 0) {
-			return false
-		}
-		ljj := math.Sqrt(s)
-		l[j*n+j] = ljj
-		for i := j + 1; i < n; i++ {
-			s := a[i*n+j]
-			for k := 0; k < j; k++ {
-				s -= l[i*n+k] * l[j*n+k]
-			}
-			l[i*n+j] = s / ljj
-		}
-	}
-	return true
-}
 
 // cholBackward returns the symmetric gradient G = ∂loss/∂Σ (n×n row-major,
 // valid for symmetric perturbations of Σ) given L with L Lᵀ = Σ and

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/gp"
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // PES is predictive entropy search (Hernández-Lobato, Hoffman & Ghahramani
@@ -581,7 +582,7 @@ func invSPD(A *mat.Dense) (*mat.Dense, error) {
 		}
 	}
 	l := make([]float64, n*n)
-	if _, err := cholJitter(l, a, n); err != nil {
+	if _, err := linalg.Cholesky(l, a, n); err != nil {
 		return nil, err
 	}
 	L := mat.NewTriDense(n, mat.Lower, l)

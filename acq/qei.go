@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat/samplemv"
 
 	"github.com/tesbo/tesbo/gp"
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // QEI is the joint (parallel, multi-point) expected improvement of a batch
@@ -121,7 +122,7 @@ func (f *qeiFunc) eval(X, grad *mat.Dense, z []float64, ns int) float64 {
 		}
 	}
 	l := make([]float64, m*m)
-	if _, err := cholJitter(l, a, m); err != nil {
+	if _, err := linalg.Cholesky(l, a, m); err != nil {
 		return math.Inf(-1)
 	}
 	var gMean, lbar []float64

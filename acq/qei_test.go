@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // qeiEstimate returns the plain Monte-Carlo qEI estimate with n fresh
@@ -107,7 +109,7 @@ func TestCholBackward(t *testing.T) {
 	}
 	loss := func(S []float64) float64 {
 		l := make([]float64, n*n)
-		if !cholesky(l, S, n, 0) {
+		if j, err := linalg.Cholesky(l, S, n); err != nil || j.Abs != 0 {
 			t.Fatal("not PD")
 		}
 		v := 0.0
@@ -119,7 +121,9 @@ func TestCholBackward(t *testing.T) {
 		return v
 	}
 	l := make([]float64, n*n)
-	cholesky(l, S, n, 0)
+	if _, err := linalg.Cholesky(l, S, n); err != nil {
+		t.Fatal(err)
+	}
 	G := cholBackward(l, W, n)
 	h := 1e-6
 	for i := 0; i < n; i++ {
@@ -178,7 +182,7 @@ func TestStochasticOptionSelectsAdam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := LBFGSB
+		want := ProjectedLBFGS
 		if stochastic {
 			want = Adam
 		}

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // GP is the exact posterior of a zero-mean Gaussian process given noisy
@@ -409,22 +411,8 @@ func sumSquaresCols(acc, b []float64, n, m int) {
 	}
 }
 
-// dot returns aᵀb (four partial sums: shorter dependency chains).
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
+// dot returns aᵀb.
+func dot(a, b []float64) float64 { return linalg.Dot(a, b) }
 
 // crossD returns K_XD (q×n row-major) for the rows of X.
 func (g *GP) crossD(X *mat.Dense) []float64 {

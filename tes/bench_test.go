@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
 )
 
 // BenchmarkPropose measures one full proposal (Prepare + optimize α) as the
@@ -97,6 +98,28 @@ func BenchmarkEval(b *testing.B) {
 					f.Eval(X, grad)
 				}
 			})
+		}
+	}
+}
+
+// BenchmarkFitPropose2000 is one BO iteration at scale: gp.Fit warm-started
+// from the hyper-parameters of the previous iteration's fit (here a GP
+// with ℓ = 0.25, σ_n² = 1e-4 on the same data) and one TES_ep proposal of
+// |B| = 20 points, at n = 2000, d = 6 (issue target: under 5 s on 2 cores).
+//
+//	go test -run '^$' -bench FitPropose2000 -benchtime 1x ./tes/
+func BenchmarkFitPropose2000(b *testing.B) {
+	const n, d, q = 2000, 6, 20
+	prev := toyGP(b, 7, n, d, 0.25, 1e-4)
+	for b.Loop() {
+		g, err := gp.Fit(prev.X(), prev.Y(), gp.FitSettings{Warm: prev})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := &Proposer{Scorer: &Scorer{Settings: Settings{Method: EP}}}
+		st := &acq.State{GP: g, Rand: rand.New(rand.NewPCG(1, 2)), Iter: 1}
+		if _, err := p.Propose(context.Background(), st, q); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

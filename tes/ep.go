@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // EPSettings controls expectation propagation for q_ep(f_X* | y_D, x*)
@@ -271,7 +273,7 @@ func (st *epState) recompute() error {
 		b[r*p+r]++
 	}
 	lb := make([]float64, p*p)
-	if _, err := cholJitter(lb, b, p); err != nil {
+	if _, err := linalg.Cholesky(lb, b, p); err != nil {
 		return fmt.Errorf("EP site matrix: %w", err)
 	}
 	// u = C m̃ + CK̃Cᵀ η̃.
@@ -283,8 +285,8 @@ func (st *epState) recompute() error {
 		}
 		u[r] = vs[r] * s
 	}
-	solveLower(lb, p, u, 1)
-	solveLowerT(lb, p, u, 1) // B⁻¹ V u
+	linalg.SolveLower(lb, p, u, 1)
+	linalg.SolveLowerT(lb, p, u, 1) // B⁻¹ V u
 	for r := 0; r < p; r++ {
 		u[r] = eta[r] - vs[r]*u[r] // η̃ − V B⁻¹ V u
 	}
@@ -302,7 +304,7 @@ func (st *epState) recompute() error {
 			vwt[r*k+a] = vs[r] * w[a*p+r]
 		}
 	}
-	solveLower(lb, p, vwt, k)
+	linalg.SolveLower(lb, p, vwt, k)
 	copy(st.sig, kt)
 	gemm(true, false, -1, vwt, p, k, vwt, p, k, 1, st.sig)
 	symmetrize(st.sig, k)

@@ -1,104 +1,25 @@
 package tes
 
 import (
-	"errors"
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // Small dense kernels on row-major []float64 for the per-evaluation work of
 // the acquisition (q, |X*| ≤ ~50): allocation-free, BLAS-backed (gonum's
 // native blas64), and with the reverse-mode rules the gradients need.
 
-// errIndefinite is wrapped by chol when a matrix stays indefinite after the
-// largest jitter.
-var errIndefinite = errors.New("matrix is not positive definite")
-
-// cholLower overwrites the lower triangle of the n×n row-major a with its
-// Cholesky factor L (a = L Lᵀ) and zeroes the strict upper triangle. It
-// returns false if a pivot is not positive.
-func cholLower(a []float64, n int) bool {
-	for j := 0; j < n; j++ {
-		rj := a[j*n : j*n+n]
-		d := rj[j]
-		for k := 0; k < j; k++ {
-			d -= rj[k] * rj[k]
-		}
-		if !(d > 0) || math.IsInf(d, 0) {
-			return false
-		}
-		d = math.Sqrt(d)
-		rj[j] = d
-		inv := 1 / d
-		for i := j + 1; i < n; i++ {
-			ri := a[i*n : i*n+n]
-			s := ri[j]
-			for k := 0; k < j; k++ {
-				s -= ri[k] * rj[k]
-			}
-			ri[j] = s * inv
-		}
-		for k := j + 1; k < n; k++ {
-			rj[k] = 0
-		}
-	}
-	return true
-}
-
-// cholJitter factors the symmetric n×n matrix c (row-major, full storage,
-// unmodified) into dst, adding jitter·mean(diag)·I with jitter escalating
-// from 0 through 1e-12 … 1e-6 when needed. It returns the jitter used
-// (relative) or an error wrapping errIndefinite.
-func cholJitter(dst, c []float64, n int) (float64, error) {
-	scale := 0.0
-	for i := 0; i < n; i++ {
-		scale += c[i*n+i]
-	}
-	scale /= float64(n)
-	if !(scale > 0) || math.IsInf(scale, 0) || math.IsNaN(scale) {
-		return 0, fmt.Errorf("cholesky of %d×%d matrix with mean diagonal %g: %w", n, n, scale, errIndefinite)
-	}
-	for _, jit := range []float64{0, 1e-12, 1e-10, 1e-8, 1e-6} {
-		copy(dst, c[:n*n])
-		for i := 0; i < n; i++ {
-			dst[i*n+i] += jit * scale
-		}
-		if cholLower(dst, n) {
-			return jit, nil
-		}
-	}
-	return 0, fmt.Errorf("cholesky of %d×%d matrix (jitter up to 1e-6 of the mean diagonal %g): %w", n, n, scale, errIndefinite)
-}
-
-// logDetChol returns log det(L Lᵀ) = 2 Σ log L_ii.
-func logDetChol(l []float64, n int) float64 {
-	s := 0.0
-	for i := 0; i < n; i++ {
-		s += math.Log(l[i*n+i])
-	}
-	return 2 * s
-}
+// errIndefinite marks a matrix or variance that is not positive definite;
+// it is the error the shared Cholesky factorization wraps.
+var errIndefinite = linalg.ErrNotPositiveDefinite
 
 func general(rows, cols int, data []float64) blas64.General {
 	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: data}
-}
-
-// solveLower overwrites the n×m row-major b with L⁻¹ b.
-func solveLower(l []float64, n int, b []float64, m int) {
-	blas64.Trsm(blas.Left, blas.NoTrans, 1,
-		blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: n, Data: l},
-		general(n, m, b))
-}
-
-// solveLowerT overwrites the n×m row-major b with L⁻ᵀ b.
-func solveLowerT(l []float64, n int, b []float64, m int) {
-	blas64.Trsm(blas.Left, blas.Trans, 1,
-		blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: n, Data: l},
-		general(n, m, b))
 }
 
 // gemm computes c = alpha·op(a)·op(b) + beta·c on row-major slices.
@@ -135,8 +56,8 @@ func cholInverseTo(dst, l []float64, n int) []float64 {
 	for i := 0; i < n; i++ {
 		dst[i*n+i] = 1
 	}
-	solveLower(l, n, dst, n)
-	solveLowerT(l, n, dst, n)
+	linalg.SolveLower(l, n, dst, n)
+	linalg.SolveLowerT(l, n, dst, n)
 	symmetrize(dst, n)
 	return dst
 }
@@ -161,9 +82,9 @@ func cholVJP(l, gL []float64, n int) []float64 {
 	}
 	// X = L⁻ᵀ P L⁻¹ = L⁻ᵀ (L⁻ᵀ Pᵀ)ᵀ.
 	transposeInPlace(p, n)
-	solveLowerT(l, n, p, n) // L⁻ᵀ Pᵀ
-	transposeInPlace(p, n)  // P L⁻¹
-	solveLowerT(l, n, p, n) // L⁻ᵀ P L⁻¹
+	linalg.SolveLowerT(l, n, p, n) // L⁻ᵀ Pᵀ
+	transposeInPlace(p, n)         // P L⁻¹
+	linalg.SolveLowerT(l, n, p, n) // L⁻ᵀ P L⁻¹
 	symmetrize(p, n)
 	return p
 }

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/integrate/quad"
+
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // The information gain of a Gaussian-mixture predictive (the TES_ep and
@@ -148,10 +150,10 @@ func (e *epMixture) gaussInfo(A []float64, q int, S []float64, noise float64, ba
 		gemm(false, true, 1, ti, q, k, A, q, k, 1, c)
 		symmetrize(c, q)
 		li := ls[i*q*q : (i+1)*q*q]
-		if _, err := cholJitter(li, c, q); err != nil {
+		if _, err := linalg.Cholesky(li, c, q); err != nil {
 			return mixResult{}, fmt.Errorf("predictive covariance of component %d: %w", i, err)
 		}
-		ld[i] = logDetChol(li, q)
+		ld[i] = linalg.LogDet(li, q)
 	}
 	// Y (q×nt): block i = m_i 1ᵀ + L_i Z_i.
 	y := make([]float64, q*nt)
@@ -513,11 +515,11 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 		c0[r*q+r] += noise
 	}
 	l0 := make([]float64, q*q)
-	if _, err := cholJitter(l0, c0, q); err != nil {
+	if _, err := linalg.Cholesky(l0, c0, q); err != nil {
 		return mixResult{}, fmt.Errorf("predictive covariance: %w", err)
 	}
 	mm := append([]float64(nil), A[:q*k]...)
-	solveLower(l0, q, mm, k) // M = L₀⁻¹ A
+	linalg.SolveLower(l0, q, mm, k) // M = L₀⁻¹ A
 	g := make([]float64, q*n)
 	gemm(false, true, 1, mm, q, k, m.F, n, k, 0, g) // G = M Fᵀ (q×N)
 	sq := make([]float64, n)
@@ -781,7 +783,7 @@ func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base ba
 	// G = M Fᵀ ⇒ ∂M = ∂G F; M = L₀⁻¹A ⇒ ∂A = L₀⁻ᵀ ∂M, ∂L₀ = −∂A Mᵀ.
 	ga := make([]float64, q*k)
 	gemm(false, false, 1, gg, q, n, m.F, n, k, 0, ga)
-	solveLowerT(l0, q, ga, k)
+	linalg.SolveLowerT(l0, q, ga, k)
 	gl := make([]float64, q*q)
 	gemm(false, true, -1, ga, q, k, mm, q, k, 0, gl)
 	res.GA = ga

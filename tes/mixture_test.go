@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // randSPD returns a random n×n SPD matrix (row-major) with eigenvalues
@@ -525,11 +527,11 @@ func zgSpan(m *spMixture, A, S []float64, noise float64, base basePoints, q int)
 		c0[r*q+r] += noise
 	}
 	l0 := make([]float64, q*q)
-	if _, err := cholJitter(l0, c0, q); err != nil {
+	if _, err := linalg.Cholesky(l0, c0, q); err != nil {
 		panic(err)
 	}
 	mm := append([]float64(nil), A...)
-	solveLower(l0, q, mm, m.K)
+	linalg.SolveLower(l0, q, mm, m.K)
 	g := make([]float64, q*m.N)
 	gemm(false, true, 1, mm, q, m.K, m.F, m.N, m.K, 0, g)
 	span := 0.0

@@ -6,13 +6,13 @@ import (
 
 	"gonum.org/v1/gonum/mathext"
 
-	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // Standard-normal helpers used by EP (Appendix D), the orthant probabilities
 // (Appendix A) and importance sampling (Appendix B). φ, Φ and log Φ come from
-// package acq (acq.NormPDF, acq.NormCDF, acq.LogPhi); what is here is what
-// only TES needs: the truncated-normal moments with a cancellation-free
+// package acq and the shared Mills ratio from internal/linalg; what is here
+// is what only TES needs: the truncated-normal moments with a cancellation-free
 // variance factor, and truncated sampling.
 
 const (
@@ -22,31 +22,10 @@ const (
 	// β = −5 the ratio φ(β)/Φ(β) computed as a quotient loses digits to
 	// cancellation in 1 − λ(β+λ) (reading 5 of the package doc).
 	millsCut = 5.0
-	// millsTerms is the depth of the Laplace continued fraction; for x ≥ 5
-	// 80 terms give full double precision (checked in normal_test.go).
-	millsTerms = 80
 )
 
 // normSF returns 1 − Φ(x) = Φ(−x) without cancellation.
 func normSF(x float64) float64 { return 0.5 * math.Erfc(x/math.Sqrt2) }
-
-// millsTails evaluates, for u ≥ millsCut, the two innermost tails of the
-// Laplace continued fraction of the Mills ratio
-//
-//	R(u) = Φ(−u)/φ(u) = 1/(u + t),  t = 1/(u + s),  s = 2/(u + 3/(u + …)),
-//
-// bottom-up, returning t and s. They give the inverse Mills ratio λ = u + t
-// and the truncated-variance factor 1 − λ(λ − u) = t(s − t) with no
-// cancellation (see truncMoments).
-func millsTails(u float64) (t, s float64) {
-	r := 0.0
-	for n := millsTerms; n >= 2; n-- {
-		r = float64(n) / (u + r)
-	}
-	s = r
-	t = 1 / (u + s)
-	return t, s
-}
 
 // truncMoments returns, for a standard normal Z truncated to Z ≥ −β (i.e. a
 // Gaussian cavity N(μ, τ) truncated to x ≥ 0 with β = μ/√τ), the inverse
@@ -58,7 +37,7 @@ func millsTails(u float64) (t, s float64) {
 // v is always in (0, 1].
 func truncMoments(beta float64) (lambda, v float64) {
 	if beta >= -millsCut {
-		lambda = math.Exp(-0.5*beta*beta - logSqrt2Pi - acq.LogPhi(beta))
+		lambda = math.Exp(-0.5*beta*beta - logSqrt2Pi - linalg.LogPhi(beta))
 		v = 1 - lambda*(beta+lambda)
 		if v <= 0 { // cannot happen mathematically; guard rounding
 			v = math.SmallestNonzeroFloat64
@@ -66,7 +45,7 @@ func truncMoments(beta float64) (lambda, v float64) {
 		return lambda, v
 	}
 	u := -beta
-	t, s := millsTails(u)
+	t, s := linalg.MillsTails(u)
 	// λ = u + t; with u t = 1 − s t: v = 1 − (u+t) t = s t − t² = t (s − t).
 	return u + t, t * (s - t)
 }

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // SampleSet is F_x*, a weighted sample of p(f_X* | y_D, x*) for one x*
@@ -69,7 +70,7 @@ func GroupedSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n int)
 	}
 	kt, _ := symData(cov)
 	l := make([]float64, k*k)
-	if _, err := cholJitter(l, kt, k); err != nil {
+	if _, err := linalg.Cholesky(l, kt, k); err != nil {
 		return nil, fmt.Errorf("tes: grouped samples: %w", err)
 	}
 	rows := make([][]float64, k)
@@ -144,7 +145,7 @@ func ImportanceSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n i
 				pk[a*k+b] = kt[perm[a]*k+perm[b]]
 			}
 		}
-		if _, err := cholJitter(l, pk, k); err != nil {
+		if _, err := linalg.Cholesky(l, pk, k); err != nil {
 			return nil, fmt.Errorf("tes: importance samples for x*_%d: %w", j, err)
 		}
 		sdc := l[(k-1)*k+k-1]

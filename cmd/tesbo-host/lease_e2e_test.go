@@ -75,7 +75,11 @@ func TestSecondProcessRefused(t *testing.T) {
 	runArgs := func(study string) []string {
 		return []string{"run", "--objective", "slow", "--acq", "random", "--init", fmt.Sprint(init),
 			"--iters", fmt.Sprint(iters), "--batch", fmt.Sprint(batch), "--seed", "3", "--db", "s.db",
-			"--study", study, "--json", "--plugins", plugins, "--log-level", "error"}
+			"--study", study, "--json", "--plugins", plugins, "--log-level", "error",
+			// Scripts' calls are otherwise limited to 10 s, which a
+			// loaded CI machine has exceeded: a timeout is not what this
+			// test is about.
+			"--eval-timeout", "5m"}
 	}
 	resume := []string{"resume", "--db", "s.db", "--study", "st", "--iters", fmt.Sprint(iters + 1), "--json", "--plugins", plugins}
 	dbPath := filepath.Join(dir, "s.db")
@@ -104,7 +108,7 @@ func TestSecondProcessRefused(t *testing.T) {
 	}
 	for _, tr := range trials {
 		if tr.Status != store.Complete || tr.Attempts != 1 {
-			t.Fatalf("trial %d: %s after %d attempts (evaluated twice?)", tr.ID, tr.Status, tr.Attempts)
+			t.Fatalf("trial %d: %s after %d attempts (evaluated twice?): %s", tr.ID, tr.Status, tr.Attempts, tr.Error)
 		}
 	}
 	// The refused resumes changed nothing: the budget is the run's.
