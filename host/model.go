@@ -185,6 +185,9 @@ type modelState struct {
 	Noise    float64   `json:"noise"`  // σ_n², standardized units
 	N        int       `json:"n"`      // observations fitted
 	Fallback string    `json:"fallback,omitempty"`
+	// Warped: the GP was fitted to warped values (dataset.warp), which
+	// LoadPosterior must rebuild the same way.
+	Warped bool `json:"warped,omitempty"`
 	// AcqState is what the acquisition carries to the next iteration
 	// (acq.Carrier), restored when the study is reopened.
 	AcqState json.RawMessage `json:"acq_state,omitempty"`
@@ -267,7 +270,7 @@ func (s *Study) fitModel(ds *dataset, warm *modelState, iteration int) (*fitResu
 	}
 	return &fitResult{
 		gp:      g,
-		state:   &modelState{Kernel: s.opts.Kernel, Params: g.Kernel().Params(), Noise: g.NoiseVar(), N: ds.n()},
+		state:   &modelState{Kernel: s.opts.Kernel, Params: g.Kernel().Params(), Noise: g.NoiseVar(), N: ds.n(), Warped: ds.warped},
 		seconds: time.Since(t0).Seconds(),
 	}, nil
 }

@@ -112,7 +112,7 @@ func TestStudyWarpsForOutputWarper(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tr := range s.Trials() {
-			if err := s.Tell(tr.ID, -math.Exp(float64(tr.ID)), nil); err != nil {
+			if err := s.Tell(ctx, tr.ID, -math.Exp(float64(tr.ID)), nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -153,5 +153,63 @@ func TestWarpIgnoresBOIterations(t *testing.T) {
 	ds.warp()
 	if !ds.warped {
 		t.Error("the same values all from the initial design are not warped: the test does not test")
+	}
+}
+
+// LoadPosterior rebuilds a warped model as the host fitted it: the same
+// posterior in GP units, and native means that reproduce the observations
+// (to 5% of their range: the GP smooths the largest values).
+func TestLoadPosteriorWarped(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	info := unitInfo(2)
+	info.Minimize = true
+	obj := funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) {
+		return math.Expm1(12 * (x[0]*x[0] + x[1]*x[1])), nil
+	}}
+	s, err := NewStudy(ctx, info, Options{DB: db, Name: "w", Proposer: warpingProposer{}, Init: 12, Iters: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitted := map[int]*gp.GP{} // by number of observations
+	s.gpFitHook = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+		g, err := gp.Fit(X, y, fs)
+		if err == nil {
+			fitted[g.N()] = g
+		}
+		return g, err
+	}
+	if _, err := s.Run(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	p, err := LoadPosterior(ctx, db, "w", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := fitted[p.GP.N()]
+	if !p.ds.warped || host == nil {
+		t.Fatalf("rebuilt posterior: warped %v, n %d, never fitted by the host", p.ds.warped, p.GP.N())
+	}
+	for _, u := range [][]float64{{0.1, 0.2}, {0.7, 0.4}, {0.95, 0.9}} {
+		m1, v1 := p.GP.MeanVar(u)
+		m2, v2 := host.MeanVar(u)
+		if math.Abs(m1-m2) > 1e-9 || math.Abs(v1-v2) > 1e-9 {
+			t.Fatalf("at %v: rebuilt %v ± %v, host %v ± %v", u, m1, v1, m2, v2)
+		}
+	}
+	trials := s.Trials()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, id := range p.TrialIDs {
+		lo, hi = math.Min(lo, trials[id].Value), math.Max(hi, trials[id].Value)
+	}
+	for k, id := range p.TrialIDs {
+		m, _ := p.GP.MeanVar(p.GP.X().RawRowView(k))
+		if got, want := p.Native(m), trials[id].Value; math.Abs(got-want) > 0.05*(hi-lo) {
+			t.Errorf("trial %d: native mean %v, value %v (values from %v to %v)", id, got, want, lo, hi)
+		}
+	}
+	if sd := p.NativeSD(0.1); !(sd > 0) {
+		t.Errorf("NativeSD(0.1) = %v", sd)
 	}
 }
