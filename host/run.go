@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -289,12 +290,17 @@ func countWas(n int) string {
 	return fmt.Sprintf("%d were", n)
 }
 
+// sameParam reports whether a and b declare the same parameter.
+func sameParam(a, b sdk.Param) bool {
+	return a.Name == b.Name && a.Kind == b.Kind && a.Low == b.Low && a.High == b.High && slices.Equal(a.Choices, b.Choices)
+}
+
 func sameSpace(a, b []sdk.Param) error {
 	if len(a) != len(b) {
 		return fmt.Errorf("study has %d parameters, objective %d", len(a), len(b))
 	}
 	for i := range a {
-		if a[i] != b[i] {
+		if !sameParam(a[i], b[i]) {
 			return fmt.Errorf("parameter %d: study has %+v, objective %+v", i, a[i], b[i])
 		}
 	}
