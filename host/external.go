@@ -174,12 +174,12 @@ func (sp *suggesterProposer) suggest(ctx context.Context, s *Study, t, q int) (*
 	return X, nil
 }
 
-// roundInts rounds the Int coordinates of a native point (a suggester may
+// roundInts rounds the Int and Categorical coordinates of a native point (a suggester may
 // return 3.0000001).
 func roundInts(sp *Space, x []float64) []float64 {
 	out := append([]float64(nil), x...)
 	for i, p := range sp.params {
-		if p.Kind == sdk.Int && i < len(out) {
+		if (p.Kind == sdk.Int || p.Kind == sdk.Categorical) && i < len(out) {
 			out[i] = math.Round(out[i])
 		}
 	}

@@ -49,7 +49,7 @@ type Param struct {
 	Kind      ParamKind
 	Low, High float64 // inclusive bounds in native units; unset for Categorical
 	// Choices are the names of a Categorical's options, in index order.
-	Choices []string
+	Choices []string `json:",omitempty"`
 }
 
 // Bounds returns the inclusive range of the parameter's native values: Low
