@@ -225,3 +225,12 @@ func (p *Path) Grad(x, dst []float64) float64 {
 
 // Dim returns the input dimension.
 func (p *Path) Dim() int { return p.d }
+
+// Categories returns the choice counts per coordinate of a path drawn with
+// a Mixed kernel (Mixed.Categories), else nil.
+func (p *Path) Categories() []int {
+	if p.mixed == nil {
+		return nil
+	}
+	return p.mixed.Categories()
+}

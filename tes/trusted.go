@@ -145,7 +145,7 @@ func TrustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, pre
 // candidates where it is highest; it returns the maximizer and its value.
 func maximizePath(ctx context.Context, p *gp.Path, cands []*mat.Dense, s TrustedSettings, rng *rand.Rand) ([]float64, float64, error) {
 	f := &pathFunc{p: p, starts: pathStarts(p, cands, s.Starts)}
-	x, v, err := acq.Maximize(ctx, f, 1, p.Dim(), s.Optimize, rng)
+	x, v, err := acq.MaximizeMixed(ctx, f, 1, p.Dim(), p.Categories(), s.Optimize, rng)
 	if err != nil {
 		return nil, 0, fmt.Errorf("tes: maximize sample path: %w", err)
 	}
