@@ -1,6 +1,7 @@
 package host
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -71,5 +72,73 @@ func TestChoiceNames(t *testing.T) {
 	nameChoices(&plain, catParams()[:1])
 	if plain.Choices != nil || plain.BestChoices != nil {
 		t.Fatal("choices on a space without categoricals")
+	}
+}
+
+// Property: on random spaces mixing every kind, any unit-cube point
+// (including out-of-range and NaN coordinates) maps to a native point the
+// space contains, with exact in-range indices for every Categorical and
+// integers for every Int, and Snap is idempotent and consistent with
+// ToUnit∘ToNative.
+func TestSpaceCategoricalProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 17))
+	for trial := range 300 {
+		d := 1 + rng.IntN(6)
+		params := make([]sdk.Param, d)
+		for i := range params {
+			name := string(rune('a' + i))
+			switch rng.IntN(4) {
+			case 0:
+				params[i] = sdk.Param{Name: name, Kind: sdk.Float, Low: -rng.Float64(), High: rng.Float64() + 0.01}
+			case 1:
+				params[i] = sdk.Param{Name: name, Kind: sdk.Int, Low: float64(rng.IntN(5)) - 2.5, High: float64(rng.IntN(5)) + 3}
+			case 2:
+				params[i] = sdk.Param{Name: name, Kind: sdk.LogFloat, Low: 1e-6, High: 1 + rng.Float64()}
+			default:
+				ch := make([]string, 1+rng.IntN(7))
+				for k := range ch {
+					ch[k] = string(rune('A' + k))
+				}
+				params[i] = sdk.Param{Name: name, Kind: sdk.Categorical, Choices: ch}
+			}
+		}
+		sp, err := NewSpace(params)
+		if err != nil {
+			t.Fatalf("space %d: %v", trial, err)
+		}
+		for range 50 {
+			u := make([]float64, d)
+			for i := range u {
+				switch rng.IntN(10) {
+				case 0:
+					u[i] = math.NaN()
+				case 1:
+					u[i] = 3 * (rng.Float64() - 0.5)
+				default:
+					u[i] = rng.Float64()
+				}
+			}
+			x := sp.ToNative(u)
+			if !sdk.Space(params).Contains(x) {
+				t.Fatalf("ToNative(%v) = %v outside %+v", u, x, params)
+			}
+			for i, p := range params {
+				if (p.Kind == sdk.Int || p.Kind == sdk.Categorical) && x[i] != math.Trunc(x[i]) {
+					t.Fatalf("%v: coordinate %d = %v not exact", p.Kind, i, x[i])
+				}
+			}
+			snap := sp.Snap(u)
+			back, err := sp.ToUnit(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range params {
+				if p.Kind == sdk.Int || p.Kind == sdk.Categorical {
+					if back[i] != snap[i] || sp.Snap(snap)[i] != snap[i] {
+						t.Fatalf("Snap/ToUnit disagree at %d: %v vs %v", i, back, snap)
+					}
+				}
+			}
+		}
 	}
 }
