@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -138,5 +139,23 @@ func TestMixedSpaceChangeRefused(t *testing.T) {
 	}
 	if err := sameSpace(a, mixedInfo.Params); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The stored posterior of a mixed study (the web view's model) is rebuilt
+// with the mixed kernel it was fitted with.
+func TestMixedStoredPosterior(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"), true)
+	defer db.Close()
+	if _, err := Optimize(ctx, &mixedObjective{}, Options{Acquisition: "ei", Iters: 2, Init: 4, Seed: 2, DB: db, Name: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadPosterior(ctx, db, "m", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.GP.Kernel().(*gp.Mixed); !ok {
+		t.Fatalf("stored posterior kernel %T, want *gp.Mixed", p.GP.Kernel())
 	}
 }
