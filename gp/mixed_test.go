@@ -185,3 +185,41 @@ func TestMixedPathPriorCovariance(t *testing.T) {
 		}
 	}
 }
+
+// Posterior paths and the posterior of a mixed-kernel GP have gradients
+// that match finite differences along the continuous coordinates (and zero
+// along the categorical ones).
+func TestMixedPathAndPosteriorGrad(t *testing.T) {
+	rng := newRNG(15)
+	n := 25
+	X := mat.NewDense(n, 4, nil)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		x := mixedPoint(rng, mixedCats)
+		X.SetRow(i, x)
+		y[i] = math.Sin(4*x[0]) + float64(Bin(x[1], 3)) + x[2]
+	}
+	g, err := New(mixedKernels()[0], 0.01, X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := g.SamplePaths(newRNG(16), 3, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		x := mixedPoint(rng, mixedCats)
+		for _, p := range paths {
+			gr := make([]float64, 4)
+			v := p.Grad(x, gr)
+			if math.Abs(v-p.Eval(x)) > 1e-10 {
+				t.Fatalf("Grad value %v, Eval %v", v, p.Eval(x))
+			}
+			checkClose(t, "path grad", gr, fdGrad(p.Eval, x, 1e-6), 1e-5, 1e-7)
+		}
+		dm, dv := make([]float64, 4), make([]float64, 4)
+		g.MeanVarGrad(x, dm, dv)
+		checkClose(t, "mean grad", dm, fdGrad(func(z []float64) float64 { m, _ := g.MeanVar(z); return m }, x, 1e-6), 1e-5, 1e-7)
+		checkClose(t, "var grad", dv, fdGrad(func(z []float64) float64 { _, v := g.MeanVar(z); return v }, x, 1e-6), 1e-5, 1e-7)
+	}
+}
