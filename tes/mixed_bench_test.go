@@ -3,6 +3,7 @@ package tes
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -42,5 +43,21 @@ func BenchmarkProposeMixed(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// On a mixed kernel, trusted maximizers and x̄ in different choices are
+// never duplicates, and the same choice adds no distance.
+func TestLengthscalesMixed(t *testing.T) {
+	k := gp.NewMixed([]int{0, 3}, false, []float64{0.3, 0.8}, 1)
+	ell := lengthscales(k)
+	if ell[0] != 0.3 || ell[1] != catScale {
+		t.Fatalf("lengthscales %v", ell)
+	}
+	if d := scaledDist([]float64{0.5, 0.5}, []float64{0.5, 0.5 + 1.0/3}, ell); d < 1e6 {
+		t.Fatalf("different choices at distance %v", d)
+	}
+	if d := scaledDist([]float64{0.5, 0.5}, []float64{0.53, 0.5}, ell); math.Abs(d-0.1) > 1e-12 {
+		t.Fatalf("same choice at distance %v, want 0.1", d)
 	}
 }
