@@ -26,26 +26,26 @@ type mixedObjective struct {
 	n   int
 }
 
-var mixedInfo = sdk.Info{Name: "test/mixed", Params: []sdk.Param{
+var catSpaceInfo = sdk.Info{Name: "test/mixed", Params: []sdk.Param{
 	{Name: "x", Kind: sdk.Float, Low: -1, High: 1},
 	{Name: "k", Kind: sdk.Int, Low: 0, High: 4},
 	{Name: "lr", Kind: sdk.LogFloat, Low: 1e-4, High: 1},
 	{Name: "c", Kind: sdk.Categorical, Choices: []string{"a", "b", "c", "d"}},
 }}
 
-func (o *mixedObjective) Info(context.Context) (sdk.Info, error) { return mixedInfo, nil }
+func (o *mixedObjective) Info(context.Context) (sdk.Info, error) { return catSpaceInfo, nil }
 
 func (o *mixedObjective) Evaluate(_ context.Context, x []float64) (float64, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.n++
-	if !sdk.Space(mixedInfo.Params).Contains(x) || x[1] != math.Round(x[1]) {
+	if !sdk.Space(catSpaceInfo.Params).Contains(x) || x[1] != math.Round(x[1]) {
 		if o.bad == "" {
 			o.bad = fmt.Sprint(x)
 		}
 		return 0, fmt.Errorf("bad point %v", x)
 	}
-	v := sdk.Values(mixedInfo, x)
+	v := sdk.Values(catSpaceInfo, x)
 	f := -v.Float("x")*v.Float("x") - 0.1*math.Abs(float64(v.Int("k"))-2) - 0.1*math.Abs(math.Log10(v.Float("lr"))+2)
 	if v.Choice("c") == "b" {
 		f += 2
@@ -118,7 +118,7 @@ func TestMixedResumeExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := s.Info().Params[3].Choices; !reflect.DeepEqual(got, mixedInfo.Params[3].Choices) {
+			if got := s.Info().Params[3].Choices; !reflect.DeepEqual(got, catSpaceInfo.Params[3].Choices) {
 				t.Fatalf("stored choices %v", got)
 			}
 			if _, err := s.Run(ctx, &mixedObjective{}); err != nil {
@@ -131,13 +131,13 @@ func TestMixedResumeExact(t *testing.T) {
 
 // A stored study refuses an objective whose choices changed.
 func TestMixedSpaceChangeRefused(t *testing.T) {
-	a := mixedInfo.Params
+	a := catSpaceInfo.Params
 	b := append([]sdk.Param(nil), a...)
 	b[3] = sdk.Param{Name: "c", Kind: sdk.Categorical, Choices: []string{"a", "b", "x", "d"}}
 	if err := sameSpace(a, b); err == nil || !strings.Contains(err.Error(), "parameter 3") {
 		t.Fatalf("sameSpace: %v", err)
 	}
-	if err := sameSpace(a, mixedInfo.Params); err != nil {
+	if err := sameSpace(a, catSpaceInfo.Params); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -100,6 +100,20 @@ type modelState struct {
 	AcqState json.RawMessage `json:"acq_state,omitempty"`
 }
 
+// FallbackReason returns why a stored iteration (store.Iteration.Model)
+// proposed space-filling random points instead of the acquisition's, or ""
+// when it did not (or stored no model).
+func FallbackReason(model []byte) (string, error) {
+	if len(model) == 0 {
+		return "", nil
+	}
+	var ms modelState
+	if err := json.Unmarshal(model, &ms); err != nil {
+		return "", fmt.Errorf("bad stored model: %w", err)
+	}
+	return ms.Fallback, nil
+}
+
 // newKernel returns the kernel family's starting kernel on d coordinates:
 // gp.Mixed (the family's kernel on the continuous coordinates times an
 // overlap kernel on the categorical ones) when cats marks a categorical

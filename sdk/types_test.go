@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	pb "github.com/tesbo/tesbo/sdk/proto"
 )
 
 func TestSpaceValidate(t *testing.T) {
@@ -88,17 +90,13 @@ func TestProtoRoundTrip(t *testing.T) {
 		{Name: "a", Kind: LogFloat, Low: 1e-3, High: 1}, {Name: "b", Kind: ParamKind(7), Low: 0, High: 1},
 		{Name: "c", Kind: Categorical, Choices: []string{"x", "y"}},
 	}}
-	out := InfoFromProto(InfoToProto(in))
+	out := infoFromProto(infoToProto(in))
 	if out.Name != in.Name || !out.Minimize || *out.Optimum != opt || len(out.Params) != 3 ||
 		!reflect.DeepEqual(out.Params[0], in.Params[0]) || out.Params[1].Kind != 7 || !reflect.DeepEqual(out.Params[2], in.Params[2]) {
 		t.Fatalf("round trip: %+v", out)
 	}
-	obs := []Observation{{X: []float64{1, 2}, Value: 3}}
-	if got := ObservationsFromProto(ObservationsToProto(obs)); got[0].X[1] != 2 || got[0].Value != 3 {
+	obs := []*pb.Observation{{X: []float64{1, 2}, Value: 3}}
+	if got := observationsFromProto(obs); got[0].X[1] != 2 || got[0].Value != 3 {
 		t.Fatalf("observations: %+v", got)
-	}
-	pts := [][]float64{{1}, {2, 3}}
-	if got := PointsFromProto(PointsToProto(pts)); len(got) != 2 || got[1][1] != 3 {
-		t.Fatalf("points: %v", got)
 	}
 }
