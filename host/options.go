@@ -23,11 +23,11 @@ const (
 	// DefaultBatchMax is the largest batch of an AutoBatch study that
 	// sets no Batch.
 	DefaultBatchMax = 10
-	DefaultIters       = 30
-	DefaultInit        = 2
-	DefaultNoiseVar    = 1e-4
-	DefaultGrace       = 10 * time.Second
-	DefaultBackoff     = 500 * time.Millisecond
+	DefaultIters    = 30
+	DefaultInit     = 2
+	DefaultNoiseVar = 1e-4
+	DefaultGrace    = 10 * time.Second
+	DefaultBackoff  = 500 * time.Millisecond
 )
 
 // Recommendation modes (Options.Recommend). Every mode returns a maximizer
