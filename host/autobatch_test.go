@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // bumps is a d=2 objective on [0,1]² with n×n separated bumps of equal
@@ -165,5 +167,41 @@ func TestAutoBatchRefusesOtherAcquisitions(t *testing.T) {
 	defer s.Close()
 	if b := s.Settings().Batch; b != DefaultBatchMax {
 		t.Errorf("default largest batch %d, want %d", b, DefaultBatchMax)
+	}
+}
+
+// In worker mode an AutoBatch study's proposals are sized by information
+// gain and capped by the idle slots; the budget stays Init + Iters × Batch
+// evaluations.
+func TestAutoBatchWorkers(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t, filepath.Join(t.TempDir(), "w.db"))
+	info, _ := (&branin{}).Info(ctx)
+	s, err := NewStudy(ctx, info, Options{DB: db, Name: "auto", AutoBatch: true, Batch: 4, Iters: 3, Init: 3, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			res, err := RunWorker(ctx, db, "auto", &branin{}, WorkerOptions{Parallel: 2, Poll: 5 * time.Millisecond})
+			if err != nil || !res.Done {
+				t.Errorf("worker: %+v %v", res, err)
+			}
+		})
+	}
+	wg.Wait()
+	trials := checkComplete(t, db, "auto", 3+3*4)
+	per := map[int]int{}
+	for _, tr := range trials {
+		if tr.Iteration > 0 {
+			per[tr.Iteration]++
+		}
+	}
+	for it, n := range per {
+		if n > 4 {
+			t.Errorf("iteration %d proposed %d points, more than 4 slots", it, n)
+		}
 	}
 }
