@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -102,6 +104,17 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 		return err
 	}
 	log.Info().Str("study", study).Int("parallel", o.Parallel).Msg("joining the study as a worker")
+	var jsonOut *bufio.Writer
+	if c.json {
+		// The proposer (any worker) stores the records; print them here.
+		jsonOut = bufio.NewWriter(os.Stdout)
+		o.OnIteration = func(r host.Record) {
+			if b, err := json.Marshal(r); err == nil {
+				jsonOut.Write(append(b, '\n'))
+				jsonOut.Flush()
+			}
+		}
+	}
 	res, err := host.RunWorker(ctx, db, study, obj, o)
 	if err != nil {
 		var held *store.LeaseHeldError
