@@ -31,7 +31,10 @@ import (
 // for the information they add to what the running evaluations will bring
 // (a point next to a running one adds little). The study's budget is
 // global: its initial design plus Options.Iters × Options.Batch
-// evaluations, whatever the number of workers.
+// evaluations, whatever the number of workers (SetWorkerBudget changes
+// it). With Options.AutoBatch the proposer sizes each proposal by
+// information gain (acq.Sizer), at most the idle slots. The proposer also
+// stores each proposal's Record once its trials have all finished.
 
 // AsyncAcquisitions are the acquisitions that condition their proposals on
 // running trials, and so can run in worker mode.
