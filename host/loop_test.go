@@ -179,7 +179,7 @@ func TestTellNonFiniteFails(t *testing.T) {
 	}
 	vals := []float64{math.Inf(1), math.Inf(-1), math.NaN(), 0.5}
 	for i, tr := range trs {
-		if err := s.Tell(tr.ID, vals[i], nil); err != nil {
+		if err := s.Tell(ctx, tr.ID, vals[i], nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -350,7 +350,7 @@ func TestRecommendRefineAskTell(t *testing.T) {
 			}
 			for _, tr := range trs {
 				v, _ := obj.Evaluate(ctx, tr.X)
-				if err := s.Tell(tr.ID, v, nil); err != nil {
+				if err := s.Tell(ctx, tr.ID, v, nil); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -112,7 +112,7 @@ func TestLoadPosteriorNoModel(t *testing.T) {
 		if tr.Iteration != 0 {
 			t.Fatalf("trial %+v is not from the initial design", tr)
 		}
-		if err := s.Tell(tr.ID, tr.X[0], nil); err != nil {
+		if err := s.Tell(ctx, tr.ID, tr.X[0], nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -624,7 +624,8 @@ func (s *Study) reload(ctx context.Context) error {
 	defer s.mu.Unlock()
 	s.trials = ts
 	s.version = 0
-	for _, t := range ts {
+	for i, t := range ts {
+		s.trials[i].Names = s.space.names
 		if t.Status == store.Complete {
 			s.version++
 		}

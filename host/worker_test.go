@@ -125,7 +125,7 @@ func TestAsyncTESAvoidsPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tr := range design {
-		if err := s.Tell(tr.ID, braninF(tr.X), nil); err != nil {
+		if err := s.Tell(ctx, tr.ID, braninF(tr.X), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

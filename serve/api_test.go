@@ -111,7 +111,7 @@ func TestAPITrials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Tell(ts[0].ID, 0, errString("objective exploded\nat line 2"))
+	s.Tell(context.Background(), ts[0].ID, 0, errString("objective exploded\nat line 2"))
 	srv := newServer(t, db, Settings{})
 	row, _ := db.Study(context.Background(), "a")
 	stored, _ := db.Trials(context.Background(), row.ID)

@@ -80,7 +80,7 @@ func step(t testing.TB, s *host.Study) []host.Trial {
 	}
 	for _, tr := range ts {
 		v, _ := branin{}.Evaluate(context.Background(), tr.X)
-		if err := s.Tell(tr.ID, v, nil); err != nil {
+		if err := s.Tell(context.Background(), tr.ID, v, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/store"
 	_ "github.com/tesbo/tesbo/tes" // registers the tes, tes-ep and tes-sp acquisitions
 )
@@ -71,6 +72,7 @@ Exit status: 0 success, 2 bad input or a study in use by another process,
 }
 
 func main() {
+	loader.RunScriptRunnerIfRequested() // serves a script and exits when run as the loader's script runner
 	os.Exit(execute(os.Args[1:]))
 }
 

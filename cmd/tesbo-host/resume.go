@@ -56,7 +56,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.loaderOptions(&log); err != nil {
+	if _, err := f.loaderOptions(log); err != nil {
 		return err
 	}
 	ctx, sig := signalContext(cmd.Context())
@@ -99,7 +99,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	if f.evalTimeout == 0 {
 		f.evalTimeout = st.EvalTimeout // the loader restarts a plugin past it
 	}
-	reg, err := openPlugins(ctx, &f.common, f.pluginsDir(st.Meta[metaPlugins]), &log)
+	reg, err := openPlugins(ctx, &f.common, f.pluginsDir(st.Meta[metaPlugins]), log)
 	if err != nil {
 		return err
 	}

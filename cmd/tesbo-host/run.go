@@ -98,7 +98,7 @@ func (c *common) logger() (zerolog.Logger, error) {
 	return l, nil
 }
 
-func (c *common) loaderOptions(log *zerolog.Logger) (loader.Options, error) {
+func (c *common) loaderOptions(log zerolog.Logger) (loader.Options, error) {
 	o := loader.Options{Logger: log, Unrestricted: c.unrestricted, EvalTimeout: c.evalTimeout}
 	if c.pluginMemory != "" {
 		n, err := loader.ParseSize(c.pluginMemory)
@@ -113,17 +113,27 @@ func (c *common) loaderOptions(log *zerolog.Logger) (loader.Options, error) {
 		}
 		o.EnvAllow = append(o.EnvAllow, name)
 	}
-	for _, kv := range c.checksums {
+	var err error
+	o.Checksums, err = parseChecksums(c.checksums)
+	return o, err
+}
+
+// parseChecksums parses --plugin-sha256 NAME=HEX flags (NAME and HEX
+// non-empty; HEX lower-cased; a later flag for the same NAME wins). No
+// flags give a nil map.
+func parseChecksums(kvs []string) (map[string]string, error) {
+	var out map[string]string
+	for _, kv := range kvs {
 		name, hex, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || hex == "" {
-			return o, usagef("bad --plugin-sha256 %q: want NAME=HEX", kv)
+			return nil, usagef("bad --plugin-sha256 %q: want NAME=HEX", kv)
 		}
-		if o.Checksums == nil {
-			o.Checksums = map[string]string{}
+		if out == nil {
+			out = map[string]string{}
 		}
-		o.Checksums[name] = strings.ToLower(hex)
+		out[name] = strings.ToLower(hex)
 	}
-	return o, nil
+	return out, nil
 }
 
 // gpPriorHelp explains --gp-prior (run and bench).
@@ -270,8 +280,14 @@ func (f *runFlags) validate() (map[string]string, error) {
 	case !host.ValidRecommend(f.recommend):
 		return nil, usagef("bad --recommend %q: use %s, %s or %s", f.recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}
+	return parseRunParams(f.params)
+}
+
+// parseRunParams parses run's --param key=value flags: keys non-empty and
+// unique, noise_var and seed refused (they have their own flags).
+func parseRunParams(kvs []string) (map[string]string, error) {
 	params := map[string]string{}
-	for _, kv := range f.params {
+	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return nil, usagef("bad --param %q: want key=value", kv)
@@ -304,7 +320,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	defer sig.stop()
 
 	dir := f.pluginsDir("")
-	reg, err := openPlugins(ctx, &f.common, dir, &log)
+	reg, err := openPlugins(ctx, &f.common, dir, log)
 	if err != nil {
 		return err
 	}
@@ -344,7 +360,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		Logger:    log,
 	}
 	if f.noiseVar == 0 {
-		opts.NoiseVar = -1 // host.Options: negative means none
+		opts.ZeroNoise = true
 	}
 	if opts.Name == "" {
 		opts.Name = host.DefaultStudyName(f.objective, time.Now())
@@ -414,7 +430,7 @@ func openDB(path string, create bool, log zerolog.Logger) (*store.DB, error) {
 }
 
 // openPlugins discovers the plugins directory.
-func openPlugins(ctx context.Context, c *common, dir string, log *zerolog.Logger) (*loader.Registry, error) {
+func openPlugins(ctx context.Context, c *common, dir string, log zerolog.Logger) (*loader.Registry, error) {
 	lo, err := c.loaderOptions(log)
 	if err != nil {
 		return nil, err

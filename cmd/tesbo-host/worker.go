@@ -90,7 +90,7 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 	if c.evalTimeout == 0 {
 		c.evalTimeout = st.EvalTimeout
 	}
-	reg, err := openPlugins(ctx, c, c.pluginsDir(st.Meta[metaPlugins]), &log)
+	reg, err := openPlugins(ctx, c, c.pluginsDir(st.Meta[metaPlugins]), log)
 	if err != nil {
 		return err
 	}
