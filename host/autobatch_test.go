@@ -53,7 +53,7 @@ func firstBatch(t *testing.T, obj funcObjective, o Options) int {
 	}
 	for _, tr := range design {
 		v, _ := obj.f(ctx, tr.X)
-		if err := s.Tell(tr.ID, v, nil); err != nil {
+		if err := s.Tell(ctx, tr.ID, v, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
