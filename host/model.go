@@ -114,10 +114,17 @@ func FallbackReason(model []byte) (string, error) {
 	return ms.Fallback, nil
 }
 
-func newKernel(family string, d int) gp.Kernel {
+// newKernel returns the kernel family's starting kernel on d coordinates:
+// gp.Mixed (the family's kernel on the continuous coordinates times an
+// overlap kernel on the categorical ones) when cats marks a categorical
+// coordinate (Space.Categories), else the family's ARD kernel.
+func newKernel(family string, d int, cats ...int) gp.Kernel {
 	ls := make([]float64, d)
 	for i := range ls {
 		ls[i] = 0.5
+	}
+	if len(cats) == d {
+		return gp.NewMixed(cats, family == KernelMatern52, ls, 1)
 	}
 	if family == KernelMatern52 {
 		return gp.NewMatern52(ls, 1)
@@ -127,11 +134,11 @@ func newKernel(family string, d int) gp.Kernel {
 
 // warmGP rebuilds a GP carrying ms's hyper-parameters (on a one-point
 // dummy data set: FitSettings.Warm reads only the hyper-parameters).
-func (ms *modelState) warmGP(d int) (*gp.GP, error) {
+func (ms *modelState) warmGP(d int, cats []int) (*gp.GP, error) {
 	if ms == nil || len(ms.Params) != d+1 {
 		return nil, nil
 	}
-	k := newKernel(ms.Kernel, d).WithParams(ms.Params)
+	k := newKernel(ms.Kernel, d, cats...).WithParams(ms.Params)
 	x := make([]float64, d)
 	for i := range x {
 		x[i] = 0.5
@@ -152,10 +159,10 @@ func (s *Study) fitModel(ds *dataset, warm *modelState, iteration int) (*fitResu
 	t0 := time.Now()
 	d := s.space.Dim()
 	fs := gp.FitSettings{
-		Kernel: newKernel(s.opts.Kernel, d),
+		Kernel: newKernel(s.opts.Kernel, d, s.space.Categories()...),
 		Rand:   streamRand(s.seed, iteration, streamFit),
 	}
-	if w, err := warm.warmGP(d); err == nil && w != nil && warm.Kernel == s.opts.Kernel {
+	if w, err := warm.warmGP(d, s.space.Categories()); err == nil && w != nil && warm.Kernel == s.opts.Kernel {
 		fs.Warm = w
 	}
 	if s.opts.GPPrior == PriorScaled {

@@ -97,7 +97,7 @@ func LoadPosterior(ctx context.Context, db *store.DB, name string, maxN int) (*S
 	if ds.n() > maxN {
 		return nil, fmt.Errorf("study %q: the model of iteration %d conditions on %d evaluations, more than the %d allowed here", name, t, ds.n(), maxN)
 	}
-	k := newKernel(ms.Kernel, d).WithParams(ms.Params)
+	k := newKernel(ms.Kernel, d, space.Categories()...).WithParams(ms.Params)
 	g, err := gp.New(k, ms.Noise, ds.X, ds.y)
 	if err != nil {
 		return nil, fmt.Errorf("study %q: rebuild the model of iteration %d: %w", name, t, err)

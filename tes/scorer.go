@@ -208,7 +208,7 @@ func (p *Proposer) maximizeFrom(ctx context.Context, f *Func, st *acq.State, q i
 	if prev != nil {
 		af = &extendedStarts{Func: f, prev: prev}
 	}
-	x, _, err := acq.Maximize(ctx, acq.FeasibilityWeighted(af, st), q, st.GP.Dim(), OptimizeDefaults(opt, q), st.Rand)
+	x, _, err := acq.MaximizeMixed(ctx, acq.FeasibilityWeighted(af, st), q, st.GP.Dim(), acq.CategoriesOf(st.GP), OptimizeDefaults(opt, q), st.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("tes: optimize α: %w", err)
 	}
