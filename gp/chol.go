@@ -3,6 +3,7 @@ package gp
 import (
 	"math"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/tesbo/tesbo/internal/linalg"
@@ -87,4 +88,30 @@ func finite(v []float64) bool {
 		}
 	}
 	return true
+}
+
+// rightSolveMin is the order from which rightSolveT and rightSolve use the
+// blocked solves (a variable so that tests can compare both paths).
+var rightSolveMin = linalg.BlockedMin
+
+// rightSolveT overwrites the m×n row-major b (n = c.n) with b L⁻ᵀ: each
+// row r becomes L⁻¹ r. Below rightSolveMin it is gonum's Trsm (the
+// results of small models are unchanged), from there on the blocked
+// parallel solve, which reads L once for all rows.
+func (c *cholFactor) rightSolveT(b []float64, m int) {
+	if c.n < rightSolveMin {
+		blas64.Trsm(blas.Right, blas.Trans, 1, c.tri(), blas64.General{Rows: m, Cols: c.n, Stride: c.n, Data: b})
+		return
+	}
+	linalg.SolveRightLowerT(c.l, c.n, b, m)
+}
+
+// rightSolve overwrites the m×n row-major b with b L⁻¹ (rows become
+// L⁻ᵀ r), dispatched as rightSolveT.
+func (c *cholFactor) rightSolve(b []float64, m int) {
+	if c.n < rightSolveMin {
+		blas64.Trsm(blas.Right, blas.NoTrans, 1, c.tri(), blas64.General{Rows: m, Cols: c.n, Stride: c.n, Data: b})
+		return
+	}
+	linalg.SolveRightLower(c.l, c.n, b, m)
 }
