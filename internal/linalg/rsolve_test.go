@@ -37,7 +37,7 @@ func TestSolveRightMatchesTrsm(t *testing.T) {
 				if trans == blas.Trans {
 					SolveRightLowerT(l, n, got, m)
 				} else {
-					SolveRightLower(l, n, got, m)
+					SolveRightUpperT(TransposeLower(l, n), n, got, m)
 				}
 				if d := maxRelDiff(got, want); d > 1e-10 {
 					t.Errorf("n=%d m=%d %v: blocked solve differs from Trsm by %.3g relative", n, m, trans, d)
@@ -54,6 +54,7 @@ func TestSolveRightBitwiseAcrossProcs(t *testing.T) {
 		n = BlockedMin + 2*blockSize + 11
 	}
 	l := potrf(t, kernelMatrix(n, 6, 1e-4, 7), n)
+	u := TransposeLower(l, n)
 	b := randRows(m, n, 5)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, name := range []string{"LT", "L"} {
@@ -64,7 +65,7 @@ func TestSolveRightBitwiseAcrossProcs(t *testing.T) {
 			if name == "LT" {
 				SolveRightLowerT(l, n, x, m)
 			} else {
-				SolveRightLower(l, n, x, m)
+				SolveRightUpperT(u, n, x, m)
 			}
 			if ref == nil {
 				ref = x
