@@ -9,31 +9,31 @@ import (
 )
 
 // Fitting at large n. One likelihood-and-gradient evaluation costs a
-// Cholesky factorization and an explicit inverse, about n³ flops: 1.1 s
-// of CPU at n = 2000 on the 2-core test machine, and a cold fit takes
-// about 25 of them per start (125 for the default 5 starts at n = 1500
-// in the measurement below). From LargeFitMin observations on, Fit
-// therefore
+// Cholesky factorization and an explicit inverse, about n³ flops: 1.0 s
+// of CPU at n = 2000 on the 2-core test machine (0.3 s factorization,
+// 0.7 s inverse; kernel matrix and gradient sums are a few per cent), and
+// a fit takes 7–25 of them per start: 125 for a cold 5-start fit at
+// n = 1500. From LargeFitMin observations on, Fit therefore
 //
 //  1. runs all of its starts (warm start and random restarts alike) on a
 //     subset of DefaultFitSubset observations drawn without replacement
 //     by a fixed-seed generator (a function of n alone, so a resumed
-//     study re-derives the same subset), where an evaluation costs
-//     about (m/n)³ of a full one, and
+//     study re-derives the same subset and the same trials), where an
+//     evaluation costs about (m/n)³ of a full one, and
 //  2. polishes on all observations (polish): quasi-Newton steps from the
 //     better of the subset optimum and the warm start, whose first
-//     Hessian is the subset objective's, at most polishEvaluations
-//     evaluations on all data.
+//     Hessian is the subset objective's, until the predicted gain is
+//     below polishTol or after polishEvaluations evaluations on all data.
 //
 // The polish is what makes the result the full data's MAP estimate rather
-// than the subset's: the subset optimum was 5–40 nats of full-data log
-// density below the full optimum in the measurements (n = 1500, d = 6).
-// Measured there (Matérn-5/2 GP data, default prior, 5 starts): the full
-// fit reached −794.856 with 125 evaluations; the subset path reached
-// −794.868 with 8 full evaluations (the subset's are negligible), 6.1 s of
-// CPU instead of 53 s. Warm-started from the fit on the first n − 20
-// points, the full path took 7 evaluations and ended 0.11 nats below the
-// optimum, the subset path 6 and 0.001 below.
+// than the subset's: at n = 1500, d = 6 the subset optimum was 19 nats of
+// full-data log density below the full optimum on GP data and 164 nats on
+// a smooth, nearly noise-free function (TestLargeFitNearFullFit); after
+// the polish, 0.4 and 3.9. On the GP data the full 5-start fit took 125
+// evaluations and 53 s of CPU, the subset path 8 full evaluations and
+// 6 s. In a BO run's steady state (warm start from the fit on the first
+// n − 20 points) the polish takes 2–4 full evaluations; the full path
+// took 7.
 
 // LargeFitMin is the number of observations from which Fit fits on a
 // subset and polishes on all data (see FitSettings.Subset).
