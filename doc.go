@@ -7,4 +7,13 @@
 // plugin loading), store (study storage), sdk (the plugin SDK) and the
 // tesbo-host command. This root package holds no code; it documents the
 // module.
+//
+// # Logging
+//
+// Every public type that logs takes a zerolog.Logger value in a field
+// named Logger (host.Options, loader.Options, store.Options, bench.Suite)
+// and logs only to it. Its zero value discards: a program that sets no
+// logger gets no output, and nothing in the module ever logs through
+// zerolog's global logger (package log). Pass zerolog.New(os.Stderr) or
+// any configured logger to see the events.
 package tesbo

@@ -233,36 +233,36 @@ type Options struct {
 	// Trusted is the number of sampled maximizers x* (|X*| of TES; the
 	// number of x* samples of PES; Thompson sampling ignores it).
 	// 0 means max(5, q); see TrustedFor.
-	Trusted int
+	Trusted int `json:"trusted"`
 	// UCBBeta is the fixed exploration weight β of UCB/BUCB,
 	// α = μ + sqrt(β)·σ. 0 selects the GP-UCB schedule of Srinivas et al.
 	// (2010), see BetaSchedule.
-	UCBBeta float64
+	UCBBeta float64 `json:"ucb_beta"`
 	// UCBDelta is the confidence parameter δ of the β_t schedule
 	// (0 means 0.1).
-	UCBDelta float64
+	UCBDelta float64 `json:"ucb_delta"`
 	// MCSamples is the number of Monte-Carlo samples for sample-based
 	// acquisitions: qEI's base samples, TES_sp's samples of y_B, and the
 	// samples drawn per step in the stochastic (Adam) mode. 0 means 512.
-	MCSamples int
+	MCSamples int `json:"mc_samples"`
 	// MaxValueSamples is the number of samples of the maximum value y* for
 	// MES. 0 means 10.
-	MaxValueSamples int
+	MaxValueSamples int `json:"max_value_samples"`
 	// MESGumbel selects the Gumbel approximation of p(y*) (Wang & Jegelka
 	// 2017, Sec. 3.1) instead of maxima of whole-function posterior samples.
-	MESGumbel bool
+	MESGumbel bool `json:"mes_gumbel"`
 	// PathFeatures is the number of random Fourier features per
 	// whole-function posterior sample (MES, PES, TS, TES). 0 means 1000.
-	PathFeatures int
+	PathFeatures int `json:"path_features"`
 	// Lie is the constant lie of qEI-CL (min, mean or max; default min).
-	Lie LieKind
+	Lie LieKind `json:"lie"`
 	// Stochastic selects the paper's optimizer for Funcs that implement
 	// Stochastic: Adam with fresh Monte-Carlo samples each step (Optimize.
 	// Method is set to Adam). Other Funcs are unaffected.
-	Stochastic bool
+	Stochastic bool `json:"stochastic"`
 	// Optimize holds the inner-optimizer settings used by every acquisition
 	// (zero value: the documented defaults of OptimizeSettings).
-	Optimize OptimizeSettings
+	Optimize OptimizeSettings `json:"optimize"`
 }
 
 // TrustedFor returns the number of sampled maximizers to use for a batch of

@@ -18,10 +18,11 @@ import (
 type Method int
 
 const (
-	// LBFGSB is a bound-constrained limited-memory quasi-Newton method
-	// (projected L-BFGS with an active set, see lbfgsb.go). It is the zero
-	// value and the default, and it sees the deterministic Func.Eval.
-	LBFGSB Method = iota
+	// ProjectedLBFGS is a bound-constrained limited-memory quasi-Newton
+	// method: projected L-BFGS with an active set, L-BFGS-B without its
+	// generalized Cauchy point (see projectedLBFGS). It is the zero value
+	// and the default, and it sees the deterministic Func.Eval.
+	ProjectedLBFGS Method = iota
 	// Adam is projected stochastic gradient ascent with Adam steps (Kingma &
 	// Ba 2015). A Func implementing Stochastic is evaluated with fresh
 	// Monte-Carlo samples at each step (the TES paper's setting: 300 steps);
@@ -29,41 +30,47 @@ const (
 	Adam
 )
 
+// LBFGSB is the former name of ProjectedLBFGS.
+//
+// Deprecated: use ProjectedLBFGS; the method has no generalized Cauchy
+// point, which L-BFGS-B is named for.
+const LBFGSB = ProjectedLBFGS
+
 // OptimizeSettings configures Maximize. Every zero field takes the documented
 // default, so OptimizeSettings{} is a sensible configuration (the BoTorch
 // defaults the project is compared with: 512 raw samples, 10 restarts).
 type OptimizeSettings struct {
-	// Method is the local optimizer (default LBFGSB).
-	Method Method
+	// Method is the local optimizer (default ProjectedLBFGS).
+	Method Method `json:"method"`
 	// RawSamples is the number of space-filling candidate batches (scrambled
 	// Halton points in [0,1]^{q·d}) scored before the local searches.
 	// 0 means 512.
-	RawSamples int
+	RawSamples int `json:"raw_samples"`
 	// Restarts is the number of best raw samples the local search starts
 	// from; starts suggested by a Starter are run in addition. 0 means 10.
-	Restarts int
-	// MaxIter bounds the iterations of each L-BFGS-B search. 0 means 200.
-	MaxIter int
+	Restarts int `json:"restarts"`
+	// MaxIter bounds the iterations of each projected L-BFGS search. 0 means 200.
+	MaxIter int `json:"max_iter"`
 	// GradTol stops a search when the projected gradient's largest
 	// component, |P(x + ∇α) − x|_∞, falls below it. 0 means 1e-5.
-	GradTol float64
+	GradTol float64 `json:"grad_tol"`
 	// FuncTol stops a search when an iteration improves α by less than
 	// FuncTol·max(|α|, 1). 0 means 1e-9.
-	FuncTol float64
+	FuncTol float64 `json:"func_tol"`
 	// Memory is the number of correction pairs L-BFGS keeps. 0 means 10.
-	Memory int
+	Memory int `json:"memory"`
 	// FDStep is the forward finite-difference step for Funcs without an
 	// analytic gradient (in unit-cube coordinates). 0 means 1e-6.
-	FDStep float64
+	FDStep float64 `json:"fd_step"`
 	// AdamIters is the number of Adam steps per start. 0 means 300.
-	AdamIters int
+	AdamIters int `json:"adam_iters"`
 	// AdamStep is Adam's learning rate (unit-cube coordinates per step).
 	// 0 means 0.01.
-	AdamStep float64
+	AdamStep float64 `json:"adam_step"`
 	// Workers is the number of goroutines that score raw samples and run
 	// restarts. 0 means runtime.GOMAXPROCS(0). The result does not depend
 	// on it.
-	Workers int
+	Workers int `json:"workers"`
 }
 
 func (s OptimizeSettings) withDefaults() OptimizeSettings {
@@ -183,7 +190,7 @@ func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *ra
 			adam(ctx, p, starts[i], s, r)
 			res[i] = evalValue(f, starts[i], q, d)
 		default:
-			res[i] = -lbfgsb(ctx, p, starts[i], s)
+			res[i] = -projectedLBFGS(ctx, p, starts[i], s)
 		}
 	})
 	if err != nil {

@@ -131,15 +131,15 @@ func TestMaximizeQuadratic(t *testing.T) {
 	}
 }
 
-// TestLBFGSBPoorStarts runs the local search alone from the corners of the
+// TestProjectedLBFGSPoorStarts runs the local search alone from the corners of the
 // box (far from the maximizer, across the valley) on Rosenbrock, and from a
 // far corner on a problem whose maximizer is on a face.
-func TestLBFGSBPoorStarts(t *testing.T) {
+func TestProjectedLBFGSPoorStarts(t *testing.T) {
 	s := OptimizeSettings{MaxIter: 500, GradTol: 1e-9, FuncTol: 1e-15}.withDefaults()
 	for _, x0 := range [][]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0.1, 0.95}} {
 		x := append([]float64(nil), x0...)
 		p := newProblem(rosenFunc{}, 1, 2, s.FDStep)
-		fx := lbfgsb(context.Background(), p, x, s)
+		fx := projectedLBFGS(context.Background(), p, x, s)
 		if math.Abs(x[0]-0.75) > 1e-4 || math.Abs(x[1]-0.75) > 1e-4 || fx > 1e-8 {
 			t.Errorf("from %v: reached %v (−α = %g), want (0.75, 0.75); %d evaluations", x0, x, fx, p.evals)
 		}
@@ -157,7 +157,7 @@ func TestLBFGSBPoorStarts(t *testing.T) {
 		return -a*a - 10*b*b
 	})
 	x := []float64{1, 0}
-	lbfgsb(context.Background(), newProblem(coupled, 1, 2, s.FDStep), x, s)
+	projectedLBFGS(context.Background(), newProblem(coupled, 1, 2, s.FDStep), x, s)
 	if math.Abs(x[0]) > 1e-8 || math.Abs(x[1]-0.5) > 1e-6 {
 		t.Errorf("coupled face problem: reached %v, want (0, 0.5)", x)
 	}
@@ -287,7 +287,7 @@ func (f *bowlLog) Eval(X, grad *mat.Dense) float64 {
 	return -math.Log(1 + qf)
 }
 
-// TestLBFGSBCornerFromOppositeCorner runs the projected L-BFGS-B search
+// TestProjectedLBFGSCornerFromOppositeCorner runs the projected L-BFGS search
 // alone from a corner of the box on a coupled, non-quadratic function
 // whose constrained maximum is the opposite corner: the unconstrained
 // maximizer c lies 0.5 beyond that corner in every coordinate, and A's
@@ -295,7 +295,7 @@ func (f *bowlLog) Eval(X, grad *mat.Dense) float64 {
 // conditions of a corner maximum). The search must end exactly on the
 // corner (projection puts variables on the bounds), never evaluate outside
 // the box, and report −α(corner).
-func TestLBFGSBCornerFromOppositeCorner(t *testing.T) {
+func TestProjectedLBFGSCornerFromOppositeCorner(t *testing.T) {
 	s := OptimizeSettings{}.withDefaults()
 	for _, corner := range [][]float64{
 		{1, 1, 1},
@@ -319,7 +319,7 @@ func TestLBFGSBCornerFromOppositeCorner(t *testing.T) {
 		}
 		f := &bowlLog{c: c, a: a}
 		p := newProblem(f, 1, d, s.FDStep)
-		fx := lbfgsb(context.Background(), p, x, s)
+		fx := projectedLBFGS(context.Background(), p, x, s)
 		for i := range x {
 			if x[i] != corner[i] {
 				t.Errorf("corner %v: reached %v", corner, x)

@@ -182,7 +182,7 @@ func TestStochasticOptionSelectsAdam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := LBFGSB
+		want := ProjectedLBFGS
 		if stochastic {
 			want = Adam
 		}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distmv"
+	"gonum.org/v1/gonum/stat/samplemv"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -204,16 +206,13 @@ func (s *Suite) batchCurveOne(ctx context.Context, p Problem, index int, params 
 	return pts, nil
 }
 
-// latinHypercube returns n points in [0,1]^d, one per row, with each
-// coordinate's n values in distinct strata of width 1/n.
+// latinHypercube returns n points in [0,1]^d, one per row, by gonum's
+// Latin hypercube sampling (the host's initial design draws its points the
+// same way).
 func latinHypercube(n, d int, rng *rand.Rand) *mat.Dense {
 	X := mat.NewDense(n, d, nil)
-	for j := range d {
-		perm := rng.Perm(n)
-		for i := range n {
-			X.Set(i, j, (float64(perm[i])+rng.Float64())/float64(n))
-		}
-	}
+	src := rand.NewPCG(rng.Uint64(), rng.Uint64())
+	samplemv.LatinHypercube{Q: distmv.NewUnitUniform(d, nil), Src: src}.Sample(X)
 	return X
 }
 

@@ -271,7 +271,8 @@ func (s *Suite) studyOptions(spec RunSpec, params map[string]string) host.Option
 		Batch:       spec.Batch,
 		Iters:       s.itersOf(spec.Problem),
 		Seed:        spec.Seed,
-		NoiseVar:    s.NoiseVar,
+		NoiseVar:    max(s.NoiseVar, 0),
+		ZeroNoise:   s.NoiseVar < 0,
 		FixNoise:    s.FixNoise,
 		Params:      maps.Clone(params),
 		Kernel:      s.Kernel,
@@ -281,10 +282,7 @@ func (s *Suite) studyOptions(spec RunSpec, params map[string]string) host.Option
 	}
 	if v, ok := spec.Problem.Params[KeyNoiseVar]; ok {
 		nv, _ := parseNoiseVar(v) // checked by ParseProblem
-		if nv == 0 {
-			nv = -1 // host.Options: negative means noise-free, 0 the default
-		}
-		o.NoiseVar = nv
+		o.NoiseVar, o.ZeroNoise = nv, nv == 0
 	}
 	if n := s.initOf(spec.Problem, spec.Batch); n > 0 {
 		o.Init = n
@@ -432,18 +430,7 @@ func (r *runner) compatible(ctx context.Context, stored *store.Study, o host.Opt
 	if err != nil {
 		return fmt.Errorf("stored settings: %w", err)
 	}
-	want, err := withHostDefaults(ctx, o)
-	if err != nil {
-		return err
-	}
-	hm, err := comparableSettings(have)
-	if err != nil {
-		return err
-	}
-	wm, err := comparableSettings(want)
-	if err != nil {
-		return err
-	}
+	hm, wm := comparableSettings(have), comparableSettings(o)
 	if !reflect.DeepEqual(hm, wm) {
 		hb, _ := json.Marshal(hm)
 		wb, _ := json.Marshal(wm)
@@ -453,41 +440,14 @@ func (r *runner) compatible(ctx context.Context, stored *store.Study, o host.Opt
 	return nil
 }
 
-// withHostDefaults returns o with the host's defaults filled in (what
-// Study.Settings reports), by building it in memory on a one-parameter
-// space.
-func withHostDefaults(ctx context.Context, o host.Options) (host.Options, error) {
-	o.DB, o.Name = nil, "probe"
-	info := sdk.Info{Name: "probe", Params: []sdk.Param{{Name: "x", Kind: sdk.Float, Low: 0, High: 1}}}
-	st, err := host.NewStudy(ctx, info, o)
-	if err != nil {
-		return o, fmt.Errorf("study options: %w", err)
-	}
-	return st.Settings(), nil
-}
-
-// comparableSettings is the JSON form of o's stored settings minus the fields that
-// may change between invocations.
-func comparableSettings(o host.Options) (map[string]any, error) {
-	b, err := json.Marshal(o)
-	if err != nil {
-		return nil, fmt.Errorf("encode settings: %w", err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("decode settings: %w", err)
-	}
-	delete(m, "iters")
-	delete(m, "parallel")
-	if _, ok := m["gp_prior"]; !ok {
-		m["gp_prior"] = host.PriorWeak // stored before the option existed
-	}
-	if ao, ok := m["acq_options"].(map[string]any); ok {
-		if opt, ok := ao["Optimize"].(map[string]any); ok {
-			delete(opt, "Workers")
-		}
-	}
-	return m, nil
+// comparableSettings is o's stored settings (host.Options.Stored, defaults
+// filled in) minus the fields that may change between invocations without
+// changing the results: the iteration budget, the evaluation parallelism
+// and the inner optimizer's worker count.
+func comparableSettings(o host.Options) host.Options {
+	o = o.Stored()
+	o.Iters, o.Parallel, o.AcqOptions.Optimize.Workers = 0, 0, 0
+	return o
 }
 
 // rows reads a study's iteration records (at most Suite.Iters).
@@ -510,14 +470,12 @@ func (r *runner) rows(ctx context.Context, spec RunSpec) ([]Row, error) {
 		if err := json.Unmarshal(it.Record, &rec); err != nil {
 			return nil, fmt.Errorf("study %s iteration %d: bad record: %w", name, it.Iteration, err)
 		}
-		var model struct {
-			Fallback string `json:"fallback"`
-		}
-		if len(it.Model) > 0 {
-			_ = json.Unmarshal(it.Model, &model) // host-internal; only the fallback note is read
+		fallback, err := host.FallbackReason(it.Model)
+		if err != nil {
+			return nil, fmt.Errorf("study %s iteration %d: %w", name, it.Iteration, err)
 		}
 		rows = append(rows, Row{Iter: rec.Iter, Evals: rec.Evals, Regret: rec.Regret, BestValue: rec.BestValue,
-			FitS: rec.FitS, ProposeS: rec.ProposeS, EvalS: rec.EvalS, Fallback: model.Fallback != ""})
+			FitS: rec.FitS, ProposeS: rec.ProposeS, EvalS: rec.EvalS, Fallback: fallback != ""})
 	}
 	if err := r.bestEvaluated(ctx, spec, st.ID, rows); err != nil {
 		return nil, fmt.Errorf("study %s: %w", name, err)

@@ -157,8 +157,8 @@ func TestStudyOptions(t *testing.T) {
 	if o.Init != 4 || o.NoInit {
 		t.Errorf("Init = %d (NoInit %v), want max(2, 4) = 4", o.Init, o.NoInit)
 	}
-	if o.NoiseVar >= 0 {
-		t.Errorf("noise_var=0 gives NoiseVar %v, want negative (noise-free)", o.NoiseVar)
+	if n := o.Normalized(); n.NoiseVar != 0 || !n.ZeroNoise {
+		t.Errorf("noise_var=0 gives NoiseVar %v (ZeroNoise %v), want a noise-free study", n.NoiseVar, n.ZeroNoise)
 	}
 	spec.Batch = 1
 	spec.Problem.Params = nil

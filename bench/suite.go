@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -108,7 +109,7 @@ func Synthetic(_ context.Context, name string) (sdk.Objective, bool, error) {
 }
 
 func (s *Suite) seeds() int { return max(s.Seeds, DefaultSeeds) }
-func (s *Suite) iters() int { return cmpOr(s.Iters, DefaultIters) }
+func (s *Suite) iters() int { return cmp.Or(s.Iters, DefaultIters) }
 func (s *Suite) jobs() int  { return max(s.Jobs, DefaultJobs) }
 func (s *Suite) opener() Opener {
 	if s.Open == nil {
@@ -124,13 +125,6 @@ func (s *Suite) batches() []int {
 	return s.Batches
 }
 
-func cmpOr(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
 // UserProblems is the user suite (package bench/usersuite) with each
 // problem's default budget.
 func UserProblems() []Problem {
@@ -142,7 +136,7 @@ func UserProblems() []Problem {
 }
 
 // itersOf is the number of BO iterations of problem p's runs.
-func (s *Suite) itersOf(p Problem) int { return cmpOr(p.Iters, s.iters()) }
+func (s *Suite) itersOf(p Problem) int { return cmp.Or(p.Iters, s.iters()) }
 
 // itersOfLabel is itersOf for the problem with that label (the suite's
 // iterations for a label it does not hold).

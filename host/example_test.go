@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
 )
 
 // quadratic is a user's objective: maximize −(lr−0.3)² − (layers−4)²/100
@@ -71,7 +74,7 @@ func ExampleStudy_Ask() {
 		}
 		for _, t := range trials {
 			v, err := quadratic{}.Evaluate(ctx, t.X) // t.X is in native units
-			study.Tell(t.ID, v, err)
+			study.Tell(ctx, t.ID, v, err)
 		}
 	}
 	best, _ := study.Recommend(ctx)
@@ -80,4 +83,84 @@ func ExampleStudy_Ask() {
 	// Output:
 	// trials: 10
 	// best was evaluated: true
+}
+
+// Trial.Params gives a trial's point by parameter name.
+func ExampleTrial_Params() {
+	ctx := context.Background()
+	info, _ := quadratic{}.Info(ctx)
+	study, _ := host.NewStudy(ctx, info, host.Options{Init: 1, Seed: 3})
+	trials, _ := study.Ask(ctx, 0)
+	p := trials[0].Params()
+	fmt.Println(len(p), p["lr"] >= 0 && p["lr"] <= 1, p["layers"] == math.Round(p["layers"]))
+	// Output:
+	// 2 true true
+}
+
+// Attach adds results evaluated outside the study (an earlier experiment,
+// a colleague's run): the GP uses them from the next Ask on.
+func ExampleStudy_Attach() {
+	ctx := context.Background()
+	info, _ := quadratic{}.Info(ctx)
+	study, _ := host.NewStudy(ctx, info, host.Options{Acquisition: "ei", NoInit: true, Iters: 3, Seed: 5})
+	for _, x := range [][]float64{{0.1, 2}, {0.5, 6}, {0.3, 3}} {
+		v, _ := quadratic{}.Evaluate(ctx, x)
+		if _, err := study.Attach(ctx, x, v); err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+	}
+	best, _ := study.Recommend(ctx)
+	fmt.Println("best so far:", best.X)
+	// Output:
+	// best so far: [0.3 3]
+}
+
+// Enqueue has a given point (a known good configuration, say) evaluated
+// next: Ask returns it before any point of its own.
+func ExampleStudy_Enqueue() {
+	ctx := context.Background()
+	info, _ := quadratic{}.Info(ctx)
+	study, _ := host.NewStudy(ctx, info, host.Options{Init: 2, Seed: 5})
+	if _, err := study.Enqueue(ctx, []float64{0.3, 4}); err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	trials, _ := study.Ask(ctx, 0)
+	fmt.Println(len(trials), trials[0].X, trials[0].Iteration == host.ExternalIteration)
+	trials, _ = study.Ask(ctx, 0) // then the initial design
+	fmt.Println(len(trials), trials[0].Iteration)
+	// Output:
+	// 1 [0.3 4] true
+	// 2 0
+}
+
+// OpenOrCreate continues a stored study when it exists and starts it
+// otherwise, so the same program can be run again after a stop.
+func ExampleOpenOrCreate() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "tesbo-example")
+	defer os.RemoveAll(dir)
+	db, err := store.Open(filepath.Join(dir, "studies.db"), store.Options{Create: true})
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	defer db.Close()
+	info, _ := quadratic{}.Info(ctx)
+	for run := range 2 {
+		study, created, err := host.OpenOrCreate(ctx, info, host.Options{DB: db, Name: "quadratic", Init: 2, Seed: 1})
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		trials, _ := study.Ask(ctx, 1)
+		v, err := quadratic{}.Evaluate(ctx, trials[0].X)
+		study.Tell(ctx, trials[0].ID, v, err)
+		fmt.Printf("run %d: created %v, %d trials\n", run, created, len(study.Trials()))
+		study.Close() // releases the study for the next run
+	}
+	// Output:
+	// run 0: created true, 1 trials
+	// run 1: created false, 2 trials
 }

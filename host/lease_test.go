@@ -104,7 +104,7 @@ func TestSecondHolderRefused(t *testing.T) {
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := first.Tell(0, 1, nil); !errors.Is(err, store.ErrLeaseLost) {
+	if err := first.Tell(ctx, 0, 1, nil); !errors.Is(err, store.ErrLeaseLost) {
 		t.Fatalf("Tell after Close: %v, want ErrLeaseLost", err)
 	}
 	second, err = OpenStudy(ctx, db2, "st", Options{Proposer: testProposer()})
@@ -229,7 +229,7 @@ func TestTakeoverAfterHolderDied(t *testing.T) {
 				t.Errorf("takeover not logged: %s", logs.String())
 			}
 			if fl := dead.InFlight(); len(fl) > 0 {
-				if err := dead.Tell(fl[0].ID, 1, nil); !errors.Is(err, store.ErrLeaseLost) {
+				if err := dead.Tell(ctx, fl[0].ID, 1, nil); !errors.Is(err, store.ErrLeaseLost) {
 					t.Fatalf("the dead holder's Tell: %v, want ErrLeaseLost", err)
 				}
 			}

@@ -74,7 +74,7 @@ func TestLimitsAskAndOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Tell(tr[0].ID, 1, nil); err != nil {
+	if err := s.Tell(ctx, tr[0].ID, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Ask(ctx, MaxBatch+1); err == nil || !strings.Contains(err.Error(), "MaxBatch") {

@@ -179,7 +179,7 @@ func TestTellNonFiniteFails(t *testing.T) {
 	}
 	vals := []float64{math.Inf(1), math.Inf(-1), math.NaN(), 0.5}
 	for i, tr := range trs {
-		if err := s.Tell(tr.ID, vals[i], nil); err != nil {
+		if err := s.Tell(ctx, tr.ID, vals[i], nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -350,7 +350,7 @@ func TestRecommendRefineAskTell(t *testing.T) {
 			}
 			for _, tr := range trs {
 				v, _ := obj.Evaluate(ctx, tr.X)
-				if err := s.Tell(tr.ID, v, nil); err != nil {
+				if err := s.Tell(ctx, tr.ID, v, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -465,7 +465,7 @@ func TestDeferredMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := raw.Exec(`DROP TABLE iterations; UPDATE tesbo_meta SET value='1' WHERE key='schema_version'`); err != nil {
+	if _, err := raw.Exec(`DROP TABLE workers; DROP TABLE trial_attempts; DROP INDEX trials_queue; ALTER TABLE trials DROP COLUMN worker; ALTER TABLE trials DROP COLUMN holder; ALTER TABLE trials DROP COLUMN lease_expires; DROP TABLE iterations; UPDATE tesbo_meta SET value='1' WHERE key='schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()

@@ -100,6 +100,20 @@ type modelState struct {
 	AcqState json.RawMessage `json:"acq_state,omitempty"`
 }
 
+// FallbackReason returns why a stored iteration (store.Iteration.Model)
+// proposed space-filling random points instead of the acquisition's, or ""
+// when it did not (or stored no model).
+func FallbackReason(model []byte) (string, error) {
+	if len(model) == 0 {
+		return "", nil
+	}
+	var ms modelState
+	if err := json.Unmarshal(model, &ms); err != nil {
+		return "", fmt.Errorf("bad stored model: %w", err)
+	}
+	return ms.Fallback, nil
+}
+
 func newKernel(family string, d int) gp.Kernel {
 	ls := make([]float64, d)
 	for i := range ls {

@@ -10,9 +10,7 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/store"
-	// The default acquisition, tes, registers itself with acq from
-	// package tes: import it here so embedders get it without knowing.
-	_ "github.com/tesbo/tesbo/tes"
+	"github.com/tesbo/tesbo/tes"
 )
 
 // Defaults of Options (also the CLI's defaults).
@@ -114,9 +112,11 @@ type Options struct {
 	Batch int `json:"batch"`
 	// Iters is the number of BO iterations after the initial design (0 → 30).
 	Iters int `json:"iters"`
-	// Init is the size of the initial Latin hypercube design (0 → 2; set
-	// NoInit for none).
-	Init   int  `json:"init"`
+	// Init is the size of the initial Latin hypercube design (0 → 2, or
+	// none when NoInit is set).
+	Init int `json:"init"`
+	// NoInit makes a zero Init mean no initial design instead of the
+	// default (a positive Init still wins).
 	NoInit bool `json:"no_init,omitempty"`
 	// Seed drives every random choice of the study.
 	Seed uint64 `json:"-"`
@@ -125,9 +125,12 @@ type Options struct {
 
 	// NoiseVar is the observation-noise variance benchmark objectives add
 	// (sent to sdk.Configurable objectives as "noise_var"; 0 → 1e-4, the
-	// paper's σ_n²; negative → 0). The GP infers its own noise unless
-	// FixNoise is set.
+	// paper's σ_n²; set ZeroNoise for none — a negative value, which older
+	// callers passed for none, is taken as ZeroNoise). The GP infers its
+	// own noise unless FixNoise is set.
 	NoiseVar float64 `json:"noise_var"`
+	// ZeroNoise makes the objectives noise-free: NoiseVar is 0.
+	ZeroNoise bool `json:"zero_noise,omitempty"`
 	// FixNoise fixes the GP's noise variance at NoiseVar (scaled to
 	// standardized units) instead of inferring it.
 	FixNoise bool `json:"fix_noise,omitempty"`
@@ -156,7 +159,8 @@ type Options struct {
 	Meta map[string]string `json:"meta,omitempty"`
 
 	// Grace is how long in-flight evaluations may still finish (and be
-	// recorded) after the context is cancelled (0 → 10 s; negative: none).
+	// recorded) after the context is cancelled (0 → 10 s; a negative
+	// Grace, kept as it is by Normalized, means none).
 	Grace time.Duration `json:"-"`
 	// OnIteration is called after every BO iteration with its record, from
 	// the goroutine running the study.
@@ -170,6 +174,21 @@ type Options struct {
 	Logger zerolog.Logger `json:"-"`
 }
 
+// newProposer returns the acquisition named name. The default,
+// DefaultAcquisition, is built here (tes.NewDeliver); every other name is
+// looked up in acq's registry, where package tes registers its variants
+// (tes-ep, tes-sp) next to acq's built-in ones.
+func newProposer(name string, o acq.Options) (acq.Proposer, error) {
+	if name == DefaultAcquisition {
+		p, err := tes.NewDeliver(o)
+		if err != nil {
+			return nil, fmt.Errorf("acquisition %s: %w", name, err)
+		}
+		return p, nil
+	}
+	return acq.Lookup(name, o)
+}
+
 // DefaultStudyName names a study of objective started at now when the
 // caller gives no name: "<objective>-<UTC time to the second>-<6 random hex
 // digits>". The random suffix keeps two studies started in the same second
@@ -181,8 +200,17 @@ func DefaultStudyName(objective string, now time.Time) string {
 	return fmt.Sprintf("%s-%s-%x", objective, now.UTC().Format("20060102-150405"), b)
 }
 
-// withDefaults returns o with zero fields replaced by their defaults.
-func (o Options) withDefaults() Options {
+// DefaultOptions returns the options every zero field of Options stands
+// for: Options{}.Normalized().
+func DefaultOptions() Options { return Options{}.Normalized() }
+
+// Normalized returns o with every zero field replaced by its default and
+// the legacy stand-ins resolved: a negative NoiseVar means ZeroNoise, and
+// ZeroNoise sets NoiseVar to 0. It is idempotent:
+// o.Normalized().Normalized() == o.Normalized() for every o, so options
+// that went through it once (a study's Settings, stored settings) can be
+// passed through it again without changing their meaning.
+func (o Options) Normalized() Options {
 	if o.Acquisition == "" {
 		o.Acquisition = DefaultAcquisition
 	}
@@ -198,11 +226,7 @@ func (o Options) withDefaults() Options {
 	if o.Parallel == 0 {
 		o.Parallel = o.Batch
 	}
-	if o.NoiseVar == 0 {
-		o.NoiseVar = DefaultNoiseVar
-	} else if o.NoiseVar < 0 {
-		o.NoiseVar = 0
-	}
+	o.NoiseVar, o.ZeroNoise = normalNoise(o.NoiseVar, o.ZeroNoise)
 	if o.Kernel == "" {
 		o.Kernel = KernelSE
 	}
@@ -221,7 +245,32 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// validate checks option values (after withDefaults).
+// normalNoise resolves (NoiseVar, ZeroNoise): ZeroNoise or a negative
+// variance (the stand-in older callers pass) is a noise-free study with
+// variance 0; otherwise 0 is the default. NaN and ±Inf are kept for
+// validate to refuse.
+func normalNoise(v float64, zero bool) (float64, bool) {
+	switch {
+	case zero || v < 0:
+		return 0, true
+	case v == 0:
+		return DefaultNoiseVar, false
+	}
+	return v, false
+}
+
+// Stored returns the fields of o that a study stores (per-process fields
+// zeroed: Name, DB, Proposer, Seed, Grace, callbacks, Logger), after
+// Normalized. Two studies whose Stored options are equal run with the same
+// settings.
+func (o Options) Stored() Options {
+	o = o.Normalized()
+	o.Name, o.DB, o.Proposer, o.Seed, o.Grace = "", nil, nil, 0, 0
+	o.OnIteration, o.OnTrial, o.Logger = nil, nil, zerolog.Logger{}
+	return o
+}
+
+// validate checks option values (after Normalized).
 func (o Options) validate() error {
 	switch {
 	case o.Batch < 1:

@@ -25,7 +25,7 @@ func TestGPPriorChoice(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tr := range s.Trials() {
-			if err := s.Tell(tr.ID, float64(tr.ID), nil); err != nil {
+			if err := s.Tell(ctx, tr.ID, float64(tr.ID), nil); err != nil {
 				t.Fatal(err)
 			}
 		}

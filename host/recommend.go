@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -25,16 +26,22 @@ type Recommendation struct {
 	Mean float64
 }
 
-// Recommend returns the current recommendation x̄, or nil before any
-// evaluation has completed. It fits the GP on the completed evaluations
+// Recommend returns the current recommendation x̄, or an error wrapping
+// ErrNoEvaluations before any evaluation has completed. It fits the GP on the completed evaluations
 // exactly as the next Ask would (and Ask then reuses that fit); if fitting
 // fails x̄ is the best observed point.
 func (s *Study) Recommend(ctx context.Context) (*Recommendation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.recommendLocked(ctx)
+	rec, err := s.recommendLocked(ctx)
+	if err == nil && rec == nil {
+		return nil, fmt.Errorf("study %q: recommend: %w", s.name, ErrNoEvaluations)
+	}
+	return rec, err
 }
 
+// recommendLocked is Recommend with nil, nil before any evaluation has
+// completed.
 func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 	d := s.space.Dim()
 	ds := newDataset(s.trials, d, s.info.Minimize)

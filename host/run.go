@@ -224,9 +224,7 @@ func (s *Study) attach(ctx context.Context, obj sdk.Objective) error {
 	s.mu.Unlock()
 	o := s.opts
 	o.Seed = s.seed
-	// s.opts already has its defaults: applying them again would turn a
-	// noise-free study's NoiseVar 0 back into the default 1e-4.
-	return configureObjective(ctx, obj, info.Name, o)
+	return ConfigureObjective(ctx, obj, info.Name, o)
 }
 
 // refines reports whether recommendation mode mode maximizes the posterior
@@ -247,18 +245,12 @@ func noiseFreeOf(obj sdk.Objective) (sdk.NoiseFree, bool) {
 }
 
 // ConfigureObjective sends an sdk.Configurable objective its run
-// parameters: o.Params plus "noise_var" (o.NoiseVar after defaults) and
+// parameters: o.Params plus "noise_var" (o.Normalized().NoiseVar) and
 // "seed" (o.Seed). An objective that is not configurable (or is a plugin
 // handle reporting SupportsConfigure() == false) must get no Params. Run
 // does this itself; callers use it to check parameters early.
 func ConfigureObjective(ctx context.Context, obj sdk.Objective, name string, o Options) error {
-	return configureObjective(ctx, obj, name, o.withDefaults())
-}
-
-// configureObjective is ConfigureObjective for options that already have
-// their defaults (withDefaults is not idempotent: it maps NoiseVar 0 to the
-// default and negative to 0).
-func configureObjective(ctx context.Context, obj sdk.Objective, name string, o Options) error {
+	o = o.Normalized()
 	params := map[string]string{}
 	for k, v := range o.Params {
 		params[k] = v
@@ -407,7 +399,8 @@ func (s *Study) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Tri
 			if err != nil {
 				s.log.Warn().Int("trial", t.ID).Int("attempts", attempt).Err(err).Msg("evaluation failed")
 			}
-			return s.finish(t.ID, r, err, evalStats{attempts: attempt, started: started, seconds: secs})
+			// Recorded even when ctx is cancelled meanwhile (during the grace).
+			return s.finish(context.WithoutCancel(ctx), t.ID, r, err, evalStats{attempts: attempt, started: started, seconds: secs})
 		}
 		if ctx.Err() != nil {
 			return nil // shutting down: leave it in flight for resume rather than retry now
@@ -622,6 +615,11 @@ func (s *Study) studyTimeLocked() time.Duration {
 	first, last := map[int]time.Time{}, map[int]time.Time{}
 	for _, t := range s.trials {
 		if t.StartedAt.IsZero() || t.FinishedAt.IsZero() {
+			continue
+		}
+		if t.Iteration == ExternalIteration {
+			// Enqueued points are evaluated one by one, whenever given.
+			secs += t.EvalSeconds
 			continue
 		}
 		if f, ok := first[t.Iteration]; !ok || t.StartedAt.Before(f) {

@@ -22,6 +22,7 @@ import (
 // two proposals that round to the same integers are recognised as duplicates.
 type Space struct {
 	params []sdk.Param
+	names  []string  // the parameters' names (Trial.Names)
 	lo, n  []float64 // Int: ⌈Low⌉ and the number of integers; unused otherwise
 }
 
@@ -34,6 +35,7 @@ func NewSpace(params []sdk.Param) (*Space, error) {
 	s.lo = make([]float64, len(params))
 	s.n = make([]float64, len(params))
 	for i, p := range params {
+		s.names = append(s.names, p.Name)
 		if p.Kind == sdk.Int {
 			s.lo[i] = math.Ceil(p.Low)
 			s.n[i] = math.Floor(p.High) - s.lo[i] + 1
@@ -70,7 +72,9 @@ func (s *Space) ToNative(u []float64) []float64 {
 			if k > s.n[i]-1 {
 				k = s.n[i] - 1
 			}
-			x[i] = s.lo[i] + k
+			// The clamp matters only where integers are not exactly
+			// representable (|x| > 2⁵³), where lo + k can round past High.
+			x[i] = math.Min(s.lo[i]+k, math.Floor(p.High))
 		case sdk.LogFloat:
 			ll, lh := math.Log(p.Low), math.Log(p.High)
 			x[i] = math.Min(math.Max(math.Exp(ll+ui*(lh-ll)), p.Low), p.High)

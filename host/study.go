@@ -60,6 +60,7 @@ type Study struct {
 	lease    *studyLease // nil without a DB
 
 	trials    []Trial
+	queue     []int       // IDs of enqueued trials not yet asked (Enqueue)
 	design    [][]float64 // initial design (unit cube, snapped), a function of the seed
 	lastIter  int         // largest BO iteration issued (0: none yet)
 	iters     map[int]*iterInfo
@@ -103,7 +104,7 @@ type storedSettings struct {
 // with store.Options.DeferMigration once everything else is checked; see
 // Options for the rest.
 func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
-	o = o.withDefaults()
+	o = o.Normalized()
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -119,7 +120,7 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	}
 	prop := o.Proposer
 	if prop == nil {
-		if prop, err = acq.Lookup(o.Acquisition, o.AcqOptions); err != nil {
+		if prop, err = newProposer(o.Acquisition, o.AcqOptions); err != nil {
 			return nil, err
 		}
 	}
@@ -197,14 +198,9 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 	}
 	opts := st.Options
 	opts.Name, opts.DB, opts.Seed = name, db, row.Seed
-	if opts.GPPrior == "" {
-		opts.GPPrior = PriorWeak // stored before GPPrior existed: run with it
-	}
 	opts.Proposer, opts.OnIteration, opts.OnTrial, opts.Logger = o.Proposer, o.OnIteration, o.OnTrial, o.Logger
 	opts.Grace = o.Grace
-	if o.Grace == 0 {
-		opts.Grace = DefaultGrace
-	}
+	opts = opts.Normalized()
 	changed := false
 	if o.Iters > 0 && o.Iters != opts.Iters {
 		opts.Iters, changed = o.Iters, true
@@ -221,7 +217,7 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 	}
 	prop := opts.Proposer
 	if prop == nil {
-		if prop, err = acq.Lookup(opts.Acquisition, opts.AcqOptions); err != nil {
+		if prop, err = newProposer(opts.Acquisition, opts.AcqOptions); err != nil {
 			return nil, fmt.Errorf("study %q: %w", name, err)
 		}
 	}
@@ -255,6 +251,7 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 		if t.ID != i {
 			return nil, fmt.Errorf("study %q: trial IDs are not contiguous at %d", name, i)
 		}
+		s.trials[i].Names = space.names
 		if t.Status == store.Complete {
 			s.version++
 		}
@@ -322,7 +319,7 @@ func StoredSettings(ctx context.Context, db *store.DB, name string) (Options, sd
 	if err != nil {
 		return Options{}, sdk.Info{}, err
 	}
-	o := st.Options
+	o := st.Options.Stored()
 	o.Name, o.Seed = name, row.Seed
 	return o, st.Info, nil
 }
@@ -332,11 +329,32 @@ func loadSettings(ctx context.Context, db *store.DB, name string) (*store.Study,
 	if err != nil {
 		return nil, nil, err
 	}
-	var st storedSettings
-	if err := json.Unmarshal(row.Settings, &st); err != nil {
-		return nil, nil, fmt.Errorf("study %q: bad stored settings: %w", name, err)
+	st, err := decodeSettings(row.Settings)
+	if err != nil {
+		return nil, nil, fmt.Errorf("study %q: %w", name, err)
 	}
-	return row, &st, nil
+	return row, st, nil
+}
+
+// decodeSettings decodes a study's stored settings, written by this or an
+// older version, into normalized options with the meaning they were stored
+// with. Stored options were always normalized, so a stored zero means what
+// it meant then: noise_var 0 without zero_noise (older versions) is a
+// noise-free study, and a missing gp_prior (stored before the option
+// existed) is PriorWeak.
+func decodeSettings(b []byte) (*storedSettings, error) {
+	var st storedSettings
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("bad stored settings: %w", err)
+	}
+	if st.NoiseVar == 0 {
+		st.ZeroNoise = true
+	}
+	if st.GPPrior == "" {
+		st.GPPrior = PriorWeak
+	}
+	st.Options = st.Options.Normalized()
+	return &st, nil
 }
 
 // Name returns the study's name.
@@ -438,7 +456,8 @@ func (s *Study) makeDesign() [][]float64 {
 
 // Ask returns the next q trials to evaluate, recorded as pending.
 //
-// While the initial design has points not yet issued, Ask returns those
+// Points given to Enqueue come first: while any is waiting, Ask returns
+// those (at most q; q = 0 means all). While the initial design has points not yet issued, Ask returns those
 // (at most q; q = 0 means all that remain). After that every call is one BO
 // iteration: standardize the completed values, fit the GP (warm-started
 // from the previous fit), let the acquisition propose q points (q = 0 means
@@ -453,6 +472,9 @@ func (s *Study) Ask(ctx context.Context, q int) ([]Trial, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if queued := s.dequeue(q); len(queued) > 0 {
+		return queued, nil
+	}
 	if issued := s.designIssued(); issued < len(s.design) {
 		rem := len(s.design) - issued
 		if q == 0 || q > rem {
@@ -617,7 +639,7 @@ func (s *Study) issue(ctx context.Context, it store.Iteration, U [][]float64, fi
 		trials[i] = Trial{
 			ID: len(s.trials) + i, Iteration: it.Iteration, Index: firstIndex + i,
 			X: s.space.ToNative(u), U: append([]float64(nil), u...), Status: store.Pending,
-			CreatedAt: time.Now(),
+			CreatedAt: time.Now(), Names: s.space.names,
 		}
 	}
 	if s.db != nil {
@@ -750,17 +772,18 @@ type evalStats struct {
 
 // Tell records the outcome of trial trialID: its value, or the error that
 // made it fail (err != nil). A NaN or infinite value is recorded as a
-// failure. Failed trials are kept but never shown to the GP.
-func (s *Study) Tell(trialID int, value float64, err error) error {
-	return s.TellResult(trialID, sdk.Result{Value: value}, err)
+// failure. Failed trials are kept but never shown to the GP. ctx bounds the
+// write to the study's database.
+func (s *Study) Tell(ctx context.Context, trialID int, value float64, err error) error {
+	return s.TellResult(ctx, trialID, sdk.Result{Value: value}, err)
 }
 
 // TellResult is Tell with the metadata of an sdk.Result.
-func (s *Study) TellResult(trialID int, r sdk.Result, err error) error {
-	return s.finish(trialID, r, err, evalStats{})
+func (s *Study) TellResult(ctx context.Context, trialID int, r sdk.Result, err error) error {
+	return s.finish(ctx, trialID, r, err, evalStats{})
 }
 
-func (s *Study) finish(id int, r sdk.Result, evalErr error, st evalStats) error {
+func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error, st evalStats) error {
 	s.mu.Lock()
 	if id < 0 || id >= len(s.trials) || s.trials[id].Status.Done() {
 		s.mu.Unlock()
@@ -782,7 +805,7 @@ func (s *Study) finish(id int, r sdk.Result, evalErr error, st evalStats) error 
 	t.EvalSeconds = st.seconds
 	t.FinishedAt = time.Now()
 	if s.db != nil {
-		if err := s.db.FinishTrial(context.Background(), s.id, &t); err != nil {
+		if err := s.db.FinishTrial(ctx, s.id, &t); err != nil {
 			s.mu.Unlock()
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -141,7 +142,7 @@ func TestAskTellEqualsOptimize(t *testing.T) {
 			t.Fatalf("design ask: %v %+v", err, tr)
 		}
 		v, _ := obj.Evaluate(ctx, tr[0].X)
-		if err := s.Tell(tr[0].ID, v, nil); err != nil {
+		if err := s.Tell(ctx, tr[0].ID, v, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -152,16 +153,16 @@ func TestAskTellEqualsOptimize(t *testing.T) {
 		}
 		for i := len(tr) - 1; i >= 0; i-- {
 			v, _ := obj.Evaluate(ctx, tr[i].X)
-			if err := s.Tell(tr[i].ID, v, nil); err != nil {
+			if err := s.Tell(ctx, tr[i].ID, v, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	sameTrials(t, want.Trials, s.Trials())
-	if err := s.Tell(0, 1, nil); !errors.Is(err, ErrNotInFlight) {
+	if err := s.Tell(ctx, 0, 1, nil); !errors.Is(err, ErrNotInFlight) {
 		t.Fatalf("telling a finished trial: %v", err)
 	}
-	if err := s.Tell(999, 1, nil); !errors.Is(err, ErrNotInFlight) {
+	if err := s.Tell(ctx, 999, 1, nil); !errors.Is(err, ErrNotInFlight) {
 		t.Fatalf("telling an unknown trial: %v", err)
 	}
 }
@@ -665,4 +666,17 @@ func TestNoiseFreeStudyStaysNoiseFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(obj, res.Trials)
+}
+
+// The default acquisition is built in code and is the one the registry
+// gives for its name.
+func TestDefaultAcquisitionInCode(t *testing.T) {
+	p, err := newProposer(DefaultAcquisition, acq.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := acq.Lookup(DefaultAcquisition, acq.Options{})
+	if reflect.TypeOf(p) != reflect.TypeOf(q) {
+		t.Fatalf("default acquisition %T, registry's %T", p, q)
+	}
 }

@@ -10,8 +10,10 @@ cd "$(dirname "$0")/.."
 #   dataset-fashion-mnist  real Fashion-MNIST for plugins/cnn tests
 #   python3-grpcio         runs examples/python-objective through the host
 #   nodejs, npm            run the face-recognition sidecar (plugins/facerec/frs)
+#   chromium               the headless-browser test of the web view (serve)
 #   protobuf-compiler      regenerates sdk/proto (go generate; not needed by tests)
-pkgs="dataset-fashion-mnist python3-grpcio"
+#   postgresql             throwaway clusters for the PostgreSQL store and worker tests
+pkgs="dataset-fashion-mnist python3-grpcio postgresql chromium"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -2,12 +2,13 @@ package sdk
 
 import pb "github.com/tesbo/tesbo/sdk/proto"
 
-// The conversions between SDK types and their protocol messages are
-// exported for the host's loader; plugin authors never need them.
+// The conversions between SDK types and their protocol messages, for the
+// plugin side (host/loader has its own for the host side; the point
+// conversions are shared, in internal/pluginwire).
 
-// InfoToProto converts an Info to its protocol message (capability flags
+// infoToProto converts an Info to its protocol message (capability flags
 // unset).
-func InfoToProto(i Info) *pb.ObjectiveInfo {
+func infoToProto(i Info) *pb.ObjectiveInfo {
 	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum}
 	out.Params = make([]*pb.Param, len(i.Params))
 	for k, p := range i.Params {
@@ -16,9 +17,9 @@ func InfoToProto(i Info) *pb.ObjectiveInfo {
 	return out
 }
 
-// InfoFromProto converts a protocol message to an Info. Unknown parameter
+// infoFromProto converts a protocol message to an Info. Unknown parameter
 // kinds are kept as they are so that Info.Validate reports them.
-func InfoFromProto(m *pb.ObjectiveInfo) Info {
+func infoFromProto(m *pb.ObjectiveInfo) Info {
 	if m == nil {
 		return Info{}
 	}
@@ -36,35 +37,8 @@ func InfoFromProto(m *pb.ObjectiveInfo) Info {
 	return out
 }
 
-// PointsToProto converts points (one per row) to protocol messages.
-func PointsToProto(pts [][]float64) []*pb.Point {
-	out := make([]*pb.Point, len(pts))
-	for i, x := range pts {
-		out[i] = &pb.Point{X: x}
-	}
-	return out
-}
-
-// PointsFromProto converts protocol points to rows.
-func PointsFromProto(pts []*pb.Point) [][]float64 {
-	out := make([][]float64, len(pts))
-	for i, p := range pts {
-		out[i] = p.GetX()
-	}
-	return out
-}
-
-// ObservationsToProto converts observations to protocol messages.
-func ObservationsToProto(obs []Observation) []*pb.Observation {
-	out := make([]*pb.Observation, len(obs))
-	for i, o := range obs {
-		out[i] = &pb.Observation{X: o.X, Value: o.Value}
-	}
-	return out
-}
-
-// ObservationsFromProto converts protocol observations.
-func ObservationsFromProto(obs []*pb.Observation) []Observation {
+// observationsFromProto converts protocol observations.
+func observationsFromProto(obs []*pb.Observation) []Observation {
 	out := make([]Observation, len(obs))
 	for i, o := range obs {
 		out[i] = Observation{X: o.GetX(), Value: o.GetValue()}

@@ -16,6 +16,7 @@
 // acquisition script defines Score(p sdk.Posterior, batch [][]float64) float64.
 // See README.md beside this file for pasteable examples of every kind.
 //
-// sdk imports no other tesbo package, so a plugin links only this package
-// (and go-plugin, gRPC and protobuf).
+// sdk imports no other public tesbo package (only the generated protocol
+// and the internal go-plugin glue it shares with the host), so a plugin
+// links only this package (and go-plugin, gRPC and protobuf).
 package sdk

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/tesbo/tesbo/internal/pluginwire"
 	pb "github.com/tesbo/tesbo/sdk/proto"
 )
 
@@ -94,7 +95,7 @@ func (r *remotePosterior) load() *pb.PosteriorSummary {
 		if err != nil {
 			panic(posteriorPanic{fmt.Errorf("summary: %w", err)})
 		}
-		r.summary = &cachedSummary{s: s, obs: ObservationsFromProto(s.Observations)}
+		r.summary = &cachedSummary{s: s, obs: observationsFromProto(s.Observations)}
 		r.cache.put(r.key, r.summary)
 	}
 	return r.summary.s
@@ -154,7 +155,7 @@ func (r *remotePosterior) MeanCov(points [][]float64) ([]float64, [][]float64) {
 			return copyMeanCov(r.bmean, r.bcov, len(points))
 		}
 	}
-	resp, err := r.client.MeanCov(r.ctx, &pb.MeanCovRequest{Handle: r.handle, Points: PointsToProto(points)})
+	resp, err := r.client.MeanCov(r.ctx, &pb.MeanCovRequest{Handle: r.handle, Points: pluginwire.PointsToProto(points)})
 	if err != nil {
 		panic(posteriorPanic{fmt.Errorf("mean/covariance: %w", err)})
 	}

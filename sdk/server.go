@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/tesbo/tesbo/internal/pluginwire"
 	pb "github.com/tesbo/tesbo/sdk/proto"
 )
 
@@ -115,7 +116,7 @@ func (o *objectiveServer) Info(ctx context.Context, req *pb.InfoRequest) (resp *
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	resp = InfoToProto(info)
+	resp = infoToProto(info)
 	_, resp.Configurable = obj.(Configurable)
 	_, resp.Detailed = obj.(Detailed)
 	_, resp.NoiseFree = obj.(NoiseFree)
@@ -179,9 +180,9 @@ type suggesterServer struct {
 func (g *suggesterServer) Suggest(ctx context.Context, req *pb.SuggestRequest) (_ *pb.SuggestResponse, err error) {
 	defer g.srv.guard("Suggest", &err)
 	sreq := SuggestRequest{
-		Objective: InfoFromProto(req.Objective),
-		History:   ObservationsFromProto(req.History),
-		Pending:   PointsFromProto(req.Pending),
+		Objective: infoFromProto(req.Objective),
+		History:   observationsFromProto(req.History),
+		Pending:   pluginwire.PointsFromProto(req.Pending),
 		Count:     int(req.Count),
 		Iter:      int(req.Iter),
 		Seed:      req.Seed,
@@ -190,7 +191,7 @@ func (g *suggesterServer) Suggest(ctx context.Context, req *pb.SuggestRequest) (
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &pb.SuggestResponse{Points: PointsToProto(pts)}, nil
+	return &pb.SuggestResponse{Points: pluginwire.PointsToProto(pts)}, nil
 }
 
 type acquisitionServer struct {
@@ -204,7 +205,7 @@ func (a *acquisitionServer) Score(ctx context.Context, req *pb.ScoreRequest) (_ 
 	if err != nil {
 		return nil, status.Errorf(codes.Unavailable, "dial host posterior: %v", err)
 	}
-	batch := PointsFromProto(req.Batch)
+	batch := pluginwire.PointsFromProto(req.Batch)
 	key := summaryKey{broker: req.PosteriorBrokerId, handle: req.PosteriorHandle}
 	post := newRemotePosterior(ctx, pb.NewPosteriorClient(conn), &a.srv.summaries, key, batch, req.BatchPosterior)
 	v, err := a.srv.acquisition.Score(ctx, post, batch)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	pb "github.com/tesbo/tesbo/sdk/proto"
 )
 
 func TestSpaceValidate(t *testing.T) {
@@ -86,17 +88,13 @@ func TestProtoRoundTrip(t *testing.T) {
 	in := Info{Name: "f", Minimize: true, Optimum: &opt, Params: []Param{
 		{Name: "a", Kind: LogFloat, Low: 1e-3, High: 1}, {Name: "b", Kind: ParamKind(7), Low: 0, High: 1},
 	}}
-	out := InfoFromProto(InfoToProto(in))
+	out := infoFromProto(infoToProto(in))
 	if out.Name != in.Name || !out.Minimize || *out.Optimum != opt || len(out.Params) != 2 ||
 		out.Params[0] != in.Params[0] || out.Params[1].Kind != 7 {
 		t.Fatalf("round trip: %+v", out)
 	}
-	obs := []Observation{{X: []float64{1, 2}, Value: 3}}
-	if got := ObservationsFromProto(ObservationsToProto(obs)); got[0].X[1] != 2 || got[0].Value != 3 {
+	obs := []*pb.Observation{{X: []float64{1, 2}, Value: 3}}
+	if got := observationsFromProto(obs); got[0].X[1] != 2 || got[0].Value != 3 {
 		t.Fatalf("observations: %+v", got)
-	}
-	pts := [][]float64{{1}, {2, 3}}
-	if got := PointsFromProto(PointsToProto(pts)); len(got) != 2 || got[1][1] != 3 {
-		t.Fatalf("points: %v", got)
 	}
 }

@@ -135,7 +135,7 @@ func (d *DB) AcquireLease(ctx context.Context, studyID int64, h Holder, ttl time
 	base := &DB{conn: d.conn}
 	l := &Lease{base: base, studyID: studyID, holder: h, ttl: ttl}
 	l.view = &DB{conn: d.conn, fence: l}
-	err := base.tx(ctx, func(tx *sql.Tx) error {
+	err := base.tx(ctx, func(tx *sqlTx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT name FROM studies WHERE id=?`, studyID).Scan(&l.study); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("study %d %w", studyID, ErrNotFound)
@@ -185,11 +185,11 @@ func (d *DB) CheckLease(ctx context.Context, studyID int64) error {
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("study %d %w", studyID, ErrNotFound)
 		}
-		return fmt.Errorf("check lease: %w", classify(err))
+		return fmt.Errorf("check lease: %w", d.classify(err))
 	}
 	cur, err := readLease(ctx, d.db, studyID)
 	if err != nil {
-		return fmt.Errorf("check lease on study %q: %w", name, classify(err))
+		return fmt.Errorf("check lease on study %q: %w", name, d.classify(err))
 	}
 	if cur == nil || cur.takeable(NewHolder(), time.Now()) {
 		return nil
@@ -231,7 +231,7 @@ func (l *Lease) TookOver() (Holder, bool) {
 // taken over or released gives an error wrapping ErrLeaseLost.
 func (l *Lease) Renew(ctx context.Context) error {
 	var exp time.Time
-	err := l.base.retryTx(ctx, "renew lease", func(tx *sql.Tx) error {
+	err := l.base.retryTx(ctx, "renew lease", func(tx *sqlTx) error {
 		now := time.Now()
 		exp = now.Add(l.ttl)
 		res, err := tx.ExecContext(ctx,
@@ -260,7 +260,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	l.mu.Lock()
 	l.released = true
 	l.mu.Unlock()
-	err := l.base.tx(ctx, func(tx *sql.Tx) error {
+	err := l.base.tx(ctx, func(tx *sqlTx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE study_id=? AND scope=? AND holder=?`,
 			l.studyID, scopeStudy, l.holder.ID)
 		return err
@@ -273,7 +273,7 @@ func (l *Lease) Release(ctx context.Context) error {
 
 // check is the fence of DB's writes: it fails unless the lease still
 // holds the study, inside the write transaction tx.
-func (l *Lease) check(ctx context.Context, tx *sql.Tx) error {
+func (l *Lease) check(ctx context.Context, tx *sqlTx) error {
 	cur, err := readLease(ctx, tx, l.studyID)
 	if err != nil {
 		return err
@@ -285,7 +285,7 @@ func (l *Lease) check(ctx context.Context, tx *sql.Tx) error {
 }
 
 // lost builds the ErrLeaseLost error: who has the study now, if anyone.
-func (l *Lease) lost(ctx context.Context, tx *sql.Tx) error {
+func (l *Lease) lost(ctx context.Context, tx *sqlTx) error {
 	l.mu.Lock()
 	released := l.released
 	l.mu.Unlock()

@@ -148,7 +148,10 @@ func TestLeaseTakeoverDeadProcess(t *testing.T) {
 	insert := func(host string) {
 		t.Helper()
 		now := time.Now().UnixNano()
-		if _, err := d.db.Exec(`DELETE FROM leases; INSERT INTO leases VALUES (?, 'study', 'gone', ?, ?, ?, ?, ?)`,
+		if _, err := d.db.Exec(`DELETE FROM leases`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.db.Exec(`INSERT INTO leases VALUES (?, 'study', 'gone', ?, ?, ?, ?, ?)`,
 			s.ID, host, dead, now, now, now+int64(time.Hour)); err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strconv"
 )
@@ -70,6 +69,37 @@ var migrations = []string{
 		expires_at   INTEGER NOT NULL,
 		PRIMARY KEY (study_id, scope)
 	);`,
+	// 3 → 4: many workers on one study (see queue.go). A trial taken from
+	// the queue records who evaluates it (worker: host and PID, holder:
+	// its lease token) and until when (lease_expires, Unix nanoseconds);
+	// workers says who is working on a study and with how many slots; an
+	// attempt that ended without giving the trial its outcome (a lease
+	// lost, a value reported too late) is kept in trial_attempts.
+	`ALTER TABLE trials ADD COLUMN worker TEXT NOT NULL DEFAULT '';
+	ALTER TABLE trials ADD COLUMN holder TEXT NOT NULL DEFAULT '';
+	ALTER TABLE trials ADD COLUMN lease_expires INTEGER;
+	CREATE INDEX trials_queue ON trials(study_id, status, id);
+	CREATE TABLE workers (
+		study_id     INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+		holder       TEXT NOT NULL,
+		host         TEXT NOT NULL,
+		pid          INTEGER NOT NULL,
+		slots        INTEGER NOT NULL,
+		started_at   INTEGER NOT NULL,
+		heartbeat_at INTEGER NOT NULL,
+		expires_at   INTEGER NOT NULL,
+		PRIMARY KEY (study_id, holder)
+	);
+	CREATE TABLE trial_attempts (
+		study_id   INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+		trial_id   INTEGER NOT NULL,
+		attempt    INTEGER NOT NULL,
+		worker     TEXT NOT NULL,
+		outcome    TEXT NOT NULL,
+		value      REAL,
+		error      TEXT NOT NULL DEFAULT '',
+		at         INTEGER NOT NULL
+	);`,
 }
 
 func init() {
@@ -80,20 +110,26 @@ func init() {
 
 // migrate applies the missing migrations up to version to in one transaction.
 func (d *DB) migrate(ctx context.Context, to int) error {
-	return d.rawTx(ctx, func(tx *sql.Tx) error {
+	return d.rawTx(ctx, func(tx *sqlTx) error {
 		// Re-read the version inside the write lock: another process may
 		// have migrated meanwhile.
 		cur := 0
-		var v string
-		err := tx.QueryRowContext(ctx, `SELECT value FROM tesbo_meta WHERE key='schema_version'`).Scan(&v)
-		if err == nil {
-			cur, _ = strconv.Atoi(v)
+		has, err := d.dl.hasTable(ctx, tx, "tesbo_meta")
+		if err != nil {
+			return err
+		}
+		if has {
+			var v string
+			err := tx.QueryRowContext(ctx, `SELECT value FROM tesbo_meta WHERE key='schema_version'`).Scan(&v)
+			if err == nil {
+				cur, _ = strconv.Atoi(v)
+			}
 		}
 		if cur >= to {
 			return nil
 		}
 		for v := cur; v < to; v++ {
-			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			if _, err := tx.ExecContext(ctx, d.dl.ddl(migrations[v])); err != nil {
 				return fmt.Errorf("migrate schema %d→%d: %w", v, v+1, err)
 			}
 		}

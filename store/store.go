@@ -85,7 +85,7 @@ import (
 // SchemaVersion is the schema this package writes. Older databases are
 // migrated on Open (or by Migrate, with Options.DeferMigration); newer ones
 // are refused.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Errors callers can test for with errors.Is.
 var (
@@ -162,8 +162,9 @@ type DB struct {
 
 // conn is what every view of one open database shares.
 type conn struct {
-	db   *sql.DB
-	path string
+	db   *sqlDB
+	dl   dialect
+	path string // the file, or the PostgreSQL URL without its password
 	// version is the schema version as this handle found or made it
 	// (below SchemaVersion only while a deferred migration is pending).
 	version   atomic.Int64
@@ -179,9 +180,16 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 // checking that it is a tesbo database of a schema version this package
 // understands and migrating an older schema (unless o.DeferMigration). It
 // writes nothing to a file it rejects.
+//
+// A path that is a postgres:// or postgresql:// URL opens a PostgreSQL
+// database instead (see openPostgres); the database must exist, and its
+// tesbo tables are created on first use.
 func Open(path string, o Options) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open study db: empty path")
+	}
+	if IsPostgresURL(path) {
+		return openPostgres(path, o)
 	}
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("open study db %s: path must not contain '?' or '#'", path)
@@ -216,7 +224,7 @@ func Open(path string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open study db %s: %w", path, err)
 	}
-	d := &DB{conn: &conn{db: db, path: path, busyRetry: retry, log: o.Logger}}
+	d := &DB{conn: &conn{db: &sqlDB{DB: db}, path: path, busyRetry: retry, log: o.Logger}}
 	if err := d.init(fresh, o.DeferMigration); err != nil {
 		db.Close()
 		if fresh {
@@ -283,28 +291,26 @@ func (d *DB) Close() error { return d.db.Close() }
 func (d *DB) init(fresh, deferMigration bool) error {
 	ctx := context.Background()
 	// Read-only checks first, so a rejected file is never written.
-	var nTables int
-	if err := d.db.QueryRowContext(ctx,
-		`SELECT count(*) FROM sqlite_master WHERE type='table'`).Scan(&nTables); err != nil {
-		return classify(err)
+	nTables, err := d.dl.countTables(ctx, d.db)
+	if err != nil {
+		return d.classify(err)
 	}
 	version := 0
 	if nTables > 0 {
-		var has int
-		if err := d.db.QueryRowContext(ctx,
-			`SELECT count(*) FROM sqlite_master WHERE type='table' AND name='tesbo_meta'`).Scan(&has); err != nil {
-			return classify(err)
+		has, err := d.dl.hasTable(ctx, d.db, "tesbo_meta")
+		if err != nil {
+			return d.classify(err)
 		}
-		if has == 0 {
+		if !has {
 			return fmt.Errorf("%w (it holds other tables)", ErrNotTesbo)
 		}
 		var v string
-		err := d.db.QueryRowContext(ctx, `SELECT value FROM tesbo_meta WHERE key='schema_version'`).Scan(&v)
+		err = d.db.QueryRowContext(ctx, `SELECT value FROM tesbo_meta WHERE key='schema_version'`).Scan(&v)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w (no schema version)", ErrNotTesbo)
 		}
 		if err != nil {
-			return classify(err)
+			return d.classify(err)
 		}
 		if _, err := fmt.Sscan(v, &version); err != nil {
 			return fmt.Errorf("%w (bad schema version %q)", ErrNotTesbo, v)
@@ -318,8 +324,7 @@ func (d *DB) init(fresh, deferMigration bool) error {
 	case version == SchemaVersion:
 		// Current schema: only make sure of WAL mode (a no-op for a file
 		// tesbo created).
-		_, err := d.db.ExecContext(ctx, `PRAGMA journal_mode=WAL`)
-		return classify(err)
+		return d.walMode(ctx)
 	case deferMigration && !fresh:
 		return nil
 	}
@@ -349,14 +354,35 @@ func (d *DB) upgrade(ctx context.Context) error {
 	if d.version.Load() >= SchemaVersion {
 		return nil
 	}
-	if _, err := d.db.ExecContext(ctx, `PRAGMA journal_mode=WAL`); err != nil {
-		return classify(err)
+	if err := d.walMode(ctx); err != nil {
+		return err
 	}
 	if err := d.migrate(ctx, SchemaVersion); err != nil {
 		return err
 	}
 	d.version.Store(SchemaVersion)
 	return nil
+}
+
+// walMode switches a SQLite database to WAL mode (nothing under
+// PostgreSQL).
+func (d *DB) walMode(ctx context.Context) error {
+	if d.dl == dialectPostgres {
+		return nil
+	}
+	_, err := d.db.ExecContext(ctx, `PRAGMA journal_mode=WAL`)
+	return classify(err)
+}
+
+// classify maps the database's errors to this package's sentinel errors.
+func (c *conn) classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	if c.dl == dialectPostgres {
+		return classifyPG(err)
+	}
+	return classify(err)
 }
 
 // classify maps SQLite error codes to this package's sentinel errors.
@@ -384,14 +410,14 @@ func classify(err error) error {
 // deferred migration is pending). Through a lease's view (Lease.DB) the
 // transaction first checks that the lease still holds its study, so a
 // holder that lost its lease cannot write after the new holder started.
-func (d *DB) tx(ctx context.Context, f func(*sql.Tx) error) error {
+func (d *DB) tx(ctx context.Context, f func(*sqlTx) error) error {
 	if v := d.version.Load(); v < SchemaVersion {
 		return fmt.Errorf("%w (schema version %d, current %d)", ErrNeedsMigration, v, SchemaVersion)
 	}
 	if d.fence == nil {
 		return d.rawTx(ctx, f)
 	}
-	return d.rawTx(ctx, func(tx *sql.Tx) error {
+	return d.rawTx(ctx, func(tx *sqlTx) error {
 		if err := d.fence.check(ctx, tx); err != nil {
 			return err
 		}
@@ -410,12 +436,18 @@ const (
 // with exponential backoff and a warning per wait, for up to
 // Options.BusyRetry. A failed attempt wrote nothing (SQLite rolled it
 // back), so f runs again from the start.
-func (d *DB) retryTx(ctx context.Context, what string, f func(*sql.Tx) error) error {
+func (d *DB) retryTx(ctx context.Context, what string, f func(*sqlTx) error) error {
+	return d.retry(ctx, what, func() error { return d.tx(ctx, f) })
+}
+
+// retry runs try until it succeeds or fails for another reason than a
+// locked or unreachable database, as retryTx.
+func (d *DB) retry(ctx context.Context, what string, try func() error) error {
 	start := time.Now()
 	wait := minBusyBackoff
 	for {
-		err := d.tx(ctx, f)
-		if err == nil || !errors.Is(err, ErrLocked) || ctx.Err() != nil {
+		err := try()
+		if err == nil || !(errors.Is(err, ErrLocked) || errors.Is(err, ErrUnavailable)) || ctx.Err() != nil {
 			return err
 		}
 		waited := time.Since(start)
@@ -423,10 +455,16 @@ func (d *DB) retryTx(ctx context.Context, what string, f func(*sql.Tx) error) er
 			if d.busyRetry == 0 {
 				return err
 			}
+			if errors.Is(err, ErrUnavailable) {
+				return fmt.Errorf("%w (still unavailable after %v of retries)", err, waited.Round(time.Millisecond))
+			}
 			return fmt.Errorf("%w (still locked after %v of retries)", err, waited.Round(time.Millisecond))
 		}
-		d.log.Warn().Str("write", what).Str("db", d.path).Dur("waited", waited).Dur("retry_in", wait).
-			Msg("database locked by another connection; retrying the write")
+		msg := "database locked by another connection; retrying the write"
+		if errors.Is(err, ErrUnavailable) {
+			msg = "database server unavailable; retrying the write"
+		}
+		d.log.Warn().Str("write", what).Str("db", d.path).Dur("waited", waited).Dur("retry_in", wait).Msg(msg)
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
@@ -439,14 +477,20 @@ func (d *DB) retryTx(ctx context.Context, what string, f func(*sql.Tx) error) er
 }
 
 // rawTx is tx without the schema check (for the migration itself).
-func (d *DB) rawTx(ctx context.Context, f func(*sql.Tx) error) error {
-	tx, err := d.db.BeginTx(ctx, nil)
+func (d *DB) rawTx(ctx context.Context, f func(*sqlTx) error) error {
+	return d.runTx(ctx, true, f)
+}
+
+// runTx runs f in a transaction and commits it; serialized takes
+// PostgreSQL's database-wide write lock first (see sqlDB.begin).
+func (d *DB) runTx(ctx context.Context, serialized bool, f func(*sqlTx) error) error {
+	tx, err := d.db.begin(ctx, serialized)
 	if err != nil {
-		return classify(err)
+		return d.classify(err)
 	}
 	if err := f(tx); err != nil {
 		tx.Rollback()
-		return classify(err)
+		return d.classify(err)
 	}
-	return classify(tx.Commit())
+	return d.classify(tx.Commit())
 }

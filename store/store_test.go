@@ -17,9 +17,14 @@ import (
 	"time"
 )
 
+// newDB opens a fresh database: a SQLite file, or while TestPostgres runs
+// the suite, a new database on its cluster.
 func newDB(t *testing.T) (*DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.db")
+	if pgCluster != nil {
+		path = pgCluster.NewDatabase(t)
+	}
 	d, err := Open(path, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func (d *DB) CreateStudy(ctx context.Context, s *Study) error {
 		return fmt.Errorf("create study %q: space and settings must be JSON", s.Name)
 	}
 	now := time.Now()
-	err := d.tx(ctx, func(tx *sql.Tx) error {
+	err := d.tx(ctx, func(tx *sqlTx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM studies WHERE name=?`, s.Name).Scan(&n); err != nil {
 			return err
@@ -41,16 +41,11 @@ func (d *DB) CreateStudy(ctx context.Context, s *Study) error {
 		if n > 0 {
 			return fmt.Errorf("study %q %w in %s", s.Name, ErrExists, d.path)
 		}
-		res, err := tx.ExecContext(ctx,
+		return tx.QueryRowContext(ctx,
 			`INSERT INTO studies(name, objective, acquisition, seed, space, settings, created_at, updated_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			s.Name, s.Objective, s.Acquisition, int64(s.Seed), string(s.Space), string(s.Settings),
-			now.UnixNano(), now.UnixNano())
-		if err != nil {
-			return err
-		}
-		s.ID, err = res.LastInsertId()
-		return err
+			now.UnixNano(), now.UnixNano()).Scan(&s.ID)
 	})
 	if err != nil {
 		return fmt.Errorf("create study: %w", err)
@@ -89,7 +84,7 @@ func (d *DB) Study(ctx context.Context, name string) (*Study, error) {
 		return nil, notFound()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load study %q: %w", name, classify(err))
+		return nil, fmt.Errorf("load study %q: %w", name, d.classify(err))
 	}
 	return s, nil
 }
@@ -101,18 +96,18 @@ func (d *DB) StudyNames(ctx context.Context) ([]string, error) {
 	}
 	rows, err := d.db.QueryContext(ctx, `SELECT name FROM studies ORDER BY id`)
 	if err != nil {
-		return nil, classify(err)
+		return nil, d.classify(err)
 	}
 	defer rows.Close()
 	var names []string
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
-			return nil, classify(err)
+			return nil, d.classify(err)
 		}
 		names = append(names, n)
 	}
-	return names, classify(rows.Err())
+	return names, d.classify(rows.Err())
 }
 
 // UpdateSettings replaces a study's settings document (e.g. resume with a
@@ -121,7 +116,7 @@ func (d *DB) UpdateSettings(ctx context.Context, studyID int64, settings json.Ra
 	if !json.Valid(settings) {
 		return fmt.Errorf("update settings: not JSON")
 	}
-	return d.tx(ctx, func(tx *sql.Tx) error {
+	return d.tx(ctx, func(tx *sqlTx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE studies SET settings=?, updated_at=? WHERE id=?`,
 			string(settings), time.Now().UnixNano(), studyID)
 		if err != nil {

@@ -42,6 +42,12 @@ type Trial struct {
 	FinishedAt  time.Time // zero until finished
 	EvalSeconds float64   // wall time of the successful (or last) attempt
 	Meta        map[string]string
+	// Worker is the host:pid of the worker that took the trial from the
+	// queue last (see queue.go); empty for trials a single process ran.
+	Worker string
+	// Names are the parameters' names in X's order, set by the host's
+	// study (not stored: they are the study's space); see Params.
+	Names []string
 }
 
 // Iteration is a BO iteration's row: the model fitted to propose its batch
@@ -68,7 +74,7 @@ func nanos(t time.Time) any {
 // already present gives an error wrapping ErrConflict.
 func (d *DB) AddBatch(ctx context.Context, studyID int64, it Iteration, trials []Trial) error {
 	now := time.Now()
-	err := d.retryTx(ctx, "add batch", func(tx *sql.Tx) error {
+	err := d.retryTx(ctx, "add batch", func(tx *sqlTx) error {
 		var model, record any
 		if it.Model != nil {
 			model = string(it.Model)
@@ -120,7 +126,7 @@ func (d *DB) AddBatch(ctx context.Context, studyID int64, it Iteration, trials [
 
 // StartTrial marks an in-flight trial running with its attempt count.
 func (d *DB) StartTrial(ctx context.Context, studyID int64, id, attempts int, at time.Time) error {
-	err := d.retryTx(ctx, "start trial", func(tx *sql.Tx) error {
+	err := d.retryTx(ctx, "start trial", func(tx *sqlTx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE trials SET status='running', attempts=?, started_at=?
 			 WHERE study_id=? AND id=? AND status IN ('pending','running')`,
@@ -161,7 +167,7 @@ func (d *DB) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
 	if t.FinishedAt.IsZero() {
 		t.FinishedAt = time.Now()
 	}
-	err := d.retryTx(ctx, "finish trial", func(tx *sql.Tx) error {
+	err := d.retryTx(ctx, "finish trial", func(tx *sqlTx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE trials SET status=?, value=?, error=?, attempts=?, started_at=coalesce(?, started_at),
 			        finished_at=?, eval_seconds=?, meta=?
@@ -195,7 +201,7 @@ func (d *DB) SetRecord(ctx context.Context, studyID int64, iteration int, record
 	if !json.Valid(record) {
 		return fmt.Errorf("set record: not JSON")
 	}
-	err := d.retryTx(ctx, "set record", func(tx *sql.Tx) error {
+	err := d.retryTx(ctx, "set record", func(tx *sqlTx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE iterations SET record=? WHERE study_id=? AND iteration=?`,
 			string(record), studyID, iteration)
 		if err != nil {
@@ -217,12 +223,16 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 	if d.version.Load() < 1 {
 		return nil, nil
 	}
+	worker := `''`
+	if d.version.Load() >= 4 {
+		worker = `worker`
+	}
 	rows, err := d.db.QueryContext(ctx,
 		`SELECT id, iteration, batch_index, x, u, status, value, error, attempts,
-		        created_at, started_at, finished_at, eval_seconds, meta
+		        created_at, started_at, finished_at, eval_seconds, meta, `+worker+`
 		 FROM trials WHERE study_id=? ORDER BY id`, studyID)
 	if err != nil {
-		return nil, fmt.Errorf("load trials: %w", classify(err))
+		return nil, fmt.Errorf("load trials: %w", d.classify(err))
 	}
 	defer rows.Close()
 	var out []Trial
@@ -234,8 +244,8 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 		var created int64
 		var meta sql.NullString
 		if err := rows.Scan(&t.ID, &t.Iteration, &t.Index, &x, &u, &status, &value, &t.Error, &t.Attempts,
-			&created, &started, &finished, &evalS, &meta); err != nil {
-			return nil, fmt.Errorf("load trials: %w", classify(err))
+			&created, &started, &finished, &evalS, &meta, &t.Worker); err != nil {
+			return nil, fmt.Errorf("load trials: %w", d.classify(err))
 		}
 		t.Status = Status(status)
 		t.Value = value.Float64
@@ -261,7 +271,7 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load trials: %w", classify(err))
+		return nil, fmt.Errorf("load trials: %w", d.classify(err))
 	}
 	return out, nil
 }
@@ -275,7 +285,7 @@ func (d *DB) Iterations(ctx context.Context, studyID int64) ([]Iteration, error)
 	rows, err := d.db.QueryContext(ctx,
 		`SELECT iteration, model, fit_s, propose_s, record FROM iterations WHERE study_id=? ORDER BY iteration`, studyID)
 	if err != nil {
-		return nil, fmt.Errorf("load iterations: %w", classify(err))
+		return nil, fmt.Errorf("load iterations: %w", d.classify(err))
 	}
 	defer rows.Close()
 	var out []Iteration
@@ -283,7 +293,7 @@ func (d *DB) Iterations(ctx context.Context, studyID int64) ([]Iteration, error)
 		var it Iteration
 		var model, record sql.NullString
 		if err := rows.Scan(&it.Iteration, &model, &it.FitSeconds, &it.ProposeSeconds, &record); err != nil {
-			return nil, fmt.Errorf("load iterations: %w", classify(err))
+			return nil, fmt.Errorf("load iterations: %w", d.classify(err))
 		}
 		if model.Valid {
 			it.Model = json.RawMessage(model.String)
@@ -294,7 +304,7 @@ func (d *DB) Iterations(ctx context.Context, studyID int64) ([]Iteration, error)
 		out = append(out, it)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load iterations: %w", classify(err))
+		return nil, fmt.Errorf("load iterations: %w", d.classify(err))
 	}
 	return out, nil
 }

@@ -251,7 +251,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return err
 	}
 	s.Logger = log
-	if _, err := f.loaderOptions(&log); err != nil { // bad plugin flags fail before any run
+	if _, err := f.loaderOptions(log); err != nil { // bad plugin flags fail before any run
 		return err
 	}
 	ctx, sig := signalContext(cmd.Context())
@@ -321,7 +321,7 @@ func (o *benchOpener) open(ctx context.Context, name string) (sdk.Objective, boo
 	}
 	o.once.Do(func() {
 		// The registry outlives this call: it serves every later run.
-		o.reg, o.err = openPlugins(context.WithoutCancel(ctx), o.c, o.c.pluginsDir(""), &o.log)
+		o.reg, o.err = openPlugins(context.WithoutCancel(ctx), o.c, o.c.pluginsDir(""), o.log)
 	})
 	if o.err != nil {
 		return nil, false, o.err

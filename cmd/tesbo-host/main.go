@@ -7,6 +7,7 @@
 //	tesbo-host resume   --db PATH --study NAME [--iters N] [--json]
 //	tesbo-host plugins  [--plugins DIR]
 //	tesbo-host bench    ...
+//	tesbo-host serve    --db PATH [--addr 127.0.0.1:8080] [--token T]
 //
 // Exit status: 0 on success, 2 for bad input (flags, names, database) and
 // for a study another process is running (its lease is held), 1 when a run
@@ -22,6 +23,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/store"
 	_ "github.com/tesbo/tesbo/tes" // registers the tes, tes-ep and tes-sp acquisitions
 )
@@ -65,11 +67,12 @@ Exit status: 0 success, 2 bad input or a study in use by another process,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(), newResumeCmd(), newPluginsCmd(), newBenchCmd())
+	root.AddCommand(newRunCmd(), newResumeCmd(), newPluginsCmd(), newBenchCmd(), newTrialsCmd(), newWorkerCmd(), newServeCmd())
 	return root
 }
 
 func main() {
+	loader.RunScriptRunnerIfRequested() // serves a script and exits when run as the loader's script runner
 	os.Exit(execute(os.Args[1:]))
 }
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -92,6 +93,7 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) { return x[0], 
 `
 
 func TestMain(m *testing.M) {
+	loader.RunScriptRunnerIfRequested() // in-process loaders re-execute this binary for scripts
 	dir, err := os.MkdirTemp("", "tesbo-host-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -32,7 +32,7 @@ plugins are built on first use. The built-in acquisitions are listed too.`,
 				return err
 			}
 			dir := c.pluginsDir("")
-			reg, err := openPlugins(cmd.Context(), &c, dir, &log)
+			reg, err := openPlugins(cmd.Context(), &c, dir, log)
 			if err != nil {
 				return err
 			}

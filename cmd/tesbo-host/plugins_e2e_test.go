@@ -91,7 +91,7 @@ func TestResolveAcqLoadError(t *testing.T) {
 	nop := zerolog.Nop()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	reg, err := loader.Discover(ctx, dir, loader.Options{Logger: &nop})
+	reg, err := loader.Discover(ctx, dir, loader.Options{Logger: nop})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ database; --iters sets a new total number of BO iterations.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runResume(cmd, &f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.db, "db", "", "SQLite study database")
+	fl.StringVar(&f.db, "db", "", "study database: SQLite path or postgres:// URL")
 	fl.StringVar(&f.study, "study", "", "study name")
 	fl.IntVar(&f.iters, "iters", 0, "total BO iterations (default: the study's)")
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: the study's)")
@@ -56,7 +56,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.loaderOptions(&log); err != nil {
+	if _, err := f.loaderOptions(log); err != nil {
 		return err
 	}
 	ctx, sig := signalContext(cmd.Context())
@@ -73,6 +73,16 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 		}
 		return usageError{fmt.Errorf("read study %q: %w", f.study, err)}
 	}
+	// A study workers share (always on PostgreSQL): join them.
+	if live, err := host.LiveWorkers(ctx, db, f.study); err != nil {
+		return err
+	} else if live || store.IsPostgresURL(f.db) {
+		par := f.parallel
+		if par == 0 {
+			par = 1
+		}
+		return joinAsWorker(ctx, sig, db, f.db, f.study, &f.common, host.WorkerOptions{Parallel: par, Logger: log}, log)
+	}
 	// Refuse a study another process is running before starting plugins
 	// (OpenStudy takes the lease, and decides again, atomically).
 	if row, err := db.Study(ctx, f.study); err == nil {
@@ -83,7 +93,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	if f.evalTimeout == 0 {
 		f.evalTimeout = st.EvalTimeout // the loader restarts a plugin past it
 	}
-	reg, err := openPlugins(ctx, &f.common, f.pluginsDir(st.Meta[metaPlugins]), &log)
+	reg, err := openPlugins(ctx, &f.common, f.pluginsDir(st.Meta[metaPlugins]), log)
 	if err != nil {
 		return err
 	}

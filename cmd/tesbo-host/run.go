@@ -97,7 +97,7 @@ func (c *common) logger() (zerolog.Logger, error) {
 	return l, nil
 }
 
-func (c *common) loaderOptions(log *zerolog.Logger) (loader.Options, error) {
+func (c *common) loaderOptions(log zerolog.Logger) (loader.Options, error) {
 	o := loader.Options{Logger: log, Unrestricted: c.unrestricted, EvalTimeout: c.evalTimeout}
 	if c.pluginMemory != "" {
 		n, err := loader.ParseSize(c.pluginMemory)
@@ -112,17 +112,27 @@ func (c *common) loaderOptions(log *zerolog.Logger) (loader.Options, error) {
 		}
 		o.EnvAllow = append(o.EnvAllow, name)
 	}
-	for _, kv := range c.checksums {
+	var err error
+	o.Checksums, err = parseChecksums(c.checksums)
+	return o, err
+}
+
+// parseChecksums parses --plugin-sha256 NAME=HEX flags (NAME and HEX
+// non-empty; HEX lower-cased; a later flag for the same NAME wins). No
+// flags give a nil map.
+func parseChecksums(kvs []string) (map[string]string, error) {
+	var out map[string]string
+	for _, kv := range kvs {
 		name, hex, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || hex == "" {
-			return o, usagef("bad --plugin-sha256 %q: want NAME=HEX", kv)
+			return nil, usagef("bad --plugin-sha256 %q: want NAME=HEX", kv)
 		}
-		if o.Checksums == nil {
-			o.Checksums = map[string]string{}
+		if out == nil {
+			out = map[string]string{}
 		}
-		o.Checksums[name] = strings.ToLower(hex)
+		out[name] = strings.ToLower(hex)
 	}
-	return o, nil
+	return out, nil
 }
 
 // gpPriorHelp explains --gp-prior (run and bench).
@@ -185,7 +195,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.IntVar(&f.trusted, "trusted", 0, fmt.Sprintf("number of trusted maximizers |X*| (default max(5, batch), at most %d)", host.MaxTrusted))
 	fl.Uint64Var(&f.seed, "seed", 1, "study seed: the same seed gives the same trials")
 	fl.Float64Var(&f.noiseVar, "noise-var", host.DefaultNoiseVar, "observation-noise variance benchmark objectives add (sent as param noise_var)")
-	fl.StringVar(&f.db, "db", "tesbo.db", "SQLite study database (created if missing)")
+	fl.StringVar(&f.db, "db", "tesbo.db", "study database: SQLite file (created if missing) or postgres:// URL (the study is then shared by workers, see 'tesbo-host worker')")
 	fl.StringVar(&f.study, "study", "", "study name in the database (default OBJECTIVE-TIMESTAMP-RANDOM, e.g. synthetic/branin-20261124-181516-3fa2c1)")
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: batch)")
 	fl.StringArrayVar(&f.params, "param", nil, "key=value passed to the objective (repeatable)")
@@ -226,8 +236,14 @@ func (f *runFlags) validate() (map[string]string, error) {
 	case !host.ValidRecommend(f.recommend):
 		return nil, usagef("bad --recommend %q: use %s, %s or %s", f.recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}
+	return parseRunParams(f.params)
+}
+
+// parseRunParams parses run's --param key=value flags: keys non-empty and
+// unique, noise_var and seed refused (they have their own flags).
+func parseRunParams(kvs []string) (map[string]string, error) {
 	params := map[string]string{}
-	for _, kv := range f.params {
+	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return nil, usagef("bad --param %q: want key=value", kv)
@@ -260,7 +276,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	defer sig.stop()
 
 	dir := f.pluginsDir("")
-	reg, err := openPlugins(ctx, &f.common, dir, &log)
+	reg, err := openPlugins(ctx, &f.common, dir, log)
 	if err != nil {
 		return err
 	}
@@ -299,7 +315,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		Logger:    log,
 	}
 	if f.noiseVar == 0 {
-		opts.NoiseVar = -1 // host.Options: negative means none
+		opts.ZeroNoise = true
 	}
 	if opts.Name == "" {
 		opts.Name = host.DefaultStudyName(f.objective, time.Now())
@@ -316,7 +332,18 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer db.Close()
+	pg := store.IsPostgresURL(f.db)
+	if pg {
+		// On PostgreSQL a study is shared by workers: this process is one.
+		if err := host.CheckAsync(f.acq); err != nil {
+			return usageError{err}
+		}
+	}
+	wo := host.WorkerOptions{Parallel: f.parallel, Logger: log}
 	if _, err := db.Study(ctx, opts.Name); err == nil {
+		if pg {
+			return joinAsWorker(ctx, sig, db, f.db, opts.Name, &f.common, wo, log)
+		}
 		return usagef("study %q already exists in %s: continue it with 'tesbo-host resume --db %s --study %s' or choose another --study",
 			opts.Name, f.db, f.db, opts.Name)
 	}
@@ -326,6 +353,11 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		return usageError{err}
 	}
 	defer study.Close() // releases the study's lease
+	if pg {
+		study.Close()
+		reg.Close()
+		return joinAsWorker(ctx, sig, db, f.db, opts.Name, &f.common, wo, log)
+	}
 	return runStudy(ctx, sig, study, obj, f.json, f.db, log)
 }
 
@@ -353,7 +385,7 @@ func openDB(path string, create bool, log zerolog.Logger) (*store.DB, error) {
 }
 
 // openPlugins discovers the plugins directory.
-func openPlugins(ctx context.Context, c *common, dir string, log *zerolog.Logger) (*loader.Registry, error) {
+func openPlugins(ctx context.Context, c *common, dir string, log zerolog.Logger) (*loader.Registry, error) {
 	lo, err := c.loaderOptions(log)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -85,7 +86,9 @@ func main() {
 }
 
 // runStored continues the study "camel" in the database at path, or starts
-// it when it is not there yet.
+// it when it is not there yet. Only a missing study is created: a locked or
+// corrupt database, or a study of another objective, is an error to report,
+// not a reason to start over.
 func runStored(ctx context.Context, path string, opts host.Options) (*host.Result, error) {
 	db, err := store.Open(path, store.Options{Create: true})
 	if err != nil {
@@ -93,13 +96,16 @@ func runStored(ctx context.Context, path string, opts host.Options) (*host.Resul
 	}
 	defer db.Close()
 	opts.DB, opts.Name = db, "camel"
-	study, err := host.OpenStudy(ctx, db, "camel", opts)
-	if err != nil {
-		info, _ := sixHump{}.Info(ctx)
-		if study, err = host.NewStudy(ctx, info, opts); err != nil {
-			return nil, err
-		}
-	} else {
+	info, _ := sixHump{}.Info(ctx)
+	study, created, err := host.OpenOrCreate(ctx, info, opts)
+	switch {
+	case errors.Is(err, store.ErrLocked):
+		return nil, fmt.Errorf("%w (is another run of this program using %s?)", err, path)
+	case errors.Is(err, store.ErrCorrupt), errors.Is(err, store.ErrNotTesbo):
+		return nil, fmt.Errorf("%w: remove %s or pass another -db", err, path)
+	case err != nil:
+		return nil, err
+	case !created:
 		fmt.Printf("resuming study camel: %d trials so far\n", len(study.Trials()))
 	}
 	defer study.Close() // releases the study's lease for the next run
@@ -124,14 +130,14 @@ func askTell(ctx context.Context, opts host.Options) {
 		}
 		for _, t := range trials {
 			v, err := sixHump{}.Evaluate(ctx, t.X)
-			if err := study.Tell(t.ID, v, err); err != nil {
+			if err := study.Tell(ctx, t.ID, v, err); err != nil {
 				fmt.Fprintln(os.Stderr, "embed:", err)
 				os.Exit(1)
 			}
 		}
 	}
-	best, err := study.Recommend(ctx)
-	if err != nil || best == nil {
+	best, err := study.Recommend(ctx) // wraps host.ErrNoEvaluations if nothing completed
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "embed: no recommendation:", err)
 		os.Exit(1)
 	}

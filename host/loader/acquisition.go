@@ -12,6 +12,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/tesbo/tesbo/internal/pluginwire"
+	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
 	"github.com/tesbo/tesbo/sdk"
 	pb "github.com/tesbo/tesbo/sdk/proto"
 )
@@ -89,7 +91,7 @@ func (f *ScoreFunc) Score(ctx context.Context, batch [][]float64) (float64, erro
 	err = p.call(ctx, "score", a.u.r.opts.scriptTimeout(), func(ctx context.Context, s *session) error {
 		id := a.serve(s)
 		resp, err := pb.NewAcquisitionClient(s.conn.Conn).Score(ctx, &pb.ScoreRequest{
-			PosteriorBrokerId: id, PosteriorHandle: f.handle, Batch: sdk.PointsToProto(batch),
+			PosteriorBrokerId: id, PosteriorHandle: f.handle, Batch: pluginwire.PointsToProto(batch),
 			BatchPosterior: pre,
 		})
 		if err != nil {
@@ -193,7 +195,7 @@ func (ps *posteriorServer) Summary(_ context.Context, req *pb.PosteriorRequest) 
 		Dim:          int32(p.Dim()),
 		NoiseVar:     p.NoiseVar(),
 		Incumbent:    p.Incumbent(),
-		Observations: sdk.ObservationsToProto(p.Observations()),
+		Observations: hostside.ObservationsToProto(p.Observations()),
 	}, nil
 }
 
@@ -203,7 +205,7 @@ func (ps *posteriorServer) MeanCov(_ context.Context, req *pb.MeanCovRequest) (_
 	if err != nil {
 		return nil, err
 	}
-	pts := sdk.PointsFromProto(req.Points)
+	pts := pluginwire.PointsFromProto(req.Points)
 	d := p.Dim()
 	for i, x := range pts {
 		if len(x) != d {

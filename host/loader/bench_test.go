@@ -15,7 +15,7 @@ var xstar6 = []float64{0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573}
 
 func quietOptions() Options {
 	l := zerolog.Nop()
-	return Options{Logger: &l}
+	return Options{Logger: l}
 }
 
 // evalBench measures Evaluate round trips of one objective.

@@ -27,10 +27,13 @@
 // Every plugin runs as a child process of a go-plugin client (gRPC only,
 // versioned protocol, automatic mutual TLS, a start timeout) that the
 // Registry owns: it kills the client on restart and on Close, rather than
-// leaving it to go-plugin's process-wide CleanupClients. Scripts too: the host's own executable is re-executed as a
-// script runner (see runner.go), which compiles the script once with Yaegi
-// and serves it through the sdk, so a script that panics, loops or returns
-// NaN is contained exactly like a compiled plugin.
+// leaving it to go-plugin's process-wide CleanupClients. Scripts too: the
+// host's own executable is re-executed as a script runner, which compiles
+// the script once with Yaegi and serves it through the sdk, so a script
+// that panics, loops or returns NaN is contained exactly like a compiled
+// plugin. A program that loads scripts calls RunScriptRunnerIfRequested
+// first thing in main (the re-executed copy serves the script there);
+// importing the package has no side effect.
 //
 // A call that exceeds its timeout kills the process (it may never return);
 // the calls running beside it in the same process fail with

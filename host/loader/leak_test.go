@@ -169,7 +169,7 @@ func TestNoChildOutlivesKilledHost(t *testing.T) {
 func testHostMain() int {
 	dir := os.Getenv(envTestHost)
 	l := zerolog.New(os.Stderr).Level(zerolog.WarnLevel)
-	r, err := Discover(context.Background(), dir, Options{Logger: &l})
+	r, err := Discover(context.Background(), dir, Options{Logger: l})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

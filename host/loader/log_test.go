@@ -44,7 +44,7 @@ func TestNilLoggerDiscards(t *testing.T) {
 
 	var given bytes.Buffer
 	l := zerolog.New(&given)
-	r, err = Discover(ctxT(t), dir, Options{Logger: &l})
+	r, err = Discover(ctxT(t), dir, Options{Logger: l})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestNilLoggerDiscards(t *testing.T) {
 func TestPluginLogsBridged(t *testing.T) {
 	var buf testenv.SyncBuffer
 	l := zerolog.New(&buf).Level(zerolog.InfoLevel)
-	r := open(t, pluginsDir(t, []string{"objective"}, nil), Options{Logger: &l})
+	r := open(t, pluginsDir(t, []string{"objective"}, nil), Options{Logger: l})
 	ctx := ctxT(t)
 	o, err := r.Objective(ctx, "objective")
 	if err != nil {

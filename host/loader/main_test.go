@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -21,6 +22,7 @@ import (
 var testBin string
 
 func TestMain(m *testing.M) {
+	RunScriptRunnerIfRequested()
 	if os.Getenv(envTestHost) != "" {
 		os.Exit(testHostMain())
 	}
@@ -106,9 +108,8 @@ func pluginsDir(t testing.TB, bins []string, links map[string]string) string {
 }
 
 // testLogger writes the loader's and plugins' logs to the test log.
-func testLogger(t testing.TB) *zerolog.Logger {
-	l := zerolog.New(zerolog.ConsoleWriter{Out: testWriter{t}, NoColor: true}).Level(zerolog.InfoLevel)
-	return &l
+func testLogger(t testing.TB) zerolog.Logger {
+	return zerolog.New(zerolog.ConsoleWriter{Out: testWriter{t}, NoColor: true}).Level(zerolog.InfoLevel)
 }
 
 type testWriter struct{ t testing.TB }
@@ -122,7 +123,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 // open discovers dir with opts (logging to t) and closes it at cleanup.
 func open(t testing.TB, dir string, opts Options) *Registry {
 	t.Helper()
-	if opts.Logger == nil {
+	if reflect.ValueOf(opts.Logger).IsZero() { // no logger given: log to t
 		opts.Logger = testLogger(t)
 	}
 	r, err := Discover(context.Background(), dir, opts)

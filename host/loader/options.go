@@ -16,9 +16,9 @@ import (
 // ready to use; every field documents its zero-value default.
 type Options struct {
 	// Logger receives the loader's events and every plugin's log records
-	// (tagged plugin=NAME). Nil: discard (the loader never logs through
-	// zerolog's global logger).
-	Logger *zerolog.Logger
+	// (tagged plugin=NAME). The zero value discards them (the module's
+	// logging convention, see package tesbo).
+	Logger zerolog.Logger
 
 	// EvalTimeout bounds each Evaluate and Suggest call (the CLI's
 	// --eval-timeout), objective scripts' included. A plugin that does not
@@ -90,12 +90,7 @@ const (
 	DefaultSetupTimeout  = 60 * time.Second
 )
 
-func (o Options) logger() zerolog.Logger {
-	if o.Logger != nil {
-		return *o.Logger
-	}
-	return zerolog.Nop()
-}
+func (o Options) logger() zerolog.Logger { return o.Logger }
 
 func (o Options) scriptTimeout() time.Duration {
 	if o.ScriptTimeout > 0 {

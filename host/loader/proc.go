@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/tesbo/tesbo/internal/pluginwire"
+	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
 	"github.com/tesbo/tesbo/sdk"
 	pb "github.com/tesbo/tesbo/sdk/proto"
 )
@@ -41,7 +43,7 @@ type session struct {
 	gen    int
 	client *plugin.Client
 	cmd    *exec.Cmd
-	conn   *sdk.PluginConn
+	conn   *pluginwire.Conn
 	desc   *pb.DescribeResponse
 	stderr *tail
 	dead   atomic.Bool
@@ -157,8 +159,8 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	// every current one, and on Linux PR_SET_PDEATHSIG kills them if the host
 	// dies without Close.
 	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.PluginSets(),
+		HandshakeConfig:  pluginwire.Handshake,
+		VersionedPlugins: pluginwire.ClientSets(),
 		Cmd:              cmd,
 		SecureConfig:     secure,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
@@ -204,11 +206,11 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 			return fail(ErrStart, fmt.Errorf("apply the memory limit (--plugin-memory): %w", err))
 		}
 	}
-	raw, err := rpc.Dispense(sdk.PluginName)
+	raw, err := rpc.Dispense(pluginwire.PluginName)
 	if err != nil {
 		return fail(ErrStart, err)
 	}
-	conn, ok := raw.(*sdk.PluginConn)
+	conn, ok := raw.(*pluginwire.Conn)
 	if !ok {
 		return fail(ErrStart, fmt.Errorf("dispensed %T", raw))
 	}
@@ -249,7 +251,7 @@ func classifyStart(err error, cmd *exec.Cmd) (error, error) {
 	case strings.Contains(msg, "plugin exited before we could connect"):
 		return ErrStart, fmt.Errorf("the process exited before the handshake%s", exitStatus(cmd))
 	case strings.Contains(msg, "incompatible API version"):
-		return ErrHandshake, fmt.Errorf("%v (this host speaks tesbo plugin protocol %d; rebuild the plugin against this sdk)", err, sdk.ProtocolVersion)
+		return ErrHandshake, fmt.Errorf("%v (this host speaks tesbo plugin protocol %d; rebuild the plugin against this sdk)", err, pluginwire.ProtocolVersion)
 	}
 	return ErrStart, err
 }
@@ -510,7 +512,7 @@ func (p *proc) info(ctx context.Context, public, remote string) (sdk.Info, caps,
 		}
 		return sdk.Info{}, caps{}, err
 	}
-	info := sdk.InfoFromProto(resp)
+	info := hostside.InfoFromProto(resp)
 	if err := info.Validate(); err != nil {
 		return sdk.Info{}, caps{}, &Error{Plugin: public, Op: "info", Cause: ErrBadSpace, Err: err}
 	}
@@ -545,6 +547,10 @@ func (u *unit) command(ctx context.Context) (*exec.Cmd, error) {
 		}
 		return exec.Command(bin), nil
 	case SourceScript:
+		if !runnerReady.Load() {
+			return nil, &Error{Plugin: u.name, Op: "start", Cause: ErrStart,
+				Err: errors.New("this program cannot run script plugins: call loader.RunScriptRunnerIfRequested() first thing in its main (or TestMain)")}
+		}
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, &Error{Plugin: u.name, Op: "start", Cause: ErrStart, Err: fmt.Errorf("find the host executable to run the script runner: %w", err)}

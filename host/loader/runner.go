@@ -4,28 +4,44 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
 
+	"github.com/tesbo/tesbo/internal/pluginwire"
 	"github.com/tesbo/tesbo/sdk"
 )
 
 // Scripts run in a child process: the host's own executable re-executed in
-// "script runner" mode, which this package's init function enters when the
+// "script runner" mode, which RunScriptRunnerIfRequested enters when the
 // environment asks for it (and only together with the go-plugin magic
 // cookie, so a stray variable cannot trigger it). The runner compiles the
 // script once with Yaegi and serves it with sdk.ServeObjective or
 // sdk.ServeAcquisition, so a script is contained, timed out, killed and
-// restarted exactly like a compiled plugin. Any program that imports this
-// package (tesbo-host, an embedding program, a test binary) can therefore
-// run scripts without a separate runner binary.
+// restarted exactly like a compiled plugin. Any program that calls
+// RunScriptRunnerIfRequested first thing in main (tesbo-host, an embedding
+// program, a test binary's TestMain) can therefore run scripts without a
+// separate runner binary.
 const (
 	envRunnerScript       = "TESBO_SCRIPT_RUNNER"
 	envRunnerKind         = "TESBO_SCRIPT_KIND"
 	envRunnerUnrestricted = "TESBO_SCRIPT_UNRESTRICTED"
 )
 
-func init() {
+// runnerReady records that this program calls RunScriptRunnerIfRequested,
+// so that re-executing it serves a script instead of running its main.
+var runnerReady atomic.Bool
+
+// RunScriptRunnerIfRequested serves a script plugin and exits when this
+// process was started by the loader as a script runner; otherwise it
+// returns at once. Call it first thing in main (and in TestMain of a test
+// binary that loads scripts): the loader runs a script by re-executing the
+// program's own executable, which must then serve the script rather than
+// run its main again. The call also enables script plugins in this
+// process; without it they fail to start with an error saying so.
+// Importing the package has no side effect.
+func RunScriptRunnerIfRequested() {
+	runnerReady.Store(true)
 	p := os.Getenv(envRunnerScript)
-	if p == "" || os.Getenv(sdk.Handshake.MagicCookieKey) != sdk.Handshake.MagicCookieValue {
+	if p == "" || os.Getenv(pluginwire.Handshake.MagicCookieKey) != pluginwire.Handshake.MagicCookieValue {
 		return
 	}
 	os.Exit(runScript(p, os.Getenv(envRunnerUnrestricted) == "true"))

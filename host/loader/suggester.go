@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tesbo/tesbo/internal/pluginwire"
+	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
 	"github.com/tesbo/tesbo/sdk"
 	pb "github.com/tesbo/tesbo/sdk/proto"
 )
@@ -28,9 +30,9 @@ func (g *Suggester) Suggest(ctx context.Context, req sdk.SuggestRequest) ([][]fl
 		return nil, &Error{Plugin: g.u.name, Op: op, Cause: ErrBadInput, Err: fmt.Errorf("count %d, want > 0", req.Count)}
 	}
 	msg := &pb.SuggestRequest{
-		Objective: sdk.InfoToProto(req.Objective),
-		History:   sdk.ObservationsToProto(req.History),
-		Pending:   sdk.PointsToProto(req.Pending),
+		Objective: hostside.InfoToProto(req.Objective),
+		History:   hostside.ObservationsToProto(req.History),
+		Pending:   pluginwire.PointsToProto(req.Pending),
 		Count:     int32(req.Count),
 		Iter:      int32(req.Iter),
 		Seed:      req.Seed,
@@ -45,7 +47,7 @@ func (g *Suggester) Suggest(ctx context.Context, req sdk.SuggestRequest) ([][]fl
 	if err != nil {
 		return nil, err
 	}
-	pts := sdk.PointsFromProto(resp.GetPoints())
+	pts := pluginwire.PointsFromProto(resp.GetPoints())
 	if len(pts) != req.Count {
 		return nil, &Error{Plugin: g.u.name, Op: op, Cause: ErrBadOutput, Err: fmt.Errorf("asked for %d points, got %d", req.Count, len(pts))}
 	}

@@ -9,7 +9,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
-	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/internal/pluginwire"
+	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
 	pb "github.com/tesbo/tesbo/sdk/proto"
 )
 
@@ -37,8 +38,8 @@ func TestPluginEndToEnd(t *testing.T) {
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
 	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.PluginSets(),
+		HandshakeConfig:  pluginwire.Handshake,
+		VersionedPlugins: pluginwire.ClientSets(),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           hclog.NewNullLogger(),
@@ -48,18 +49,18 @@ func TestPluginEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start plugin: %v", err)
 	}
-	raw, err := rpc.Dispense(sdk.PluginName)
+	raw, err := rpc.Dispense(pluginwire.PluginName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := pb.NewObjectiveClient(raw.(*sdk.PluginConn).Conn)
+	obj := pb.NewObjectiveClient(raw.(*pluginwire.Conn).Conn)
 	ctx := context.Background()
 
 	info, err := obj.Info(ctx, &pb.InfoRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := sdk.InfoFromProto(info)
+	got := hostside.InfoFromProto(info)
 	if len(got.Params) != 7 || got.Name != "cnn" || got.Optimum == nil || *got.Optimum != 1 ||
 		!info.Configurable || !info.Detailed || info.NoiseFree {
 		t.Fatalf("Info over gRPC: %+v (configurable %v detailed %v)", got, info.Configurable, info.Detailed)

@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/tesbo/tesbo/bench/usersuite"
+	"github.com/tesbo/tesbo/internal/pluginwire"
+	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
 	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
 	"github.com/tesbo/tesbo/sdk"
 	pb "github.com/tesbo/tesbo/sdk/proto"
@@ -38,8 +40,8 @@ func TestPluginEndToEnd(t *testing.T) {
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
 	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.PluginSets(),
+		HandshakeConfig:  pluginwire.Handshake,
+		VersionedPlugins: pluginwire.ClientSets(),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           hclog.NewNullLogger(),
@@ -49,11 +51,11 @@ func TestPluginEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start plugin: %v", err)
 	}
-	raw, err := rpc.Dispense(sdk.PluginName)
+	raw, err := rpc.Dispense(pluginwire.PluginName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn := raw.(*sdk.PluginConn).Conn
+	conn := raw.(*pluginwire.Conn).Conn
 	ctx := context.Background()
 
 	desc, err := pb.NewPluginClient(conn).Describe(ctx, &pb.DescribeRequest{})
@@ -110,7 +112,7 @@ func TestPluginEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := sdk.InfoFromProto(li)
+	got := hostside.InfoFromProto(li)
 	hpo4, _ := usersuite.Lookup("hpo4")
 	if !got.Minimize || got.Optimum == nil || *got.Optimum != hpo4.Opt || len(got.Params) != 4 ||
 		got.Params[0].Kind != sdk.LogFloat || got.Params[1].Kind != sdk.Int {

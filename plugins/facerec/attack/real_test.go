@@ -122,7 +122,7 @@ func TestPluginEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
-	reg, err := loader.Discover(ctx, dir, loader.Options{Logger: &log, StartTimeout: 2 * time.Minute})
+	reg, err := loader.Discover(ctx, dir, loader.Options{Logger: log, StartTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/store"
+)
+
+type trialsFlags struct {
+	db, study, format string
+}
+
+func newTrialsCmd() *cobra.Command {
+	var f trialsFlags
+	cmd := &cobra.Command{
+		Use:   "trials --db PATH|URL --study NAME [--format table|json|csv]",
+		Short: "List a study's trials",
+		Long: `List every trial of a stored study (SQLite file or postgres:// URL): id,
+state (complete, failed, running, queued), parameters by name, value,
+error, the worker that evaluated it (host:pid; empty for a single-process
+run), attempts, and timings. --format json prints one JSON object per line.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTrials(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.db, "db", "", "study database: SQLite path or postgres:// URL")
+	fl.StringVar(&f.study, "study", "", "study name")
+	fl.StringVar(&f.format, "format", "table", "output format: table, json or csv")
+	cmd.MarkFlagRequired("db")
+	cmd.MarkFlagRequired("study")
+	return cmd
+}
+
+// trialRow is one trial as 'trials' prints it.
+type trialRow struct {
+	ID       int                `json:"id"`
+	State    string             `json:"state"`
+	Params   map[string]float64 `json:"params"`
+	Value    *float64           `json:"value"`
+	Error    string             `json:"error"`
+	Worker   string             `json:"worker"`
+	Attempts int                `json:"attempts"`
+	Iter     int                `json:"iter"`
+	Started  *time.Time         `json:"started,omitempty"`
+	Finished *time.Time         `json:"finished,omitempty"`
+	EvalS    float64            `json:"eval_s"`
+}
+
+// trialState names a trial's status as 'trials' shows it (pending is
+// "queued": waiting for a worker).
+func trialState(s store.Status) string {
+	if s == store.Pending {
+		return "queued"
+	}
+	return string(s)
+}
+
+func runTrials(cmd *cobra.Command, f *trialsFlags) error {
+	switch f.format {
+	case "table", "json", "csv":
+	default:
+		return usagef("bad --format %q: use table, json or csv", f.format)
+	}
+	ctx := cmd.Context()
+	db, err := openDB(f.db, false, zerolog.Nop())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, info, err := host.StoredSettings(ctx, db, f.study)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return usageError{err}
+		}
+		return err
+	}
+	row, err := db.Study(ctx, f.study)
+	if err != nil {
+		return usageError{err}
+	}
+	ts, err := db.Trials(ctx, row.ID)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(info.Params))
+	for i, p := range info.Params {
+		names[i] = p.Name
+	}
+	rows := make([]trialRow, len(ts))
+	for i, t := range ts {
+		r := trialRow{ID: t.ID, State: trialState(t.Status), Params: map[string]float64{}, Error: t.Error,
+			Worker: t.Worker, Attempts: t.Attempts, Iter: t.Iteration, EvalS: t.EvalSeconds}
+		for j, n := range names {
+			if j < len(t.X) {
+				r.Params[n] = t.X[j]
+			}
+		}
+		if t.Status == store.Complete {
+			v := t.Value
+			r.Value = &v
+		}
+		if !t.StartedAt.IsZero() {
+			s := t.StartedAt
+			r.Started = &s
+		}
+		if !t.FinishedAt.IsZero() {
+			s := t.FinishedAt
+			r.Finished = &s
+		}
+		rows[i] = r
+	}
+	out := cmd.OutOrStdout()
+	switch f.format {
+	case "json":
+		enc := json.NewEncoder(out)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "csv":
+		return writeTrialsCSV(out, names, rows)
+	}
+	return writeTrialsTable(out, names, rows)
+}
+
+// trialCells are a row's cells after the parameters.
+func trialCells(r trialRow) []string {
+	val := ""
+	if r.Value != nil {
+		val = strconv.FormatFloat(*r.Value, 'g', -1, 64)
+	}
+	fin := ""
+	if r.Finished != nil {
+		fin = r.Finished.UTC().Format(time.RFC3339Nano)
+	}
+	return []string{val, r.Error, r.Worker, strconv.Itoa(r.Attempts), strconv.Itoa(r.Iter),
+		strconv.FormatFloat(r.EvalS, 'g', 6, 64), fin}
+}
+
+var trialTail = []string{"value", "error", "worker", "attempts", "iter", "eval_s", "finished"}
+
+func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
+	cw := csv.NewWriter(w)
+	cw.Write(append(append([]string{"id", "state"}, names...), trialTail...))
+	for _, r := range rows {
+		rec := []string{strconv.Itoa(r.ID), r.State}
+		for _, n := range names {
+			rec = append(rec, strconv.FormatFloat(r.Params[n], 'g', -1, 64))
+		}
+		cw.Write(append(rec, trialCells(r)...))
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	head := append(append([]string{"ID", "STATE"}, names...), "VALUE", "WORKER", "ATTEMPTS", "ERROR")
+	for i, h := range head {
+		if i > 0 {
+			fmt.Fprint(tw, "\t")
+		}
+		fmt.Fprint(tw, h)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%d\t%s", r.ID, r.State)
+		for _, n := range names {
+			fmt.Fprintf(tw, "\t%.6g", r.Params[n])
+		}
+		val := "-"
+		if r.Value != nil && !math.IsNaN(*r.Value) {
+			val = fmt.Sprintf("%.6g", *r.Value)
+		}
+		worker := r.Worker
+		if worker == "" {
+			worker = "-"
+		}
+		fmt.Fprintf(tw, "\t%s\t%s\t%d\t%s\n", val, worker, r.Attempts, oneLine(r.Error))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/store"
+)
+
+type workerFlags struct {
+	common
+	db, study string
+	parallel  int
+	leaseTTL  time.Duration
+}
+
+// maxWorkerParallel bounds --parallel of a worker.
+const maxWorkerParallel = 1024
+
+func newWorkerCmd() *cobra.Command {
+	var f workerFlags
+	cmd := &cobra.Command{
+		Use:   "worker --db PATH|URL --study NAME [--plugins DIR] [--parallel N]",
+		Short: "Join a stored study as one of many workers",
+		Long: `Join a study stored in --db (usually a postgres:// URL shared by many
+machines) and evaluate its trials until the study is complete. Any number of
+workers, on any number of machines, may work on one study; each loads the
+objective from its own plugins directory. One of them at a time proposes new
+points, conditioned on the trials still running (acquisitions tes, tes-ep,
+tes-sp, qei, qei-cl, bucb, lp-ei). A worker killed mid-evaluation loses its
+trials to the others once its lease expires (at once on the same host).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runWorkerCmd(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.db, "db", "", "study database: postgres:// URL or SQLite path")
+	fl.StringVar(&f.study, "study", "", "study name")
+	fl.IntVar(&f.parallel, "parallel", 1, fmt.Sprintf("concurrent evaluations of this worker (at most %d)", maxWorkerParallel))
+	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per plugin call for this process (the study's own limit still applies)")
+	fl.DurationVar(&f.leaseTTL, "lease-ttl", 0, "how long a trial stays leased without a heartbeat (default 30s)")
+	fl.MarkHidden("lease-ttl")
+	f.common.register(cmd, "plugins directory (default: the one the study was started with)")
+	cmd.MarkFlagRequired("db")
+	cmd.MarkFlagRequired("study")
+	return cmd
+}
+
+func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
+	switch {
+	case f.parallel < 1 || f.parallel > maxWorkerParallel:
+		return usagef("bad --parallel %d: must be between 1 and %d", f.parallel, maxWorkerParallel)
+	case f.evalTimeout < 0:
+		return usagef("bad --eval-timeout %v: must be ≥ 0", f.evalTimeout)
+	case f.leaseTTL < 0:
+		return usagef("bad --lease-ttl %v: must be ≥ 0", f.leaseTTL)
+	}
+	log, err := f.logger()
+	if err != nil {
+		return err
+	}
+	ctx, sig := signalContext(cmd.Context())
+	defer sig.stop()
+	db, err := openDB(f.db, false, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return joinAsWorker(ctx, sig, db, f.db, f.study, &f.common, host.WorkerOptions{Parallel: f.parallel, LeaseTTL: f.leaseTTL, Logger: log}, log)
+}
+
+// joinAsWorker loads the study's objective and runs this process as one of
+// its workers ('worker', and 'run' or 'resume' on a study workers share).
+func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study string, c *common, o host.WorkerOptions, log zerolog.Logger) error {
+	st, info, err := host.StoredSettings(ctx, db, study)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := host.CheckAsync(st.Acquisition); err != nil {
+		return usageError{err}
+	}
+	if c.evalTimeout == 0 {
+		c.evalTimeout = st.EvalTimeout
+	}
+	reg, err := openPlugins(ctx, c, c.pluginsDir(st.Meta[metaPlugins]), log)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	objName := st.Meta[metaObjective]
+	if objName == "" {
+		objName = info.Name
+	}
+	obj, err := loadObjective(ctx, reg, objName)
+	if err != nil {
+		return err
+	}
+	log.Info().Str("study", study).Int("parallel", o.Parallel).Msg("joining the study as a worker")
+	res, err := host.RunWorker(ctx, db, study, obj, o)
+	if err != nil {
+		var held *store.LeaseHeldError
+		if errors.As(err, &held) {
+			return err
+		}
+		if ctx.Err() != nil {
+			code := exitFailure
+			if sig.sig != nil {
+				code = exitCodeFor(sig.sig)
+			}
+			return interruptedError{code: code, err: fmt.Errorf("worker stopped (%v); its unfinished trials go back to the queue", context.Cause(ctx))}
+		}
+		return err
+	}
+	fmt.Fprintf(os.Stdout, "study %s complete: this worker evaluated %d trials, proposed %d points (%d late reports). List them with: tesbo-host trials --db %s --study %s\n",
+		study, res.Evaluated, res.Proposed, res.Late, shellQuote(target), shellQuote(study))
+	return nil
+}

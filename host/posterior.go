@@ -1,0 +1,129 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/gp"
+	"github.com/tesbo/tesbo/store"
+)
+
+// ErrNoModel: a stored study has no fitted model yet (only its initial
+// design ran, or every iteration fell back to a design point).
+var ErrNoModel = errors.New("no fitted model stored yet")
+
+// StoredPosterior is the GP posterior of a stored study as its latest
+// fitted BO iteration t saw it: the model's stored hyper-parameters (no
+// refit) conditioned on the trials of iterations before t that have
+// completed, with the outputs standardized as the host standardizes them
+// (see the README's conventions):
+//
+//	f_native(x) = s·(c·f(x) + m),  sd_native(x) = c·σ(x),
+//
+// s = −1 for a minimizing objective. It is read-only: building it writes
+// nothing and changes nothing the study does next.
+type StoredPosterior struct {
+	Iteration int    // t, the iteration whose model this is
+	Space     *Space // the study's search space
+	// GP is the posterior on the unit cube, in standardized maximizing
+	// units; its rows are the completed trials of iterations < t.
+	GP *gp.GP
+	// TrialIDs are the trials of GP's rows, in order.
+	TrialIDs []int
+	// Fitted is the number of evaluations the hyper-parameters were fitted
+	// to (GP.N() when every trial of iterations < t had finished then).
+	Fitted int
+	// AcqState is what the acquisition carried out of iteration t (for TES
+	// its trusted maximizers; nil when it carries nothing).
+	AcqState json.RawMessage
+	ds       *dataset
+}
+
+// Native maps a posterior mean in GP units to the objective's units.
+func (p *StoredPosterior) Native(mean float64) float64 { return p.ds.native(mean) }
+
+// NativeSD maps a posterior standard deviation in GP units to the
+// objective's units.
+func (p *StoredPosterior) NativeSD(sd float64) float64 { return sd * p.ds.scale }
+
+// LoadPosterior rebuilds the StoredPosterior of study name in db. It
+// refuses (without the O(n³) factorization) when more than maxN
+// evaluations would condition it, and gives an error wrapping ErrNoModel
+// when the study has no fitted model.
+func LoadPosterior(ctx context.Context, db *store.DB, name string, maxN int) (*StoredPosterior, error) {
+	row, st, err := loadSettings(ctx, db, name)
+	if err != nil {
+		return nil, err
+	}
+	space, err := NewSpace(st.Info.Params)
+	if err != nil {
+		return nil, fmt.Errorf("study %q: stored space: %w", name, err)
+	}
+	d := space.Dim()
+	its, err := db.Iterations(ctx, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	var ms *modelState
+	t := 0
+	for i := len(its) - 1; i >= 0 && ms == nil; i-- {
+		var m modelState
+		if its[i].Model != nil && json.Unmarshal(its[i].Model, &m) == nil && len(m.Params) == d+1 {
+			ms, t = &m, its[i].Iteration
+		}
+	}
+	if ms == nil {
+		return nil, fmt.Errorf("study %q: %w", name, ErrNoModel)
+	}
+	trials, err := db.Trials(ctx, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	var before []store.Trial
+	for _, tr := range trials {
+		if tr.Iteration < t {
+			before = append(before, tr)
+		}
+	}
+	ds := newDataset(before, d, st.Info.Minimize)
+	if ds.n() == 0 {
+		return nil, fmt.Errorf("study %q: iteration %d has a model but no completed evaluation before it: %w", name, t, ErrNoModel)
+	}
+	if ds.n() > maxN {
+		return nil, fmt.Errorf("study %q: the model of iteration %d conditions on %d evaluations, more than the %d allowed here", name, t, ds.n(), maxN)
+	}
+	k := newKernel(ms.Kernel, d).WithParams(ms.Params)
+	g, err := gp.New(k, ms.Noise, ds.X, ds.y)
+	if err != nil {
+		return nil, fmt.Errorf("study %q: rebuild the model of iteration %d: %w", name, t, err)
+	}
+	return &StoredPosterior{Iteration: t, Space: space, GP: g, TrialIDs: ds.ids, Fitted: ms.N,
+		AcqState: ms.AcqState, ds: ds}, nil
+}
+
+// Slice returns the posterior along parameter j through the unit-cube
+// point u: at m unit-cube values of coordinate j evenly spaced over
+// [0, 1] (the others fixed at u), the native parameter values and the
+// posterior mean and standard deviation of f in native units.
+func (p *StoredPosterior) Slice(u []float64, j, m int) (x, mean, sd []float64) {
+	d := p.Space.Dim()
+	X := mat.NewDense(m, d, nil)
+	x = make([]float64, m)
+	for i := range m {
+		row := X.RawRowView(i)
+		copy(row, u)
+		row[j] = float64(i) / float64(max(m-1, 1))
+		x[i] = p.Space.ToNative(row)[j]
+	}
+	mean, sd = make([]float64, m), make([]float64, m)
+	p.GP.Predict(X, mean, sd)
+	for i := range m {
+		mean[i], sd[i] = p.Native(mean[i]), p.NativeSD(math.Sqrt(sd[i]))
+	}
+	return x, mean, sd
+}

@@ -1,0 +1,125 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/gp"
+)
+
+// LoadPosterior rebuilds, from the database alone, exactly the posterior
+// the study used to propose its latest batch: same means and variances as
+// the GP the host fitted, in native units through Native/NativeSD.
+func TestLoadPosteriorMatchesHost(t *testing.T) {
+	for _, minimize := range []bool{false, true} {
+		ctx := context.Background()
+		db := tempDB(t)
+		info := unitInfo(2)
+		info.Minimize = minimize
+		obj := funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) {
+			return math.Sin(5*x[0]) + x[1]*x[1], nil
+		}}
+		s, err := NewStudy(ctx, info, Options{DB: db, Name: "p", Proposer: testProposer(), Init: 4, Batch: 2, Iters: 3, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fitted := map[int]*gp.GP{} // by number of observations
+		s.gpFitHook = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+			g, err := gp.Fit(X, y, fs)
+			if err == nil {
+				fitted[g.N()] = g
+			}
+			return g, err
+		}
+		if _, err := s.Run(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+
+		p, err := LoadPosterior(ctx, db, "p", 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Iteration != 3 || p.GP.N() != 8 || p.Fitted != 8 || len(p.TrialIDs) != 8 {
+			t.Fatalf("iteration %d, n %d, fitted %d, ids %v", p.Iteration, p.GP.N(), p.Fitted, p.TrialIDs)
+		}
+		host := fitted[8]
+		if host == nil {
+			t.Fatal("the host never fitted 8 observations")
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for range 20 {
+			u := []float64{rng.Float64(), rng.Float64()}
+			m1, v1 := p.GP.MeanVar(u)
+			m2, v2 := host.MeanVar(u)
+			if math.Abs(m1-m2) > 1e-9 || math.Abs(v1-v2) > 1e-9 {
+				t.Fatalf("at %v: rebuilt %v ± %v, host %v ± %v", u, m1, v1, m2, v2)
+			}
+		}
+		// Native units: the mean at an evaluated point is (nearly) its value.
+		trials := s.Trials()
+		for k, id := range p.TrialIDs {
+			m, _ := p.GP.MeanVar(p.GP.X().RawRowView(k))
+			if got, want := p.Native(m), trials[id].Value; math.Abs(got-want) > 0.05 {
+				t.Errorf("minimize=%v trial %d: native mean %v, value %v", minimize, id, got, want)
+			}
+		}
+		// Slice through the first point: its grid ends are the bounds, and
+		// the sd is the scaled posterior sd.
+		x, mean, sd := p.Slice(trials[0].U, 1, 11)
+		if x[0] != 0 || x[10] != 1 || len(mean) != 11 {
+			t.Fatalf("slice grid %v", x)
+		}
+		// The scale c is the values' sample standard deviation.
+		var sum, ss float64
+		for _, id := range p.TrialIDs {
+			sum += trials[id].Value
+		}
+		for _, id := range p.TrialIDs {
+			dv := trials[id].Value - sum/8
+			ss += dv * dv
+		}
+		_, v := p.GP.MeanVar([]float64{trials[0].U[0], 0.5})
+		if want := math.Sqrt(ss/7) * math.Sqrt(v); math.Abs(sd[5]-want) > 1e-12 || sd[5] <= 0 {
+			t.Fatalf("slice sd %v, want %v", sd[5], want)
+		}
+		if _, err := LoadPosterior(ctx, db, "p", 7); err == nil {
+			t.Fatal("no error beyond maxN")
+		}
+	}
+}
+
+// A study with only its initial design has no model; an unknown study is
+// not found.
+func TestLoadPosteriorNoModel(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	s, err := NewStudy(ctx, unitInfo(1), Options{DB: db, Name: "d", Proposer: testProposer(), Init: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ts, err := s.Ask(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range ts {
+		if tr.Iteration != 0 {
+			t.Fatalf("trial %+v is not from the initial design", tr)
+		}
+		if err := s.Tell(ctx, tr.ID, tr.X[0], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := LoadPosterior(ctx, db, "d", 100); !errors.Is(err, ErrNoModel) {
+		t.Fatalf("design only: %v, want ErrNoModel", err)
+	}
+	if _, err := LoadPosterior(ctx, db, "nope", 100); err == nil {
+		t.Fatal("unknown study: no error")
+	}
+}

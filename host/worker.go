@@ -1,0 +1,504 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
+)
+
+// Worker mode: any number of processes, on any hosts, work on one stored
+// study (typically on PostgreSQL). Each runs RunWorker, which takes trials
+// from the study's queue (store.DB.LeaseTrial), evaluates them and reports
+// their outcomes. When the queue is empty, one of them — the holder of the
+// study's lease, which makes it the proposer; another worker takes the
+// lease over when the proposer dies — proposes as many new points as there
+// are idle evaluation slots over all live workers (at most Options.Batch),
+// conditioned on the trials still running: the acquisition sees them as
+// acq.State.Pending. For TES that is the paper's batch α with the pending
+// points held fixed in the batch, α(B | P) = α(P ∪ B) − α(P): the joint
+// predictive of §4.3 already covers P ∪ B, so the new points are chosen
+// for the information they add to what the running evaluations will bring
+// (a point next to a running one adds little). The study's budget is
+// global: its initial design plus Options.Iters × Options.Batch
+// evaluations, whatever the number of workers.
+
+// AsyncAcquisitions are the acquisitions that condition their proposals on
+// running trials, and so can run in worker mode.
+// random is among them: its points depend on nothing, and the host moves
+// any that repeats a running trial.
+var AsyncAcquisitions = []string{"tes", "tes-ep", "tes-sp", "qei", "qei-cl", "bucb", "lp-ei", "random"}
+
+// CheckAsync returns an error unless acquisition name can propose while
+// trials are running (see AsyncAcquisitions).
+func CheckAsync(name string) error {
+	if slices.Contains(AsyncAcquisitions, name) {
+		return nil
+	}
+	return fmt.Errorf("acquisition %q cannot condition its proposals on running trials, so it cannot run with many workers: use one of %v, or run the study in one process on a SQLite file", name, AsyncAcquisitions)
+}
+
+// Defaults of WorkerOptions.
+const (
+	DefaultWorkerPoll = 100 * time.Millisecond
+	// reclaimEvery bounds how often one worker looks for lost workers'
+	// trials.
+	reclaimEvery = 250 * time.Millisecond
+)
+
+// WorkerOptions configure RunWorker. The zero value runs one evaluation at
+// a time with the built-in acquisition the study names, 30 s leases and
+// no logging.
+type WorkerOptions struct {
+	// Parallel is the number of concurrent evaluations (slots). Zero means 1.
+	Parallel int
+	// LeaseTTL is how long a taken trial (and this worker's registration)
+	// lasts after each heartbeat (every LeaseTTL/3). Zero means 30 s.
+	LeaseTTL time.Duration
+	// Poll is how long an idle worker waits before looking at the queue
+	// again (±50% jitter). Zero means DefaultWorkerPoll.
+	Poll time.Duration
+	// Logger receives progress (zero value: discard).
+	Logger zerolog.Logger
+	// OnTrial is called after each outcome this worker records.
+	OnTrial func(Trial)
+}
+
+// WorkerResult summarizes what one worker did.
+type WorkerResult struct {
+	Evaluated int // outcomes recorded
+	Late      int // values reported after the lease was lost (kept as attempts)
+	Proposed  int // points this worker proposed
+	Done      bool
+}
+
+// worker is RunWorker's state.
+type worker struct {
+	db      *store.DB
+	id      int64
+	name    string
+	h       store.Holder
+	o       WorkerOptions
+	ev      *Study // evaluates (no lease, no trials)
+	budget  int
+	log     zerolog.Logger
+	obj     sdk.Objective
+	prop    proposerRole
+	reclaim sync.Mutex
+	lastRec time.Time
+
+	mu  sync.Mutex
+	res WorkerResult
+}
+
+// RunWorker joins the stored study name as a worker and evaluates its
+// trials with obj until the study is complete (its whole budget evaluated)
+// or ctx is cancelled; see the comment above AsyncAcquisitions. A study a
+// single process is running (its lease held by a non-worker) gives a
+// *store.LeaseHeldError. Cancelling ctx stops taking trials; evaluations
+// under way get Options.Grace to finish, then go back to the queue.
+func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions) (*WorkerResult, error) {
+	if o.Parallel <= 0 {
+		o.Parallel = 1
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = leaseTTL
+	}
+	if o.Poll <= 0 {
+		o.Poll = DefaultWorkerPoll
+	}
+	w, err := newWorker(ctx, db, name, obj, o)
+	if err != nil {
+		return nil, err
+	}
+	defer w.prop.close()
+	if err := db.RegisterWorker(ctx, w.id, w.h, o.Parallel, o.LeaseTTL); err != nil {
+		return nil, err
+	}
+	defer func() {
+		c, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+		defer cancel()
+		db.UnregisterWorker(c, w.id, w.h)
+	}()
+	hbCtx, stopHB := context.WithCancel(context.Background())
+	defer stopHB()
+	go w.heartbeat(hbCtx)
+	evalCtx, stop := graceContext(ctx, w.ev.opts.Grace)
+	defer stop()
+	errs := make(chan error, o.Parallel)
+	for range o.Parallel {
+		go func() { errs <- w.slot(ctx, evalCtx) }()
+	}
+	var first error
+	for range o.Parallel {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	w.mu.Lock()
+	res := w.res
+	w.mu.Unlock()
+	if first == nil && ctx.Err() != nil {
+		first = fmt.Errorf("worker on study %q interrupted: %w", name, context.Cause(ctx))
+	}
+	return &res, first
+}
+
+func newWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions) (*worker, error) {
+	opts, info, err := StoredSettings(ctx, db, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckAsync(opts.Acquisition); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
+	row, err := db.Study(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		return nil, err
+	}
+	if err := checkNotSingle(ctx, db, row.ID); err != nil {
+		return nil, err
+	}
+	space, err := NewSpace(info.Params)
+	if err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
+	if opts.Grace == 0 {
+		opts.Grace = DefaultGrace
+	}
+	h := store.NewHolder()
+	log := o.Logger.With().Str("study", name).Str("worker", h.Name()).Logger()
+	opts.Logger = log
+	ev := &Study{name: name, info: info, space: space, opts: opts, seed: row.Seed, log: log}
+	ev.design = ev.makeDesign()
+	if err := ev.attach(ctx, obj); err != nil {
+		return nil, err
+	}
+	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, ev: ev, log: log, obj: obj,
+		budget: len(ev.design) + opts.Iters*opts.Batch}
+	w.prop = proposerRole{w: w}
+	return w, nil
+}
+
+// checkNotSingle refuses a study that one process runs on its own (its
+// lease is held by a live holder that is not a registered worker).
+func checkNotSingle(ctx context.Context, db *store.DB, id int64) error {
+	err := db.CheckLease(ctx, id)
+	var held *store.LeaseHeldError
+	if !errors.As(err, &held) {
+		return err
+	}
+	ws, werr := db.Workers(ctx, id)
+	if werr != nil {
+		return werr
+	}
+	for _, w := range ws {
+		if w.Host == held.Host && w.PID == held.PID {
+			return nil // the proposer is a worker: join it
+		}
+	}
+	return held
+}
+
+// LiveWorkers reports whether workers are working on the stored study
+// name (so that a second process should join them as a worker).
+func LiveWorkers(ctx context.Context, db *store.DB, name string) (bool, error) {
+	row, err := db.Study(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	ws, err := db.Workers(ctx, row.ID)
+	return len(ws) > 0, err
+}
+
+// heartbeat renews the worker's registration and trial leases every
+// TTL/3; failures are logged (the leases have two more beats to spare).
+func (w *worker) heartbeat(ctx context.Context) {
+	tick := time.NewTicker(w.o.LeaseTTL / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if err := w.db.Heartbeat(ctx, w.id, w.h, w.o.Parallel, w.o.LeaseTTL); err != nil && ctx.Err() == nil {
+			w.log.Warn().Err(err).Msg("heartbeat failed; trying again")
+		}
+	}
+}
+
+// slot is one evaluation slot: take a trial, evaluate it, report it; when
+// the queue is empty, propose (if this worker is the proposer) or wait.
+func (w *worker) slot(ctx, evalCtx context.Context) error {
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	backoff := time.Duration(0)
+	for ctx.Err() == nil {
+		err := w.step(ctx, evalCtx, rng)
+		if err == nil {
+			backoff = 0
+			continue
+		}
+		if errors.Is(err, errStudyDone) || ctx.Err() != nil {
+			return nil
+		}
+		if !errors.Is(err, store.ErrUnavailable) && !errors.Is(err, store.ErrLocked) {
+			return err
+		}
+		// The database is down or restarting: wait and try again.
+		backoff = min(max(2*backoff, 100*time.Millisecond), 5*time.Second)
+		w.log.Warn().Err(err).Dur("retry_in", backoff).Msg("database unavailable; retrying")
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+		}
+	}
+	return nil
+}
+
+// errStudyDone ends a slot when the study is complete.
+var errStudyDone = errors.New("study complete")
+
+// step takes and evaluates one trial, or proposes, or waits a poll period.
+func (w *worker) step(ctx, evalCtx context.Context, rng *rand.Rand) error {
+	{
+		t, err := w.db.LeaseTrial(ctx, w.id, w.h, w.o.LeaseTTL)
+		if err != nil {
+			return err
+		}
+		if t != nil {
+			return w.evaluate(ctx, evalCtx, t)
+		}
+		w.maybeReclaim(ctx)
+		n, err := w.prop.propose(ctx)
+		if err != nil || n > 0 {
+			return err
+		}
+		done, err := w.studyDone(ctx)
+		if err != nil {
+			return err
+		}
+		if done {
+			w.mu.Lock()
+			w.res.Done = true
+			w.mu.Unlock()
+			return errStudyDone
+		}
+		wait := time.Duration(float64(w.o.Poll) * (0.5 + rng.Float64()))
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+		return nil
+	}
+}
+
+// studyDone reports whether the whole budget is issued and finished.
+func (w *worker) studyDone(ctx context.Context) (bool, error) {
+	p, r, f, err := w.db.QueueCounts(ctx, w.id)
+	if err != nil {
+		return false, err
+	}
+	return p == 0 && r == 0 && f >= w.budget, nil
+}
+
+// maybeReclaim returns lost workers' trials to the queue, at most every
+// reclaimEvery per process.
+func (w *worker) maybeReclaim(ctx context.Context) {
+	if !w.reclaim.TryLock() {
+		return
+	}
+	defer w.reclaim.Unlock()
+	if time.Since(w.lastRec) < reclaimEvery {
+		return
+	}
+	w.lastRec = time.Now()
+	n, err := w.db.ReclaimTrials(ctx, w.id, w.ev.opts.Retries+1)
+	if err != nil {
+		w.log.Warn().Err(err).Msg("could not reclaim lost workers' trials")
+	} else if n > 0 {
+		w.log.Warn().Int("trials", n).Msg("reclaimed the trials of lost workers")
+	}
+}
+
+// evaluate runs one leased trial and reports its outcome; a trial
+// abandoned because the worker is stopping is left to be reclaimed.
+func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
+	started := time.Now()
+	r, err := w.ev.call(evalCtx, w.obj, t.X)
+	if evalCtx.Err() != nil {
+		return nil
+	}
+	if err == nil && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
+		err = fmt.Errorf("objective returned %v", r.Value)
+	}
+	t.EvalSeconds, t.StartedAt = time.Since(started).Seconds(), started
+	if err != nil {
+		t.Status, t.Error = store.Failed, err.Error()
+		w.log.Warn().Int("trial", t.ID).Int("attempt", t.Attempts).Err(err).Msg("evaluation failed")
+	} else {
+		t.Status, t.Value, t.Meta = store.Complete, r.Value, r.Meta
+	}
+	ok, rerr := w.db.ReportTrial(context.WithoutCancel(ctx), w.id, w.h, t, w.ev.opts.Retries+1)
+	if rerr != nil {
+		return rerr
+	}
+	w.mu.Lock()
+	if ok {
+		w.res.Evaluated++
+	} else {
+		w.res.Late++
+		w.log.Warn().Int("trial", t.ID).Msg("reported after losing the trial's lease: kept as an attempt only")
+	}
+	w.mu.Unlock()
+	if ok && w.o.OnTrial != nil {
+		w.o.OnTrial(*t)
+	}
+	return nil
+}
+
+// proposerRole is this worker's share of proposing: it holds the study
+// (OpenStudy, whose lease makes it the one proposer) while it can.
+type proposerRole struct {
+	w     *worker
+	mu    sync.Mutex
+	study *Study
+	next  time.Time // do not try to take the lease before
+}
+
+// propose issues new points when the queue is empty and evaluation slots
+// are idle, if this worker is (or can become) the proposer. It returns how
+// many points it issued.
+func (p *proposerRole) propose(ctx context.Context) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := p.w
+	if p.study == nil {
+		if time.Now().Before(p.next) {
+			return 0, nil
+		}
+		s, err := OpenStudy(ctx, w.db, w.name, Options{Logger: w.log})
+		var held *store.LeaseHeldError
+		if errors.As(err, &held) {
+			p.next = time.Now().Add(w.o.Poll * 5)
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		w.log.Info().Msg("proposer: this worker proposes the study's points")
+		p.study = s
+	}
+	s := p.study
+	if s.lease != nil && s.lease.lost.Err() != nil {
+		p.drop("lost the proposer lease")
+		return 0, nil
+	}
+	q, err := p.size(ctx)
+	if err != nil || q == 0 {
+		return 0, p.check(err)
+	}
+	trials, err := s.Ask(ctx, q)
+	if err != nil {
+		return 0, p.check(err)
+	}
+	w.mu.Lock()
+	w.res.Proposed += len(trials)
+	w.mu.Unlock()
+	w.log.Debug().Int("points", len(trials)).Int("iter", s.Iteration()).Msg("proposed")
+	return len(trials), nil
+}
+
+// size reloads the trials and returns how many points to propose: none
+// while the queue holds any or the budget is issued, else the idle slots
+// of the live workers (at least 1, at most Batch and what the budget has
+// left).
+func (p *proposerRole) size(ctx context.Context) (int, error) {
+	s, w := p.study, p.w
+	if err := s.reload(ctx); err != nil {
+		return 0, err
+	}
+	ws, err := w.db.Workers(ctx, w.id)
+	if err != nil {
+		return 0, err
+	}
+	slots := 0
+	for _, x := range ws {
+		slots += x.Slots
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	running := 0
+	for _, t := range s.trials {
+		switch t.Status {
+		case store.Pending:
+			return 0, nil
+		case store.Running:
+			running++
+		}
+	}
+	left := w.budget - len(s.trials)
+	q := min(max(slots-running, 1), s.opts.Batch, left)
+	if issued := s.designIssued(); issued < len(s.design) {
+		q = min(max(slots-running, 1), left, len(s.design)-issued)
+	}
+	return max(q, 0), nil
+}
+
+// check drops the proposer role on a lost lease (another worker took it
+// over) and passes other errors on.
+func (p *proposerRole) check(err error) error {
+	if errors.Is(err, store.ErrLeaseLost) {
+		p.drop(err.Error())
+		return nil
+	}
+	return err
+}
+
+func (p *proposerRole) drop(why string) {
+	p.w.log.Warn().Str("reason", why).Msg("no longer the proposer")
+	p.study.Close()
+	p.study = nil
+}
+
+func (p *proposerRole) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.study != nil {
+		p.study.Close()
+		p.study = nil
+	}
+}
+
+// reload replaces the study's trials with the database's (workers change
+// them); iterations are only written by the lease holder, this study.
+func (s *Study) reload(ctx context.Context) error {
+	ts, err := s.db.Trials(ctx, s.id)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.trials = ts
+	s.version = 0
+	for i, t := range ts {
+		s.trials[i].Names = s.space.names
+		if t.Status == store.Complete {
+			s.version++
+		}
+	}
+	s.cache = nil
+	return nil
+}

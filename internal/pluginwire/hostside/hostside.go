@@ -1,0 +1,50 @@
+// Package hostside holds the host side's conversions between SDK types and
+// protocol messages (the plugin side's are unexported in package sdk; the
+// point conversions are shared, in internal/pluginwire). It imports sdk,
+// which pluginwire itself must not: sdk imports pluginwire.
+package hostside
+
+import (
+	"github.com/tesbo/tesbo/sdk"
+	pb "github.com/tesbo/tesbo/sdk/proto"
+)
+
+// InfoToProto converts an Info to its protocol message (capability flags
+// unset).
+func InfoToProto(i sdk.Info) *pb.ObjectiveInfo {
+	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum}
+	out.Params = make([]*pb.Param, len(i.Params))
+	for k, p := range i.Params {
+		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High}
+	}
+	return out
+}
+
+// InfoFromProto converts a protocol message to an Info. Unknown parameter
+// kinds are kept as they are so that Info.Validate reports them.
+func InfoFromProto(m *pb.ObjectiveInfo) sdk.Info {
+	if m == nil {
+		return sdk.Info{}
+	}
+	out := sdk.Info{Name: m.Name, Minimize: m.Minimize}
+	if m.Optimum != nil {
+		v := *m.Optimum
+		out.Optimum = &v
+	}
+	if len(m.Params) > 0 {
+		out.Params = make([]sdk.Param, len(m.Params))
+	}
+	for k, p := range m.Params {
+		out.Params[k] = sdk.Param{Name: p.GetName(), Kind: sdk.ParamKind(p.GetKind()), Low: p.GetLow(), High: p.GetHigh()}
+	}
+	return out
+}
+
+// ObservationsToProto converts observations to protocol messages.
+func ObservationsToProto(obs []sdk.Observation) []*pb.Observation {
+	out := make([]*pb.Observation, len(obs))
+	for i, o := range obs {
+		out[i] = &pb.Observation{X: o.X, Value: o.Value}
+	}
+	return out
+}

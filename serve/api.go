@@ -1,0 +1,216 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/store"
+)
+
+func (s *Server) apiStudies(w http.ResponseWriter, r *http.Request) {
+	sums, err := s.loadSummaries(r.Context())
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	s.writeJSON(w, map[string]any{"studies": sums})
+}
+
+// paramJSON is a parameter of the search space.
+type paramJSON struct {
+	Name string  `json:"name"`
+	Kind string  `json:"kind"` // float, logfloat or int
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// iterationJSON is a BO iteration: its timings and, once finished, its
+// record's values.
+type iterationJSON struct {
+	Iter     int     `json:"iter"`
+	HasModel bool    `json:"has_model"`
+	FitS     float64 `json:"fit_s"`
+	ProposeS float64 `json:"propose_s"`
+	// The rest is the record of a finished iteration (Done).
+	Done         bool      `json:"done"`
+	Evals        int       `json:"evals"`
+	EvalS        float64   `json:"eval_s"`
+	BestValue    *float64  `json:"best_value"`
+	BestObserved *float64  `json:"best_observed"`
+	Regret       *float64  `json:"regret"`
+	BestX        []float64 `json:"best_x"`
+}
+
+// studyJSON is /api/study's answer.
+type studyJSON struct {
+	Summary    *summary        `json:"summary"`
+	Params     []paramJSON     `json:"params"`
+	Seed       string          `json:"seed"`
+	Batch      int             `json:"batch"`
+	Iterations []iterationJSON `json:"iterations"`
+}
+
+func (s *Server) apiStudy(w http.ResponseWriter, r *http.Request) {
+	name, err := studyName(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	out, err := s.loadStudy(r.Context(), name)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	s.writeJSON(w, out)
+}
+
+func (s *Server) loadStudy(ctx context.Context, name string) (*studyJSON, error) {
+	sm, err := s.loadSummary(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	its, err := s.db.Iterations(ctx, sm.id)
+	if err != nil {
+		return nil, err
+	}
+	out := &studyJSON{Summary: sm, Seed: fmt.Sprint(sm.opts.Seed), Batch: sm.opts.Batch,
+		Iterations: make([]iterationJSON, 0, len(its))}
+	for _, p := range sm.params {
+		out.Params = append(out.Params, paramJSON{Name: p.Name, Kind: p.Kind.String(), Low: p.Low, High: p.High})
+	}
+	for _, it := range its {
+		ij, err := iterationOf(it)
+		if err != nil {
+			return nil, fmt.Errorf("study %q: %w", name, err)
+		}
+		out.Iterations = append(out.Iterations, ij)
+	}
+	return out, nil
+}
+
+// iterationOf converts a stored iteration row.
+func iterationOf(it store.Iteration) (iterationJSON, error) {
+	ij := iterationJSON{Iter: it.Iteration, HasModel: it.Model != nil, FitS: it.FitSeconds, ProposeS: it.ProposeSeconds}
+	if it.Record == nil {
+		return ij, nil
+	}
+	var rec host.Record
+	if err := json.Unmarshal(it.Record, &rec); err != nil {
+		return ij, fmt.Errorf("iteration %d: bad stored record: %w", it.Iteration, err)
+	}
+	ij.Done, ij.Evals, ij.EvalS = true, rec.Evals, rec.EvalS
+	ij.BestValue, ij.BestObserved, ij.Regret, ij.BestX = rec.BestValue, rec.BestObserved, rec.Regret, rec.BestX
+	return ij, nil
+}
+
+// trialJSON is a trial as the API sends it (X in the order of the study's
+// parameters).
+type trialJSON struct {
+	ID        int               `json:"id"`
+	Iteration int               `json:"iteration"`
+	Index     int               `json:"index"`
+	Status    string            `json:"status"`
+	Value     *float64          `json:"value"`
+	Error     string            `json:"error,omitempty"`
+	Attempts  int               `json:"attempts"`
+	X         []float64         `json:"x"`
+	Created   *time.Time        `json:"created,omitempty"`
+	Started   *time.Time        `json:"started,omitempty"`
+	Finished  *time.Time        `json:"finished,omitempty"`
+	EvalS     float64           `json:"eval_s"`
+	Meta      map[string]string `json:"meta,omitempty"`
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func trialOf(t store.Trial) trialJSON {
+	tj := trialJSON{ID: t.ID, Iteration: t.Iteration, Index: t.Index, Status: string(t.Status), Error: t.Error,
+		Attempts: t.Attempts, X: t.X, Created: timePtr(t.CreatedAt), Started: timePtr(t.StartedAt),
+		Finished: timePtr(t.FinishedAt), EvalS: t.EvalSeconds, Meta: t.Meta}
+	if t.Status == store.Complete {
+		v := t.Value
+		tj.Value = &v
+	}
+	if tj.X == nil {
+		tj.X = []float64{}
+	}
+	return tj
+}
+
+// trialsJSON is /api/trials' JSON answer (and download).
+type trialsJSON struct {
+	Study  string      `json:"study"`
+	Params []string    `json:"params"`
+	Trials []trialJSON `json:"trials"`
+}
+
+func (s *Server) apiTrials(w http.ResponseWriter, r *http.Request) {
+	name, err := studyName(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	format := r.URL.Query().Get("format")
+	if format != "" && format != "json" && format != "csv" {
+		s.failErr(w, r, fmt.Errorf("%w: format %q: want json or csv", errBadRequest, format))
+		return
+	}
+	sm, err := s.loadSummary(r.Context(), name)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	trials, err := s.db.Trials(r.Context(), sm.id)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	if r.URL.Query().Get("download") != "" {
+		ext := "json"
+		if format == "csv" {
+			ext = "csv"
+		}
+		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", fileName(name)+"-trials."+ext))
+	}
+	if format == "csv" {
+		s.writeCSV(w, sm, trials)
+		return
+	}
+	out := trialsJSON{Study: name, Params: paramNames(sm), Trials: make([]trialJSON, len(trials))}
+	for i, t := range trials {
+		out.Trials[i] = trialOf(t)
+	}
+	s.writeJSON(w, out)
+}
+
+func paramNames(sm *summary) []string {
+	names := make([]string, len(sm.params))
+	for i, p := range sm.params {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// fileName turns a study name into a safe file name.
+func fileName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		ok := c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 100 {
+		b = b[:100]
+	}
+	return string(b)
+}

@@ -1,0 +1,169 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/store"
+	"github.com/tesbo/tesbo/tes"
+)
+
+// Limits of the model view.
+const (
+	sliceGrid      = 61 // points per slice
+	maxSliceParams = 24 // slices drawn (the first parameters)
+)
+
+// pointJSON is a point of the model view with the posterior of f there.
+type pointJSON struct {
+	X     []float64 `json:"x"` // native units
+	Mean  float64   `json:"mean"`
+	SD    float64   `json:"sd"`
+	P     float64   `json:"p,omitempty"`     // p(x* | y_D), trusted maximizers only
+	Trial *int      `json:"trial,omitempty"` // x̄'s trial ID
+}
+
+// sliceJSON is the posterior along one parameter through x̄.
+type sliceJSON struct {
+	Param string    `json:"param"`
+	X     []float64 `json:"x"`
+	Mean  []float64 `json:"mean"`
+	SD    []float64 `json:"sd"`
+}
+
+// modelJSON is /api/model's answer.
+type modelJSON struct {
+	Iteration int         `json:"iteration"` // the BO iteration whose model this is
+	N         int         `json:"n"`         // evaluations it conditions on
+	Fitted    int         `json:"fitted"`    // evaluations its hyper-parameters were fitted to
+	XBar      pointJSON   `json:"xbar"`
+	Slices    []sliceJSON `json:"slices"`
+	Trusted   []pointJSON `json:"trusted"` // by decreasing p; empty unless TES
+	Entropy   *float64    `json:"entropy"` // H(x*) in nats, with Trusted
+	// Note explains a missing view ("" when there is one).
+	Note string `json:"note,omitempty"`
+}
+
+// modelEntry caches a study's model view for one state of the study.
+type modelEntry struct {
+	mu   sync.Mutex
+	key  activityKey
+	view *modelJSON
+}
+
+func (s *Server) apiModel(w http.ResponseWriter, r *http.Request) {
+	name, err := studyName(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	v, err := s.modelView(r.Context(), name)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	s.writeJSON(w, v)
+}
+
+// modelView returns the study's model view, computed once per state of the
+// study (its Activity).
+func (s *Server) modelView(ctx context.Context, name string) (*modelJSON, error) {
+	if err := s.checkDB(); err != nil {
+		return nil, err
+	}
+	row, err := s.db.Study(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	act, err := s.db.Activity(ctx, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	s.modelMu.Lock()
+	e := s.models[name]
+	if e == nil {
+		e = &modelEntry{}
+		s.models[name] = e
+	}
+	s.modelMu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := keyOf(act)
+	if e.view != nil && e.key == key {
+		return e.view, nil
+	}
+	v, err := s.computeModel(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	e.key, e.view = key, v
+	return v, nil
+}
+
+// computeModel builds the model view of study name (see the package doc).
+func (s *Server) computeModel(ctx context.Context, name string) (*modelJSON, error) {
+	p, err := host.LoadPosterior(ctx, s.db, name, s.set.ModelMaxEvaluations)
+	switch {
+	case errors.Is(err, host.ErrNoModel):
+		return &modelJSON{Note: "no model yet: the initial design is still running", Slices: []sliceJSON{}, Trusted: []pointJSON{}}, nil
+	case errors.Is(err, store.ErrNotFound):
+		return nil, err
+	case err != nil:
+		return &modelJSON{Note: err.Error(), Slices: []sliceJSON{}, Trusted: []pointJSON{}}, nil
+	}
+	v := &modelJSON{Iteration: p.Iteration, N: p.GP.N(), Fitted: p.Fitted, Slices: []sliceJSON{}, Trusted: []pointJSON{}}
+	best, means := acq.BestMean(p.GP)
+	u := append([]float64(nil), p.GP.X().RawRowView(best)...)
+	_, varBest := p.GP.MeanVar(u)
+	v.XBar = pointJSON{X: p.Space.ToNative(u), Mean: p.Native(means[best]), SD: p.NativeSD(math.Sqrt(varBest)), Trial: &p.TrialIDs[best]}
+	params := p.Space.Params()
+	for j := range min(len(params), maxSliceParams) {
+		x, mean, sd := p.Slice(u, j, sliceGrid)
+		v.Slices = append(v.Slices, sliceJSON{Param: params[j].Name, X: x, Mean: mean, SD: sd})
+	}
+	if err := v.addTrusted(p); err != nil {
+		v.Note = err.Error()
+	}
+	return v, nil
+}
+
+// addTrusted adds the stored trusted maximizers X* with p(x*|y_D)
+// computed on the posterior of f at X* (a fixed seed, so the view does
+// not flicker between requests).
+func (v *modelJSON) addTrusted(p *host.StoredPosterior) error {
+	xs, err := tes.StoredMaximizers(p.AcqState)
+	if err != nil || len(xs) == 0 {
+		return nil // not TES, or nothing carried: no X* to show
+	}
+	d := p.Space.Dim()
+	if len(xs[0]) != d {
+		return fmt.Errorf("stored trusted maximizers have %d coordinates, the space %d", len(xs[0]), d)
+	}
+	X := mat.NewDense(len(xs), d, nil)
+	for i, row := range xs {
+		X.SetRow(i, row)
+	}
+	mean, cov := p.GP.Joint(X)
+	probs, err := tes.MaximizerProbabilities(rand.New(rand.NewPCG(uint64(p.Iteration), 0x7e5b0)), mean, cov, tes.MVNSettings{})
+	if err != nil {
+		return fmt.Errorf("p(x*) of the trusted maximizers: %w", err)
+	}
+	for i, row := range xs {
+		v.Trusted = append(v.Trusted, pointJSON{X: p.Space.ToNative(row), Mean: p.Native(mean[i]),
+			SD: p.NativeSD(math.Sqrt(cov.At(i, i))), P: probs.P[i]})
+	}
+	sort.SliceStable(v.Trusted, func(a, b int) bool { return v.Trusted[a].P > v.Trusted[b].P })
+	h := probs.Entropy()
+	v.Entropy = &h
+	return nil
+}

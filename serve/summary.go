@@ -1,0 +1,137 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
+)
+
+// Study states in a summary.
+const (
+	stateRunning     = "running"     // a live process holds the study's lease
+	stateFinished    = "finished"    // the budget is spent, nothing in flight
+	stateInterrupted = "interrupted" // trials in flight, nobody running them
+	stateStopped     = "stopped"     // stopped before its budget
+	stateNew         = "new"         // no trial yet
+)
+
+// summary is a study's line in the list and the head of its page.
+type summary struct {
+	Name        string `json:"name"`
+	Objective   string `json:"objective"`
+	Acquisition string `json:"acquisition"`
+	State       string `json:"state"`
+	// Holder is who runs the study ("host pid N") while State is running.
+	Holder   string `json:"holder,omitempty"`
+	Trials   int    `json:"trials"`
+	Complete int    `json:"complete"`
+	Failed   int    `json:"failed"`
+	Running  int    `json:"running"`
+	Pending  int    `json:"pending"`
+	// Budget is the planned number of trials, Init + Iters·Batch.
+	Budget   int      `json:"budget"`
+	Minimize bool     `json:"minimize"`
+	Optimum  *float64 `json:"optimum"`
+	// BestObserved is the best completed value.
+	BestObserved *float64 `json:"best_observed"`
+	// Recommendation is f(x̄) and Regret f* − f(x̄) (for a minimizing
+	// objective f(x̄) − f*) as of the latest finished iteration.
+	Recommendation *float64  `json:"recommendation"`
+	Regret         *float64  `json:"regret"`
+	Iteration      int       `json:"iteration"` // latest finished BO iteration
+	Created        time.Time `json:"created"`
+	LastActivity   time.Time `json:"last_activity"`
+
+	id     int64
+	params []sdk.Param
+	opts   host.Options
+}
+
+// loadSummary reads the summary of study name.
+func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error) {
+	if err := s.checkDB(); err != nil {
+		return nil, err
+	}
+	row, err := s.db.Study(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	opts, info, err := host.StoredSettings(ctx, s.db, name)
+	if err != nil {
+		return nil, err
+	}
+	act, err := s.db.Activity(ctx, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	sm := &summary{Name: name, Objective: row.Objective, Acquisition: row.Acquisition,
+		Trials: act.Trials, Complete: act.Complete, Failed: act.Failed, Running: act.Running, Pending: act.Pending,
+		Budget: opts.Init + opts.Iters*opts.Batch, Minimize: info.Minimize, Optimum: info.Optimum,
+		Created: row.CreatedAt, LastActivity: act.LastChange, id: row.ID, params: info.Params, opts: opts}
+	sm.BestObserved = act.MaxValue
+	if info.Minimize {
+		sm.BestObserved = act.MinValue
+	}
+	raw, err := s.db.LatestRecord(ctx, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	if raw != nil {
+		var rec host.Record
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return nil, fmt.Errorf("study %q: bad stored record: %w", name, err)
+		}
+		sm.Recommendation, sm.Regret, sm.Iteration = rec.BestValue, rec.Regret, rec.Iter
+	}
+	if err := sm.setState(s.db.CheckLease(ctx, row.ID)); err != nil {
+		return nil, err
+	}
+	return sm, nil
+}
+
+// setState derives the study's state from its counts and the answer of
+// CheckLease.
+func (sm *summary) setState(leaseErr error) error {
+	var held *store.LeaseHeldError
+	switch inFlight := sm.Running + sm.Pending; {
+	case errors.As(leaseErr, &held):
+		sm.State, sm.Holder = stateRunning, fmt.Sprintf("%s pid %d", held.Host, held.PID)
+	case leaseErr != nil:
+		return leaseErr
+	case sm.Trials == 0:
+		sm.State = stateNew
+	case inFlight > 0:
+		sm.State = stateInterrupted
+	case sm.Complete+sm.Failed >= sm.Budget:
+		sm.State = stateFinished
+	default:
+		sm.State = stateStopped
+	}
+	return nil
+}
+
+// loadSummaries reads the summaries of every study, oldest first.
+func (s *Server) loadSummaries(ctx context.Context) ([]*summary, error) {
+	if err := s.checkDB(); err != nil {
+		return nil, err
+	}
+	names, err := s.db.StudyNames(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list studies in %s: %w", s.db.Path(), err)
+	}
+	out := make([]*summary, 0, len(names))
+	for _, n := range names {
+		sm, err := s.loadSummary(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sm)
+	}
+	return out, nil
+}
