@@ -135,3 +135,31 @@ func TestSubsetSize(t *testing.T) {
 		}
 	}
 }
+
+// Subset > 0 forces the subset path at small n; it works for every kernel
+// family (this package's and generic ones) with inferred and with fixed
+// noise, and ends within ½χ²₅(0.95) = 5.5 nats (d = 2: at most 4 free
+// hyper-parameters) of the fit on all data.
+func TestSubsetPathKernelsAndFixedNoise(t *testing.T) {
+	const n, d, tol = 300, 2, 5.5
+	X, y := gpData(t, NewSE([]float64{0.2, 0.4}, 1), 1e-2, n, 3)
+	for _, k := range allKernels(d) {
+		for _, fixed := range []float64{0, 1e-2} {
+			sub, err := Fit(X, y, FitSettings{Kernel: k, FixedNoise: fixed, Subset: 100})
+			if err != nil {
+				t.Fatalf("%s fixed=%g: %v", kname(k), fixed, err)
+			}
+			full, err := Fit(X, y, FitSettings{Kernel: k, FixedNoise: fixed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fixed > 0 && sub.NoiseVar() != fixed {
+				t.Errorf("%s: noise %g, want the fixed %g", kname(k), sub.NoiseVar(), fixed)
+			}
+			got, want := sub.LogMarginalLikelihood(), full.LogMarginalLikelihood()
+			if got < want-tol {
+				t.Errorf("%s fixed=%g: subset path LML %.3f, full fit %.3f", kname(k), fixed, got, want)
+			}
+		}
+	}
+}
