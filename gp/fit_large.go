@@ -88,9 +88,10 @@ func (e *lmlEval) subsetEval(idx []int, b Bounds) *lmlEval {
 // polish minimizes e's per-observation objective F(u) (uObjective) by
 // quasi-Newton steps from the best of the candidate starts θ (the subset
 // optimum and, if any, the warm start; compared by value, a Cholesky
-// factorization each, a third of an evaluation with the gradient), with at
-// most polishEvaluations evaluations of F and its gradient on all data. The initial Hessian is the subset
-// objective's at its optimum, by central differences of its gradient
+// factorization each, a third of an evaluation with the gradient), with
+// at most polishEvaluations evaluations of F and its gradient on all
+// data. The initial Hessian is the subset objective's at its optimum, by
+// central differences of its gradient
 // (2·nFree cheap evaluations): both objectives are per observation, so
 // the subset's curvature approximates the full data's, and the first step
 // is already close to Newton's. Its eigenvalues are floored to keep the
@@ -143,9 +144,10 @@ func (e *lmlEval) polish(sub *lmlEval, starts ...[]float64) {
 		evals++
 		fn := e.uObjective(un, gn, theta, gtheta)
 		// The pair (step, gradient change) informs the curvature whether
-		// or not the step is taken: a rejected step usually means the
-		// subset underestimated the curvature along it.
-		updated := finite(gn) && bfgsInverseUpdate(hinv, un, u, gn, g)
+		// or not the step is taken (unless the evaluation failed): a
+		// rejected step usually means the subset underestimated the
+		// curvature along it.
+		updated := !math.IsInf(fn, 1) && bfgsInverseUpdate(hinv, un, u, gn, g)
 		if !(fn < f) {
 			if !updated {
 				step /= 4
