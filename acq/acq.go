@@ -153,7 +153,7 @@ func (o Optimized) Propose(ctx context.Context, s *State, q int) (*mat.Dense, er
 	if err != nil {
 		return nil, fmt.Errorf("prepare acquisition: %w", err)
 	}
-	X, _, err := Maximize(ctx, FeasibilityWeighted(f, s), q, s.Dim(), o.Settings, s.Rand)
+	X, _, err := MaximizeMixed(ctx, FeasibilityWeighted(f, s), q, s.Dim(), CategoriesOf(s.GP), o.Settings, s.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("maximize acquisition: %w", err)
 	}

@@ -39,6 +39,7 @@ func adam(ctx context.Context, p *problem, x []float64, s OptimizeSettings, rng 
 			for i := range g {
 				g[i] = -g[i]
 			}
+			p.maskGrad(g)
 			v = -v
 		} else {
 			v = p.valueGrad(x, g)

@@ -67,5 +67,5 @@ func BestMean(g *gp.GP) (best int, means []float64) {
 // by Maximize with its default settings from the best raw samples and from
 // every row of starts (may be nil), drawing from rng.
 func MaximizeMean(ctx context.Context, g *gp.GP, starts *mat.Dense, rng *rand.Rand) (*mat.Dense, float64, error) {
-	return Maximize(ctx, PosteriorMean{GP: g, Start: starts}, 1, g.Dim(), OptimizeSettings{}, rng)
+	return MaximizeMixed(ctx, PosteriorMean{GP: g, Start: starts}, 1, g.Dim(), CategoriesOf(g), OptimizeSettings{}, rng)
 }

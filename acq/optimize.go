@@ -107,6 +107,18 @@ func (s OptimizeSettings) withDefaults() OptimizeSettings {
 // (rng is used only by the calling goroutine), whatever the number of workers
 // and the scheduling.
 func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *rand.Rand) (*mat.Dense, float64, error) {
+	return MaximizeMixed(ctx, f, q, d, nil, s, rng)
+}
+
+// MaximizeMixed is Maximize over a space with categorical coordinates:
+// cats[j] = n > 0 makes coordinate j of every batch point a choice among n
+// bins of [0,1] (gp.Bin), 0 leaves it continuous (CategoriesOf reads cats
+// from a GP's kernel). Categorical coordinates sit at bin centres in the raw
+// samples, the starts and the result; each restart alternates the local
+// search over the continuous coordinates with a search over the choices
+// (exact enumeration of the combinations when there are at most
+// MaxEnumerate, see mixedSearch). With nil or all-zero cats it is Maximize.
+func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s OptimizeSettings, rng *rand.Rand) (*mat.Dense, float64, error) {
 	if q < 1 || d < 1 {
 		return nil, math.NaN(), fmt.Errorf("maximize: batch size %d and dimension %d must be positive", q, d)
 	}
@@ -125,6 +137,10 @@ func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *ra
 	} else {
 		samplemv.LatinHypercube{Q: distmv.NewUnitUniform(n, src), Src: src}.Sample(raw)
 	}
+	if len(cats) != 0 && len(cats) != d {
+		return nil, math.NaN(), fmt.Errorf("maximize: %d categories for dimension %d", len(cats), d)
+	}
+	snapRaw(raw, cats, q, d)
 	rawVal := make([]float64, s.RawSamples)
 	var err error
 	if bs, ok := f.(batchScorer); ok && q == 1 {
@@ -148,6 +164,7 @@ func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *ra
 	if err != nil {
 		return nil, math.NaN(), fmt.Errorf("maximize: %w", err)
 	}
+	mx := newMixedSearch(cats, q, d)
 	order := make([]int, s.RawSamples)
 	for i := range order {
 		order[i] = i
@@ -171,6 +188,7 @@ func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *ra
 				x = append(x, B.RawRowView(i)...)
 			}
 			clipUnit(x)
+			mx.snap(x)
 			starts = append(starts, x)
 		}
 	}
@@ -184,14 +202,18 @@ func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *ra
 	res := make([]float64, len(starts))
 	err = parallelFor(ctx, len(starts), s.Workers, func(i int) {
 		p := newProblem(f, q, d, s.FDStep)
-		switch s.Method {
-		case Adam:
-			r := rand.New(rand.NewPCG(seeds[i][0], seeds[i][1]))
-			adam(ctx, p, starts[i], s, r)
-			res[i] = evalValue(f, starts[i], q, d)
-		default:
-			res[i] = -projectedLBFGS(ctx, p, starts[i], s)
+		p.fixed = mx.fixed
+		local := func(x []float64) float64 {
+			switch s.Method {
+			case Adam:
+				r := rand.New(rand.NewPCG(seeds[i][0], seeds[i][1]))
+				adam(ctx, p, x, s, r)
+				return evalValue(f, x, q, d)
+			default:
+				return -projectedLBFGS(ctx, p, x, s)
+			}
 		}
+		res[i] = mx.alternate(ctx, p, starts[i], local)
 	})
 	if err != nil {
 		return nil, math.NaN(), fmt.Errorf("maximize: %w", err)
@@ -210,6 +232,7 @@ func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *ra
 	}
 	out := mat.NewDense(q, d, append([]float64(nil), best...))
 	clipUnit(out.RawMatrix().Data)
+	mx.snap(out.RawMatrix().Data)
 	return out, bestVal, nil
 }
 
@@ -290,6 +313,18 @@ type problem struct {
 	gradM   *mat.Dense
 	tmp     []float64
 	evals   int
+	fixed   []bool // coordinates the local search must not move (categorical), or nil
+}
+
+// maskGrad zeroes the gradient of the fixed coordinates: with a zero
+// gradient component L-BFGS (whose memory then has zeros there too) and
+// Adam leave the coordinate where it is.
+func (p *problem) maskGrad(g []float64) {
+	for i, f := range p.fixed {
+		if f {
+			g[i] = 0
+		}
+	}
 }
 
 func newProblem(f Func, q, d int, fdStep float64) *problem {
@@ -326,6 +361,7 @@ func (p *problem) valueGrad(x, g []float64) float64 {
 		for i := range g {
 			g[i] = -g[i]
 		}
+		p.maskGrad(g)
 		return -v
 	}
 	f0 := p.value(x)
@@ -337,6 +373,10 @@ func (p *problem) valueGrad(x, g []float64) float64 {
 	}
 	copy(p.tmp, x)
 	for i := range x {
+		if p.fixed != nil && p.fixed[i] {
+			g[i] = 0
+			continue
+		}
 		h := p.fdStep
 		if x[i]+h > 1 {
 			h = -h

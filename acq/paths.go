@@ -91,7 +91,7 @@ func PathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettin
 	X := mat.NewDense(n, d, nil)
 	vals := make([]float64, n)
 	for k, p := range paths {
-		x, v, err := Maximize(ctx, newPathFunc(p, g.X()), 1, d, s, rng)
+		x, v, err := MaximizeMixed(ctx, newPathFunc(p, g.X()), 1, d, CategoriesOf(g), s, rng)
 		if err != nil {
 			return nil, nil, fmt.Errorf("maximize posterior sample %d: %w", k+1, err)
 		}

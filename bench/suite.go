@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/bench/mixedsuite"
 	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/plugins/synthetic/objective"
@@ -90,9 +91,14 @@ type Suite struct {
 type Opener func(ctx context.Context, name string) (obj sdk.Objective, exclusive bool, err error)
 
 // Synthetic opens synthetic/<name> objectives (package
-// plugins/synthetic/objective) and the user suite's user/<name> (package
-// bench/usersuite), a new instance per run.
+// plugins/synthetic/objective), the user suite's user/<name> (package
+// bench/usersuite) and the mixed suite's mixed/<name> (package
+// bench/mixedsuite), a new instance per run.
 func Synthetic(_ context.Context, name string) (sdk.Objective, bool, error) {
+	if strings.HasPrefix(name, mixedsuite.Prefix) {
+		o, err := mixedsuite.New(name)
+		return o, false, err
+	}
 	if strings.HasPrefix(name, usersuite.Prefix) {
 		o, err := usersuite.New(name)
 		return o, false, err

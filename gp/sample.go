@@ -88,6 +88,18 @@ type Path struct {
 	w     []float64 // m, includes the factor sqrt(2σ_s²/m)
 	pts   pointSet
 	v     []float64 // n
+	// mixed kernels: the per-choice phases of every feature
+	// (Mixed.sampleChoicePhases), added to the features' arguments.
+	mixed  *Mixed
+	choice []float64
+}
+
+// shift returns feature j's categorical phase at x (0 for other kernels).
+func (p *Path) shift(j int, x []float64) float64 {
+	if p.mixed == nil {
+		return 0
+	}
+	return p.mixed.choiceShift(p.choice, j, x)
 }
 
 // SamplePaths draws n approximate whole-function posterior samples with
@@ -121,6 +133,9 @@ func (g *GP) SamplePaths(rng *rand.Rand, n, features int) ([]*Path, error) {
 		if r := om.RawMatrix(); r.Stride != d {
 			path.omega = mat.DenseCopyOf(om).RawMatrix().Data
 		}
+		if mk, ok := g.k.(*Mixed); ok {
+			path.mixed, path.choice = mk, mk.sampleChoicePhases(rng, features)
+		}
 		for j := 0; j < features; j++ {
 			path.phase[j] = 2 * math.Pi * rng.Float64()
 			path.w[j] = scale * rng.NormFloat64()
@@ -144,7 +159,7 @@ func (p *Path) prior(x []float64) float64 {
 	var f float64
 	d := p.d
 	for j := 0; j < p.m; j++ {
-		f += p.w[j] * math.Cos(dot(p.omega[j*d:j*d+d], x)+p.phase[j])
+		f += p.w[j] * math.Cos(dot(p.omega[j*d:j*d+d], x)+p.phase[j]+p.shift(j, x))
 	}
 	return f
 }
@@ -182,7 +197,7 @@ func (p *Path) Grad(x, dst []float64) float64 {
 	var f float64
 	for j := 0; j < p.m; j++ {
 		om := p.omega[j*d : j*d+d]
-		a := dot(om, x) + p.phase[j]
+		a := dot(om, x) + p.phase[j] + p.shift(j, x)
 		s, c := math.Sincos(a)
 		f += p.w[j] * c
 		ws := -p.w[j] * s
@@ -210,3 +225,12 @@ func (p *Path) Grad(x, dst []float64) float64 {
 
 // Dim returns the input dimension.
 func (p *Path) Dim() int { return p.d }
+
+// Categories returns the choice counts per coordinate of a path drawn with
+// a Mixed kernel (Mixed.Categories), else nil.
+func (p *Path) Categories() []int {
+	if p.mixed == nil {
+		return nil
+	}
+	return p.mixed.Categories()
+}

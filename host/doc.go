@@ -4,8 +4,10 @@
 // # The loop
 //
 // A Study maps the objective's parameters into the unit cube (Space: Float
-// linearly, LogFloat in log space, Int by equal-width bins with the point
-// snapped to its bin centre), evaluates an initial Latin hypercube design,
+// linearly, LogFloat in log space, Int and Categorical by equal-width bins
+// with the point snapped to its bin centre; a space with Categoricals gets
+// the mixed kernel gp.Mixed and the acquisition optimizer's search over
+// choices, acq.MaximizeMixed), evaluates an initial Latin hypercube design,
 // and then repeats, for Options.Iters iterations:
 //
 //  1. standardize the completed values (maximizing: a minimizing objective

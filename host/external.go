@@ -113,7 +113,7 @@ func (f *acqFunc) Eval(X, _ *mat.Dense) float64 {
 // scored successfully.
 func (sc acqScorer) propose(ctx context.Context, s *acq.State, q int, set acq.OptimizeSettings) (*mat.Dense, error) {
 	f, _ := sc.Prepare(ctx, s, q)
-	X, _, err := acq.Maximize(ctx, acq.FeasibilityWeighted(f, s), q, s.Dim(), set, s.Rand)
+	X, _, err := acq.MaximizeMixed(ctx, acq.FeasibilityWeighted(f, s), q, s.Dim(), acq.CategoriesOf(s.GP), set, s.Rand)
 	af := f.(*acqFunc)
 	if err == nil && !af.ok {
 		err = fmt.Errorf("every score failed (%d), first: %w", af.errs, af.err)
@@ -174,12 +174,12 @@ func (sp *suggesterProposer) suggest(ctx context.Context, s *Study, t, q int) (*
 	return X, nil
 }
 
-// roundInts rounds the Int coordinates of a native point (a suggester may
+// roundInts rounds the Int and Categorical coordinates of a native point (a suggester may
 // return 3.0000001).
 func roundInts(sp *Space, x []float64) []float64 {
 	out := append([]float64(nil), x...)
 	for i, p := range sp.params {
-		if p.Kind == sdk.Int && i < len(out) {
+		if (p.Kind == sdk.Int || p.Kind == sdk.Categorical) && i < len(out) {
 			out[i] = math.Round(out[i])
 		}
 	}

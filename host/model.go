@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
 	"github.com/tesbo/tesbo/store"
 )
@@ -26,6 +27,12 @@ type dataset struct {
 	mean  float64    // m
 	scale float64    // c
 	sign  float64    // s
+	init  []int      // rows of the initial design (iteration 0)
+	// warped: y are ψ_λ((standardized value − m0)/s0), re-standardized
+	// (mean wm, standard deviation ws); see warp.
+	warped         bool
+	lambda, m0, s0 float64
+	wm, ws         float64
 }
 
 func newDataset(trials []store.Trial, d int, minimize bool) *dataset {
@@ -36,6 +43,9 @@ func newDataset(trials []store.Trial, d int, minimize bool) *dataset {
 	var raw []float64
 	for _, t := range trials {
 		if t.Status == store.Complete {
+			if t.Iteration == 0 {
+				ds.init = append(ds.init, len(ds.ids))
+			}
 			ds.ids = append(ds.ids, t.ID)
 			raw = append(raw, ds.sign*t.Value)
 		}
@@ -72,6 +82,81 @@ func newDataset(trials []store.Trial, d int, minimize bool) *dataset {
 	return ds
 }
 
+// dataset returns the GP's view of the study's completed trials, warped
+// when the proposer asks for it (acq.OutputWarper) and the noise is not
+// fixed (a fixed noise variance is in the objective's units).
+func (s *Study) dataset() *dataset {
+	ds := newDataset(s.trials, s.space.Dim(), s.info.Minimize)
+	if w, ok := s.proposer.(acq.OutputWarper); ok && w.WarpOutputs() && !s.opts.FixNoise {
+		ds.warp()
+	}
+	return ds
+}
+
+// warpEvidence is the χ²₁ 95% quantile: the likelihood-ratio threshold
+// above which warp rejects λ = 1.
+const warpEvidence = 3.841
+
+// warp replaces the values y by ψ_λ((y − m₀)/s₀), re-standardized, with
+// ψ_λ the Yeo–Johnson transform (yeoJohnson), m₀ and s₀ the mean and
+// standard deviation of the initial design's values and λ ∈ [1, 4] the
+// maximum-likelihood value on them. λ > 1 compresses a long lower tail (a
+// few very bad values, as of a minimized objective spanning decades), so
+// that they do not set the GP's length-scales; λ = 1 is the identity, and
+// an upper tail is left alone: compressing it would flatten the peak BO is
+// climbing.
+//
+// λ is fitted to the initial design only: its points are spread over the
+// space, so their values sample the objective's distribution, whereas the
+// BO iterations cluster near the maximum and would make any objective look
+// as if it had a lower tail. The values are warped only when the initial
+// design rejects λ = 1 by a likelihood-ratio test at the 5% level
+// (2Δℓ ≥ warpEvidence) and has at least 3 distinct values.
+func (ds *dataset) warp() {
+	if len(ds.init) < 3 {
+		return
+	}
+	var m0, ss float64
+	for _, i := range ds.init {
+		m0 += ds.y[i]
+	}
+	m0 /= float64(len(ds.init))
+	for _, i := range ds.init {
+		ss += (ds.y[i] - m0) * (ds.y[i] - m0)
+	}
+	s0 := math.Sqrt(ss / float64(len(ds.init)-1))
+	if !(s0 > 1e-12) {
+		return
+	}
+	x := make([]float64, len(ds.init))
+	for k, i := range ds.init {
+		x[k] = (ds.y[i] - m0) / s0
+	}
+	lam := fitYeoJohnson(x, 1)
+	if 2*(yeoJohnsonLogLik(x, lam)-yeoJohnsonLogLik(x, 1)) < warpEvidence {
+		return
+	}
+	z := make([]float64, len(ds.y))
+	var m float64
+	for i, v := range ds.y {
+		z[i] = yeoJohnson((v-m0)/s0, lam)
+		m += z[i]
+	}
+	m /= float64(len(z))
+	ss = 0
+	for _, v := range z {
+		ss += (v - m) * (v - m)
+	}
+	sd := math.Sqrt(ss / float64(len(z)-1))
+	if !(sd > 1e-12) {
+		return
+	}
+	for i := range z {
+		ds.y[i] = (z[i] - m) / sd
+	}
+	ds.warped, ds.lambda, ds.m0, ds.s0, ds.wm, ds.ws = true, lam, m0, s0, m, sd
+}
+
 func (ds *dataset) n() int { return len(ds.y) }
 
 // best returns the largest standardized value.
@@ -84,7 +169,12 @@ func (ds *dataset) best() float64 {
 }
 
 // native maps a standardized value back to the objective's units.
-func (ds *dataset) native(y float64) float64 { return ds.sign * (y*ds.scale + ds.mean) }
+func (ds *dataset) native(y float64) float64 {
+	if ds.warped {
+		y = yeoJohnsonInverse(y*ds.ws+ds.wm, ds.lambda)*ds.s0 + ds.m0
+	}
+	return ds.sign * (y*ds.scale + ds.mean)
+}
 
 // modelState is the fitted GP's hyper-parameters, stored with each
 // iteration: the next fit warm-starts from it, also after a resume, which is
@@ -95,6 +185,9 @@ type modelState struct {
 	Noise    float64   `json:"noise"`  // σ_n², standardized units
 	N        int       `json:"n"`      // observations fitted
 	Fallback string    `json:"fallback,omitempty"`
+	// Warped: the GP was fitted to warped values (dataset.warp), which
+	// LoadPosterior must rebuild the same way.
+	Warped bool `json:"warped,omitempty"`
 	// AcqState is what the acquisition carries to the next iteration
 	// (acq.Carrier), restored when the study is reopened.
 	AcqState json.RawMessage `json:"acq_state,omitempty"`
@@ -114,10 +207,17 @@ func FallbackReason(model []byte) (string, error) {
 	return ms.Fallback, nil
 }
 
-func newKernel(family string, d int) gp.Kernel {
+// newKernel returns the kernel family's starting kernel on d coordinates:
+// gp.Mixed (the family's kernel on the continuous coordinates times an
+// overlap kernel on the categorical ones) when cats marks a categorical
+// coordinate (Space.Categories), else the family's ARD kernel.
+func newKernel(family string, d int, cats ...int) gp.Kernel {
 	ls := make([]float64, d)
 	for i := range ls {
 		ls[i] = 0.5
+	}
+	if len(cats) == d {
+		return gp.NewMixed(cats, family == KernelMatern52, ls, 1)
 	}
 	if family == KernelMatern52 {
 		return gp.NewMatern52(ls, 1)
@@ -127,11 +227,11 @@ func newKernel(family string, d int) gp.Kernel {
 
 // warmGP rebuilds a GP carrying ms's hyper-parameters (on a one-point
 // dummy data set: FitSettings.Warm reads only the hyper-parameters).
-func (ms *modelState) warmGP(d int) (*gp.GP, error) {
+func (ms *modelState) warmGP(d int, cats []int) (*gp.GP, error) {
 	if ms == nil || len(ms.Params) != d+1 {
 		return nil, nil
 	}
-	k := newKernel(ms.Kernel, d).WithParams(ms.Params)
+	k := newKernel(ms.Kernel, d, cats...).WithParams(ms.Params)
 	x := make([]float64, d)
 	for i := range x {
 		x[i] = 0.5
@@ -152,10 +252,10 @@ func (s *Study) fitModel(ds *dataset, warm *modelState, iteration int) (*fitResu
 	t0 := time.Now()
 	d := s.space.Dim()
 	fs := gp.FitSettings{
-		Kernel: newKernel(s.opts.Kernel, d),
+		Kernel: newKernel(s.opts.Kernel, d, s.space.Categories()...),
 		Rand:   streamRand(s.seed, iteration, streamFit),
 	}
-	if w, err := warm.warmGP(d); err == nil && w != nil && warm.Kernel == s.opts.Kernel {
+	if w, err := warm.warmGP(d, s.space.Categories()); err == nil && w != nil && warm.Kernel == s.opts.Kernel {
 		fs.Warm = w
 	}
 	if s.opts.GPPrior == PriorScaled {
@@ -177,7 +277,7 @@ func (s *Study) fitModel(ds *dataset, warm *modelState, iteration int) (*fitResu
 	}
 	return &fitResult{
 		gp:      g,
-		state:   &modelState{Kernel: s.opts.Kernel, Params: g.Kernel().Params(), Noise: g.NoiseVar(), N: ds.n()},
+		state:   &modelState{Kernel: s.opts.Kernel, Params: g.Kernel().Params(), Noise: g.NoiseVar(), N: ds.n(), Warped: ds.warped},
 		seconds: time.Since(t0).Seconds(),
 	}, nil
 }

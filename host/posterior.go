@@ -48,8 +48,15 @@ type StoredPosterior struct {
 func (p *StoredPosterior) Native(mean float64) float64 { return p.ds.native(mean) }
 
 // NativeSD maps a posterior standard deviation in GP units to the
-// objective's units.
-func (p *StoredPosterior) NativeSD(sd float64) float64 { return sd * p.ds.scale }
+// objective's units. For a model fitted to warped values (the default
+// acquisition on heavy-tailed outputs) the map is not linear; NativeSD
+// then linearizes it at the mean of the fitted values.
+func (p *StoredPosterior) NativeSD(sd float64) float64 {
+	if p.ds.warped {
+		return math.Abs(p.ds.native(sd)-p.ds.native(-sd)) / 2
+	}
+	return sd * p.ds.scale
+}
 
 // LoadPosterior rebuilds the StoredPosterior of study name in db. It
 // refuses (without the O(n³) factorization) when more than maxN
@@ -91,13 +98,16 @@ func LoadPosterior(ctx context.Context, db *store.DB, name string, maxN int) (*S
 		}
 	}
 	ds := newDataset(before, d, st.Info.Minimize)
+	if ms.Warped {
+		ds.warp()
+	}
 	if ds.n() == 0 {
 		return nil, fmt.Errorf("study %q: iteration %d has a model but no completed evaluation before it: %w", name, t, ErrNoModel)
 	}
 	if ds.n() > maxN {
 		return nil, fmt.Errorf("study %q: the model of iteration %d conditions on %d evaluations, more than the %d allowed here", name, t, ds.n(), maxN)
 	}
-	k := newKernel(ms.Kernel, d).WithParams(ms.Params)
+	k := newKernel(ms.Kernel, d, space.Categories()...).WithParams(ms.Params)
 	g, err := gp.New(k, ms.Noise, ds.X, ds.y)
 	if err != nil {
 		return nil, fmt.Errorf("study %q: rebuild the model of iteration %d: %w", name, t, err)

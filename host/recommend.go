@@ -44,7 +44,7 @@ func (s *Study) Recommend(ctx context.Context) (*Recommendation, error) {
 // completed.
 func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 	d := s.space.Dim()
-	ds := newDataset(s.trials, d, s.info.Minimize)
+	ds := s.dataset()
 	if ds.n() == 0 {
 		return nil, nil
 	}

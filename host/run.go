@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -33,6 +34,8 @@ import (
 // objective implements sdk.NoiseFree, null when f* is unknown; FitS and
 // ProposeS time the GP fit and the acquisition, EvalS the batch's
 // evaluation (first start to last finish).
+// A space with Categorical parameters adds "choices", "best_choices" and
+// "best_observed_choices" (see the fields).
 type Record struct {
 	Iter      int         `json:"iter"`
 	Evals     int         `json:"evals"`
@@ -47,6 +50,41 @@ type Record struct {
 
 	BestObserved  *float64  `json:"best_observed"`
 	BestObservedX []float64 `json:"best_observed_x"`
+
+	// Choices name the Categorical coordinates of Batch, BestX and
+	// BestObservedX (parameter name → choice name; the coordinates
+	// themselves are the choices' indices). Empty when the space has no
+	// Categorical.
+	Choices             []map[string]string `json:"choices,omitempty"`
+	BestChoices         map[string]string   `json:"best_choices,omitempty"`
+	BestObservedChoices map[string]string   `json:"best_observed_choices,omitempty"`
+}
+
+// ChoiceNames maps the Categorical parameters of params to the names of
+// their choices at the native point x (nil when there are none).
+func ChoiceNames(params []sdk.Param, x []float64) map[string]string {
+	var m map[string]string
+	for i, p := range params {
+		if p.Kind == sdk.Categorical && i < len(x) {
+			if m == nil {
+				m = map[string]string{}
+			}
+			m[p.Name] = p.Format(x[i])
+		}
+	}
+	return m
+}
+
+// nameChoices fills rec's Choices fields from its points.
+func nameChoices(rec *Record, params []sdk.Param) {
+	if ChoiceNames(params, make([]float64, len(params))) == nil {
+		return
+	}
+	for _, x := range rec.Batch {
+		rec.Choices = append(rec.Choices, ChoiceNames(params, x))
+	}
+	rec.BestChoices = ChoiceNames(params, rec.BestX)
+	rec.BestObservedChoices = ChoiceNames(params, rec.BestObservedX)
 }
 
 // BudgetError is returned by OpenStudy when the new iteration budget
@@ -281,12 +319,17 @@ func countWas(n int) string {
 	return fmt.Sprintf("%d were", n)
 }
 
+// sameParam reports whether a and b declare the same parameter.
+func sameParam(a, b sdk.Param) bool {
+	return a.Name == b.Name && a.Kind == b.Kind && a.Low == b.Low && a.High == b.High && slices.Equal(a.Choices, b.Choices)
+}
+
 func sameSpace(a, b []sdk.Param) error {
 	if len(a) != len(b) {
 		return fmt.Errorf("study has %d parameters, objective %d", len(a), len(b))
 	}
 	for i := range a {
-		if a[i] != b[i] {
+		if !sameParam(a[i], b[i]) {
 			return fmt.Errorf("parameter %d: study has %+v, objective %+v", i, a[i], b[i])
 		}
 	}
@@ -490,6 +533,7 @@ func (s *Study) report(ctx context.Context, obj sdk.Objective, batch []Trial) ([
 		if err != nil {
 			return recs, err
 		}
+		nameChoices(&rec, s.info.Params)
 		if s.db != nil {
 			b, err := json.Marshal(rec)
 			if err != nil {

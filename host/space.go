@@ -15,6 +15,11 @@ import (
 //   - Int:      the n = ⌊High⌋ − ⌈Low⌉ + 1 integers split [0,1] into n equal
 //     bins; u in bin k maps to ⌈Low⌉ + k, and an integer maps back to its
 //     bin's centre (k + ½)/n.
+//   - Categorical: one coordinate, binned like an Int over the indices
+//     0..n−1 of its n Choices. The bin order carries no meaning: the GP's
+//     kernel compares categorical coordinates only for equality of their
+//     bins (gp.Mixed) and the acquisition optimizer moves them between
+//     bins, never along the axis.
 //
 // Every integer thus owns the same share of the cube. The host stores the
 // snapped point (Int coordinates moved to their bin centre) as the trial's
@@ -36,9 +41,12 @@ func NewSpace(params []sdk.Param) (*Space, error) {
 	s.n = make([]float64, len(params))
 	for i, p := range params {
 		s.names = append(s.names, p.Name)
-		if p.Kind == sdk.Int {
+		switch p.Kind {
+		case sdk.Int:
 			s.lo[i] = math.Ceil(p.Low)
 			s.n[i] = math.Floor(p.High) - s.lo[i] + 1
+		case sdk.Categorical:
+			s.n[i] = float64(len(p.Choices))
 		}
 	}
 	return s, nil
@@ -67,14 +75,15 @@ func (s *Space) ToNative(u []float64) []float64 {
 	for i, p := range s.params {
 		ui := clamp01(u[i])
 		switch p.Kind {
-		case sdk.Int:
+		case sdk.Int, sdk.Categorical:
 			k := math.Floor(ui * s.n[i])
 			if k > s.n[i]-1 {
 				k = s.n[i] - 1
 			}
 			// The clamp matters only where integers are not exactly
 			// representable (|x| > 2⁵³), where lo + k can round past High.
-			x[i] = math.Min(s.lo[i]+k, math.Floor(p.High))
+			_, hi := p.Bounds() // a Categorical's High is unset
+			x[i] = math.Min(s.lo[i]+k, math.Floor(hi))
 		case sdk.LogFloat:
 			ll, lh := math.Log(p.Low), math.Log(p.High)
 			x[i] = math.Min(math.Max(math.Exp(ll+ui*(lh-ll)), p.Low), p.High)
@@ -95,11 +104,11 @@ func (s *Space) ToUnit(x []float64) ([]float64, error) {
 	u := make([]float64, len(x))
 	for i, p := range s.params {
 		v := x[i]
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < p.Low || v > p.High {
-			return nil, fmt.Errorf("parameter %s: %v is outside [%v, %v]", p.Name, v, p.Low, p.High)
+		if lo, hi := p.Bounds(); math.IsNaN(v) || math.IsInf(v, 0) || v < lo || v > hi {
+			return nil, fmt.Errorf("parameter %s: %v is outside [%v, %v]", p.Name, v, lo, hi)
 		}
 		switch p.Kind {
-		case sdk.Int:
+		case sdk.Int, sdk.Categorical:
 			if v != math.Round(v) {
 				return nil, fmt.Errorf("parameter %s: %v is not an integer", p.Name, v)
 			}
@@ -114,13 +123,14 @@ func (s *Space) ToUnit(x []float64) ([]float64, error) {
 	return u, nil
 }
 
-// Snap returns u clamped to the cube with every Int coordinate moved to the
-// centre of its bin: the unit-cube image of the native point u maps to.
+// Snap returns u clamped to the cube with every Int and Categorical
+// coordinate moved to the centre of its bin: the unit-cube image of the
+// native point u maps to.
 func (s *Space) Snap(u []float64) []float64 {
 	out := make([]float64, len(u))
 	for i, p := range s.params {
 		ui := clamp01(u[i])
-		if p.Kind == sdk.Int {
+		if p.Kind == sdk.Int || p.Kind == sdk.Categorical {
 			k := math.Floor(ui * s.n[i])
 			if k > s.n[i]-1 {
 				k = s.n[i] - 1
@@ -133,12 +143,12 @@ func (s *Space) Snap(u []float64) []float64 {
 }
 
 // Cardinality returns the number of distinct points of a space whose
-// parameters are all Int (saturating at math.MaxInt64 as a float), and
-// finite=false when any parameter is continuous.
+// parameters are all Int or Categorical (saturating at math.MaxInt64 as a
+// float), and finite=false when any parameter is continuous.
 func (s *Space) Cardinality() (n float64, finite bool) {
 	n = 1
 	for i, p := range s.params {
-		if p.Kind != sdk.Int {
+		if p.Kind != sdk.Int && p.Kind != sdk.Categorical {
 			return math.Inf(1), false
 		}
 		n *= s.n[i]
@@ -150,4 +160,21 @@ func (s *Space) Cardinality() (n float64, finite bool) {
 func (s *Space) hasContinuous() bool {
 	_, finite := s.Cardinality()
 	return !finite
+}
+
+// Categories returns, per coordinate, the number of choices of a
+// Categorical parameter and 0 for every other kind; nil when the space has
+// no Categorical (the GP's kernel and the acquisition optimizer then treat
+// the space as continuous, exactly as before categoricals existed).
+func (s *Space) Categories() []int {
+	var c []int
+	for i, p := range s.params {
+		if p.Kind == sdk.Categorical {
+			if c == nil {
+				c = make([]int, len(s.params))
+			}
+			c[i] = int(s.n[i])
+		}
+	}
+	return c
 }

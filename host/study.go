@@ -533,7 +533,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 		}
 		return X, &modelState{}, nil
 	}
-	ds := newDataset(s.trials, d, s.info.Minimize)
+	ds := s.dataset()
 	if ds.n() == 0 {
 		return fallback("no completed evaluations yet")
 	}

@@ -12,7 +12,7 @@ func infoToProto(i Info) *pb.ObjectiveInfo {
 	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum}
 	out.Params = make([]*pb.Param, len(i.Params))
 	for k, p := range i.Params {
-		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High}
+		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High, Choices: p.Choices}
 	}
 	return out
 }
@@ -32,7 +32,7 @@ func infoFromProto(m *pb.ObjectiveInfo) Info {
 		out.Params = make([]Param, len(m.Params))
 	}
 	for k, p := range m.Params {
-		out.Params[k] = Param{Name: p.GetName(), Kind: ParamKind(p.GetKind()), Low: p.GetLow(), High: p.GetHigh()}
+		out.Params[k] = Param{Name: p.GetName(), Kind: ParamKind(p.GetKind()), Low: p.GetLow(), High: p.GetHigh(), Choices: p.GetChoices()}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -21,9 +22,13 @@ const (
 	// LogFloat is a positive real parameter, uniform in log between Low and
 	// High (Low > 0), e.g. a learning rate.
 	LogFloat
+	// Categorical is an unordered choice among Param.Choices. Evaluate
+	// receives the chosen index as an exact float64 in 0, 1, …,
+	// len(Choices)−1 (Values gives the name); Low and High are left unset.
+	Categorical
 )
 
-// String returns "float", "int", "logfloat" or "ParamKind(n)".
+// String returns "float", "int", "logfloat", "categorical" or "ParamKind(n)".
 func (k ParamKind) String() string {
 	switch k {
 	case Float:
@@ -32,6 +37,8 @@ func (k ParamKind) String() string {
 		return "int"
 	case LogFloat:
 		return "logfloat"
+	case Categorical:
+		return "categorical"
 	}
 	return fmt.Sprintf("ParamKind(%d)", int(k))
 }
@@ -40,7 +47,32 @@ func (k ParamKind) String() string {
 type Param struct {
 	Name      string
 	Kind      ParamKind
-	Low, High float64 // inclusive bounds in native units
+	Low, High float64 // inclusive bounds in native units; unset for Categorical
+	// Choices are the names of a Categorical's options, in index order.
+	Choices []string `json:",omitempty"`
+}
+
+// Bounds returns the inclusive range of the parameter's native values: Low
+// and High, or 0 and len(Choices)−1 for a Categorical.
+func (p Param) Bounds() (lo, hi float64) {
+	if p.Kind == Categorical {
+		return 0, float64(len(p.Choices) - 1)
+	}
+	return p.Low, p.High
+}
+
+// Format returns the native value v as text: the choice name for a
+// Categorical (v rounded to an index; "?" when out of range), else v in Go's
+// shortest 'g' form.
+func (p Param) Format(v float64) string {
+	if p.Kind == Categorical {
+		k := math.Round(v)
+		if k >= 0 && k < float64(len(p.Choices)) {
+			return p.Choices[int(k)]
+		}
+		return "?"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // Info describes an objective: its name, its search space (one Param per
@@ -81,7 +113,10 @@ var ErrBadSpace = errors.New("malformed search space")
 // Validate checks that the space has at least one parameter and that every
 // parameter has a non-empty unique name, a known kind, finite bounds with
 // Low < High, Low > 0 for LogFloat, and at least one integer in [Low, High]
-// for Int. The error names the offending parameter and says what to fix.
+// for Int. A Categorical needs at least one choice, non-empty unique choice
+// names, and Low and High unset (or equal to its index range 0 and
+// len(Choices)−1); only a Categorical may have Choices. The error names the
+// offending parameter and says what to fix.
 func (s Space) Validate() error {
 	if len(s) == 0 {
 		return fmt.Errorf("%w: no parameters (declare at least one Param in Info.Params)", ErrBadSpace)
@@ -94,8 +129,14 @@ func (s Space) Validate() error {
 			return fmt.Errorf("%w: param %d has an empty name", ErrBadSpace, i)
 		case seen[p.Name]:
 			return fmt.Errorf("%w: %s: duplicate name", ErrBadSpace, where)
-		case p.Kind != Float && p.Kind != Int && p.Kind != LogFloat:
-			return fmt.Errorf("%w: %s: unknown kind %d (use sdk.Float, sdk.Int or sdk.LogFloat)", ErrBadSpace, where, int(p.Kind))
+		case p.Kind != Float && p.Kind != Int && p.Kind != LogFloat && p.Kind != Categorical:
+			return fmt.Errorf("%w: %s: unknown kind %d (use sdk.Float, sdk.Int, sdk.LogFloat or sdk.Categorical)", ErrBadSpace, where, int(p.Kind))
+		case p.Kind == Categorical:
+			if err := validateChoices(p); err != nil {
+				return fmt.Errorf("%w: %s: %w", ErrBadSpace, where, err)
+			}
+		case len(p.Choices) > 0:
+			return fmt.Errorf("%w: %s: a %v parameter has no Choices (declare Kind: sdk.Categorical or drop Choices)", ErrBadSpace, where, p.Kind)
 		case math.IsNaN(p.Low) || math.IsNaN(p.High) || math.IsInf(p.Low, 0) || math.IsInf(p.High, 0):
 			return fmt.Errorf("%w: %s: bounds [%v, %v] must be finite", ErrBadSpace, where, p.Low, p.High)
 		case p.Low >= p.High:
@@ -110,14 +151,45 @@ func (s Space) Validate() error {
 	return nil
 }
 
+// MaxChoices bounds len(Param.Choices).
+const MaxChoices = 1 << 16
+
+// validateChoices checks a Categorical's Choices and unset bounds.
+func validateChoices(p Param) error {
+	n := len(p.Choices)
+	switch {
+	case n == 0:
+		return errors.New("a Categorical needs at least one choice in Choices")
+	case n > MaxChoices:
+		return fmt.Errorf("%d choices, at most %d are allowed", n, MaxChoices)
+	case !(p.Low == 0 && (p.High == 0 || p.High == float64(n-1))):
+		return fmt.Errorf("Low %v and High %v are set on a Categorical (its values are the indices of Choices; leave Low and High unset)", p.Low, p.High)
+	}
+	seen := make(map[string]bool, n)
+	for k, c := range p.Choices {
+		switch {
+		case strings.TrimSpace(c) == "":
+			return fmt.Errorf("choice %d is empty (name every choice)", k)
+		case seen[c]:
+			return fmt.Errorf("duplicate choice %q (choices must be distinct)", c)
+		}
+		seen[c] = true
+	}
+	return nil
+}
+
 // Contains reports whether x has one finite coordinate per parameter, each
-// within its parameter's bounds.
+// within its parameter's bounds (an exact index for a Categorical).
 func (s Space) Contains(x []float64) bool {
 	if len(x) != len(s) {
 		return false
 	}
 	for i, p := range s {
-		if math.IsNaN(x[i]) || x[i] < p.Low || x[i] > p.High {
+		lo, hi := p.Bounds()
+		if math.IsNaN(x[i]) || x[i] < lo || x[i] > hi {
+			return false
+		}
+		if p.Kind == Categorical && x[i] != math.Trunc(x[i]) {
 			return false
 		}
 	}

@@ -3,6 +3,7 @@ package sdk
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -87,10 +88,11 @@ func TestProtoRoundTrip(t *testing.T) {
 	opt := -1.5
 	in := Info{Name: "f", Minimize: true, Optimum: &opt, Params: []Param{
 		{Name: "a", Kind: LogFloat, Low: 1e-3, High: 1}, {Name: "b", Kind: ParamKind(7), Low: 0, High: 1},
+		{Name: "c", Kind: Categorical, Choices: []string{"x", "y"}},
 	}}
 	out := infoFromProto(infoToProto(in))
-	if out.Name != in.Name || !out.Minimize || *out.Optimum != opt || len(out.Params) != 2 ||
-		out.Params[0] != in.Params[0] || out.Params[1].Kind != 7 {
+	if out.Name != in.Name || !out.Minimize || *out.Optimum != opt || len(out.Params) != 3 ||
+		!reflect.DeepEqual(out.Params[0], in.Params[0]) || out.Params[1].Kind != 7 || !reflect.DeepEqual(out.Params[2], in.Params[2]) {
 		t.Fatalf("round trip: %+v", out)
 	}
 	obs := []*pb.Observation{{X: []float64{1, 2}, Value: 3}}

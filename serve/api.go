@@ -23,9 +23,11 @@ func (s *Server) apiStudies(w http.ResponseWriter, r *http.Request) {
 // paramJSON is a parameter of the search space.
 type paramJSON struct {
 	Name string  `json:"name"`
-	Kind string  `json:"kind"` // float, logfloat or int
+	Kind string  `json:"kind"` // float, logfloat, int or categorical
 	Low  float64 `json:"low"`
-	High float64 `json:"high"`
+	High float64 `json:"high"` // a categorical: 0 and its last index
+	// Choices name a categorical's values (indices 0..High).
+	Choices []string `json:"choices,omitempty"`
 }
 
 // iterationJSON is a BO iteration: its timings and, once finished, its
@@ -80,7 +82,8 @@ func (s *Server) loadStudy(ctx context.Context, name string) (*studyJSON, error)
 	out := &studyJSON{Summary: sm, Seed: fmt.Sprint(sm.opts.Seed), Batch: sm.opts.Batch,
 		Iterations: make([]iterationJSON, 0, len(its))}
 	for _, p := range sm.params {
-		out.Params = append(out.Params, paramJSON{Name: p.Name, Kind: p.Kind.String(), Low: p.Low, High: p.High})
+		lo, hi := p.Bounds()
+		out.Params = append(out.Params, paramJSON{Name: p.Name, Kind: p.Kind.String(), Low: lo, High: hi, Choices: p.Choices})
 	}
 	for _, it := range its {
 		ij, err := iterationOf(it)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,7 +89,7 @@ func TestAPIStudy(t *testing.T) {
 	var st studyJSON
 	decodeJSON(t, get(t, srv, "/api/study?name=a"), 200, &st)
 	if st.Summary.Name != "a" || st.Batch != 2 || st.Seed != "3" || len(st.Params) != 2 ||
-		st.Params[1] != (paramJSON{Name: "x2", Kind: "float", Low: 0, High: 15}) {
+		!reflect.DeepEqual(st.Params[1], paramJSON{Name: "x2", Kind: "float", Low: 0, High: 15}) {
 		t.Fatalf("study %+v", st)
 	}
 	if len(st.Iterations) != 4 || st.Iterations[0].HasModel || st.Iterations[0].Done {

@@ -23,6 +23,12 @@ type DeliverSettings struct {
 	// value is as good as known). Zero means 1e-3, the distance under which
 	// TES counts two maximizers as one.
 	MinDistance float64
+	// NoWarp fits the GP to the standardized observations as they are. By
+	// default the host warps them first (acq.OutputWarper): when the
+	// values have a long lower tail — a few very bad observations, as of
+	// a minimized objective spanning decades — a power transform
+	// compresses it, so that those values do not set the GP's length-scales.
+	NoWarp bool
 }
 
 func (s DeliverSettings) withDefaults() DeliverSettings {
@@ -58,7 +64,10 @@ func (s DeliverSettings) withDefaults() DeliverSettings {
 // every evaluated point and it lies farther than MinDistance length-scales
 // from every evaluated or pending point; otherwise the whole batch is TES's.
 // x̄ is also a candidate start of the search for the trusted maximizers, so
-// sample paths whose maximum lies in x̄'s basin find it.
+// sample paths whose maximum lies in x̄'s basin find it. And the GP is fitted
+// to warped observations (WarpOutputs): a long tail of bad values, which
+// would otherwise shorten the length-scales and flatten the mean near the
+// maximum, is compressed by a power transform when the data call for one.
 //
 // The rule needs no state beyond TES's own (the iteration number is part of
 // acq.State), so resumed studies stay bitwise identical.
@@ -143,6 +152,10 @@ func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s DeliverSe
 	}
 	return xbar, !near(X) && !near(st.Pending) && !math.IsNaN(mbar), nil
 }
+
+// WarpOutputs implements acq.OutputWarper: the host fits the GP to warped
+// observations unless Settings.NoWarp.
+func (p *Deliver) WarpOutputs() bool { return !p.Settings.NoWarp }
 
 // CarriedState implements acq.Carrier: Deliver carries only TES's state.
 func (p *Deliver) CarriedState() ([]byte, error) { return p.TES.CarriedState() }

@@ -102,3 +102,27 @@ func TestDeliverSkipsXBarWhenNotWorth(t *testing.T) {
 		}
 	}
 }
+
+// The default acquisition asks the host for warped outputs; NoWarp and the
+// paper's tes-ep do not.
+func TestDeliverWarpsOutputs(t *testing.T) {
+	p, err := NewDeliver(acq.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w acq.OutputWarper = p
+	if !w.WarpOutputs() {
+		t.Error("tes does not ask for warped outputs")
+	}
+	p.Settings.NoWarp = true
+	if w.WarpOutputs() {
+		t.Error("tes with NoWarp asks for warped outputs")
+	}
+	ep, err := acq.Lookup("tes-ep", acq.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ep.(acq.OutputWarper); ok {
+		t.Error("tes-ep asks for warped outputs: the paper's acquisition must stay unchanged")
+	}
+}

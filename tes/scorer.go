@@ -186,7 +186,7 @@ func (p *Proposer) maximize(ctx context.Context, f *Func, st *acq.State, q int) 
 		// candidates (its X* starts are what usually wins).
 		opt.RawSamples = OptimizeDefaults(opt, q).RawSamples / 2
 	}
-	x, _, err := acq.Maximize(ctx, acq.FeasibilityWeighted(f, st), q, st.GP.Dim(), OptimizeDefaults(opt, q), st.Rand)
+	x, _, err := acq.MaximizeMixed(ctx, acq.FeasibilityWeighted(f, st), q, st.GP.Dim(), acq.CategoriesOf(st.GP), OptimizeDefaults(opt, q), st.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("tes: optimize α: %w", err)
 	}

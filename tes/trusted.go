@@ -145,7 +145,7 @@ func TrustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, pre
 // candidates where it is highest; it returns the maximizer and its value.
 func maximizePath(ctx context.Context, p *gp.Path, cands []*mat.Dense, s TrustedSettings, rng *rand.Rand) ([]float64, float64, error) {
 	f := &pathFunc{p: p, starts: pathStarts(p, cands, s.Starts)}
-	x, v, err := acq.Maximize(ctx, f, 1, p.Dim(), s.Optimize, rng)
+	x, v, err := acq.MaximizeMixed(ctx, f, 1, p.Dim(), p.Categories(), s.Optimize, rng)
 	if err != nil {
 		return nil, 0, fmt.Errorf("tes: maximize sample path: %w", err)
 	}
@@ -195,8 +195,23 @@ func lengthscales(k gp.Kernel) []float64 {
 	for i := range out {
 		out[i] = math.Exp(p[i])
 	}
+	if m, ok := k.(*gp.Mixed); ok {
+		// A categorical coordinate has no length along its axis: points in
+		// different bins are distinct choices (far apart for dedup and
+		// distance tests) and starts are never perturbed along it.
+		for i, n := range m.Categories() {
+			if n > 0 {
+				out[i] = catScale
+			}
+		}
+	}
 	return out
 }
+
+// catScale is the length-scale lengthscales reports for a categorical
+// coordinate: any change of bin (≥ 1/n apart at bin centres) is then
+// beyond every distance threshold.
+const catScale = 1e-9
 
 func scaledDist(x, y, ell []float64) float64 {
 	s := 0.0

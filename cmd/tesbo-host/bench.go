@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tesbo/tesbo/bench"
+	"github.com/tesbo/tesbo/bench/mixedsuite"
 	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
@@ -116,7 +117,7 @@ Examples:
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.problems, "problems", nil, "problems, comma-separated or repeated: NAME[:key=value...] (see above)")
-	fl.StringVar(&f.suiteName, "suite", "", "a predefined problem set instead of --problems: user (the user suite, user/*)")
+	fl.StringVar(&f.suiteName, "suite", "", "a predefined problem set instead of --problems: user (the user suite, user/*) or mixed (categorical parameters, mixed/*, with their one-hot variants)")
 	fl.StringSliceVar(&f.acqs, "acqs", nil, "acquisitions, comma-separated: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random")
 	fl.StringSliceVar(&f.batches, "batch", []string{"1"}, "batch sizes |B|, comma-separated numbers or ranges (1,3,10-12)")
 	fl.IntVar(&f.seeds, "seeds", 1, "runs (seeds) per problem × acquisition × batch")
@@ -160,8 +161,13 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 			return s, usagef("--suite and --problems exclude each other")
 		}
 		f.problems = usersuite.Names()
+	case "mixed":
+		if len(f.problems) > 0 {
+			return s, usagef("--suite and --problems exclude each other")
+		}
+		f.problems = mixedsuite.Names()
 	default:
-		return s, usagef("unknown --suite %q: the predefined suite is user", f.suiteName)
+		return s, usagef("unknown --suite %q: the predefined suites are user and mixed", f.suiteName)
 	}
 	switch {
 	case len(f.problems) == 0:
@@ -316,7 +322,7 @@ type benchOpener struct {
 }
 
 func (o *benchOpener) open(ctx context.Context, name string) (sdk.Objective, bool, error) {
-	if strings.HasPrefix(name, "synthetic/") || strings.HasPrefix(name, usersuite.Prefix) {
+	if strings.HasPrefix(name, "synthetic/") || strings.HasPrefix(name, usersuite.Prefix) || strings.HasPrefix(name, mixedsuite.Prefix) {
 		return bench.Synthetic(ctx, name)
 	}
 	o.once.Do(func() {

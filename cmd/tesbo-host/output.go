@@ -202,7 +202,11 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 			if i == 0 {
 				label = "recommended x"
 			}
-			fmt.Fprintf(tw, "%s\t%s = %s\n", label, p.Name, strconv.FormatFloat(res.Best.X[i], 'g', 6, 64))
+			v := strconv.FormatFloat(res.Best.X[i], 'g', 6, 64)
+			if p.Kind == sdk.Categorical {
+				v = p.Format(res.Best.X[i])
+			}
+			fmt.Fprintf(tw, "%s\t%s = %s\n", label, p.Name, v)
 		}
 	}
 	tw.Flush()

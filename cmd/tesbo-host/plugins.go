@@ -93,6 +93,10 @@ func printPlugins(w io.Writer, dir string, ps []loader.Plugin) {
 func describeSpace(info sdk.Info) string {
 	parts := make([]string, len(info.Params))
 	for i, p := range info.Params {
+		if p.Kind == sdk.Categorical {
+			parts[i] = fmt.Sprintf("%s %s {%s}", p.Name, p.Kind, strings.Join(p.Choices, ", "))
+			continue
+		}
 		parts[i] = fmt.Sprintf("%s %s [%s, %s]", p.Name, p.Kind, g(p.Low), g(p.High))
 	}
 	s := strings.Join(parts, "; ")

@@ -45,17 +45,20 @@ run), attempts, and timings. --format json prints one JSON object per line.`,
 
 // trialRow is one trial as 'trials' prints it.
 type trialRow struct {
-	ID       int                `json:"id"`
-	State    string             `json:"state"`
-	Params   map[string]float64 `json:"params"`
-	Value    *float64           `json:"value"`
-	Error    string             `json:"error"`
-	Worker   string             `json:"worker"`
-	Attempts int                `json:"attempts"`
-	Iter     int                `json:"iter"`
-	Started  *time.Time         `json:"started,omitempty"`
-	Finished *time.Time         `json:"finished,omitempty"`
-	EvalS    float64            `json:"eval_s"`
+	ID     int                `json:"id"`
+	State  string             `json:"state"`
+	Params map[string]float64 `json:"params"`
+	// Choices name the Categorical parameters' values (Params holds the
+	// choices' indices).
+	Choices  map[string]string `json:"choices,omitempty"`
+	Value    *float64          `json:"value"`
+	Error    string            `json:"error"`
+	Worker   string            `json:"worker"`
+	Attempts int               `json:"attempts"`
+	Iter     int               `json:"iter"`
+	Started  *time.Time        `json:"started,omitempty"`
+	Finished *time.Time        `json:"finished,omitempty"`
+	EvalS    float64           `json:"eval_s"`
 }
 
 // trialState names a trial's status as 'trials' shows it (pending is
@@ -107,6 +110,7 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 				r.Params[n] = t.X[j]
 			}
 		}
+		r.Choices = host.ChoiceNames(info.Params, t.X)
 		if t.Status == store.Complete {
 			v := t.Value
 			r.Value = &v
@@ -159,6 +163,10 @@ func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 	for _, r := range rows {
 		rec := []string{strconv.Itoa(r.ID), r.State}
 		for _, n := range names {
+			if c, ok := r.Choices[n]; ok {
+				rec = append(rec, c)
+				continue
+			}
 			rec = append(rec, strconv.FormatFloat(r.Params[n], 'g', -1, 64))
 		}
 		cw.Write(append(rec, trialCells(r)...))
@@ -180,6 +188,10 @@ func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%d\t%s", r.ID, r.State)
 		for _, n := range names {
+			if c, ok := r.Choices[n]; ok {
+				fmt.Fprintf(tw, "\t%s", c)
+				continue
+			}
 			fmt.Fprintf(tw, "\t%.6g", r.Params[n])
 		}
 		val := "-"

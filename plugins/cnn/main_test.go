@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"reflect"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -66,7 +67,7 @@ func TestPluginEndToEnd(t *testing.T) {
 		t.Fatalf("Info over gRPC: %+v (configurable %v detailed %v)", got, info.Configurable, info.Detailed)
 	}
 	for i, p := range got.Params {
-		if p != Space[i] {
+		if !reflect.DeepEqual(p, Space[i]) {
 			t.Errorf("param %d over gRPC = %+v, want %+v", i, p, Space[i])
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ func TestInfoIsThePapersSpace(t *testing.T) {
 		t.Fatalf("%d params, want %d", len(info.Params), len(want))
 	}
 	for i := range want {
-		if info.Params[i] != want[i] {
+		if !reflect.DeepEqual(info.Params[i], want[i]) {
 			t.Errorf("param %d = %+v, want %+v", i, info.Params[i], want[i])
 		}
 	}

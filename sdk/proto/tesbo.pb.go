@@ -84,9 +84,10 @@ func (Kind) EnumDescriptor() ([]byte, []int) {
 type ParamKind int32
 
 const (
-	ParamKind_PARAM_KIND_FLOAT     ParamKind = 0
-	ParamKind_PARAM_KIND_INT       ParamKind = 1
-	ParamKind_PARAM_KIND_LOG_FLOAT ParamKind = 2
+	ParamKind_PARAM_KIND_FLOAT       ParamKind = 0
+	ParamKind_PARAM_KIND_INT         ParamKind = 1
+	ParamKind_PARAM_KIND_LOG_FLOAT   ParamKind = 2
+	ParamKind_PARAM_KIND_CATEGORICAL ParamKind = 3 // values are indices 0..len(choices)-1
 )
 
 // Enum value maps for ParamKind.
@@ -95,11 +96,13 @@ var (
 		0: "PARAM_KIND_FLOAT",
 		1: "PARAM_KIND_INT",
 		2: "PARAM_KIND_LOG_FLOAT",
+		3: "PARAM_KIND_CATEGORICAL",
 	}
 	ParamKind_value = map[string]int32{
-		"PARAM_KIND_FLOAT":     0,
-		"PARAM_KIND_INT":       1,
-		"PARAM_KIND_LOG_FLOAT": 2,
+		"PARAM_KIND_FLOAT":       0,
+		"PARAM_KIND_INT":         1,
+		"PARAM_KIND_LOG_FLOAT":   2,
+		"PARAM_KIND_CATEGORICAL": 3,
 	}
 )
 
@@ -271,11 +274,14 @@ func (x *DescribeResponse) GetObjectives() []string {
 }
 
 type Param struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Kind          ParamKind              `protobuf:"varint,2,opt,name=kind,proto3,enum=tesbo.plugin.v1.ParamKind" json:"kind,omitempty"`
-	Low           float64                `protobuf:"fixed64,3,opt,name=low,proto3" json:"low,omitempty"`   // inclusive, native units
-	High          float64                `protobuf:"fixed64,4,opt,name=high,proto3" json:"high,omitempty"` // inclusive, native units
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Kind  ParamKind              `protobuf:"varint,2,opt,name=kind,proto3,enum=tesbo.plugin.v1.ParamKind" json:"kind,omitempty"`
+	Low   float64                `protobuf:"fixed64,3,opt,name=low,proto3" json:"low,omitempty"`   // inclusive, native units
+	High  float64                `protobuf:"fixed64,4,opt,name=high,proto3" json:"high,omitempty"` // inclusive, native units
+	// The choice names of a PARAM_KIND_CATEGORICAL parameter, in index order
+	// (low and high are then unset or 0 and len(choices)-1).
+	Choices       []string `protobuf:"bytes,5,rep,name=choices,proto3" json:"choices,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -336,6 +342,13 @@ func (x *Param) GetHigh() float64 {
 		return x.High
 	}
 	return 0
+}
+
+func (x *Param) GetChoices() []string {
+	if x != nil {
+		return x.Choices
+	}
+	return nil
 }
 
 type InfoRequest struct {
@@ -1248,12 +1261,13 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x15.tesbo.plugin.v1.KindR\x04kind\x12\x1e\n" +
 	"\n" +
 	"objectives\x18\x02 \x03(\tR\n" +
-	"objectives\"q\n" +
+	"objectives\"\x8b\x01\n" +
 	"\x05Param\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12.\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1a.tesbo.plugin.v1.ParamKindR\x04kind\x12\x10\n" +
 	"\x03low\x18\x03 \x01(\x01R\x03low\x12\x12\n" +
-	"\x04high\x18\x04 \x01(\x01R\x04high\"+\n" +
+	"\x04high\x18\x04 \x01(\x01R\x04high\x12\x18\n" +
+	"\achoices\x18\x05 \x03(\tR\achoices\"+\n" +
 	"\vInfoRequest\x12\x1c\n" +
 	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xf9\x01\n" +
 	"\rObjectiveInfo\x12\x12\n" +
@@ -1323,11 +1337,12 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eKIND_OBJECTIVE\x10\x01\x12\x12\n" +
 	"\x0eKIND_SUGGESTER\x10\x02\x12\x14\n" +
-	"\x10KIND_ACQUISITION\x10\x03*O\n" +
+	"\x10KIND_ACQUISITION\x10\x03*k\n" +
 	"\tParamKind\x12\x14\n" +
 	"\x10PARAM_KIND_FLOAT\x10\x00\x12\x12\n" +
 	"\x0ePARAM_KIND_INT\x10\x01\x12\x18\n" +
-	"\x14PARAM_KIND_LOG_FLOAT\x10\x02*_\n" +
+	"\x14PARAM_KIND_LOG_FLOAT\x10\x02\x12\x1a\n" +
+	"\x16PARAM_KIND_CATEGORICAL\x10\x03*_\n" +
 	"\fEvaluateMode\x12\x17\n" +
 	"\x13EVALUATE_MODE_VALUE\x10\x00\x12\x18\n" +
 	"\x14EVALUATE_MODE_DETAIL\x10\x01\x12\x1c\n" +

@@ -15,7 +15,7 @@ func InfoToProto(i sdk.Info) *pb.ObjectiveInfo {
 	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum}
 	out.Params = make([]*pb.Param, len(i.Params))
 	for k, p := range i.Params {
-		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High}
+		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High, Choices: p.Choices}
 	}
 	return out
 }
@@ -35,7 +35,7 @@ func InfoFromProto(m *pb.ObjectiveInfo) sdk.Info {
 		out.Params = make([]sdk.Param, len(m.Params))
 	}
 	for k, p := range m.Params {
-		out.Params[k] = sdk.Param{Name: p.GetName(), Kind: sdk.ParamKind(p.GetKind()), Low: p.GetLow(), High: p.GetHigh()}
+		out.Params[k] = sdk.Param{Name: p.GetName(), Kind: sdk.ParamKind(p.GetKind()), Low: p.GetLow(), High: p.GetHigh(), Choices: p.GetChoices()}
 	}
 	return out
 }

@@ -5,22 +5,28 @@ package symbols
 import (
 	"context"
 	"github.com/tesbo/tesbo/sdk"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/tesbo/tesbo/sdk/sdk"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Categorical": reflect.ValueOf(sdk.Categorical),
 		"ErrBadSpace": reflect.ValueOf(&sdk.ErrBadSpace).Elem(),
 		"Float":       reflect.ValueOf(sdk.Float),
 		"Int":         reflect.ValueOf(sdk.Int),
 		"LogFloat":    reflect.ValueOf(sdk.LogFloat),
+		"MaxChoices":  reflect.ValueOf(constant.MakeFromLiteral("65536", token.INT, 0)),
+		"Values":      reflect.ValueOf(sdk.Values),
 
 		// type definitions
 		"Acquisition":    reflect.ValueOf((*sdk.Acquisition)(nil)),
 		"Configurable":   reflect.ValueOf((*sdk.Configurable)(nil)),
 		"Detailed":       reflect.ValueOf((*sdk.Detailed)(nil)),
 		"Info":           reflect.ValueOf((*sdk.Info)(nil)),
+		"Named":          reflect.ValueOf((*sdk.Named)(nil)),
 		"NoiseFree":      reflect.ValueOf((*sdk.NoiseFree)(nil)),
 		"Objective":      reflect.ValueOf((*sdk.Objective)(nil)),
 		"Observation":    reflect.ValueOf((*sdk.Observation)(nil)),

@@ -1,0 +1,215 @@
+package host
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
+	"github.com/tesbo/tesbo/store"
+)
+
+// ψ_λ⁻¹(ψ_λ(x)) = x on both sides of 0, including the special λ = 0 and 2.
+func TestYeoJohnsonInverse(t *testing.T) {
+	for _, lam := range []float64{-1.5, 0, 0.5, 1, 1.7, 2, 3.5} {
+		for _, x := range []float64{-40, -3, -0.2, 0, 0.3, 2, 25} {
+			z := yeoJohnson(x, lam)
+			if got := yeoJohnsonInverse(z, lam); math.Abs(got-x) > 1e-9*math.Max(1, math.Abs(x)) {
+				t.Errorf("λ=%v: ψ⁻¹(ψ(%v)) = %v", lam, x, got)
+			}
+		}
+	}
+	if yeoJohnson(-2.5, 1) != -2.5 || yeoJohnson(4, 1) != 4 {
+		t.Errorf("ψ_1 is not the identity")
+	}
+}
+
+func skewness(x []float64) float64 {
+	var m, m2, m3 float64
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	for _, v := range x {
+		m2 += (v - m) * (v - m)
+		m3 += (v - m) * (v - m) * (v - m)
+	}
+	n := float64(len(x))
+	return (m3 / n) / math.Pow(m2/n, 1.5)
+}
+
+// Values of a minimized objective with a heavy upper tail (here exp of a
+// Gaussian, as user/heavytail2) become, maximized, a heavy lower tail: the
+// dataset warps them with λ > 1 into nearly symmetric values, and native
+// maps every warped value back to the observation it came from. Gaussian
+// values are barely changed (λ ≈ 1 up to sampling error) and a heavy upper
+// tail (a peak) is left alone.
+func TestDatasetWarpsLowerTail(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	gauss := make([]store.Trial, 40)
+	heavy := make([]store.Trial, 40)
+	for i := range heavy {
+		z := rng.NormFloat64()
+		heavy[i] = store.Trial{ID: i, Status: store.Complete, U: []float64{0.5}, Value: math.Exp(2 * z)}
+		gauss[i] = store.Trial{ID: i, Status: store.Complete, U: []float64{0.5}, Value: z}
+	}
+	ds := newDataset(heavy, 1, true)
+	ds.warp()
+	if !ds.warped || !(ds.lambda > 1.5) {
+		t.Fatalf("heavy lower tail: warped %v with λ = %v, want λ > 1.5", ds.warped, ds.lambda)
+	}
+	raw := newDataset(heavy, 1, true)
+	if s, s0 := skewness(ds.y), skewness(raw.y); math.Abs(s) > math.Abs(s0)/4 {
+		t.Errorf("warped values keep skewness %.2f (%.2f unwarped), want a quarter of it at most", s, s0)
+	}
+	for i, tr := range heavy {
+		if got := ds.native(ds.y[i]); math.Abs(got-tr.Value) > 1e-6*tr.Value {
+			t.Fatalf("native(y_%d) = %v, want the observation %v", i, got, tr.Value)
+		}
+	}
+	ds = newDataset(gauss, 1, false)
+	ds.warp()
+	if ds.warped && math.Abs(ds.lambda-1) > 0.5 {
+		t.Errorf("gaussian: warped with λ = %v, want λ ≈ 1", ds.lambda)
+	}
+	ds = newDataset(heavy, 1, false)
+	ds.warp()
+	if ds.warped {
+		t.Errorf("upper tail: warped with λ = %v, want it left alone", ds.lambda)
+	}
+}
+
+// warpingProposer is randomProposer asking for warped outputs.
+type warpingProposer struct{ randomProposer }
+
+func (warpingProposer) WarpOutputs() bool { return true }
+
+// The host fits the GP to warped values exactly when the proposer asks for
+// it (acq.OutputWarper; the default acquisition "tes" does): with a few
+// observations far below the rest, the values the GP sees are at most half
+// as skewed as the standardized observations; otherwise they are those.
+func TestStudyWarpsForOutputWarper(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		p    acq.Proposer
+		warp bool
+	}{{randomProposer{}, false}, {warpingProposer{}, true}} {
+		s, err := NewStudy(ctx, unitInfo(2), Options{Proposer: c.p, Init: 12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fitted []float64
+		s.gpFitHook = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+			fitted = append([]float64(nil), y...)
+			return gp.Fit(X, y, fs)
+		}
+		if _, err := s.Ask(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range s.Trials() {
+			if err := s.Tell(ctx, tr.ID, -math.Exp(float64(tr.ID)), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Ask(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+		raw := newDataset(s.Trials(), 2, false).y
+		warped := !slices.Equal(fitted, raw)
+		if warped != c.warp || (warped && skewness(fitted) < skewness(raw)/2) {
+			t.Errorf("%T: GP fitted to values of skewness %.2f (observations %.2f), want warped %v",
+				c.p, skewness(fitted), skewness(raw), c.warp)
+		}
+	}
+}
+
+// λ is fitted to the initial design alone: BO iterations that cluster near
+// the maximum (so that the early values form a lower tail) do not warp an
+// objective whose initial values look Gaussian.
+func TestWarpIgnoresBOIterations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var trials []store.Trial
+	for i := range 40 {
+		tr := store.Trial{ID: i, Status: store.Complete, U: []float64{0.5}, Value: rng.NormFloat64()}
+		if i >= 10 {
+			tr.Iteration, tr.Value = i-9, 3+0.01*rng.NormFloat64()
+		}
+		trials = append(trials, tr)
+	}
+	ds := newDataset(trials, 1, false)
+	ds.warp()
+	if ds.warped {
+		t.Errorf("warped with λ = %v by the BO iterations' values", ds.lambda)
+	}
+	for i := range trials {
+		trials[i].Iteration = 0
+	}
+	ds = newDataset(trials, 1, false)
+	ds.warp()
+	if !ds.warped {
+		t.Error("the same values all from the initial design are not warped: the test does not test")
+	}
+}
+
+// LoadPosterior rebuilds a warped model as the host fitted it: the same
+// posterior in GP units, and native means that reproduce the observations
+// (to 5% of their range: the GP smooths the largest values).
+func TestLoadPosteriorWarped(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	info := unitInfo(2)
+	info.Minimize = true
+	obj := funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) {
+		return math.Expm1(12 * (x[0]*x[0] + x[1]*x[1])), nil
+	}}
+	s, err := NewStudy(ctx, info, Options{DB: db, Name: "w", Proposer: warpingProposer{}, Init: 12, Iters: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitted := map[int]*gp.GP{} // by number of observations
+	s.gpFitHook = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+		g, err := gp.Fit(X, y, fs)
+		if err == nil {
+			fitted[g.N()] = g
+		}
+		return g, err
+	}
+	if _, err := s.Run(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	p, err := LoadPosterior(ctx, db, "w", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := fitted[p.GP.N()]
+	if !p.ds.warped || host == nil {
+		t.Fatalf("rebuilt posterior: warped %v, n %d, never fitted by the host", p.ds.warped, p.GP.N())
+	}
+	for _, u := range [][]float64{{0.1, 0.2}, {0.7, 0.4}, {0.95, 0.9}} {
+		m1, v1 := p.GP.MeanVar(u)
+		m2, v2 := host.MeanVar(u)
+		if math.Abs(m1-m2) > 1e-9 || math.Abs(v1-v2) > 1e-9 {
+			t.Fatalf("at %v: rebuilt %v ± %v, host %v ± %v", u, m1, v1, m2, v2)
+		}
+	}
+	trials := s.Trials()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, id := range p.TrialIDs {
+		lo, hi = math.Min(lo, trials[id].Value), math.Max(hi, trials[id].Value)
+	}
+	for k, id := range p.TrialIDs {
+		m, _ := p.GP.MeanVar(p.GP.X().RawRowView(k))
+		if got, want := p.Native(m), trials[id].Value; math.Abs(got-want) > 0.05*(hi-lo) {
+			t.Errorf("trial %d: native mean %v, value %v (values from %v to %v)", id, got, want, lo, hi)
+		}
+	}
+	if sd := p.NativeSD(0.1); !(sd > 0) {
+		t.Errorf("NativeSD(0.1) = %v", sd)
+	}
+}
