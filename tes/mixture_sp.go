@@ -41,288 +41,374 @@ const pruneLog = 40
 // All components share C₀, so in coordinates whitened by its Cholesky
 // factor L₀ (g_t = L₀⁻¹ A f_t, y = g_s + z) the log-densities differ only by
 // e_t = −½|g_s − g_t|² + zᵀ g_t (terms common to all t cancel). The base
-// points z are shared by all s.
+// points z are shared by all s. The steps: whitening (spWhiten), the choice
+// of evaluation (windows for q = 1, dense mode, pruning: spPrepare), then
+// either all samples at once (denseAll) or sample by sample (sampleInfo),
+// and for the gradient the chain rule back to A and S (spGrad).
 func (m *spMixture) info(A []float64, q int, S []float64, noise float64, base basePoints, grad bool) (mixResult, error) {
+	w, err := m.spWhiten(A, q, S, noise, base)
+	if err != nil {
+		return mixResult{}, err
+	}
+	m.spPrepare(w, grad)
+	if w.dense && w.n <= denseMatrixMax && w.maxLW-minLogW(m.LogW) <= 60 {
+		// Every sample qualifies: do all of them with matrix products.
+		w.alpha = m.denseAll(w.g, w.sq, w.qz, base, w.val, w.gg, w.uz, q)
+	} else {
+		for s := 0; s < w.n; s++ {
+			if m.Omega[s] != 0 {
+				m.sampleInfo(w, s)
+			}
+		}
+	}
+	res := mixResult{Alpha: w.alpha, SE: spSE(m, base, w.val)}
+	if !grad {
+		return res, nil
+	}
+	res.GA, res.GS = m.spGrad(w)
+	return res, nil
+}
+
+// spWork holds the intermediate arrays of one info evaluation (q batch
+// points, k = |X*|, n = |F| samples, nz base points).
+type spWork struct {
+	q, k, n, nz int
+	base        basePoints
+	grad        bool
+	l0          []float64 // L₀, L₀ L₀ᵀ = C₀ = S + σ_n² I
+	mm          []float64 // M = L₀⁻¹ A (q×k)
+	g           []float64 // G = M Fᵀ (q×n): column t is g_t
+	sq          []float64 // |g_t|²
+	pz          []float64 // P = Zᵀ G (nz×n): zᵀ g_t
+	maxLW       float64   // max_t LogW_t
+	zmax        float64   // max_z |z|
+	order       []int     // q = 1: samples sorted by g_t
+	gsorted     []float64 // q = 1: g_t in that order
+	dense       bool      // dense mode (see spPrepare)
+	qz          []float64 // dense: Q_zt = e^{zᵀg_t − max_t zᵀg_t}
+	ev, pev     []float64 // dense: per-sample scratch of denseRow
+	all, cands  []int     // every sample; scratch for the pruned candidates
+	d, gs, u    []float64 // scratch: |g_s − g_t|², g_s, the terms e_t
+	val         []float64 // val[s·nz+z] = log q_sp(y|x*) − log q_sp(y) (unnormalised)
+	alpha       float64
+	// Gradient only: C_st of the current s (crow), Σ_s C_st (cvec),
+	// U_zt (uz) and ∂α/∂G (gg).
+	crow, cvec, uz, gg []float64
+}
+
+// spWhiten whitens the predictive covariance: C₀ = L₀ L₀ᵀ, M = L₀⁻¹ A,
+// g_t = M f_t (G = M Fᵀ), |g_t|² and P = Zᵀ G.
+func (m *spMixture) spWhiten(A []float64, q int, S []float64, noise float64, base basePoints) (*spWork, error) {
 	k, n := m.K, m.N
 	c0 := append([]float64(nil), S[:q*q]...)
 	for r := 0; r < q; r++ {
 		c0[r*q+r] += noise
 	}
-	l0 := make([]float64, q*q)
-	if _, err := linalg.Cholesky(l0, c0, q); err != nil {
-		return mixResult{}, fmt.Errorf("predictive covariance: %w", err)
+	w := &spWork{q: q, k: k, n: n, nz: base.N, base: base, l0: make([]float64, q*q)}
+	if _, err := linalg.Cholesky(w.l0, c0, q); err != nil {
+		return nil, fmt.Errorf("predictive covariance: %w", err)
 	}
-	mm := append([]float64(nil), A[:q*k]...)
-	linalg.SolveLower(l0, q, mm, k) // M = L₀⁻¹ A
-	g := make([]float64, q*n)
-	gemm(false, true, 1, mm, q, k, m.F, n, k, 0, g) // G = M Fᵀ (q×N)
-	sq := make([]float64, n)
+	w.mm = append([]float64(nil), A[:q*k]...)
+	linalg.SolveLower(w.l0, q, w.mm, k) // M = L₀⁻¹ A
+	w.g = make([]float64, q*n)
+	gemm(false, true, 1, w.mm, q, k, m.F, n, k, 0, w.g) // G = M Fᵀ (q×N)
+	w.sq = make([]float64, n)
 	for r := 0; r < q; r++ {
-		for t, v := range g[r*n : (r+1)*n] {
-			sq[t] += v * v
+		for t, v := range w.g[r*n : (r+1)*n] {
+			w.sq[t] += v * v
 		}
 	}
-	nz := base.N
-	pz := make([]float64, nz*n)
-	gemm(true, false, 1, base.Z, q, nz, g, q, n, 0, pz) // P = Zᵀ G
-	logp := make([]float64, len(m.PSet))
-	for i, p := range m.PSet {
-		logp[i] = math.Log(p)
-	}
-	pset := m.PSet
-	d := make([]float64, n)
-	gs := make([]float64, q)
-	u := make([]float64, n)
-	val := make([]float64, n*nz)
-	var crow, cvec, uz, gg []float64
+	w.pz = make([]float64, w.nz*n)
+	gemm(true, false, 1, base.Z, q, w.nz, w.g, q, n, 0, w.pz) // P = Zᵀ G
+	return w, nil
+}
+
+// spPrepare allocates the scratch, sorts the samples by g_t for q = 1 (so
+// that each (s, z) visits only the window of samples that can matter),
+// decides dense mode and forms its factors, and finds max_z |z| for the
+// pruning bound.
+func (m *spMixture) spPrepare(w *spWork, grad bool) {
+	n, nz := w.n, w.nz
+	w.grad = grad
+	w.d = make([]float64, n)
+	w.gs = make([]float64, w.q)
+	w.u = make([]float64, n)
+	w.val = make([]float64, n*nz)
 	if grad {
-		crow = make([]float64, n)
-		cvec = make([]float64, n)
-		uz = make([]float64, nz*n)
-		gg = make([]float64, q*n)
+		w.crow = make([]float64, n)
+		w.cvec = make([]float64, n)
+		w.uz = make([]float64, nz*n)
+		w.gg = make([]float64, w.q*n)
 	}
-	all := make([]int, n)
-	for t := range all {
-		all[t] = t
+	w.all = make([]int, n)
+	for t := range w.all {
+		w.all[t] = t
 	}
-	// For q = 1, samples sorted by g_t let each (s, z) visit only the window
-	// of samples that can matter.
-	var order []int
-	var gsorted []float64
-	maxLogW := math.Inf(-1)
-	if q == 1 {
-		order = append([]int(nil), all...)
-		sort.Slice(order, func(a, b int) bool { return g[order[a]] < g[order[b]] })
-		gsorted = make([]float64, n)
-		for i, t := range order {
-			gsorted[i] = g[t]
-		}
-		for _, v := range m.LogW {
-			maxLogW = math.Max(maxLogW, v)
-		}
-	}
-	// Dense mode: where the samples overlap (the query is weakly informative)
-	// nearly every term of every log-sum-exp matters and the windowed or
-	// pruned loops above cost |F|²·n_z exponentials. There the terms factor,
-	// e^{LogW_t − ½d_st + zᵀg_t} = E_st·Q_zt, so each sum is a dot product:
-	// |F| exponentials per s instead of |F|·n_z. The factorization is safe
-	// when zᵀg_t spans at most 200 nats (no factor underflows while its
-	// product still matters) and the own sample's weight is within e^60 of
-	// the largest (so it bounds the sums away from underflow).
-	maxLW := math.Inf(-1)
+	w.maxLW = math.Inf(-1)
 	for _, v := range m.LogW {
-		maxLW = math.Max(maxLW, v)
+		w.maxLW = math.Max(w.maxLW, v)
 	}
+	if w.q == 1 {
+		w.order = append([]int(nil), w.all...)
+		sort.Slice(w.order, func(a, b int) bool { return w.g[w.order[a]] < w.g[w.order[b]] })
+		w.gsorted = make([]float64, n)
+		for i, t := range w.order {
+			w.gsorted[i] = w.g[t]
+		}
+	}
+	w.dense = m.chooseDense(w)
+	if w.dense {
+		w.denseFactors()
+	}
+	for z := 0; z < nz; z++ {
+		nrm := 0.0
+		for r := 0; r < w.q; r++ {
+			nrm += w.base.Z[r*nz+z] * w.base.Z[r*nz+z]
+		}
+		w.zmax = math.Max(w.zmax, math.Sqrt(nrm))
+	}
+	w.cands = make([]int, 0, n)
+}
+
+// chooseDense decides dense mode. Where the samples overlap (the query is
+// weakly informative) nearly every term of every log-sum-exp matters and the
+// windowed or pruned loops cost |F|²·n_z exponentials. There the terms
+// factor, e^{LogW_t − ½d_st + zᵀg_t} = E_st·Q_zt, so each sum is a dot
+// product: |F| exponentials per s instead of |F|·n_z. The factorization is
+// safe when zᵀg_t spans at most 200 nats (no factor underflows while its
+// product still matters) and the own sample's weight is within e^60 of the
+// largest (so it bounds the sums away from underflow; checked per sample).
+func (m *spMixture) chooseDense(w *spWork) bool {
+	n := w.n
 	dense := true
-	for z := 0; z < nz && dense; z++ {
+	for z := 0; z < w.nz && dense; z++ {
 		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, v := range pz[z*n : (z+1)*n] {
+		for _, v := range w.pz[z*n : (z+1)*n] {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 		dense = hi-lo <= 200
 	}
-	if q == 1 && dense && m.mode == 0 {
+	if w.q == 1 && dense && m.mode == 0 {
 		// Windowed mode costs ~n_z·W exponentials per sample (W = window
 		// size), dense mode ~|F| plus 4·n_z·|F| flops (~|F|·n_z/2
 		// exponentials' worth): prefer windows when they hold under half of
 		// the samples.
-		w := 0
+		wsum := 0
 		for s := 0; s < n; s++ {
-			rad := math.Sqrt(2 * (pruneLog + maxLogW - m.LogW[s]))
-			lo := sort.SearchFloat64s(gsorted, g[s]-rad)
-			hi := sort.SearchFloat64s(gsorted, g[s]+rad)
-			w += hi - lo
+			rad := math.Sqrt(2 * (pruneLog + w.maxLW - m.LogW[s]))
+			lo := sort.SearchFloat64s(w.gsorted, w.g[s]-rad)
+			hi := sort.SearchFloat64s(w.gsorted, w.g[s]+rad)
+			wsum += hi - lo
 		}
-		dense = 2*w > n*n
+		dense = 2*wsum > n*n
 	}
-	if m.mode < 0 {
-		dense = false
-	}
-	var qz, ev, pev []float64
-	if dense {
-		qz = make([]float64, nz*n)
-		for z := 0; z < nz; z++ {
-			row := pz[z*n : (z+1)*n]
-			mx := math.Inf(-1)
-			for _, v := range row {
-				mx = math.Max(mx, v)
-			}
-			for t, v := range row {
-				qz[z*n+t] = math.Exp(v - mx)
-			}
+	return dense && m.mode >= 0
+}
+
+// denseFactors forms dense mode's shifted factors
+// Q_zt = e^{zᵀg_t − max_t' zᵀg_t'} and denseRow's scratch.
+func (w *spWork) denseFactors() {
+	n := w.n
+	w.qz = make([]float64, w.nz*n)
+	for z := 0; z < w.nz; z++ {
+		row := w.pz[z*n : (z+1)*n]
+		mx := math.Inf(-1)
+		for _, v := range row {
+			mx = math.Max(mx, v)
 		}
-		ev = make([]float64, n)
-		pev = make([]float64, n)
-	}
-	zmax := 0.0
-	for z := 0; z < nz; z++ {
-		nrm := 0.0
-		for r := 0; r < q; r++ {
-			nrm += base.Z[r*nz+z] * base.Z[r*nz+z]
-		}
-		zmax = math.Max(zmax, math.Sqrt(nrm))
-	}
-	cands := make([]int, 0, n)
-	alpha := 0.0
-	nzLoop := nz
-	if dense && n <= denseMatrixMax && maxLW-minLogW(m.LogW) <= 60 {
-		// Every sample qualifies: do all of them with matrix products.
-		alpha = m.denseAll(g, sq, qz, base, val, gg, uz, q)
-		n = 0 // skip the per-sample loop below
-	}
-	for s := 0; s < n; s++ {
-		if m.Omega[s] == 0 {
-			continue
-		}
-		for r := 0; r < q; r++ {
-			gs[r] = g[r*n+s]
-		}
-		// d_t = |g_s − g_t|².
-		for t := range d {
-			d[t] = sq[s] + sq[t]
-		}
-		for r := 0; r < q; r++ {
-			for t, v := range g[r*n : (r+1)*n] {
-				d[t] -= 2 * gs[r] * v
-			}
-		}
-		set := m.Set[s]
-		g0, g1 := m.Start[set], m.Start[set+1]
-		if grad {
-			for t := range crow {
-				crow[t] = 0
-			}
-		}
-		if dense && maxLW-m.LogW[s] <= 60 {
-			alpha += m.denseRow(s, g0, g1, d, qz, ev, pev, base, val[s*nz:(s+1)*nz], crow, uz)
-			nzLoop = 0
-		} else {
-			nzLoop = nz
-		}
-		// Samples that cannot come within e^{-40} of the own sample's term
-		// for any base point (|zᵀ(g_t − g_s)| ≤ |z|_max·√d_t) are skipped.
-		candS := all
-		if q > 1 && nzLoop > 0 {
-			candS = cands[:0]
-			for t := 0; t < n; t++ {
-				if -0.5*d[t]+zmax*math.Sqrt(math.Max(d[t], 0))+m.LogW[t]-m.LogW[s] >= -pruneLog {
-					candS = append(candS, t)
-				}
-			}
-		}
-		for z := 0; z < nzLoop; z++ {
-			pzr := pz[z*n : (z+1)*n]
-			cand := candS
-			if q == 1 {
-				// Only samples with |y − g_t| ≤ R can be within e^{-40} of
-				// the largest term, where y = g_s + z and the own sample s
-				// bounds the maximum from below.
-				zv := base.Z[z]
-				y := gs[0] + zv
-				rad := math.Sqrt(2 * (pruneLog + 0.5*zv*zv + maxLogW - m.LogW[s]))
-				lo := sort.SearchFloat64s(gsorted, y-rad)
-				hi := sort.SearchFloat64s(gsorted, math.Nextafter(y+rad, math.Inf(1)))
-				cand = order[lo:hi]
-			}
-			mx := math.Inf(-1)
-			for _, t := range cand {
-				v := m.LogW[t] - 0.5*d[t] + pzr[t]
-				u[t] = v
-				if v > mx {
-					mx = v
-				}
-			}
-			var sumG, sumA float64
-			for _, t := range cand {
-				if u[t]-mx < -pruneLog {
-					u[t] = 0
-					continue
-				}
-				e := math.Exp(u[t] - mx)
-				u[t] = e
-				sumA += pset[m.Set[t]] * e
-				if t >= g0 && t < g1 {
-					sumG += e
-				}
-			}
-			if !(sumG > 0) { // own set far below the global maximum: rescale
-				mg := math.Inf(-1)
-				for t := g0; t < g1; t++ {
-					mg = math.Max(mg, m.LogW[t]-0.5*d[t]+pzr[t])
-				}
-				sumG = 0
-				for t := g0; t < g1; t++ {
-					sumG += math.Exp(m.LogW[t] - 0.5*d[t] + pzr[t] - mg)
-				}
-				val[s*nz+z] = mg - mx + math.Log(sumG) - math.Log(sumA)
-			} else {
-				val[s*nz+z] = math.Log(sumG) - math.Log(sumA)
-			}
-			wz := m.Omega[s] * base.W[z]
-			alpha += wz * val[s*nz+z]
-			if !grad {
-				continue
-			}
-			// ∂val/∂e_t = ρ^set_t 1[t ∈ set] − ρ^all_t.
-			invG, invA := 1/sumG, 1/sumA
-			uzr := uz[z*n : (z+1)*n]
-			for _, t := range cand {
-				e := u[t]
-				if e == 0 {
-					continue
-				}
-				c := -pset[m.Set[t]] * e * invA
-				if t >= g0 && t < g1 {
-					c += e * invG
-				}
-				c *= wz
-				crow[t] += c
-				uzr[t] += c
-			}
-		}
-		if !grad {
-			continue
-		}
-		// e_t = −½|g_s − g_t|² + zᵀg_t: ∂/∂g_s = −Σ_t C_st (g_s − g_t),
-		// ∂/∂g_t += C_st (g_s − g_t) (+ Σ_z U_zt z, added below).
-		rs := 0.0
-		for t, c := range crow {
-			rs += c
-			cvec[t] += c
-		}
-		for r := 0; r < q; r++ {
-			row := g[r*n : (r+1)*n]
-			gr := gg[r*n : (r+1)*n]
-			acc := 0.0
-			for t, c := range crow {
-				acc += c * row[t]
-				gr[t] += c * gs[r]
-			}
-			gr[s] += acc - rs*gs[r]
+		for t, v := range row {
+			w.qz[z*n+t] = math.Exp(v - mx)
 		}
 	}
-	n = m.N
-	res := mixResult{Alpha: alpha, SE: spSE(m, base, val)}
-	if !grad {
-		return res, nil
+	w.ev = make([]float64, n)
+	w.pev = make([]float64, n)
+}
+
+// sampleInfo adds sample s's terms Ω_s Σ_z w_z val_sz to α (by denseRow in
+// dense mode when its weight allows, else base point by base point over the
+// candidates that can matter) and, for the gradient, its share of ∂α/∂G.
+func (m *spMixture) sampleInfo(w *spWork, s int) {
+	q, n, nz := w.q, w.n, w.nz
+	for r := 0; r < q; r++ {
+		w.gs[r] = w.g[r*n+s]
+	}
+	// d_t = |g_s − g_t|².
+	for t := range w.d {
+		w.d[t] = w.sq[s] + w.sq[t]
 	}
 	for r := 0; r < q; r++ {
-		row := g[r*n : (r+1)*n]
-		gr := gg[r*n : (r+1)*n]
-		for t, c := range cvec {
+		for t, v := range w.g[r*n : (r+1)*n] {
+			w.d[t] -= 2 * w.gs[r] * v
+		}
+	}
+	set := m.Set[s]
+	g0, g1 := m.Start[set], m.Start[set+1]
+	if w.grad {
+		for t := range w.crow {
+			w.crow[t] = 0
+		}
+	}
+	nzLoop := nz
+	if w.dense && w.maxLW-m.LogW[s] <= 60 {
+		w.alpha += m.denseRow(s, g0, g1, w.d, w.qz, w.ev, w.pev, w.base, w.val[s*nz:(s+1)*nz], w.crow, w.uz)
+		nzLoop = 0
+	}
+	candS := w.all
+	if q > 1 && nzLoop > 0 {
+		candS = m.candidates(w, s)
+	}
+	for z := 0; z < nzLoop; z++ {
+		m.pointInfo(w, s, z, g0, g1, candS)
+	}
+	if w.grad {
+		w.sampleGrad(s)
+	}
+}
+
+// candidates returns the samples that can come within e^{-40} of the own
+// sample's term for some base point: |zᵀ(g_t − g_s)| ≤ |z|_max·√d_t, so t
+// is skipped when −½d_t + |z|_max √d_t + LogW_t − LogW_s < −40.
+func (m *spMixture) candidates(w *spWork, s int) []int {
+	cand := w.cands[:0]
+	for t := 0; t < w.n; t++ {
+		d := w.d[t]
+		if -0.5*d+w.zmax*math.Sqrt(math.Max(d, 0))+m.LogW[t]-m.LogW[s] >= -pruneLog {
+			cand = append(cand, t)
+		}
+	}
+	return cand
+}
+
+// window returns, for q = 1, the samples with |y − g_t| ≤ R for y = g_s + z:
+// only those can be within e^{-40} of the largest term, the own sample s
+// bounding the maximum from below.
+func (m *spMixture) window(w *spWork, s, z int) []int {
+	zv := w.base.Z[z]
+	y := w.gs[0] + zv
+	rad := math.Sqrt(2 * (pruneLog + 0.5*zv*zv + w.maxLW - m.LogW[s]))
+	lo := sort.SearchFloat64s(w.gsorted, y-rad)
+	hi := sort.SearchFloat64s(w.gsorted, math.Nextafter(y+rad, math.Inf(1)))
+	return w.order[lo:hi]
+}
+
+// pointInfo adds sample s's term at base point z to α:
+// val_sz = log Σ_{t∈set(s)} e^{e_t} − log Σ_t p(x*(t)) e^{e_t} with
+// e_t = LogW_t − ½d_t + zᵀg_t, terms more than 40 nats below the largest
+// dropped; and with the gradient ∂val/∂e_t = ρ^set_t 1[t ∈ set] − ρ^all_t,
+// weighted by Ω_s w_z, into C_s· (crow) and U_z· (uz).
+func (m *spMixture) pointInfo(w *spWork, s, z, g0, g1 int, candS []int) {
+	n, nz := w.n, w.nz
+	pzr := w.pz[z*n : (z+1)*n]
+	cand := candS
+	if w.q == 1 {
+		cand = m.window(w, s, z)
+	}
+	u := w.u
+	mx := math.Inf(-1)
+	for _, t := range cand {
+		v := m.LogW[t] - 0.5*w.d[t] + pzr[t]
+		u[t] = v
+		if v > mx {
+			mx = v
+		}
+	}
+	var sumG, sumA float64
+	for _, t := range cand {
+		if u[t]-mx < -pruneLog {
+			u[t] = 0
+			continue
+		}
+		e := math.Exp(u[t] - mx)
+		u[t] = e
+		sumA += m.PSet[m.Set[t]] * e
+		if t >= g0 && t < g1 {
+			sumG += e
+		}
+	}
+	if !(sumG > 0) { // own set far below the global maximum: rescale
+		w.val[s*nz+z] = m.rescaledVal(w, g0, g1, pzr, mx, sumA)
+	} else {
+		w.val[s*nz+z] = math.Log(sumG) - math.Log(sumA)
+	}
+	wz := m.Omega[s] * w.base.W[z]
+	w.alpha += wz * w.val[s*nz+z]
+	if !w.grad {
+		return
+	}
+	invG, invA := 1/sumG, 1/sumA
+	uzr := w.uz[z*n : (z+1)*n]
+	for _, t := range cand {
+		e := u[t]
+		if e == 0 {
+			continue
+		}
+		c := -m.PSet[m.Set[t]] * e * invA
+		if t >= g0 && t < g1 {
+			c += e * invG
+		}
+		c *= wz
+		w.crow[t] += c
+		uzr[t] += c
+	}
+}
+
+// rescaledVal is val_sz when every own-set term underflowed against the
+// global maximum mx: the own-set sum is taken relative to its own maximum
+// mg, val = mg − mx + log Σ_{t∈set} e^{e_t − mg} − log sumA.
+func (m *spMixture) rescaledVal(w *spWork, g0, g1 int, pzr []float64, mx, sumA float64) float64 {
+	mg := math.Inf(-1)
+	for t := g0; t < g1; t++ {
+		mg = math.Max(mg, m.LogW[t]-0.5*w.d[t]+pzr[t])
+	}
+	sumG := 0.0
+	for t := g0; t < g1; t++ {
+		sumG += math.Exp(m.LogW[t] - 0.5*w.d[t] + pzr[t] - mg)
+	}
+	return mg - mx + math.Log(sumG) - math.Log(sumA)
+}
+
+// sampleGrad adds sample s's share of ∂α/∂G through
+// e_t = −½|g_s − g_t|² + zᵀg_t: ∂/∂g_s = −Σ_t C_st (g_s − g_t) and
+// ∂/∂g_t += C_st (g_s − g_t), the −C_st g_t part and the Σ_z U_zt z part
+// added by spGrad.
+func (w *spWork) sampleGrad(s int) {
+	n := w.n
+	rs := 0.0
+	for t, c := range w.crow {
+		rs += c
+		w.cvec[t] += c
+	}
+	for r := 0; r < w.q; r++ {
+		row := w.g[r*n : (r+1)*n]
+		gr := w.gg[r*n : (r+1)*n]
+		acc := 0.0
+		for t, c := range w.crow {
+			acc += c * row[t]
+			gr[t] += c * w.gs[r]
+		}
+		gr[s] += acc - rs*w.gs[r]
+	}
+}
+
+// spGrad completes ∂α/∂G (− Σ_s C_st g_t, + Z U) and applies the chain
+// rule: G = M Fᵀ ⇒ ∂M = ∂G F; M = L₀⁻¹A ⇒ ∂A = L₀⁻ᵀ ∂M, ∂L₀ = −∂A Mᵀ, and
+// ∂S = ∂C₀ from ∂L₀ through the Cholesky factor.
+func (m *spMixture) spGrad(w *spWork) (ga, gs []float64) {
+	q, k, n, nz := w.q, w.k, w.n, w.nz
+	for r := 0; r < q; r++ {
+		row := w.g[r*n : (r+1)*n]
+		gr := w.gg[r*n : (r+1)*n]
+		for t, c := range w.cvec {
 			gr[t] -= c * row[t]
 		}
 	}
-	gemm(false, false, 1, base.Z, q, nz, uz, nz, n, 1, gg) // + Z U
-	// G = M Fᵀ ⇒ ∂M = ∂G F; M = L₀⁻¹A ⇒ ∂A = L₀⁻ᵀ ∂M, ∂L₀ = −∂A Mᵀ.
-	ga := make([]float64, q*k)
-	gemm(false, false, 1, gg, q, n, m.F, n, k, 0, ga)
-	linalg.SolveLowerT(l0, q, ga, k)
+	gemm(false, false, 1, w.base.Z, q, nz, w.uz, nz, n, 1, w.gg) // + Z U
+	ga = make([]float64, q*k)
+	gemm(false, false, 1, w.gg, q, n, m.F, n, k, 0, ga)
+	linalg.SolveLowerT(w.l0, q, ga, k)
 	gl := make([]float64, q*q)
-	gemm(false, true, -1, ga, q, k, mm, q, k, 0, gl)
-	res.GA = ga
-	res.GS = cholVJP(l0, gl, q)
-	return res, nil
+	gemm(false, true, -1, ga, q, k, w.mm, q, k, 0, gl)
+	return ga, cholVJP(w.l0, gl, q)
 }
 
 // denseMatrixMax bounds |F| for the all-samples dense evaluation, which
