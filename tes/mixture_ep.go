@@ -321,7 +321,7 @@ func (w *epWork) reverseDraw(base []basePoints, gy, gm, gc []float64) {
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1,
 			blas64.General{Rows: q, Cols: n, Stride: nt, Data: gy[w.offs[i]:]},
 			general(q, n, base[i].Z), 0, general(q, q, gL))
-		gcl := cholVJP(w.ls[i*q*q:(i+1)*q*q], gL, q)
+		gcl := linalg.CholeskyVJP(w.ls[i*q*q:(i+1)*q*q], gL, q)
 		gci := gc[i*q*q : (i+1)*q*q]
 		for a := range gci {
 			gci[a] += gcl[a]

@@ -408,7 +408,7 @@ func (m *spMixture) spGrad(w *spWork) (ga, gs []float64) {
 	linalg.SolveLowerT(w.l0, q, ga, k)
 	gl := make([]float64, q*q)
 	gemm(false, true, -1, ga, q, k, w.mm, q, k, 0, gl)
-	return ga, cholVJP(w.l0, gl, q)
+	return ga, linalg.CholeskyVJP(w.l0, gl, q)
 }
 
 // denseMatrixMax bounds |F| for the all-samples dense evaluation, which
