@@ -136,8 +136,8 @@ func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective
 	if err != nil {
 		return nil, err
 	}
-	defer w.prop.close()
 	if err := db.RegisterWorker(ctx, w.id, w.h, o.Parallel, o.LeaseTTL); err != nil {
+		w.prop.close()
 		return nil, err
 	}
 	defer func() {
@@ -145,6 +145,11 @@ func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective
 		defer cancel()
 		db.UnregisterWorker(c, w.id, w.h)
 	}()
+	// Deferred after the registration so that it runs before it: a worker
+	// gives up the proposer's lease while still registered, never holding
+	// it unregistered (a worker starting then would take this process for
+	// a single-process run and refuse the study).
+	defer w.prop.close()
 	hbCtx, stopHB := context.WithCancel(context.Background())
 	defer stopHB()
 	go w.heartbeat(hbCtx)
@@ -222,14 +227,14 @@ func checkNotSingle(ctx context.Context, db *store.DB, id int64) error {
 	if !errors.As(err, &held) {
 		return err
 	}
-	ws, werr := db.Workers(ctx, id)
+	// Any registration counts, expired or not: a proposer whose heartbeat
+	// is late on a loaded machine is still a worker.
+	isWorker, werr := db.WorkerRegistered(ctx, id, held.Host, held.PID)
 	if werr != nil {
 		return werr
 	}
-	for _, w := range ws {
-		if w.Host == held.Host && w.PID == held.PID {
-			return nil // the proposer is a worker: join it
-		}
+	if isWorker {
+		return nil // the proposer is a worker: join it
 	}
 	return held
 }
