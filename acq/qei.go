@@ -172,7 +172,7 @@ func (f *qeiFunc) eval(X, grad *mat.Dense, z []float64, ns int) float64 {
 	for i := range lbar {
 		lbar[i] *= inv
 	}
-	gCov := mat.NewDense(m, m, cholBackward(l, lbar, m))
+	gCov := mat.NewDense(m, m, linalg.CholeskyVJP(l, lbar, m))
 	gX := f.g.JointVJP(Xf, gMean, gCov)
 	grad.Copy(gX.Slice(0, f.q, 0, X.RawMatrix().Cols))
 	return val

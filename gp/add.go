@@ -48,7 +48,7 @@ func (g *GP) Add(X *mat.Dense, y []float64) (*GP, error) {
 
 	// B = K_XD L⁻ᵀ (k×n).
 	b := g.crossD(X)
-	blas64.Trsm(blas.Right, blas.Trans, 1, g.chol.tri(), blas64.General{Rows: k, Cols: n, Stride: n, Data: b})
+	g.chol.rightSolveT(b, k)
 	// Schur complement K_XX + (σ²+jitter) I − B Bᵀ.
 	sc := make([]float64, k*k)
 	crossCovInto(g.k, sc, X, X)

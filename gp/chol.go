@@ -2,7 +2,9 @@ package gp
 
 import (
 	"math"
+	"sync"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/tesbo/tesbo/internal/linalg"
@@ -36,6 +38,9 @@ type cholFactor struct {
 	// was added or it does not scale. The likelihood gradient needs it:
 	// the jitter moves with the hyper-parameters through the diagonal.
 	jitterRel float64
+
+	upperOnce sync.Once
+	upper     []float64 // Lᵀ row-major, for rightSolve at large n
 }
 
 func (c *cholFactor) tri() blas64.Triangular { return linalg.Tri(c.l, c.n) }
@@ -87,4 +92,32 @@ func finite(v []float64) bool {
 		}
 	}
 	return true
+}
+
+// rightSolveMin is the order from which rightSolveT and rightSolve use the
+// blocked solves (a variable so that tests can compare both paths).
+var rightSolveMin = linalg.BlockedMin
+
+// rightSolveT overwrites the m×n row-major b (n = c.n) with b L⁻ᵀ: each
+// row r becomes L⁻¹ r. Below rightSolveMin it is gonum's Trsm (the
+// results of small models are unchanged), from there on the blocked
+// parallel solve, which reads L once for all rows.
+func (c *cholFactor) rightSolveT(b []float64, m int) {
+	if c.n < rightSolveMin {
+		blas64.Trsm(blas.Right, blas.Trans, 1, c.tri(), blas64.General{Rows: m, Cols: c.n, Stride: c.n, Data: b})
+		return
+	}
+	linalg.SolveRightLowerT(c.l, c.n, b, m)
+}
+
+// rightSolve overwrites the m×n row-major b with b L⁻¹ (rows become
+// L⁻ᵀ r), dispatched as rightSolveT. The blocked solve reads a transposed
+// copy of L, made on first use (n² more memory for a large model).
+func (c *cholFactor) rightSolve(b []float64, m int) {
+	if c.n < rightSolveMin {
+		blas64.Trsm(blas.Right, blas.NoTrans, 1, c.tri(), blas64.General{Rows: m, Cols: c.n, Stride: c.n, Data: b})
+		return
+	}
+	c.upperOnce.Do(func() { c.upper = linalg.TransposeLower(c.l, c.n) })
+	linalg.SolveRightUpperT(c.upper, c.n, b, m)
 }

@@ -62,7 +62,7 @@ func (g *GP) Condition(Xs *mat.Dense) (*Conditioned, error) {
 	for i := range c.mS {
 		c.mS[i] = dot(vt[i*n:(i+1)*n], g.alpha) // m̃ = K_X*D α
 	}
-	blas64.Trsm(blas.Right, blas.Trans, 1, g.chol.tri(), blas64.General{Rows: s, Cols: n, Stride: n, Data: vt})
+	g.chol.rightSolveT(vt, s)
 	c.v = transpose(vt, s, n)
 	// K̃ = K_X*X* − VᵀV.
 	kt := make([]float64, s*s)
@@ -157,7 +157,7 @@ func (c *Conditioned) predict(XB *mat.Dense) condPred {
 	for i := range p.meanDB {
 		p.meanDB[i] = dot(p.kd[i*n:(i+1)*n], g.alpha)
 	}
-	blas64.Trsm(blas.Right, blas.Trans, 1, g.chol.tri(), blas64.General{Rows: q, Cols: n, Stride: n, Data: p.vb})
+	g.chol.rightSolveT(p.vb, q)
 	p.kBS = make([]float64, q*s)
 	crossCovInto(g.k, p.kBS, XB, c.xs.x)
 	// C_BX* = K_BX* − VB V  (q×s).
@@ -280,7 +280,7 @@ func (c *Conditioned) vjp(XB *mat.Dense, p condPred, gA *mat.Dense, gb []float64
 			blas64.General{Rows: q, Cols: s, Stride: s, Data: p.a},
 			blas64.General{Rows: n, Cols: s, Stride: s, Data: c.v},
 			1, blas64.General{Rows: q, Cols: n, Stride: n, Data: rd})
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, g.chol.tri(), blas64.General{Rows: q, Cols: n, Stride: n, Data: rd})
+		g.chol.rightSolve(rd, q)
 		gsg := blas64.General{Rows: q, Cols: q, Stride: q, Data: gs}
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, gsg,
 			blas64.General{Rows: q, Cols: s, Stride: s, Data: p.a},

@@ -94,6 +94,14 @@
 // one likelihood-and-gradient evaluation of Fit O(n³) (Cholesky plus the
 // explicit inverse the gradient needs); Path.Eval O(m d + n d).
 //
+// Large n. From 1024 observations on, the factorization, the explicit
+// inverse and the triangular solves with a batch of rows (Joint,
+// JointVJP, Add, Condition, Conditioned.Predict and PredictVJP) use
+// tiled kernels that run on GOMAXPROCS goroutines and give bit-for-bit
+// the same results for any GOMAXPROCS; below, gonum's routines as before.
+// Fit runs its starts on a 512-point subset and polishes on all data
+// (LargeFitMin, FitSettings.Subset).
+//
 // Predict for q = 10,000 queries at n = 200, d = 6 (BenchmarkPredict10k)
 // takes 91–99 ms of CPU on one core of the 2-core AMD EPYC test machine
 // (146–154 ms with one Trsm per block before), against a 50 ms target.

@@ -6,9 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // Prior is a weak independent Gaussian prior on the log hyper-parameters,
@@ -103,6 +104,11 @@ type FitSettings struct {
 	Bounds *Bounds
 	// MaxIterations caps L-BFGS major iterations per start (0 means 200).
 	MaxIterations int
+	// Subset is the number of observations the starts run on: 0 means
+	// DefaultFitSubset from LargeFitMin observations on and all of them
+	// below, a negative value all of them always. When it is below n the
+	// best start is polished on all observations (see LargeFitMin).
+	Subset int
 }
 
 // Fit returns the GP whose hyper-parameters θ = [log ℓ_1..log ℓ_d, log σ_s²,
@@ -177,15 +183,26 @@ func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 	if s.Warm != nil && s.Warm.Kernel().NumParams() == tmpl.NumParams() {
 		first = append(s.Warm.Kernel().Params(), math.Log(math.Max(s.Warm.NoiseVar(), 1e-300)))
 	}
+	starts := e // the starts run on all data or, at large n, on a subset
+	if m := subsetSize(n, s.Subset); m < n {
+		starts = e.subsetEval(fitSubset(n, m), b)
+	}
 	var lastErr error
 	for r := 0; r < restarts; r++ {
 		theta := first
 		if r > 0 {
 			theta = e.randomStart(rng)
 		}
-		if err := e.optimize(theta, maxIter); err != nil {
+		if err := starts.optimize(theta, maxIter); err != nil {
 			lastErr = err
 		}
+	}
+	if starts != e && starts.best != nil {
+		var warm []float64
+		if s.Warm != nil {
+			warm = first
+		}
+		e.polish(starts, starts.best, warm)
 	}
 	if e.best == nil {
 		if lastErr == nil {
@@ -491,7 +508,7 @@ func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool,
 	lml := -0.5*dot(alpha, y) - 0.5*c.logDet() - 0.5*float64(n)*math.Log(2*math.Pi)
 	clear(grad)
 	// W = ααᵀ − K⁻¹ (lower triangle), overwriting the factor.
-	if _, ok := lapack64.Potri(c.tri()); !ok {
+	if !linalg.Inverse(c.l, c.n) {
 		return 0, fmt.Errorf("invert K+σ²I: %w", ErrNotPositiveDefinite)
 	}
 	W := c.l

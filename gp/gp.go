@@ -442,7 +442,7 @@ func (g *GP) Joint(X *mat.Dense) (mean []float64, cov *mat.SymDense) {
 	for i := range mean {
 		mean[i] = dot(kx[i*n:(i+1)*n], g.alpha)
 	}
-	blas64.Trsm(blas.Right, blas.Trans, 1, g.chol.tri(), blas64.General{Rows: q, Cols: n, Stride: n, Data: kx})
+	g.chol.rightSolveT(kx, q)
 	cov = mat.NewSymDense(q, nil)
 	raw := cov.RawSymmetric()
 	for i := 0; i < q; i++ {

@@ -151,10 +151,9 @@ func (g *GP) JointVJP(X *mat.Dense, gMean []float64, gCov *mat.Dense) *mat.Dense
 		gs = symPart(gCov, q)
 		kx := g.crossD(X)
 		// kx ← K_XD K⁻¹ (rows are (K⁻¹ k_Dx)ᵀ).
-		t := g.chol.tri()
+		g.chol.rightSolveT(kx, q)
+		g.chol.rightSolve(kx, q)
 		gen := blas64.General{Rows: q, Cols: n, Stride: n, Data: kx}
-		blas64.Trsm(blas.Right, blas.Trans, 1, t, gen)
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, t, gen)
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, -1,
 			blas64.General{Rows: q, Cols: q, Stride: q, Data: gs}, gen,
 			1, blas64.General{Rows: q, Cols: n, Stride: n, Data: wD})

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -17,11 +18,14 @@ import (
 const (
 	DefaultAcquisition = "tes"
 	DefaultBatch       = 1
-	DefaultIters       = 30
-	DefaultInit        = 2
-	DefaultNoiseVar    = 1e-4
-	DefaultGrace       = 10 * time.Second
-	DefaultBackoff     = 500 * time.Millisecond
+	// DefaultBatchMax is the largest batch of an AutoBatch study that
+	// sets no Batch.
+	DefaultBatchMax = 10
+	DefaultIters    = 30
+	DefaultInit     = 2
+	DefaultNoiseVar = 1e-4
+	DefaultGrace    = 10 * time.Second
+	DefaultBackoff  = 500 * time.Millisecond
 )
 
 // Recommendation modes (Options.Recommend). Every mode returns a maximizer
@@ -108,8 +112,24 @@ type Options struct {
 	// study using one must be given the same Proposer when it is reopened.
 	Proposer acq.Proposer `json:"-"`
 
-	// Batch is q, the number of points proposed per BO iteration (0 → 1).
+	// Batch is q, the number of points proposed per BO iteration (0 → 1;
+	// with AutoBatch, the largest batch: 0 → DefaultBatchMax).
 	Batch int `json:"batch"`
+	// AutoBatch sizes every BO iteration's batch by information gain (the
+	// TES paper's Appendix G): the batch grows one point at a time while
+	// the extra point raises the batch's information gain α about x* by
+	// at least BatchGain (see acq.GainRule: 0.02 nats and 5% of the gain
+	// so far by default), up to Batch points (and, in worker mode, the idle
+	// evaluation slots). It needs an acquisition that implements acq.Sizer:
+	// tes, tes-ep, tes-sp. A study run by one process still runs Iters
+	// iterations, so it makes at most Init + Iters × Batch evaluations
+	// (the size never depends on the budget, so a study extended with
+	// more iterations proposes what one run with the larger budget
+	// would); in worker mode the budget stays Init + Iters × Batch
+	// evaluations.
+	AutoBatch bool `json:"auto_batch,omitempty"`
+	// BatchGain is AutoBatch's stopping rule (zero value: its defaults).
+	BatchGain acq.GainRule `json:"batch_gain,omitzero"`
 	// Iters is the number of BO iterations after the initial design (0 → 30).
 	Iters int `json:"iters"`
 	// Init is the size of the initial Latin hypercube design (0 → 2, or
@@ -216,6 +236,9 @@ func (o Options) Normalized() Options {
 	}
 	if o.Batch == 0 {
 		o.Batch = DefaultBatch
+		if o.AutoBatch {
+			o.Batch = DefaultBatchMax
+		}
 	}
 	if o.Iters == 0 {
 		o.Iters = DefaultIters
@@ -293,6 +316,9 @@ func (o Options) validate() error {
 	if err := o.checkLimits(); err != nil {
 		return err
 	}
+	if err := o.checkAutoBatch(); err != nil {
+		return err
+	}
 	if o.Kernel != KernelSE && o.Kernel != KernelMatern52 {
 		return fmt.Errorf("unknown kernel %q: known ones are %s, %s", o.Kernel, KernelSE, KernelMatern52)
 	}
@@ -308,4 +334,33 @@ func (o Options) validate() error {
 		}
 	}
 	return nil
+}
+
+// SizedAcquisitions are the registered acquisitions that can size their
+// batches by information gain (Options.AutoBatch).
+var SizedAcquisitions = []string{"tes", "tes-ep", "tes-sp"}
+
+// CheckAutoBatch returns an error unless acquisition name can size its
+// batches by information gain (see SizedAcquisitions).
+func CheckAutoBatch(name string) error {
+	if slices.Contains(SizedAcquisitions, name) {
+		return nil
+	}
+	return fmt.Errorf("acquisition %q cannot size its batches by information gain: an automatic batch size needs one of %v (or give a fixed batch size)", name, SizedAcquisitions)
+}
+
+// checkAutoBatch refuses AutoBatch with an acquisition that cannot size
+// its batches, and a bad stopping rule.
+func (o Options) checkAutoBatch() error {
+	if !o.AutoBatch {
+		return nil
+	}
+	if o.Proposer != nil {
+		if _, ok := o.Proposer.(acq.Sizer); !ok {
+			return fmt.Errorf("the custom acquisition %q does not implement acq.Sizer, so it cannot size its batches by information gain", o.Acquisition)
+		}
+	} else if err := CheckAutoBatch(o.Acquisition); err != nil {
+		return err
+	}
+	return o.BatchGain.Validate()
 }

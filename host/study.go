@@ -545,11 +545,8 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingMatrix(), Log: s.log,
 		Feasible: s.feasibility(t)}
 	t0 := time.Now()
-	X, err := s.proposer.Propose(ctx, st, q)
+	X, err := s.proposeBatch(ctx, st, q)
 	it.ProposeSeconds = time.Since(t0).Seconds()
-	if err == nil {
-		err = checkBatch(X, q, d)
-	}
 	if err == nil {
 		X, err = s.avoidFailures(ctx, st, X, t)
 	}
@@ -563,6 +560,35 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 	}
 	ms := *fr.state
 	return X, &ms, s.carry(&ms)
+}
+
+// proposeBatch runs the acquisition: q points, or with AutoBatch between
+// 1 and q as its acq.Sizer decides.
+func (s *Study) proposeBatch(ctx context.Context, st *acq.State, q int) (*mat.Dense, error) {
+	d := s.space.Dim()
+	if !s.opts.AutoBatch {
+		X, err := s.proposer.Propose(ctx, st, q)
+		if err == nil {
+			err = checkBatch(X, q, d)
+		}
+		return X, err
+	}
+	sz, ok := s.proposer.(acq.Sizer)
+	if !ok {
+		return nil, fmt.Errorf("acquisition %s cannot size its batches (acq.Sizer)", s.opts.Acquisition)
+	}
+	X, err := sz.ProposeSized(ctx, st, q, s.opts.BatchGain)
+	if err == nil && X == nil {
+		err = fmt.Errorf("proposed no batch")
+	}
+	if err == nil {
+		if r, _ := X.Dims(); r > q {
+			err = fmt.Errorf("proposed %d points, more than the %d asked for", r, q)
+		} else {
+			err = checkBatch(X, r, d)
+		}
+	}
+	return X, err
 }
 
 // carry records in ms what the acquisition carries to the next iteration

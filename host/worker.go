@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -30,7 +31,11 @@ import (
 // for the information they add to what the running evaluations will bring
 // (a point next to a running one adds little). The study's budget is
 // global: its initial design plus Options.Iters × Options.Batch
-// evaluations, whatever the number of workers.
+// evaluations, whatever the number of workers (SetWorkerBudget changes
+// it). With Options.AutoBatch the proposer sizes each proposal by
+// information gain (acq.Sizer), at most the idle slots. A proposer asked
+// for records (WorkerOptions.OnIteration) stores each proposal's Record
+// once its trials have all finished.
 
 // AsyncAcquisitions are the acquisitions that condition their proposals on
 // running trials, and so can run in worker mode.
@@ -71,6 +76,15 @@ type WorkerOptions struct {
 	Logger zerolog.Logger
 	// OnTrial is called after each outcome this worker records.
 	OnTrial func(Trial)
+	// OnIteration, if set, is called in iteration order with the study's
+	// iteration records as they are stored, from the study's first BO
+	// iteration on. A proposer whose OnIteration is set stores each
+	// proposal's record once its trials have all finished (a GP fit and a
+	// recommendation per proposal, so workers that want no records do not
+	// pay for them); give every worker an OnIteration for records whichever
+	// worker proposes. RunWorker returns after passing every record stored
+	// by then.
+	OnIteration func(Record)
 }
 
 // WorkerResult summarizes what one worker did.
@@ -83,18 +97,20 @@ type WorkerResult struct {
 
 // worker is RunWorker's state.
 type worker struct {
-	db      *store.DB
-	id      int64
-	name    string
-	h       store.Holder
-	o       WorkerOptions
-	ev      *Study // evaluates (no lease, no trials)
-	budget  int
-	log     zerolog.Logger
-	obj     sdk.Objective
-	prop    proposerRole
-	reclaim sync.Mutex
-	lastRec time.Time
+	db       *store.DB
+	id       int64
+	name     string
+	h        store.Holder
+	o        WorkerOptions
+	ev       *Study // evaluates (no lease, no trials)
+	budget   int    // Init + Iters × Batch evaluations, refreshed (see refreshBudget)
+	design   int
+	lastIter int // last iteration record passed to OnIteration
+	log      zerolog.Logger
+	obj      sdk.Objective
+	prop     proposerRole
+	reclaim  sync.Mutex
+	lastRec  time.Time
 
 	mu  sync.Mutex
 	res WorkerResult
@@ -120,8 +136,8 @@ func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective
 	if err != nil {
 		return nil, err
 	}
-	defer w.prop.close()
 	if err := db.RegisterWorker(ctx, w.id, w.h, o.Parallel, o.LeaseTTL); err != nil {
+		w.prop.close()
 		return nil, err
 	}
 	defer func() {
@@ -129,9 +145,20 @@ func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective
 		defer cancel()
 		db.UnregisterWorker(c, w.id, w.h)
 	}()
+	// Deferred after the registration so that it runs before it: a worker
+	// gives up the proposer's lease while still registered, never holding
+	// it unregistered (a worker starting then would take this process for
+	// a single-process run and refuse the study).
+	defer w.prop.close()
 	hbCtx, stopHB := context.WithCancel(context.Background())
 	defer stopHB()
 	go w.heartbeat(hbCtx)
+	if o.OnIteration != nil {
+		recDone := make(chan struct{})
+		defer func() { <-recDone }()
+		defer stopHB() // stops the records' poll too, then the last flush
+		go func() { defer close(recDone); w.followRecords(hbCtx) }()
+	}
 	evalCtx, stop := graceContext(ctx, w.ev.opts.Grace)
 	defer stop()
 	errs := make(chan error, o.Parallel)
@@ -187,7 +214,7 @@ func newWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective
 		return nil, err
 	}
 	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, ev: ev, log: log, obj: obj,
-		budget: len(ev.design) + opts.Iters*opts.Batch}
+		budget: len(ev.design) + opts.Iters*opts.Batch, design: len(ev.design)}
 	w.prop = proposerRole{w: w}
 	return w, nil
 }
@@ -200,14 +227,14 @@ func checkNotSingle(ctx context.Context, db *store.DB, id int64) error {
 	if !errors.As(err, &held) {
 		return err
 	}
-	ws, werr := db.Workers(ctx, id)
+	// Any registration counts, expired or not: a proposer whose heartbeat
+	// is late on a loaded machine is still a worker.
+	isWorker, werr := db.WorkerRegistered(ctx, id, held.Host, held.PID)
 	if werr != nil {
 		return werr
 	}
-	for _, w := range ws {
-		if w.Host == held.Host && w.PID == held.PID {
-			return nil // the proposer is a worker: join it
-		}
+	if isWorker {
+		return nil // the proposer is a worker: join it
 	}
 	return held
 }
@@ -311,7 +338,99 @@ func (w *worker) studyDone(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return p == 0 && r == 0 && f >= w.budget, nil
+	if p != 0 || r != 0 {
+		return false, nil
+	}
+	budget, err := w.refreshBudget(ctx)
+	return f >= budget, err
+}
+
+// refreshBudget re-reads the study's budget, which SetWorkerBudget (resume
+// --iters) may have raised while the workers run.
+func (w *worker) refreshBudget(ctx context.Context) (int, error) {
+	o, _, err := StoredSettings(ctx, w.db, w.name)
+	if err != nil {
+		return 0, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.budget = w.design + o.Iters*o.Batch
+	return w.budget, nil
+}
+
+// followRecords passes the study's stored iteration records to
+// OnIteration in order, polling until ctx ends, then once more.
+func (w *worker) followRecords(ctx context.Context) {
+	every := max(5*w.o.Poll, 200*time.Millisecond)
+	for {
+		done := ctx.Err() != nil
+		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+		its, err := w.db.Iterations(c, w.id)
+		cancel()
+		if err != nil {
+			w.log.Warn().Err(err).Msg("could not read the iteration records")
+		}
+		for _, it := range its {
+			if it.Iteration != w.lastIter+1 || it.Record == nil {
+				if it.Iteration > w.lastIter {
+					break // records come in order: wait for this one
+				}
+				continue
+			}
+			var r Record
+			if err := json.Unmarshal(it.Record, &r); err != nil {
+				w.log.Warn().Err(err).Int("iter", it.Iteration).Msg("bad stored record")
+				break
+			}
+			w.lastIter = it.Iteration
+			w.o.OnIteration(r)
+		}
+		if done {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(every):
+		}
+	}
+}
+
+// SetWorkerBudget sets the iteration budget of the stored study name, a
+// study workers share, to iters: a new total, as OpenStudy's Options.Iters,
+// so that the study runs Init + iters × Batch evaluations. Workers already
+// running take it up at their next proposal. A budget below the trials
+// already issued is refused.
+func SetWorkerBudget(ctx context.Context, db *store.DB, name string, iters int) error {
+	row, st, err := loadSettings(ctx, db, name)
+	if err != nil {
+		return err
+	}
+	o := st.Options
+	if iters == o.Iters {
+		return nil
+	}
+	o.Iters = iters
+	if err := o.validate(); err != nil {
+		return fmt.Errorf("study %q: %w", name, err)
+	}
+	ts, err := db.Trials(ctx, row.ID)
+	if err != nil {
+		return err
+	}
+	design := 0
+	for _, t := range ts {
+		if t.Iteration == 0 {
+			design++
+		}
+	}
+	if budget := max(design, o.Init) + iters*o.Batch; budget < len(ts) {
+		return fmt.Errorf("study %q has issued %d trials, more than the %d of a budget of %d iterations × batch %d (plus its initial design): the budget is the new total, not a number to add", name, len(ts), budget, iters, o.Batch)
+	}
+	settings, err := json.Marshal(storedSettings{Options: o, Info: st.Info})
+	if err != nil {
+		return err
+	}
+	return db.UpdateSettings(ctx, row.ID, settings)
 }
 
 // maybeReclaim returns lost workers' trials to the queue, at most every
@@ -399,6 +518,10 @@ func (p *proposerRole) propose(ctx context.Context) (int, error) {
 			return 0, err
 		}
 		w.log.Info().Msg("proposer: this worker proposes the study's points")
+		_, nf := noiseFreeOf(w.obj) // the records recommend as Run's would
+		s.mu.Lock()
+		s.refine = refines(s.opts.Recommend, nf)
+		s.mu.Unlock()
 		p.study = s
 	}
 	s := p.study
@@ -407,6 +530,9 @@ func (p *proposerRole) propose(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	q, err := p.size(ctx)
+	if err == nil && w.o.OnIteration != nil {
+		err = p.record(ctx)
+	}
 	if err != nil || q == 0 {
 		return 0, p.check(err)
 	}
@@ -449,12 +575,25 @@ func (p *proposerRole) size(ctx context.Context) (int, error) {
 			running++
 		}
 	}
+	w.mu.Lock()
 	left := w.budget - len(s.trials)
+	w.mu.Unlock()
 	q := min(max(slots-running, 1), s.opts.Batch, left)
 	if issued := s.designIssued(); issued < len(s.design) {
 		q = min(max(slots-running, 1), left, len(s.design)-issued)
 	}
 	return max(q, 0), nil
+}
+
+// record stores the records of the iterations whose trials have all
+// finished (as Run does after each batch).
+func (p *proposerRole) record(ctx context.Context) error {
+	s := p.study
+	s.mu.Lock()
+	ts := slices.Clone(s.trials)
+	s.mu.Unlock()
+	_, err := s.report(ctx, p.w.obj, ts)
+	return err
 }
 
 // check drops the proposer role on a lost lease (another worker took it

@@ -31,6 +31,7 @@ func TestPostgres(t *testing.T) {
 		{"LeaseTakeoverExpired", TestLeaseTakeoverExpired},
 		{"LeaseTakeoverDeadProcess", TestLeaseTakeoverDeadProcess},
 		{"Queue", TestQueue},
+		{"WorkerRegistered", TestWorkerRegistered},
 		{"PostgresSpecific", testPostgresSpecific},
 	} {
 		t.Run(tc.name, tc.f)

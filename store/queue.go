@@ -152,6 +152,21 @@ func (d *DB) Workers(ctx context.Context, studyID int64) ([]WorkerInfo, error) {
 	return out, d.classify(rows.Err())
 }
 
+// WorkerRegistered reports whether the study has a worker registration,
+// live or expired, for the process pid on host.
+func (d *DB) WorkerRegistered(ctx context.Context, studyID int64, host string, pid int) (bool, error) {
+	if d.version.Load() < 4 {
+		return false, nil
+	}
+	var n int
+	err := d.db.QueryRowContext(ctx,
+		`SELECT COUNT(*) FROM workers WHERE study_id=? AND host=? AND pid=?`, studyID, host, pid).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("find worker %s:%d: %w", host, pid, d.classify(err))
+	}
+	return n > 0, nil
+}
+
 // LeaseTrial takes the oldest pending trial for worker h: it becomes
 // running, with one more attempt, leased until now + ttl. It returns nil
 // when the queue is empty.

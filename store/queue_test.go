@@ -111,3 +111,29 @@ func TestQueue(t *testing.T) {
 		}
 	}
 }
+
+// A worker's registration is found by host and PID after it expired (a
+// proposer whose heartbeat is late is still a worker), and no other
+// process's is.
+func TestWorkerRegistered(t *testing.T) {
+	ctx := context.Background()
+	d, _ := newDB(t)
+	s := newStudy(t, d, "a")
+	w := NewHolder()
+	if err := d.RegisterWorker(ctx, s.ID, w, 1, time.Nanosecond); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Millisecond)
+	if ok, err := d.WorkerRegistered(ctx, s.ID, w.Host, w.PID); err != nil || !ok {
+		t.Fatalf("expired registration not found: %v %v", ok, err)
+	}
+	if ok, err := d.WorkerRegistered(ctx, s.ID, w.Host, w.PID+1); err != nil || ok {
+		t.Fatalf("another process found: %v %v", ok, err)
+	}
+	if err := d.UnregisterWorker(ctx, s.ID, w); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := d.WorkerRegistered(ctx, s.ID, w.Host, w.PID); ok {
+		t.Fatal("unregistered worker found")
+	}
+}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
@@ -121,5 +124,55 @@ func BenchmarkFitPropose2000(b *testing.B) {
 		if _, err := p.Propose(context.Background(), st, q); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkIteration is one steady-state BO iteration at scale, the whole
+// of it: gp.Fit on n observations warm-started from the fit on the first
+// n − 20 (what the host does each iteration), then one TES_ep proposal of
+// |B| = 20 points, d = 6, for n from 500 to 4000 (the scaling curve in
+// README's performance section). Besides ns/op it reports the process
+// CPU time (cpu-s/op, of which the fit's fit-cpu-s/op) and the wall time
+// of the fit and of the proposal.
+//
+//	go test -run '^$' -bench 'Iteration/n=2000' -benchtime 1x ./tes/
+func BenchmarkIteration(b *testing.B) {
+	const d, q = 6, 20
+	for _, n := range []int{500, 1000, 2000, 4000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			data := toyGP(b, 7, n, d, 0.25, 1e-4)
+			X, y := data.X(), data.Y()
+			prev, err := gp.Fit(mat.DenseCopyOf(X.Slice(0, n-q, 0, d)), y[:n-q], gp.FitSettings{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var fitT, propT time.Duration
+			var fitCPU int64
+			cpu0 := processCPU()
+			b.ResetTimer()
+			for b.Loop() {
+				t0, c0 := time.Now(), processCPU()
+				g, err := gp.Fit(X, y, gp.FitSettings{Warm: prev})
+				if err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				fitCPU += processCPU() - c0
+				p := &Proposer{Scorer: &Scorer{Settings: Settings{Method: EP}}}
+				st := &acq.State{GP: g, Rand: rand.New(rand.NewPCG(1, 2)), Iter: 1}
+				if _, err := p.Propose(context.Background(), st, q); err != nil {
+					b.Fatal(err)
+				}
+				fitT += t1.Sub(t0)
+				propT += time.Since(t1)
+			}
+			per := float64(b.N)
+			b.ReportMetric(fitT.Seconds()/per, "fit-s/op")
+			b.ReportMetric(propT.Seconds()/per, "propose-s/op")
+			if cpu0 >= 0 {
+				b.ReportMetric(float64(processCPU()-cpu0)/1e9/per, "cpu-s/op")
+				b.ReportMetric(float64(fitCPU)/1e9/per, "fit-cpu-s/op")
+			}
+		})
 	}
 }

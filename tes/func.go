@@ -104,7 +104,17 @@ func (m *Model) basePoints(qt int, rng *rand.Rand) ([]basePoints, basePoints) {
 
 // info evaluates the mixture information gain at the joint batch X.
 func (m *Model) info(X *mat.Dense, qt int, eb []basePoints, sb basePoints, grad bool) (mixResult, *mat.Dense, error) {
-	A, _, S := m.Cond.Predict(X)
+	// With the gradient, PredictGrad keeps the prediction's intermediates
+	// for the reverse pass (the same arithmetic as Predict + PredictVJP,
+	// without computing the prediction twice).
+	var A *mat.Dense
+	var S *mat.SymDense
+	var vjp func(*mat.Dense, []float64, *mat.Dense) *mat.Dense
+	if grad {
+		A, _, S, vjp = m.Cond.PredictGrad(X)
+	} else {
+		A, _, S = m.Cond.Predict(X)
+	}
 	a, _, k := denseData(A)
 	sd, _ := symData(S)
 	var r mixResult
@@ -125,7 +135,7 @@ func (m *Model) info(X *mat.Dense, qt int, eb []basePoints, sb basePoints, grad 
 	}
 	gA := mat.NewDense(qt, k, r.GA)
 	gS := mat.NewDense(qt, qt, r.GS)
-	return r, m.Cond.PredictVJP(X, gA, nil, gS), nil
+	return r, vjp(gA, nil, gS), nil
 }
 
 func (f *Func) joint(X *mat.Dense) *mat.Dense {

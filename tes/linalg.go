@@ -62,41 +62,6 @@ func cholInverseTo(dst, l []float64, n int) []float64 {
 	return dst
 }
 
-// cholVJP returns the symmetric gradient C̄ of a scalar ℓ w.r.t. C = L Lᵀ
-// given L̄ = ∂ℓ/∂L (only the lower triangle of gL is read; gL is
-// overwritten). With Φ(·) = lower triangle with halved diagonal,
-// dL = L Φ(L⁻¹ dC L⁻ᵀ), so C̄ = L⁻ᵀ Φ(Lᵀ L̄) L⁻¹, symmetrised because dC is.
-func cholVJP(l, gL []float64, n int) []float64 {
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			gL[i*n+j] = 0
-		}
-	}
-	p := make([]float64, n*n)
-	gemm(true, false, 1, l, n, n, gL, n, n, 0, p) // Lᵀ L̄
-	for i := 0; i < n; i++ {
-		p[i*n+i] *= 0.5
-		for j := i + 1; j < n; j++ {
-			p[i*n+j] = 0
-		}
-	}
-	// X = L⁻ᵀ P L⁻¹ = L⁻ᵀ (L⁻ᵀ Pᵀ)ᵀ.
-	transposeInPlace(p, n)
-	linalg.SolveLowerT(l, n, p, n) // L⁻ᵀ Pᵀ
-	transposeInPlace(p, n)         // P L⁻¹
-	linalg.SolveLowerT(l, n, p, n) // L⁻ᵀ P L⁻¹
-	symmetrize(p, n)
-	return p
-}
-
-func transposeInPlace(a []float64, n int) {
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			a[i*n+j], a[j*n+i] = a[j*n+i], a[i*n+j]
-		}
-	}
-}
-
 // symmetrize replaces a by (a + aᵀ)/2.
 func symmetrize(a []float64, n int) {
 	for i := 0; i < n; i++ {

@@ -68,6 +68,18 @@ func (s *Scorer) prepareWith(ctx context.Context, st *acq.State, q, qx int, pend
 	if q < 1 {
 		return nil, fmt.Errorf("tes: batch size %d must be positive", q)
 	}
+	m, err := s.model(ctx, st, qx, extra)
+	if err != nil {
+		return nil, err
+	}
+	return m.Func(q, pending, st.Rand)
+}
+
+// model builds the iteration's Model with |X*| sized for a batch of qx
+// points (Settings.Trusted, or max(5, qx) when that is zero) and the rows
+// of extra as further candidate starts of the search for X*, and keeps its
+// X* for the next iteration.
+func (s *Scorer) model(ctx context.Context, st *acq.State, qx int, extra *mat.Dense) (*Model, error) {
 	k := s.Settings.Trusted
 	if k <= 0 {
 		k = max(5, qx)
@@ -80,7 +92,7 @@ func (s *Scorer) prepareWith(ctx context.Context, st *acq.State, q, qx int, pend
 	s.mu.Lock()
 	s.prev, s.last = m.XStar, m
 	s.mu.Unlock()
-	return m.Func(q, pending, st.Rand)
+	return m, nil
 }
 
 // previous returns the last iteration's X* if its points have d
@@ -175,6 +187,12 @@ func (p *Proposer) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dens
 // first X*-based start — x* itself, then small perturbations of it — so that
 // the evaluations sharpen the posterior where it is sure the maximum is.
 func (p *Proposer) maximize(ctx context.Context, f *Func, st *acq.State, q int) (*mat.Dense, error) {
+	return p.maximizeFrom(ctx, f, st, q, nil)
+}
+
+// maximizeFrom is maximize with, when prev (q−1 rows) is non-nil, prev
+// extended by each x* of X* as further starts (see BatchGains).
+func (p *Proposer) maximizeFrom(ctx context.Context, f *Func, st *acq.State, q int, prev *mat.Dense) (*mat.Dense, error) {
 	if k, _ := f.m.XStar.Dims(); k == 1 {
 		if starts := f.Starts(q); len(starts) > 0 {
 			return starts[0], nil
@@ -186,7 +204,11 @@ func (p *Proposer) maximize(ctx context.Context, f *Func, st *acq.State, q int) 
 		// candidates (its X* starts are what usually wins).
 		opt.RawSamples = OptimizeDefaults(opt, q).RawSamples / 2
 	}
-	x, _, err := acq.MaximizeMixed(ctx, acq.FeasibilityWeighted(f, st), q, st.GP.Dim(), acq.CategoriesOf(st.GP), OptimizeDefaults(opt, q), st.Rand)
+	var af acq.Func = f
+	if prev != nil {
+		af = &extendedStarts{Func: f, prev: prev}
+	}
+	x, _, err := acq.MaximizeMixed(ctx, acq.FeasibilityWeighted(af, st), q, st.GP.Dim(), acq.CategoriesOf(st.GP), OptimizeDefaults(opt, q), st.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("tes: optimize α: %w", err)
 	}

@@ -47,6 +47,9 @@ func newOutput(study *host.Study, jsonOut bool, log zerolog.Logger) *output {
 		init = 0
 	}
 	total := init + s.Iters*s.Batch
+	if s.AutoBatch {
+		total = -1 // batch sizes are chosen as the study runs: a counter
+	}
 	done := 0
 	for _, t := range study.Trials() {
 		if t.Status == host.Complete || t.Status == host.Failed {

@@ -34,7 +34,7 @@ database; --iters sets a new total number of BO iterations.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.db, "db", "", "study database: SQLite path or postgres:// URL")
 	fl.StringVar(&f.study, "study", "", "study name")
-	fl.IntVar(&f.iters, "iters", 0, "total BO iterations (default: the study's)")
+	fl.IntVar(&f.iters, "iters", 0, "total BO iterations (default: the study's); on a study workers share, the new budget of all its workers: init + iters × batch evaluations")
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: the study's)")
 	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per plugin call for this process (the study's own limit still applies)")
 	f.common.register(cmd, "plugins directory (default: the one the study was started with)")
@@ -80,6 +80,12 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 		par := f.parallel
 		if par == 0 {
 			par = 1
+		}
+		if f.iters > 0 {
+			// The budget is global: raise it for every worker.
+			if err := host.SetWorkerBudget(ctx, db, f.study, f.iters); err != nil {
+				return usageError{err}
+			}
 		}
 		return joinAsWorker(ctx, sig, db, f.db, f.study, &f.common, host.WorkerOptions{Parallel: par, Logger: log}, log)
 	}

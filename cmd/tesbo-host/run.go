@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -158,7 +159,11 @@ const recommendHelp = `recommendation x̄ reported as best_x, best_value and reg
 type runFlags struct {
 	common
 	objective, acq, db, study string
+	batchArg                  string // --batch: N or auto
 	batch, iters              int
+	autoBatch                 bool
+	batchMax                  int
+	minGain, relGain          float64
 	init                      int
 	initSet                   bool // --init given; else its default depends on the objective
 	trusted, parallel         int
@@ -188,7 +193,10 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.objective, "objective", "", "objective to optimize, e.g. synthetic/branin (see 'tesbo-host plugins')")
 	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin")
-	fl.IntVar(&f.batch, "batch", host.DefaultBatch, fmt.Sprintf("points proposed per BO iteration (|B|; at most %d, %d for tes, tes-ep and tes-sp)", host.MaxBatch, host.MaxBatchTES))
+	fl.StringVar(&f.batchArg, "batch", strconv.Itoa(host.DefaultBatch), fmt.Sprintf("points proposed per BO iteration (|B|; at most %d, %d for tes, tes-ep and tes-sp), or auto: as many as add information about the maximizer (tes, tes-ep, tes-sp; see --batch-max, --batch-min-gain, --batch-rel-gain)", host.MaxBatch, host.MaxBatchTES))
+	fl.IntVar(&f.batchMax, "batch-max", host.DefaultBatchMax, "with --batch auto: the largest batch (and, in worker mode, at most the idle evaluation slots)")
+	fl.Float64Var(&f.minGain, "batch-min-gain", acq.DefaultMinGain, "with --batch auto: one more point must add at least this information gain about the maximizer, in nats")
+	fl.Float64Var(&f.relGain, "batch-rel-gain", acq.DefaultRelGain, "with --batch auto: one more point must add at least this fraction of the batch's information gain so far")
 	fl.IntVar(&f.iters, "iters", host.DefaultIters, fmt.Sprintf("BO iterations after the initial design (init + iters × batch at most %d trials)", host.MaxTrials))
 	// Default 0 is not shown by --help; the usage text states the real one.
 	fl.IntVar(&f.init, "init", 0, "initial design size (default 2 for synthetic/* objectives, 10 for others, at most the points of an integer space)")
@@ -208,13 +216,49 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	return cmd
 }
 
+// parseBatch sets batch and autoBatch from --batch (a size or "auto",
+// then sized up to --batch-max) and checks the gain thresholds.
+func (f *runFlags) parseBatch() error {
+	if f.batchArg == "auto" {
+		f.autoBatch, f.batch = true, f.batchMax
+		switch {
+		case f.batchMax < 1:
+			return usagef("bad --batch-max %d: must be ≥ 1", f.batchMax)
+		case math.IsNaN(f.minGain) || math.IsInf(f.minGain, 0) || f.minGain < 0:
+			return usagef("bad --batch-min-gain %v: must be a finite number ≥ 0 (nats)", f.minGain)
+		case math.IsNaN(f.relGain) || math.IsInf(f.relGain, 0) || f.relGain < 0:
+			return usagef("bad --batch-rel-gain %v: must be a finite number ≥ 0", f.relGain)
+		}
+		return nil
+	}
+	n, err := strconv.Atoi(f.batchArg)
+	if err != nil || n < 1 {
+		return usagef("bad --batch %q: want a size ≥ 1 or auto", f.batchArg)
+	}
+	f.batch = n
+	return nil
+}
+
+// gainRule maps the --batch-*-gain flags onto acq.GainRule, where a zero
+// threshold means the default and a negative one none.
+func gainRule(minGain, relGain float64) acq.GainRule {
+	r := acq.GainRule{MinGain: minGain, RelGain: relGain}
+	if r.MinGain == 0 {
+		r.MinGain = -1
+	}
+	if r.RelGain == 0 {
+		r.RelGain = -1
+	}
+	return r
+}
+
 // validate checks flag values before anything is loaded or written.
 func (f *runFlags) validate() (map[string]string, error) {
 	switch {
 	case f.objective == "":
 		return nil, usagef("--objective is required (see 'tesbo-host plugins')")
-	case f.batch < 1:
-		return nil, usagef("bad --batch %d: must be ≥ 1", f.batch)
+	case f.parseBatch() != nil:
+		return nil, f.parseBatch()
 	case f.iters < 1:
 		return nil, usagef("bad --iters %d: must be ≥ 1", f.iters)
 	case f.initSet && f.init < 0:
@@ -307,7 +351,8 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	opts := host.Options{
 		Name: f.study, Acquisition: f.acq, Proposer: proposer,
 		AcqOptions: acq.Options{Trusted: f.trusted},
-		Batch:      f.batch, Iters: f.iters, Init: init, NoInit: init == 0, Seed: f.seed, Parallel: f.parallel,
+		Batch:      f.batch, AutoBatch: f.autoBatch, BatchGain: gainRule(f.minGain, f.relGain),
+		Iters: f.iters, Init: init, NoInit: init == 0, Seed: f.seed, Parallel: f.parallel,
 		NoiseVar: f.noiseVar, Params: params, EvalTimeout: f.evalTimeout, Retries: f.retries,
 		Recommend: f.recommend,
 		GPPrior:   f.gpPrior,

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -633,6 +634,10 @@ func TestBadInput(t *testing.T) {
 		{"missing objective", []string{"run", "--db", "new.db"}, []string{"objective"}},
 		{"batch 0", append(branin, "--batch", "0"), []string{"--batch"}},
 		{"batch not a number", append(branin, "--batch", "two"), []string{"batch"}},
+		{"batch auto with ei", append(branin, "--batch", "auto"), []string{"acquisition \"ei\" cannot size its batches", "tes"}},
+		{"batch-max 0", []string{"run", "--objective", "synthetic/branin", "--batch", "auto", "--batch-max", "0", "--db", "new.db"}, []string{"--batch-max 0"}},
+		{"batch-max too large", []string{"run", "--objective", "synthetic/branin", "--batch", "auto", "--batch-max", "101", "--db", "new.db"}, []string{"batch 101 exceeds 100"}},
+		{"negative batch gain", []string{"run", "--objective", "synthetic/branin", "--batch", "auto", "--batch-min-gain", "-1", "--db", "new.db"}, []string{"--batch-min-gain"}},
 		{"negative iters", append(branin, "--iters", "-1"), []string{"--iters"}},
 		{"zero iters", append(branin, "--iters", "0"), []string{"--iters 0", "≥ 1"}},
 		{"negative init", append(branin, "--init", "-3"), []string{"--init"}},
@@ -853,5 +858,44 @@ func TestSummaryObjectiveName(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "objective       outer\n") {
 		t.Fatalf("summary does not name the objective outer:\n%s", r.stdout)
+	}
+}
+
+// --batch auto: records and trials follow the sizes TES chose (between 1
+// and --batch-max), and the same seed gives the same trials.
+func TestRunBatchAuto(t *testing.T) {
+	dir := t.TempDir()
+	run := func(study string) []store.Trial {
+		r := cli(t, dir, "run", "--objective", "synthetic/branin", "--batch", "auto", "--batch-max", "4", "--iters", "3",
+			"--init", "8", "--seed", "2", "--db", "a.db", "--study", study, "--json")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		recs := parseRecords(t, r.stdout)
+		if len(recs) != 3 {
+			t.Fatalf("%d records, want 3", len(recs))
+		}
+		total := 8
+		for _, m := range recs {
+			rec := decode(t, m)
+			if n := len(rec.Batch); n < 1 || n > 4 {
+				t.Fatalf("iteration %d: batch of %d", rec.Iter, n)
+			}
+			total += len(rec.Batch)
+		}
+		trials, _ := loadTrials(t, filepath.Join(dir, "a.db"), study)
+		if len(trials) != total {
+			t.Fatalf("%d trials stored, records say %d", len(trials), total)
+		}
+		return trials
+	}
+	a, b := run("a"), run("b")
+	if len(a) != len(b) {
+		t.Fatalf("same seed: %d and %d trials", len(a), len(b))
+	}
+	for i := range a {
+		if !slices.Equal(a[i].U, b[i].U) {
+			t.Fatalf("same seed, trial %d differs: %v vs %v", i, a[i].U, b[i].U)
+		}
 	}
 }

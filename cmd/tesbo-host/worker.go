@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -102,6 +104,17 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 		return err
 	}
 	log.Info().Str("study", study).Int("parallel", o.Parallel).Msg("joining the study as a worker")
+	var jsonOut *bufio.Writer
+	if c.json {
+		// The proposer (any worker) stores the records; print them here.
+		jsonOut = bufio.NewWriter(os.Stdout)
+		o.OnIteration = func(r host.Record) {
+			if b, err := json.Marshal(r); err == nil {
+				jsonOut.Write(append(b, '\n'))
+				jsonOut.Flush()
+			}
+		}
+	}
 	res, err := host.RunWorker(ctx, db, study, obj, o)
 	if err != nil {
 		var held *store.LeaseHeldError
@@ -116,6 +129,9 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 			return interruptedError{code: code, err: fmt.Errorf("worker stopped (%v); its unfinished trials go back to the queue", context.Cause(ctx))}
 		}
 		return err
+	}
+	if c.json {
+		return nil // stdout holds only the records
 	}
 	fmt.Fprintf(os.Stdout, "study %s complete: this worker evaluated %d trials, proposed %d points (%d late reports). List them with: tesbo-host trials --db %s --study %s\n",
 		study, res.Evaluated, res.Proposed, res.Late, shellQuote(target), shellQuote(study))

@@ -69,6 +69,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/gp"
+	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // lengthscaleGrid is the grid of common length-scales Fit tries
@@ -183,7 +184,7 @@ func fitKernel(k gp.Kernel, X *mat.Dense, y []float64) (*Classifier, error) {
 	psi := func(a, f []float64) float64 {
 		v := 0.0
 		for i := range f {
-			v += logPhi(y[i]*f[i]) - 0.5*a[i]*f[i]
+			v += linalg.LogPhi(y[i]*f[i]) - 0.5*a[i]*f[i]
 		}
 		return v
 	}
@@ -249,7 +250,7 @@ func laplaceFactor(K *mat.SymDense, f, y []float64) (sw, g []float64, L *mat.Cho
 	sw, g = make([]float64, n), make([]float64, n)
 	for i := range f {
 		z := y[i] * f[i]
-		l := invMills(z)
+		l := linalg.InvMills(z)
 		g[i] = y[i] * l
 		sw[i] = math.Sqrt(math.Max(l*l+z*l, 0))
 	}
@@ -348,12 +349,12 @@ func (c *Classifier) Prob(x, grad []float64) float64 {
 func (c *Classifier) LogProb(x, grad []float64) float64 {
 	mu := c.mean(x, grad)
 	if grad != nil {
-		l := invMills(mu)
+		l := linalg.InvMills(mu)
 		for i := range grad {
 			grad[i] *= l
 		}
 	}
-	return logPhi(mu)
+	return linalg.LogPhi(mu)
 }
 
 // mean returns μ(x) and writes ∇μ into grad when non-nil; it skips the
@@ -379,24 +380,4 @@ func (c *Classifier) mean(x, grad []float64) float64 {
 		}
 	}
 	return mu
-}
-
-// logPhi returns log Φ(z), finite for every finite z.
-func logPhi(z float64) float64 {
-	if z > -20 {
-		return math.Log(0.5 * math.Erfc(-z/math.Sqrt2))
-	}
-	// Φ(z) = φ(z)/λ(z) in the far left tail.
-	return -0.5*z*z - 0.5*math.Log(2*math.Pi) - math.Log(invMills(z))
-}
-
-// invMills returns λ(z) = φ(z)/Φ(z), using the asymptotic series of Φ
-// below z = −20 where Φ underflows relative to φ.
-func invMills(z float64) float64 {
-	if z > -20 {
-		phi := math.Exp(-0.5*z*z) / math.Sqrt(2*math.Pi)
-		return phi / (0.5 * math.Erfc(-z/math.Sqrt2))
-	}
-	z2 := 1 / (z * z)
-	return -z / (1 - z2 + 3*z2*z2 - 15*z2*z2*z2)
 }
