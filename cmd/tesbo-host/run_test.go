@@ -472,7 +472,12 @@ func TestSignalResume(t *testing.T) {
 			if len(lines) != 1 || !strings.Contains(lines[0], "tesbo-host resume --db s.db --study sig") {
 				t.Fatalf("no resume hint: %q", lines)
 			}
-			r := cli(t, dir, "resume", "--db", "s.db", "--study", "sig", "--iters", "5", "--json", "--log-level", "error")
+			// EI's iterations are quick: the run may be several past the
+			// two records when the signal lands, so the new total counts
+			// from what was stored (--iters is a total, not a count).
+			_, its := loadTrials(t, filepath.Join(dir, "s.db"), "sig")
+			total := fmt.Sprint(len(its) + 3)
+			r := cli(t, dir, "resume", "--db", "s.db", "--study", "sig", "--iters", total, "--json", "--log-level", "error")
 			if r.code != 0 {
 				t.Fatalf("resume: exit %d: %s", r.code, r.stderr)
 			}
