@@ -235,17 +235,7 @@ func connectionError(err error) bool {
 // unreachable (a restart, a fail-over).
 func openPostgres(target string, o Options) (*DB, error) {
 	name := redactURL(target)
-	bt := o.BusyTimeout
-	if bt <= 0 {
-		bt = DefaultBusyTimeout
-	}
-	retry := o.BusyRetry
-	switch {
-	case retry == 0:
-		retry = DefaultBusyRetry
-	case retry < 0:
-		retry = 0
-	}
+	bt, retry := o.busy()
 	cfg, err := pgx.ParseConfig(target)
 	if err != nil {
 		return nil, fmt.Errorf("open study db %s: %w", name, err)

@@ -176,6 +176,22 @@ type conn struct {
 // sqliteHeader is the first 16 bytes of every SQLite 3 database file.
 var sqliteHeader = []byte("SQLite format 3\x00")
 
+// busy returns BusyTimeout and BusyRetry with their documented defaults
+// applied (zero: the default; a negative BusyRetry: no retries).
+func (o Options) busy() (timeout, retry time.Duration) {
+	timeout, retry = o.BusyTimeout, o.BusyRetry
+	if timeout <= 0 {
+		timeout = DefaultBusyTimeout
+	}
+	switch {
+	case retry == 0:
+		retry = DefaultBusyRetry
+	case retry < 0:
+		retry = 0
+	}
+	return timeout, retry
+}
+
 // Open opens (and with o.Create, creates) the study database at path,
 // checking that it is a tesbo database of a schema version this package
 // understands and migrating an older schema (unless o.DeferMigration). It
@@ -198,17 +214,7 @@ func Open(path string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	bt := o.BusyTimeout
-	if bt <= 0 {
-		bt = DefaultBusyTimeout
-	}
-	retry := o.BusyRetry
-	switch {
-	case retry == 0:
-		retry = DefaultBusyRetry
-	case retry < 0:
-		retry = 0
-	}
+	bt, retry := o.busy()
 	sync := "NORMAL"
 	if o.Durable {
 		sync = "FULL"
