@@ -64,7 +64,8 @@ const (
 // a time with the built-in acquisition the study names, 30 s leases and
 // no logging.
 type WorkerOptions struct {
-	// Parallel is the number of concurrent evaluations (slots). Zero means 1.
+	// Parallel is the number of concurrent evaluations (slots). Zero means
+	// 1; at most MaxParallel.
 	Parallel int
 	// LeaseTTL is how long a taken trial (and this worker's registration)
 	// lasts after each heartbeat (every LeaseTTL/3). Zero means 30 s.
@@ -125,6 +126,9 @@ type worker struct {
 func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions) (*WorkerResult, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = 1
+	}
+	if o.Parallel > MaxParallel {
+		return nil, fmt.Errorf("worker on study %q: %d concurrent evaluations exceed the limit of %d (MaxParallel)", name, o.Parallel, MaxParallel)
 	}
 	if o.LeaseTTL <= 0 {
 		o.LeaseTTL = leaseTTL

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -158,5 +159,14 @@ func TestAsyncTESAvoidsPending(t *testing.T) {
 	}
 	if dist(x0, x1) < 0.05 {
 		t.Fatalf("with %v pending TES proposed %v, only %.3g away", x0, x1, dist(x0, x1))
+	}
+}
+
+// A worker's number of slots is bounded like a study's (MaxParallel),
+// refused before the database is touched.
+func TestWorkerParallelBounded(t *testing.T) {
+	_, err := RunWorker(context.Background(), nil, "s", nil, WorkerOptions{Parallel: MaxParallel + 1})
+	if err == nil || !strings.Contains(err.Error(), "MaxParallel") {
+		t.Fatalf("got %v, want a MaxParallel refusal", err)
 	}
 }

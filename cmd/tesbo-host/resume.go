@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/host/loader"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -96,22 +100,11 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 			return usageError{err}
 		}
 	}
-	if f.evalTimeout == 0 {
-		f.evalTimeout = st.EvalTimeout // the loader restarts a plugin past it
-	}
-	reg, err := openPlugins(ctx, &f.common, f.pluginsDir(st.Meta[metaPlugins]), log)
+	reg, obj, err := openStoredObjective(ctx, &f.common, st, info, log)
 	if err != nil {
 		return err
 	}
 	defer reg.Close()
-	objName := st.Meta[metaObjective]
-	if objName == "" {
-		objName = info.Name
-	}
-	obj, err := loadObjective(ctx, reg, objName)
-	if err != nil {
-		return err
-	}
 	proposer, err := resolveAcq(ctx, reg, st.Acquisition)
 	if err != nil {
 		return err
@@ -141,4 +134,28 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	}
 	log.Info().Str("study", f.study).Int("trials", len(study.Trials())).Int("in_flight", len(study.InFlight())).Msg("resuming")
 	return runStudy(ctx, sig, study, obj, f.json, f.db, log)
+}
+
+// openStoredObjective opens the plugins directory a stored study was
+// started with (or --plugins) and loads the study's objective by the name
+// it was started with. The study's evaluation limit applies unless
+// --eval-timeout was given: the loader restarts a plugin past it.
+func openStoredObjective(ctx context.Context, c *common, st host.Options, info sdk.Info, log zerolog.Logger) (*loader.Registry, *loader.Objective, error) {
+	if c.evalTimeout == 0 {
+		c.evalTimeout = st.EvalTimeout
+	}
+	reg, err := openPlugins(ctx, c, c.pluginsDir(st.Meta[metaPlugins]), log)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := st.Meta[metaObjective]
+	if name == "" {
+		name = info.Name
+	}
+	obj, err := loadObjective(ctx, reg, name)
+	if err != nil {
+		reg.Close()
+		return nil, nil, err
+	}
+	return reg, obj, nil
 }

@@ -23,9 +23,6 @@ type workerFlags struct {
 	leaseTTL  time.Duration
 }
 
-// maxWorkerParallel bounds --parallel of a worker.
-const maxWorkerParallel = 1024
-
 func newWorkerCmd() *cobra.Command {
 	var f workerFlags
 	cmd := &cobra.Command{
@@ -44,7 +41,7 @@ trials to the others once its lease expires (at once on the same host).`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.db, "db", "", "study database: postgres:// URL or SQLite path")
 	fl.StringVar(&f.study, "study", "", "study name")
-	fl.IntVar(&f.parallel, "parallel", 1, fmt.Sprintf("concurrent evaluations of this worker (at most %d)", maxWorkerParallel))
+	fl.IntVar(&f.parallel, "parallel", 1, fmt.Sprintf("concurrent evaluations of this worker (at most %d)", host.MaxParallel))
 	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per plugin call for this process (the study's own limit still applies)")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", 0, "how long a trial stays leased without a heartbeat (default 30s)")
 	fl.MarkHidden("lease-ttl")
@@ -56,8 +53,8 @@ trials to the others once its lease expires (at once on the same host).`,
 
 func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
 	switch {
-	case f.parallel < 1 || f.parallel > maxWorkerParallel:
-		return usagef("bad --parallel %d: must be between 1 and %d", f.parallel, maxWorkerParallel)
+	case f.parallel < 1 || f.parallel > host.MaxParallel:
+		return usagef("bad --parallel %d: must be between 1 and %d", f.parallel, host.MaxParallel)
 	case f.evalTimeout < 0:
 		return usagef("bad --eval-timeout %v: must be ≥ 0", f.evalTimeout)
 	case f.leaseTTL < 0:
@@ -87,22 +84,11 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 	if err := host.CheckAsync(st.Acquisition); err != nil {
 		return usageError{err}
 	}
-	if c.evalTimeout == 0 {
-		c.evalTimeout = st.EvalTimeout
-	}
-	reg, err := openPlugins(ctx, c, c.pluginsDir(st.Meta[metaPlugins]), log)
+	reg, obj, err := openStoredObjective(ctx, c, st, info, log)
 	if err != nil {
 		return err
 	}
 	defer reg.Close()
-	objName := st.Meta[metaObjective]
-	if objName == "" {
-		objName = info.Name
-	}
-	obj, err := loadObjective(ctx, reg, objName)
-	if err != nil {
-		return err
-	}
 	log.Info().Str("study", study).Int("parallel", o.Parallel).Msg("joining the study as a worker")
 	var jsonOut *bufio.Writer
 	if c.json {
