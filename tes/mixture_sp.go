@@ -462,17 +462,12 @@ func (m *spMixture) denseAll(g, sq, qz []float64, base basePoints, val, gg, uz [
 	sa := make([]float64, n*nz)
 	gemm(false, true, 1, e, n, n, qp, nz, n, 0, sa)
 	sg := make([]float64, n*nz)
-	for set := range m.PSet {
-		g0, g1 := m.Start[set], m.Start[set+1]
-		w := g1 - g0
-		if w == 0 {
-			continue
-		}
+	m.eachBlock(func(g0, w int) {
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1,
 			blas64.General{Rows: w, Cols: w, Stride: n, Data: e[g0*n+g0:]},
 			blas64.General{Rows: nz, Cols: w, Stride: n, Data: qz[g0:]},
 			0, blas64.General{Rows: w, Cols: nz, Stride: nz, Data: sg[g0*nz:]})
-	}
+	})
 	alpha := 0.0
 	for s := 0; s < n; s++ {
 		for z := 0; z < nz; z++ {
@@ -495,17 +490,12 @@ func (m *spMixture) denseAll(g, sq, qz []float64, base basePoints, val, gg, uz [
 	c := getBuf(n * n)
 	defer putBuf(c)
 	gemm(false, false, -1, sa, n, nz, qp, nz, n, 0, c) // −aA Qp
-	for set := range m.PSet {
-		g0, g1 := m.Start[set], m.Start[set+1]
-		w := g1 - g0
-		if w == 0 {
-			continue
-		}
+	m.eachBlock(func(g0, w int) {
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
 			blas64.General{Rows: w, Cols: nz, Stride: nz, Data: sg[g0*nz:]},
 			blas64.General{Rows: nz, Cols: w, Stride: n, Data: qz[g0:]},
 			1, blas64.General{Rows: w, Cols: w, Stride: n, Data: c[g0*n+g0:]})
-	}
+	})
 	for i, v := range e {
 		c[i] *= v
 	}
@@ -513,17 +503,12 @@ func (m *spMixture) denseAll(g, sq, qz []float64, base basePoints, val, gg, uz [
 	ua := make([]float64, nz*n)
 	gemm(true, false, 1, sa, n, nz, e, n, n, 0, ua)
 	ug := make([]float64, nz*n)
-	for set := range m.PSet {
-		g0, g1 := m.Start[set], m.Start[set+1]
-		w := g1 - g0
-		if w == 0 {
-			continue
-		}
+	m.eachBlock(func(g0, w int) {
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1,
 			blas64.General{Rows: w, Cols: nz, Stride: nz, Data: sg[g0*nz:]},
 			blas64.General{Rows: w, Cols: w, Stride: n, Data: e[g0*n+g0:]},
 			0, blas64.General{Rows: nz, Cols: w, Stride: n, Data: ug[g0:]})
-	}
+	})
 	for i := range uz[:nz*n] {
 		uz[i] = qz[i]*ug[i] - qp[i]*ua[i]
 	}
@@ -671,4 +656,15 @@ func newSPMixture(sets []SampleSet, pstar []float64) (*spMixture, error) {
 	}
 	m.N = len(m.Set)
 	return m, nil
+}
+
+// eachBlock calls f with the first index g0 and width w of every non-empty
+// set's diagonal block (the trusted maximizers of one set share a block of
+// the dense mode's matrices).
+func (m *spMixture) eachBlock(f func(g0, w int)) {
+	for set := range m.PSet {
+		if g0, g1 := m.Start[set], m.Start[set+1]; g1 > g0 {
+			f(g0, g1-g0)
+		}
+	}
 }
