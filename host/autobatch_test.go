@@ -2,13 +2,11 @@ package host
 
 import (
 	"context"
-	"errors"
 	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -130,23 +128,8 @@ func TestAutoBatchResumeExact(t *testing.T) {
 		t.Fatalf("sizes %v: want 4 iterations, some smaller than the largest batch", sizes)
 	}
 	t.Run("interrupted", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "s.db")
-		db := openDB(t, path, true)
-		o := opts()
-		o.DB, o.Name = db, "st"
-		cctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		var n atomic.Int64
 		stopAt := int64(24 + sizes[0] + 1) // inside iteration 2 (or at its end)
-		o.OnTrial = func(Trial) {
-			if n.Add(1) == stopAt {
-				cancel()
-			}
-		}
-		if _, err := Optimize(cctx, hartmann6(), o); !errors.Is(err, context.Canceled) {
-			t.Fatalf("interrupted run: %v", err)
-		}
-		db.Close()
+		path := interruptedStudy(t, hartmann6(), opts(), stopAt)
 		sameTrials(t, want.Trials, reopenAndRun(t, path, 0))
 	})
 	t.Run("extended", func(t *testing.T) {

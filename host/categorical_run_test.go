@@ -2,14 +2,12 @@ package host
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/tesbo/tesbo/acq"
@@ -96,23 +94,8 @@ func TestMixedResumeExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(t.TempDir(), "s.db")
-			db := openDB(t, path, true)
-			o := opts()
-			o.DB, o.Name = db, "st"
-			cctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			var n atomic.Int64
-			o.OnTrial = func(Trial) {
-				if n.Add(1) == 9 {
-					cancel()
-				}
-			}
-			if _, err := Optimize(cctx, &mixedObjective{}, o); !errors.Is(err, context.Canceled) {
-				t.Fatalf("interrupted run: %v", err)
-			}
-			db.Close()
-			db = openDB(t, path, false)
+			path := interruptedStudy(t, &mixedObjective{}, opts(), 9)
+			db := openDB(t, path, false)
 			defer db.Close()
 			s, err := OpenStudy(ctx, db, "st", Options{})
 			if err != nil {

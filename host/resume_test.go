@@ -10,6 +10,7 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -36,22 +37,7 @@ func TestResumeExactEveryAcquisition(t *testing.T) {
 			t.Run("interrupted", func(t *testing.T) {
 				// Trial 8 finishes during iteration 3: the resume re-runs
 				// iteration 3's other point and proposes iterations 4–6.
-				path := filepath.Join(t.TempDir(), "s.db")
-				db := openDB(t, path, true)
-				o := opts()
-				o.DB, o.Name = db, "st"
-				cctx, cancel := context.WithCancel(ctx)
-				defer cancel()
-				var n atomic.Int64
-				o.OnTrial = func(Trial) {
-					if n.Add(1) == 8 {
-						cancel()
-					}
-				}
-				if _, err := Optimize(cctx, hartmann6(), o); !errors.Is(err, context.Canceled) {
-					t.Fatalf("interrupted run: %v", err)
-				}
-				db.Close()
+				path := interruptedStudy(t, hartmann6(), opts(), 8)
 				sameTrials(t, want.Trials, reopenAndRun(t, path, 0))
 			})
 			t.Run("extended", func(t *testing.T) {
@@ -87,6 +73,29 @@ func openDB(t *testing.T, path string, create bool) *store.DB {
 		t.Fatal(err)
 	}
 	return db
+}
+
+// interruptedStudy runs o on obj as study "st" in a new database and
+// cancels it when the stopAt-th trial finishes, as an interrupted process
+// would leave it; it returns the database's path.
+func interruptedStudy(t *testing.T, obj sdk.Objective, o Options, stopAt int64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.db")
+	db := openDB(t, path, true)
+	defer db.Close()
+	o.DB, o.Name = db, "st"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var n atomic.Int64
+	o.OnTrial = func(Trial) {
+		if n.Add(1) == stopAt {
+			cancel()
+		}
+	}
+	if _, err := Optimize(ctx, obj, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	return path
 }
 
 // reopenAndRun reopens study "st" at path in a new Study (as a new process
