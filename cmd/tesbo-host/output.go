@@ -152,12 +152,13 @@ func objectiveName(s host.Options, info sdk.Info) string {
 	return info.Name
 }
 
-// fmtTime formats the run's time, and the study's own when it is longer
-// (a resumed study: its earlier runs count too; a complete one: this run
-// had nothing to do).
-func fmtTime(res *host.Result) string {
+// fmtTime formats the run's time and, for a resumed study, the study's own
+// over all its runs (its earlier runs count too; a complete study's resume
+// had nothing to do, and its few milliseconds can exceed the study's time
+// when evaluations are quick, so the two are not compared).
+func fmtTime(res *host.Result, resumed bool) string {
 	run := res.Elapsed.Round(time.Millisecond)
-	if res.StudyTime <= res.Elapsed {
+	if !resumed {
 		return run.String()
 	}
 	return fmt.Sprintf("%s this run; %s fitting, proposing and evaluating over the study's runs", run, res.StudyTime.Round(time.Millisecond))
@@ -174,7 +175,7 @@ func fmtObserved(t *host.Trial) string {
 // printSummary writes the final table: evaluations, time, the best
 // observed value, and the recommendation x̄ with its value and regret (x̄ in
 // native units with parameter names).
-func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath string) {
+func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath string, resumed bool) {
 	s := study.Settings()
 	info := study.Info()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -182,7 +183,7 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 	fmt.Fprintf(tw, "objective\t%s\n", objectiveName(s, info))
 	fmt.Fprintf(tw, "acquisition\t%s, batch %d, seed %d\n", s.Acquisition, s.Batch, study.Seed())
 	fmt.Fprintf(tw, "evaluations\t%d complete, %d failed, %d BO iterations\n", res.Evaluations, res.Failures, res.Iterations)
-	fmt.Fprintf(tw, "time\t%s\n", fmtTime(res))
+	fmt.Fprintf(tw, "time\t%s\n", fmtTime(res, resumed))
 	dir := "max"
 	if info.Minimize {
 		dir = "min"

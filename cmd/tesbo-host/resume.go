@@ -128,7 +128,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 			if err != nil {
 				return err
 			}
-			printSummary(os.Stdout, study, res, f.db)
+			printSummary(os.Stdout, study, res, f.db, true)
 		}
 		return nil
 	}

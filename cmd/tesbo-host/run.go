@@ -571,7 +571,7 @@ func runStudy(ctx context.Context, sig *signals, study *host.Study, obj sdk.Obje
 		return err
 	}
 	if !jsonOut {
-		printSummary(os.Stdout, study, res, dbPath)
+		printSummary(os.Stdout, study, res, dbPath, false)
 	}
 	return nil
 }
