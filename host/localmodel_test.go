@@ -2,6 +2,9 @@ package host
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tesbo/tesbo/gp"
@@ -77,4 +80,21 @@ func sameUs(a, b []Trial) bool {
 		}
 	}
 	return true
+}
+
+// A study whose latest model is local has no stored posterior to show:
+// LoadPosterior says so (wrapping ErrNoModel) instead of rebuilding a GP
+// with the region's hyper-parameters on all trials.
+func TestLocalModelPosteriorRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	db := openDB(t, path, true)
+	defer db.Close()
+	o := Options{Batch: 1, Iters: 2, Init: 8, Seed: 5, Grace: -1, Model: ModelLocal, LocalPoints: 5, DB: db, Name: "st"}
+	if _, err := Optimize(context.Background(), hartmann6(), o); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadPosterior(context.Background(), db, "st", 100)
+	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "local") {
+		t.Fatalf("LoadPosterior of a local model: %v, want ErrNoModel saying it is local", err)
+	}
 }

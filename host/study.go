@@ -567,6 +567,9 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 		return X, ms, s.carry(ms)
 	}
 	ms := *fr.state
+	if reg != nil {
+		ms.Local = ds.n()
+	}
 	return X, &ms, s.carry(&ms)
 }
 
