@@ -22,14 +22,14 @@ const (
 
 // LocalAutoMin is the number of completed trials from which ModelAuto
 // uses the local model. An exact iteration (fit + a |B| = 20 TES_ep
-// proposal, d = 6) took ~8 s at n = 2000 and minutes at n = 4000 on the
-// 2-core test machine (README, performance), a local one with the default
-// 1000 points a few seconds at any n.
+// proposal, d = 6) took ~9 s of CPU at n = 2000 and minutes at n = 4000
+// on the 2-core test machine (README, GP at scale), a local one with the
+// default 500 points about 2 s at any n.
 const LocalAutoMin = 2500
 
 // DefaultLocalPoints is the local model's number of trials when
 // Options.LocalPoints is zero.
-const DefaultLocalPoints = 1000
+const DefaultLocalPoints = 500
 
 // MaxLocalPoints bounds Options.LocalPoints.
 const MaxLocalPoints = 4000

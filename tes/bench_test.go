@@ -131,7 +131,7 @@ func BenchmarkFitPropose2000(b *testing.B) {
 // of it: gp.Fit on n observations warm-started from the fit on the first
 // n − 20 (what the host does each iteration), then one TES_ep proposal of
 // |B| = 20 points, d = 6. model=exact fits all n observations (n ≤ 2000;
-// 4000 took minutes), model=local the 1000 nearest the best one in their
+// 4000 took minutes), model=local the 500 nearest the best one in their
 // box (gp.LocalData, the host's ModelLocal), for n up to 10,000: the
 // scaling curve in README's performance section. Besides ns/op it reports
 // the process CPU time (cpu-s/op, of which the fit's fit-cpu-s/op) and the
@@ -139,7 +139,7 @@ func BenchmarkFitPropose2000(b *testing.B) {
 //
 //	go test -run '^$' -bench 'Iteration/model=exact/n=2000' -benchtime 1x ./tes/
 func BenchmarkIteration(b *testing.B) {
-	const d, q, local = 6, 20, 1000
+	const d, q, local = 6, 20, 500
 	for _, c := range []struct {
 		model string
 		n     int
