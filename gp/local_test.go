@@ -129,3 +129,22 @@ func TestLocalPosteriorNearExact(t *testing.T) {
 		t.Fatalf("local posterior differs from the exact one: |Δmean| up to %.3g, |Δsd| up to %.3g (tolerance 0.02)", worstM, worstS)
 	}
 }
+
+// A categorical coordinate keeps its whole range and does not count in
+// the distance: the region is chosen on the continuous ones alone.
+func TestLocalDataCategorical(t *testing.T) {
+	X, y, _ := localFixture(t, 200)
+	reg, rows, _, err := LocalData(X, y, 40, []int{0, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg.Lo[1] != 0 || reg.Width[1] != 1 {
+		t.Fatalf("categorical coordinate's range is [%v, %v], want [0, 1]", reg.Lo[1], reg.Lo[1]+reg.Width[1])
+	}
+	if reg.Width[0] >= 1 || len(rows) != 40 {
+		t.Fatalf("continuous coordinate's width %v, %d rows: want a proper sub-box holding 40", reg.Width[0], len(rows))
+	}
+	if _, _, _, err := LocalData(X, y, 0, nil); err == nil {
+		t.Fatal("m = 0 accepted")
+	}
+}
