@@ -75,7 +75,8 @@ func ValidRecommend(mode string) bool {
 // GP hyper-parameter priors (Options.GPPrior).
 const (
 	// PriorScaled is gp.ScaledPrior: length-scales centred at 0.4·√(d/3)
-	// with a factor-2 standard deviation. The default.
+	// with a factor-2 standard deviation, signal variance centred at 6
+	// (standardized outputs). The default.
 	PriorScaled = "scaled"
 	// PriorWeak is gp.DefaultPrior: length-scales centred at 0.5 with a
 	// factor-4.5 standard deviation, the prior of the paper reproductions
