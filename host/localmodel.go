@@ -3,7 +3,6 @@ package host
 import (
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
 )
 
@@ -122,28 +121,34 @@ func fromRegion(reg *gp.Region, X *mat.Dense) {
 	}
 }
 
-// regionFeasible is a success model f on the unit cube seen in a region's
-// coordinates: log p(success | Lo + Width·u).
-type regionFeasible struct {
-	f   acq.Feasible
-	reg *gp.Region
-}
-
-func (r regionFeasible) LogProb(u, grad []float64) float64 {
-	x := make([]float64, len(u))
-	r.reg.FromUnit(x, u)
-	v := r.f.LogProb(x, grad)
-	for j := range grad {
-		grad[j] *= r.reg.Width[j]
+// labelledInRegion keeps the labelled points (rows of X, ok) inside reg,
+// in reg's coordinates: a local model's success classifier is fitted to
+// them alone, which bounds its cost with the model's and is all the
+// proposals inside the region need. It returns nil when none of them
+// failed (or X is nil).
+func labelledInRegion(reg *gp.Region, X *mat.Dense, ok []bool) (*mat.Dense, []bool) {
+	if X == nil {
+		return nil, nil
 	}
-	return v
-}
-
-// inRegion returns f seen in reg's coordinates (f itself when reg is nil,
-// nil when f is).
-func inRegion(f acq.Feasible, reg *gp.Region) acq.Feasible {
-	if f == nil || reg == nil {
-		return f
+	n, d := X.Dims()
+	var rows [][]float64
+	var keep []bool
+	failed := false
+	for i := 0; i < n; i++ {
+		u := make([]float64, d)
+		reg.ToUnit(u, X.RawRowView(i))
+		if inUnitCube(u) {
+			rows = append(rows, u)
+			keep = append(keep, ok[i])
+			failed = failed || !ok[i]
+		}
 	}
-	return regionFeasible{f: f, reg: reg}
+	if !failed {
+		return nil, nil
+	}
+	out := mat.NewDense(len(rows), d, nil)
+	for i, u := range rows {
+		out.SetRow(i, u)
+	}
+	return out, keep
 }

@@ -3,9 +3,12 @@ package host
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/gp"
 )
@@ -97,4 +100,48 @@ func TestLocalModelPosteriorRefused(t *testing.T) {
 	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "local") {
 		t.Fatalf("LoadPosterior of a local model: %v, want ErrNoModel saying it is local", err)
 	}
+}
+
+// The local model's success classifier sees only the labelled trials in
+// its region, in region coordinates, and none when no trial there failed.
+func TestLabelledInRegion(t *testing.T) {
+	reg := &gp.Region{Lo: []float64{0.2, 0}, Width: []float64{0.5, 1}}
+	X := mat.NewDense(4, 2, []float64{
+		0.1, 0.5, // outside
+		0.3, 0.5, // inside, failed
+		0.45, 0.2, // inside
+		0.9, 0.9, // outside, failed
+	})
+	ok := []bool{true, false, true, false}
+	Y, yok := labelledInRegion(reg, X, ok)
+	if Y == nil || len(yok) != 2 || yok[0] || !yok[1] {
+		t.Fatalf("kept %v %v, want the two inside (failed, succeeded)", Y, yok)
+	}
+	if u := Y.RawRowView(0); math.Abs(u[0]-0.2) > 1e-12 || u[1] != 0.5 {
+		t.Fatalf("inside point in region coordinates %v, want [0.2 0.5]", u)
+	}
+	if Y, _ := labelledInRegion(reg, X, []bool{false, true, true, false}); Y != nil {
+		t.Fatalf("no failure inside the region, but a classifier's data %v", Y)
+	}
+}
+
+// A local-model study whose objective fails in part of the space runs,
+// and a rerun gives bitwise the same trials.
+func TestLocalModelWithFailures(t *testing.T) {
+	obj := funcObjective{info: unitInfo(2), f: func(_ context.Context, x []float64) (float64, error) {
+		if x[0] < 0.3 {
+			return 0, errors.New("undefined below 0.3")
+		}
+		return -(x[0]-0.6)*(x[0]-0.6) - (x[1]-0.4)*(x[1]-0.4), nil
+	}}
+	o := Options{Iters: 8, Init: 8, Seed: 2, Grace: -1, Model: ModelLocal, LocalPoints: 5}
+	a, err := Optimize(context.Background(), obj, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Optimize(context.Background(), obj, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTrials(t, a.Trials, b.Trials)
 }
