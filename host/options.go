@@ -176,7 +176,11 @@ type Options struct {
 	// RecommendRefine.
 	Recommend string `json:"recommend"`
 
-	// EvalTimeout bounds one evaluation attempt (0: no limit).
+	// EvalTimeout bounds one evaluation attempt (0: no limit). For an
+	// objective that bounds its evaluations itself once it is ready to
+	// evaluate (a plugin loaded by host/loader with the same or a shorter
+	// limit), the host adds the objective's start-up allowance, so that
+	// restarting a plugin process does not count against the evaluation.
 	EvalTimeout time.Duration `json:"eval_timeout"`
 	// Retries is how many times a failed evaluation is retried.
 	Retries int `json:"retries"`
