@@ -27,9 +27,11 @@ import (
 // so Mixed satisfies the Kernel contract (NumParams = d+1) and Fit fits all
 // of them.
 type Mixed struct {
-	cats     []int  // n_j per coordinate, 0 for continuous ones
-	cont     []int  // indices of the continuous coordinates
-	base     Kernel // on the continuous coordinates, σ² = 1; nil if there are none
+	cats     []int        // n_j per coordinate, 0 for continuous ones
+	cont     []int        // indices of the continuous coordinates
+	base     Kernel       // on the continuous coordinates, σ² = 1; nil if there are none
+	rk       radialKernel // base as a radial kernel (Eval and GradX without gathering)
+	cinv2    []float64    // 1/ℓ_t² of base, per continuous coordinate t
 	logp     []float64
 	invl     []float64 // 1/ℓ_j per coordinate (categorical ones used)
 	s2       float64
@@ -78,10 +80,11 @@ func mixedFromLog(cats []int, matern bool, p []float64) *Mixed {
 		}
 		a := ardFromLog(bp)
 		if matern {
-			m.base = &Matern52{a}
+			m.rk = &Matern52{a}
 		} else {
-			m.base = &SE{a}
+			m.rk = &SE{a}
 		}
+		m.base, m.cinv2 = m.rk, a.inv2
 	}
 	return m
 }
@@ -142,15 +145,24 @@ func (k *Mixed) gather(dst, x []float64) []float64 {
 	return dst
 }
 
+// contR2 returns the continuous factor's scaled squared distance
+// Σ_{t} (x_{C_t} − y_{C_t})²/ℓ_{C_t}², without gathering the coordinates.
+func (k *Mixed) contR2(x, y []float64) float64 {
+	var s float64
+	for t, i := range k.cont {
+		u := x[i] - y[i]
+		s += u * u * k.cinv2[t]
+	}
+	return s
+}
+
 // contEval returns k_C(x_C, y_C) with unit variance (1 without continuous
 // coordinates).
 func (k *Mixed) contEval(x, y []float64) float64 {
 	if k.base == nil {
 		return 1
 	}
-	c := len(k.cont)
-	buf := make([]float64, 2*c)
-	return k.base.Eval(k.gather(buf[:c], x), k.gather(buf[c:], y))
+	return k.rk.fromR2(k.contR2(x, y))
 }
 
 // Eval returns k(x, y).
@@ -159,19 +171,16 @@ func (k *Mixed) Eval(x, y []float64) float64 {
 }
 
 // GradX writes ∂k/∂x into dst (0 along categorical coordinates) and returns
-// k(x, y).
+// k(x, y): ∂k/∂x_i = σ_s²·cat·dk_C/d(r²)·2(x_i−y_i)/ℓ_i² for i ∈ C.
 func (k *Mixed) GradX(dst, x, y []float64) float64 {
 	clear(dst[:k.Dim()])
 	f := k.s2 * k.catFactor(x, y, nil)
 	if k.base == nil {
 		return f
 	}
-	c := len(k.cont)
-	buf := make([]float64, 3*c)
-	g := buf[2*c:]
-	kc := k.base.GradX(g, k.gather(buf[:c], x), k.gather(buf[c:2*c], y))
+	kc, dk := k.rk.dFromR2(k.contR2(x, y))
 	for t, i := range k.cont {
-		dst[i] = f * g[t]
+		dst[i] = f * (2 * dk * (x[i] - y[i]) * k.cinv2[t])
 	}
 	return f * kc
 }
