@@ -200,10 +200,10 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 		seeds[i] = [2]uint64{rng.Uint64(), rng.Uint64()}
 	}
 	res := make([]float64, len(starts))
-	err = parallelFor(ctx, len(starts), s.Workers, func(i int) {
+	localFor := func(i int) (*problem, func([]float64) float64) {
 		p := newProblem(f, q, d, s.FDStep)
 		p.fixed = mx.fixed
-		local := func(x []float64) float64 {
+		return p, func(x []float64) float64 {
 			switch s.Method {
 			case Adam:
 				r := rand.New(rand.NewPCG(seeds[i][0], seeds[i][1]))
@@ -213,8 +213,19 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 				return -projectedLBFGS(ctx, p, x, s)
 			}
 		}
-		res[i] = mx.alternate(ctx, p, starts[i], local)
+	}
+	err = parallelFor(ctx, len(starts), s.Workers, func(i int) {
+		p, local := localFor(i)
+		res[i] = mx.start(p, starts[i], local)
 	})
+	if err == nil && mx.cats != nil {
+		top := mx.best(res)
+		err = parallelFor(ctx, len(top), s.Workers, func(t int) {
+			i := top[t]
+			p, local := localFor(i)
+			res[i] = mx.polish(ctx, p, starts[i], res[i], local)
+		})
+	}
 	if err != nil {
 		return nil, math.NaN(), fmt.Errorf("maximize: %w", err)
 	}

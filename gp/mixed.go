@@ -34,6 +34,7 @@ type Mixed struct {
 	cinv2    []float64    // 1/ℓ_t² of base, per continuous coordinate t
 	logp     []float64
 	invl     []float64 // 1/ℓ_j per coordinate (categorical ones used)
+	einvl    []float64 // exp(−1/ℓ_j) per coordinate (categorical ones used)
 	s2       float64
 	isMat    bool
 	nChoices int // Σ_j n_j
@@ -55,7 +56,7 @@ func NewMixed(cats []int, matern bool, lengthscales []float64, variance float64)
 
 func mixedFromLog(cats []int, matern bool, p []float64) *Mixed {
 	d := len(cats)
-	m := &Mixed{cats: append([]int(nil), cats...), logp: append([]float64(nil), p...), invl: make([]float64, d), isMat: matern}
+	m := &Mixed{cats: append([]int(nil), cats...), logp: append([]float64(nil), p...), invl: make([]float64, d), einvl: make([]float64, d), isMat: matern}
 	ncat := 0
 	for i, n := range cats {
 		switch {
@@ -68,6 +69,7 @@ func mixedFromLog(cats []int, matern bool, p []float64) *Mixed {
 			m.nChoices += n
 		}
 		m.invl[i] = math.Exp(-p[i])
+		m.einvl[i] = math.Exp(-m.invl[i])
 	}
 	if ncat == 0 {
 		panic("gp: NewMixed: no categorical coordinate (use NewSE or NewMatern52)")
@@ -122,19 +124,20 @@ func Bin(u float64, n int) int {
 	return min(c, n-1)
 }
 
-// catFactor returns Π_j exp(−[c_j(x) ≠ c_j(y)]/ℓ_j) and, if differ is
-// non-nil, records which categorical coordinates differ.
+// catFactor returns Π_j exp(−[c_j(x) ≠ c_j(y)]/ℓ_j), a product of the
+// precomputed factors exp(−1/ℓ_j) (no exponential per call), and, if
+// differ is non-nil, records which categorical coordinates differ.
 func (k *Mixed) catFactor(x, y []float64, differ []bool) float64 {
-	var s float64
+	f := 1.0
 	for i, n := range k.cats {
 		if n > 0 && Bin(x[i], n) != Bin(y[i], n) {
-			s += k.invl[i]
+			f *= k.einvl[i]
 			if differ != nil {
 				differ[i] = true
 			}
 		}
 	}
-	return math.Exp(-s)
+	return f
 }
 
 // gather copies the continuous coordinates of x into dst.
@@ -253,18 +256,4 @@ func (k *Mixed) sampleChoicePhases(rng *rand.Rand, m int) []float64 {
 		}
 	}
 	return out
-}
-
-// choiceShift returns Σ_j Ω_j[c_j(x)] for feature r of phases (from
-// sampleChoicePhases).
-func (k *Mixed) choiceShift(phases []float64, r int, x []float64) float64 {
-	o := r * k.nChoices
-	var s float64
-	for i, n := range k.cats {
-		if n > 0 {
-			s += phases[o+Bin(x[i], n)]
-			o += n
-		}
-	}
-	return s
 }
