@@ -40,4 +40,6 @@ package main
 
 import "github.com/tesbo/tesbo/sdk"
 
-func main() { sdk.ServeObjective(NewObjective()) }
+func main() {
+	sdk.ServeObjectives(map[string]sdk.Objective{"": NewObjective(), MixedName: NewMixedObjective()})
+}
