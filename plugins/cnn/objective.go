@@ -170,9 +170,9 @@ func parseDuration(v string) (time.Duration, error) {
 type Objective struct {
 	space []sdk.Param // Space or MixedSpace
 	mu    sync.Mutex
-	set  Settings
-	sem  chan struct{}
-	data map[dataKey]*data
+	set   Settings
+	sem   chan struct{}
+	data  map[dataKey]*data
 }
 
 // NewObjective returns the objective over the paper's Space with
