@@ -161,7 +161,7 @@ func (m *mixedSearch) step(p *problem, x []float64, v *float64) bool {
 		vals := m.score(p.f, cands)
 		best := -1
 		for i, a := range vals {
-			if a > *v+1e-12*math.Max(1, math.Abs(*v)) {
+			if a > *v && (math.IsInf(*v, -1) || a > *v+1e-12*math.Max(1, math.Abs(*v))) {
 				best, *v = i, a
 			}
 		}
