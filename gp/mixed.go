@@ -117,11 +117,13 @@ func (k *Mixed) WithParams(p []float64) Kernel {
 // Bin returns the choice c(u) = min(⌊u·n⌋, n−1) (clamped to 0..n−1) of a
 // categorical coordinate u with n choices.
 func Bin(u float64, n int) int {
-	c := int(math.Floor(u * float64(n)))
-	if !(c >= 0) { // also NaN
+	switch {
+	case !(u > 0): // also NaN
 		return 0
+	case u >= 1:
+		return n - 1
 	}
-	return min(c, n-1)
+	return min(int(u*float64(n)), n-1) // u·n > 0: truncation is ⌊u·n⌋
 }
 
 // catFactor returns Π_j exp(−[c_j(x) ≠ c_j(y)]/ℓ_j), a product of the
@@ -171,6 +173,31 @@ func (k *Mixed) contEval(x, y []float64) float64 {
 // Eval returns k(x, y).
 func (k *Mixed) Eval(x, y []float64) float64 {
 	return k.s2 * k.contEval(x, y) * k.catFactor(x, y, nil)
+}
+
+// row writes k(x, X_j) for the rows j in [lo, hi) of X into dst (len
+// hi−lo), exactly as Eval would, with x's choices binned once.
+func (k *Mixed) row(dst, x []float64, X *mat.Dense, lo, hi int) {
+	var stack [16]int
+	xb := stack[:0]
+	for i, n := range k.cats {
+		if n > 0 {
+			xb = append(xb, Bin(x[i], n))
+		}
+	}
+	for j := lo; j < hi; j++ {
+		y := X.RawRowView(j)
+		cf, t := 1.0, 0
+		for i, n := range k.cats {
+			if n > 0 {
+				if Bin(y[i], n) != xb[t] {
+					cf *= k.einvl[i]
+				}
+				t++
+			}
+		}
+		dst[j-lo] = k.s2 * k.contEval(x, y) * cf
+	}
 }
 
 // GradX writes ∂k/∂x into dst (0 along categorical coordinates) and returns
