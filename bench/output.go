@@ -25,9 +25,10 @@ import (
 // timings in seconds; fallback is 1 when the batch came from the host's
 // space-filling fallback; best_eval_regret is the user's rule: the
 // noise-free regret of the completed trial with the best observed value so
-// far (empty when unknown).
+// far (empty when unknown); best_true_regret the oracle rule: the smallest
+// noise-free regret among the completed trials so far.
 var RunsHeader = []string{"problem", "acquisition", "batch", "seed", "study_seed", "iteration", "evaluations",
-	"regret", "log10_regret", "best_value", "fit_s", "propose_s", "eval_s", "fallback", "best_eval_regret"}
+	"regret", "log10_regret", "best_value", "fit_s", "propose_s", "eval_s", "fallback", "best_eval_regret", "best_true_regret"}
 
 // Write writes runs.csv, summary.md and the figures for runs into dir and
 // returns the files written. hist may be nil.
@@ -109,7 +110,7 @@ func writeRunsCSV(f *os.File, runs []RunResult) error {
 			rec := []string{r.Spec.Problem.Label(), r.Spec.Acquisition, strconv.Itoa(r.Spec.Batch),
 				strconv.Itoa(r.Spec.Index), strconv.FormatUint(r.Spec.Seed, 10), strconv.Itoa(row.Iter),
 				strconv.Itoa(row.Evals), fmtPtr(row.Regret), lr, fmtPtr(row.BestValue),
-				fmtFloat(row.FitS), fmtFloat(row.ProposeS), fmtFloat(row.EvalS), fb, fmtPtr(row.BestEvalRegret)}
+				fmtFloat(row.FitS), fmtFloat(row.ProposeS), fmtFloat(row.EvalS), fb, fmtPtr(row.BestEvalRegret), fmtPtr(row.BestTrueRegret)}
 			if err := w.Write(rec); err != nil {
 				return err
 			}
@@ -139,8 +140,11 @@ func ReadRunsCSV(path string) ([]CSVRow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	// Files written before best_eval_regret existed lack the last column.
-	if len(recs) == 0 || !slices.Equal(recs[0], RunsHeader) && !slices.Equal(recs[0], RunsHeader[:len(RunsHeader)-1]) {
+	// Files written before best_eval_regret and best_true_regret existed
+	// lack the last columns.
+	if len(recs) == 0 || !slices.ContainsFunc([]int{0, 1, 2}, func(drop int) bool {
+		return slices.Equal(recs[0], RunsHeader[:len(RunsHeader)-drop])
+	}) {
 		return nil, fmt.Errorf("%s: not a runs.csv (header %v)", path, recs)
 	}
 	out := make([]CSVRow, 0, len(recs)-1)
@@ -189,6 +193,9 @@ func parseCSVRow(rec []string) (CSVRow, error) {
 	r.Fallback = rec[13] == "1"
 	if len(rec) > 14 {
 		r.BestEvalRegret = opt(rec[14])
+	}
+	if len(rec) > 15 {
+		r.BestTrueRegret = opt(rec[15])
 	}
 	return r, errors.Join(errs...)
 }

@@ -306,3 +306,37 @@ func TestParamsRouting(t *testing.T) {
 		t.Error("log10p without data: no error before the runs")
 	}
 }
+
+// TestBestTrueRegret checks the oracle rule on a noisy problem: it never
+// increases, never exceeds the user's rule (the best observed trial is one
+// of the trials it minimizes over), and on a noisy objective it differs from
+// the user's rule somewhere (otherwise it would add nothing).
+func TestBestTrueRegret(t *testing.T) {
+	out := t.TempDir()
+	s := smokeSuite(out)
+	s.Problems = []Problem{{Name: "synthetic/branin", Params: map[string]string{"noise_var": "4"}}}
+	s.Acquisitions, s.Iters = []string{"random"}, 30
+	if _, err := Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadRunsCSV(filepath.Join(out, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	differs := false
+	for i, r := range rows {
+		if r.BestTrueRegret == nil || r.BestEvalRegret == nil {
+			t.Fatalf("iteration %d: best_true_regret %v, best_eval_regret %v, want both", r.Iter, r.BestTrueRegret, r.BestEvalRegret)
+		}
+		if *r.BestTrueRegret > *r.BestEvalRegret {
+			t.Errorf("iteration %d: oracle regret %g above the user's rule's %g", r.Iter, *r.BestTrueRegret, *r.BestEvalRegret)
+		}
+		if i > 0 && *r.BestTrueRegret > *rows[i-1].BestTrueRegret {
+			t.Errorf("iteration %d: oracle regret rose from %g to %g", r.Iter, *rows[i-1].BestTrueRegret, *r.BestTrueRegret)
+		}
+		differs = differs || *r.BestTrueRegret < *r.BestEvalRegret
+	}
+	if !differs {
+		t.Error("with noise variance 4 the oracle rule never differed from the user's rule")
+	}
+}

@@ -38,9 +38,10 @@ func DefaultPrior() Prior {
 }
 
 // ScaledPrior returns the prior the host uses by default: DefaultPrior with
-// a tighter length-scale prior whose centre grows with the dimension d,
+// a tighter length-scale prior whose centre grows with the dimension d and
+// a signal-variance prior centred above the data's variance,
 //
-//	log ℓ_i ~ N(log(0.4·√(d/3)), 0.7²),
+//	log ℓ_i ~ N(log(0.4·√(d/3)), 0.7²),   log σ_s² ~ N(log 6, 1),
 //
 // i.e. ℓ centred at 0.33 in 2-d, 0.4 in 3-d, 0.57 in 6-d and 0.8 in 12-d,
 // with 95% of its mass within a factor 4 of the centre. The √d growth
@@ -51,10 +52,20 @@ func DefaultPrior() Prior {
 // posterior-mean maximizer then sits on a face of the cube and nothing
 // explores that dimension again (seen on Hartmann-3, where it cost 3 of 10
 // runs a regret of 0.008).
+//
+// The outputs are standardized over the evaluated points, but BO evaluates
+// where the model expects high values, so the function's variance over the
+// whole space is larger than theirs, and early on it is barely estimated.
+// A signal variance centred at 6 (BoTorch's default prior, Gamma(2, 0.15),
+// has its mode at 6.7) keeps the model from believing it has seen the
+// function's whole range; it lets fewer Hartmann-3 runs settle on the
+// second-best mode (30 seeds: 1–2 against 4) without changing the other
+// benchmarks' results beyond their noise.
 func ScaledPrior(d int) Prior {
 	p := DefaultPrior()
 	p.LogLengthMean = math.Log(0.4) + 0.5*math.Log(float64(max(d, 1))/3)
 	p.LogLengthSD = 0.7
+	p.LogVarMean, p.LogVarSD = math.Log(6), 1
 	return p
 }
 

@@ -17,8 +17,11 @@ func TestScaledPriorCentres(t *testing.T) {
 		if got := math.Exp(p.LogLengthMean); math.Abs(got-c.want) > 1e-4 || p.LogLengthSD != 0.7 {
 			t.Errorf("d=%d: centre %.4f sd %v, want %.4f and 0.7", c.d, got, p.LogLengthSD, c.want)
 		}
-		if w := DefaultPrior(); p.LogVarMean != w.LogVarMean || p.LogNoiseMean != w.LogNoiseMean {
-			t.Errorf("d=%d: only the length-scale prior may differ from DefaultPrior", c.d)
+		if got := math.Exp(p.LogVarMean); math.Abs(got-6) > 1e-12 || p.LogVarSD != 1 {
+			t.Errorf("d=%d: signal-variance centre %v sd %v, want 6 and 1", c.d, got, p.LogVarSD)
+		}
+		if w := DefaultPrior(); p.LogNoiseMean != w.LogNoiseMean || p.LogNoiseSD != w.LogNoiseSD {
+			t.Errorf("d=%d: the noise prior must be DefaultPrior's", c.d)
 		}
 	}
 }

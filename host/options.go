@@ -75,7 +75,8 @@ func ValidRecommend(mode string) bool {
 // GP hyper-parameter priors (Options.GPPrior).
 const (
 	// PriorScaled is gp.ScaledPrior: length-scales centred at 0.4·√(d/3)
-	// with a factor-2 standard deviation. The default.
+	// with a factor-2 standard deviation, signal variance centred at 6
+	// (standardized outputs). The default.
 	PriorScaled = "scaled"
 	// PriorWeak is gp.DefaultPrior: length-scales centred at 0.5 with a
 	// factor-4.5 standard deviation, the prior of the paper reproductions
@@ -166,7 +167,11 @@ type Options struct {
 	// RecommendRefine.
 	Recommend string `json:"recommend"`
 
-	// EvalTimeout bounds one evaluation attempt (0: no limit).
+	// EvalTimeout bounds one evaluation attempt (0: no limit). For an
+	// objective that bounds its evaluations itself once it is ready to
+	// evaluate (a plugin loaded by host/loader with the same or a shorter
+	// limit), the host adds the objective's start-up allowance, so that
+	// restarting a plugin process does not count against the evaluation.
 	EvalTimeout time.Duration `json:"eval_timeout"`
 	// Retries is how many times a failed evaluation is retried.
 	Retries int `json:"retries"`

@@ -468,9 +468,10 @@ func (s *Study) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Tri
 // objective that ignores its context cannot stall the study (its goroutine
 // is left to finish on its own). Panics become errors.
 func (s *Study) call(evalCtx context.Context, obj sdk.Objective, x []float64) (sdk.Result, error) {
+	limit := evalLimit(s.opts.EvalTimeout, obj)
 	cctx, cancel := evalCtx, context.CancelFunc(func() {})
-	if s.opts.EvalTimeout > 0 {
-		cctx, cancel = context.WithTimeout(evalCtx, s.opts.EvalTimeout)
+	if limit > 0 {
+		cctx, cancel = context.WithTimeout(evalCtx, limit)
 	}
 	defer cancel()
 	type outcome struct {
@@ -496,15 +497,38 @@ func (s *Study) call(evalCtx context.Context, obj sdk.Objective, x []float64) (s
 	select {
 	case o := <-ch:
 		if o.err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && evalCtx.Err() == nil {
-			o.err = fmt.Errorf("evaluation timed out after %v: %w", s.opts.EvalTimeout, o.err)
+			o.err = fmt.Errorf("evaluation timed out after %v: %w", limit, o.err)
 		}
 		return o.r, o.err
 	case <-cctx.Done():
 		if evalCtx.Err() != nil {
 			return sdk.Result{}, context.Cause(evalCtx)
 		}
-		return sdk.Result{}, fmt.Errorf("evaluation timed out after %v", s.opts.EvalTimeout)
+		return sdk.Result{}, fmt.Errorf("evaluation timed out after %v", limit)
 	}
+}
+
+// evalLimit is the host's limit on one evaluation attempt of obj: the
+// user's limit, plus the objective's start-up allowance when the objective
+// itself bounds each evaluation at no more than the user's limit counted
+// from when it is ready to evaluate. A loader objective does (its
+// EvalLimits method, matched by method so that host need not import the
+// loader): an evaluation re-run after its neighbour's timeout, or the first
+// after a crash, waits for a new plugin process, and the time that takes
+// must not count against the evaluation, or a healthy re-run under load
+// times out. The loader bounds the start-up itself; the host's extended
+// limit stays as a backstop.
+func evalLimit(limit time.Duration, obj sdk.Objective) time.Duration {
+	el, ok := obj.(interface {
+		EvalLimits() (call, startup time.Duration)
+	})
+	if limit <= 0 || !ok {
+		return limit
+	}
+	if call, startup := el.EvalLimits(); call > 0 && call <= limit {
+		return limit + startup
+	}
+	return limit
 }
 
 // report builds, stores and returns the records of the BO iterations that

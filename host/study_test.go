@@ -680,3 +680,57 @@ func TestDefaultAcquisitionInCode(t *testing.T) {
 		t.Fatalf("default acquisition %T, registry's %T", p, q)
 	}
 }
+
+// startupObjective bounds its own evaluations like a loader objective: each
+// call first waits startup (a plugin process being restarted), then runs
+// for run; its own limit, call, counts from after the start-up.
+type startupObjective struct {
+	funcObjective
+	startup, run, call time.Duration
+}
+
+func (o startupObjective) EvalLimits() (call, startup time.Duration) { return o.call, 2 * o.startup }
+
+func (o startupObjective) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	select {
+	case <-time.After(o.startup + o.run):
+		return x[0], nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// An objective that bounds its evaluations itself gets its start-up time on
+// top of the host's limit: an evaluation that runs within the limit once
+// the objective is ready completes although start-up and run together
+// exceed the limit, and the same objective without EvalLimits times out.
+func TestEvalLimitLeavesStartup(t *testing.T) {
+	ctx := context.Background()
+	limit := 100 * time.Millisecond
+	slow := startupObjective{funcObjective: funcObjective{info: unitInfo(1)},
+		startup: 150 * time.Millisecond, run: 20 * time.Millisecond, call: limit}
+	o := Options{Proposer: randomProposer{}, Iters: 1, Init: 2, Seed: 1, EvalTimeout: limit}
+	res, err := Optimize(ctx, slow, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range res.Trials {
+		if tr.Status != Complete {
+			t.Fatalf("trial %d: %v %q, want complete (start-up must not count against the limit)", tr.ID, tr.Status, tr.Error)
+		}
+	}
+	// Without EvalLimits, and with an objective limit above the host's, the
+	// host's limit counts everything.
+	for name, obj := range map[string]sdk.Objective{
+		"no EvalLimits":         struct{ funcObjective }{funcObjective{info: unitInfo(1), f: slow.Evaluate}},
+		"objective limit above": startupObjective{funcObjective: slow.funcObjective, startup: slow.startup, run: slow.run, call: 2 * limit},
+	} {
+		res, err := Optimize(ctx, obj, o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if tr := res.Trials[0]; tr.Status != Failed || !strings.Contains(tr.Error, "timed out after 100ms") {
+			t.Errorf("%s: trial 0 %v %q, want timed out after 100ms", name, tr.Status, tr.Error)
+		}
+	}
+}

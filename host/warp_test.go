@@ -157,8 +157,9 @@ func TestWarpIgnoresBOIterations(t *testing.T) {
 }
 
 // LoadPosterior rebuilds a warped model as the host fitted it: the same
-// posterior in GP units, and native means that reproduce the observations
-// (to 5% of their range: the GP smooths the largest values).
+// posterior in GP units, Native maps each observation's GP-unit value back
+// to its native value, and every value lies within the native image of the
+// posterior mean ± 3 SD at its point.
 func TestLoadPosteriorWarped(t *testing.T) {
 	ctx := context.Background()
 	db := tempDB(t)
@@ -199,14 +200,18 @@ func TestLoadPosteriorWarped(t *testing.T) {
 		}
 	}
 	trials := s.Trials()
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, id := range p.TrialIDs {
-		lo, hi = math.Min(lo, trials[id].Value), math.Max(hi, trials[id].Value)
-	}
 	for k, id := range p.TrialIDs {
-		m, _ := p.GP.MeanVar(p.GP.X().RawRowView(k))
-		if got, want := p.Native(m), trials[id].Value; math.Abs(got-want) > 0.05*(hi-lo) {
-			t.Errorf("trial %d: native mean %v, value %v (values from %v to %v)", id, got, want, lo, hi)
+		y, want := p.GP.Y()[k], trials[id].Value
+		if got := p.Native(y); math.Abs(got-want) > 1e-6*math.Max(1, math.Abs(want)) {
+			t.Errorf("trial %d: Native(its GP-unit observation %v) = %v, want its value %v", id, y, got, want)
+		}
+		// The posterior mean at an observation lies within 3 posterior SDs
+		// of it in GP units; Native is monotone, so the value lies between
+		// the native images of mean ± 3 SD.
+		m, v := p.GP.MeanVar(p.GP.X().RawRowView(k))
+		a, b := p.Native(m-3*math.Sqrt(v)), p.Native(m+3*math.Sqrt(v))
+		if lo, hi := math.Min(a, b), math.Max(a, b); want < lo || want > hi {
+			t.Errorf("trial %d: value %v outside the native image [%v, %v] of mean %v ± 3·%v", id, want, lo, hi, m, math.Sqrt(v))
 		}
 	}
 	if sd := p.NativeSD(0.1); !(sd > 0) {

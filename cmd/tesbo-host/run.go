@@ -138,8 +138,10 @@ func parseChecksums(kvs []string) (map[string]string, error) {
 
 // gpPriorHelp explains --gp-prior (run and bench).
 const gpPriorHelp = `prior of the GP hyper-parameters: scaled (length-scales centred at
-0.4·√(d/3) in unit-cube units, log-normal with σ = 0.7) or weak (centred at
-0.5, σ = 1.5: the prior of the paper reproductions in docs/results)`
+0.4·√(d/3) in unit-cube units, log-normal with σ = 0.7; signal variance
+centred at 6 in standardized units) or weak (length-scales centred at 0.5,
+σ = 1.5, signal variance at 1: the prior of the paper reproductions in
+docs/results)`
 
 // recommendHelp explains --recommend (run and bench).
 const recommendHelp = `recommendation x̄ reported as best_x, best_value and regret:

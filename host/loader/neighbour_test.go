@@ -85,13 +85,13 @@ func TestStudySurvivesNeighbourTimeout(t *testing.T) {
 			// 6 initial points, 3 at a time: the hanging one runs beside
 			// healthy evaluations that start after it and are still running
 			// when it times out, wherever the design puts it but last.
-			// The loader's 2 s call limit times the hanging evaluation out;
-			// the host's own limit is looser because it also counts the
+			// The host gets the same 2 s limit as the loader, as the CLI's
+			// --eval-timeout gives both: the host must not count the
 			// restart of the process a re-run waits for (on a loaded CI
-			// machine a healthy re-run then exceeded 2 s).
+			// machine a healthy re-run once exceeded 2 s with it).
 			res, err := host.Optimize(ctxT(t), o, host.Options{
 				Init: 6, Parallel: 3, Iters: 1, Seed: 1, Retries: 0,
-				EvalTimeout: 20 * time.Second, Proposer: lowProposer{},
+				EvalTimeout: 2 * time.Second, Proposer: lowProposer{},
 				Logger: zerolog.New(&logs),
 			})
 			if err != nil {
@@ -128,4 +128,17 @@ func (lowProposer) Propose(_ context.Context, s *acq.State, q int) (*mat.Dense, 
 		X.Set(i, 0, 0.05*float64(i+1))
 	}
 	return X, nil
+}
+
+// EvalLimits reports the loader's call limit and its start-up allowance.
+func TestEvalLimits(t *testing.T) {
+	dir := pluginsDir(t, nil, map[string]string{"neighbours.go": "testdata/scripts/neighbours.go"})
+	r := open(t, dir, Options{EvalTimeout: 3 * time.Second, StartTimeout: 5 * time.Second, SetupTimeout: 7 * time.Second})
+	o, err := r.Objective(ctxT(t), "neighbours")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if call, startup := o.EvalLimits(); call != 3*time.Second || startup != 12*time.Second {
+		t.Fatalf("EvalLimits() = %v, %v; want 3s, 12s", call, startup)
+	}
 }

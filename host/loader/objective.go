@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"time"
 
 	"github.com/tesbo/tesbo/sdk"
 	pb "github.com/tesbo/tesbo/sdk/proto"
@@ -65,6 +66,17 @@ func (o *Objective) Configure(ctx context.Context, params map[string]string) err
 	o.p.configs[o.remote] = params
 	o.p.mu.Unlock()
 	return nil
+}
+
+// EvalLimits reports how the loader bounds one evaluation: call is the
+// limit on the call itself (Options.EvalTimeout, or the script limit for a
+// script; 0: none), counted from when the plugin process is ready, and
+// startup the most that getting a process ready — starting it, its
+// handshake and replaying its Configure calls — may take before that
+// (Options.StartTimeout + Options.SetupTimeout). The host uses it so that
+// the restart of a process does not count against an evaluation's limit.
+func (o *Objective) EvalLimits() (call, startup time.Duration) {
+	return o.u.evalTimeout(), o.u.r.opts.startTimeout() + o.u.r.opts.setupTimeout()
 }
 
 // Evaluate returns f(x) for x in native units.
