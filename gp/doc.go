@@ -100,7 +100,12 @@
 // tiled kernels that run on GOMAXPROCS goroutines and give bit-for-bit
 // the same results for any GOMAXPROCS; below, gonum's routines as before.
 // Fit runs its starts on a 512-point subset and polishes on all data
-// (LargeFitMin, FitSettings.Subset).
+// (LargeFitMin, FitSettings.Subset). SamplePaths evaluates each path's
+// prior draw at the data on GOMAXPROCS goroutines at any n (same
+// arithmetic, same results). For thousands of observations LocalData
+// selects a local model's data: the observations in a box around the
+// incumbent, mapped onto the unit cube (see local.go for what it gives
+// up).
 //
 // Predict for q = 10,000 queries at n = 200, d = 6 (BenchmarkPredict10k)
 // takes 91–99 ms of CPU on one core of the 2-core AMD EPYC test machine

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -165,9 +168,10 @@ func (g *GP) SamplePaths(rng *rand.Rand, n, features int) ([]*Path, error) {
 			path.w[j] = scale * rng.NormFloat64()
 		}
 		v := make([]float64, nd)
-		for l := 0; l < nd; l++ {
-			v[l] = g.y[l] - path.prior(g.x.RawRowView(l)) - epsSD*rng.NormFloat64()
+		for l := range v {
+			v[l] = epsSD * rng.NormFloat64()
 		}
+		path.updateTargets(v, g)
 		g.chol.solveVec(v)
 		path.v = v
 		if !finite(v) {
@@ -261,4 +265,43 @@ func (p *Path) Categories() []int {
 		return nil
 	}
 	return p.mixed.Categories()
+}
+
+// pathUpdateChunk is the number of observations per goroutine when
+// updateTargets evaluates a path's prior draw at the data (m cosines per
+// observation: 2M at n = 2000 with 1024 features, the bulk of drawing a
+// path at that size).
+const pathUpdateChunk = 256
+
+// updateTargets overwrites eps (the noise draws ε_l) with the pathwise
+// update's right-hand side y_l − f_prior(x_l) − ε_l. The observations are
+// split into chunks evaluated on up to GOMAXPROCS goroutines; each entry's
+// arithmetic is the same whichever goroutine computes it, so the result
+// does not depend on the number of threads.
+func (p *Path) updateTargets(eps []float64, g *GP) {
+	body := func(lo, hi int) {
+		for l := lo; l < hi; l++ {
+			eps[l] = g.y[l] - p.prior(g.x.RawRowView(l)) - eps[l]
+		}
+	}
+	n := len(eps)
+	workers := min(runtime.GOMAXPROCS(0), (n+pathUpdateChunk-1)/pathUpdateChunk)
+	if workers <= 1 {
+		body(0, n)
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(pathUpdateChunk)) - pathUpdateChunk
+				if lo >= n {
+					return
+				}
+				body(lo, min(lo+pathUpdateChunk, n))
+			}
+		})
+	}
+	wg.Wait()
 }

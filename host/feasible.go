@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
 	"github.com/tesbo/tesbo/gp/classify"
 	"github.com/tesbo/tesbo/store"
 )
@@ -19,8 +20,11 @@ import (
 // unchanged, and when the fit fails (then the acquisition runs unweighted,
 // with a warning). The classifier draws no random numbers: it is a function
 // of the stored trials alone, so a resumed study refits the same one.
-func (s *Study) feasibility(t int) acq.Feasible {
+func (s *Study) feasibility(t int, reg *gp.Region) acq.Feasible {
 	X, ok := labelledTrials(s.trials, s.space.Dim())
+	if reg != nil {
+		X, ok = labelledInRegion(reg, X, ok)
+	}
 	if X == nil {
 		return nil
 	}

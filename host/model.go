@@ -188,6 +188,10 @@ type modelState struct {
 	// Warped: the GP was fitted to warped values (dataset.warp), which
 	// LoadPosterior must rebuild the same way.
 	Warped bool `json:"warped,omitempty"`
+	// Local is the number of trials of the local model (ModelLocal), whose
+	// hyper-parameters are in its region's coordinates; 0 for the exact
+	// model.
+	Local int `json:"local,omitempty"`
 	// AcqState is what the acquisition carries to the next iteration
 	// (acq.Carrier), restored when the study is reopened.
 	AcqState json.RawMessage `json:"acq_state,omitempty"`

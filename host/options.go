@@ -163,6 +163,15 @@ type Options struct {
 	// GPPrior is the prior of the GP's hyper-parameters: PriorScaled
 	// (default) or PriorWeak.
 	GPPrior string `json:"gp_prior,omitempty"`
+	// Model is the surrogate: ModelAuto (default; exact below
+	// LocalAutoMin completed trials, local from there on), ModelExact or
+	// ModelLocal (an exact GP on the trials in a trust region around the
+	// best one, proposals inside it; see gp.LocalData).
+	Model string `json:"model,omitempty"`
+	// LocalPoints is the local model's number of trials (the nearest to
+	// the best one, ties included); 0 means DefaultLocalPoints, at most
+	// MaxLocalPoints.
+	LocalPoints int `json:"local_points,omitempty"`
 	// Recommend is RecommendAuto (default), RecommendEvaluated or
 	// RecommendRefine.
 	Recommend string `json:"recommend"`
@@ -258,6 +267,9 @@ func (o Options) Normalized() Options {
 	if o.Kernel == "" {
 		o.Kernel = KernelSE
 	}
+	if o.Model == "" {
+		o.Model = ModelAuto
+	}
 	if o.GPPrior == "" {
 		o.GPPrior = PriorScaled
 	}
@@ -326,6 +338,12 @@ func (o Options) validate() error {
 	}
 	if o.Kernel != KernelSE && o.Kernel != KernelMatern52 {
 		return fmt.Errorf("unknown kernel %q: known ones are %s, %s", o.Kernel, KernelSE, KernelMatern52)
+	}
+	if !ValidModel(o.Model) {
+		return fmt.Errorf("unknown model %q: known ones are %s, %s, %s", o.Model, ModelAuto, ModelExact, ModelLocal)
+	}
+	if o.LocalPoints < 0 || o.LocalPoints > MaxLocalPoints {
+		return fmt.Errorf("local model size %d outside [0, %d] (0: the default %d)", o.LocalPoints, MaxLocalPoints, DefaultLocalPoints)
 	}
 	if o.GPPrior != PriorScaled && o.GPPrior != PriorWeak {
 		return fmt.Errorf("unknown GP prior %q: known ones are %s, %s", o.GPPrior, PriorScaled, PriorWeak)

@@ -61,7 +61,7 @@ func (p *StoredPosterior) NativeSD(sd float64) float64 {
 // LoadPosterior rebuilds the StoredPosterior of study name in db. It
 // refuses (without the O(n³) factorization) when more than maxN
 // evaluations would condition it, and gives an error wrapping ErrNoModel
-// when the study has no fitted model.
+// when the study has no fitted model or its latest is local (ModelLocal).
 func LoadPosterior(ctx context.Context, db *store.DB, name string, maxN int) (*StoredPosterior, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
@@ -86,6 +86,9 @@ func LoadPosterior(ctx context.Context, db *store.DB, name string, maxN int) (*S
 	}
 	if ms == nil {
 		return nil, fmt.Errorf("study %q: %w", name, ErrNoModel)
+	}
+	if ms.Local > 0 {
+		return nil, fmt.Errorf("study %q: the model of iteration %d is local (a trust region over %d trials, see Options.Model), and only exact models can be shown: %w", name, t, ms.Local, ErrNoModel)
 	}
 	trials, err := db.Trials(ctx, row.ID)
 	if err != nil {

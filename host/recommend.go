@@ -49,6 +49,7 @@ func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 		return nil, nil
 	}
 	t := s.lastIter + 1
+	ds, reg := s.modelData(ds)
 	fr, err := s.fitCached(ds, t)
 	if err != nil {
 		s.log.Warn().Err(err).Msg("recommending the best observation: the GP could not be fitted")
@@ -60,7 +61,7 @@ func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 		}
 		return s.evaluatedRec(ds.ids[best], math.NaN()), nil
 	}
-	g := fr.gp // fitted on ds.X: its observed inputs are the dataset's rows
+	g := fr.gp // fitted on ds.X: its observed inputs are the dataset's rows (region coordinates for a local model)
 	best, mean := acq.BestMean(g)
 	rec := s.evaluatedRec(ds.ids[best], ds.native(mean[best]))
 	if !s.refine {
@@ -79,8 +80,17 @@ func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
 		s.log.Warn().Err(err).Msg("posterior-mean refinement failed; recommending the best evaluated point")
 		return rec, nil
 	}
-	u := s.space.Snap(X.RawRowView(0))
-	m, _ := g.MeanVar(u)
+	x := X.RawRowView(0)
+	if reg != nil {
+		reg.FromUnit(x, x) // X is this call's own
+	}
+	u := s.space.Snap(x)
+	gu := u // u in g's coordinates
+	if reg != nil {
+		gu = make([]float64, d)
+		reg.ToUnit(gu, u)
+	}
+	m, _ := g.MeanVar(gu)
 	if !(m > mean[best]) {
 		return rec, nil
 	}

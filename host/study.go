@@ -537,18 +537,26 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 	if ds.n() == 0 {
 		return fallback("no completed evaluations yet")
 	}
+	ds, reg := s.modelData(ds)
 	fr, err := s.fitCached(ds, t)
 	if err != nil {
 		return fallback(err.Error())
 	}
 	it.FitSeconds = fr.seconds
-	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingMatrix(), Log: s.log,
-		Feasible: s.feasibility(t)}
+	pending := s.pendingMatrix()
+	if reg != nil {
+		pending = toRegion(reg, pending)
+	}
+	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: pending, Log: s.log,
+		Feasible: s.feasibility(t, reg)}
 	t0 := time.Now()
 	X, err := s.proposeBatch(ctx, st, q)
 	it.ProposeSeconds = time.Since(t0).Seconds()
 	if err == nil {
 		X, err = s.avoidFailures(ctx, st, X, t)
+	}
+	if err == nil && reg != nil {
+		fromRegion(reg, X)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -559,6 +567,9 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 		return X, ms, s.carry(ms)
 	}
 	ms := *fr.state
+	if reg != nil {
+		ms.Local = ds.n()
+	}
 	return X, &ms, s.carry(&ms)
 }
 

@@ -15,18 +15,7 @@ import (
 // variance noise.
 func toyGP(t testing.TB, seed uint64, n, d int, ell, noise float64) *gp.GP {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 99))
-	X := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i := 0; i < n; i++ {
-		s := 0.0
-		for j := 0; j < d; j++ {
-			v := rng.Float64()
-			X.Set(i, j, v)
-			s += math.Sin(5*v+float64(j)) + 0.5*math.Cos(9*v*v)
-		}
-		y[i] = s/math.Sqrt(float64(d)) + math.Sqrt(noise)*rng.NormFloat64()
-	}
+	X, y := toyData(seed, n, d, noise)
 	ls := make([]float64, d)
 	for i := range ls {
 		ls[i] = ell
@@ -70,4 +59,22 @@ func randBatch(rng *rand.Rand, q, d int) *mat.Dense {
 		}
 	}
 	return b
+}
+
+// toyData returns toyGP's n observations: X uniform in [0,1]^d and y a
+// smooth additive function plus noise of variance noise.
+func toyData(seed uint64, n, d int, noise float64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	X := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		s := 0.0
+		for j := 0; j < d; j++ {
+			v := rng.Float64()
+			X.Set(i, j, v)
+			s += math.Sin(5*v+float64(j)) + 0.5*math.Cos(9*v*v)
+		}
+		y[i] = s/math.Sqrt(float64(d)) + math.Sqrt(noise)*rng.NormFloat64()
+	}
+	return X, y
 }

@@ -118,7 +118,8 @@ func (s *Scorer) LastModel() *Model {
 
 // Proposer prepares TES and maximizes α jointly over the batch with
 // acq.Maximize. Zero fields of Optimize take TES defaults that depend on q
-// (see OptimizeDefaults; TES_sp scores half as many raw candidates) rather
+// (see OptimizeDefaults; TES_sp scores half as many raw candidates; from
+// LargeN observations on, half as many iterations) rather
 // than acq's, because α vanishes away from X* (most space-filling candidates
 // score ≈ 0) and the X*-based starts of Func.Starts are the informative
 // ones.
@@ -208,7 +209,11 @@ func (p *Proposer) maximizeFrom(ctx context.Context, f *Func, st *acq.State, q i
 	if prev != nil {
 		af = &extendedStarts{Func: f, prev: prev}
 	}
-	x, _, err := acq.MaximizeMixed(ctx, acq.FeasibilityWeighted(af, st), q, st.GP.Dim(), acq.CategoriesOf(st.GP), OptimizeDefaults(opt, q), st.Rand)
+	def := OptimizeDefaults(opt, q)
+	if opt.MaxIter <= 0 {
+		def.MaxIter = largeMaxIter(def.MaxIter, st.GP.N())
+	}
+	x, _, err := acq.MaximizeMixed(ctx, acq.FeasibilityWeighted(af, st), q, st.GP.Dim(), acq.CategoriesOf(st.GP), def, st.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("tes: optimize α: %w", err)
 	}

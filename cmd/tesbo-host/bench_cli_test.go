@@ -143,7 +143,7 @@ func readRunsCSV(t *testing.T, path string) []map[string]string {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	want := "problem,acquisition,batch,seed,study_seed,iteration,evaluations,regret,log10_regret,best_value,fit_s,propose_s,eval_s,fallback,best_eval_regret"
+	want := "problem,acquisition,batch,seed,study_seed,iteration,evaluations,regret,log10_regret,best_value,fit_s,propose_s,eval_s,fallback,best_eval_regret,best_true_regret"
 	if len(recs) == 0 || strings.Join(recs[0], ",") != want {
 		t.Fatalf("%s: header %v, want %s", path, recs, want)
 	}
@@ -650,7 +650,7 @@ func TestBenchCLIKillResume(t *testing.T) {
 	}
 	// Everything but the timings is reproduced exactly.
 	cols := []string{"problem", "acquisition", "batch", "seed", "study_seed", "iteration", "evaluations",
-		"regret", "log10_regret", "best_value", "fallback", "best_eval_regret"}
+		"regret", "log10_regret", "best_value", "fallback", "best_eval_regret", "best_true_regret"}
 	for i := range want {
 		for _, c := range cols {
 			if got[i][c] != want[i][c] {

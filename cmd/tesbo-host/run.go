@@ -143,6 +143,12 @@ centred at 6 in standardized units) or weak (length-scales centred at 0.5,
 σ = 1.5, signal variance at 1: the prior of the paper reproductions in
 docs/results)`
 
+// modelHelp explains --model.
+var modelHelp = fmt.Sprintf(`GP surrogate: exact (one GP on every trial), local (a GP on the
+--local-points trials nearest the best one, proposals inside their box: a
+trust region for thousands of trials) or auto (exact below %d completed
+trials, local from there on)`, host.LocalAutoMin)
+
 // recommendHelp explains --recommend (run and bench).
 const recommendHelp = `recommendation x̄ reported as best_x, best_value and regret:
   refine     the paper's x̄, the maximizer of the posterior mean over the whole
@@ -175,6 +181,8 @@ type runFlags struct {
 	retries                   int
 	recommend                 string
 	gpPrior                   string
+	model                     string
+	localPoints               int
 }
 
 func newRunCmd() *cobra.Command {
@@ -213,6 +221,8 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.IntVar(&f.retries, "retries", 0, fmt.Sprintf("retries of a failed evaluation, with exponential backoff from 500ms (at most %d)", host.MaxRetries))
 	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
 	fl.StringVar(&f.gpPrior, "gp-prior", host.PriorScaled, gpPriorHelp)
+	fl.StringVar(&f.model, "model", host.ModelAuto, modelHelp)
+	fl.IntVar(&f.localPoints, "local-points", 0, fmt.Sprintf("trials in the local model (default %d, at most %d)", host.DefaultLocalPoints, host.MaxLocalPoints))
 	f.common.register(cmd, "plugins directory (default $TESBO_PLUGINS or ./plugins)")
 	cmd.MarkFlagRequired("objective")
 	return cmd
@@ -279,6 +289,10 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("--db must not be empty")
 	case f.gpPrior != host.PriorScaled && f.gpPrior != host.PriorWeak:
 		return nil, usagef("bad --gp-prior %q: use %s or %s", f.gpPrior, host.PriorScaled, host.PriorWeak)
+	case !host.ValidModel(f.model):
+		return nil, usagef("bad --model %q: use %s, %s or %s", f.model, host.ModelAuto, host.ModelExact, host.ModelLocal)
+	case f.localPoints < 0 || f.localPoints > host.MaxLocalPoints:
+		return nil, usagef("bad --local-points %d: must be in [0, %d] (0: %d)", f.localPoints, host.MaxLocalPoints, host.DefaultLocalPoints)
 	case !host.ValidRecommend(f.recommend):
 		return nil, usagef("bad --recommend %q: use %s, %s or %s", f.recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}
@@ -356,10 +370,12 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		Batch:      f.batch, AutoBatch: f.autoBatch, BatchGain: gainRule(f.minGain, f.relGain),
 		Iters: f.iters, Init: init, NoInit: init == 0, Seed: f.seed, Parallel: f.parallel,
 		NoiseVar: f.noiseVar, Params: params, EvalTimeout: f.evalTimeout, Retries: f.retries,
-		Recommend: f.recommend,
-		GPPrior:   f.gpPrior,
-		Meta:      map[string]string{metaPlugins: absDir, metaObjective: f.objective},
-		Logger:    log,
+		Recommend:   f.recommend,
+		GPPrior:     f.gpPrior,
+		Model:       f.model,
+		LocalPoints: f.localPoints,
+		Meta:        map[string]string{metaPlugins: absDir, metaObjective: f.objective},
+		Logger:      log,
 	}
 	if f.noiseVar == 0 {
 		opts.ZeroNoise = true

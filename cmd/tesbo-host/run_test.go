@@ -673,6 +673,8 @@ func TestBadInput(t *testing.T) {
 		{"db is a directory", []string{"run", "--objective", "synthetic/branin", "--acq", "ei", "--db", "dbdir"}, []string{"is a directory"}},
 		{"resume db is a directory", []string{"resume", "--db", "dbdir", "--study", "x"}, []string{"is a directory"}},
 		{"bad recommend", append(branin, "--recommend", "best"), []string{"--recommend", "auto, evaluated or refine"}},
+		{"bad model", append(branin, "--model", "sparse"), []string{"--model \"sparse\"", "auto, exact or local"}},
+		{"huge local model", append(branin, "--local-points", "100000"), []string{"--local-points 100000", "[0, 4000]"}},
 		// Sizes whose memory or time cannot be met (host's Max* limits).
 		{"huge batch", []string{"run", "--objective", "synthetic/branin", "--acq", "random", "--db", "new.db", "--batch", "1000000000"}, []string{"batch 1000000000 exceeds 1000", "jointly"}},
 		{"huge tes batch", []string{"run", "--objective", "synthetic/branin", "--acq", "tes-ep", "--db", "new.db", "--batch", "1000"}, []string{"batch 1000 exceeds 100, the limit for tes-ep"}},

@@ -1,0 +1,150 @@
+package gp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// localFixture returns n noisy observations of a smooth function on
+// [0,1]^2 and the exact GP (SE, ℓ = 0.15, σ_n² = 1e-4) on them.
+func localFixture(t *testing.T, n int) (*mat.Dense, []float64, *GP) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 4))
+	X := mat.NewDense(n, 2, nil)
+	y := make([]float64, n)
+	for i := range y {
+		a, b := rng.Float64(), rng.Float64()
+		X.SetRow(i, []float64{a, b})
+		y[i] = math.Sin(6*a)*math.Cos(4*b) + 0.01*rng.NormFloat64()
+	}
+	g, err := New(NewSE([]float64{0.15, 0.15}, 1), 1e-4, X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return X, y, g
+}
+
+// localGP returns the GP on the local data with g's hyper-parameters
+// expressed in region coordinates (length-scales divided by the widths).
+func localGP(t *testing.T, g *GP, reg Region, rows []int, U *mat.Dense) *GP {
+	t.Helper()
+	y := make([]float64, len(rows))
+	for k, i := range rows {
+		y[k] = g.Y()[i]
+	}
+	p := g.Kernel().Params()
+	for j := range reg.Width {
+		p[j] -= math.Log(reg.Width[j])
+	}
+	lg, err := New(g.Kernel().WithParams(p), g.NoiseVar(), U, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lg
+}
+
+func TestLocalDataAllPointsIsExact(t *testing.T) {
+	X, y, g := localFixture(t, 60)
+	reg, rows, U, err := LocalData(X, y, 60, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reg.Whole() || len(rows) != 60 || !mat.Equal(U, X) {
+		t.Fatalf("m = n: region %v, %d rows, inputs changed: %v", reg, len(rows), !mat.Equal(U, X))
+	}
+	lg := localGP(t, g, reg, rows, U)
+	x := []float64{0.3, 0.7}
+	m0, v0 := g.MeanVar(x)
+	m1, v1 := lg.MeanVar(x)
+	if m0 != m1 || v0 != v1 {
+		t.Fatalf("m = n: local posterior (%v, %v) differs from the exact (%v, %v)", m1, v1, m0, v0)
+	}
+}
+
+func TestLocalDataRegion(t *testing.T) {
+	X, y, _ := localFixture(t, 400)
+	const m = 100
+	reg, rows, U, err := LocalData(X, y, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != m {
+		t.Fatalf("%d rows in the region, want the %d nearest", len(rows), m)
+	}
+	in := 0
+	u := make([]float64, 2)
+	for i := 0; i < 400; i++ {
+		reg.ToUnit(u, X.RawRowView(i))
+		if u[0] >= 0 && u[0] <= 1 && u[1] >= 0 && u[1] <= 1 {
+			in++
+		}
+	}
+	if in != m {
+		t.Fatalf("%d observations inside the region, but %d selected", in, m)
+	}
+	for k := range rows {
+		for _, v := range U.RawRowView(k) {
+			if v < -1e-12 || v > 1+1e-12 {
+				t.Fatalf("selected row %d maps outside the unit cube: %v", rows[k], U.RawRowView(k))
+			}
+		}
+	}
+	back := make([]float64, 2)
+	reg.FromUnit(back, U.RawRowView(0))
+	if d := math.Abs(back[0]-X.At(rows[0], 0)) + math.Abs(back[1]-X.At(rows[0], 1)); d > 1e-12 {
+		t.Fatalf("FromUnit(ToUnit(x)) is %v away from x", d)
+	}
+}
+
+// TestLocalPosteriorNearExact compares, in the central half of the
+// region (where proposals concentrate), the local GP's posterior with the
+// exact GP's at the same hyper-parameters: n = 400, m = 100, ℓ = 0.15.
+// Stated tolerance: means and standard deviations within 0.02 (prior
+// standard deviation 1; measured 0.007 and 0.001).
+func TestLocalPosteriorNearExact(t *testing.T) {
+	X, y, g := localFixture(t, 400)
+	reg, rows, U, err := LocalData(X, y, 100, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg := localGP(t, g, reg, rows, U)
+	rng := rand.New(rand.NewPCG(5, 6))
+	var worstM, worstS float64
+	x, u := make([]float64, 2), make([]float64, 2)
+	for range 200 {
+		for j := range u {
+			u[j] = 0.25 + 0.5*rng.Float64()
+		}
+		reg.FromUnit(x, u)
+		m0, v0 := g.MeanVar(x)
+		m1, v1 := lg.MeanVar(u)
+		worstM = math.Max(worstM, math.Abs(m1-m0))
+		worstS = math.Max(worstS, math.Abs(math.Sqrt(v1)-math.Sqrt(v0)))
+	}
+	t.Logf("central half of the region: largest |Δmean| %.2g, |Δsd| %.2g", worstM, worstS)
+	if worstM > 0.02 || worstS > 0.02 {
+		t.Fatalf("local posterior differs from the exact one: |Δmean| up to %.3g, |Δsd| up to %.3g (tolerance 0.02)", worstM, worstS)
+	}
+}
+
+// A categorical coordinate keeps its whole range and does not count in
+// the distance: the region is chosen on the continuous ones alone.
+func TestLocalDataCategorical(t *testing.T) {
+	X, y, _ := localFixture(t, 200)
+	reg, rows, _, err := LocalData(X, y, 40, []int{0, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg.Lo[1] != 0 || reg.Width[1] != 1 {
+		t.Fatalf("categorical coordinate's range is [%v, %v], want [0, 1]", reg.Lo[1], reg.Lo[1]+reg.Width[1])
+	}
+	if reg.Width[0] >= 1 || len(rows) != 40 {
+		t.Fatalf("continuous coordinate's width %v, %d rows: want a proper sub-box holding 40", reg.Width[0], len(rows))
+	}
+	if _, _, _, err := LocalData(X, y, 0, nil); err == nil {
+		t.Fatal("m = 0 accepted")
+	}
+}

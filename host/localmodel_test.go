@@ -1,0 +1,147 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/gp"
+)
+
+// A study on the local model (10 trials in the trust region) proposes
+// inside the region around the best trial and resumes bitwise, both when
+// interrupted and when extended; its options keep the model.
+func TestLocalModelStudy(t *testing.T) {
+	ctx := context.Background()
+	opts := func() Options {
+		return Options{Batch: 2, Iters: 6, Init: 8, Seed: 5, Grace: -1, Model: ModelLocal, LocalPoints: 10}
+	}
+	want, err := Optimize(ctx, hartmann6(), opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range want.Trials {
+		if tr.Iteration > 0 && tr.Status == Complete {
+			checkInLocalRegion(t, want.Trials, tr)
+		}
+	}
+	t.Run("interrupted", func(t *testing.T) {
+		path := interruptedStudy(t, hartmann6(), opts(), 13)
+		sameTrials(t, want.Trials, reopenAndRun(t, path, 0))
+	})
+	exact := opts()
+	exact.Model = ModelExact
+	ex, err := Optimize(ctx, hartmann6(), exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sameUs(ex.Trials, want.Trials) {
+		t.Fatal("the local model proposed exactly what the exact model did")
+	}
+}
+
+// checkInLocalRegion fails unless tr lies in the region the local model
+// of its iteration had: the box of the 10 trials of earlier iterations
+// nearest the best one.
+func checkInLocalRegion(t *testing.T, trials []Trial, tr Trial) {
+	t.Helper()
+	var prior []Trial
+	for _, p := range trials {
+		if p.Iteration < tr.Iteration && p.Status == Complete {
+			prior = append(prior, p)
+		}
+	}
+	ds := newDataset(prior, len(tr.U), false) // Info.Minimize is false
+	reg, _, _, err := gp.LocalData(ds.X, ds.y, 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := make([]float64, len(tr.U))
+	reg.ToUnit(u, tr.U)
+	if !inUnitCube(u) {
+		// Batches of 2 see the other point pending, not completed, so the
+		// region is that of all trials of earlier iterations.
+		t.Fatalf("trial %d (iteration %d) at %v lies outside its local region (region coordinates %v)", tr.ID, tr.Iteration, tr.U, u)
+	}
+}
+
+// sameUs reports whether two runs proposed the same unit-cube points.
+func sameUs(a, b []Trial) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		for j := range a[i].U {
+			if a[i].U[j] != b[i].U[j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// A study whose latest model is local has no stored posterior to show:
+// LoadPosterior says so (wrapping ErrNoModel) instead of rebuilding a GP
+// with the region's hyper-parameters on all trials.
+func TestLocalModelPosteriorRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	db := openDB(t, path, true)
+	defer db.Close()
+	o := Options{Batch: 1, Iters: 2, Init: 8, Seed: 5, Grace: -1, Model: ModelLocal, LocalPoints: 5, DB: db, Name: "st"}
+	if _, err := Optimize(context.Background(), hartmann6(), o); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadPosterior(context.Background(), db, "st", 100)
+	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "local") {
+		t.Fatalf("LoadPosterior of a local model: %v, want ErrNoModel saying it is local", err)
+	}
+}
+
+// The local model's success classifier sees only the labelled trials in
+// its region, in region coordinates, and none when no trial there failed.
+func TestLabelledInRegion(t *testing.T) {
+	reg := &gp.Region{Lo: []float64{0.2, 0}, Width: []float64{0.5, 1}}
+	X := mat.NewDense(4, 2, []float64{
+		0.1, 0.5, // outside
+		0.3, 0.5, // inside, failed
+		0.45, 0.2, // inside
+		0.9, 0.9, // outside, failed
+	})
+	ok := []bool{true, false, true, false}
+	Y, yok := labelledInRegion(reg, X, ok)
+	if Y == nil || len(yok) != 2 || yok[0] || !yok[1] {
+		t.Fatalf("kept %v %v, want the two inside (failed, succeeded)", Y, yok)
+	}
+	if u := Y.RawRowView(0); math.Abs(u[0]-0.2) > 1e-12 || u[1] != 0.5 {
+		t.Fatalf("inside point in region coordinates %v, want [0.2 0.5]", u)
+	}
+	if Y, _ := labelledInRegion(reg, X, []bool{false, true, true, false}); Y != nil {
+		t.Fatalf("no failure inside the region, but a classifier's data %v", Y)
+	}
+}
+
+// A local-model study whose objective fails in part of the space runs,
+// and a rerun gives bitwise the same trials.
+func TestLocalModelWithFailures(t *testing.T) {
+	obj := funcObjective{info: unitInfo(2), f: func(_ context.Context, x []float64) (float64, error) {
+		if x[0] < 0.3 {
+			return 0, errors.New("undefined below 0.3")
+		}
+		return -(x[0]-0.6)*(x[0]-0.6) - (x[1]-0.4)*(x[1]-0.4), nil
+	}}
+	o := Options{Iters: 8, Init: 8, Seed: 2, Grace: -1, Model: ModelLocal, LocalPoints: 5}
+	a, err := Optimize(context.Background(), obj, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Optimize(context.Background(), obj, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTrials(t, a.Trials, b.Trials)
+}
