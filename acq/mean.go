@@ -2,6 +2,8 @@ package acq
 
 import (
 	"context"
+	"encoding/binary"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -66,6 +68,70 @@ func BestMean(g *gp.GP) (best int, means []float64) {
 // MaximizeMean returns x̄ = argmax μ over [0,1]^d (1×d) and μ(x̄), searched
 // by Maximize with its default settings from the best raw samples and from
 // every row of starts (may be nil), drawing from rng.
+//
+// On a mixed space (g has a gp.Mixed kernel) the search is restricted to
+// the combinations of choices of the starts (of g's observations when
+// starts is nil): the choices stay those of the points the caller trusts
+// (the best evaluated point, previous trusted maximizers) and only the
+// continuous coordinates are refined. μ in another combination is the
+// overlap kernel's extrapolation across choices; on the mixed suite the
+// unrestricted argmax μ often lay in a combination whose true value was
+// far worse than the best evaluated point's (e.g. the default's median
+// log10 regret on Func2C −0.37 unrestricted, −0.62 restricted; on
+// branin-shift 0.36 and −0.29).
 func MaximizeMean(ctx context.Context, g *gp.GP, starts *mat.Dense, rng *rand.Rand) (*mat.Dense, float64, error) {
-	return MaximizeMixed(ctx, PosteriorMean{GP: g, Start: starts}, 1, g.Dim(), CategoriesOf(g), OptimizeSettings{}, rng)
+	var f Func = PosteriorMean{GP: g, Start: starts}
+	cats := CategoriesOf(g)
+	if cats != nil {
+		from := g.X()
+		if starts != nil {
+			from = starts
+		}
+		f = seenCombos{PosteriorMean: f.(PosteriorMean), seen: combosOf(from, cats), cats: cats}
+	}
+	return MaximizeMixed(ctx, f, 1, g.Dim(), cats, OptimizeSettings{}, rng)
+}
+
+// seenCombos is PosteriorMean restricted to a set of combinations of
+// choices: −∞ (and a zero gradient) at a point whose combination is not in
+// seen. The raw samples in other combinations score −∞, and the
+// categorical step of MaximizeMixed moves a start only between allowed
+// combinations.
+type seenCombos struct {
+	PosteriorMean
+	seen map[string]bool
+	cats []int
+}
+
+// Eval implements Func.
+func (f seenCombos) Eval(X, grad *mat.Dense) float64 {
+	if !f.seen[comboKey(X.RawRowView(0), f.cats)] {
+		if grad != nil {
+			grad.Zero()
+		}
+		return math.Inf(-1)
+	}
+	return f.PosteriorMean.Eval(X, grad)
+}
+
+// combosOf returns the set of combinations of choices among the rows of X.
+func combosOf(X *mat.Dense, cats []int) map[string]bool {
+	n, _ := X.Dims()
+	seen := make(map[string]bool, n)
+	for i := range n {
+		seen[comboKey(X.RawRowView(i), cats)] = true
+	}
+	return seen
+}
+
+// comboKey encodes the choices (gp.Bin) of x's categorical coordinates.
+func comboKey(x []float64, cats []int) string {
+	var buf [64]byte
+	b := buf[:0]
+	for j, n := range cats {
+		if n > 0 {
+			b = binary.LittleEndian.AppendUint32(b, uint32(gp.Bin(x[j], n)))
+		}
+	}
+	return string(b)
 }

@@ -3,6 +3,7 @@ package acq
 import (
 	"context"
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -32,12 +33,15 @@ func CategoriesOf(g *gp.GP) []int {
 }
 
 // mixedSearch is Maximize's handling of categorical coordinates over a
-// flat batch x (q·d): the alternation
+// flat batch x (q·d). A categorical step sets, for each batch point in
+// turn, its choices to the best combination (all of them when there are ≤
+// MaxEnumerate, else the best single-coordinate change), other coordinates
+// fixed. Every restart takes one categorical step from its start and then
+// one continuous local search with the categorical coordinates fixed (the
+// cost of a continuous restart plus one screen of the combinations); the
+// mixedPolish best restarts then alternate
 //
-//	repeat: continuous local search with the categorical coordinates fixed;
-//	        for each batch point, set its choices to the best combination
-//	        (all of them when there are ≤ MaxEnumerate, else the best
-//	        single-coordinate change), other coordinates fixed;
+//	repeat: categorical step; continuous local search
 //	until the categorical step no longer improves α (≤ mixedRounds rounds).
 //
 // α is piecewise constant along a categorical coordinate (the mixed kernel
@@ -100,15 +104,31 @@ func snapRaw(raw *mat.Dense, cats []int, q, d int) {
 	}
 }
 
-// alternate runs local (a continuous local search of x in place returning
-// α there) and, on a mixed space, alternates it with categorical steps; it
-// returns α at the final x.
-func (m *mixedSearch) alternate(ctx context.Context, p *problem, x []float64, local func([]float64) float64) float64 {
+// mixedPolish is the number of restarts, the best after their first local
+// search, that continue with alternating categorical steps and local
+// searches (at most mixedRounds); the others stop after one local search.
+const mixedPolish = 2
+
+// start runs one restart's first phase: local (a continuous local search of
+// x in place returning α there) from x, after, on a mixed space, snapping x
+// to bin centres and choosing its categories by a categorical step at its
+// continuous coordinates (a screen of all combinations by one evaluation
+// each, far cheaper than a local search per combination). It returns α at
+// the final x. On a continuous space it is local(x).
+func (m *mixedSearch) start(p *problem, x []float64, local func([]float64) float64) float64 {
 	if m.cats == nil {
 		return local(x)
 	}
 	m.snap(x)
-	v := local(x)
+	v := evalValue(p.f, x, m.q, m.d)
+	m.step(p, x, &v)
+	return math.Max(v, local(x))
+}
+
+// polish continues a restart whose first phase ended at x with α = v: it
+// alternates categorical steps with local searches until a step no longer
+// improves α (at most mixedRounds rounds) and returns α at the final x.
+func (m *mixedSearch) polish(ctx context.Context, p *problem, x []float64, v float64, local func([]float64) float64) float64 {
 	for round := 0; round < mixedRounds && ctx.Err() == nil; round++ {
 		if !m.step(p, x, &v) {
 			break
@@ -118,43 +138,94 @@ func (m *mixedSearch) alternate(ctx context.Context, p *problem, x []float64, lo
 	return v
 }
 
+// best returns the indices of the mixedPolish largest values of res (ties
+// to the lower index).
+func (m *mixedSearch) best(res []float64) []int {
+	idx := make([]int, len(res))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return res[idx[a]] > res[idx[b]] })
+	return idx[:min(mixedPolish, len(idx))]
+}
+
 // step improves the choices of each batch point in turn, in place, keeping
-// *v = α(x) current; it reports whether anything changed.
+// *v = α(x) current; it reports whether anything changed. The candidates of
+// a point (every combination when there are ≤ MaxEnumerate, else every
+// single-coordinate change of choice) are scored together, by one batched
+// prediction when f is a batchScorer and q = 1.
 func (m *mixedSearch) step(p *problem, x []float64, v *float64) bool {
 	changed := false
-	cand := make([]float64, len(x))
 	for r := 0; r < m.q; r++ {
-		row := x[r*m.d : (r+1)*m.d]
-		best, bestV := []float64(nil), *v
-		try := func() {
-			copy(cand, x)
-			if a := evalValue(p.f, cand, m.q, m.d); a > bestV+1e-12*math.Max(1, math.Abs(bestV)) {
-				best, bestV = append(best[:0], cand[r*m.d:(r+1)*m.d]...), a
+		cands := m.candidates(x, r)
+		vals := m.score(p.f, cands)
+		best := -1
+		for i, a := range vals {
+			if a > *v && (math.IsInf(*v, -1) || a > *v+1e-12*math.Max(1, math.Abs(*v))) {
+				best, *v = i, a
 			}
 		}
-		orig := append([]float64(nil), row...)
-		if m.combos <= MaxEnumerate {
-			for t := 0; t < m.combos; t++ {
-				m.setCombo(row, t)
-				try()
-			}
-		} else {
-			for _, j := range m.idx {
-				n := m.cats[j]
-				for c := 0; c < n; c++ {
-					copy(row, orig)
-					row[j] = centre(c, n)
-					try()
-				}
-			}
-		}
-		copy(row, orig)
-		if best != nil {
-			copy(row, best)
-			*v, changed = bestV, true
+		if best >= 0 {
+			copy(x, cands.RawRowView(best))
+			changed = true
 		}
 	}
 	return changed
+}
+
+// candidates returns the flat batches (one per row) that differ from x only
+// in the choices of batch point r.
+func (m *mixedSearch) candidates(x []float64, r int) *mat.Dense {
+	orig := x[r*m.d : (r+1)*m.d]
+	nc := m.combos
+	if nc > MaxEnumerate {
+		nc = 0
+		for _, j := range m.idx {
+			nc += m.cats[j]
+		}
+	}
+	out := mat.NewDense(nc, len(x), nil)
+	t := 0
+	next := func() []float64 {
+		row := out.RawRowView(t)
+		t++
+		copy(row, x)
+		return row[r*m.d : (r+1)*m.d]
+	}
+	if m.combos <= MaxEnumerate {
+		for c := 0; c < nc; c++ {
+			m.setCombo(next(), c)
+		}
+		return out
+	}
+	for _, j := range m.idx {
+		n := m.cats[j]
+		for c := 0; c < n; c++ {
+			pt := next()
+			copy(pt, orig)
+			pt[j] = centre(c, n)
+		}
+	}
+	return out
+}
+
+// score returns α at every row of cands (NaN as −Inf).
+func (m *mixedSearch) score(f Func, cands *mat.Dense) []float64 {
+	n, _ := cands.Dims()
+	out := make([]float64, n)
+	if bs, ok := f.(batchScorer); ok && m.q == 1 {
+		bs.evalRows(cands, out)
+		for i, v := range out {
+			if math.IsNaN(v) {
+				out[i] = math.Inf(-1)
+			}
+		}
+		return out
+	}
+	for i := range out {
+		out[i] = evalValue(f, cands.RawRowView(i), m.q, m.d)
+	}
+	return out
 }
 
 // setCombo sets the categorical coordinates of one point to combination t

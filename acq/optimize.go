@@ -114,10 +114,12 @@ func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *ra
 // cats[j] = n > 0 makes coordinate j of every batch point a choice among n
 // bins of [0,1] (gp.Bin), 0 leaves it continuous (CategoriesOf reads cats
 // from a GP's kernel). Categorical coordinates sit at bin centres in the raw
-// samples, the starts and the result; each restart alternates the local
-// search over the continuous coordinates with a search over the choices
-// (exact enumeration of the combinations when there are at most
-// MaxEnumerate, see mixedSearch). With nil or all-zero cats it is Maximize.
+// samples, the starts and the result; each restart first sets its choices
+// by a search over them (exact enumeration of the combinations when there
+// are at most MaxEnumerate) and then runs the local search over the
+// continuous coordinates, and the best mixedPolish restarts go on
+// alternating the two (see mixedSearch). With nil or all-zero cats it is
+// Maximize.
 func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s OptimizeSettings, rng *rand.Rand) (*mat.Dense, float64, error) {
 	if q < 1 || d < 1 {
 		return nil, math.NaN(), fmt.Errorf("maximize: batch size %d and dimension %d must be positive", q, d)
@@ -200,10 +202,10 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 		seeds[i] = [2]uint64{rng.Uint64(), rng.Uint64()}
 	}
 	res := make([]float64, len(starts))
-	err = parallelFor(ctx, len(starts), s.Workers, func(i int) {
+	localFor := func(i int) (*problem, func([]float64) float64) {
 		p := newProblem(f, q, d, s.FDStep)
 		p.fixed = mx.fixed
-		local := func(x []float64) float64 {
+		return p, func(x []float64) float64 {
 			switch s.Method {
 			case Adam:
 				r := rand.New(rand.NewPCG(seeds[i][0], seeds[i][1]))
@@ -213,8 +215,19 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 				return -projectedLBFGS(ctx, p, x, s)
 			}
 		}
-		res[i] = mx.alternate(ctx, p, starts[i], local)
+	}
+	err = parallelFor(ctx, len(starts), s.Workers, func(i int) {
+		p, local := localFor(i)
+		res[i] = mx.start(p, starts[i], local)
 	})
+	if err == nil && mx.cats != nil {
+		top := mx.best(res)
+		err = parallelFor(ctx, len(top), s.Workers, func(t int) {
+			i := top[t]
+			p, local := localFor(i)
+			res[i] = mx.polish(ctx, p, starts[i], res[i], local)
+		})
+	}
 	if err != nil {
 		return nil, math.NaN(), fmt.Errorf("maximize: %w", err)
 	}

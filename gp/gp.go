@@ -186,6 +186,10 @@ func (g *GP) kRowRange(dst, sx, x []float64, lo, hi int) {
 		radialRow(g.rk, dst, sx, g.xs[lo*g.d:hi*g.d], g.d)
 		return
 	}
+	if m, ok := g.k.(*Mixed); ok {
+		m.row(dst, x, g.x, lo, hi)
+		return
+	}
 	for j := lo; j < hi; j++ {
 		dst[j-lo] = g.k.Eval(x, g.x.RawRowView(j))
 	}

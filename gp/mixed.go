@@ -27,11 +27,14 @@ import (
 // so Mixed satisfies the Kernel contract (NumParams = d+1) and Fit fits all
 // of them.
 type Mixed struct {
-	cats     []int  // n_j per coordinate, 0 for continuous ones
-	cont     []int  // indices of the continuous coordinates
-	base     Kernel // on the continuous coordinates, σ² = 1; nil if there are none
+	cats     []int        // n_j per coordinate, 0 for continuous ones
+	cont     []int        // indices of the continuous coordinates
+	base     Kernel       // on the continuous coordinates, σ² = 1; nil if there are none
+	rk       radialKernel // base as a radial kernel (Eval and GradX without gathering)
+	cinv2    []float64    // 1/ℓ_t² of base, per continuous coordinate t
 	logp     []float64
 	invl     []float64 // 1/ℓ_j per coordinate (categorical ones used)
+	einvl    []float64 // exp(−1/ℓ_j) per coordinate (categorical ones used)
 	s2       float64
 	isMat    bool
 	nChoices int // Σ_j n_j
@@ -53,7 +56,7 @@ func NewMixed(cats []int, matern bool, lengthscales []float64, variance float64)
 
 func mixedFromLog(cats []int, matern bool, p []float64) *Mixed {
 	d := len(cats)
-	m := &Mixed{cats: append([]int(nil), cats...), logp: append([]float64(nil), p...), invl: make([]float64, d), isMat: matern}
+	m := &Mixed{cats: append([]int(nil), cats...), logp: append([]float64(nil), p...), invl: make([]float64, d), einvl: make([]float64, d), isMat: matern}
 	ncat := 0
 	for i, n := range cats {
 		switch {
@@ -66,6 +69,7 @@ func mixedFromLog(cats []int, matern bool, p []float64) *Mixed {
 			m.nChoices += n
 		}
 		m.invl[i] = math.Exp(-p[i])
+		m.einvl[i] = math.Exp(-m.invl[i])
 	}
 	if ncat == 0 {
 		panic("gp: NewMixed: no categorical coordinate (use NewSE or NewMatern52)")
@@ -78,10 +82,11 @@ func mixedFromLog(cats []int, matern bool, p []float64) *Mixed {
 		}
 		a := ardFromLog(bp)
 		if matern {
-			m.base = &Matern52{a}
+			m.rk = &Matern52{a}
 		} else {
-			m.base = &SE{a}
+			m.rk = &SE{a}
 		}
+		m.base, m.cinv2 = m.rk, a.inv2
 	}
 	return m
 }
@@ -112,26 +117,29 @@ func (k *Mixed) WithParams(p []float64) Kernel {
 // Bin returns the choice c(u) = min(⌊u·n⌋, n−1) (clamped to 0..n−1) of a
 // categorical coordinate u with n choices.
 func Bin(u float64, n int) int {
-	c := int(math.Floor(u * float64(n)))
-	if !(c >= 0) { // also NaN
+	switch {
+	case !(u > 0): // also NaN
 		return 0
+	case u >= 1:
+		return n - 1
 	}
-	return min(c, n-1)
+	return min(int(u*float64(n)), n-1) // u·n > 0: truncation is ⌊u·n⌋
 }
 
-// catFactor returns Π_j exp(−[c_j(x) ≠ c_j(y)]/ℓ_j) and, if differ is
-// non-nil, records which categorical coordinates differ.
+// catFactor returns Π_j exp(−[c_j(x) ≠ c_j(y)]/ℓ_j), a product of the
+// precomputed factors exp(−1/ℓ_j) (no exponential per call), and, if
+// differ is non-nil, records which categorical coordinates differ.
 func (k *Mixed) catFactor(x, y []float64, differ []bool) float64 {
-	var s float64
+	f := 1.0
 	for i, n := range k.cats {
 		if n > 0 && Bin(x[i], n) != Bin(y[i], n) {
-			s += k.invl[i]
+			f *= k.einvl[i]
 			if differ != nil {
 				differ[i] = true
 			}
 		}
 	}
-	return math.Exp(-s)
+	return f
 }
 
 // gather copies the continuous coordinates of x into dst.
@@ -142,15 +150,24 @@ func (k *Mixed) gather(dst, x []float64) []float64 {
 	return dst
 }
 
+// contR2 returns the continuous factor's scaled squared distance
+// Σ_{t} (x_{C_t} − y_{C_t})²/ℓ_{C_t}², without gathering the coordinates.
+func (k *Mixed) contR2(x, y []float64) float64 {
+	var s float64
+	for t, i := range k.cont {
+		u := x[i] - y[i]
+		s += u * u * k.cinv2[t]
+	}
+	return s
+}
+
 // contEval returns k_C(x_C, y_C) with unit variance (1 without continuous
 // coordinates).
 func (k *Mixed) contEval(x, y []float64) float64 {
 	if k.base == nil {
 		return 1
 	}
-	c := len(k.cont)
-	buf := make([]float64, 2*c)
-	return k.base.Eval(k.gather(buf[:c], x), k.gather(buf[c:], y))
+	return k.rk.fromR2(k.contR2(x, y))
 }
 
 // Eval returns k(x, y).
@@ -158,20 +175,42 @@ func (k *Mixed) Eval(x, y []float64) float64 {
 	return k.s2 * k.contEval(x, y) * k.catFactor(x, y, nil)
 }
 
+// row writes k(x, X_j) for the rows j in [lo, hi) of X into dst (len
+// hi−lo), exactly as Eval would, with x's choices binned once.
+func (k *Mixed) row(dst, x []float64, X *mat.Dense, lo, hi int) {
+	var stack [16]int
+	xb := stack[:0]
+	for i, n := range k.cats {
+		if n > 0 {
+			xb = append(xb, Bin(x[i], n))
+		}
+	}
+	for j := lo; j < hi; j++ {
+		y := X.RawRowView(j)
+		cf, t := 1.0, 0
+		for i, n := range k.cats {
+			if n > 0 {
+				if Bin(y[i], n) != xb[t] {
+					cf *= k.einvl[i]
+				}
+				t++
+			}
+		}
+		dst[j-lo] = k.s2 * k.contEval(x, y) * cf
+	}
+}
+
 // GradX writes ∂k/∂x into dst (0 along categorical coordinates) and returns
-// k(x, y).
+// k(x, y): ∂k/∂x_i = σ_s²·cat·dk_C/d(r²)·2(x_i−y_i)/ℓ_i² for i ∈ C.
 func (k *Mixed) GradX(dst, x, y []float64) float64 {
 	clear(dst[:k.Dim()])
 	f := k.s2 * k.catFactor(x, y, nil)
 	if k.base == nil {
 		return f
 	}
-	c := len(k.cont)
-	buf := make([]float64, 3*c)
-	g := buf[2*c:]
-	kc := k.base.GradX(g, k.gather(buf[:c], x), k.gather(buf[c:2*c], y))
+	kc, dk := k.rk.dFromR2(k.contR2(x, y))
 	for t, i := range k.cont {
-		dst[i] = f * g[t]
+		dst[i] = f * (2 * dk * (x[i] - y[i]) * k.cinv2[t])
 	}
 	return f * kc
 }
@@ -244,18 +283,4 @@ func (k *Mixed) sampleChoicePhases(rng *rand.Rand, m int) []float64 {
 		}
 	}
 	return out
-}
-
-// choiceShift returns Σ_j Ω_j[c_j(x)] for feature r of phases (from
-// sampleChoicePhases).
-func (k *Mixed) choiceShift(phases []float64, r int, x []float64) float64 {
-	o := r * k.nChoices
-	var s float64
-	for i, n := range k.cats {
-		if n > 0 {
-			s += phases[o+Bin(x[i], n)]
-			o += n
-		}
-	}
-	return s
 }

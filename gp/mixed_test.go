@@ -2,6 +2,7 @@ package gp
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -221,5 +222,49 @@ func TestMixedPathAndPosteriorGrad(t *testing.T) {
 		g.MeanVarGrad(x, dm, dv)
 		checkClose(t, "mean grad", dm, fdGrad(func(z []float64) float64 { m, _ := g.MeanVar(z); return m }, x, 1e-6), 1e-5, 1e-7)
 		checkClose(t, "var grad", dv, fdGrad(func(z []float64) float64 { _, v := g.MeanVar(z); return v }, x, 1e-6), 1e-5, 1e-7)
+	}
+}
+
+// Bin is min(⌊u·n⌋, n−1) clamped to 0..n−1, at bin edges and outside [0,1]
+// (where it agrees with that formula computed with math.Floor).
+func TestBinEdges(t *testing.T) {
+	for _, c := range []struct {
+		u    float64
+		n    int
+		want int
+	}{
+		{0, 3, 0}, {1.0 / 3, 3, 1}, {math.Nextafter(1.0/3, 0), 3, 0}, {0.5, 2, 1},
+		{math.Nextafter(1, 0), 5, 4}, {1, 5, 4}, {7, 5, 4}, {1e300, 5, 4},
+		{-0.3, 4, 0}, {-2, 4, 0}, {math.NaN(), 4, 0}, {math.Inf(1), 4, 3}, {math.Inf(-1), 4, 0},
+	} {
+		old := min(max(int(math.Floor(c.u*float64(c.n))), 0), c.n-1)
+		if !(math.Abs(c.u) < 10) { // the old ⌊u·n⌋ form overflowed int there
+			old = c.want
+		}
+		if got := Bin(c.u, c.n); got != c.want || got != old {
+			t.Errorf("Bin(%v, %d) = %d, want %d", c.u, c.n, got, c.want)
+		}
+	}
+}
+
+// The GP's row of covariances for a mixed kernel (Mixed.row) equals Eval
+// pair by pair, bit for bit.
+func TestMixedRowMatchesEval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	cats := []int{0, 3, 0, 5, 2}
+	k := NewMixed(cats, true, []float64{0.3, 0.7, 0.5, 2, 0.4}, 1.3)
+	X := mat.NewDense(20, len(cats), nil)
+	for i := range 20 {
+		for j := range cats {
+			X.Set(i, j, rng.Float64())
+		}
+	}
+	x := []float64{0.1, 0.5, 0.9, 0.05, 0.7}
+	dst := make([]float64, 15)
+	k.row(dst, x, X, 3, 18)
+	for j := 3; j < 18; j++ {
+		if want := k.Eval(x, X.RawRowView(j)); dst[j-3] != want {
+			t.Fatalf("row %d: %v, Eval %v", j, dst[j-3], want)
+		}
 	}
 }

@@ -97,12 +97,36 @@ type Path struct {
 	choice []float64
 }
 
-// shift returns feature j's categorical phase at x (0 for other kernels).
-func (p *Path) shift(j int, x []float64) float64 {
+// choiceOffsets returns, for a path of a mixed kernel, the offset of x's
+// choice of each categorical coordinate within a feature's block of
+// phases (nil for other kernels); shift then needs no binning per feature.
+func (p *Path) choiceOffsets(stack []int, x []float64) []int {
+	if p.mixed == nil {
+		return nil
+	}
+	offs := stack[:0]
+	o := 0
+	for i, n := range p.mixed.cats {
+		if n > 0 {
+			offs = append(offs, o+Bin(x[i], n))
+			o += n
+		}
+	}
+	return offs
+}
+
+// shift returns feature j's categorical phase Σ_t Ω_t[c_t(x)] given x's
+// choiceOffsets (0 for other kernels).
+func (p *Path) shift(j int, offs []int) float64 {
 	if p.mixed == nil {
 		return 0
 	}
-	return p.mixed.choiceShift(p.choice, j, x)
+	ph := p.choice[j*p.mixed.nChoices:]
+	var s float64
+	for _, o := range offs {
+		s += ph[o]
+	}
+	return s
 }
 
 // SamplePaths draws n approximate whole-function posterior samples with
@@ -162,8 +186,10 @@ func (g *GP) SamplePaths(rng *rand.Rand, n, features int) ([]*Path, error) {
 func (p *Path) prior(x []float64) float64 {
 	var f float64
 	d := p.d
+	var stack [16]int
+	offs := p.choiceOffsets(stack[:], x)
 	for j := 0; j < p.m; j++ {
-		f += p.w[j] * math.Cos(dot(p.omega[j*d:j*d+d], x)+p.phase[j]+p.shift(j, x))
+		f += p.w[j] * math.Cos(dot(p.omega[j*d:j*d+d], x)+p.phase[j]+p.shift(j, offs))
 	}
 	return f
 }
@@ -199,9 +225,11 @@ func (p *Path) Grad(x, dst []float64) float64 {
 	d := p.d
 	clear(dst[:d])
 	var f float64
+	var stack [16]int
+	offs := p.choiceOffsets(stack[:], x)
 	for j := 0; j < p.m; j++ {
 		om := p.omega[j*d : j*d+d]
-		a := dot(om, x) + p.phase[j] + p.shift(j, x)
+		a := dot(om, x) + p.phase[j] + p.shift(j, offs)
 		s, c := math.Sincos(a)
 		f += p.w[j] * c
 		ws := -p.w[j] * s

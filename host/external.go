@@ -30,6 +30,10 @@ func (p posterior) MeanVar(x []float64) (float64, float64) { return p.g.MeanVar(
 func (p posterior) NoiseVar() float64                      { return p.g.NoiseVar() }
 func (p posterior) Incumbent() float64                     { return p.best }
 
+// Categories implements sdk.Categorized: the choices per coordinate of the
+// GP's mixed kernel, nil on a continuous space.
+func (p posterior) Categories() []int { return acq.CategoriesOf(p.g) }
+
 func (p posterior) MeanCov(points [][]float64) ([]float64, [][]float64) {
 	if len(points) == 0 {
 		return nil, nil

@@ -50,6 +50,27 @@ func TestPosteriorView(t *testing.T) {
 	}
 }
 
+// The view says which coordinates are categorical: the mixed kernel's
+// choice counts, and nil on a continuous space.
+func TestPosteriorViewCategories(t *testing.T) {
+	X := mat.NewDense(3, 2, []float64{0.1, 0.2, 0.5, 0.9, 0.8, 0.5})
+	y := []float64{1, -1, 0.5}
+	g, err := gp.New(gp.NewMixed([]int{0, 4}, false, []float64{0.3, 1}, 1), 0.01, X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := sdk.Categories(NewPosterior(g, 1)); len(c) != 2 || c[0] != 0 || c[1] != 4 {
+		t.Fatalf("mixed: Categories = %v, want [0 4]", c)
+	}
+	g, err = gp.New(gp.NewSE([]float64{0.3, 1}, 1), 0.01, X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := sdk.Categories(NewPosterior(g, 1)); c != nil {
+		t.Fatalf("continuous: Categories = %v, want nil", c)
+	}
+}
+
 // scoreAcq scores a batch by −Σ‖x − c‖² (maximized at c), checking that it
 // is handed a usable posterior.
 type scoreAcq struct {

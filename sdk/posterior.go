@@ -25,3 +25,26 @@ type Posterior interface {
 	// Incumbent is the best (largest) standardized observed value.
 	Incumbent() float64
 }
+
+// Categorized is implemented by a Posterior whose space has categorical
+// coordinates; the host's views (to acquisition plugins and scripts)
+// always implement it. A Categorical parameter with n choices is one
+// coordinate u ∈ [0,1] whose choice is its bin, c = min(⌊u·n⌋, n−1): the
+// posterior depends on u only through c (the kernel compares choices for
+// equality), and the host proposes bin centres (c + ½)/n.
+type Categorized interface {
+	// Categories returns, per coordinate, the number of choices of a
+	// Categorical parameter and 0 for any other kind, or nil when no
+	// coordinate is categorical. Do not modify it.
+	Categories() []int
+}
+
+// Categories returns p's choice counts per coordinate (see Categorized):
+// nil when p has no categorical coordinate or does not implement
+// Categorized.
+func Categories(p Posterior) []int {
+	if c, ok := p.(Categorized); ok {
+		return c.Categories()
+	}
+	return nil
+}

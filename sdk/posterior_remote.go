@@ -49,8 +49,9 @@ type summaryKey struct {
 }
 
 type cachedSummary struct {
-	s   *pb.PosteriorSummary
-	obs []Observation
+	s    *pb.PosteriorSummary
+	obs  []Observation
+	cats []int // nil without categorical coordinates
 }
 
 // summaryCache keeps the summaries of the last few posterior handles (one
@@ -95,7 +96,7 @@ func (r *remotePosterior) load() *pb.PosteriorSummary {
 		if err != nil {
 			panic(posteriorPanic{fmt.Errorf("summary: %w", err)})
 		}
-		r.summary = &cachedSummary{s: s, obs: observationsFromProto(s.Observations)}
+		r.summary = &cachedSummary{s: s, obs: observationsFromProto(s.Observations), cats: categoriesFromProto(s.Categories)}
 		r.cache.put(r.key, r.summary)
 	}
 	return r.summary.s
@@ -126,8 +127,14 @@ func equalPoints(a, b []float64) bool {
 	return true
 }
 
-func (r *remotePosterior) Dim() int                    { return int(r.load().Dim) }
-func (r *remotePosterior) NoiseVar() float64           { return r.load().NoiseVar }
+func (r *remotePosterior) Dim() int          { return int(r.load().Dim) }
+func (r *remotePosterior) NoiseVar() float64 { return r.load().NoiseVar }
+
+// Categories implements Categorized from the host's summary.
+func (r *remotePosterior) Categories() []int {
+	r.load()
+	return r.summary.cats
+}
 func (r *remotePosterior) Incumbent() float64          { return r.load().Incumbent }
 func (r *remotePosterior) Observations() []Observation { r.load(); return r.summary.obs }
 
@@ -175,4 +182,16 @@ func copyMeanCov(mean, flat []float64, n int) ([]float64, [][]float64) {
 		cov[i] = c[i*n : (i+1)*n : (i+1)*n]
 	}
 	return m, cov
+}
+
+// categoriesFromProto converts a summary's choice counts (nil when empty).
+func categoriesFromProto(c []int32) []int {
+	if len(c) == 0 {
+		return nil
+	}
+	out := make([]int, len(c))
+	for i, n := range c {
+		out[i] = int(n)
+	}
+	return out
 }

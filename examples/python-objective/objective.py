@@ -152,6 +152,13 @@ def self_signed_openssl():
 
 
 def main():
+    return serve(Objective())
+
+
+def serve(objective):
+    """Serves objective (an ObjectiveServicer) as a tesbo plugin until the
+    host shuts us down; returns the exit status. shifted_branin.py serves
+    its own objective with it."""
     if os.environ.get(MAGIC_KEY) != MAGIC_VALUE:
         log("This is a tesbo plugin; run it through tesbo-host (see the docstring).")
         return 1
@@ -163,7 +170,7 @@ def main():
     done = threading.Event()
     server = grpc.server(concurrent.futures.ThreadPoolExecutor(max_workers=8))
     pbg.add_PluginServicer_to_server(Plugin(), server)
-    pbg.add_ObjectiveServicer_to_server(Objective(), server)
+    pbg.add_ObjectiveServicer_to_server(objective, server)
 
     def shutdown(request, context):
         done.set()

@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0btesbo.proto\x12\x0ftesbo.plugin.v1\"\x11\n\x0f\x44\x65scribeRequest\"K\n\x10\x44\x65scribeResponse\x12#\n\x04kind\x18\x01 \x01(\x0e\x32\x15.tesbo.plugin.v1.Kind\x12\x12\n\nobjectives\x18\x02 \x03(\t\"k\n\x05Param\x12\x0c\n\x04name\x18\x01 \x01(\t\x12(\n\x04kind\x18\x02 \x01(\x0e\x32\x1a.tesbo.plugin.v1.ParamKind\x12\x0b\n\x03low\x18\x03 \x01(\x01\x12\x0c\n\x04high\x18\x04 \x01(\x01\x12\x0f\n\x07\x63hoices\x18\x05 \x03(\t\" \n\x0bInfoRequest\x12\x11\n\tobjective\x18\x01 \x01(\t\"\xb5\x01\n\rObjectiveInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12&\n\x06params\x18\x02 \x03(\x0b\x32\x16.tesbo.plugin.v1.Param\x12\x10\n\x08minimize\x18\x03 \x01(\x08\x12\x14\n\x07optimum\x18\x04 \x01(\x01H\x00\x88\x01\x01\x12\x14\n\x0c\x63onfigurable\x18\x05 \x01(\x08\x12\x10\n\x08\x64\x65tailed\x18\x06 \x01(\x08\x12\x12\n\nnoise_free\x18\x07 \x01(\x08\x42\n\n\x08_optimum\"\x93\x01\n\x10\x43onfigureRequest\x12\x11\n\tobjective\x18\x01 \x01(\t\x12=\n\x06params\x18\x02 \x03(\x0b\x32-.tesbo.plugin.v1.ConfigureRequest.ParamsEntry\x1a-\n\x0bParamsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x13\n\x11\x43onfigureResponse\"\\\n\x0f\x45valuateRequest\x12\x11\n\tobjective\x18\x01 \x01(\t\x12\t\n\x01x\x18\x02 \x03(\x01\x12+\n\x04mode\x18\x03 \x01(\x0e\x32\x1d.tesbo.plugin.v1.EvaluateMode\"\x89\x01\n\x10\x45valuateResponse\x12\r\n\x05value\x18\x01 \x01(\x01\x12\x39\n\x04meta\x18\x02 \x03(\x0b\x32+.tesbo.plugin.v1.EvaluateResponse.MetaEntry\x1a+\n\tMetaEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x12\n\x05Point\x12\t\n\x01x\x18\x01 \x03(\x01\"\'\n\x0bObservation\x12\t\n\x01x\x18\x01 \x03(\x01\x12\r\n\x05value\x18\x02 \x01(\x01\"\xc6\x01\n\x0eSuggestRequest\x12\x31\n\tobjective\x18\x01 \x01(\x0b\x32\x1e.tesbo.plugin.v1.ObjectiveInfo\x12-\n\x07history\x18\x02 \x03(\x0b\x32\x1c.tesbo.plugin.v1.Observation\x12\'\n\x07pending\x18\x03 \x03(\x0b\x32\x16.tesbo.plugin.v1.Point\x12\r\n\x05\x63ount\x18\x04 \x01(\x05\x12\x0c\n\x04iter\x18\x05 \x01(\x05\x12\x0c\n\x04seed\x18\x06 \x01(\x04\"9\n\x0fSuggestResponse\x12&\n\x06points\x18\x01 \x03(\x0b\x32\x16.tesbo.plugin.v1.Point\"\xa7\x01\n\x0cScoreRequest\x12\x1b\n\x13posterior_broker_id\x18\x01 \x01(\r\x12\x18\n\x10posterior_handle\x18\x02 \x01(\x04\x12%\n\x05\x62\x61tch\x18\x03 \x03(\x0b\x32\x16.tesbo.plugin.v1.Point\x12\x39\n\x0f\x62\x61tch_posterior\x18\x04 \x01(\x0b\x32 .tesbo.plugin.v1.MeanCovResponse\"\x1e\n\rScoreResponse\x12\r\n\x05value\x18\x01 \x01(\x01\"\"\n\x10PosteriorRequest\x12\x0e\n\x06handle\x18\x01 \x01(\x04\"y\n\x10PosteriorSummary\x12\x0b\n\x03\x64im\x18\x01 \x01(\x05\x12\x11\n\tnoise_var\x18\x02 \x01(\x01\x12\x11\n\tincumbent\x18\x03 \x01(\x01\x12\x32\n\x0cobservations\x18\x04 \x03(\x0b\x32\x1c.tesbo.plugin.v1.Observation\"_\n\x0eMeanCovRequest\x12\x0e\n\x06handle\x18\x01 \x01(\x04\x12&\n\x06points\x18\x02 \x03(\x0b\x32\x16.tesbo.plugin.v1.Point\x12\x15\n\rvariance_only\x18\x03 \x01(\x08\",\n\x0fMeanCovResponse\x12\x0c\n\x04mean\x18\x01 \x03(\x01\x12\x0b\n\x03\x63ov\x18\x02 \x03(\x01*Z\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0eKIND_OBJECTIVE\x10\x01\x12\x12\n\x0eKIND_SUGGESTER\x10\x02\x12\x14\n\x10KIND_ACQUISITION\x10\x03*k\n\tParamKind\x12\x14\n\x10PARAM_KIND_FLOAT\x10\x00\x12\x12\n\x0ePARAM_KIND_INT\x10\x01\x12\x18\n\x14PARAM_KIND_LOG_FLOAT\x10\x02\x12\x1a\n\x16PARAM_KIND_CATEGORICAL\x10\x03*_\n\x0c\x45valuateMode\x12\x17\n\x13\x45VALUATE_MODE_VALUE\x10\x00\x12\x18\n\x14\x45VALUATE_MODE_DETAIL\x10\x01\x12\x1c\n\x18\x45VALUATE_MODE_NOISE_FREE\x10\x02\x32Y\n\x06Plugin\x12O\n\x08\x44\x65scribe\x12 .tesbo.plugin.v1.DescribeRequest\x1a!.tesbo.plugin.v1.DescribeResponse2\xf6\x01\n\tObjective\x12\x44\n\x04Info\x12\x1c.tesbo.plugin.v1.InfoRequest\x1a\x1e.tesbo.plugin.v1.ObjectiveInfo\x12R\n\tConfigure\x12!.tesbo.plugin.v1.ConfigureRequest\x1a\".tesbo.plugin.v1.ConfigureResponse\x12O\n\x08\x45valuate\x12 .tesbo.plugin.v1.EvaluateRequest\x1a!.tesbo.plugin.v1.EvaluateResponse2Y\n\tSuggester\x12L\n\x07Suggest\x12\x1f.tesbo.plugin.v1.SuggestRequest\x1a .tesbo.plugin.v1.SuggestResponse2U\n\x0b\x41\x63quisition\x12\x46\n\x05Score\x12\x1d.tesbo.plugin.v1.ScoreRequest\x1a\x1e.tesbo.plugin.v1.ScoreResponse2\xaa\x01\n\tPosterior\x12O\n\x07Summary\x12!.tesbo.plugin.v1.PosteriorRequest\x1a!.tesbo.plugin.v1.PosteriorSummary\x12L\n\x07MeanCov\x12\x1f.tesbo.plugin.v1.MeanCovRequest\x1a .tesbo.plugin.v1.MeanCovResponseB(Z&github.com/tesbo/tesbo/sdk/proto;protob\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0btesbo.proto\x12\x0ftesbo.plugin.v1\"\x11\n\x0f\x44\x65scribeRequest\"K\n\x10\x44\x65scribeResponse\x12#\n\x04kind\x18\x01 \x01(\x0e\x32\x15.tesbo.plugin.v1.Kind\x12\x12\n\nobjectives\x18\x02 \x03(\t\"k\n\x05Param\x12\x0c\n\x04name\x18\x01 \x01(\t\x12(\n\x04kind\x18\x02 \x01(\x0e\x32\x1a.tesbo.plugin.v1.ParamKind\x12\x0b\n\x03low\x18\x03 \x01(\x01\x12\x0c\n\x04high\x18\x04 \x01(\x01\x12\x0f\n\x07\x63hoices\x18\x05 \x03(\t\" \n\x0bInfoRequest\x12\x11\n\tobjective\x18\x01 \x01(\t\"\xb5\x01\n\rObjectiveInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12&\n\x06params\x18\x02 \x03(\x0b\x32\x16.tesbo.plugin.v1.Param\x12\x10\n\x08minimize\x18\x03 \x01(\x08\x12\x14\n\x07optimum\x18\x04 \x01(\x01H\x00\x88\x01\x01\x12\x14\n\x0c\x63onfigurable\x18\x05 \x01(\x08\x12\x10\n\x08\x64\x65tailed\x18\x06 \x01(\x08\x12\x12\n\nnoise_free\x18\x07 \x01(\x08\x42\n\n\x08_optimum\"\x93\x01\n\x10\x43onfigureRequest\x12\x11\n\tobjective\x18\x01 \x01(\t\x12=\n\x06params\x18\x02 \x03(\x0b\x32-.tesbo.plugin.v1.ConfigureRequest.ParamsEntry\x1a-\n\x0bParamsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x13\n\x11\x43onfigureResponse\"\\\n\x0f\x45valuateRequest\x12\x11\n\tobjective\x18\x01 \x01(\t\x12\t\n\x01x\x18\x02 \x03(\x01\x12+\n\x04mode\x18\x03 \x01(\x0e\x32\x1d.tesbo.plugin.v1.EvaluateMode\"\x89\x01\n\x10\x45valuateResponse\x12\r\n\x05value\x18\x01 \x01(\x01\x12\x39\n\x04meta\x18\x02 \x03(\x0b\x32+.tesbo.plugin.v1.EvaluateResponse.MetaEntry\x1a+\n\tMetaEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x12\n\x05Point\x12\t\n\x01x\x18\x01 \x03(\x01\"\'\n\x0bObservation\x12\t\n\x01x\x18\x01 \x03(\x01\x12\r\n\x05value\x18\x02 \x01(\x01\"\xc6\x01\n\x0eSuggestRequest\x12\x31\n\tobjective\x18\x01 \x01(\x0b\x32\x1e.tesbo.plugin.v1.ObjectiveInfo\x12-\n\x07history\x18\x02 \x03(\x0b\x32\x1c.tesbo.plugin.v1.Observation\x12\'\n\x07pending\x18\x03 \x03(\x0b\x32\x16.tesbo.plugin.v1.Point\x12\r\n\x05\x63ount\x18\x04 \x01(\x05\x12\x0c\n\x04iter\x18\x05 \x01(\x05\x12\x0c\n\x04seed\x18\x06 \x01(\x04\"9\n\x0fSuggestResponse\x12&\n\x06points\x18\x01 \x03(\x0b\x32\x16.tesbo.plugin.v1.Point\"\xa7\x01\n\x0cScoreRequest\x12\x1b\n\x13posterior_broker_id\x18\x01 \x01(\r\x12\x18\n\x10posterior_handle\x18\x02 \x01(\x04\x12%\n\x05\x62\x61tch\x18\x03 \x03(\x0b\x32\x16.tesbo.plugin.v1.Point\x12\x39\n\x0f\x62\x61tch_posterior\x18\x04 \x01(\x0b\x32 .tesbo.plugin.v1.MeanCovResponse\"\x1e\n\rScoreResponse\x12\r\n\x05value\x18\x01 \x01(\x01\"\"\n\x10PosteriorRequest\x12\x0e\n\x06handle\x18\x01 \x01(\x04\"\x8d\x01\n\x10PosteriorSummary\x12\x0b\n\x03\x64im\x18\x01 \x01(\x05\x12\x11\n\tnoise_var\x18\x02 \x01(\x01\x12\x11\n\tincumbent\x18\x03 \x01(\x01\x12\x32\n\x0cobservations\x18\x04 \x03(\x0b\x32\x1c.tesbo.plugin.v1.Observation\x12\x12\n\ncategories\x18\x05 \x03(\x05\"_\n\x0eMeanCovRequest\x12\x0e\n\x06handle\x18\x01 \x01(\x04\x12&\n\x06points\x18\x02 \x03(\x0b\x32\x16.tesbo.plugin.v1.Point\x12\x15\n\rvariance_only\x18\x03 \x01(\x08\",\n\x0fMeanCovResponse\x12\x0c\n\x04mean\x18\x01 \x03(\x01\x12\x0b\n\x03\x63ov\x18\x02 \x03(\x01*Z\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0eKIND_OBJECTIVE\x10\x01\x12\x12\n\x0eKIND_SUGGESTER\x10\x02\x12\x14\n\x10KIND_ACQUISITION\x10\x03*k\n\tParamKind\x12\x14\n\x10PARAM_KIND_FLOAT\x10\x00\x12\x12\n\x0ePARAM_KIND_INT\x10\x01\x12\x18\n\x14PARAM_KIND_LOG_FLOAT\x10\x02\x12\x1a\n\x16PARAM_KIND_CATEGORICAL\x10\x03*_\n\x0c\x45valuateMode\x12\x17\n\x13\x45VALUATE_MODE_VALUE\x10\x00\x12\x18\n\x14\x45VALUATE_MODE_DETAIL\x10\x01\x12\x1c\n\x18\x45VALUATE_MODE_NOISE_FREE\x10\x02\x32Y\n\x06Plugin\x12O\n\x08\x44\x65scribe\x12 .tesbo.plugin.v1.DescribeRequest\x1a!.tesbo.plugin.v1.DescribeResponse2\xf6\x01\n\tObjective\x12\x44\n\x04Info\x12\x1c.tesbo.plugin.v1.InfoRequest\x1a\x1e.tesbo.plugin.v1.ObjectiveInfo\x12R\n\tConfigure\x12!.tesbo.plugin.v1.ConfigureRequest\x1a\".tesbo.plugin.v1.ConfigureResponse\x12O\n\x08\x45valuate\x12 .tesbo.plugin.v1.EvaluateRequest\x1a!.tesbo.plugin.v1.EvaluateResponse2Y\n\tSuggester\x12L\n\x07Suggest\x12\x1f.tesbo.plugin.v1.SuggestRequest\x1a .tesbo.plugin.v1.SuggestResponse2U\n\x0b\x41\x63quisition\x12\x46\n\x05Score\x12\x1d.tesbo.plugin.v1.ScoreRequest\x1a\x1e.tesbo.plugin.v1.ScoreResponse2\xaa\x01\n\tPosterior\x12O\n\x07Summary\x12!.tesbo.plugin.v1.PosteriorRequest\x1a!.tesbo.plugin.v1.PosteriorSummary\x12L\n\x07MeanCov\x12\x1f.tesbo.plugin.v1.MeanCovRequest\x1a .tesbo.plugin.v1.MeanCovResponseB(Z&github.com/tesbo/tesbo/sdk/proto;protob\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tesbo_pb2', globals())
@@ -25,12 +25,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _CONFIGUREREQUEST_PARAMSENTRY._serialized_options = b'8\001'
   _EVALUATERESPONSE_METAENTRY._options = None
   _EVALUATERESPONSE_METAENTRY._serialized_options = b'8\001'
-  _KIND._serialized_start=1685
-  _KIND._serialized_end=1775
-  _PARAMKIND._serialized_start=1777
-  _PARAMKIND._serialized_end=1884
-  _EVALUATEMODE._serialized_start=1886
-  _EVALUATEMODE._serialized_end=1981
+  _KIND._serialized_start=1706
+  _KIND._serialized_end=1796
+  _PARAMKIND._serialized_start=1798
+  _PARAMKIND._serialized_end=1905
+  _EVALUATEMODE._serialized_start=1907
+  _EVALUATEMODE._serialized_end=2002
   _DESCRIBEREQUEST._serialized_start=32
   _DESCRIBEREQUEST._serialized_end=49
   _DESCRIBERESPONSE._serialized_start=51
@@ -67,20 +67,20 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _SCORERESPONSE._serialized_end=1381
   _POSTERIORREQUEST._serialized_start=1383
   _POSTERIORREQUEST._serialized_end=1417
-  _POSTERIORSUMMARY._serialized_start=1419
-  _POSTERIORSUMMARY._serialized_end=1540
-  _MEANCOVREQUEST._serialized_start=1542
-  _MEANCOVREQUEST._serialized_end=1637
-  _MEANCOVRESPONSE._serialized_start=1639
-  _MEANCOVRESPONSE._serialized_end=1683
-  _PLUGIN._serialized_start=1983
-  _PLUGIN._serialized_end=2072
-  _OBJECTIVE._serialized_start=2075
-  _OBJECTIVE._serialized_end=2321
-  _SUGGESTER._serialized_start=2323
-  _SUGGESTER._serialized_end=2412
-  _ACQUISITION._serialized_start=2414
-  _ACQUISITION._serialized_end=2499
-  _POSTERIOR._serialized_start=2502
-  _POSTERIOR._serialized_end=2672
+  _POSTERIORSUMMARY._serialized_start=1420
+  _POSTERIORSUMMARY._serialized_end=1561
+  _MEANCOVREQUEST._serialized_start=1563
+  _MEANCOVREQUEST._serialized_end=1658
+  _MEANCOVRESPONSE._serialized_start=1660
+  _MEANCOVRESPONSE._serialized_end=1704
+  _PLUGIN._serialized_start=2004
+  _PLUGIN._serialized_end=2093
+  _OBJECTIVE._serialized_start=2096
+  _OBJECTIVE._serialized_end=2342
+  _SUGGESTER._serialized_start=2344
+  _SUGGESTER._serialized_end=2433
+  _ACQUISITION._serialized_start=2435
+  _ACQUISITION._serialized_end=2520
+  _POSTERIOR._serialized_start=2523
+  _POSTERIOR._serialized_end=2693
 # @@protoc_insertion_point(module_scope)

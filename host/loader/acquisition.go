@@ -196,6 +196,7 @@ func (ps *posteriorServer) Summary(_ context.Context, req *pb.PosteriorRequest) 
 		NoiseVar:     p.NoiseVar(),
 		Incumbent:    p.Incumbent(),
 		Observations: hostside.ObservationsToProto(p.Observations()),
+		Categories:   categoriesToProto(sdk.Categories(p)),
 	}, nil
 }
 
@@ -227,3 +228,15 @@ func (ps *posteriorServer) MeanCov(_ context.Context, req *pb.MeanCovRequest) (_
 }
 
 var _ sdk.Acquisition = (*Acquisition)(nil)
+
+// categoriesToProto converts a Posterior's choice counts for its summary.
+func categoriesToProto(c []int) []int32 {
+	if c == nil {
+		return nil
+	}
+	out := make([]int32, len(c))
+	for i, n := range c {
+		out[i] = int32(n)
+	}
+	return out
+}

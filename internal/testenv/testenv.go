@@ -72,6 +72,13 @@ func CheckPNG(t testing.TB, path string) {
 // directory) with a Python that can import grpc (NeedPythonGRPC).
 func PythonPluginDir(t *testing.T, script string) string {
 	t.Helper()
+	return PythonPlugin(t, script, "branin-py")
+}
+
+// PythonPlugin is PythonPluginDir with the executable, and so the plugin,
+// called name.
+func PythonPlugin(t *testing.T, script, name string) string {
+	t.Helper()
 	py := NeedPythonGRPC(t)
 	abs, err := filepath.Abs(script)
 	if err != nil {
@@ -79,7 +86,7 @@ func PythonPluginDir(t *testing.T, script string) string {
 	}
 	dir := t.TempDir()
 	wrapper := fmt.Sprintf("#!/bin/sh\nexec %s %s\n", py, abs)
-	if err := os.WriteFile(filepath.Join(dir, "branin-py"), []byte(wrapper), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return dir

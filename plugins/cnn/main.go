@@ -14,6 +14,12 @@
 // Info.Optimum is 1.0 (a perfect classifier), so the host's immediate regret
 // is 1 − accuracy of the recommended configuration.
 //
+// The plugin serves a second objective, cnn/mixed, over the same seven
+// parameters and two categorical ones (MixedSpace):
+//
+//	optimizer      Categorical  sgd, momentum (the paper's), adam
+//	activation     Categorical  relu (the paper's), tanh
+//
 // Run parameters (--param key=value):
 //
 //	dataset     fashion-mnist (default) or cifar10
@@ -40,4 +46,6 @@ package main
 
 import "github.com/tesbo/tesbo/sdk"
 
-func main() { sdk.ServeObjective(NewObjective()) }
+func main() {
+	sdk.ServeObjectives(map[string]sdk.Objective{"": NewObjective(), MixedName: NewMixedObjective()})
+}

@@ -28,6 +28,18 @@ var Space = []sdk.Param{
 // Momentum is the SGD momentum (not tuned; the paper does not list it).
 const Momentum = 0.9
 
+// MixedSpace is Space with two categorical choices after the paper's seven
+// parameters: the optimizer (plain SGD, SGD with momentum Momentum — the
+// paper's — or Adam) and the hidden layers' activation (ReLU — the
+// paper's — or tanh). The plugin serves it as the objective "cnn/mixed".
+var MixedSpace = append(append([]sdk.Param(nil), Space...),
+	sdk.Param{Name: "optimizer", Kind: sdk.Categorical, Choices: []string{"sgd", "momentum", "adam"}},
+	sdk.Param{Name: "activation", Kind: sdk.Categorical, Choices: []string{"relu", "tanh"}},
+)
+
+// MixedName is the name of the objective over MixedSpace.
+const MixedName = "cnn/mixed"
+
 // Run-parameter keys (see the package comment) and their defaults.
 const (
 	KeyDataset    = "dataset"
@@ -156,21 +168,35 @@ func parseDuration(v string) (time.Duration, error) {
 // at most Settings.Concurrent trainings run at once and the others wait
 // (their time budget starts when they run).
 type Objective struct {
-	mu   sync.Mutex
-	set  Settings
-	sem  chan struct{}
-	data map[dataKey]*data
+	space []sdk.Param // Space or MixedSpace
+	mu    sync.Mutex
+	set   Settings
+	sem   chan struct{}
+	data  map[dataKey]*data
 }
 
-// NewObjective returns the objective with DefaultSettings.
+// NewObjective returns the objective over the paper's Space with
+// DefaultSettings.
 func NewObjective() *Objective {
-	return &Objective{set: DefaultSettings(), sem: make(chan struct{}, 1), data: map[dataKey]*data{}}
+	return &Objective{space: Space, set: DefaultSettings(), sem: make(chan struct{}, 1), data: map[dataKey]*data{}}
+}
+
+// NewMixedObjective returns the objective over MixedSpace (the optimizer
+// and the activation are tuned too) with DefaultSettings.
+func NewMixedObjective() *Objective {
+	o := NewObjective()
+	o.space = MixedSpace
+	return o
 }
 
 // Info describes the search space; Optimum = 1 makes regret = 1 − accuracy.
 func (o *Objective) Info(context.Context) (sdk.Info, error) {
 	one := 1.0
-	return sdk.Info{Name: "cnn", Params: append([]sdk.Param(nil), Space...), Optimum: &one}, nil
+	name := "cnn"
+	if len(o.space) == len(MixedSpace) {
+		name = MixedName
+	}
+	return sdk.Info{Name: name, Params: append([]sdk.Param(nil), o.space...), Optimum: &one}, nil
 }
 
 // Configure applies the run parameters and loads the data set, so that a
@@ -194,36 +220,55 @@ func (o *Objective) Evaluate(ctx context.Context, x []float64) (float64, error) 
 	return r.Value, err
 }
 
-// Hyper is one decoded point of Space.
+// Hyper is one decoded point of Space or MixedSpace.
 type Hyper struct {
 	BatchSize, Filters, Dense int
 	Dropout, L2, LR, Decay    float64
+	// Optimizer and Activation are the paper's (SGD with momentum, ReLU)
+	// on Space.
+	Optimizer  nn.Optimizer
+	Momentum   float64 // nn.TrainSettings.Momentum: Momentum, or −1 for none
+	Activation nn.Activation
 }
 
-// decode checks x against Space and rounds the integer parameters.
-func decode(x []float64) (Hyper, error) {
-	if len(x) != len(Space) {
-		return Hyper{}, fmt.Errorf("cnn: got %d values, want %d (%s)", len(x), len(Space), paramNames())
+// decode checks x against space (Space or MixedSpace) and rounds the
+// integer parameters.
+func decode(space []sdk.Param, x []float64) (Hyper, error) {
+	if len(x) != len(space) {
+		return Hyper{}, fmt.Errorf("cnn: got %d values, want %d (%s)", len(x), len(space), paramNames(space))
 	}
 	v := make([]float64, len(x))
-	for i, p := range Space {
+	for i, p := range space {
 		v[i] = x[i]
-		if p.Kind == sdk.Int {
+		if p.Kind == sdk.Int || p.Kind == sdk.Categorical {
 			v[i] = math.Round(v[i])
 		}
-		if math.IsNaN(v[i]) || v[i] < p.Low || v[i] > p.High {
-			return Hyper{}, fmt.Errorf("cnn: %s = %v outside [%v, %v]", p.Name, x[i], p.Low, p.High)
+		lo, hi := p.Bounds()
+		if math.IsNaN(v[i]) || v[i] < lo || v[i] > hi {
+			return Hyper{}, fmt.Errorf("cnn: %s = %v outside [%v, %v]", p.Name, x[i], lo, hi)
 		}
 	}
-	return Hyper{
+	h := Hyper{
 		BatchSize: int(v[0]), Filters: int(v[1]), Dense: int(v[2]),
-		Dropout: v[3], L2: v[4], LR: v[5], Decay: v[6],
-	}, nil
+		Dropout: v[3], L2: v[4], LR: v[5], Decay: v[6], Momentum: Momentum,
+	}
+	if len(space) == len(MixedSpace) {
+		switch v[7] {
+		case 0: // sgd
+			h.Momentum = -1
+		case 2: // adam
+			h.Optimizer = nn.AdamOptimizer
+		}
+		if v[8] == 1 {
+			h.Activation = nn.TanhActivation
+		}
+	}
+	return h, nil
 }
 
-func paramNames() string {
-	names := make([]string, len(Space))
-	for i, p := range Space {
+func paramNames(space []sdk.Param) string {
+	names := make([]string, len(space))
+	for i, p := range space {
 		names[i] = p.Name
 	}
 	return strings.Join(names, ", ")
@@ -235,7 +280,7 @@ func paramNames() string {
 // epochs_done, budget_hit, diverged, train_loss, train_images,
 // test_images, dataset.
 func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result, error) {
-	h, err := decode(x)
+	h, err := decode(o.space, x)
 	if err != nil {
 		return sdk.Result{}, err
 	}
@@ -254,6 +299,7 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 	}
 	net, err := nn.NewCNN[float32](nn.Config{
 		Input: d.shape, Classes: d.classes, Filters: h.Filters, Dense: h.Dense, Dropout: h.Dropout,
+		Activation: h.Activation,
 	}, s.Seed)
 	if err != nil {
 		return sdk.Result{}, fmt.Errorf("cnn: %w", err)
@@ -261,7 +307,7 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 	tctx, cancel := context.WithTimeout(ctx, s.Budget)
 	st, err := nn.Train(tctx, net, d.xTrain, d.yTrain, nn.TrainSettings{
 		BatchSize: h.BatchSize, Epochs: s.Epochs, LR: h.LR, Decay: h.Decay, L2: h.L2,
-		Momentum: Momentum, Seed: s.Seed,
+		Momentum: h.Momentum, Optimizer: h.Optimizer, Seed: s.Seed,
 	})
 	cancel()
 	if err != nil {

@@ -135,11 +135,12 @@ func TestParseSettings(t *testing.T) {
 }
 
 func TestDecode(t *testing.T) {
-	h, err := decode([]float64{16.4, 255.6, 2048, 0.75, 1e-7, 0.1, 1e-3})
+	h, err := decode(Space, []float64{16.4, 255.6, 2048, 0.75, 1e-7, 0.1, 1e-3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.BatchSize != 16 || h.Filters != 256 || h.Dense != 2048 || h.Dropout != 0.75 || h.LR != 0.1 {
+	if h.BatchSize != 16 || h.Filters != 256 || h.Dense != 2048 || h.Dropout != 0.75 || h.LR != 0.1 ||
+		h.Optimizer != nn.SGDOptimizer || h.Momentum != Momentum || h.Activation != nn.ReLUActivation {
 		t.Errorf("decoded %+v", h)
 	}
 	for _, x := range [][]float64{
@@ -149,9 +150,88 @@ func TestDecode(t *testing.T) {
 		{32, 8, 128, 0.8, 1e-5, 0.05, 1e-4},       // dropout above 0.75
 		{32, 8, 128, 0.1, 1e-5, math.NaN(), 1e-4}, // NaN
 	} {
-		if _, err := decode(x); err == nil {
+		if _, err := decode(Space, x); err == nil {
 			t.Errorf("decode(%v): want an error", x)
 		}
+	}
+}
+
+// The mixed space is the paper's seven parameters then the optimizer and
+// the activation; each choice decodes to its training setting, and bad
+// choices are refused.
+func TestMixedSpace(t *testing.T) {
+	info, err := NewMixedObjective().Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := info.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if info.Name != MixedName || len(info.Params) != 9 || !reflect.DeepEqual(info.Params[:7], Space) {
+		t.Fatalf("Info %+v", info)
+	}
+	if c := info.Params[7].Choices; info.Params[7].Kind != sdk.Categorical || !reflect.DeepEqual(c, []string{"sgd", "momentum", "adam"}) {
+		t.Errorf("optimizer %+v", info.Params[7])
+	}
+	if c := info.Params[8].Choices; info.Params[8].Kind != sdk.Categorical || !reflect.DeepEqual(c, []string{"relu", "tanh"}) {
+		t.Errorf("activation %+v", info.Params[8])
+	}
+	for _, tc := range []struct {
+		opt, act float64
+		want     Hyper
+	}{
+		{0, 0, Hyper{Optimizer: nn.SGDOptimizer, Momentum: -1, Activation: nn.ReLUActivation}},
+		{1, 1, Hyper{Optimizer: nn.SGDOptimizer, Momentum: Momentum, Activation: nn.TanhActivation}},
+		{2, 0, Hyper{Optimizer: nn.AdamOptimizer, Momentum: Momentum, Activation: nn.ReLUActivation}},
+	} {
+		h, err := decode(MixedSpace, append(append([]float64(nil), small...), tc.opt, tc.act))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Optimizer != tc.want.Optimizer || h.Momentum != tc.want.Momentum || h.Activation != tc.want.Activation {
+			t.Errorf("choices (%v, %v) decoded to %+v, want %+v", tc.opt, tc.act, h, tc.want)
+		}
+	}
+	for _, bad := range [][]float64{{3, 0}, {0, 2}, {-1, 0}, {0.5, math.NaN()}} {
+		if _, err := decode(MixedSpace, append(append([]float64(nil), small...), bad...)); err == nil {
+			t.Errorf("choices %v: want an error", bad)
+		}
+	}
+	if _, err := decode(MixedSpace, small); err == nil {
+		t.Error("seven values for the mixed space: want an error")
+	}
+}
+
+// Every optimizer and activation of the mixed space trains the network on
+// the generated data set, and the choices change the training (its final
+// loss: the accuracy on this easy set is often 1 for several).
+func TestMixedEvaluate(t *testing.T) {
+	dir := fakeFashion(t, 600, 200)
+	ctx := context.Background()
+	o := NewMixedObjective()
+	if err := o.Configure(ctx, map[string]string{"data_dir": dir, "seed": "3", "noise_var": "0"}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, c := range []struct {
+		opt, act, lr float64
+		name         string
+	}{{0, 0, 0.1, "sgd/relu"}, {1, 1, 0.05, "momentum/tanh"}, {2, 0, 1e-3, "adam/relu"}, {2, 1, 1e-3, "adam/tanh"}} {
+		x := append(append([]float64(nil), small...), c.opt, c.act)
+		x[5] = c.lr
+		r, err := o.EvaluateDetail(ctx, x)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		loss := r.Meta["train_loss"]
+		t.Logf("%s: accuracy %.3f, training loss %s", c.name, r.Value, loss)
+		if r.Value < 0.5 {
+			t.Errorf("%s: accuracy %.3f on the generated set, want ≥ 0.5", c.name, r.Value)
+		}
+		if prev, ok := seen[loss]; ok {
+			t.Errorf("%s and %s end with the same training loss %s: a choice is ignored", prev, c.name, loss)
+		}
+		seen[loss] = c.name
 	}
 }
 

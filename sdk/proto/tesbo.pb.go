@@ -1071,11 +1071,14 @@ func (x *PosteriorRequest) GetHandle() uint64 {
 }
 
 type PosteriorSummary struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Dim           int32                  `protobuf:"varint,1,opt,name=dim,proto3" json:"dim,omitempty"`
-	NoiseVar      float64                `protobuf:"fixed64,2,opt,name=noise_var,json=noiseVar,proto3" json:"noise_var,omitempty"`
-	Incumbent     float64                `protobuf:"fixed64,3,opt,name=incumbent,proto3" json:"incumbent,omitempty"`
-	Observations  []*Observation         `protobuf:"bytes,4,rep,name=observations,proto3" json:"observations,omitempty"` // [0,1]^d, standardized values
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Dim          int32                  `protobuf:"varint,1,opt,name=dim,proto3" json:"dim,omitempty"`
+	NoiseVar     float64                `protobuf:"fixed64,2,opt,name=noise_var,json=noiseVar,proto3" json:"noise_var,omitempty"`
+	Incumbent    float64                `protobuf:"fixed64,3,opt,name=incumbent,proto3" json:"incumbent,omitempty"`
+	Observations []*Observation         `protobuf:"bytes,4,rep,name=observations,proto3" json:"observations,omitempty"` // [0,1]^d, standardized values
+	// Choices per coordinate of a Categorical parameter (0 for other kinds);
+	// empty when no coordinate is categorical.
+	Categories    []int32 `protobuf:"varint,5,rep,packed,name=categories,proto3" json:"categories,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1134,6 +1137,13 @@ func (x *PosteriorSummary) GetIncumbent() float64 {
 func (x *PosteriorSummary) GetObservations() []*Observation {
 	if x != nil {
 		return x.Observations
+	}
+	return nil
+}
+
+func (x *PosteriorSummary) GetCategories() []int32 {
+	if x != nil {
+		return x.Categories
 	}
 	return nil
 }
@@ -1320,12 +1330,15 @@ const file_tesbo_proto_rawDesc = "" +
 	"\rScoreResponse\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\x01R\x05value\"*\n" +
 	"\x10PosteriorRequest\x12\x16\n" +
-	"\x06handle\x18\x01 \x01(\x04R\x06handle\"\xa1\x01\n" +
+	"\x06handle\x18\x01 \x01(\x04R\x06handle\"\xc1\x01\n" +
 	"\x10PosteriorSummary\x12\x10\n" +
 	"\x03dim\x18\x01 \x01(\x05R\x03dim\x12\x1b\n" +
 	"\tnoise_var\x18\x02 \x01(\x01R\bnoiseVar\x12\x1c\n" +
 	"\tincumbent\x18\x03 \x01(\x01R\tincumbent\x12@\n" +
-	"\fobservations\x18\x04 \x03(\v2\x1c.tesbo.plugin.v1.ObservationR\fobservations\"}\n" +
+	"\fobservations\x18\x04 \x03(\v2\x1c.tesbo.plugin.v1.ObservationR\fobservations\x12\x1e\n" +
+	"\n" +
+	"categories\x18\x05 \x03(\x05R\n" +
+	"categories\"}\n" +
 	"\x0eMeanCovRequest\x12\x16\n" +
 	"\x06handle\x18\x01 \x01(\x04R\x06handle\x12.\n" +
 	"\x06points\x18\x02 \x03(\v2\x16.tesbo.plugin.v1.PointR\x06points\x12#\n" +

@@ -188,6 +188,11 @@ func TestReLUGradient(t *testing.T) {
 	checkLayer(t, "relu", NewReLU[float64](Shape{3, 3, 2}), 3, rng, nil)
 }
 
+func TestTanhGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	checkLayer(t, "tanh", NewTanh[float64](Shape{3, 3, 2}), 3, rng, nil)
+}
+
 func TestMaxPoolGradient(t *testing.T) {
 	for _, s := range []Shape{{4, 4, 3}, {5, 7, 2}} { // odd sizes drop the last row/column
 		rng := rand.New(rand.NewPCG(9, 10))
@@ -307,7 +312,13 @@ func TestL2Gradient(t *testing.T) {
 // (m = 5 examples in chunks of 2), against central differences of the mean
 // loss.
 func TestNetGradient(t *testing.T) {
-	net, err := NewCNN[float64](Config{Input: Shape{6, 6, 2}, Classes: 3, Filters: 3, Dense: 4}, 21)
+	for _, act := range []Activation{ReLUActivation, TanhActivation} {
+		netGradient(t, act)
+	}
+}
+
+func netGradient(t *testing.T, act Activation) {
+	net, err := NewCNN[float64](Config{Input: Shape{6, 6, 2}, Classes: 3, Filters: 3, Dense: 4, Activation: act}, 21)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,11 +31,31 @@ type Config struct {
 	Filters int     // filters of both convolutions
 	Dense   int     // units of the hidden dense layer
 	Dropout float64 // drop probability after the dense layer, in [0, 1)
+	// Activation is the nonlinearity after each hidden layer: ReLU (the
+	// zero value) or Tanh.
+	Activation Activation
+}
+
+// Activation selects the hidden layers' nonlinearity in Config.
+type Activation int
+
+const (
+	ReLUActivation Activation = iota // max(0, x)
+	TanhActivation                   // tanh(x)
+)
+
+// activation returns the activation layer a for examples of shape s.
+func activation[T Float](a Activation, s Shape) Layer[T] {
+	if a == TanhActivation {
+		return NewTanh[T](s)
+	}
+	return NewReLU[T](s)
 }
 
 // NewCNN builds the tuning objective's network: conv3×3(Filters) → ReLU →
 // maxpool2 → conv3×3(Filters) → ReLU → maxpool2 → dense(Dense) → ReLU →
-// dropout(Dropout) → dense(Classes). (The layers run pooling before ReLU,
+// dropout(Dropout) → dense(Classes), with tanh for every ReLU when
+// Activation is TanhActivation. (The layers run pooling before ReLU,
 // which computes the same function and gradient.) Weights are He-normal from a stream
 // seeded by seed; dropout masks come from a second stream of the same seed.
 func NewCNN[T Float](cfg Config, seed uint64) (*Net[T], error) {
@@ -48,20 +68,23 @@ func NewCNN[T Float](cfg Config, seed uint64) (*Net[T], error) {
 		return nil, fmt.Errorf("nn: filters (%d) and dense units (%d) must be positive", cfg.Filters, cfg.Dense)
 	case !(cfg.Dropout >= 0 && cfg.Dropout < 1):
 		return nil, fmt.Errorf("nn: dropout %v outside [0, 1)", cfg.Dropout)
+	case cfg.Activation != ReLUActivation && cfg.Activation != TanhActivation:
+		return nil, fmt.Errorf("nn: unknown activation %d", cfg.Activation)
 	}
 	init := rand.New(rand.NewPCG(seed, 0x636e6e2d696e6974)) // "cnn-init"
 	drop := rand.New(rand.NewPCG(seed, 0x636e6e2d64726f70)) // "cnn-drop"
-	// ReLU is monotone, so maxpool(ReLU(x)) = ReLU(maxpool(x)), with the
-	// same gradient (ties at a window maximum ≤ 0 give 0 either way).
-	// Pooling first runs the ReLU on a quarter of the values.
+	// ReLU and tanh are monotone, so maxpool(act(x)) = act(maxpool(x)),
+	// with the same gradient (for ReLU, ties at a window maximum ≤ 0 give 0
+	// either way). Pooling first runs the activation on a quarter of the
+	// values.
 	c1 := NewConv3x3[T](cfg.Input, cfg.Filters, false, init)
 	p1 := NewMaxPool2[T](c1.Out())
-	r1 := NewReLU[T](p1.Out())
+	r1 := activation[T](cfg.Activation, p1.Out())
 	c2 := NewConv3x3[T](r1.Out(), cfg.Filters, true, init)
 	p2 := NewMaxPool2[T](c2.Out())
-	r2 := NewReLU[T](p2.Out())
+	r2 := activation[T](cfg.Activation, p2.Out())
 	d1 := NewDense[T](r2.Out().Size(), cfg.Dense, true, init)
-	r3 := NewReLU[T](d1.Out())
+	r3 := activation[T](cfg.Activation, d1.Out())
 	do := NewDropout[T](r3.Out(), cfg.Dropout, drop)
 	d2 := NewDense[T](cfg.Dense, cfg.Classes, true, init)
 	return &Net[T]{

@@ -16,10 +16,13 @@ type TrainSettings struct {
 	LR        float64 // base learning rate η₀; zero means 0.01
 	Decay     float64 // learning-rate decay: η_t = η₀/(1 + Decay·t), t = update count
 	L2        float64 // L2 penalty λ: (λ/2)·‖W‖² on weights, not biases
-	// Momentum is the heavy-ball coefficient; zero means 0.9, a negative
-	// value means no momentum.
+	// Momentum is SGD's heavy-ball coefficient; zero means 0.9, a negative
+	// value means no momentum. Adam ignores it.
 	Momentum float64
-	Seed     uint64 // seeds the per-epoch shuffles
+	// Optimizer is the update rule: SGDOptimizer (the zero value, with
+	// Momentum) or AdamOptimizer.
+	Optimizer Optimizer
+	Seed      uint64 // seeds the per-epoch shuffles
 }
 
 func (s TrainSettings) withDefaults() TrainSettings {
@@ -41,6 +44,28 @@ func (s TrainSettings) withDefaults() TrainSettings {
 	return s
 }
 
+// Optimizer selects Train's update rule.
+type Optimizer int
+
+const (
+	SGDOptimizer  Optimizer = iota // SGD with TrainSettings.Momentum
+	AdamOptimizer                  // Adam
+)
+
+// updater is one optimizer's step over a network's parameters.
+type updater[T Float] interface{ Update(params []*Param[T]) }
+
+// newUpdater returns s's optimizer.
+func newUpdater[T Float](s TrainSettings) (updater[T], error) {
+	switch s.Optimizer {
+	case SGDOptimizer:
+		return &SGD[T]{LR: s.LR, Decay: s.Decay, Momentum: s.Momentum, L2: s.L2}, nil
+	case AdamOptimizer:
+		return &Adam[T]{LR: s.LR, Decay: s.Decay, L2: s.L2}, nil
+	}
+	return nil, fmt.Errorf("nn: unknown optimizer %d", s.Optimizer)
+}
+
 // TrainStats reports what Train did.
 type TrainStats struct {
 	Steps    int           // SGD updates made
@@ -59,7 +84,7 @@ type TrainStats struct {
 var ErrNoData = errors.New("nn: no training examples")
 
 // Train fits net to the m = len(labels) examples in x (m·In().Size()
-// values, example-major) by mini-batch SGD on the mean cross-entropy plus
+// values, example-major) by mini-batch SGD (or Adam, see Optimizer) on the mean cross-entropy plus
 // the L2 penalty. Each epoch visits the examples in a fresh permutation
 // drawn from Seed; the last batch of an epoch may be smaller. Training
 // stops early, without error, when ctx is done (Stopped) or the loss
@@ -78,8 +103,11 @@ func Train[T Float](ctx context.Context, net *Net[T], x []T, labels []int, s Tra
 			return TrainStats{}, fmt.Errorf("nn: label %d of example %d outside [0, %d)", y, i, net.Classes)
 		}
 	}
+	opt, err := newUpdater[T](s)
+	if err != nil {
+		return TrainStats{}, err
+	}
 	start := time.Now()
-	opt := &SGD[T]{LR: s.LR, Decay: s.Decay, Momentum: s.Momentum, L2: s.L2}
 	params := net.Params()
 	rng := rand.New(rand.NewPCG(s.Seed, 0x636e6e2d73687566)) // "cnn-shuf"
 	batchesPerEpoch := (m + s.BatchSize - 1) / s.BatchSize

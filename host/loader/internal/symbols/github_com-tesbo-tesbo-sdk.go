@@ -14,6 +14,7 @@ func init() {
 	Symbols["github.com/tesbo/tesbo/sdk/sdk"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Categorical": reflect.ValueOf(sdk.Categorical),
+		"Categories":  reflect.ValueOf(sdk.Categories),
 		"ErrBadSpace": reflect.ValueOf(&sdk.ErrBadSpace).Elem(),
 		"Float":       reflect.ValueOf(sdk.Float),
 		"Int":         reflect.ValueOf(sdk.Int),
@@ -23,6 +24,7 @@ func init() {
 
 		// type definitions
 		"Acquisition":    reflect.ValueOf((*sdk.Acquisition)(nil)),
+		"Categorized":    reflect.ValueOf((*sdk.Categorized)(nil)),
 		"Configurable":   reflect.ValueOf((*sdk.Configurable)(nil)),
 		"Detailed":       reflect.ValueOf((*sdk.Detailed)(nil)),
 		"Info":           reflect.ValueOf((*sdk.Info)(nil)),
@@ -40,6 +42,7 @@ func init() {
 
 		// interface wrapper definitions
 		"_Acquisition":  reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_Acquisition)(nil)),
+		"_Categorized":  reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_Categorized)(nil)),
 		"_Configurable": reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_Configurable)(nil)),
 		"_Detailed":     reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_Detailed)(nil)),
 		"_NoiseFree":    reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_NoiseFree)(nil)),
@@ -57,6 +60,16 @@ type _github_com_tesbo_tesbo_sdk_Acquisition struct {
 
 func (W _github_com_tesbo_tesbo_sdk_Acquisition) Score(ctx context.Context, p sdk.Posterior, batch [][]float64) (float64, error) {
 	return W.WScore(ctx, p, batch)
+}
+
+// _github_com_tesbo_tesbo_sdk_Categorized is an interface wrapper for Categorized type
+type _github_com_tesbo_tesbo_sdk_Categorized struct {
+	IValue      interface{}
+	WCategories func() []int
+}
+
+func (W _github_com_tesbo_tesbo_sdk_Categorized) Categories() []int {
+	return W.WCategories()
 }
 
 // _github_com_tesbo_tesbo_sdk_Configurable is an interface wrapper for Configurable type

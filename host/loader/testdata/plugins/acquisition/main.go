@@ -1,6 +1,7 @@
 // Command acquisition is a compiled acquisition plugin: the sum over the
 // batch of the upper confidence bound μ + 2σ, plus the incumbent times the
-// number of observations (so tests see every Posterior method).
+// number of observations and the choice counts of the categorical
+// coordinates (so tests see every Posterior method and sdk.Categories).
 package main
 
 import (
@@ -21,6 +22,9 @@ func (ucb) Score(_ context.Context, p sdk.Posterior, batch [][]float64) (float64
 	mean, cov := p.MeanCov(batch)
 	for i := range mean {
 		s += 0 * (mean[i] + cov[i][i]) // exercised, not counted
+	}
+	for _, n := range sdk.Categories(p) {
+		s += float64(n)
 	}
 	return s + p.Incumbent()*float64(len(p.Observations())) + p.NoiseVar(), nil
 }

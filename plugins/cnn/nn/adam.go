@@ -1,0 +1,64 @@
+package nn
+
+import "math"
+
+// Adam is the Adam optimizer (Kingma & Ba 2015) with the same L2 penalty
+// and inverse-time learning-rate decay as SGD (PyTorch's Adam with
+// weight_decay, i.e. L2 added to the gradient, not AdamW):
+//
+//	η_t = LR / (1 + Decay·t)              (t = 0, 1, … counts updates)
+//	g   = G + L2·w                        (L2 only on weights marked Decay)
+//	m   ← β₁·m + (1−β₁)·g,  v ← β₂·v + (1−β₂)·g²
+//	w   ← w − η_t · (m/(1−β₁^{t+1})) / (√(v/(1−β₂^{t+1})) + ε)
+//
+// with β₁ = 0.9, β₂ = 0.999, ε = 1e-8.
+type Adam[T Float] struct {
+	LR, Decay, L2 float64
+
+	step int
+	m, v [][]T
+}
+
+// Adam's moment decay rates and denominator offset.
+const (
+	adamBeta1 = 0.9
+	adamBeta2 = 0.999
+	adamEps   = 1e-8
+)
+
+// Rate returns η_t for the next update.
+func (a *Adam[T]) Rate() float64 { return a.LR / (1 + a.Decay*float64(a.step)) }
+
+// Steps returns the number of updates made.
+func (a *Adam[T]) Steps() int { return a.step }
+
+// Update applies one step to params using their accumulated gradients G.
+// The parameter list must be the same on every call.
+func (a *Adam[T]) Update(params []*Param[T]) {
+	if a.m == nil {
+		a.m, a.v = make([][]T, len(params)), make([][]T, len(params))
+		for i, p := range params {
+			a.m[i], a.v[i] = make([]T, len(p.W)), make([]T, len(p.W))
+		}
+	}
+	t := float64(a.step + 1)
+	c1, c2 := 1-math.Pow(adamBeta1, t), 1-math.Pow(adamBeta2, t)
+	eta := T(a.Rate() / c1)
+	b1, b2, s2, eps := T(adamBeta1), T(adamBeta2), T(1/math.Sqrt(c2)), T(adamEps)
+	for i, p := range params {
+		l2 := T(0)
+		if p.Decay {
+			l2 = T(a.L2)
+		}
+		m, v := a.m[i], a.v[i]
+		parallelFor(len(p.W), 1<<15, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				g := p.G[j] + l2*p.W[j]
+				m[j] = b1*m[j] + (1-b1)*g
+				v[j] = b2*v[j] + (1-b2)*g*g
+				p.W[j] -= eta * m[j] / (T(math.Sqrt(float64(v[j])))*s2 + eps)
+			}
+		})
+	}
+	a.step++
+}
