@@ -36,3 +36,30 @@ func BenchmarkCholesky(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTrailingUpdate times one tile row of the trailing update
+// (C −= A Bᵀ with A 128×128, B 1024×128) by the micro-kernel and by
+// gonum's Gemm, single goroutine.
+func BenchmarkTrailingUpdate(b *testing.B) {
+	const m, n, k = blockSize, 1024, blockSize
+	a := kernelMatrix(n+m, 6, 1e-3, 1)
+	ld := n + m
+	c := make([]float64, m*n)
+	flops := float64(2 * m * n * k)
+	if hasKernel {
+		b.Run("kernel", func(b *testing.B) {
+			for b.Loop() {
+				gemmSubNT(m, n, k, a[n*ld:], ld, a, ld, c, n)
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+	b.Run("gonum", func(b *testing.B) {
+		for b.Loop() {
+			blas64.Gemm(blas.NoTrans, blas.Trans, -1,
+				view(a, ld, n, 0, m, k), view(a, ld, 0, 0, n, k),
+				1, blas64.General{Rows: m, Cols: n, Stride: n, Data: c})
+		}
+		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+}

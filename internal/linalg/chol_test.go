@@ -38,6 +38,25 @@ func kernelMatrix(n, d int, noise float64, seed uint64) []float64 {
 	return a
 }
 
+// forEachPath runs test as a subtest on each trailing-update path of the
+// blocked kernel: "kernel" (skipped where there is no micro-kernel) and
+// "fallback" (gonum's Gemm, forced through useKernel).
+func forEachPath(t *testing.T, test func(*testing.T)) {
+	defer func(u bool) { useKernel = u }(useKernel)
+	for _, path := range []struct {
+		name string
+		on   bool
+	}{{"kernel", true}, {"fallback", false}} {
+		t.Run(path.name, func(t *testing.T) {
+			if path.on && !hasKernel {
+				t.Skip("no assembly micro-kernel on this CPU/build")
+			}
+			useKernel = path.on
+			test(t)
+		})
+	}
+}
+
 // potrf is gonum's factorization of a's lower triangle, upper zeroed.
 func potrf(t *testing.T, a []float64, n int) []float64 {
 	l := append([]float64(nil), a...)
@@ -61,7 +80,13 @@ func maxRelDiff(x, y []float64) float64 {
 // The blocked kernel agrees with gonum's Potrf to 1e-12 relative, for
 // orders that are and are not multiples of the tile, below and above
 // BlockedMin.
+// Both trailing-update paths are checked: the micro-kernel (where the CPU
+// has one) and gonum's Gemm fallback.
 func TestCholeskyBlockedMatchesPotrf(t *testing.T) {
+	forEachPath(t, testCholeskyBlockedMatchesPotrf)
+}
+
+func testCholeskyBlockedMatchesPotrf(t *testing.T) {
 	for _, n := range []int{1, 7, blockSize, blockSize + 1, 3*blockSize - 5, BlockedMin + 37} {
 		a := kernelMatrix(n, 6, 1e-3, uint64(n))
 		want := potrf(t, a, n)
@@ -79,6 +104,10 @@ func TestCholeskyBlockedMatchesPotrf(t *testing.T) {
 // The blocked factor is bit-for-bit the same for every number of workers
 // and every GOMAXPROCS (gonum's Gemm inside it goes parallel by size).
 func TestCholeskyBlockedBitwiseAcrossWorkers(t *testing.T) {
+	forEachPath(t, testCholeskyBlockedBitwiseAcrossWorkers)
+}
+
+func testCholeskyBlockedBitwiseAcrossWorkers(t *testing.T) {
 	n := 2*blockSize + 45
 	if !testing.Short() {
 		n = BlockedMin + 3*blockSize + 11
