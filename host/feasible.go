@@ -127,12 +127,5 @@ func stackRows(P, X *mat.Dense, idx []int, d int) *mat.Dense {
 	for _, i := range idx {
 		rows = append(rows, X.RawRowView(i))
 	}
-	if len(rows) == 0 {
-		return nil
-	}
-	out := mat.NewDense(len(rows), d, nil)
-	for i, r := range rows {
-		out.SetRow(i, r)
-	}
-	return out
+	return denseRows(rows, d)
 }

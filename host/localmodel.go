@@ -92,12 +92,18 @@ func toRegion(reg *gp.Region, P *mat.Dense) *mat.Dense {
 			rows = append(rows, u)
 		}
 	}
+	return denseRows(rows, d)
+}
+
+// denseRows stacks rows of length d into a matrix; nil when there are
+// none.
+func denseRows(rows [][]float64, d int) *mat.Dense {
 	if len(rows) == 0 {
 		return nil
 	}
 	out := mat.NewDense(len(rows), d, nil)
-	for i, u := range rows {
-		out.SetRow(i, u)
+	for i, r := range rows {
+		out.SetRow(i, r)
 	}
 	return out
 }
@@ -146,9 +152,5 @@ func labelledInRegion(reg *gp.Region, X *mat.Dense, ok []bool) (*mat.Dense, []bo
 	if !failed {
 		return nil, nil
 	}
-	out := mat.NewDense(len(rows), d, nil)
-	for i, u := range rows {
-		out.SetRow(i, u)
-	}
-	return out, keep
+	return denseRows(rows, d), keep
 }
