@@ -113,22 +113,33 @@ func testCholeskyBlockedBitwiseAcrossWorkers(t *testing.T) {
 		n = BlockedMin + 3*blockSize + 11
 	}
 	a := kernelMatrix(n, 6, 1e-4, 7)
+	sameBitsAcross(t, []int{1, 2, 4, 8}, []int{1, 2, 3, 8}, func(w int) []float64 {
+		l := append([]float64(nil), a...)
+		if !CholeskyBlocked(l, n, w) {
+			t.Fatal("blocked Cholesky failed")
+		}
+		return l
+	})
+}
+
+// sameBitsAcross runs run(workers) under every GOMAXPROCS in procs and
+// every worker count in workers and fails unless every result is bit for
+// bit the first one.
+func sameBitsAcross(t *testing.T, procs, workers []int, run func(workers int) []float64) {
+	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	var ref []float64
-	for _, procs := range []int{1, 2, 4, 8} {
-		runtime.GOMAXPROCS(procs)
-		for _, w := range []int{1, 2, 3, 8} {
-			l := append([]float64(nil), a...)
-			if !CholeskyBlocked(l, n, w) {
-				t.Fatal("blocked Cholesky failed")
-			}
+	for _, p := range procs {
+		runtime.GOMAXPROCS(p)
+		for _, w := range workers {
+			x := run(w)
 			if ref == nil {
-				ref = l
+				ref = x
 				continue
 			}
-			for i := range l {
-				if math.Float64bits(l[i]) != math.Float64bits(ref[i]) {
-					t.Fatalf("GOMAXPROCS=%d workers=%d: entry %d is %v, want %v bit for bit", procs, w, i, l[i], ref[i])
+			for i := range x {
+				if math.Float64bits(x[i]) != math.Float64bits(ref[i]) {
+					t.Fatalf("GOMAXPROCS=%d workers=%d: entry %d is %v, want %v bit for bit", p, w, i, x[i], ref[i])
 				}
 			}
 		}

@@ -3,7 +3,6 @@ package linalg
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -58,25 +57,12 @@ func TestInverseBitwiseAcrossWorkers(t *testing.T) {
 		n = BlockedMin + 2*blockSize + 11
 	}
 	l := potrf(t, kernelMatrix(n, 6, 1e-4, 9), n)
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	var ref []float64
-	for _, procs := range []int{1, 2, 8} {
-		runtime.GOMAXPROCS(procs)
-		for _, w := range []int{1, 3} {
-			x := append([]float64(nil), l...)
-			InvertLowerBlocked(x, n, w)
-			lauumBlocked(x, n, w)
-			if ref == nil {
-				ref = x
-				continue
-			}
-			for i := range x {
-				if math.Float64bits(x[i]) != math.Float64bits(ref[i]) {
-					t.Fatalf("GOMAXPROCS=%d workers=%d: entry %d is %v, want %v bit for bit", procs, w, i, x[i], ref[i])
-				}
-			}
-		}
-	}
+	sameBitsAcross(t, []int{1, 2, 8}, []int{1, 3}, func(w int) []float64 {
+		x := append([]float64(nil), l...)
+		InvertLowerBlocked(x, n, w)
+		lauumBlocked(x, n, w)
+		return x
+	})
 }
 
 // BenchmarkInverse compares the blocked inverse with gonum's Potri on the

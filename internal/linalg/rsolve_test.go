@@ -2,9 +2,7 @@ package linalg
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -56,27 +54,18 @@ func TestSolveRightBitwiseAcrossProcs(t *testing.T) {
 	l := potrf(t, kernelMatrix(n, 6, 1e-4, 7), n)
 	u := TransposeLower(l, n)
 	b := randRows(m, n, 5)
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, name := range []string{"LT", "L"} {
-		var ref []float64
-		for _, procs := range []int{1, 2, 3, 8} {
-			runtime.GOMAXPROCS(procs)
-			x := append([]float64(nil), b...)
-			if name == "LT" {
-				SolveRightLowerT(l, n, x, m)
-			} else {
-				SolveRightUpperT(u, n, x, m)
-			}
-			if ref == nil {
-				ref = x
-				continue
-			}
-			for i := range x {
-				if math.Float64bits(x[i]) != math.Float64bits(ref[i]) {
-					t.Fatalf("%s GOMAXPROCS=%d: entry %d is %v, want %v bit for bit", name, procs, i, x[i], ref[i])
+		t.Run(name, func(t *testing.T) {
+			sameBitsAcross(t, []int{1, 2, 3, 8}, []int{1}, func(int) []float64 {
+				x := append([]float64(nil), b...)
+				if name == "LT" {
+					SolveRightLowerT(l, n, x, m)
+				} else {
+					SolveRightUpperT(u, n, x, m)
 				}
-			}
-		}
+				return x
+			})
+		})
 	}
 }
 
