@@ -69,8 +69,6 @@ type Row struct {
 	// Fallback is true when the iteration's batch came from the host's
 	// space-filling fallback because fitting or proposing failed.
 	Fallback bool
-
-	bestTrial int // the trial BestEvalRegret is of
 }
 
 // RunResult is a run's outcome and its iterations (at most Suite.Iters,
@@ -544,19 +542,19 @@ func (r *runner) bestEvaluated(ctx context.Context, spec RunSpec, studyID int64,
 			if err != nil {
 				return fmt.Errorf("noise-free value of trial %d: %w", k, err)
 			}
-			if rg := sign * (*info.Optimum - f); oracle == nil || rg < *oracle {
-				oracle = &rg
+			rg := sign * (*info.Optimum - f)
+			if oracle == nil || rg < *oracle {
+				oracle = new(rg)
 			}
 			if best < 0 || sign*t.Value > sign*trials[best].Value {
-				best, rows[i].bestTrial = k, k
-				rows[i].BestEvalRegret = new(sign * (*info.Optimum - f))
+				best, rows[i].BestEvalRegret = k, new(rg)
 			}
 		}
 		if best < 0 {
 			continue
 		}
 		if rows[i].BestEvalRegret == nil {
-			rows[i].BestEvalRegret, rows[i].bestTrial = rows[i-1].BestEvalRegret, best
+			rows[i].BestEvalRegret = rows[i-1].BestEvalRegret
 		}
 		rows[i].BestTrueRegret = new(*oracle)
 	}
