@@ -12,6 +12,31 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
+// runRecordingFits runs a study of obj with options o to completion and
+// returns every GP the host fitted, by number of observations, and the
+// study's trials.
+func runRecordingFits(t *testing.T, obj funcObjective, o Options) (map[int]*gp.GP, []Trial) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := NewStudy(ctx, obj.info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitted := map[int]*gp.GP{}
+	s.gpFitHook = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+		g, err := gp.Fit(X, y, fs)
+		if err == nil {
+			fitted[g.N()] = g
+		}
+		return g, err
+	}
+	if _, err := s.Run(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	return fitted, s.Trials()
+}
+
 // LoadPosterior rebuilds, from the database alone, exactly the posterior
 // the study used to propose its latest batch: same means and variances as
 // the GP the host fitted, in native units through Native/NativeSD.
@@ -24,23 +49,7 @@ func TestLoadPosteriorMatchesHost(t *testing.T) {
 		obj := funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) {
 			return math.Sin(5*x[0]) + x[1]*x[1], nil
 		}}
-		s, err := NewStudy(ctx, info, Options{DB: db, Name: "p", Proposer: testProposer(), Init: 4, Batch: 2, Iters: 3, Seed: 7})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fitted := map[int]*gp.GP{} // by number of observations
-		s.gpFitHook = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
-			g, err := gp.Fit(X, y, fs)
-			if err == nil {
-				fitted[g.N()] = g
-			}
-			return g, err
-		}
-		if _, err := s.Run(ctx, obj); err != nil {
-			t.Fatal(err)
-		}
-		s.Close()
-
+		fitted, trials := runRecordingFits(t, obj, Options{DB: db, Name: "p", Proposer: testProposer(), Init: 4, Batch: 2, Iters: 3, Seed: 7})
 		p, err := LoadPosterior(ctx, db, "p", 1000)
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +71,6 @@ func TestLoadPosteriorMatchesHost(t *testing.T) {
 			}
 		}
 		// Native units: the mean at an evaluated point is (nearly) its value.
-		trials := s.Trials()
 		for k, id := range p.TrialIDs {
 			m, _ := p.GP.MeanVar(p.GP.X().RawRowView(k))
 			if got, want := p.Native(m), trials[id].Value; math.Abs(got-want) > 0.05 {

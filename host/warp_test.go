@@ -168,22 +168,7 @@ func TestLoadPosteriorWarped(t *testing.T) {
 	obj := funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) {
 		return math.Expm1(12 * (x[0]*x[0] + x[1]*x[1])), nil
 	}}
-	s, err := NewStudy(ctx, info, Options{DB: db, Name: "w", Proposer: warpingProposer{}, Init: 12, Iters: 2, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fitted := map[int]*gp.GP{} // by number of observations
-	s.gpFitHook = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
-		g, err := gp.Fit(X, y, fs)
-		if err == nil {
-			fitted[g.N()] = g
-		}
-		return g, err
-	}
-	if _, err := s.Run(ctx, obj); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	fitted, trials := runRecordingFits(t, obj, Options{DB: db, Name: "w", Proposer: warpingProposer{}, Init: 12, Iters: 2, Seed: 3})
 	p, err := LoadPosterior(ctx, db, "w", 1000)
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +184,6 @@ func TestLoadPosteriorWarped(t *testing.T) {
 			t.Fatalf("at %v: rebuilt %v ± %v, host %v ± %v", u, m1, v1, m2, v2)
 		}
 	}
-	trials := s.Trials()
 	for k, id := range p.TrialIDs {
 		y, want := p.GP.Y()[k], trials[id].Value
 		if got := p.Native(y); math.Abs(got-want) > 1e-6*math.Max(1, math.Abs(want)) {
