@@ -57,17 +57,24 @@ type studyJSON struct {
 }
 
 func (s *Server) apiStudy(w http.ResponseWriter, r *http.Request) {
+	answerStudy(s, w, r, s.loadStudy)
+}
+
+// answerStudy answers a request naming a study (?study=NAME) with
+// load(name) as JSON, or with the error page or status load's error calls
+// for.
+func answerStudy[T any](s *Server, w http.ResponseWriter, r *http.Request, load func(context.Context, string) (T, error)) {
 	name, err := studyName(r)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
-	out, err := s.loadStudy(r.Context(), name)
+	v, err := load(r.Context(), name)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
-	s.writeJSON(w, out)
+	s.writeJSON(w, v)
 }
 
 func (s *Server) loadStudy(ctx context.Context, name string) (*studyJSON, error) {

@@ -62,17 +62,7 @@ type modelEntry struct {
 }
 
 func (s *Server) apiModel(w http.ResponseWriter, r *http.Request) {
-	name, err := studyName(r)
-	if err != nil {
-		s.failErr(w, r, err)
-		return
-	}
-	v, err := s.modelView(r.Context(), name)
-	if err != nil {
-		s.failErr(w, r, err)
-		return
-	}
-	s.writeJSON(w, v)
+	answerStudy(s, w, r, s.modelView)
 }
 
 // modelView returns the study's model view, computed once per state of the
