@@ -125,3 +125,42 @@ func LocalData(X *mat.Dense, y []float64, m int, cats []int) (Region, []int, *ma
 	}
 	return reg, rows, U, nil
 }
+
+// InRegion returns the same posterior as g with its inputs expressed in
+// r's coordinates u = (x − Lo)/Width: the inputs are mapped and each
+// length-scale ℓ_j becomes ℓ_j/Width_j, so that k'(u, v) = k(x, y) and every
+// mean, variance and sample path agrees with g's at corresponding points.
+// The Cholesky factor and α are g's, shared (the kernel matrix is the
+// same), so the cost is O(n d). A search over [0,1]^d on the result is a
+// search over r on g. Categorical coordinates of a Mixed kernel must keep
+// their whole range (Lo 0, Width 1): a category is a bin of [0,1].
+func (g *GP) InRegion(r Region) (*GP, error) {
+	if len(r.Lo) != g.d || len(r.Width) != g.d {
+		return nil, fmt.Errorf("gp.InRegion: region of dimension %d for a GP of dimension %d: %w", len(r.Lo), g.d, ErrBadInput)
+	}
+	var cats []int
+	if m, ok := g.k.(*Mixed); ok {
+		cats = m.Categories()
+	}
+	p := g.k.Params()
+	for j, w := range r.Width {
+		if !(w > 0) || math.IsInf(w, 0) || math.IsNaN(r.Lo[j]) || math.IsInf(r.Lo[j], 0) {
+			return nil, fmt.Errorf("gp.InRegion: coordinate %d has offset %v and width %v (need a finite offset and a positive finite width): %w", j, r.Lo[j], w, ErrBadInput)
+		}
+		if cats != nil && cats[j] > 0 && (r.Lo[j] != 0 || w != 1) {
+			return nil, fmt.Errorf("gp.InRegion: categorical coordinate %d must keep its whole range: %w", j, ErrBadInput)
+		}
+		p[j] -= math.Log(w)
+	}
+	k := g.k.WithParams(p)
+	if err := CheckKernel(k); err != nil {
+		return nil, fmt.Errorf("gp.InRegion: %w", err)
+	}
+	U := mat.NewDense(g.n, g.d, nil)
+	for i := 0; i < g.n; i++ {
+		r.ToUnit(U.RawRowView(i), g.x.RawRowView(i))
+	}
+	out := newShell(k, g.noise, U, g.y)
+	out.chol, out.alpha, out.lml = g.chol, g.alpha, g.lml
+	return out, nil
+}

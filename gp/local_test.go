@@ -148,3 +148,51 @@ func TestLocalDataCategorical(t *testing.T) {
 		t.Fatal("m = 0 accepted")
 	}
 }
+
+// TestInRegionSamePosterior: the GP re-expressed in a region's coordinates
+// has the original's mean and variance at corresponding points, gradients
+// scaled by the widths (chain rule), for every kernel and a Mixed one.
+func TestInRegionSamePosterior(t *testing.T) {
+	reg := Region{Lo: []float64{0.2, 0, 0.55}, Width: []float64{0.3, 1, 0.1}}
+	ks := append(kernels(3), NewMixed([]int{0, 3, 0}, true, []float64{0.3, 0.5, 0.4}, 1.1))
+	for _, k := range ks {
+		g := testProblem(t, k, 25, 1e-3, 7)
+		h, err := g.InRegion(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := newRNG(11)
+		for range 20 {
+			u := []float64{rng.Float64(), rng.Float64(), rng.Float64()*1.4 - 0.2}
+			x := make([]float64, 3)
+			for j := range u {
+				x[j] = reg.Lo[j] + reg.Width[j]*u[j]
+			}
+			dm, dv, em, ev := make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3)
+			m, v := g.MeanVarGrad(x, dm, dv)
+			mu, vu := h.MeanVarGrad(u, em, ev)
+			for j := range dm {
+				dm[j] *= reg.Width[j]
+				dv[j] *= reg.Width[j]
+			}
+			checkClose(t, kname(k)+" mean", []float64{mu}, []float64{m}, 1e-10, 1e-12)
+			checkClose(t, kname(k)+" variance", []float64{vu}, []float64{v}, 1e-10, 1e-12)
+			checkClose(t, kname(k)+" mean gradient", em, dm, 1e-9, 1e-11)
+			checkClose(t, kname(k)+" variance gradient", ev, dv, 1e-9, 1e-11)
+		}
+	}
+}
+
+func TestInRegionRefusesBadRegions(t *testing.T) {
+	g := testProblem(t, NewMixed([]int{0, 3}, true, []float64{0.3, 0.5}, 1), 10, 1e-3, 1)
+	for _, reg := range []Region{
+		{Lo: []float64{0}, Width: []float64{1}},
+		{Lo: []float64{0, 0}, Width: []float64{0, 1}},
+		{Lo: []float64{math.NaN(), 0}, Width: []float64{1, 1}},
+		{Lo: []float64{0.1, 0}, Width: []float64{0.5, 0.5}},
+	} {
+		if _, err := g.InRegion(reg); err == nil {
+			t.Errorf("region %+v accepted", reg)
+		}
+	}
+}

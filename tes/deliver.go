@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
 )
 
 // DeliverSettings configure Deliver. The zero value gives the defaults.
@@ -23,6 +24,14 @@ type DeliverSettings struct {
 	// value is as good as known). Zero means 1e-3, the distance under which
 	// TES counts two maximizers as one.
 	MinDistance float64
+	// TrustRegion is the side of the box around the best trial in which
+	// TES's queries are searched, in units of the length-scales divided
+	// by their geometric mean (region.go). Zero means 0.2: on Hartmann-6
+	// (q = 4, 10 iterations, 30 seeds) sides 0.1 / 0.2 / 0.4 / 0.8 / 1.2
+	// gave a median log10 regret of −1.13 / −1.41 / −0.99 / −0.90 / −0.79
+	// against −0.63 for the whole cube. A negative value searches the
+	// whole cube, as the paper's TES does.
+	TrustRegion float64
 	// NoWarp fits the GP to the standardized observations as they are. By
 	// default the host warps them first (acq.OutputWarper): when the
 	// values have a long lower tail — a few very bad observations, as of
@@ -37,6 +46,9 @@ func (s DeliverSettings) withDefaults() DeliverSettings {
 	}
 	if s.MinDistance <= 0 {
 		s.MinDistance = 1e-3
+	}
+	if s.TrustRegion == 0 {
+		s.TrustRegion = 0.2
 	}
 	return s
 }
@@ -59,6 +71,13 @@ func (s DeliverSettings) withDefaults() DeliverSettings {
 //     others are TES_ep's queries. The rule ignores the study's budget on
 //     purpose: a study extended with more iterations must propose what one
 //     run with the larger budget would.
+//
+// TES's points are searched in a trust region (Settings.TrustRegion,
+// region.go): a box around the evaluated point with the largest posterior
+// mean, sides proportional to the length-scales, in which paths, X* and α
+// are those of the same posterior. Inside it TES learns about the box's
+// maximizer and climbs; x̄, searched over the whole cube, still moves the
+// study to another mode once the model rates it higher.
 //
 // x̄ is spent only when worth it: when its posterior mean exceeds that of
 // every evaluated point and it lies farther than MinDistance length-scales
@@ -106,15 +125,46 @@ func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 	if exploit {
 		pending, rest = stackRows(st.Pending, xbar), q-1
 	}
-	f, err := p.TES.Scorer.prepareWith(ctx, st, rest, q, pending, xbar)
-	if err != nil {
-		return nil, err
-	}
-	X, err := p.TES.maximize(ctx, f, st, rest)
+	X, err := p.query(ctx, st, s, rest, q, pending, xbar)
 	if err != nil || !exploit {
 		return X, err
 	}
 	return stackRows(xbar, X), nil
+}
+
+// query returns TES's rest points of a batch of q, given the pending
+// points, searched in the trust region (region.go) unless it is the whole
+// cube; xbar (may be nil) is a candidate start of the search for X*.
+func (p *Deliver) query(ctx context.Context, st *acq.State, s DeliverSettings, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
+	reg, ok := gp.Region{}, false
+	if s.TrustRegion > 0 {
+		reg, ok = trustRegion(st.GP, s.TrustRegion)
+	}
+	if !ok {
+		f, err := p.TES.Scorer.prepareWith(ctx, st, rest, q, pending, xbar)
+		if err != nil {
+			return nil, err
+		}
+		return p.TES.maximize(ctx, f, st, rest)
+	}
+	rst, err := inRegion(st, reg)
+	if err != nil {
+		return nil, fmt.Errorf("tes: trust region: %w", err)
+	}
+	// The carried X* (next iteration's starts) stays in unit-cube
+	// coordinates between iterations: only the points inside the region
+	// are starts here, and this iteration's X* is mapped back.
+	p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return toRegion(reg, P, true) })
+	defer p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return fromRegion(reg, P) })
+	f, err := p.TES.Scorer.prepareWith(ctx, rst, rest, q, toRegion(reg, pending, false), toRegion(reg, xbar, true))
+	if err != nil {
+		return nil, err
+	}
+	X, err := p.TES.maximize(ctx, f, rst, rest)
+	if err != nil {
+		return nil, err
+	}
+	return fromRegion(reg, X), nil
 }
 
 // recommendation returns x̄ = argmax μ over the unit cube (1×d) and whether

@@ -109,6 +109,15 @@ func (s *Scorer) previous(d int) *mat.Dense {
 	return s.prev
 }
 
+// mapPrevious replaces the carried X* (if any) by f(X*), which may be nil.
+func (s *Scorer) mapPrevious(f func(*mat.Dense) *mat.Dense) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.prev != nil {
+		s.prev = f(s.prev)
+	}
+}
+
 // LastModel returns the Model built by the latest Prepare (nil before).
 func (s *Scorer) LastModel() *Model {
 	s.mu.Lock()

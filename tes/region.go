@@ -1,0 +1,136 @@
+package tes
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
+)
+
+// The trust region of Deliver. TES learns about the global maximizer x*:
+// after a handful of evaluations in 6 dimensions its trusted maximizers lie
+// anywhere in the cube, and its queries sat 0.3–0.7 (unit-cube distance)
+// from the best trial where UCB's sat 0.1–0.3 — and UCB found better trials.
+// Deliver therefore searches TES's queries in a box around the best trial,
+// shaped as TuRBO's (Eriksson et al., NeurIPS 2019): side L·w_j along
+// coordinate j, with w the length-scales over their geometric mean, so the
+// box is longer where the objective varies slowly. Paths, trusted
+// maximizers and α all come from the same posterior seen through the box
+// (gp.GP.InRegion), so inside it TES is unchanged: it learns about the
+// maximizer of f over the box. x̄ stays the maximizer of μ over the whole
+// cube, which is how a better mode elsewhere, once the model sees one, is
+// still evaluated.
+
+// trustRegion returns the box of side L (in normalized length-scales)
+// around the evaluated point with the largest posterior mean; categorical
+// coordinates keep their whole range. It returns ok = false when the box
+// is the whole cube.
+func trustRegion(g *gp.GP, L float64) (reg gp.Region, ok bool) {
+	best, _ := acq.BestMean(g)
+	c := g.X().RawRowView(best)
+	cats := acq.CategoriesOf(g)
+	cont := func(j int) bool { return cats == nil || cats[j] == 0 }
+	ell := lengthscales(g.Kernel())
+	var logMean float64
+	var nc int
+	for j, l := range ell {
+		if cont(j) {
+			logMean += math.Log(l)
+			nc++
+		}
+	}
+	reg = gp.Region{Lo: make([]float64, len(c)), Width: make([]float64, len(c))}
+	for j := range c {
+		reg.Width[j] = 1
+		if !cont(j) {
+			continue
+		}
+		half := 0.5 * math.Max(L*ell[j]/math.Exp(logMean/float64(nc)), gp.MinRegionWidth)
+		lo, hi := math.Max(0, c[j]-half), math.Min(1, c[j]+half)
+		reg.Lo[j], reg.Width[j] = lo, hi-lo
+	}
+	return reg, !reg.Whole()
+}
+
+// toRegion maps the rows of P (unit cube) into reg's coordinates; with
+// inside, rows that fall outside the region are dropped. It returns nil
+// when no row is left (or P is nil).
+func toRegion(reg gp.Region, P *mat.Dense, inside bool) *mat.Dense {
+	if P == nil {
+		return nil
+	}
+	n, d := P.Dims()
+	var rows []float64
+	u := make([]float64, d)
+	for i := 0; i < n; i++ {
+		reg.ToUnit(u, P.RawRowView(i))
+		if !inside || inUnitCube(u) {
+			rows = append(rows, u...)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return mat.NewDense(len(rows)/d, d, rows)
+}
+
+// fromRegion maps the rows of U (region coordinates) back into the unit
+// cube.
+func fromRegion(reg gp.Region, U *mat.Dense) *mat.Dense {
+	if U == nil {
+		return nil
+	}
+	n, d := U.Dims()
+	out := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		reg.FromUnit(out.RawRowView(i), U.RawRowView(i))
+	}
+	return out
+}
+
+func inUnitCube(u []float64) bool {
+	for _, v := range u {
+		if !(v >= 0 && v <= 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// inRegion returns st seen through reg: the same posterior with inputs in
+// region coordinates, pending points and the success probability mapped
+// likewise.
+func inRegion(st *acq.State, reg gp.Region) (*acq.State, error) {
+	g, err := st.GP.InRegion(reg)
+	if err != nil {
+		return nil, err
+	}
+	out := *st
+	out.GP = g
+	out.Pending = toRegion(reg, st.Pending, false)
+	if st.Feasible != nil {
+		out.Feasible = regionFeasible{f: st.Feasible, reg: reg}
+	}
+	return &out, nil
+}
+
+// regionFeasible is a success probability learnt on the unit cube, read in
+// a region's coordinates.
+type regionFeasible struct {
+	f   acq.Feasible
+	reg gp.Region
+}
+
+// LogProb implements acq.Feasible: log p(x(u)), its gradient by the chain
+// rule ∂/∂u_j = Width_j ∂/∂x_j.
+func (r regionFeasible) LogProb(u, grad []float64) float64 {
+	x := make([]float64, len(u))
+	r.reg.FromUnit(x, u)
+	v := r.f.LogProb(x, grad)
+	for j := range grad {
+		grad[j] *= r.reg.Width[j]
+	}
+	return v
+}
