@@ -164,3 +164,49 @@ func (g *GP) InRegion(r Region) (*GP, error) {
 	out.chol, out.alpha, out.lml = g.chol, g.alpha, g.lml
 	return out, nil
 }
+
+// InUnitCube reports whether every coordinate of u lies in [0,1].
+func InUnitCube(u []float64) bool {
+	for _, v := range u {
+		if !(v >= 0 && v <= 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// RowsToUnit maps the rows of P (unit cube) into r's coordinates; with
+// inside, the rows that fall outside the region are dropped. It returns nil
+// when no row is left (or P is nil).
+func (r Region) RowsToUnit(P *mat.Dense, inside bool) *mat.Dense {
+	if P == nil {
+		return nil
+	}
+	n, d := P.Dims()
+	var rows []float64
+	u := make([]float64, d)
+	for i := 0; i < n; i++ {
+		r.ToUnit(u, P.RawRowView(i))
+		if !inside || InUnitCube(u) {
+			rows = append(rows, u...)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return mat.NewDense(len(rows)/d, d, rows)
+}
+
+// RowsFromUnit returns the rows of U (region coordinates) mapped back into
+// the unit cube (FromUnit); nil for a nil U.
+func (r Region) RowsFromUnit(U *mat.Dense) *mat.Dense {
+	if U == nil {
+		return nil
+	}
+	n, d := U.Dims()
+	out := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		r.FromUnit(out.RawRowView(i), U.RawRowView(i))
+	}
+	return out
+}

@@ -196,3 +196,26 @@ func TestInRegionRefusesBadRegions(t *testing.T) {
 		}
 	}
 }
+
+// RowsToUnit and RowsFromUnit are inverse on the region; with inside,
+// rows outside it are dropped.
+func TestRegionRows(t *testing.T) {
+	reg := Region{Lo: []float64{0.2, 0.5}, Width: []float64{0.4, 0.25}}
+	P := mat.NewDense(3, 2, []float64{0.3, 0.6, 0.9, 0.6, 0.6, 0.75})
+	all := reg.RowsToUnit(P, false)
+	if r, _ := all.Dims(); r != 3 || math.Abs(all.At(1, 0)-1.75) > 1e-12 {
+		t.Fatalf("all rows: %v", mat.Formatted(all))
+	}
+	in := reg.RowsToUnit(P, true)
+	if r, _ := in.Dims(); r != 2 {
+		t.Fatalf("inside rows: %v, want the first and the last", mat.Formatted(in))
+	}
+	back := reg.RowsFromUnit(in)
+	want := mat.NewDense(2, 2, []float64{0.3, 0.6, 0.6, 0.75})
+	if !mat.EqualApprox(back, want, 1e-12) {
+		t.Fatalf("round trip: %v, want %v", mat.Formatted(back), mat.Formatted(want))
+	}
+	if reg.RowsToUnit(mat.NewDense(1, 2, []float64{0, 0}), true) != nil || reg.RowsToUnit(nil, false) != nil || reg.RowsFromUnit(nil) != nil {
+		t.Fatal("no rows left should give nil")
+	}
+}

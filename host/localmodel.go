@@ -77,56 +77,6 @@ func (s *Study) modelData(ds *dataset) (*dataset, *gp.Region) {
 	return &loc, &reg
 }
 
-// toRegion maps the rows of P (unit cube) into reg's coordinates, keeping
-// those inside the region; nil when none is (or P is nil).
-func toRegion(reg *gp.Region, P *mat.Dense) *mat.Dense {
-	if P == nil {
-		return nil
-	}
-	n, d := P.Dims()
-	var rows [][]float64
-	for i := 0; i < n; i++ {
-		u := make([]float64, d)
-		reg.ToUnit(u, P.RawRowView(i))
-		if inUnitCube(u) {
-			rows = append(rows, u)
-		}
-	}
-	return denseRows(rows, d)
-}
-
-// denseRows stacks rows of length d into a matrix; nil when there are
-// none.
-func denseRows(rows [][]float64, d int) *mat.Dense {
-	if len(rows) == 0 {
-		return nil
-	}
-	out := mat.NewDense(len(rows), d, nil)
-	for i, r := range rows {
-		out.SetRow(i, r)
-	}
-	return out
-}
-
-func inUnitCube(u []float64) bool {
-	for _, v := range u {
-		if !(v >= 0 && v <= 1) {
-			return false
-		}
-	}
-	return true
-}
-
-// fromRegion maps the rows of X (region coordinates) back to the unit
-// cube, in place.
-func fromRegion(reg *gp.Region, X *mat.Dense) {
-	n, _ := X.Dims()
-	for i := 0; i < n; i++ {
-		row := X.RawRowView(i)
-		reg.FromUnit(row, row)
-	}
-}
-
 // labelledInRegion keeps the labelled points (rows of X, ok) inside reg,
 // in reg's coordinates: a local model's success classifier is fitted to
 // them alone, which bounds its cost with the model's and is all the
@@ -143,7 +93,7 @@ func labelledInRegion(reg *gp.Region, X *mat.Dense, ok []bool) (*mat.Dense, []bo
 	for i := 0; i < n; i++ {
 		u := make([]float64, d)
 		reg.ToUnit(u, X.RawRowView(i))
-		if inUnitCube(u) {
+		if gp.InUnitCube(u) {
 			rows = append(rows, u)
 			keep = append(keep, ok[i])
 			failed = failed || !ok[i]
@@ -153,4 +103,17 @@ func labelledInRegion(reg *gp.Region, X *mat.Dense, ok []bool) (*mat.Dense, []bo
 		return nil, nil
 	}
 	return denseRows(rows, d), keep
+}
+
+// denseRows stacks rows of length d into a matrix; nil when there are
+// none.
+func denseRows(rows [][]float64, d int) *mat.Dense {
+	if len(rows) == 0 {
+		return nil
+	}
+	out := mat.NewDense(len(rows), d, nil)
+	for i, r := range rows {
+		out.SetRow(i, r)
+	}
+	return out
 }

@@ -63,7 +63,7 @@ func checkInLocalRegion(t *testing.T, trials []Trial, tr Trial) {
 	}
 	u := make([]float64, len(tr.U))
 	reg.ToUnit(u, tr.U)
-	if !inUnitCube(u) {
+	if !gp.InUnitCube(u) {
 		// Batches of 2 see the other point pending, not completed, so the
 		// region is that of all trials of earlier iterations.
 		t.Fatalf("trial %d (iteration %d) at %v lies outside its local region (region coordinates %v)", tr.ID, tr.Iteration, tr.U, u)

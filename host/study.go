@@ -545,7 +545,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 	it.FitSeconds = fr.seconds
 	pending := s.pendingMatrix()
 	if reg != nil {
-		pending = toRegion(reg, pending)
+		pending = reg.RowsToUnit(pending, true)
 	}
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: pending, Log: s.log,
 		Feasible: s.feasibility(t, reg)}
@@ -556,7 +556,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 		X, err = s.avoidFailures(ctx, st, X, t)
 	}
 	if err == nil && reg != nil {
-		fromRegion(reg, X)
+		X = reg.RowsFromUnit(X)
 	}
 	if err != nil {
 		if ctx.Err() != nil {

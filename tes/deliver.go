@@ -154,9 +154,9 @@ func (p *Deliver) query(ctx context.Context, st *acq.State, s DeliverSettings, r
 	// The carried X* (next iteration's starts) stays in unit-cube
 	// coordinates between iterations: only the points inside the region
 	// are starts here, and this iteration's X* is mapped back.
-	p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return toRegion(reg, P, true) })
-	defer p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return fromRegion(reg, P) })
-	f, err := p.TES.Scorer.prepareWith(ctx, rst, rest, q, toRegion(reg, pending, false), toRegion(reg, xbar, true))
+	p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return reg.RowsToUnit(P, true) })
+	defer p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return reg.RowsFromUnit(P) })
+	f, err := p.TES.Scorer.prepareWith(ctx, rst, rest, q, reg.RowsToUnit(pending, false), reg.RowsToUnit(xbar, true))
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (p *Deliver) query(ctx context.Context, st *acq.State, s DeliverSettings, r
 	if err != nil {
 		return nil, err
 	}
-	return fromRegion(reg, X), nil
+	return reg.RowsFromUnit(X), nil
 }
 
 // recommendation returns x̄ = argmax μ over the unit cube (1×d) and whether

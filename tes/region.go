@@ -3,8 +3,6 @@ package tes
 import (
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
 )
@@ -54,51 +52,6 @@ func trustRegion(g *gp.GP, L float64) (reg gp.Region, ok bool) {
 	return reg, !reg.Whole()
 }
 
-// toRegion maps the rows of P (unit cube) into reg's coordinates; with
-// inside, rows that fall outside the region are dropped. It returns nil
-// when no row is left (or P is nil).
-func toRegion(reg gp.Region, P *mat.Dense, inside bool) *mat.Dense {
-	if P == nil {
-		return nil
-	}
-	n, d := P.Dims()
-	var rows []float64
-	u := make([]float64, d)
-	for i := 0; i < n; i++ {
-		reg.ToUnit(u, P.RawRowView(i))
-		if !inside || inUnitCube(u) {
-			rows = append(rows, u...)
-		}
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	return mat.NewDense(len(rows)/d, d, rows)
-}
-
-// fromRegion maps the rows of U (region coordinates) back into the unit
-// cube.
-func fromRegion(reg gp.Region, U *mat.Dense) *mat.Dense {
-	if U == nil {
-		return nil
-	}
-	n, d := U.Dims()
-	out := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		reg.FromUnit(out.RawRowView(i), U.RawRowView(i))
-	}
-	return out
-}
-
-func inUnitCube(u []float64) bool {
-	for _, v := range u {
-		if !(v >= 0 && v <= 1) {
-			return false
-		}
-	}
-	return true
-}
-
 // inRegion returns st seen through reg: the same posterior with inputs in
 // region coordinates, pending points and the success probability mapped
 // likewise.
@@ -109,7 +62,7 @@ func inRegion(st *acq.State, reg gp.Region) (*acq.State, error) {
 	}
 	out := *st
 	out.GP = g
-	out.Pending = toRegion(reg, st.Pending, false)
+	out.Pending = reg.RowsToUnit(st.Pending, false)
 	if st.Feasible != nil {
 		out.Feasible = regionFeasible{f: st.Feasible, reg: reg}
 	}

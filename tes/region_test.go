@@ -106,7 +106,7 @@ func TestDeliverSearchesTrustRegion(t *testing.T) {
 			}
 			prev := p.TES.Scorer.previous(2)
 			xs := p.TES.Scorer.LastModel().XStar
-			if prev == nil || !mat.EqualApprox(prev, fromRegion(reg, xs), 1e-15) {
+			if prev == nil || !mat.EqualApprox(prev, reg.RowsFromUnit(xs), 1e-15) {
 				t.Fatalf("carried X* %v is not the model's X* %v mapped back", prev, xs)
 			}
 			for i := range prev.RawMatrix().Rows {
