@@ -53,6 +53,9 @@ func BenchmarkPropose(b *testing.B) {
 // the two halves in one run, e.g.
 //
 //	go test -run '^$' -bench ProposeDefault -count 6 ./tes/ | benchstat -col /acq -
+//
+// (benchstat: go install golang.org/x/perf/cmd/benchstat@latest). On the
+// 2-core test machine "tes" took 0.75–1.04× TES_ep's time.
 func BenchmarkProposeDefault(b *testing.B) {
 	for _, acqName := range []string{"tes", "tes-ep"} {
 		for _, q := range []int{1, 4} {
