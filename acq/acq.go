@@ -55,6 +55,13 @@ type State struct {
 	// the failed evaluations so far; nil when none failed. Acquisitions
 	// weight their batches by it through FeasibilityWeighted.
 	Feasible Feasible
+	// IntStep is, for each coordinate of an Int parameter, the width of one
+	// integer's bin of the GP's inputs (1/k for k values, in the unit
+	// cube), and 0 for every other kind; nil when the space has no Int
+	// parameter. Proposals are rounded to bins by the host; an acquisition
+	// that searches a small region uses it to reach the neighbouring
+	// integers.
+	IntStep []float64
 }
 
 // Dim returns the input dimension d of the problem.

@@ -117,3 +117,17 @@ func denseRows(rows [][]float64, d int) *mat.Dense {
 	}
 	return out
 }
+
+// intSteps returns acq.State.IntStep for the model's coordinates: the
+// space's Int bin widths, divided by the local region's widths (nil reg:
+// the unit cube).
+func (s *Study) intSteps(reg *gp.Region) []float64 {
+	w := s.space.intSteps()
+	if w == nil || reg == nil {
+		return w
+	}
+	for j := range w {
+		w[j] /= reg.Width[j]
+	}
+	return w
+}

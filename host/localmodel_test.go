@@ -10,7 +10,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // A study on the local model (10 trials in the trust region) proposes
@@ -144,4 +146,45 @@ func TestLocalModelWithFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameTrials(t, a.Trials, b.Trials)
+}
+
+// stepRecorder proposes like randomProposer and keeps the IntStep of every
+// state it was given.
+type stepRecorder struct {
+	randomProposer
+	steps [][]float64
+}
+
+func (r *stepRecorder) Propose(ctx context.Context, s *acq.State, q int) (*mat.Dense, error) {
+	r.steps = append(r.steps, s.IntStep)
+	return r.randomProposer.Propose(ctx, s, q)
+}
+
+// The acquisition learns the Int parameters' bin widths in its GP's
+// coordinates: 1/k on the unit cube, over the region's width for the local
+// model.
+func TestStateIntSteps(t *testing.T) {
+	info := sdk.Info{Name: "mixed", Params: []sdk.Param{{Name: "layers", Kind: sdk.Int, Low: 1, High: 4}, {Name: "lr", Kind: sdk.Float, Low: 0, High: 1}}}
+	obj := funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) { return -math.Abs(x[0]-2) - x[1], nil }}
+	for _, model := range []string{ModelExact, ModelLocal} {
+		rec := &stepRecorder{}
+		o := Options{Proposer: rec, Batch: 1, Iters: 3, Init: 6, Seed: 4, Model: model, LocalPoints: 3}
+		if _, err := Optimize(context.Background(), obj, o); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.steps) != 3 {
+			t.Fatalf("%s: %d proposals recorded, want 3", model, len(rec.steps))
+		}
+		for _, w := range rec.steps {
+			if len(w) != 2 || w[1] != 0 {
+				t.Fatalf("%s: IntStep %v, want [w, 0]", model, w)
+			}
+			if model == ModelExact && w[0] != 0.25 {
+				t.Fatalf("exact model: IntStep %v, want [0.25 0]", w)
+			}
+			if model == ModelLocal && !(w[0] > 0.25) {
+				t.Fatalf("local model: IntStep %v, want the Int bin wider than 0.25 in region units", w)
+			}
+		}
+	}
 }

@@ -162,6 +162,22 @@ func (s *Space) hasContinuous() bool {
 	return !finite
 }
 
+// intSteps returns, per coordinate, the width 1/k of one value's bin of
+// an Int parameter with k values and 0 for every other kind; nil when the
+// space has no Int (acq.State.IntStep).
+func (s *Space) intSteps() []float64 {
+	var w []float64
+	for i, p := range s.params {
+		if p.Kind == sdk.Int {
+			if w == nil {
+				w = make([]float64, len(s.params))
+			}
+			w[i] = 1 / s.n[i]
+		}
+	}
+	return w
+}
+
 // Categories returns, per coordinate, the number of choices of a
 // Categorical parameter and 0 for every other kind; nil when the space has
 // no Categorical (the GP's kernel and the acquisition optimizer then treat

@@ -138,7 +138,7 @@ func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 func (p *Deliver) query(ctx context.Context, st *acq.State, s DeliverSettings, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
 	reg, ok := gp.Region{}, false
 	if s.TrustRegion > 0 {
-		reg, ok = trustRegion(st.GP, s.TrustRegion)
+		reg, ok = trustRegion(st.GP, s.TrustRegion, st.IntStep)
 	}
 	if !ok {
 		f, err := p.TES.Scorer.prepareWith(ctx, st, rest, q, pending, xbar)

@@ -23,9 +23,11 @@ import (
 
 // trustRegion returns the box of side L (in normalized length-scales)
 // around the evaluated point with the largest posterior mean; categorical
-// coordinates keep their whole range. It returns ok = false when the box
-// is the whole cube.
-func trustRegion(g *gp.GP, L float64) (reg gp.Region, ok bool) {
+// coordinates keep their whole range, and along an Int coordinate
+// (intStep[j] > 0, acq.State.IntStep) the box reaches at least 1.5 bins
+// each way, so that the neighbouring integers' bins are inside it. It
+// returns ok = false when the box is the whole cube.
+func trustRegion(g *gp.GP, L float64, intStep []float64) (reg gp.Region, ok bool) {
 	best, _ := acq.BestMean(g)
 	c := g.X().RawRowView(best)
 	cats := acq.CategoriesOf(g)
@@ -46,6 +48,9 @@ func trustRegion(g *gp.GP, L float64) (reg gp.Region, ok bool) {
 			continue
 		}
 		half := 0.5 * math.Max(L*ell[j]/math.Exp(logMean/float64(nc)), gp.MinRegionWidth)
+		if intStep != nil {
+			half = math.Max(half, 1.5*intStep[j])
+		}
 		lo, hi := math.Max(0, c[j]-half), math.Min(1, c[j]+half)
 		reg.Lo[j], reg.Width[j] = lo, hi-lo
 	}
@@ -53,8 +58,8 @@ func trustRegion(g *gp.GP, L float64) (reg gp.Region, ok bool) {
 }
 
 // inRegion returns st seen through reg: the same posterior with inputs in
-// region coordinates, pending points and the success probability mapped
-// likewise.
+// region coordinates, pending points, the success probability and the Int
+// bin widths mapped likewise.
 func inRegion(st *acq.State, reg gp.Region) (*acq.State, error) {
 	g, err := st.GP.InRegion(reg)
 	if err != nil {
@@ -63,6 +68,12 @@ func inRegion(st *acq.State, reg gp.Region) (*acq.State, error) {
 	out := *st
 	out.GP = g
 	out.Pending = reg.RowsToUnit(st.Pending, false)
+	if st.IntStep != nil {
+		out.IntStep = make([]float64, len(st.IntStep))
+		for j, w := range st.IntStep {
+			out.IntStep[j] = w / reg.Width[j]
+		}
+	}
 	if st.Feasible != nil {
 		out.Feasible = regionFeasible{f: st.Feasible, reg: reg}
 	}

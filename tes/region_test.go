@@ -32,7 +32,7 @@ func TestTrustRegionShape(t *testing.T) {
 	}
 	best, _ := acq.BestMean(g)
 	c := X.RawRowView(best)
-	reg, ok := trustRegion(g, 0.5)
+	reg, ok := trustRegion(g, 0.5, nil)
 	if !ok {
 		t.Fatal("box of side 0.5 is the whole cube")
 	}
@@ -44,7 +44,16 @@ func TestTrustRegionShape(t *testing.T) {
 			t.Errorf("coordinate %d: box [%v, +%v], want [%v, %v]", j, reg.Lo[j], reg.Width[j], lo, hi)
 		}
 	}
-	if _, ok := trustRegion(g, 100); ok {
+	// An Int coordinate with 4 values (bins of 0.25) keeps its neighbours'
+	// bins in a box far narrower than one bin.
+	reg, _ = trustRegion(g, 0.01, []float64{0, 0.25, 0})
+	if lo, hi := math.Max(0, c[1]-0.375), math.Min(1, c[1]+0.375); math.Abs(reg.Lo[1]-lo) > 1e-12 || math.Abs(reg.Width[1]-(hi-lo)) > 1e-12 {
+		t.Errorf("Int coordinate: box [%v, +%v], want [%v, %v]", reg.Lo[1], reg.Width[1], lo, hi)
+	}
+	if reg.Width[0] > 0.01 {
+		t.Errorf("continuous coordinate widened to %v by another's Int step", reg.Width[0])
+	}
+	if _, ok := trustRegion(g, 100, nil); ok {
 		t.Error("a box of side 100 is not the whole cube")
 	}
 
@@ -53,7 +62,7 @@ func TestTrustRegionShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _ = trustRegion(gm2, 0.5)
+	reg, _ = trustRegion(gm2, 0.5, nil)
 	if reg.Lo[1] != 0 || reg.Width[1] != 1 {
 		t.Errorf("categorical coordinate: box [%v, +%v], want its whole range", reg.Lo[1], reg.Width[1])
 	}
@@ -77,7 +86,7 @@ func TestTrustRegionShape(t *testing.T) {
 func TestDeliverSearchesTrustRegion(t *testing.T) {
 	ctx := context.Background()
 	g := toyGP(t, 3, 12, 2, 0.25, 1e-4)
-	reg, ok := trustRegion(g, 0.2)
+	reg, ok := trustRegion(g, 0.2, nil)
 	if !ok {
 		t.Fatal("no trust region on the test GP")
 	}
