@@ -223,9 +223,36 @@ func newWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective
 	return w, nil
 }
 
+// singleWait is how long a starting worker waits, before refusing the
+// study, for a lease held by a live non-worker to be released or its
+// holder to register as a worker: `tesbo-host run` on PostgreSQL creates
+// the study under its lease and only then joins it as a worker, so a worker
+// started at once would otherwise meet that lease and refuse a study it can
+// join a moment later. A variable for tests.
+var singleWait = 5 * time.Second
+
 // checkNotSingle refuses a study that one process runs on its own (its
-// lease is held by a live holder that is not a registered worker).
+// lease is held by a live holder that is not a registered worker), after
+// waiting up to singleWait for that to change.
 func checkNotSingle(ctx context.Context, db *store.DB, id int64) error {
+	deadline := time.Now().Add(singleWait)
+	for {
+		err := heldBySingle(ctx, db, id)
+		var held *store.LeaseHeldError
+		if !errors.As(err, &held) || !time.Now().Before(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(DefaultWorkerPoll):
+		}
+	}
+}
+
+// heldBySingle returns the *store.LeaseHeldError of a study whose lease a
+// live non-worker holds, nil when nobody or a worker holds it.
+func heldBySingle(ctx context.Context, db *store.DB, id int64) error {
 	err := db.CheckLease(ctx, id)
 	var held *store.LeaseHeldError
 	if !errors.As(err, &held) {

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"math"
 	"path/filepath"
 	"strings"
@@ -169,4 +170,40 @@ func TestWorkerParallelBounded(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "MaxParallel") {
 		t.Fatalf("got %v, want a MaxParallel refusal", err)
 	}
+}
+
+// A worker refuses a study a single process holds (its lease held by a
+// non-worker) once singleWait has passed, and joins one whose holder lets
+// go within it — as `tesbo-host run` on PostgreSQL does after creating the
+// study, before it joins as a worker itself.
+func TestWorkerWaitsForSingleHolder(t *testing.T) {
+	defer func(w time.Duration) { singleWait = w }(singleWait)
+	singleWait = 300 * time.Millisecond
+	ctx := context.Background()
+	db := openTestDB(t, filepath.Join(t.TempDir(), "w.db"))
+	info, _ := (&branin{}).Info(ctx)
+	s, err := NewStudy(ctx, info, Options{DB: db, Name: "held", Acquisition: "qei", Batch: 2, Iters: 2, Init: 3, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	_, err = RunWorker(ctx, db, "held", &branin{}, WorkerOptions{Poll: time.Millisecond})
+	var held *store.LeaseHeldError
+	if !errors.As(err, &held) {
+		t.Fatalf("worker on a study a single process holds: %v, want *store.LeaseHeldError", err)
+	}
+	if waited := time.Since(t0); waited < singleWait {
+		t.Fatalf("refused after %v, before singleWait %v", waited, singleWait)
+	}
+
+	singleWait = 30 * time.Second
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		s.Close() // the creator lets go, as run does before joining
+	}()
+	res, err := RunWorker(ctx, db, "held", &branin{}, WorkerOptions{Poll: time.Millisecond})
+	if err != nil || !res.Done {
+		t.Fatalf("worker after the holder let go: %+v %v", res, err)
+	}
+	checkComplete(t, db, "held", 3+2*2)
 }
