@@ -113,7 +113,7 @@ func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 		return nil, fmt.Errorf("tes: batch size %d must be positive", q)
 	}
 	s := p.Settings.withDefaults()
-	xbar, worth, err := p.recommendation(ctx, st, s)
+	xbar, best, worth, err := p.recommendation(ctx, st, s)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 	if exploit {
 		pending, rest = stackRows(st.Pending, xbar), q-1
 	}
-	X, err := p.query(ctx, st, s, rest, q, pending, xbar)
+	X, err := p.query(ctx, st, s, best, rest, q, pending, xbar)
 	if err != nil || !exploit {
 		return X, err
 	}
@@ -133,12 +133,13 @@ func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 }
 
 // query returns TES's rest points of a batch of q, given the pending
-// points, searched in the trust region (region.go) unless it is the whole
-// cube; xbar (may be nil) is a candidate start of the search for X*.
-func (p *Deliver) query(ctx context.Context, st *acq.State, s DeliverSettings, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
+// points, searched in the trust region (region.go) around the evaluated
+// point best unless it is the whole cube; xbar (may be nil) is a candidate
+// start of the search for X*.
+func (p *Deliver) query(ctx context.Context, st *acq.State, s DeliverSettings, best, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
 	reg, ok := gp.Region{}, false
 	if s.TrustRegion > 0 {
-		reg, ok = trustRegion(st.GP, s.TrustRegion, st.IntStep)
+		reg, ok = trustRegion(st.GP, best, s.TrustRegion, st.IntStep)
 	}
 	if !ok {
 		f, err := p.TES.Scorer.prepareWith(ctx, st, rest, q, pending, xbar)
@@ -167,12 +168,13 @@ func (p *Deliver) query(ctx context.Context, st *acq.State, s DeliverSettings, r
 	return reg.RowsFromUnit(X), nil
 }
 
-// recommendation returns x̄ = argmax μ over the unit cube (1×d) and whether
-// it is worth an evaluation: μ(x̄) above μ at every evaluated point, and x̄
-// farther than MinDistance length-scales from every evaluated or pending
-// point. The search starts from the evaluated point with the largest mean
+// recommendation returns x̄ = argmax μ over the unit cube (1×d), the
+// evaluated point with the largest posterior mean (its row of the GP's
+// inputs) and whether x̄ is worth an evaluation: μ(x̄) above μ at every
+// evaluated point, and x̄ farther than MinDistance length-scales from every
+// evaluated or pending point. The search starts from that evaluated point
 // and from the previous iteration's trusted maximizers.
-func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s DeliverSettings) (*mat.Dense, bool, error) {
+func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s DeliverSettings) (*mat.Dense, int, bool, error) {
 	g := st.GP
 	X := g.X()
 	_, d := X.Dims()
@@ -181,10 +183,10 @@ func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s DeliverSe
 	starts = stackRows(starts, p.TES.Scorer.previous(d))
 	xbar, mbar, err := acq.MaximizeMean(ctx, g, starts, st.Rand)
 	if err != nil {
-		return nil, false, fmt.Errorf("tes: maximize the posterior mean: %w", err)
+		return nil, best, false, fmt.Errorf("tes: maximize the posterior mean: %w", err)
 	}
 	if !(mbar > means[best]) {
-		return xbar, false, nil
+		return xbar, best, false, nil
 	}
 	ell := lengthscales(g.Kernel())
 	x := xbar.RawRowView(0)
@@ -200,7 +202,7 @@ func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s DeliverSe
 		}
 		return false
 	}
-	return xbar, !near(X) && !near(st.Pending) && !math.IsNaN(mbar), nil
+	return xbar, best, !near(X) && !near(st.Pending) && !math.IsNaN(mbar), nil
 }
 
 // WarpOutputs implements acq.OutputWarper: the host fits the GP to warped

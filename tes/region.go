@@ -26,13 +26,13 @@ import (
 // elsewhere).
 
 // trustRegion returns the box of side L (in normalized length-scales)
-// around the evaluated point with the largest posterior mean; categorical
+// around the evaluated point best (a row of g's inputs: Deliver passes the
+// one with the largest posterior mean); categorical
 // coordinates keep their whole range, and along an Int coordinate
 // (intStep[j] > 0, acq.State.IntStep) the box reaches at least 1.5 bins
 // each way, so that the neighbouring integers' bins are inside it. It
 // returns ok = false when the box is the whole cube.
-func trustRegion(g *gp.GP, L float64, intStep []float64) (reg gp.Region, ok bool) {
-	best, _ := acq.BestMean(g)
+func trustRegion(g *gp.GP, best int, L float64, intStep []float64) (reg gp.Region, ok bool) {
 	c := g.X().RawRowView(best)
 	cats := acq.CategoriesOf(g)
 	cont := func(j int) bool { return cats == nil || cats[j] == 0 }

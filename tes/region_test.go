@@ -20,6 +20,13 @@ func inBox(reg gp.Region, x []float64) bool {
 	return true
 }
 
+// bestOf is the evaluated point with the largest posterior mean, the
+// centre Deliver gives the box.
+func bestOf(g *gp.GP) int {
+	b, _ := acq.BestMean(g)
+	return b
+}
+
 // The box is centred on the evaluated point with the largest posterior
 // mean (clipped to the cube) and its sides are proportional to the
 // length-scales, L times their geometric mean; a categorical coordinate
@@ -32,7 +39,7 @@ func TestTrustRegionShape(t *testing.T) {
 	}
 	best, _ := acq.BestMean(g)
 	c := X.RawRowView(best)
-	reg, ok := trustRegion(g, 0.5, nil)
+	reg, ok := trustRegion(g, best, 0.5, nil)
 	if !ok {
 		t.Fatal("box of side 0.5 is the whole cube")
 	}
@@ -46,14 +53,14 @@ func TestTrustRegionShape(t *testing.T) {
 	}
 	// An Int coordinate with 4 values (bins of 0.25) keeps its neighbours'
 	// bins in a box far narrower than one bin.
-	reg, _ = trustRegion(g, 0.01, []float64{0, 0.25, 0})
+	reg, _ = trustRegion(g, best, 0.01, []float64{0, 0.25, 0})
 	if lo, hi := math.Max(0, c[1]-0.375), math.Min(1, c[1]+0.375); math.Abs(reg.Lo[1]-lo) > 1e-12 || math.Abs(reg.Width[1]-(hi-lo)) > 1e-12 {
 		t.Errorf("Int coordinate: box [%v, +%v], want [%v, %v]", reg.Lo[1], reg.Width[1], lo, hi)
 	}
 	if reg.Width[0] > 0.01 {
 		t.Errorf("continuous coordinate widened to %v by another's Int step", reg.Width[0])
 	}
-	if _, ok := trustRegion(g, 100, nil); ok {
+	if _, ok := trustRegion(g, best, 100, nil); ok {
 		t.Error("a box of side 100 is not the whole cube")
 	}
 
@@ -62,11 +69,11 @@ func TestTrustRegionShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _ = trustRegion(gm2, 0.5, nil)
+	reg, _ = trustRegion(gm2, bestOf(gm2), 0.5, nil)
 	if reg.Lo[1] != 0 || reg.Width[1] != 1 {
 		t.Errorf("categorical coordinate: box [%v, +%v], want its whole range", reg.Lo[1], reg.Width[1])
 	}
-	c = X.RawRowView(func() int { b, _ := acq.BestMean(gm2); return b }())
+	c = X.RawRowView(bestOf(gm2))
 	for j, l := range []float64{0.1, 0, 0.2} {
 		if l == 0 {
 			continue
@@ -86,7 +93,7 @@ func TestTrustRegionShape(t *testing.T) {
 func TestDeliverSearchesTrustRegion(t *testing.T) {
 	ctx := context.Background()
 	g := toyGP(t, 3, 12, 2, 0.25, 1e-4)
-	reg, ok := trustRegion(g, 0.2, nil)
+	reg, ok := trustRegion(g, bestOf(g), 0.2, nil)
 	if !ok {
 		t.Fatal("no trust region on the test GP")
 	}

@@ -46,7 +46,7 @@ func (p *Deliver) ProposeSized(ctx context.Context, st *acq.State, maxQ int, r a
 	if maxQ == 1 {
 		return p.Propose(ctx, st, 1)
 	}
-	xbar, worth, err := p.recommendation(ctx, st, p.Settings.withDefaults())
+	xbar, _, worth, err := p.recommendation(ctx, st, p.Settings.withDefaults())
 	if err != nil {
 		return nil, err
 	}
