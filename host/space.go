@@ -166,16 +166,7 @@ func (s *Space) hasContinuous() bool {
 // an Int parameter with k values and 0 for every other kind; nil when the
 // space has no Int (acq.State.IntStep).
 func (s *Space) intSteps() []float64 {
-	var w []float64
-	for i, p := range s.params {
-		if p.Kind == sdk.Int {
-			if w == nil {
-				w = make([]float64, len(s.params))
-			}
-			w[i] = 1 / s.n[i]
-		}
-	}
-	return w
+	return perKind(s, sdk.Int, func(i int) float64 { return 1 / s.n[i] })
 }
 
 // Categories returns, per coordinate, the number of choices of a
@@ -183,14 +174,20 @@ func (s *Space) intSteps() []float64 {
 // no Categorical (the GP's kernel and the acquisition optimizer then treat
 // the space as continuous, exactly as before categoricals existed).
 func (s *Space) Categories() []int {
-	var c []int
+	return perKind(s, sdk.Categorical, func(i int) int { return int(s.n[i]) })
+}
+
+// perKind returns value(i) for every coordinate i whose parameter is of
+// the given kind and zero for the others; nil when there is none.
+func perKind[T int | float64](s *Space, kind sdk.ParamKind, value func(i int) T) []T {
+	var out []T
 	for i, p := range s.params {
-		if p.Kind == sdk.Categorical {
-			if c == nil {
-				c = make([]int, len(s.params))
+		if p.Kind == kind {
+			if out == nil {
+				out = make([]T, len(s.params))
 			}
-			c[i] = int(s.n[i])
+			out[i] = value(i)
 		}
 	}
-	return c
+	return out
 }
