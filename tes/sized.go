@@ -38,7 +38,9 @@ func (p *Proposer) ProposeSized(ctx context.Context, st *acq.State, maxQ int, r 
 // slot it proposes as Propose does; otherwise, when x̄ is worth an
 // evaluation (see Deliver), the batch is x̄ plus the TES points worth their
 // evaluation given x̄ and the pending points (possibly none), else TES's
-// sized batch alone.
+// sized batch alone. Those TES points are searched over the whole cube,
+// without Propose's trust region: the sizing rule grows the batch by TES's
+// whole-cube α and was measured that way.
 func (p *Deliver) ProposeSized(ctx context.Context, st *acq.State, maxQ int, r acq.GainRule) (*mat.Dense, error) {
 	if err := checkSized(st, maxQ); err != nil {
 		return nil, err
