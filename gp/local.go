@@ -17,8 +17,10 @@ import (
 //   - Region: the box of L∞ radius r around the incumbent (clipped to
 //     [0,1]^d), r the L∞ distance of its m-th nearest observation
 //     (counting itself), over the continuous coordinates; categorical
-//     coordinates (cats[j] > 0) keep their whole range. The model's data
-//     are every observation in the box: the m nearest, plus ties.
+//     coordinates (cats[j] > 0) keep their whole range, and an Int
+//     coordinate spans at least IntSpan bins each way (LocalDataInt). The
+//     model's data are every observation in the box: the m nearest, plus
+//     ties (at most m with Int coordinates).
 //   - Coordinates: the box is mapped affinely onto [0,1]^d
 //     (Region.ToUnit), so a GP, its sample paths and any acquisition built
 //     on the local data work unchanged, and everything they propose lies in
@@ -68,19 +70,39 @@ func (r Region) FromUnit(dst, u []float64) {
 // sharing a coordinate, is widened to it).
 const MinRegionWidth = 1e-3
 
+// IntSpan is how many bins of an Int coordinate a local box reaches each
+// way from its centre at least: 1.5, so that the neighbouring integers'
+// bins lie inside it and a search in the box can move the integer by one
+// (a narrower box would freeze it at the centre's value).
+const IntSpan = 1.5
+
 // LocalData selects the local model's data from n observations (X in
 // [0,1]^d, y): the region around the incumbent holding its m nearest
 // observations (see the package's local models), the rows inside it
 // (ascending) and those rows' inputs in region coordinates. cats marks
 // categorical coordinates (nil: none). With m ≥ n it returns the whole
-// cube and every row, X unchanged (copied).
+// cube and every row, X unchanged (copied). It is LocalDataInt without
+// Int coordinates.
 func LocalData(X *mat.Dense, y []float64, m int, cats []int) (Region, []int, *mat.Dense, error) {
+	return LocalDataInt(X, y, m, cats, nil)
+}
+
+// LocalDataInt is LocalData where intStep[j] > 0 marks an Int coordinate
+// whose values have bins of width intStep[j] in [0,1] (nil: none). Along
+// it the box reaches at least IntSpan bins each way, and an observation
+// counts as being at distance 0 along it when it lies within that span:
+// its L∞ distance to the incumbent is then the smallest radius r whose box
+// (half-width r, or IntSpan·intStep[j] if larger) holds it. The rows are
+// the observations inside the box, at most m of them: ties at the m-th
+// distance (frequent when every coordinate is an Int) are broken by the
+// plain L∞ distance, then by index.
+func LocalDataInt(X *mat.Dense, y []float64, m int, cats []int, intStep []float64) (Region, []int, *mat.Dense, error) {
 	n, d := X.Dims()
 	if n != len(y) || n == 0 {
 		return Region{}, nil, nil, fmt.Errorf("gp.LocalData: %d inputs and %d outputs: %w", n, len(y), ErrBadInput)
 	}
-	if m < 1 || (cats != nil && len(cats) != d) {
-		return Region{}, nil, nil, fmt.Errorf("gp.LocalData: m = %d points, %d categories for dimension %d: %w", m, len(cats), d, ErrBadInput)
+	if m < 1 || (cats != nil && len(cats) != d) || (intStep != nil && len(intStep) != d) {
+		return Region{}, nil, nil, fmt.Errorf("gp.LocalData: m = %d points, %d categories and %d Int steps for dimension %d: %w", m, len(cats), len(intStep), d, ErrBadInput)
 	}
 	reg := Region{Lo: make([]float64, d), Width: make([]float64, d)}
 	for j := range reg.Width {
@@ -94,36 +116,68 @@ func LocalData(X *mat.Dense, y []float64, m int, cats []int) (Region, []int, *ma
 		return reg, rows, mat.DenseCopyOf(X), nil
 	}
 	cont := func(j int) bool { return cats == nil || cats[j] == 0 }
+	minHalf := func(j int) float64 {
+		if intStep == nil {
+			return 0
+		}
+		return IntSpan * intStep[j]
+	}
 	inc := X.RawRowView(slices.Index(y, slices.Max(y)))
-	dist := make([]float64, n)
+	dist, plain := make([]float64, n), make([]float64, n)
 	for i := range dist {
 		row := X.RawRowView(i)
 		for j := range row {
-			if cont(j) {
-				dist[i] = math.Max(dist[i], math.Abs(row[j]-inc[j]))
+			if !cont(j) {
+				continue
+			}
+			a := math.Abs(row[j] - inc[j])
+			plain[i] = math.Max(plain[i], a)
+			if a > minHalf(j) {
+				dist[i] = math.Max(dist[i], a)
 			}
 		}
 	}
-	sorted := slices.Clone(dist)
-	slices.Sort(sorted)
-	r := math.Max(sorted[m-1], MinRegionWidth/2)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmpFloat(dist[a], dist[b]); c != 0 {
+			return c
+		}
+		return cmpFloat(plain[a], plain[b])
+	})
+	r := math.Max(dist[order[m-1]], MinRegionWidth/2)
 	for j := range reg.Lo {
 		if cont(j) {
-			lo, hi := math.Max(0, inc[j]-r), math.Min(1, inc[j]+r)
+			half := math.Max(r, minHalf(j))
+			lo, hi := math.Max(0, inc[j]-half), math.Min(1, inc[j]+half)
 			reg.Lo[j], reg.Width[j] = lo, hi-lo
 		}
 	}
 	var rows []int
-	for i, v := range dist {
-		if v <= r {
-			rows = append(rows, i)
+	for _, i := range order {
+		if dist[i] > r || (len(rows) == m && intStep != nil) {
+			break
 		}
+		rows = append(rows, i)
 	}
+	slices.Sort(rows)
 	U := mat.NewDense(len(rows), d, nil)
 	for k, i := range rows {
 		reg.ToUnit(U.RawRowView(k), X.RawRowView(i))
 	}
 	return reg, rows, U, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // InRegion returns the same posterior as g with its inputs expressed in

@@ -3,6 +3,7 @@ package gp
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -217,5 +218,61 @@ func TestRegionRows(t *testing.T) {
 	}
 	if reg.RowsToUnit(mat.NewDense(1, 2, []float64{0, 0}), true) != nil || reg.RowsToUnit(nil, false) != nil || reg.RowsFromUnit(nil) != nil {
 		t.Fatal("no rows left should give nil")
+	}
+}
+
+// Along an Int coordinate the local box reaches IntSpan bins each way, so
+// that a search in it can move the integer; without the span the same
+// data give a box narrower than one bin. The rows are the observations
+// inside the box, at most m.
+func TestLocalDataInt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	const n, m, bins = 1000, 8, 8
+	step := 1.0 / bins
+	X := mat.NewDense(n, 2, nil)
+	y := make([]float64, n)
+	for i := range y {
+		k := rng.IntN(bins)
+		a, b := rng.Float64(), (float64(k)+0.5)*step // b: an Int's bin centre
+		X.SetRow(i, []float64{a, b})
+		y[i] = -math.Abs(a-0.4) - math.Abs(b-0.45)
+	}
+	plainReg, _, _, err := LocalData(X, y, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plainReg.Width[1] >= step {
+		t.Fatalf("fixture too easy: without the span the box is %v wide along the Int (one bin is %v)", plainReg.Width[1], step)
+	}
+	reg, rows, U, err := LocalDataInt(X, y, m, nil, []float64{0, step})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc := X.RawRowView(slices.Index(y, slices.Max(y)))
+	lo, hi := math.Max(0, inc[1]-IntSpan*step), math.Min(1, inc[1]+IntSpan*step)
+	if math.Abs(reg.Lo[1]-lo) > 1e-15 || math.Abs(reg.Lo[1]+reg.Width[1]-hi) > 1e-15 {
+		t.Fatalf("Int coordinate's range [%v, %v], want [%v, %v]", reg.Lo[1], reg.Lo[1]+reg.Width[1], lo, hi)
+	}
+	if len(rows) == 0 || len(rows) > m {
+		t.Fatalf("%d rows, want 1 to %d", len(rows), m)
+	}
+	inside := 0
+	u := make([]float64, 2)
+	for i := range n {
+		reg.ToUnit(u, X.RawRowView(i))
+		if InUnitCube(u) {
+			inside++
+		}
+	}
+	for k, i := range rows {
+		if !InUnitCube(U.RawRowView(k)) {
+			t.Fatalf("row %d (observation %d) lies outside the box", k, i)
+		}
+	}
+	if inside > m && len(rows) != m || inside <= m && len(rows) != inside {
+		t.Fatalf("%d rows for %d observations inside the box (m = %d)", len(rows), inside, m)
+	}
+	if _, _, _, err := LocalDataInt(X, y, m, nil, []float64{0}); err == nil {
+		t.Fatal("Int steps of the wrong length accepted")
 	}
 }

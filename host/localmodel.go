@@ -14,7 +14,8 @@ const (
 	// ModelExact fits one exact GP to every completed trial.
 	ModelExact = "exact"
 	// ModelLocal fits an exact GP to the trials in a trust region around
-	// the best trial (the LocalPoints nearest to it, see gp.LocalData) and
+	// the best trial (the LocalPoints nearest to it, see gp.LocalDataInt;
+	// an Int parameter spans at least gp.IntSpan bins each way) and
 	// proposes inside that region only.
 	ModelLocal = "local"
 )
@@ -60,7 +61,7 @@ func (s *Study) modelData(ds *dataset) (*dataset, *gp.Region) {
 	if m == 0 || ds.n() == 0 {
 		return ds, nil
 	}
-	reg, rows, U, err := gp.LocalData(ds.X, ds.y, m, s.space.Categories())
+	reg, rows, U, err := gp.LocalDataInt(ds.X, ds.y, m, s.space.Categories(), s.space.intSteps())
 	if err != nil {
 		// Unreachable for a well-formed dataset; keep the exact model.
 		s.log.Warn().Err(err).Msg("local model: cannot select the region; fitting all trials")

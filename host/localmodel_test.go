@@ -188,3 +188,25 @@ func TestStateIntSteps(t *testing.T) {
 		}
 	}
 }
+
+// The local model's region spans at least IntSpan bins of an Int each way
+// (two bins when clipped at the end of its range), so a proposal can move
+// the integer: with 80 trials and 2 local points the box would otherwise
+// be narrower than one of its four bins.
+func TestLocalModelSpansInts(t *testing.T) {
+	info := sdk.Info{Name: "mixed", Params: []sdk.Param{{Name: "layers", Kind: sdk.Int, Low: 1, High: 4}, {Name: "lr", Kind: sdk.Float, Low: 0, High: 1}}}
+	obj := funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) { return -math.Abs(x[0]-2) - x[1], nil }}
+	rec := &stepRecorder{}
+	o := Options{Proposer: rec, Batch: 1, Iters: 3, Init: 80, Seed: 4, Model: ModelLocal, LocalPoints: 2}
+	if _, err := Optimize(context.Background(), obj, o); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.steps) != 3 {
+		t.Fatalf("%d proposals recorded, want 3", len(rec.steps))
+	}
+	for i, w := range rec.steps {
+		if !(w[0] <= 0.5+1e-12) {
+			t.Fatalf("proposal %d: region-unit IntStep %v, want the Int's bin at most half the region", i, w)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func trustRegion(g *gp.GP, best int, L float64, intStep []float64) (reg gp.Regio
 		}
 		half := 0.5 * math.Max(L*ell[j]/math.Exp(logMean/float64(nc)), gp.MinRegionWidth)
 		if intStep != nil {
-			half = math.Max(half, 1.5*intStep[j])
+			half = math.Max(half, gp.IntSpan*intStep[j])
 		}
 		lo, hi := math.Max(0, c[j]-half), math.Min(1, c[j]+half)
 		reg.Lo[j], reg.Width[j] = lo, hi-lo
