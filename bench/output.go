@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tesbo/tesbo/host"
 )
 
 // RunsHeader is the header of runs.csv: one row per run × BO iteration.
@@ -321,6 +323,9 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 		s.seeds(), s.itersDescription(), s.initDescription())
 	fmt.Fprintf(&b, "- observation noise variance %s; GP kernel %s, prior %s; |X*| %s; recommendation %s\n",
 		s.noiseDescription(), orDefault(s.Kernel, "se"), orDefault(s.GPPrior, "scaled"), s.trustedDescription(), orDefault(s.Recommend, "auto"))
+	if s.Model != "" && s.Model != host.ModelAuto {
+		fmt.Fprintf(&b, "- GP model %s%s\n", s.Model, s.localDescription())
+	}
 	if len(s.Params) > 0 {
 		var kv []string
 		for k, v := range s.Params {
@@ -543,4 +548,17 @@ func (l *historyLog) writeLocked() error {
 		return fmt.Errorf("write %s: %w", HistoryFile, err)
 	}
 	return nil
+}
+
+// localDescription is the local model's size for the summary ("" for the
+// exact model).
+func (s *Suite) localDescription() string {
+	if s.Model != host.ModelLocal {
+		return ""
+	}
+	n := s.LocalPoints
+	if n == 0 {
+		n = host.DefaultLocalPoints
+	}
+	return fmt.Sprintf(" (%d trials nearest the best one)", n)
 }

@@ -281,6 +281,8 @@ func (s *Suite) studyOptions(spec RunSpec, params map[string]string) host.Option
 		Kernel:      s.Kernel,
 		GPPrior:     s.GPPrior,
 		Recommend:   s.Recommend,
+		Model:       s.Model,
+		LocalPoints: s.LocalPoints,
 		EvalTimeout: s.EvalTimeout,
 	}
 	if v, ok := spec.Problem.Params[KeyNoiseVar]; ok {

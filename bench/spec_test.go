@@ -139,6 +139,8 @@ func TestSuiteValidate(t *testing.T) {
 		{"kernel", func(s *Suite) { s.Kernel = "rbf" }, "unknown kernel"},
 		{"noise param", func(s *Suite) { s.Params = map[string]string{"noise_var": "1"} }, "noise_var"},
 		{"bad problem noise", func(s *Suite) { s.Problems[0].Params = map[string]string{"noise_var": "-2"} }, "noise_var"},
+		{"model", func(s *Suite) { s.Model = "sparse" }, "unknown model"},
+		{"local points", func(s *Suite) { s.LocalPoints = host.MaxLocalPoints + 1 }, "local model size"},
 	}
 	for _, tc := range tests {
 		s := ok
@@ -169,6 +171,10 @@ func TestStudyOptions(t *testing.T) {
 	s.InitAtLeastBatch = false
 	if o := s.studyOptions(spec, nil); !o.NoInit {
 		t.Errorf("Init < 0: NoInit false")
+	}
+	s.Model, s.LocalPoints = host.ModelLocal, 40
+	if o := s.studyOptions(spec, nil); o.Model != host.ModelLocal || o.LocalPoints != 40 {
+		t.Errorf("model %q with %d points, want local with 40", o.Model, o.LocalPoints)
 	}
 }
 

@@ -65,6 +65,11 @@ type Suite struct {
 	// Recommend is host.RecommendAuto (default: refine for the synthetic
 	// problems), host.RecommendEvaluated or host.RecommendRefine.
 	Recommend string
+	// Model is the GP surrogate, as host.Options.Model ("" → host.ModelAuto:
+	// exact below host.LocalAutoMin trials); LocalPoints the local model's
+	// size (0 → host.DefaultLocalPoints).
+	Model       string
+	LocalPoints int
 	// Params are run parameters for every problem that accepts them.
 	Params map[string]string
 	// SeedByAcq mixes the acquisition into the run seeds (see Seed).
@@ -274,6 +279,12 @@ func (s *Suite) validate() error {
 	case "", host.KernelSE, host.KernelMatern52:
 	default:
 		return fmt.Errorf("unknown kernel %q: use %s or %s", s.Kernel, host.KernelSE, host.KernelMatern52)
+	}
+	if s.Model != "" && !host.ValidModel(s.Model) {
+		return fmt.Errorf("unknown model %q: use %s, %s or %s", s.Model, host.ModelAuto, host.ModelExact, host.ModelLocal)
+	}
+	if s.LocalPoints < 0 || s.LocalPoints > host.MaxLocalPoints {
+		return fmt.Errorf("local model size %d outside [0, %d] (0: the default %d)", s.LocalPoints, host.MaxLocalPoints, host.DefaultLocalPoints)
 	}
 	if s.Recommend != "" && !host.ValidRecommend(s.Recommend) {
 		return fmt.Errorf("unknown recommendation %q: use %s, %s or %s", s.Recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)

@@ -34,6 +34,8 @@ type benchFlags struct {
 	noiseVar, ucbBeta       float64
 	fixNoise, seedByAcq     bool
 	kernel, recommend, out  string
+	model                   string
+	localPoints             int
 	gpPrior                 string
 	appG                    bool
 	// changed reports whether a flag was given (the user suite keeps its
@@ -131,6 +133,8 @@ Examples:
 	fl.StringVar(&f.kernel, "kernel", host.KernelSE, "GP kernel: se (the paper's) or matern52 (BoTorch's protocol)")
 	fl.StringVar(&f.gpPrior, "gp-prior", host.PriorScaled, gpPriorHelp)
 	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
+	fl.StringVar(&f.model, "model", host.ModelAuto, modelHelp)
+	fl.IntVar(&f.localPoints, "local-points", 0, fmt.Sprintf("trials in the local model (default %d, at most %d)", host.DefaultLocalPoints, host.MaxLocalPoints))
 	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE for every problem that accepts KEY (repeatable)")
 	fl.BoolVar(&f.seedByAcq, "seed-by-acq", false, "derive run seeds from the acquisition too (no common random numbers)")
 	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel; each run's acquisition optimizer then uses max(1, cores/jobs) threads")
@@ -152,6 +156,7 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 		Seeds: f.seeds, Iters: f.iters, Init: f.init, InitAtLeastBatch: f.initBatch,
 		NoiseVar: f.noiseVar, FixNoise: f.fixNoise, Trusted: f.trusted, UCBBeta: f.ucbBeta,
 		Kernel: f.kernel, GPPrior: f.gpPrior, Recommend: f.recommend, SeedByAcq: f.seedByAcq, Jobs: f.jobs,
+		Model: f.model, LocalPoints: f.localPoints,
 		Out: f.out, EvalTimeout: f.evalTimeout,
 	}
 	switch f.suiteName {
@@ -186,6 +191,10 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 		return s, usagef("bad --noise-var %v: must be a finite number ≥ 0", f.noiseVar)
 	case f.out == "":
 		return s, usagef("--out is required")
+	case !host.ValidModel(f.model):
+		return s, usagef("bad --model %q: use %s, %s or %s", f.model, host.ModelAuto, host.ModelExact, host.ModelLocal)
+	case f.localPoints < 0 || f.localPoints > host.MaxLocalPoints:
+		return s, usagef("bad --local-points %d: must be in [0, %d] (0: %d)", f.localPoints, host.MaxLocalPoints, host.DefaultLocalPoints)
 	}
 	if f.init == 0 {
 		s.Init = -1 // bench.Suite: negative means no initial design

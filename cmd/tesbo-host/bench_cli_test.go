@@ -490,6 +490,8 @@ func TestBenchCLIBadInput(t *testing.T) {
 		{"unknown suite", []string{"bench", "--suite", "nope", "--acqs", "ei", "--out", "out"}, []string{"unknown --suite", "user"}},
 		{"suite and problems", with("--suite", "user"), []string{"exclude each other"}},
 		{"unknown GP prior", with("--gp-prior", "tight"), []string{"unknown GP prior", "scaled"}},
+		{"unknown model", with("--model", "sparse"), []string{"bad --model", "local"}},
+		{"too many local points", with("--local-points", "5000"), []string{"bad --local-points", "4000"}},
 		{"too many seeds", with("--seeds", "100000000"), []string{"MaxSeeds"}},
 		{"too large a batch", with("--batch", "5000"), []string{"MaxBatch"}},
 		{"unknown flag", with("--bogus"), []string{"unknown flag"}},

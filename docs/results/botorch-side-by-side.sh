@@ -9,18 +9,19 @@
 #
 # BOTORCH is a script that runs BoTorch's side of the protocol for one
 # problem, acquisition and seed, one JSON line per BO iteration (with
-# immediate_regret, best_true, propose_seconds, fit_seconds); it is not part
+# immediate_regret, best_true, propose_seconds, fit_seconds, and for the
+# user's rule user_true: the noise-free value of its evaluated trial with the
+# best observed value); it is not part
 # of this repository. The protocol on both sides: maximize negated Branin,
 # Hartmann-3 and Hartmann-6 on the unit cube; max(2, |B|) initial points;
 # Gaussian observation noise of variance 1e-4; a Matérn-5/2 ARD GP with
 # inferred noise; β = 2 for UCB; regrets noise-free. Three rules are reported:
 #   user   the noise-free regret of the evaluated trial with the best
-#          observed value (what a user of a black box keeps); tesbo only,
-#          since BoTorch's script prints the best noise-free value among its
-#          evaluated points, not the one of its best observed trial;
+#          observed value (what a user of a black box keeps): tesbo's
+#          best_eval_regret, BoTorch's from user_true (a dash in the table
+#          when its runner does not print it);
 #   oracle the noise-free regret of the evaluated trial with the best
-#          noise-free value: what BoTorch's script prints, and tesbo's
-#          best_true_regret, so the two sides compare on this one;
+#          noise-free value: BoTorch's best_true, tesbo's best_true_regret;
 #   model  the noise-free regret of the evaluated point with the largest
 #          posterior mean (BoTorch's recommendation; tesbo --recommend
 #          evaluated, or with RECOMMEND=refine the maximizer of the
