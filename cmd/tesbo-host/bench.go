@@ -191,7 +191,7 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 		return s, usagef("bad --noise-var %v: must be a finite number ≥ 0", f.noiseVar)
 	case f.out == "":
 		return s, usagef("--out is required")
-	case !host.ValidModel(f.model):
+	case f.model != "" && !host.ValidModel(f.model):
 		return s, usagef("bad --model %q: use %s, %s or %s", f.model, host.ModelAuto, host.ModelExact, host.ModelLocal)
 	case f.localPoints < 0 || f.localPoints > host.MaxLocalPoints:
 		return s, usagef("bad --local-points %d: must be in [0, %d] (0: %d)", f.localPoints, host.MaxLocalPoints, host.DefaultLocalPoints)
