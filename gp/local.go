@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -142,10 +143,10 @@ func LocalDataInt(X *mat.Dense, y []float64, m int, cats []int, intStep []float6
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		if c := cmpFloat(dist[a], dist[b]); c != 0 {
+		if c := cmp.Compare(dist[a], dist[b]); c != 0 {
 			return c
 		}
-		return cmpFloat(plain[a], plain[b])
+		return cmp.Compare(plain[a], plain[b])
 	})
 	r := math.Max(dist[order[m-1]], MinRegionWidth/2)
 	for j := range reg.Lo {
@@ -168,16 +169,6 @@ func LocalDataInt(X *mat.Dense, y []float64, m int, cats []int, intStep []float6
 		reg.ToUnit(U.RawRowView(k), X.RawRowView(i))
 	}
 	return reg, rows, U, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // InRegion returns the same posterior as g with its inputs expressed in

@@ -38,8 +38,7 @@ func subset(X *mat.Dense, ok []bool, m int) (*mat.Dense, []bool) {
 			near = append(near, j)
 		}
 	}
-	near = spaced(near, min(len(near), m-len(keep)))
-	keep = append(keep, near...)
+	keep = append(keep, near...) // at most one per kept failure, so within m
 	var rest []int
 	for _, i := range succ {
 		if !chosen[i] {
