@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"github.com/tesbo/tesbo/internal/pluginwire"
@@ -14,7 +15,7 @@ import (
 // "script runner" mode, which RunScriptRunnerIfRequested enters when the
 // environment asks for it (and only together with the go-plugin magic
 // cookie, so a stray variable cannot trigger it). The runner compiles the
-// script once with Yaegi and serves it with sdk.ServeObjective or
+// script with Yaegi (once per concurrent call, see scriptPool) and serves it with sdk.ServeObjective or
 // sdk.ServeAcquisition, so a script is contained, timed out, killed and
 // restarted exactly like a compiled plugin. Any program that calls
 // RunScriptRunnerIfRequested first thing in main (tesbo-host, an embedding
@@ -54,11 +55,12 @@ func runScript(p string, unrestrictedOK bool) int {
 		fmt.Fprintf(os.Stderr, "tesbo script runner: %s: %v\n", p, err)
 		return 1
 	}
+	pool := &scriptPool{path: p, unrestricted: unrestrictedOK, idle: []*Script{s}}
 	switch s.Kind {
 	case KindObjective:
-		sdk.ServeObjective(scriptObjective{s})
+		sdk.ServeObjective(scriptObjective{pool})
 	case KindAcquisition:
-		sdk.ServeAcquisition(scriptAcquisition{s})
+		sdk.ServeAcquisition(scriptAcquisition{pool})
 	default:
 		fmt.Fprintf(os.Stderr, "tesbo script runner: %s: not an objective or acquisition script\n", p)
 		return 1
@@ -66,15 +68,72 @@ func runScript(p string, unrestrictedOK bool) int {
 	return 0
 }
 
-type scriptObjective struct{ s *Script }
-
-func (o scriptObjective) Info(context.Context) (sdk.Info, error) { return o.s.Info(), nil }
-func (o scriptObjective) Evaluate(ctx context.Context, x []float64) (float64, error) {
-	return o.s.Evaluate(ctx, x)
+// scriptPool gives every concurrent call its own interpreter. Yaegi is not
+// safe for one interpreted function running on several goroutines at once:
+// two concurrent Evaluate calls of a script that waits in a select on
+// time.After and ctx.Done() hung within a few dozen calls (Yaegi
+// v0.16.1), and the host's batches call Evaluate concurrently. A call
+// takes an idle compiled copy of the script, or compiles one when none is
+// idle, and gives it back after, so the runner holds as many copies as
+// the most calls it has served at once. Package-level variables are
+// therefore shared by successive calls but not between concurrent ones.
+type scriptPool struct {
+	path         string
+	unrestricted bool
+	mu           sync.Mutex
+	idle         []*Script
 }
 
-type scriptAcquisition struct{ s *Script }
+// get returns an idle copy of the script, compiling one if none is idle.
+func (p *scriptPool) get() (*Script, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		s := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return s, nil
+	}
+	p.mu.Unlock()
+	s, err := CompileScript(p.path, p.unrestricted)
+	if err != nil {
+		return nil, fmt.Errorf("compile another copy of the script for a concurrent call: %w", err)
+	}
+	return s, nil
+}
+
+func (p *scriptPool) put(s *Script) {
+	p.mu.Lock()
+	p.idle = append(p.idle, s)
+	p.mu.Unlock()
+}
+
+type scriptObjective struct{ pool *scriptPool }
+
+func (o scriptObjective) Info(context.Context) (sdk.Info, error) {
+	s, err := o.pool.get()
+	if err != nil {
+		return sdk.Info{}, err
+	}
+	defer o.pool.put(s)
+	return s.Info(), nil
+}
+
+func (o scriptObjective) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	s, err := o.pool.get()
+	if err != nil {
+		return 0, err
+	}
+	defer o.pool.put(s)
+	return s.Evaluate(ctx, x)
+}
+
+type scriptAcquisition struct{ pool *scriptPool }
 
 func (a scriptAcquisition) Score(_ context.Context, p sdk.Posterior, batch [][]float64) (float64, error) {
-	return a.s.Score(p, batch), nil
+	s, err := a.pool.get()
+	if err != nil {
+		return 0, err
+	}
+	defer a.pool.put(s)
+	return s.Score(p, batch), nil
 }
