@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,5 +209,34 @@ func TestLocalModelSpansInts(t *testing.T) {
 		if !(w[0] <= 0.5+1e-12) {
 			t.Fatalf("proposal %d: region-unit IntStep %v, want the Int's bin at most half the region", i, w)
 		}
+	}
+}
+
+// evaluatedRecorder proposes uniform points and records, per call, the
+// GP's size and the State's count of evaluations.
+type evaluatedRecorder struct {
+	randomProposer
+	gpN, evaluated *[]int
+}
+
+func (r evaluatedRecorder) Propose(ctx context.Context, s *acq.State, q int) (*mat.Dense, error) {
+	*r.gpN = append(*r.gpN, s.GP.N())
+	*r.evaluated = append(*r.evaluated, s.Evaluated)
+	return r.randomProposer.Propose(ctx, s, q)
+}
+
+// acq.State.Evaluated counts every completed evaluation, also when the
+// local model's GP holds only some of them: the default acquisition's
+// opening design (d + 1 points) must not restart because a local model
+// of 3 trials looks like a study of 3.
+func TestStateCountsEvaluations(t *testing.T) {
+	var gpN, evaluated []int
+	opts := Options{Proposer: evaluatedRecorder{gpN: &gpN, evaluated: &evaluated}, Acquisition: "test-record",
+		Batch: 1, Iters: 3, Init: 5, Seed: 2, Model: ModelLocal, LocalPoints: 3}
+	if _, err := Optimize(context.Background(), hartmann6(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(evaluated, []int{5, 6, 7}) || !slices.Equal(gpN, []int{3, 3, 3}) {
+		t.Fatalf("iterations saw Evaluated %v with GPs of %v points, want [5 6 7] and [3 3 3]", evaluated, gpN)
 	}
 }

@@ -537,6 +537,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 	if ds.n() == 0 {
 		return fallback("no completed evaluations yet")
 	}
+	evaluated := ds.n()
 	ds, reg := s.modelData(ds)
 	fr, err := s.fitCached(ds, t)
 	if err != nil {
@@ -548,7 +549,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 		pending = reg.RowsToUnit(pending, true)
 	}
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: pending, Log: s.log,
-		Feasible: s.feasibility(t, reg), IntStep: s.intSteps(reg)}
+		Feasible: s.feasibility(t, reg), IntStep: s.intSteps(reg), Evaluated: evaluated}
 	t0 := time.Now()
 	X, err := s.proposeBatch(ctx, st, q)
 	it.ProposeSeconds = time.Since(t0).Seconds()

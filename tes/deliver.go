@@ -33,6 +33,11 @@ type DeliverSettings struct {
 	// (docs/results, fifth round). A negative value searches the whole
 	// cube, as the paper's TES does.
 	TrustRegion float64
+	// DesignPoints is how many points (evaluated and pending) the study
+	// must have before TES and x̄ take over; below that Deliver proposes
+	// space-filling points (design.go). Zero means d + 1; a negative value
+	// never proposes them.
+	DesignPoints int
 	// NoWarp fits the GP to the standardized observations as they are. By
 	// default the host warps them first (acq.OutputWarper): when the
 	// values have a long lower tail — a few very bad observations, as of
@@ -89,6 +94,11 @@ func (s DeliverSettings) withDefaults() DeliverSettings {
 // would otherwise shorten the length-scales and flatten the mean near the
 // maximum, is compressed by a power transform when the data call for one.
 //
+// Until the study has d + 1 points (Settings.DesignPoints) the batch
+// opens with space-filling points instead (design.go): the trust region
+// placed around the better of 2 random points would otherwise climb
+// whichever basin that point lies in.
+//
 // The rule needs no state beyond TES's own (the iteration number is part of
 // acq.State), so resumed studies stay bitwise identical.
 type Deliver struct {
@@ -114,6 +124,9 @@ func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 		return nil, fmt.Errorf("tes: batch size %d must be positive", q)
 	}
 	s := p.Settings.withDefaults()
+	if F := s.design(st, q); F != nil {
+		return p.afterDesign(ctx, st, q, F)
+	}
 	xbar, best, worth, err := p.recommendation(ctx, st, s)
 	if err != nil {
 		return nil, err
@@ -131,6 +144,22 @@ func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 		return X, err
 	}
 	return stackRows(xbar, X), nil
+}
+
+// afterDesign completes a batch of q that opens with the space-filling
+// points F: the other points are proposed as usual with F pending.
+func (p *Deliver) afterDesign(ctx context.Context, st *acq.State, q int, F *mat.Dense) (*mat.Dense, error) {
+	k, _ := F.Dims()
+	if k == q {
+		return F, nil
+	}
+	rest := *st
+	rest.Pending = stackRows(st.Pending, F)
+	X, err := p.Propose(ctx, &rest, q-k)
+	if err != nil {
+		return nil, err
+	}
+	return stackRows(F, X), nil
 }
 
 // query returns TES's rest points of a batch of q, given the pending

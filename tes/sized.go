@@ -35,7 +35,9 @@ func (p *Proposer) ProposeSized(ctx context.Context, st *acq.State, maxQ int, r 
 }
 
 // ProposeSized implements acq.Sizer for the default acquisition: with one
-// slot it proposes as Propose does; otherwise, when x̄ is worth an
+// slot it proposes as Propose does; while the study lacks its opening
+// design the batch is the space-filling points still missing (at most
+// maxQ; see Deliver); otherwise, when x̄ is worth an
 // evaluation (see Deliver), the batch is x̄ plus the TES points worth their
 // evaluation given x̄ and the pending points (possibly none), else TES's
 // sized batch alone. Those TES points are searched over the whole cube,
@@ -47,6 +49,9 @@ func (p *Deliver) ProposeSized(ctx context.Context, st *acq.State, maxQ int, r a
 	}
 	if maxQ == 1 {
 		return p.Propose(ctx, st, 1)
+	}
+	if F := p.Settings.withDefaults().design(st, maxQ); F != nil {
+		return F, nil
 	}
 	xbar, _, worth, err := p.recommendation(ctx, st, p.Settings.withDefaults())
 	if err != nil {

@@ -1,0 +1,151 @@
+package tes
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+)
+
+// farQuantile returns the 0.95 quantile of the distance from a uniform
+// point of [0,1]^d to the nearest row of X: a space-filling point, the best
+// of designCandidates uniform ones, lies beyond it unless something is
+// wrong (a uniform point does with probability 0.05).
+func farQuantile(X *mat.Dense) float64 {
+	_, d := X.Dims()
+	rng := rand.New(rand.NewPCG(99, 1))
+	known := make([][]float64, rowsOf(X))
+	for i := range known {
+		known[i] = X.RawRowView(i)
+	}
+	dist := make([]float64, 20000)
+	x := make([]float64, d)
+	for i := range dist {
+		for j := range x {
+			x[j] = rng.Float64()
+		}
+		dist[i] = math.Sqrt(nearestSq(x, known))
+	}
+	slices.Sort(dist)
+	return dist[len(dist)*95/100]
+}
+
+func nearest(x []float64, X *mat.Dense) float64 {
+	known := make([][]float64, rowsOf(X))
+	for i := range known {
+		known[i] = X.RawRowView(i)
+	}
+	return math.Sqrt(nearestSq(x, known))
+}
+
+// From 2 points in 3 dimensions the default acquisition first completes
+// the design to d + 1 = 4 points: the proposals lie far from the data (and
+// from each other), where TES's query in the trust region around the best
+// point would lie close to it. A batch opens with the missing points and
+// fills the rest as usual; pending points count towards the design.
+func TestDeliverOpensWithDesign(t *testing.T) {
+	ctx := context.Background()
+	g := toyGP(t, 5, 2, 3, 0.3, 1e-4)
+	far := farQuantile(g.X())
+	propose := func(s DeliverSettings, st *acq.State, q int) *mat.Dense {
+		t.Helper()
+		p, err := NewDeliver(acq.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Settings = s
+		X, err := p.Propose(ctx, st, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := X.Dims(); r != q {
+			t.Fatalf("asked for %d points, got %d", q, r)
+		}
+		return X
+	}
+	x := propose(DeliverSettings{}, deliverState(g, 1), 1).RawRowView(0)
+	if dd := nearest(x, g.X()); dd < far {
+		t.Fatalf("first proposal %v is %.3g from the data, want a space-filling point (≥ %.3g)", x, dd, far)
+	}
+	for name, st := range map[string]*acq.State{
+		"DesignPoints < 0": deliverState(g, 1),
+		"Evaluated = d+1":  {GP: g, Iter: 1, Rand: rand.New(rand.NewPCG(7, 1)), Evaluated: 4},
+	} {
+		s := DeliverSettings{}
+		if name == "DesignPoints < 0" {
+			s.DesignPoints = -1
+		}
+		x := propose(s, st, 1).RawRowView(0)
+		if dd := nearest(x, g.X()); dd >= far {
+			t.Fatalf("%s: proposal %v is %.3g from the data, want TES's query near the best point", name, x, dd)
+		}
+	}
+
+	X := propose(DeliverSettings{}, deliverState(g, 1), 3)
+	known := g.X()
+	for i := range 2 {
+		if dd := nearest(X.RawRowView(i), known); dd < far/2 {
+			t.Fatalf("batch row %d %v is %.3g from the known points, want space-filling", i, X.RawRowView(i), dd)
+		}
+		known = stackRows(known, mat.NewDense(1, 3, X.RawRowView(i)))
+	}
+	if dd := nearest(X.RawRowView(2), g.X()); dd >= far {
+		t.Fatalf("batch row 2 %v is %.3g from the data, want TES's query", X.RawRowView(2), dd)
+	}
+
+	st := deliverState(g, 1)
+	st.Pending = mat.NewDense(1, 3, []float64{0.9, 0.1, 0.9})
+	X = propose(DeliverSettings{}, st, 3)
+	if dd := nearest(X.RawRowView(1), g.X()); dd >= far {
+		t.Fatalf("with one point pending only one space-filling point is due; row 1 %v is %.3g from the data", X.RawRowView(1), dd)
+	}
+}
+
+// With a sized batch the opening design is proposed alone: the points
+// still missing, at most maxQ of them.
+func TestDeliverSizedDesign(t *testing.T) {
+	g := toyGP(t, 5, 2, 3, 0.3, 1e-4)
+	p, err := NewDeliver(acq.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for maxQ, want := range map[int]int{2: 2, 5: 2} {
+		X, err := p.ProposeSized(context.Background(), deliverState(g, 1), maxQ, acq.GainRule{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := X.Dims(); r != want {
+			t.Fatalf("maxQ %d: %d points, want the %d missing from the design", maxQ, r, want)
+		}
+	}
+}
+
+// spaceFilling is a function of its random stream, stays in the cube and
+// keeps its points apart from the known ones and from each other.
+func TestSpaceFilling(t *testing.T) {
+	X := mat.NewDense(2, 2, []float64{0.1, 0.1, 0.5, 0.5})
+	a := spaceFilling(rand.New(rand.NewPCG(1, 2)), 3, X, nil)
+	b := spaceFilling(rand.New(rand.NewPCG(1, 2)), 3, X, nil)
+	if !mat.Equal(a, b) {
+		t.Fatalf("the same stream gave %v and %v", mat.Formatted(a), mat.Formatted(b))
+	}
+	far := farQuantile(X)
+	known := X
+	for i := range 3 {
+		x := a.RawRowView(i)
+		for _, v := range x {
+			if v < 0 || v > 1 {
+				t.Fatalf("point %v leaves the unit cube", x)
+			}
+		}
+		if dd := nearest(x, known); dd < far/2 {
+			t.Fatalf("point %d %v is %.3g from the known points", i, x, dd)
+		}
+		known = stackRows(known, mat.NewDense(1, 2, x))
+	}
+}
