@@ -23,7 +23,8 @@ import (
 // few initial points is climbed rather than questioned: on Hartmann-3 from
 // 2 points, 9 of 30 runs stayed on its second-best mode against 1 without
 // the box (docs/results lists the escape rules tried; none kept the gains
-// elsewhere).
+// elsewhere), and 4 of 30 once Deliver opened with d + 1 space-filling
+// points (design.go).
 
 // trustRegion returns the box of side L (in normalized length-scales)
 // around the evaluated point best (a row of g's inputs: Deliver passes the
