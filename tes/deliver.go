@@ -125,6 +125,7 @@ func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 	}
 	s := p.Settings.withDefaults()
 	if F := s.design(st, q); F != nil {
+		st.Log.Debug().Int("points", rowsOf(F)).Msg("tes: space-filling points until the study has its opening design")
 		return p.afterDesign(ctx, st, q, F)
 	}
 	xbar, best, worth, err := p.recommendation(ctx, st, s)
