@@ -62,9 +62,10 @@ type State struct {
 	// that searches a small region uses it to reach the neighbouring
 	// integers.
 	IntStep []float64
-	// Evaluated is the number of completed evaluations the study has made.
-	// A local model's GP holds only some of them; zero means GP.N(). An
-	// acquisition that opens with a space-filling design counts on it.
+	// Evaluated is the number of successful evaluations the study has
+	// completed. A local model's GP holds only some of them; a caller that
+	// leaves it zero lets acquisitions use GP.N() instead. An acquisition
+	// that opens with a space-filling design counts on it.
 	Evaluated int
 }
 

@@ -97,10 +97,13 @@ func (s DeliverSettings) withDefaults() DeliverSettings {
 // Until the study has d + 1 points (Settings.DesignPoints) the batch
 // opens with space-filling points instead (design.go): the trust region
 // placed around the better of 2 random points would otherwise climb
-// whichever basin that point lies in.
+// whichever basin that point lies in. The rest of such a batch, q − k
+// points, is proposed as a batch of q − k with the design points pending
+// (so a single remaining point follows the q = 1 rule for x̄).
 //
-// The rule needs no state beyond TES's own (the iteration number is part of
-// acq.State), so resumed studies stay bitwise identical.
+// The rules need no state beyond TES's own (the iteration number, the
+// evaluation count and the pending points are part of acq.State), so
+// resumed studies stay bitwise identical.
 type Deliver struct {
 	TES      *Proposer
 	Settings DeliverSettings

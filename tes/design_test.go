@@ -29,7 +29,7 @@ func farQuantile(X *mat.Dense) float64 {
 		for j := range x {
 			x[j] = rng.Float64()
 		}
-		dist[i] = math.Sqrt(nearestSq(x, known))
+		dist[i] = math.Sqrt(nearestSq(x, known, nil))
 	}
 	slices.Sort(dist)
 	return dist[len(dist)*95/100]
@@ -40,7 +40,7 @@ func nearest(x []float64, X *mat.Dense) float64 {
 	for i := range known {
 		known[i] = X.RawRowView(i)
 	}
-	return math.Sqrt(nearestSq(x, known))
+	return math.Sqrt(nearestSq(x, known, nil))
 }
 
 // From 2 points in 3 dimensions the default acquisition first completes
@@ -101,6 +101,9 @@ func TestDeliverOpensWithDesign(t *testing.T) {
 	st := deliverState(g, 1)
 	st.Pending = mat.NewDense(1, 3, []float64{0.9, 0.1, 0.9})
 	X = propose(DeliverSettings{}, st, 3)
+	if dd := nearest(X.RawRowView(0), stackRows(g.X(), st.Pending)); dd < far/2 {
+		t.Fatalf("with (0.9, 0.1, 0.9) pending row 0 %v is %.3g from the known points, want space-filling", X.RawRowView(0), dd)
+	}
 	if dd := nearest(X.RawRowView(1), g.X()); dd >= far {
 		t.Fatalf("with one point pending only one space-filling point is due; row 1 %v is %.3g from the data", X.RawRowView(1), dd)
 	}
@@ -129,8 +132,8 @@ func TestDeliverSizedDesign(t *testing.T) {
 // keeps its points apart from the known ones and from each other.
 func TestSpaceFilling(t *testing.T) {
 	X := mat.NewDense(2, 2, []float64{0.1, 0.1, 0.5, 0.5})
-	a := spaceFilling(rand.New(rand.NewPCG(1, 2)), 3, X, nil)
-	b := spaceFilling(rand.New(rand.NewPCG(1, 2)), 3, X, nil)
+	a := spaceFilling(rand.New(rand.NewPCG(1, 2)), 3, X, nil, nil)
+	b := spaceFilling(rand.New(rand.NewPCG(1, 2)), 3, X, nil, nil)
 	if !mat.Equal(a, b) {
 		t.Fatalf("the same stream gave %v and %v", mat.Formatted(a), mat.Formatted(b))
 	}
@@ -147,5 +150,51 @@ func TestSpaceFilling(t *testing.T) {
 			t.Fatalf("point %d %v is %.3g from the known points", i, x, dd)
 		}
 		known = stackRows(known, mat.NewDense(1, 2, x))
+	}
+}
+
+// The design is drawn from the iteration's random stream: the same state
+// proposes the same point, another stream another one.
+func TestDeliverDesignFollowsStream(t *testing.T) {
+	g := toyGP(t, 5, 2, 3, 0.3, 1e-4)
+	first := func(seed uint64) []float64 {
+		p, err := NewDeliver(acq.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := &acq.State{GP: g, Iter: 1, Rand: rand.New(rand.NewPCG(seed, 1))}
+		X, err := p.Propose(context.Background(), st, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return X.RawRowView(0)
+	}
+	a, b, c := first(3), first(3), first(4)
+	if !slices.Equal(a, b) {
+		t.Fatalf("the same stream proposed %v and %v", a, b)
+	}
+	if slices.Equal(a, c) {
+		t.Fatalf("two streams proposed the same design point %v", a)
+	}
+}
+
+// A categorical coordinate's choices are unordered: the design spreads
+// over all of them instead of favouring the first and last, as a
+// Euclidean maximin over the bins would.
+func TestSpaceFillingCategorical(t *testing.T) {
+	const n = 5
+	X := mat.NewDense(2, 3, []float64{0.2, 0.3, 0.1, 0.7, 0.6, 0.9})
+	counts := make([]int, n)
+	for seed := range uint64(600) {
+		P := spaceFilling(rand.New(rand.NewPCG(seed, 9)), 1, X, nil, []int{0, 0, n})
+		counts[choice(P.At(0, 2), n)]++
+	}
+	// Known points hold choices 0 and 4; every candidate differing from
+	// both scores the same along the categorical, so choices 1–3 should be
+	// about as frequent as 0 and 4 are rare.
+	for c := 1; c <= 3; c++ {
+		if counts[c] < 100 {
+			t.Fatalf("choice counts %v: middle choice %d is rare", counts, c)
+		}
 	}
 }

@@ -6,9 +6,10 @@
 // host's default acquisition "tes" (Deliver): TES_ep that also spends
 // evaluations at the posterior-mean maximizer x̄, so that what the model
 // knows about x* ends up in the trials a user keeps, searches its other
-// queries in a trust region around the best trial (region.go), and whose
-// GP the host fits to warped observations when they have a long lower
-// tail (acq.OutputWarper).
+// queries in a trust region around the best trial (region.go), opens
+// with space-filling points until the study has d + 1 (design.go), and
+// whose GP the host fits to warped observations when they have a long
+// lower tail (acq.OutputWarper).
 //
 // TES measures the information a batch B of noisy observations y_B gives
 // about the maximizer x* of f over a finite set X* of trusted maximizers
