@@ -242,6 +242,20 @@ func (r Region) RowsToUnit(P *mat.Dense, inside bool) *mat.Dense {
 	return mat.NewDense(len(rows)/d, d, rows)
 }
 
+// StepsToUnit returns per-coordinate widths of the unit cube (such as an
+// Int parameter's bin width, acq.State.IntStep) in r's coordinates: each
+// divided by the region's width along it. It returns nil for nil steps.
+func (r Region) StepsToUnit(steps []float64) []float64 {
+	if steps == nil {
+		return nil
+	}
+	out := make([]float64, len(steps))
+	for j, w := range steps {
+		out[j] = w / r.Width[j]
+	}
+	return out
+}
+
 // RowsFromUnit returns the rows of U (region coordinates) mapped back into
 // the unit cube (FromUnit); nil for a nil U.
 func (r Region) RowsFromUnit(U *mat.Dense) *mat.Dense {

@@ -276,3 +276,16 @@ func TestLocalDataInt(t *testing.T) {
 		t.Fatal("Int steps of the wrong length accepted")
 	}
 }
+
+// StepsToUnit expresses unit-cube widths in region units: a bin of 0.1
+// along a coordinate the region spans 0.4 of is a quarter of the region.
+func TestStepsToUnit(t *testing.T) {
+	reg := Region{Lo: []float64{0.2, 0}, Width: []float64{0.4, 1}}
+	got := reg.StepsToUnit([]float64{0.1, 0})
+	if len(got) != 2 || math.Abs(got[0]-0.25) > 1e-15 || got[1] != 0 {
+		t.Fatalf("StepsToUnit = %v, want [0.25 0]", got)
+	}
+	if reg.StepsToUnit(nil) != nil {
+		t.Fatal("StepsToUnit(nil) is not nil")
+	}
+}

@@ -123,12 +123,8 @@ func denseRows(rows [][]float64, d int) *mat.Dense {
 // space's Int bin widths, divided by the local region's widths (nil reg:
 // the unit cube).
 func (s *Study) intSteps(reg *gp.Region) []float64 {
-	w := s.space.intSteps()
-	if w == nil || reg == nil {
-		return w
+	if reg == nil {
+		return s.space.intSteps()
 	}
-	for j := range w {
-		w[j] /= reg.Width[j]
-	}
-	return w
+	return reg.StepsToUnit(s.space.intSteps())
 }

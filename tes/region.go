@@ -73,12 +73,7 @@ func inRegion(st *acq.State, reg gp.Region) (*acq.State, error) {
 	out := *st
 	out.GP = g
 	out.Pending = reg.RowsToUnit(st.Pending, false)
-	if st.IntStep != nil {
-		out.IntStep = make([]float64, len(st.IntStep))
-		for j, w := range st.IntStep {
-			out.IntStep[j] = w / reg.Width[j]
-		}
-	}
+	out.IntStep = reg.StepsToUnit(st.IntStep)
 	if st.Feasible != nil {
 		out.Feasible = regionFeasible{f: st.Feasible, reg: reg}
 	}

@@ -50,10 +50,11 @@ func (p *Deliver) ProposeSized(ctx context.Context, st *acq.State, maxQ int, r a
 	if maxQ == 1 {
 		return p.Propose(ctx, st, 1)
 	}
-	if F := p.Settings.withDefaults().design(st, maxQ); F != nil {
+	s := p.Settings.withDefaults()
+	if F := s.design(st, maxQ); F != nil {
 		return F, nil
 	}
-	xbar, _, worth, err := p.recommendation(ctx, st, p.Settings.withDefaults())
+	xbar, _, worth, err := p.recommendation(ctx, st, s)
 	if err != nil {
 		return nil, err
 	}
