@@ -6,8 +6,8 @@
 #
 #	docs/results/user-suite.sh [OUT]    # OUT defaults to /work/bench-out/user-suite
 #
-# ACQS (default tes,tes-ep,ei,random), SEEDS (10) and JOBS (2) override the
-# defaults. ITERS and INIT (default 30 and 10, the committed results') set
+# ACQS (default tes,tes-ep,ei,ucb,ts,mes,random), SEEDS (20) and JOBS (2)
+# override the defaults (those of the committed tables). ITERS and INIT (default 30 and 10, the committed results') set
 # every problem's budget; BUDGET=own gives each problem its own instead
 # (usersuite.Budget: 2d initial points, at least 6, and 25/35/45 iterations
 # for d ≤ 3/6/12). DEST (docs/results/user-suite) is where the tables go.
@@ -23,7 +23,7 @@ budget="--iters ${ITERS:-30} --init ${INIT:-10}"
 [ "${BUDGET:-}" = own ] && budget=""
 go build -o "$BIN" ./cmd/tesbo-host
 # $budget is split into words on purpose.
-"$BIN" bench --suite user --acqs "${ACQS:-tes,tes-ep,ei,random}" --seeds "${SEEDS:-10}" \
+"$BIN" bench --suite user --acqs "${ACQS:-tes,tes-ep,ei,ucb,ts,mes,random}" --seeds "${SEEDS:-20}" \
 	$budget --jobs "${JOBS:-2}" --out "$OUT" --log-level "${LOG:-error}"
 mkdir -p "$DEST"
 cp "$OUT"/summary.md "$OUT"/comparison.md "$OUT"/runs.csv "$DEST"/
