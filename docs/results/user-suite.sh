@@ -7,8 +7,9 @@
 #	docs/results/user-suite.sh [OUT]    # OUT defaults to /work/bench-out/user-suite
 #
 # ACQS (default tes,tes-ep,ei,ucb,ts,mes,random), SEEDS (20) and JOBS (2)
-# override the defaults (those of the committed tables). ITERS and INIT (default 30 and 10, the committed results') set
-# every problem's budget; BUDGET=own gives each problem its own instead
+# override the defaults (those of the committed tables). ITERS and INIT
+# (default 30 and 10, the committed results') set every problem's budget;
+# BUDGET=own gives each problem its own instead
 # (usersuite.Budget: 2d initial points, at least 6, and 25/35/45 iterations
 # for d ≤ 3/6/12). DEST (docs/results/user-suite) is where the tables go.
 # tes-sp is not in the default list: on the shared 2-core machine its
