@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/tesbo/tesbo/store"
 )
 
 // assets are the files under /assets/: the page scripts and styles and
@@ -67,13 +69,7 @@ func ago(t time.Time) string {
 
 // dbLabel is the database as the pages name it: its path, or a server
 // URL without its password.
-func (s *Server) dbLabel() string {
-	p := s.db.Path()
-	if u, err := url.Parse(p); err == nil && u.Scheme != "" && u.Host != "" {
-		return u.Redacted()
-	}
-	return p
-}
+func (s *Server) dbLabel() string { return store.Redact(s.db.Path()) }
 
 func (s *Server) listPage(w http.ResponseWriter, r *http.Request) {
 	sums, err := s.loadSummaries(r.Context())

@@ -37,11 +37,22 @@ func IsPostgresURL(target string) bool {
 	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
 }
 
-// redactURL returns a PostgreSQL URL without its password, for messages.
-func redactURL(target string) string {
+// Redact returns a study database target fit to print: a SQLite path as
+// it is, a PostgreSQL URL with its password (in the user part or a
+// password= parameter) replaced by xxxxx. Every message, log line and page
+// that names a database goes through it, so a password given on the
+// command line is shown nowhere.
+func Redact(target string) string {
+	if !IsPostgresURL(target) {
+		return target
+	}
 	u, err := url.Parse(target)
 	if err != nil {
 		return "postgres://(unparsable URL)"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }
@@ -234,7 +245,7 @@ func connectionError(err error) bool {
 // o.BusyRetry the retries of a running study's writes while the server is
 // unreachable (a restart, a fail-over).
 func openPostgres(target string, o Options) (*DB, error) {
-	name := redactURL(target)
+	name := Redact(target)
 	bt, retry := o.busy()
 	cfg, err := pgx.ParseConfig(target)
 	if err != nil {

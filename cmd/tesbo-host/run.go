@@ -408,7 +408,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 			return joinAsWorker(ctx, sig, db, f.db, opts.Name, &f.common, wo, log)
 		}
 		return usagef("study %q already exists in %s: continue it with 'tesbo-host resume --db %s --study %s' or choose another --study",
-			opts.Name, f.db, f.db, opts.Name)
+			opts.Name, store.Redact(f.db), shellQuote(store.Redact(f.db)), shellQuote(opts.Name))
 	}
 	opts.DB = db
 	study, err := host.NewStudy(ctx, info, opts)
@@ -584,7 +584,7 @@ func runStudy(ctx context.Context, sig *signals, study *host.Study, obj sdk.Obje
 				n = res.Evaluations
 			}
 			return interruptedError{code: code, err: fmt.Errorf("interrupted (%v) after %d completed evaluations; the study is saved. Resume with: tesbo-host resume --db %s --study %s",
-				context.Cause(ctx), n, shellQuote(dbPath), shellQuote(study.Name()))}
+				context.Cause(ctx), n, shellQuote(store.Redact(dbPath)), shellQuote(study.Name()))}
 		}
 		return err
 	}

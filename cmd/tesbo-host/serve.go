@@ -102,7 +102,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if f.token != "" {
 		link += "?token=" + url.QueryEscape(f.token)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "tesbo-host: serving %s on %s\n", f.db, link)
+	fmt.Fprintf(cmd.OutOrStdout(), "tesbo-host: serving %s on %s\n", store.Redact(f.db), link)
 	srv := serve.New(db, serve.Settings{Token: f.token, Logger: log})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, sig := signalContext(cmd.Context())

@@ -120,6 +120,6 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 		return nil // stdout holds only the records
 	}
 	fmt.Fprintf(os.Stdout, "study %s complete: this worker evaluated %d trials, proposed %d points (%d late reports). List them with: tesbo-host trials --db %s --study %s\n",
-		study, res.Evaluated, res.Proposed, res.Late, shellQuote(target), shellQuote(study))
+		study, res.Evaluated, res.Proposed, res.Late, shellQuote(store.Redact(target)), shellQuote(study))
 	return nil
 }

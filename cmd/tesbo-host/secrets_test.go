@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/tesbo/tesbo/internal/testenv"
+)
+
+// withPassword puts password into a test cluster's URL (the cluster trusts
+// every local connection, so any password is accepted).
+func withPassword(url, password string) string {
+	return strings.Replace(url, "postgres://postgres@", "postgres://postgres:"+password+"@", 1)
+}
+
+// TestPostgresPasswordHidden: a password given in --db shows in none of
+// what the host prints: serve's start-up line, a run's output and logs,
+// the hints that repeat the --db value.
+func TestPostgresPasswordHidden(t *testing.T) {
+	pg := testenv.StartPostgres(t)
+	url := withPassword(pg.NewDatabase(t), "hunter2")
+	dir, plugins := workerSetup(t)
+	r := cli(t, dir, "run", "--db", url, "--study", "s", "--objective", "nap", "--acq", "qei",
+		"--init", "2", "--iters", "1", "--batch", "2", "--plugins", plugins, "--log-level", "debug")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	for _, out := range []string{r.stdout, r.stderr} {
+		if strings.Contains(out, "hunter2") {
+			t.Errorf("run printed the password:\n%s", out)
+		}
+	}
+	if !strings.Contains(r.stdout, "trials --db 'postgres://postgres:xxxxx@") {
+		t.Errorf("run's hint does not name the database with its password masked:\n%s", r.stdout)
+	}
+
+	cmd := exec.Command(binPath, "serve", "--addr", "127.0.0.1:0", "--db", url)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var se testenv.SyncBuffer
+	cmd.Stderr = &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve printed no start-up line: %v: %s", err, se.String())
+	}
+	go io.Copy(io.Discard, out)
+	if strings.Contains(line, "hunter2") || !strings.Contains(line, "serving postgres://postgres:xxxxx@/") {
+		t.Errorf("serve's start-up line: %q", line)
+	}
+}
