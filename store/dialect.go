@@ -57,6 +57,20 @@ func Redact(target string) string {
 	return u.Redacted()
 }
 
+// HasPassword reports whether target is a PostgreSQL URL that carries a
+// password (which then shows in the process's command line).
+func HasPassword(target string) bool {
+	if !IsPostgresURL(target) {
+		return false
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return strings.Contains(target, "@") // be safe: it may hold one
+	}
+	_, inUser := u.User.Password()
+	return inUser || u.Query().Has("password")
+}
+
 // rebind rewrites the ? placeholders of q as PostgreSQL's $1, $2, … (the
 // package's SQL has no ? inside string literals).
 func (dl dialect) rebind(q string) string {
@@ -260,9 +274,23 @@ func openPostgres(target string, o Options) (*DB, error) {
 	d := &DB{conn: &conn{db: &sqlDB{DB: db, dl: dialectPostgres}, dl: dialectPostgres, path: name, busyRetry: retry, log: o.Logger}}
 	if err := d.init(false, o.DeferMigration); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open study db %s: %w", name, err)
+		return nil, fmt.Errorf("open study db %s: %w%s", name, err, passwordHint(err, cfg))
 	}
 	return d, nil
+}
+
+// passwordHint says where the password goes when the server refused the
+// login for want of one (SQLSTATE 28P01, or 28000: no pg_hba.conf entry
+// lets this user in that way).
+func passwordHint(err error, cfg *pgx.ConnConfig) string {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || (pe.Code != "28P01" && pe.Code != "28000") {
+		return ""
+	}
+	if cfg.Password != "" {
+		return " (check the password: it came from the URL, PGPASSWORD or the password file)"
+	}
+	return " (no password was given: put it in PGPASSWORD, or in ~/.pgpass or the file PGPASSFILE names, as for psql; not in the URL, where every process on the machine can read it)"
 }
 
 // maxPGConns bounds the connections one DB opens to PostgreSQL.

@@ -72,6 +72,7 @@ Exit status: 0 success, 2 bad input or a study in use by another process,
 }
 
 func main() {
+	hideSecrets()
 	loader.RunScriptRunnerIfRequested() // serves a script and exits when run as the loader's script runner
 	os.Exit(execute(os.Args[1:]))
 }

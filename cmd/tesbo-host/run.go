@@ -440,6 +440,7 @@ func checkStudyOptions(info sdk.Info, o host.Options) error {
 // has accepted the study, so a rejected command writes nothing. Waits for
 // a locked database are logged to log.
 func openDB(path string, create bool, log zerolog.Logger) (*store.DB, error) {
+	warnPasswordInURL(os.Stderr, path)
 	db, err := store.Open(path, store.Options{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true, Logger: log})
 	if err != nil {
 		return nil, usageError{err}

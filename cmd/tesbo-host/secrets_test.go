@@ -36,6 +36,9 @@ func TestPostgresPasswordHidden(t *testing.T) {
 	if !strings.Contains(r.stdout, "trials --db 'postgres://postgres:xxxxx@") {
 		t.Errorf("run's hint does not name the database with its password masked:\n%s", r.stdout)
 	}
+	if n := strings.Count(r.stderr, "warning: the --db URL holds a password"); n != 1 || !strings.Contains(r.stderr, "set PGPASSWORD") {
+		t.Errorf("run warned %d times about the password in --db, want once, suggesting PGPASSWORD:\n%s", n, r.stderr)
+	}
 
 	cmd := exec.Command(binPath, "serve", "--addr", "127.0.0.1:0", "--db", url)
 	out, err := cmd.StdoutPipe()
@@ -55,5 +58,21 @@ func TestPostgresPasswordHidden(t *testing.T) {
 	go io.Copy(io.Discard, out)
 	if strings.Contains(line, "hunter2") || !strings.Contains(line, "serving postgres://postgres:xxxxx@/") {
 		t.Errorf("serve's start-up line: %q", line)
+	}
+	checkCmdlineMasked(t, cmd.Process.Pid)
+}
+
+func TestMaskURLPasswords(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:hunter2@h/db":                        "postgres://u:xxxxxxx@h/db",
+		"--db=postgresql://u:p%40ss@h:5432/db?sslmode=off": "--db=postgresql://u:xxxxxx@h:5432/db?sslmode=off",
+		"postgres://u@/db?host=/s&password=hunter2&x=1":    "postgres://u@/db?host=/s&password=xxxxxxx&x=1",
+		"postgres://u@h/db":                                "postgres://u@h/db",
+		"password=hunter2":                                 "password=hunter2", // no URL: not touched
+		"tesbo.db":                                         "tesbo.db",
+	} {
+		if got := maskURLPasswords(in); got != want {
+			t.Errorf("maskURLPasswords(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

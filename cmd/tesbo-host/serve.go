@@ -89,6 +89,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	warnPasswordInURL(cmd.ErrOrStderr(), f.db)
 	db, err := store.Open(f.db, store.Options{BusyTimeout: dbBusyTimeout, DeferMigration: true, Logger: log})
 	if err != nil {
 		return usageError{err}

@@ -8,14 +8,17 @@ import (
 // DefaultEnvDeny lists the environment variables the host withholds from
 // plugins unless Options.EnvDeny says otherwise: patterns in path.Match
 // syntax, matched against the upper-cased variable name. They cover the
-// usual ways secrets reach a process (tokens, passwords, cloud and API
-// keys, agent sockets); everything else (PATH, HOME, GOCACHE, CUDA_*, ...)
-// is passed through.
+// usual ways secrets reach a process: any name containing PASS, KEY,
+// SECRET, TOKEN, CREDENTIAL or AUTH (DB_PASS, STRIPE_KEY, SSH_AUTH_SOCK),
+// PAT as a word of the name (GITHUB_PAT; not PATH), PostgreSQL's PG*
+// variables (PGPASSWORD, PGPASSFILE, PGSERVICE), cloud accounts (AWS_*,
+// AZURE_*) and connection strings. Everything else (PATH, HOME, GOCACHE,
+// CUDA_*, ...) is passed through.
 var DefaultEnvDeny = []string{
-	"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*",
-	"*API_KEY*", "*APIKEY*", "*ACCESS_KEY*", "*PRIVATE_KEY*",
-	"AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "GCP_SERVICE_ACCOUNT*",
-	"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DATABASE_URL", "*_DSN", "NETRC",
+	"*PASS*", "*KEY*", "*SECRET*", "*TOKEN*", "*CREDENTIAL*", "*AUTH*",
+	"PAT", "PAT_*", "*_PAT", "*_PAT_*",
+	"PG*", "AWS_*", "AZURE_*", "GCP_SERVICE_ACCOUNT*",
+	"GPG_AGENT_INFO", "*DATABASE_URL", "*_DSN", "NETRC",
 }
 
 // pluginEnv returns environ minus the variables matching deny, except those

@@ -129,3 +129,27 @@ func TestPluginEnvironment(t *testing.T) {
 		t.Fatalf("token variable: %v, %v; want withheld", v, err)
 	}
 }
+
+// TestEnvDenyPatterns: the default deny-list withholds secrets by the
+// words their names contain, in any case, and passes look-alikes (PATH
+// holds PAT, but not as a word).
+func TestEnvDenyPatterns(t *testing.T) {
+	deny := []string{"DB_PASS", "db_pass", "STRIPE_KEY", "GITHUB_PAT", "PAT", "PAT_TOKEN", "MY_PAT_FILE",
+		"PGPASSWORD", "PGPASSFILE", "PGHOST", "PGSERVICE", "SLACK_WEBHOOK_SECRET", "Npm_Token", "AUTH_HEADER",
+		"XAUTHORITY", "SSH_AUTH_SOCK", "GOOGLE_APPLICATION_CREDENTIALS", "SENTRY_DSN", "DATABASE_URL",
+		"REDIS_PASSWD", "SIGNING_KEYFILE", "AWS_PROFILE"}
+	pass := []string{"PATH", "GOPATH", "PATCH_LEVEL", "SPATIAL_DIR", "HOME", "GOCACHE", "CUDA_VISIBLE_DEVICES",
+		"TESBO_PYTHON", "LANG", "OMP_NUM_THREADS", "GOMEMLIMIT", "TMPDIR"}
+	var env []string
+	for _, n := range append(append([]string{}, deny...), pass...) {
+		env = append(env, n+"=v")
+	}
+	got := pluginEnv(env, DefaultEnvDeny, nil)
+	var want []string
+	for _, n := range pass {
+		want = append(want, n+"=v")
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("passed %v\nwant   %v", got, want)
+	}
+}
