@@ -499,7 +499,7 @@ func (s *Study) call(evalCtx context.Context, obj sdk.Objective, x []float64) (s
 		if o.err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && evalCtx.Err() == nil {
 			o.err = fmt.Errorf("evaluation timed out after %v: %w", limit, o.err)
 		}
-		return o.r, o.err
+		return o.r, boundedError(o.err)
 	case <-cctx.Done():
 		if evalCtx.Err() != nil {
 			return sdk.Result{}, context.Cause(evalCtx)

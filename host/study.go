@@ -832,7 +832,7 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 		evalErr = fmt.Errorf("objective returned %v", r.Value)
 	}
 	if evalErr != nil {
-		t.Status, t.Error, t.Value = store.Failed, evalErr.Error(), 0
+		t.Status, t.Error, t.Value = store.Failed, store.CleanError(evalErr.Error()), 0
 	} else {
 		t.Status, t.Value, t.Meta = store.Complete, r.Value, r.Meta
 	}

@@ -496,7 +496,7 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	}
 	t.EvalSeconds, t.StartedAt = time.Since(started).Seconds(), started
 	if err != nil {
-		t.Status, t.Error = store.Failed, err.Error()
+		t.Status, t.Error = store.Failed, store.CleanError(err.Error())
 		w.log.Warn().Int("trial", t.ID).Int("attempt", t.Attempts).Err(err).Msg("evaluation failed")
 	} else {
 		t.Status, t.Value, t.Meta = store.Complete, r.Value, r.Meta

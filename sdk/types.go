@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ParamKind is how a parameter's native values are laid out between its
@@ -91,6 +92,9 @@ func (i Info) Dim() int { return len(i.Params) }
 // Validate reports the first problem with the space declared by i (see
 // Space.Validate), prefixed with the objective's name.
 func (i Info) Validate() error {
+	if err := checkName(i.Name); i.Name != "" && err != nil {
+		return fmt.Errorf("%w: objective name %s: %w", ErrBadSpace, quoteName(i.Name), err)
+	}
 	if err := Space(i.Params).Validate(); err != nil {
 		if i.Name != "" {
 			return fmt.Errorf("objective %q: %w", i.Name, err)
@@ -111,10 +115,10 @@ type Space []Param
 var ErrBadSpace = errors.New("malformed search space")
 
 // Validate checks that the space has at least one parameter and that every
-// parameter has a non-empty unique name, a known kind, finite bounds with
+// parameter has a non-empty unique name (see MaxNameBytes), a known kind, finite bounds with
 // Low < High, Low > 0 for LogFloat, and at least one integer in [Low, High]
 // for Int. A Categorical needs at least one choice, non-empty unique choice
-// names, and Low and High unset (or equal to its index range 0 and
+// names (see MaxNameBytes), and Low and High unset (or equal to its index range 0 and
 // len(Choices)−1); only a Categorical may have Choices. The error names the
 // offending parameter and says what to fix.
 func (s Space) Validate() error {
@@ -123,10 +127,12 @@ func (s Space) Validate() error {
 	}
 	seen := make(map[string]bool, len(s))
 	for i, p := range s {
-		where := fmt.Sprintf("param %d (%q)", i, p.Name)
+		where := fmt.Sprintf("param %d (%s)", i, quoteName(p.Name))
 		switch {
 		case strings.TrimSpace(p.Name) == "":
 			return fmt.Errorf("%w: param %d has an empty name", ErrBadSpace, i)
+		case checkName(p.Name) != nil:
+			return fmt.Errorf("%w: %s: %w", ErrBadSpace, where, checkName(p.Name))
 		case seen[p.Name]:
 			return fmt.Errorf("%w: %s: duplicate name", ErrBadSpace, where)
 		case p.Kind != Float && p.Kind != Int && p.Kind != LogFloat && p.Kind != Categorical:
@@ -151,6 +157,39 @@ func (s Space) Validate() error {
 	return nil
 }
 
+// MaxNameBytes bounds the names an objective declares: its own, its
+// parameters' and its choices'. Names are shown in tables, pages, logs and
+// CSV headers, so they must also be printable: valid UTF-8 without
+// control characters (C0 including tab and newline, DEL, C1), which could
+// drive the terminal that shows them.
+const MaxNameBytes = 256
+
+// checkName reports what makes name unfit to show (see MaxNameBytes).
+func checkName(name string) error {
+	switch {
+	case len(name) > MaxNameBytes:
+		return fmt.Errorf("name of %d bytes, at most %d are allowed", len(name), MaxNameBytes)
+	case !utf8.ValidString(name):
+		return errors.New("name is not valid UTF-8")
+	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || (r >= 0x7f && r < 0xa0) }):
+		return errors.New("name holds a control character (use printable text)")
+	}
+	return nil
+}
+
+// quoteName quotes name for an error message, cut to its first 40 bytes:
+// the name being refused may be megabytes long.
+func quoteName(name string) string {
+	if len(name) <= 40 {
+		return strconv.Quote(name)
+	}
+	cut := 40
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return strconv.Quote(name[:cut]) + "…"
+}
+
 // MaxChoices bounds len(Param.Choices).
 const MaxChoices = 1 << 16
 
@@ -170,6 +209,8 @@ func validateChoices(p Param) error {
 		switch {
 		case strings.TrimSpace(c) == "":
 			return fmt.Errorf("choice %d is empty (name every choice)", k)
+		case checkName(c) != nil:
+			return fmt.Errorf("choice %d (%s): %w", k, quoteName(c), checkName(c))
 		case seen[c]:
 			return fmt.Errorf("duplicate choice %q (choices must be distinct)", c)
 		}

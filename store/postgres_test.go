@@ -32,6 +32,7 @@ func TestPostgres(t *testing.T) {
 		{"LeaseTakeoverDeadProcess", TestLeaseTakeoverDeadProcess},
 		{"Queue", TestQueue},
 		{"WorkerRegistered", TestWorkerRegistered},
+		{"ErrorTextStored", TestErrorTextStored},
 		{"PostgresSpecific", testPostgresSpecific},
 	} {
 		t.Run(tc.name, tc.f)

@@ -237,6 +237,7 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 	if t.FinishedAt.IsZero() {
 		t.FinishedAt = time.Now()
 	}
+	errText := CleanError(t.Error)
 	err = d.queueTx(ctx, "report trial", func(tx *sqlTx) error {
 		accepted = false
 		var res sql.Result
@@ -245,12 +246,12 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 			res, err = tx.ExecContext(ctx,
 				`UPDATE trials SET status='pending', holder='', lease_expires=NULL, error=?
 				 WHERE study_id=? AND id=? AND status='running' AND holder=?`,
-				t.Error, studyID, t.ID, h.ID)
+				errText, studyID, t.ID, h.ID)
 		} else {
 			res, err = tx.ExecContext(ctx,
 				`UPDATE trials SET status=?, value=?, error=?, finished_at=?, eval_seconds=?, meta=?, lease_expires=NULL
 				 WHERE study_id=? AND id=? AND status='running' AND holder=?`,
-				string(t.Status), value, t.Error, t.FinishedAt.UnixNano(), t.EvalSeconds, meta, studyID, t.ID, h.ID)
+				string(t.Status), value, errText, t.FinishedAt.UnixNano(), t.EvalSeconds, meta, studyID, t.ID, h.ID)
 		}
 		if err != nil {
 			return err
@@ -260,7 +261,7 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 		} else if n == 1 {
 			accepted = true
 			if t.Status == Failed && t.Attempts < maxAttempts {
-				return addAttempt(ctx, tx, studyID, t.ID, t.Attempts, h.Name(), "failed", nil, t.Error)
+				return addAttempt(ctx, tx, studyID, t.ID, t.Attempts, h.Name(), "failed", nil, errText)
 			}
 			return nil
 		}
@@ -279,7 +280,7 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 			accepted = true
 			return nil
 		}
-		return addAttempt(ctx, tx, studyID, t.ID, t.Attempts, h.Name(), "late", value, t.Error)
+		return addAttempt(ctx, tx, studyID, t.ID, t.Attempts, h.Name(), "late", value, errText)
 	})
 	if err != nil {
 		return false, fmt.Errorf("report trial %d: %w", t.ID, err)

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
+
+	"github.com/tesbo/tesbo/internal/safetext"
 )
 
 // Status is a trial's life-cycle state.
@@ -142,6 +145,19 @@ func (d *DB) StartTrial(ctx context.Context, studyID int64, id, attempts int, at
 	return nil
 }
 
+// MaxErrorBytes bounds the error text stored with a trial (and attempt):
+// a plugin's error is someone else's text, and one of 3 MiB per trial
+// would bloat the database, every page showing it and every log line.
+const MaxErrorBytes = 4096
+
+// CleanError returns a trial's error text as it is stored: valid UTF-8
+// without NUL bytes (PostgreSQL's text holds neither) and at most
+// MaxErrorBytes long, a cut one ending in "… (N bytes cut)".
+func CleanError(s string) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", `\x00`)
+	return safetext.Cap(s, MaxErrorBytes)
+}
+
 // FinishTrial records t's outcome (Status Complete with a finite Value, or
 // Failed with an Error). Only an in-flight trial can finish; finishing one
 // twice gives an error wrapping ErrConflict.
@@ -172,7 +188,7 @@ func (d *DB) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
 			`UPDATE trials SET status=?, value=?, error=?, attempts=?, started_at=coalesce(?, started_at),
 			        finished_at=?, eval_seconds=?, meta=?
 			 WHERE study_id=? AND id=? AND status IN ('pending','running')`,
-			string(t.Status), value, t.Error, t.Attempts, nanos(t.StartedAt),
+			string(t.Status), value, CleanError(t.Error), t.Attempts, nanos(t.StartedAt),
 			t.FinishedAt.UnixNano(), t.EvalSeconds, meta, studyID, t.ID)
 		if err != nil {
 			return err

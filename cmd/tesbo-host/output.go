@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/internal/safetext"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
@@ -222,6 +223,6 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 				last = t.Error
 			}
 		}
-		fmt.Fprintf(w, "last failure: %s\n", strings.SplitN(last, "\n", 2)[0])
+		fmt.Fprintf(w, "last failure: %s\n", safetext.Terminal(strings.SplitN(last, "\n", 2)[0]))
 	}
 }

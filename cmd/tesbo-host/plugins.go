@@ -67,7 +67,7 @@ func printPlugins(w io.Writer, dir string, ps []loader.Plugin) {
 		default:
 			detail = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Name, p.Kind, p.Source, detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(p.Name), p.Kind, p.Source, cell(detail))
 	}
 	if len(ps) == 0 {
 		fmt.Fprintln(tw, "(none)\t\t\t")
@@ -77,7 +77,7 @@ func printPlugins(w io.Writer, dir string, ps []loader.Plugin) {
 	var sums []string
 	for _, p := range ps {
 		if p.SHA256 != "" && p.Err == nil {
-			sums = append(sums, fmt.Sprintf("  %s=%s", p.Unit, p.SHA256))
+			sums = append(sums, cell(fmt.Sprintf("  %s=%s", p.Unit, p.SHA256)))
 		}
 	}
 	if len(sums) > 0 {

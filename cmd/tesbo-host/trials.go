@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/internal/safetext"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -157,24 +159,36 @@ func trialCells(r trialRow) []string {
 
 var trialTail = []string{"value", "error", "worker", "attempts", "iter", "eval_s", "finished"}
 
+// writeTrialsCSV writes the trials as CSV. The text cells (parameter and
+// choice names, errors, workers) come from plugins and go through
+// safetext.CSVCell, so a spreadsheet shows them and runs none as a formula.
 func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 	cw := csv.NewWriter(w)
-	cw.Write(append(append([]string{"id", "state"}, names...), trialTail...))
+	head := append(append([]string{"id", "state"}, names...), trialTail...)
+	for i := range head {
+		head[i] = safetext.CSVCell(head[i])
+	}
+	cw.Write(head)
 	for _, r := range rows {
 		rec := []string{strconv.Itoa(r.ID), r.State}
 		for _, n := range names {
 			if c, ok := r.Choices[n]; ok {
-				rec = append(rec, c)
+				rec = append(rec, safetext.CSVCell(c))
 				continue
 			}
 			rec = append(rec, strconv.FormatFloat(r.Params[n], 'g', -1, 64))
 		}
-		cw.Write(append(rec, trialCells(r)...))
+		tail := trialCells(r)
+		tail[1], tail[2] = safetext.CSVCell(tail[1]), safetext.CSVCell(tail[2]) // error, worker
+		cw.Write(append(rec, tail...))
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
+// writeTrialsTable writes the trials as an aligned table for a terminal;
+// text from plugins (names, choices, errors) goes through cell, so no
+// escape sequence reaches the terminal.
 func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	head := append(append([]string{"ID", "STATE"}, names...), "VALUE", "WORKER", "ATTEMPTS", "ERROR")
@@ -182,14 +196,14 @@ func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 		if i > 0 {
 			fmt.Fprint(tw, "\t")
 		}
-		fmt.Fprint(tw, h)
+		fmt.Fprint(tw, cell(h))
 	}
 	fmt.Fprintln(tw)
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%d\t%s", r.ID, r.State)
 		for _, n := range names {
 			if c, ok := r.Choices[n]; ok {
-				fmt.Fprintf(tw, "\t%s", c)
+				fmt.Fprintf(tw, "\t%s", cell(c))
 				continue
 			}
 			fmt.Fprintf(tw, "\t%.6g", r.Params[n])
@@ -202,7 +216,14 @@ func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 		if worker == "" {
 			worker = "-"
 		}
-		fmt.Fprintf(tw, "\t%s\t%s\t%d\t%s\n", val, worker, r.Attempts, oneLine(r.Error))
+		fmt.Fprintf(tw, "\t%s\t%s\t%d\t%s\n", val, cell(worker), r.Attempts, cell(oneLine(r.Error)))
 	}
 	return tw.Flush()
+}
+
+// cell returns s fit for one cell of a terminal table: control characters
+// escaped (safetext.Terminal) and tabs, which would split the cell, shown
+// as spaces.
+func cell(s string) string {
+	return strings.ReplaceAll(safetext.Terminal(s), "\t", " ")
 }

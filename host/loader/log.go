@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/rs/zerolog"
+
+	"github.com/tesbo/tesbo/internal/safetext"
 )
 
 // hclogBridge returns an hclog.Logger for go-plugin that forwards every
@@ -22,13 +24,25 @@ func hclogBridge(l zerolog.Logger, name string) hclog.Logger {
 		Level:  hclog.Trace, // zerolog filters
 		Output: io.Discard,
 	})
-	il.RegisterSink(&zerologSink{l: l.With().Str("plugin", name).Logger()})
+	sink := &zerologSink{l: l.With().Str("plugin", name).Logger()}
+	sink.limit = newLogLimiter(func(n int) {
+		sink.l.Warn().Int("suppressed", n).Msg(suppressedLine(n))
+	})
+	il.RegisterSink(sink)
 	return il
 }
 
-type zerologSink struct{ l zerolog.Logger }
+// zerologSink re-logs hclog records, at most logRate a second (logBurst
+// at once) per plugin process, each string cut to maxLogLine bytes.
+type zerologSink struct {
+	l     zerolog.Logger
+	limit *logLimiter
+}
 
 func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ...any) {
+	if s.limit != nil && !s.limit.admit() {
+		return
+	}
 	// go-plugin's own chatter (loggers "plugin" and "plugin.stdio") is
 	// demoted: the loader reports what matters (exits, timeouts) as errors.
 	if (name == "plugin" || name == "plugin.stdio") && (level < hclog.Warn || msg == "plugin process exited") {
@@ -64,27 +78,36 @@ func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ..
 		if err, ok := args[i+1].(error); ok {
 			// Most error types have no exported fields and would
 			// marshal as {}: log the message.
-			ev = ev.Str(k, err.Error())
+			ev = ev.Str(k, safetext.Cap(err.Error(), maxLogLine))
+			continue
+		}
+		if str, ok := args[i+1].(string); ok {
+			ev = ev.Str(k, safetext.Cap(str, maxLogLine))
 			continue
 		}
 		ev = ev.Interface(k, args[i+1])
 	}
-	ev.Msg(msg)
+	ev.Msg(safetext.Cap(msg, maxLogLine))
 }
 
 // lineLogger is an io.Writer that logs each complete line it receives; it
 // carries what a plugin writes to its (redirected) stdout and stderr after
-// the handshake.
+// the handshake. Lines are cut to maxLogLine bytes and passed on at most
+// logRate a second (logBurst at once); the rest are counted and reported
+// in a summary line.
 type lineLogger struct {
 	mu    sync.Mutex
 	buf   []byte
 	emit  func(line string)
-	limit int
+	limit *logLimiter
 }
 
 func (w *lineLogger) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.limit == nil {
+		w.limit = newLogLimiter(func(n int) { w.emit(suppressedLine(n)) })
+	}
 	w.buf = append(w.buf, p...)
 	for {
 		i := bytes.IndexByte(w.buf, '\n')
@@ -94,14 +117,21 @@ func (w *lineLogger) Write(p []byte) (int, error) {
 		line := strings.TrimRight(string(w.buf[:i]), "\r")
 		w.buf = w.buf[i+1:]
 		if line != "" {
-			w.emit(line)
+			w.log(line)
 		}
 	}
 	if len(w.buf) > 64<<10 { // a very long line without newline
-		w.emit(string(w.buf))
+		w.log(string(w.buf))
 		w.buf = w.buf[:0]
 	}
 	return len(p), nil
+}
+
+// log passes one line on, cut to maxLogLine bytes, unless over the rate.
+func (w *lineLogger) log(line string) {
+	if w.limit.admit() {
+		w.emit(safetext.Cap(line, maxLogLine))
+	}
 }
 
 // tail keeps the last lines written to it (a plugin's raw stderr), to

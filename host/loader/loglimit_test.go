@@ -1,0 +1,107 @@
+package loader
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/tesbo/tesbo/internal/testenv"
+)
+
+// collector gathers emitted lines.
+type collector struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (c *collector) emit(line string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lines = append(c.lines, line)
+}
+
+func (c *collector) get() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.lines...)
+}
+
+// TestLineLoggerRateLimited: a plugin printing 100,000 lines at once gets
+// logBurst of them logged, then one summary with the count of the others
+// when it next prints after the bucket refilled; a 1 MiB line is cut.
+func TestLineLoggerRateLimited(t *testing.T) {
+	var c collector
+	w := &lineLogger{emit: c.emit}
+	now := time.Unix(1000, 0)
+	w.limit = newLogLimiter(func(n int) { c.emit(suppressedLine(n)) })
+	w.limit.now = func() time.Time { return now }
+	for i := range 100000 {
+		fmt.Fprintf(w, "line %d\n", i)
+	}
+	if got := c.get(); len(got) != logBurst || got[logBurst-1] != fmt.Sprintf("line %d", logBurst-1) {
+		t.Fatalf("%d lines logged at once, want the first %d", len(got), logBurst)
+	}
+	now = now.Add(time.Second)
+	fmt.Fprintf(w, "after\n")
+	got := c.get()[logBurst:]
+	if len(got) != 2 || got[0] != suppressedLine(100000-logBurst) || got[1] != "after" {
+		t.Fatalf("after a second: %q", got)
+	}
+	now = now.Add(time.Minute)
+	fmt.Fprintf(w, "%s\n", strings.Repeat("y", 1<<20))
+	got = c.get()
+	long := got[len(got)-1]
+	if len(long) > maxLogLine || !strings.HasSuffix(long, " bytes cut)") {
+		t.Fatalf("a 1 MiB line was logged as %d bytes", len(long))
+	}
+}
+
+// TestLogSummaryWithoutMoreOutput: lines dropped at the end of a burst are
+// summarized logSummaryAfter later, although the plugin prints nothing
+// more.
+func TestLogSummaryWithoutMoreOutput(t *testing.T) {
+	var c collector
+	w := &lineLogger{emit: c.emit}
+	for range logBurst + 100 {
+		fmt.Fprintf(w, "x\n")
+	}
+	deadline := time.Now().Add(5 * logSummaryAfter)
+	for {
+		got := c.get()
+		if last := got[len(got)-1]; strings.Contains(last, "lines suppressed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no summary after %v: %d lines logged", 5*logSummaryAfter, len(got))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestBridgeRateLimited: a plugin's hclog records are limited the same
+// way, with a summary record, and their strings are cut.
+func TestBridgeRateLimited(t *testing.T) {
+	var buf testenv.SyncBuffer
+	l := hclogBridge(zerolog.New(&buf), "p")
+	for i := range 10000 {
+		l.Info("record", "i", i, "big", strings.Repeat("z", 2*maxLogLine))
+	}
+	deadline := time.Now().Add(5 * logSummaryAfter)
+	for !strings.Contains(buf.String(), `"suppressed":`) {
+		if time.Now().After(deadline) {
+			t.Fatal("no summary record")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	out := buf.String()
+	if n := strings.Count(out, `"message":"record"`); n > logBurst+logRate*int(5*logSummaryAfter/time.Second) {
+		t.Fatalf("%d of 10000 records logged", n)
+	}
+	if len(out) > (logBurst+300)*(maxLogLine+200) {
+		t.Fatalf("the log holds %d bytes", len(out))
+	}
+}
