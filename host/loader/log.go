@@ -33,7 +33,8 @@ func hclogBridge(l zerolog.Logger, name string) hclog.Logger {
 }
 
 // zerologSink re-logs hclog records, at most logRate a second (logBurst
-// at once) per plugin process, each string cut to maxLogLine bytes.
+// at once) per plugin process, each string cut to maxLogLine bytes and
+// control characters in the message and keys escaped.
 type zerologSink struct {
 	l     zerolog.Logger
 	limit *logLimiter
@@ -68,7 +69,7 @@ func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ..
 	}
 	ev = ev.Str("logger", name)
 	for i := 0; i+1 < len(args); i += 2 {
-		k := fmt.Sprint(args[i])
+		k := safetext.Terminal(safetext.Cap(fmt.Sprint(args[i]), 256))
 		switch k {
 		case "timestamp": // go-plugin's copy of the plugin's clock
 			continue
@@ -87,7 +88,9 @@ func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ..
 		}
 		ev = ev.Interface(k, args[i+1])
 	}
-	ev.Msg(safetext.Cap(msg, maxLogLine))
+	// A console log prints the message and keys as they are (values it
+	// quotes): escape them, they are the plugin's text.
+	ev.Msg(safetext.Terminal(safetext.Cap(msg, maxLogLine)))
 }
 
 // lineLogger is an io.Writer that logs each complete line it receives; it

@@ -105,3 +105,15 @@ func TestBridgeRateLimited(t *testing.T) {
 		t.Fatalf("the log holds %d bytes", len(out))
 	}
 }
+
+// TestBridgeEscapesMessages: a record's message and keys, which a console
+// log prints as they are, reach the log with control characters escaped.
+func TestBridgeEscapesMessages(t *testing.T) {
+	var buf testenv.SyncBuffer
+	l := hclogBridge(zerolog.New(zerolog.ConsoleWriter{Out: &buf, NoColor: true}), "p")
+	l.Warn("clear\x1b[2J screen", "k\x1b[31m", "v")
+	out := buf.String()
+	if strings.Contains(out, "\x1b") || !strings.Contains(out, `clear\x1b[2J screen`) || !strings.Contains(out, `k\x1b[31m`) {
+		t.Fatalf("console log %q", out)
+	}
+}
