@@ -3,12 +3,19 @@
 package main
 
 import (
+	"bufio"
+	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tesbo/tesbo/store"
 )
 
 // checkCmdlineMasked fails t if the command line of process pid, as every
@@ -31,5 +38,72 @@ func TestHideSecretsNonDumpable(t *testing.T) {
 	hideSecrets()
 	if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err != nil || d != 0 {
 		t.Fatalf("PR_GET_DUMPABLE = %d, %v; want 0", d, err)
+	}
+}
+
+// TestHostEnvironClosed: a process of the host's user (what a plugin is)
+// cannot read the running host's environment through /proc/PID/environ,
+// while it can read that of an ordinary process of the same user started
+// with the same environment. As root, both run as nobody (root reads
+// everything).
+func TestHostEnvironClosed(t *testing.T) {
+	dir, err := os.MkdirTemp("", "tesbo-environ-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o777)
+	bin := filepath.Join(dir, "tesbo-host")
+	b, err := os.ReadFile(binPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "s.db")
+	d, err := store.Open(db, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	os.Chmod(db, 0o666)
+	attr := &syscall.SysProcAttr{}
+	if os.Geteuid() == 0 {
+		attr.Credential = &syscall.Credential{Uid: 65534, Gid: 65534} // nobody
+	}
+	env := append(os.Environ(), "TESBO_TEST_SECRET=hunter2")
+	start := func(name string, args ...string) *exec.Cmd {
+		c := exec.Command(name, args...)
+		c.Env, c.SysProcAttr, c.Dir = env, attr, dir
+		return c
+	}
+	host := start(bin, "serve", "--db", db, "--addr", "127.0.0.1:0")
+	out, err := host.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { host.Process.Kill(); host.Wait() })
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatalf("serve did not start: %v", err)
+	}
+	go io.Copy(io.Discard, out)
+	other := start("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	read := func(pid int) string {
+		b, _ := start("cat", "/proc/"+strconv.Itoa(pid)+"/environ").CombinedOutput()
+		return string(b)
+	}
+	if got := read(other.Process.Pid); !strings.Contains(got, "hunter2") {
+		t.Fatalf("test premise: a process of the same user reads another's environment; got %q", got)
+	}
+	if got := read(host.Process.Pid); strings.Contains(got, "hunter2") {
+		t.Fatal("a process of the host's user read the host's environment")
 	}
 }
