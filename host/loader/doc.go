@@ -63,13 +63,16 @@
 //
 // Options.Checksums pins plugins by SHA-256 (go-plugin's SecureConfig for
 // executables; the source-tree hash for Go directories and scripts).
-// Plugins get the host's environment minus DefaultEnvDeny (tokens,
-// passwords, cloud keys, agent sockets; configurable). Scripts see only
+// Plugins get the host's environment minus DefaultEnvDeny (names holding
+// PASS, KEY, SECRET, TOKEN, CREDENTIAL, AUTH or the word PAT, PostgreSQL's
+// PG* variables, cloud accounts; configurable). Scripts see only
 // AllowedScriptImports of the standard library unless Options.Unrestricted.
 //
 // # Logging
 //
 // go-plugin's records and the hclog JSON lines plugins write to stderr are
 // re-logged to Options.Logger (zerolog) with plugin=NAME; lines written to
-// stdout after the handshake are logged as warnings.
+// stdout after the handshake are logged as warnings. Each stream of a
+// plugin process is re-logged at most 50 lines a second after a burst of
+// 200, with a summary of the lines suppressed, each line cut to 4 KiB.
 package loader
