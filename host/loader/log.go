@@ -130,9 +130,11 @@ func (w *lineLogger) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// log passes one line on, cut to maxLogLine bytes, unless over the rate.
+// log passes one line on, cut to maxLogLine bytes, unless over the rate;
+// a line saying why the process dies ("panic: ...") always passes, since
+// the emit function of stderr also keeps the tail that explains a crash.
 func (w *lineLogger) log(line string) {
-	if w.limit.admit() {
+	if isFatalLine(line) || w.limit.admit() {
 		w.emit(safetext.Cap(line, maxLogLine))
 	}
 }

@@ -51,6 +51,13 @@ func TestLineLoggerRateLimited(t *testing.T) {
 	if len(got) != 2 || got[0] != suppressedLine(100000-logBurst) || got[1] != "after" {
 		t.Fatalf("after a second: %q", got)
 	}
+	for range 1000 {
+		fmt.Fprintf(w, "more\n")
+	}
+	fmt.Fprintf(w, "panic: the end\n")
+	if got := c.get(); got[len(got)-1] != "panic: the end" {
+		t.Fatalf("a fatal line over the rate was dropped: last %q", got[len(got)-1])
+	}
 	now = now.Add(time.Minute)
 	fmt.Fprintf(w, "%s\n", strings.Repeat("y", 1<<20))
 	got = c.get()
