@@ -41,9 +41,6 @@ type zerologSink struct {
 }
 
 func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ...any) {
-	if s.limit != nil && !s.limit.admit() {
-		return
-	}
 	// go-plugin's own chatter (loggers "plugin" and "plugin.stdio") is
 	// demoted: the loader reports what matters (exits, timeouts) as errors.
 	if (name == "plugin" || name == "plugin.stdio") && (level < hclog.Warn || msg == "plugin process exited") {
@@ -65,6 +62,11 @@ func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ..
 		ev = s.l.Debug()
 	}
 	if ev == nil { // level disabled
+		return
+	}
+	// Only records the log shows count against the rate: a flood of
+	// debug lines must not suppress a warning.
+	if s.limit != nil && !s.limit.admit() {
 		return
 	}
 	ev = ev.Str("logger", name)

@@ -124,3 +124,18 @@ func TestBridgeEscapesMessages(t *testing.T) {
 		t.Fatalf("console log %q", out)
 	}
 }
+
+// TestBridgeLimitCountsShownRecords: records below the log's level do not
+// count against the rate, so a flood of debug lines leaves a warning
+// logged (and no summary of lines nobody would have seen).
+func TestBridgeLimitCountsShownRecords(t *testing.T) {
+	var buf testenv.SyncBuffer
+	l := hclogBridge(zerolog.New(&buf).Level(zerolog.WarnLevel), "p")
+	for range 10 * logBurst {
+		l.Debug("chatter")
+	}
+	l.Warn("disk full")
+	if out := buf.String(); !strings.Contains(out, "disk full") || strings.Contains(out, "suppressed") {
+		t.Fatalf("log %q", out)
+	}
+}
