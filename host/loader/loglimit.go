@@ -30,12 +30,13 @@ type logLimiter struct {
 	last        time.Time
 	suppressed  int
 	timer       *time.Timer
+	after       time.Duration    // logSummaryAfter; tests change it
 	now         func() time.Time // time.Now; tests replace it
 	summarize   func(n int)      // logs that n lines were suppressed
 }
 
 func newLogLimiter(summarize func(n int)) *logLimiter {
-	return &logLimiter{rate: logRate, burst: logBurst, tokens: logBurst, now: time.Now, summarize: summarize}
+	return &logLimiter{rate: logRate, burst: logBurst, tokens: logBurst, after: logSummaryAfter, now: time.Now, summarize: summarize}
 }
 
 // admit reports whether one more line may be logged now; before it is,
@@ -50,7 +51,7 @@ func (l *logLimiter) admit() bool {
 	if l.tokens < 1 {
 		l.suppressed++
 		if l.timer == nil {
-			l.timer = time.AfterFunc(logSummaryAfter, l.flush)
+			l.timer = time.AfterFunc(l.after, l.flush)
 		}
 		l.mu.Unlock()
 		return false
