@@ -214,7 +214,15 @@ func CompileScript(p string, unrestrictedOK bool) (*Script, error) {
 		}
 		fsys["src/tesboscript/"+filepath.Base(f)] = &fstest.MapFile{Data: b, Mode: 0o444}
 	}
-	i := interp.New(interp.Options{GoPath: ".", SourcecodeFilesystem: fsys, Unrestricted: unrestrictedOK})
+	opts := interp.Options{GoPath: ".", SourcecodeFilesystem: fsys, Unrestricted: unrestrictedOK}
+	if !unrestrictedOK {
+		// Yaegi's fmt.Scan* read the interpreter's stdin, which defaults to
+		// the process's: the host's own (go-plugin hands it to plugins). A
+		// restricted script reads nothing there; its stdout and stderr stay
+		// the process's, which the host logs.
+		opts.Stdin = strings.NewReader("")
+	}
+	i := interp.New(opts)
 	// Use merges symbol tables package by package, so the unrestricted
 	// additions to os and log extend the standard ones.
 	for _, exp := range append(scriptSymbols(unrestrictedOK), symbols.Symbols) {
