@@ -84,6 +84,10 @@ type Registry struct {
 
 	units []*unit // sorted by name
 
+	// pinErr is why Options.Checksums cannot be applied (a name matching
+	// no plugin, a malformed or conflicting value): nothing starts then.
+	pinErr error
+
 	mu     sync.Mutex
 	closed bool
 	ctx    context.Context // canceled by Close
@@ -108,6 +112,8 @@ type unit struct {
 	infos     map[string]*sdk.Info // by remote name
 	infoErrs  map[string]error
 	sha       string
+	pin       string // the pinned SHA-256 (lower-case hex), "" when not pinned
+	pinKey    string // the Options.Checksums name that pinned it
 	proc      *proc
 	acq       *Acquisition
 	sugg      *Suggester
@@ -155,11 +161,7 @@ func Discover(ctx context.Context, dir string, opts Options) (*Registry, error) 
 		}
 		seen[u.name] = u
 	}
-	for name := range opts.Checksums {
-		if _, ok := seen[name]; !ok && !strings.Contains(name, "/") {
-			r.log.Warn().Str("plugin", name).Msg("checksum given for a plugin that is not in the plugins directory")
-		}
-	}
+	r.pinErr = resolvePins(opts.Checksums, seen, dir)
 	return r, nil
 }
 
@@ -484,7 +486,7 @@ func (r *Registry) check() error {
 	if r.closed {
 		return &Error{Plugin: "*", Op: "open", Cause: ErrClosed}
 	}
-	return nil
+	return r.pinErr
 }
 
 // Close stops every plugin process this registry started and waits for

@@ -62,7 +62,10 @@
 // # Security
 //
 // Options.Checksums pins plugins by SHA-256 (go-plugin's SecureConfig for
-// executables; the source-tree hash for Go directories and scripts).
+// executables; the source-tree hash for Go directories and scripts), by
+// entry name or as ENTRY/OBJECTIVE; it fails closed: a pin that names no
+// entry refuses everything, and Registry.VerifyChecksums checks every pin
+// before anything runs.
 // Plugins get the host's environment minus DefaultEnvDeny (tokens,
 // passwords, cloud keys, agent sockets; configurable). Scripts see only
 // AllowedScriptImports of the standard library unless Options.Unrestricted.

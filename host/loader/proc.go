@@ -140,8 +140,8 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	setProcAttr(cmd)
 
 	var secure *plugin.SecureConfig
-	if want, ok := r.opts.Checksums[u.name]; ok && u.source == SourceExecutable {
-		sum, err := hex.DecodeString(strings.TrimSpace(want))
+	if want := u.pin; want != "" && u.source == SourceExecutable {
+		sum, err := hex.DecodeString(want)
 		if err != nil || len(sum) != sha256.Size {
 			return nil, &Error{Plugin: u.name, Op: "start", Cause: ErrChecksum, Err: fmt.Errorf("checksum %q is not 64 hex digits", want)}
 		}
