@@ -132,7 +132,7 @@ func pinTarget(units map[string]*unit, key string) *unit {
 }
 
 func fileHash(path string) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return "", err
 	}
@@ -201,15 +201,11 @@ func hashFile(h io.Writer, root, path string) error {
 	if err != nil || rel == "." {
 		rel = filepath.Base(path)
 	}
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), fi.Size())
 	_, err = io.Copy(h, f)
 	return err

@@ -180,6 +180,16 @@ func (r *Registry) scan(path string) *unit {
 	switch {
 	case fi.IsDir():
 		return r.scanDir(path)
+	case !fi.Mode().IsRegular():
+		// Reading a named pipe blocks, a device (a symlink to /dev/zero)
+		// never ends: only regular files are plugins.
+		name, cause := extRE.ReplaceAllString(base, ""), ErrStart
+		if strings.HasSuffix(base, ".go") {
+			name, cause = strings.TrimSuffix(base, ".go"), ErrScript
+		}
+		err := notRegular(path, fi.Mode())
+		r.log.Warn().Str("path", path).Err(err).Msg("skipping plugins-directory entry")
+		return &unit{r: r, name: name, path: path, err: &Error{Plugin: name, Op: "discover", Cause: cause, Err: err}}
 	case strings.HasSuffix(base, ".go"):
 		if strings.HasSuffix(base, "_test.go") {
 			return nil
@@ -199,7 +209,7 @@ func (r *Registry) scan(path string) *unit {
 // business); any other package defining Info/Evaluate or Score is a script.
 func (r *Registry) scanDir(path string) *unit {
 	name := filepath.Base(path)
-	bp, err := build.ImportDir(path, 0)
+	bp, err := buildContext.ImportDir(path, 0)
 	var noGo *build.NoGoError
 	switch {
 	case errors.As(err, &noGo):

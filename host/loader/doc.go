@@ -17,7 +17,11 @@
 //     program, defining Info and Evaluate (objective) or Score (acquisition).
 //
 // Entries starting with "." or "_", testdata, other files and directories
-// without Go files are ignored. Nothing starts until it is used: List starts
+// without Go files are ignored. Discovery reads only regular files (a
+// symlink must resolve to one), opening them so that a named pipe never
+// blocks, and scripts only up to MaxScriptFileSize per file and
+// MaxScriptSize per directory; any other entry is reported as broken with
+// the reason. Nothing starts until it is used: List starts
 // everything (for `tesbo-host plugins`), Objective/Acquisition/Suggester
 // start what they need. A broken entry is reported with its cause and never
 // hides the others.
