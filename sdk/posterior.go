@@ -1,5 +1,14 @@
 package sdk
 
+// MaxPosteriorPoints is the most points one posterior request of a plugin
+// may name: a MeanCov call (its n×n covariance is 32 MB at this bound, and
+// the host computes it in its own memory, outside any plugin memory limit)
+// and the host's batched mean/variance request. The host refuses a larger
+// request; a script's or plugin's Posterior method then panics with the
+// host's answer, which the plugin may recover, and otherwise fails the
+// Score call that made it.
+const MaxPosteriorPoints = 2000
+
 // Posterior is a read-only view of the host's Gaussian-process posterior
 // for acquisition functions. Points are in the unit cube [0,1]^d the host
 // maps the objective's space to, and outputs are standardized (zero prior

@@ -112,7 +112,7 @@ func (p *proc) get(ctx context.Context) (*session, error) {
 func (p *proc) replay(ctx context.Context, s *session) error {
 	for rn, params := range p.configs {
 		cctx, cancel := p.callContext(ctx, p.u.r.opts.setupTimeout())
-		_, err := pb.NewObjectiveClient(s.conn.Conn).Configure(cctx, &pb.ConfigureRequest{Objective: rn, Params: params})
+		_, err := pb.NewObjectiveClient(s.rpc()).Configure(cctx, &pb.ConfigureRequest{Objective: rn, Params: params})
 		cancel()
 		if err != nil {
 			return &Error{Plugin: p.u.name, Op: "configure (after restart)", Cause: ErrRemote, Err: errors.New(status.Convert(err).Message())}
@@ -216,7 +216,7 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	}
 	s.conn = conn
 	dctx, cancel := context.WithTimeout(ctx, r.opts.startTimeout())
-	desc, err := pb.NewPluginClient(conn.Conn).Describe(dctx, &pb.DescribeRequest{})
+	desc, err := pb.NewPluginClient(s.rpc()).Describe(dctx, &pb.DescribeRequest{})
 	cancel()
 	if err != nil {
 		return fail(ErrStart, fmt.Errorf("describe: %s (is it a tesbo plugin built with sdk.Serve...?)", status.Convert(err).Message()))
@@ -436,6 +436,9 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 		return &Error{Plugin: name, Op: op, Cause: ctx.Err(), Err: err}
 	case code == codes.Internal && strings.Contains(st.Message(), "panicked"):
 		return &Error{Plugin: name, Op: op, Cause: ErrPanic, Err: errors.New(st.Message())}
+	case code == codes.ResourceExhausted && strings.Contains(st.Message(), "larger than max"):
+		return &Error{Plugin: name, Op: op, Cause: ErrBadOutput,
+			Err: fmt.Errorf("the answer is larger than the %s a plugin message may hold (loader.MaxPluginMessage): %s", FormatSize(MaxPluginMessage), st.Message())}
 	}
 	if code == codes.Unavailable || code == codes.Canceled || code == codes.Unknown && s.client.Exited() {
 		switch s.stopped.Load() {
@@ -503,7 +506,7 @@ func (p *proc) info(ctx context.Context, public, remote string) (sdk.Info, caps,
 	var resp *pb.ObjectiveInfo
 	err := p.call(ctx, "info", p.u.r.opts.setupTimeout(), func(ctx context.Context, s *session) error {
 		var err error
-		resp, err = pb.NewObjectiveClient(s.conn.Conn).Info(ctx, &pb.InfoRequest{Objective: remote})
+		resp, err = pb.NewObjectiveClient(s.rpc()).Info(ctx, &pb.InfoRequest{Objective: remote})
 		return err
 	})
 	if err != nil {
