@@ -60,8 +60,12 @@
 //
 // No child outlives the host: Close kills every process; on Linux each
 // plugin runs in a process group of its own, killed as a whole (a wrapper
-// script's children too), and gets PR_SET_PDEATHSIG=SIGKILL, so it dies
-// with the host even when the host is killed.
+// script's children too). The group is led by a watcher (a /bin/sh started
+// before the plugin joins its group) that holds a pipe only the host can
+// write to, and kills the group when the pipe closes: when the host exits
+// or is killed, SIGKILL included, so what the plugin forked dies with it,
+// not only the plugin (which also gets PR_SET_PDEATHSIG=SIGKILL). A child
+// that leaves the group (setsid) is out of reach.
 //
 // # Security
 //
