@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -95,4 +96,25 @@ func TestPluginMessageBound(t *testing.T) {
 	r := open(t, dir, Options{})
 	_, err := r.Objective(ctxT(t), "hugeinfo")
 	wantErr(t, err, "hugeinfo", ErrBadOutput, "MaxPluginMessage", "16 MiB")
+}
+
+// TestLargeBatchReachesPlugin: a Score request for a batch of the host's
+// largest size (host.MaxBatch = 1000 points, whose joint posterior alone is
+// 8 MB) reaches a compiled acquisition plugin; gRPC's default receive
+// limit of 4 MiB had the plugin refuse it.
+func TestLargeBatchReachesPlugin(t *testing.T) {
+	r := open(t, pluginsDir(t, []string{"acquisition"}, nil), Options{})
+	ctx := ctxT(t)
+	a, err := r.Acquisition(ctx, "acquisition")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := make([][]float64, 1000)
+	for i := range batch {
+		batch[i] = []float64{float64(i) / 1000, 0.5}
+	}
+	v, err := a.Score(ctx, testPost, batch)
+	if want := wantUCB(testPost, batch); err != nil || math.Abs(v-want) > 1e-9*math.Abs(want) {
+		t.Fatalf("Score of 1000 points = %v, %v; want %v", v, err, want)
+	}
 }

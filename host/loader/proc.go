@@ -444,7 +444,9 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 		return &Error{Plugin: name, Op: op, Cause: ctx.Err(), Err: err}
 	case code == codes.Internal && strings.Contains(st.Message(), "panicked"):
 		return &Error{Plugin: name, Op: op, Cause: ErrPanic, Err: errors.New(st.Message())}
-	case code == codes.ResourceExhausted && strings.Contains(st.Message(), "larger than max"):
+	case code == codes.ResourceExhausted && strings.Contains(st.Message(), "larger than max") &&
+		strings.HasSuffix(st.Message(), fmt.Sprintf(" vs. %d)", MaxPluginMessage)):
+		// Our receive limit (boundedConn), not one the plugin reports.
 		return &Error{Plugin: name, Op: op, Cause: ErrBadOutput,
 			Err: fmt.Errorf("the answer is larger than the %s a plugin message may hold (loader.MaxPluginMessage): %s", FormatSize(MaxPluginMessage), st.Message())}
 	}
