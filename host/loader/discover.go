@@ -183,13 +183,13 @@ func (r *Registry) scan(path string) *unit {
 	case !fi.Mode().IsRegular():
 		// Reading a named pipe blocks, a device (a symlink to /dev/zero)
 		// never ends: only regular files are plugins.
-		name, cause := extRE.ReplaceAllString(base, ""), ErrStart
+		name, cause, source := extRE.ReplaceAllString(base, ""), ErrStart, SourceExecutable
 		if strings.HasSuffix(base, ".go") {
-			name, cause = strings.TrimSuffix(base, ".go"), ErrScript
+			name, cause, source = strings.TrimSuffix(base, ".go"), ErrScript, SourceScript
 		}
 		err := notRegular(path, fi.Mode())
 		r.log.Warn().Str("path", path).Err(err).Msg("skipping plugins-directory entry")
-		return &unit{r: r, name: name, path: path, err: &Error{Plugin: name, Op: "discover", Cause: cause, Err: err}}
+		return &unit{r: r, name: name, path: path, source: source, err: &Error{Plugin: name, Op: "discover", Cause: cause, Err: err}}
 	case strings.HasSuffix(base, ".go"):
 		if strings.HasSuffix(base, "_test.go") {
 			return nil
