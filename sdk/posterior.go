@@ -23,7 +23,8 @@ type Posterior interface {
 	// MeanVar returns the posterior mean and variance of the latent f at x.
 	MeanVar(x []float64) (mean, variance float64)
 	// MeanCov returns the joint posterior of f at the points: the mean
-	// (len n) and covariance (n×n, row-major as [][]float64).
+	// (len n) and covariance (n×n, row-major as [][]float64). The host's
+	// view answers at most MaxPosteriorPoints points and panics past them.
 	MeanCov(points [][]float64) (mean []float64, cov [][]float64)
 	// Observations returns the data the posterior conditions on (X in
 	// [0,1]^d, standardized values).
