@@ -65,7 +65,16 @@ func serve(s *server) {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  pluginwire.Handshake,
 		VersionedPlugins: pluginwire.ServerSets(registerServices(s)),
-		GRPCServer:       plugin.DefaultGRPCServer,
+		GRPCServer:       grpcServer,
 		Logger:           log,
 	})
+}
+
+// maxRecvFromHost bounds a request from the host. gRPC's default, 4 MiB,
+// is less than a Score request for a batch of the host's largest size
+// (1000 points: their joint posterior alone is 8 MB).
+const maxRecvFromHost = 64 << 20
+
+func grpcServer(opts []grpc.ServerOption) *grpc.Server {
+	return grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(maxRecvFromHost))...)
 }

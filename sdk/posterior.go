@@ -1,5 +1,14 @@
 package sdk
 
+// MaxPosteriorPoints is the most points one posterior request of a plugin
+// may name: a MeanCov call (its n×n covariance is 32 MB at this bound, and
+// the host computes it in its own memory, outside any plugin memory limit)
+// and the host's batched mean/variance request. The host refuses a larger
+// request; a script's or plugin's Posterior method then panics with the
+// host's answer, which the plugin may recover, and otherwise fails the
+// Score call that made it.
+const MaxPosteriorPoints = 2000
+
 // Posterior is a read-only view of the host's Gaussian-process posterior
 // for acquisition functions. Points are in the unit cube [0,1]^d the host
 // maps the objective's space to, and outputs are standardized (zero prior
@@ -14,7 +23,8 @@ type Posterior interface {
 	// MeanVar returns the posterior mean and variance of the latent f at x.
 	MeanVar(x []float64) (mean, variance float64)
 	// MeanCov returns the joint posterior of f at the points: the mean
-	// (len n) and covariance (n×n, row-major as [][]float64).
+	// (len n) and covariance (n×n, row-major as [][]float64). The host's
+	// view answers at most MaxPosteriorPoints points and panics past them.
 	MeanCov(points [][]float64) (mean []float64, cov [][]float64)
 	// Observations returns the data the posterior conditions on (X in
 	// [0,1]^d, standardized values).

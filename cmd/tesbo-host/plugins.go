@@ -45,7 +45,7 @@ plugins are built on first use. The built-in acquisitions are listed too.`,
 	f.StringVar(&c.plugins, "plugins", "", "plugins directory (default $TESBO_PLUGINS or ./plugins)")
 	f.StringVar(&c.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	f.BoolVar(&c.unrestricted, "unrestricted", false, "give Yaegi scripts the whole standard library")
-	f.StringArrayVar(&c.checksums, "plugin-sha256", nil, "NAME=HEX: refuse plugin NAME unless its SHA-256 is HEX (repeatable)")
+	f.StringArrayVar(&c.checksums, "plugin-sha256", nil, "NAME=HEX: refuse to run unless plugin NAME (an entry, or an objective as --objective names it) has SHA-256 HEX (repeatable)")
 	f.StringArrayVar(&c.envAllow, "plugin-env", nil, pluginEnvHelp)
 	f.StringVar(&c.pluginMemory, "plugin-memory", "", pluginMemoryHelp)
 	return cmd

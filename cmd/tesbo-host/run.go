@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -61,7 +62,7 @@ func (c *common) register(cmd *cobra.Command, pluginsHelp string) {
 	f.BoolVar(&c.json, "json", false, "print one JSON record per BO iteration on stdout (logs stay on stderr)")
 	f.StringVar(&c.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
 	f.BoolVar(&c.unrestricted, "unrestricted", false, "give Yaegi scripts the whole standard library (os/exec, net, file writes, ...)")
-	f.StringArrayVar(&c.checksums, "plugin-sha256", nil, "NAME=HEX: refuse plugin NAME unless its SHA-256 is HEX (repeatable; see 'tesbo-host plugins')")
+	f.StringArrayVar(&c.checksums, "plugin-sha256", nil, "NAME=HEX: refuse to run unless plugin NAME (an entry, or an objective as --objective names it) has SHA-256 HEX (repeatable; see 'tesbo-host plugins')")
 	f.StringArrayVar(&c.envAllow, "plugin-env", nil, pluginEnvHelp)
 	f.StringVar(&c.pluginMemory, "plugin-memory", "", pluginMemoryHelp)
 }
@@ -118,15 +119,22 @@ func (c *common) loaderOptions(log zerolog.Logger) (loader.Options, error) {
 	return o, err
 }
 
-// parseChecksums parses --plugin-sha256 NAME=HEX flags (NAME and HEX
-// non-empty; HEX lower-cased; a later flag for the same NAME wins). No
-// flags give a nil map.
+// sha256RE matches a SHA-256 in hex.
+var sha256RE = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+
+// parseChecksums parses --plugin-sha256 NAME=HEX flags (NAME non-empty:
+// a plugin entry or an objective in the form --objective takes; HEX 64 hex
+// digits, lower-cased; a later flag for the same NAME wins). No flags give
+// a nil map.
 func parseChecksums(kvs []string) (map[string]string, error) {
 	var out map[string]string
 	for _, kv := range kvs {
 		name, hex, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || hex == "" {
 			return nil, usagef("bad --plugin-sha256 %q: want NAME=HEX", kv)
+		}
+		if !sha256RE.MatchString(hex) {
+			return nil, usagef("bad --plugin-sha256 %q: HEX must be 64 hex digits (the SHA-256 'tesbo-host plugins' prints)", kv)
 		}
 		if out == nil {
 			out = map[string]string{}
@@ -457,6 +465,12 @@ func openPlugins(ctx context.Context, c *common, dir string, log zerolog.Logger)
 	reg, err := loader.Discover(ctx, dir, lo)
 	if err != nil {
 		return nil, usagef("plugins directory %s: %v (set --plugins or TESBO_PLUGINS)", dir, err)
+	}
+	// A pin that names nothing or does not match refuses the run before
+	// anything starts: --plugin-sha256 fails closed.
+	if err := reg.VerifyChecksums(); err != nil {
+		reg.Close()
+		return nil, usagef("--plugin-sha256: %v", err)
 	}
 	return reg, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/sync/semaphore"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -28,10 +29,11 @@ type Acquisition struct {
 	next    atomic.Uint64
 	mu      sync.RWMutex
 	handles map[uint64]sdk.Posterior
+	budget  *semaphore.Weighted // posteriorBudget
 }
 
 func newAcquisition(u *unit) *Acquisition {
-	return &Acquisition{u: u, handles: map[uint64]sdk.Posterior{}}
+	return &Acquisition{u: u, handles: map[uint64]sdk.Posterior{}, budget: semaphore.NewWeighted(posteriorBudget)}
 }
 
 // Name is the plugin's name.
@@ -72,6 +74,9 @@ func (f *ScoreFunc) Score(ctx context.Context, batch [][]float64) (float64, erro
 	if len(batch) == 0 {
 		return 0, &Error{Plugin: name, Op: "score", Cause: ErrBadInput, Err: errors.New("empty batch")}
 	}
+	if len(batch) > sdk.MaxPosteriorPoints {
+		return 0, &Error{Plugin: name, Op: "score", Cause: ErrBadInput, Err: fmt.Errorf("batch of %d points, more than the %d a posterior request may hold (sdk.MaxPosteriorPoints)", len(batch), sdk.MaxPosteriorPoints)}
+	}
 	for i, x := range batch {
 		if len(x) != f.dim {
 			return 0, &Error{Plugin: name, Op: "score", Cause: ErrBadInput, Err: fmt.Errorf("point %d has %d coordinates, the posterior has %d", i, len(x), f.dim)}
@@ -90,7 +95,7 @@ func (f *ScoreFunc) Score(ctx context.Context, batch [][]float64) (float64, erro
 	p := a.u.proc
 	err = p.call(ctx, "score", a.u.r.opts.scriptTimeout(), func(ctx context.Context, s *session) error {
 		id := a.serve(s)
-		resp, err := pb.NewAcquisitionClient(s.conn.Conn).Score(ctx, &pb.ScoreRequest{
+		resp, err := pb.NewAcquisitionClient(s.rpc()).Score(ctx, &pb.ScoreRequest{
 			PosteriorBrokerId: id, PosteriorHandle: f.handle, Batch: pluginwire.PointsToProto(batch),
 			BatchPosterior: pre,
 		})
@@ -154,7 +159,7 @@ func (a *Acquisition) serve(s *session) uint32 {
 		s.postID = s.conn.Broker.NextId()
 		srv := &posteriorServer{a: a}
 		go s.conn.Broker.AcceptAndServe(s.postID, func(opts []grpc.ServerOption) *grpc.Server {
-			g := grpc.NewServer(opts...)
+			g := grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(MaxPluginMessage))...)
 			pb.RegisterPosteriorServer(g, srv)
 			return g
 		})
@@ -200,10 +205,23 @@ func (ps *posteriorServer) Summary(_ context.Context, req *pb.PosteriorRequest) 
 	}, nil
 }
 
-func (ps *posteriorServer) MeanCov(_ context.Context, req *pb.MeanCovRequest) (_ *pb.MeanCovResponse, err error) {
+// MeanCov answers a plugin's MeanCov (or, VarianceOnly, batched MeanVar)
+// call. The plugin chooses the number of points, and the answer is
+// computed in the host's memory: more than sdk.MaxPosteriorPoints are
+// refused, and the covariance entries computed at once for one plugin are
+// bounded (posteriorBudget).
+func (ps *posteriorServer) MeanCov(ctx context.Context, req *pb.MeanCovRequest) (_ *pb.MeanCovResponse, err error) {
 	defer guard(&err)
 	p, err := ps.lookup(req.Handle)
 	if err != nil {
+		return nil, err
+	}
+	n := len(req.Points)
+	op, weight := "MeanCov", int64(n)*int64(n)
+	if req.VarianceOnly {
+		op, weight = "MeanVar", int64(n)
+	}
+	if err := checkPosteriorPoints(n, op); err != nil {
 		return nil, err
 	}
 	pts := pluginwire.PointsFromProto(req.Points)
@@ -213,9 +231,17 @@ func (ps *posteriorServer) MeanCov(_ context.Context, req *pb.MeanCovRequest) (_
 			return nil, status.Errorf(codes.InvalidArgument, "point %d has %d coordinates, the posterior has %d", i, len(x), d)
 		}
 	}
+	release, err := reserve(ctx, ps.a.budget, weight)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if req.VarianceOnly {
 		resp := &pb.MeanCovResponse{Mean: make([]float64, len(pts)), Cov: make([]float64, len(pts))}
 		for i, x := range pts {
+			if err := ctx.Err(); err != nil {
+				return nil, status.FromContextError(err).Err()
+			}
 			resp.Mean[i], resp.Cov[i] = p.MeanVar(x)
 		}
 		return resp, nil

@@ -35,23 +35,104 @@ func (u *unit) checksum() (string, error) {
 // verifySource checks a pinned checksum of a Go source or script plugin
 // (executables are checked by go-plugin's SecureConfig when they start).
 func (u *unit) verifySource() error {
-	want, ok := u.r.opts.Checksums[u.name]
-	if !ok || u.source == SourceExecutable {
+	if u.pin == "" || u.source == SourceExecutable {
 		return nil
 	}
-	got, err := treeHash(u.path)
-	if err != nil {
-		return &Error{Plugin: u.name, Op: "start", Cause: ErrChecksum, Err: err}
+	return u.verifyPin("start")
+}
+
+// verifyPin hashes u afresh and refuses it unless the hash is its pin.
+func (u *unit) verifyPin(op string) error {
+	var got, what string
+	var err error
+	if u.source == SourceExecutable {
+		got, err = fileHash(u.path)
+		what = "the file " + u.path + " hashes"
+	} else {
+		got, err = treeHash(u.path)
+		what = "the sources in " + u.path + " hash"
 	}
-	if !strings.EqualFold(strings.TrimSpace(want), got) {
-		return &Error{Plugin: u.name, Op: "start", Cause: ErrChecksum,
-			Err: fmt.Errorf("the sources in %s hash to %s, not the pinned %s; refusing to run them", u.path, got, want)}
+	if err != nil {
+		return &Error{Plugin: u.name, Op: op, Cause: ErrChecksum, Err: err}
+	}
+	if got != u.pin {
+		via := ""
+		if u.pinKey != u.name {
+			via = fmt.Sprintf(" (pinned as %s)", u.pinKey)
+		}
+		return &Error{Plugin: u.name, Op: op, Cause: ErrChecksum,
+			Err: fmt.Errorf("%s to %s, not the pinned %s%s; refusing to run it", what, got, u.pin, via)}
+	}
+	return nil
+}
+
+// VerifyChecksums checks every pin of Options.Checksums now, before
+// anything runs: it fails when a pin names no plugin, is not 64 hex
+// digits, or differs from the SHA-256 of what would be loaded. The pins
+// are checked again when each plugin starts (what starts is what was
+// verified, or it is refused).
+func (r *Registry) VerifyChecksums() error {
+	if r.pinErr != nil {
+		return r.pinErr
+	}
+	for _, u := range r.units {
+		if u.pin == "" || u.err != nil {
+			continue
+		}
+		if err := u.verifyPin("verify"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolvePins assigns each pin of Options.Checksums to the plugin entry it
+// names: the entry itself ("synthetic") or an objective it serves in the
+// form --objective takes ("synthetic/branin", the longest entry name
+// followed by "/"). It returns why the pins cannot be applied: a name that
+// matches no entry, a value that is not 64 hex digits, or two names
+// pinning one entry to different values.
+func resolvePins(pins map[string]string, units map[string]*unit, dir string) error {
+	keys := make([]string, 0, len(pins))
+	for k := range pins {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		want := strings.ToLower(strings.TrimSpace(pins[key]))
+		if b, err := hex.DecodeString(want); err != nil || len(b) != sha256.Size {
+			return &Error{Plugin: key, Op: "open", Cause: ErrChecksum, Err: fmt.Errorf("checksum %q is not 64 hex digits", pins[key])}
+		}
+		u := pinTarget(units, key)
+		if u == nil {
+			return &Error{Plugin: key, Op: "open", Cause: ErrChecksum,
+				Err: fmt.Errorf("no plugin in %s is named %q or serves it as ENTRY/NAME; pin an entry 'tesbo-host plugins' lists", dir, key)}
+		}
+		if u.pin != "" && u.pin != want {
+			return &Error{Plugin: u.name, Op: "open", Cause: ErrChecksum,
+				Err: fmt.Errorf("conflicting checksums: %s pins it to %s, %s to %s", u.pinKey, u.pin, key, want)}
+		}
+		u.pin, u.pinKey = want, key
+	}
+	return nil
+}
+
+// pinTarget returns the entry named key, or else the entry with the
+// longest name N such that key starts with N + "/"; nil if none.
+func pinTarget(units map[string]*unit, key string) *unit {
+	if u, ok := units[key]; ok {
+		return u
+	}
+	for i := strings.LastIndexByte(key, '/'); i > 0; i = strings.LastIndexByte(key[:i], '/') {
+		if u, ok := units[key[:i]]; ok {
+			return u
+		}
 	}
 	return nil
 }
 
 func fileHash(path string) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return "", err
 	}
@@ -120,15 +201,11 @@ func hashFile(h io.Writer, root, path string) error {
 	if err != nil || rel == "." {
 		rel = filepath.Base(path)
 	}
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), fi.Size())
 	_, err = io.Copy(h, f)
 	return err

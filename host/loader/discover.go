@@ -84,6 +84,10 @@ type Registry struct {
 
 	units []*unit // sorted by name
 
+	// pinErr is why Options.Checksums cannot be applied (a name matching
+	// no plugin, a malformed or conflicting value): nothing starts then.
+	pinErr error
+
 	mu     sync.Mutex
 	closed bool
 	ctx    context.Context // canceled by Close
@@ -108,6 +112,8 @@ type unit struct {
 	infos     map[string]*sdk.Info // by remote name
 	infoErrs  map[string]error
 	sha       string
+	pin       string // the pinned SHA-256 (lower-case hex), "" when not pinned
+	pinKey    string // the Options.Checksums name that pinned it
 	proc      *proc
 	acq       *Acquisition
 	sugg      *Suggester
@@ -155,11 +161,7 @@ func Discover(ctx context.Context, dir string, opts Options) (*Registry, error) 
 		}
 		seen[u.name] = u
 	}
-	for name := range opts.Checksums {
-		if _, ok := seen[name]; !ok && !strings.Contains(name, "/") {
-			r.log.Warn().Str("plugin", name).Msg("checksum given for a plugin that is not in the plugins directory")
-		}
-	}
+	r.pinErr = resolvePins(opts.Checksums, seen, dir)
 	return r, nil
 }
 
@@ -178,6 +180,16 @@ func (r *Registry) scan(path string) *unit {
 	switch {
 	case fi.IsDir():
 		return r.scanDir(path)
+	case !fi.Mode().IsRegular():
+		// Reading a named pipe blocks, a device (a symlink to /dev/zero)
+		// never ends: only regular files are plugins.
+		name, cause, source := extRE.ReplaceAllString(base, ""), ErrStart, SourceExecutable
+		if strings.HasSuffix(base, ".go") {
+			name, cause, source = strings.TrimSuffix(base, ".go"), ErrScript, SourceScript
+		}
+		err := notRegular(path, fi.Mode())
+		r.log.Warn().Str("path", path).Err(err).Msg("skipping plugins-directory entry")
+		return &unit{r: r, name: name, path: path, source: source, err: &Error{Plugin: name, Op: "discover", Cause: cause, Err: err}}
 	case strings.HasSuffix(base, ".go"):
 		if strings.HasSuffix(base, "_test.go") {
 			return nil
@@ -197,7 +209,7 @@ func (r *Registry) scan(path string) *unit {
 // business); any other package defining Info/Evaluate or Score is a script.
 func (r *Registry) scanDir(path string) *unit {
 	name := filepath.Base(path)
-	bp, err := build.ImportDir(path, 0)
+	bp, err := buildContext.ImportDir(path, 0)
 	var noGo *build.NoGoError
 	switch {
 	case errors.As(err, &noGo):
@@ -484,7 +496,7 @@ func (r *Registry) check() error {
 	if r.closed {
 		return &Error{Plugin: "*", Op: "open", Cause: ErrClosed}
 	}
-	return nil
+	return r.pinErr
 }
 
 // Close stops every plugin process this registry started and waits for

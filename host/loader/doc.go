@@ -17,7 +17,11 @@
 //     program, defining Info and Evaluate (objective) or Score (acquisition).
 //
 // Entries starting with "." or "_", testdata, other files and directories
-// without Go files are ignored. Nothing starts until it is used: List starts
+// without Go files are ignored. Discovery reads only regular files (a
+// symlink must resolve to one), opening them so that a named pipe never
+// blocks, and scripts only up to MaxScriptFileSize per file and
+// MaxScriptSize per directory; any other entry is reported as broken with
+// the reason. Nothing starts until it is used: List starts
 // everything (for `tesbo-host plugins`), Objective/Acquisition/Suggester
 // start what they need. A broken entry is reported with its cause and never
 // hides the others.
@@ -56,13 +60,20 @@
 //
 // No child outlives the host: Close kills every process; on Linux each
 // plugin runs in a process group of its own, killed as a whole (a wrapper
-// script's children too), and gets PR_SET_PDEATHSIG=SIGKILL, so it dies
-// with the host even when the host is killed.
+// script's children too). The group is led by a watcher (a /bin/sh started
+// before the plugin joins its group) that holds a pipe only the host can
+// write to, and kills the group when the pipe closes: when the host exits
+// or is killed, SIGKILL included, so what the plugin forked dies with it,
+// not only the plugin (which also gets PR_SET_PDEATHSIG=SIGKILL). A child
+// that leaves the group (setsid) is out of reach.
 //
 // # Security
 //
 // Options.Checksums pins plugins by SHA-256 (go-plugin's SecureConfig for
-// executables; the source-tree hash for Go directories and scripts).
+// executables; the source-tree hash for Go directories and scripts), by
+// entry name or as ENTRY/OBJECTIVE; it fails closed: a pin that names no
+// entry refuses everything, and Registry.VerifyChecksums checks every pin
+// before anything runs.
 // Plugins get the host's environment minus DefaultEnvDeny (names holding
 // PASS, KEY, SECRET, TOKEN, CREDENTIAL, AUTH or the word PAT, PostgreSQL's
 // PG* variables, cloud accounts; configurable). Scripts see only

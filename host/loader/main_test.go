@@ -29,6 +29,11 @@ func TestMain(m *testing.M) {
 	if sock := os.Getenv(envFloorServe); sock != "" {
 		os.Exit(serveFloorMain(sock))
 	}
+	for env, mode := range testModes {
+		if os.Getenv(env) != "" {
+			os.Exit(mode())
+		}
+	}
 	dir, err := buildTestPlugins()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "build test plugins:", err)
@@ -37,6 +42,11 @@ func TestMain(m *testing.M) {
 	testBin = dir
 	os.Exit(m.Run())
 }
+
+// testModes are helper modes of the test binary (a host run in a
+// subprocess), by the environment variable that selects them; platform
+// test files add theirs.
+var testModes = map[string]func() int{}
 
 // testPlugins are the test plugins built as executables.
 var testPlugins = []string{

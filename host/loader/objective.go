@@ -53,7 +53,7 @@ func (o *Objective) Configure(ctx context.Context, params map[string]string) err
 	}
 	params = maps.Clone(params)
 	err := o.p.call(ctx, "configure", o.u.r.opts.setupTimeout(), func(ctx context.Context, s *session) error {
-		_, err := pb.NewObjectiveClient(s.conn.Conn).Configure(ctx, &pb.ConfigureRequest{Objective: o.remote, Params: params})
+		_, err := pb.NewObjectiveClient(s.rpc()).Configure(ctx, &pb.ConfigureRequest{Objective: o.remote, Params: params})
 		return err
 	})
 	if err != nil {
@@ -112,7 +112,7 @@ func (o *Objective) evaluate(ctx context.Context, op string, x []float64, mode p
 	var resp *pb.EvaluateResponse
 	err := o.p.call(ctx, op, o.u.evalTimeout(), func(ctx context.Context, s *session) error {
 		var err error
-		resp, err = pb.NewObjectiveClient(s.conn.Conn).Evaluate(ctx, &pb.EvaluateRequest{Objective: o.remote, X: x, Mode: mode})
+		resp, err = pb.NewObjectiveClient(s.rpc()).Evaluate(ctx, &pb.EvaluateRequest{Objective: o.remote, X: x, Mode: mode})
 		return err
 	})
 	if err != nil {

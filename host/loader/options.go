@@ -59,10 +59,16 @@ type Options struct {
 	Unrestricted bool
 
 	// Checksums pins plugins by name (the CLI's --plugin-sha256 NAME=HEX):
-	// a plugin whose SHA-256 differs is refused. For an executable the hash
-	// is of the file (checked by go-plugin's SecureConfig before it runs);
-	// for a Go source directory and for a script it is Plugin.SHA256, the
-	// hash of its source tree, checked before building or running.
+	// a plugin whose SHA-256 differs is refused. NAME is a plugin entry
+	// (Plugin.Unit) or an objective it serves in the form ENTRY/NAME
+	// ("synthetic/branin" pins the entry "synthetic"); a NAME matching no
+	// entry, a HEX that is not 64 hex digits or two names pinning one entry
+	// differently make the registry refuse everything (see
+	// Registry.VerifyChecksums, which checks every pin up front). For an
+	// executable the hash is of the file (checked again by go-plugin's
+	// SecureConfig before it runs); for a Go source directory and for a
+	// script it is Plugin.SHA256, the hash of its source tree, checked
+	// before building or running.
 	Checksums map[string]string
 
 	// EnvDeny lists patterns (path.Match syntax, case-insensitive) of

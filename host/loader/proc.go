@@ -43,6 +43,7 @@ type session struct {
 	gen    int
 	client *plugin.Client
 	cmd    *exec.Cmd
+	grp    *procGroup // the process group it runs in
 	conn   *pluginwire.Conn
 	desc   *pb.DescribeResponse
 	stderr *tail
@@ -112,7 +113,7 @@ func (p *proc) get(ctx context.Context) (*session, error) {
 func (p *proc) replay(ctx context.Context, s *session) error {
 	for rn, params := range p.configs {
 		cctx, cancel := p.callContext(ctx, p.u.r.opts.setupTimeout())
-		_, err := pb.NewObjectiveClient(s.conn.Conn).Configure(cctx, &pb.ConfigureRequest{Objective: rn, Params: params})
+		_, err := pb.NewObjectiveClient(s.rpc()).Configure(cctx, &pb.ConfigureRequest{Objective: rn, Params: params})
 		cancel()
 		if err != nil {
 			return &Error{Plugin: p.u.name, Op: "configure (after restart)", Cause: ErrRemote, Err: errors.New(status.Convert(err).Message())}
@@ -137,15 +138,19 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 		// Later entries win: the limit overrides a GOMEMLIMIT of the host's.
 		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMEMLIMIT=%d", lim/10*9))
 	}
-	setProcAttr(cmd)
 
 	var secure *plugin.SecureConfig
-	if want, ok := r.opts.Checksums[u.name]; ok && u.source == SourceExecutable {
-		sum, err := hex.DecodeString(strings.TrimSpace(want))
+	if want := u.pin; want != "" && u.source == SourceExecutable {
+		sum, err := hex.DecodeString(want)
 		if err != nil || len(sum) != sha256.Size {
 			return nil, &Error{Plugin: u.name, Op: "start", Cause: ErrChecksum, Err: fmt.Errorf("checksum %q is not 64 hex digits", want)}
 		}
 		secure = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
+	}
+
+	grp, err := newProcGroup(cmd)
+	if err != nil {
+		r.log.Warn().Str("plugin", u.name).Err(err).Msg("the plugin's children may outlive a killed host")
 	}
 
 	p.gen++
@@ -156,8 +161,8 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	// that is never pruned (one entry per restart) and that CleanupClients
 	// kills wholesale, other registries' plugins included. The registry owns
 	// its processes instead: a restart kills the old client, Close kills
-	// every current one, and on Linux PR_SET_PDEATHSIG kills them if the host
-	// dies without Close.
+	// every current one, and on Linux the group's watcher (procGroup) kills
+	// them if the host dies without Close.
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  pluginwire.Handshake,
 		VersionedPlugins: pluginwire.ClientSets(),
@@ -177,13 +182,14 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 			logger.Info().Str("stderr", line).Msg("plugin stderr")
 		}},
 	})
-	s := &session{gen: p.gen, client: client, cmd: cmd, stderr: stderr}
+	s := &session{gen: p.gen, client: client, cmd: cmd, grp: grp, stderr: stderr}
 	fail := func(cause error, err error) (*session, error) {
 		// Kill returns once the process is reaped and its output drained,
 		// so the error carries the whole stderr tail; killing the group
 		// first stops children that would hold the output open.
-		killGroup(cmd)
+		grp.kill()
 		client.Kill()
+		grp.release()
 		return nil, &Error{Plugin: name, Op: "start", Cause: cause, Err: err, Stderr: s.stderr.String(), Fatal: s.stderr.Fatal()}
 	}
 	watched := watchOrphans()
@@ -196,13 +202,13 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 		// until the child ends. Kill the group, then wait until the process
 		// is reaped so classifyStart sees the exit status (a process that
 		// already exited keeps its own).
-		killGroup(cmd)
+		grp.kill()
 		p.waitExit(s, exitWait)
 		cause, detail := classifyStart(err, cmd)
 		return fail(cause, detail)
 	}
 	if lim := r.opts.MemoryLimit; lim > 0 {
-		if err := limitMemory(cmd, lim); err != nil {
+		if err := limitMemory(grp, lim); err != nil {
 			return fail(ErrStart, fmt.Errorf("apply the memory limit (--plugin-memory): %w", err))
 		}
 	}
@@ -216,7 +222,7 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	}
 	s.conn = conn
 	dctx, cancel := context.WithTimeout(ctx, r.opts.startTimeout())
-	desc, err := pb.NewPluginClient(conn.Conn).Describe(dctx, &pb.DescribeRequest{})
+	desc, err := pb.NewPluginClient(s.rpc()).Describe(dctx, &pb.DescribeRequest{})
 	cancel()
 	if err != nil {
 		return fail(ErrStart, fmt.Errorf("describe: %s (is it a tesbo plugin built with sdk.Serve...?)", status.Convert(err).Message()))
@@ -290,7 +296,7 @@ func (p *proc) waitExit(s *session, d time.Duration) bool {
 		if i%20 == 0 && leaderExited(s.cmd) {
 			// Exited, but children it left hold its output open, so
 			// go-plugin cannot finish with it: end them.
-			killGroup(s.cmd)
+			s.grp.kill()
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -331,8 +337,9 @@ func watchOrphans() (stop func()) {
 // and forgets it; reason says why (stopTimeout, ...).
 func (p *proc) kill(s *session, reason int32) {
 	s.markStopped(reason)
-	killGroup(s.cmd)
+	s.grp.kill()
 	s.client.Kill()
+	s.grp.release()
 }
 
 // stopGrace is how long close lets a plugin shut down when asked (go-plugin
@@ -354,8 +361,9 @@ func (p *proc) stop(s *session) {
 	case <-done:
 	case <-time.After(stopGrace):
 	}
-	killGroup(s.cmd)
+	s.grp.kill()
 	<-done
+	s.grp.release()
 }
 
 // callContext derives the per-call context.
@@ -436,6 +444,11 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 		return &Error{Plugin: name, Op: op, Cause: ctx.Err(), Err: err}
 	case code == codes.Internal && strings.Contains(st.Message(), "panicked"):
 		return &Error{Plugin: name, Op: op, Cause: ErrPanic, Err: errors.New(st.Message())}
+	case code == codes.ResourceExhausted && strings.Contains(st.Message(), "larger than max") &&
+		strings.HasSuffix(st.Message(), fmt.Sprintf(" vs. %d)", MaxPluginMessage)):
+		// Our receive limit (boundedConn), not one the plugin reports.
+		return &Error{Plugin: name, Op: op, Cause: ErrBadOutput,
+			Err: fmt.Errorf("the answer is larger than the %s a plugin message may hold (loader.MaxPluginMessage): %s", FormatSize(MaxPluginMessage), st.Message())}
 	}
 	if code == codes.Unavailable || code == codes.Canceled || code == codes.Unknown && s.client.Exited() {
 		switch s.stopped.Load() {
@@ -503,7 +516,7 @@ func (p *proc) info(ctx context.Context, public, remote string) (sdk.Info, caps,
 	var resp *pb.ObjectiveInfo
 	err := p.call(ctx, "info", p.u.r.opts.setupTimeout(), func(ctx context.Context, s *session) error {
 		var err error
-		resp, err = pb.NewObjectiveClient(s.conn.Conn).Info(ctx, &pb.InfoRequest{Objective: remote})
+		resp, err = pb.NewObjectiveClient(s.rpc()).Info(ctx, &pb.InfoRequest{Objective: remote})
 		return err
 	})
 	if err != nil {

@@ -11,16 +11,25 @@ import (
 // and go-plugin's managed-client cleanup, but not if the host is killed.
 func setProcAttr(*exec.Cmd) {}
 
-// killGroup kills the plugin process only: off Linux the loader does not
-// give plugins a process group of their own.
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = cmd.Process.Kill()
+// procGroup is the plugin process alone off Linux: the loader gives
+// plugins no process group of their own there, and nothing kills them if
+// the host is killed.
+type procGroup struct{ cmd *exec.Cmd }
+
+func newProcGroup(cmd *exec.Cmd) (*procGroup, error) { return &procGroup{cmd: cmd}, nil }
+
+// kill kills the plugin process only.
+func (g *procGroup) kill() {
+	if g != nil && g.cmd.Process != nil {
+		_ = g.cmd.Process.Kill()
 	}
 }
 
+// release ends the plugin process.
+func (g *procGroup) release() { g.kill() }
+
 // limitMemory is Linux-only (RLIMIT_DATA through prlimit).
-func limitMemory(*exec.Cmd, int64) error {
+func limitMemory(*procGroup, int64) error {
 	return errors.New("a plugin memory limit is supported on Linux only")
 }
 

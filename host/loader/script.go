@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
-	"go/build"
 	"go/parser"
 	"go/token"
 	"os"
@@ -72,11 +71,15 @@ func analyzeScript(files []string, unrestrictedOK bool) (Kind, string, error) {
 	if len(files) == 0 {
 		return KindUnknown, "", errors.New("no Go files")
 	}
+	srcs, err := readSources(files)
+	if err != nil {
+		return KindUnknown, "", err
+	}
 	fset := token.NewFileSet()
 	pkg := ""
 	funcs := map[string]bool{}
-	for _, f := range files {
-		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+	for i, f := range files {
+		af, err := parser.ParseFile(fset, f, srcs[i], parser.SkipObjectResolution)
 		if err != nil {
 			return KindUnknown, "", fmt.Errorf("parse: %w", err)
 		}
@@ -146,10 +149,14 @@ func isStdlib(p string) bool {
 
 // topLevelFuncs lists the functions (not methods) declared in files.
 func topLevelFuncs(files []string) (map[string]bool, error) {
+	srcs, err := readSources(files)
+	if err != nil {
+		return nil, err
+	}
 	fset := token.NewFileSet()
 	out := map[string]bool{}
-	for _, f := range files {
-		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+	for i, f := range files {
+		af, err := parser.ParseFile(fset, f, srcs[i], parser.SkipObjectResolution)
 		if err != nil {
 			return nil, fmt.Errorf("parse: %w", err)
 		}
@@ -171,7 +178,7 @@ func scriptFiles(p string) ([]string, error) {
 	if !fi.IsDir() {
 		return []string{p}, nil
 	}
-	bp, err := build.ImportDir(p, 0)
+	bp, err := buildContext.ImportDir(p, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -206,15 +213,23 @@ func CompileScript(p string, unrestrictedOK bool) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsys := fstest.MapFS{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		fsys["src/tesboscript/"+filepath.Base(f)] = &fstest.MapFile{Data: b, Mode: 0o444}
+	srcs, err := readSources(files)
+	if err != nil {
+		return nil, err
 	}
-	i := interp.New(interp.Options{GoPath: ".", SourcecodeFilesystem: fsys, Unrestricted: unrestrictedOK})
+	fsys := fstest.MapFS{}
+	for i, f := range files {
+		fsys["src/tesboscript/"+filepath.Base(f)] = &fstest.MapFile{Data: srcs[i], Mode: 0o444}
+	}
+	opts := interp.Options{GoPath: ".", SourcecodeFilesystem: fsys, Unrestricted: unrestrictedOK}
+	if !unrestrictedOK {
+		// Yaegi's fmt.Scan* read the interpreter's stdin, which defaults to
+		// the process's: the host's own (go-plugin hands it to plugins). A
+		// restricted script reads nothing there; its stdout and stderr stay
+		// the process's, which the host logs.
+		opts.Stdin = strings.NewReader("")
+	}
+	i := interp.New(opts)
 	// Use merges symbol tables package by package, so the unrestricted
 	// additions to os and log extend the standard ones.
 	for _, exp := range append(scriptSymbols(unrestrictedOK), symbols.Symbols) {

@@ -153,3 +153,40 @@ func TestEnvDenyPatterns(t *testing.T) {
 		t.Fatalf("passed %v\nwant   %v", got, want)
 	}
 }
+
+// TestChecksumNames: a pin may name a plugin entry or an objective it serves
+// in the form --objective takes (ENTRY/NAME); a wrong checksum under either
+// name refuses the plugin before it runs, a right one lets it run, and a
+// name that matches nothing is an error, not a warning.
+func TestChecksumNames(t *testing.T) {
+	dir := pluginsDir(t, []string{"multi"}, nil)
+	ctx := ctxT(t)
+	good := ""
+	for _, p := range open(t, dir, Options{}).List(ctx) {
+		good = p.SHA256
+	}
+	bad := strings.Repeat("0", 64)
+
+	r := open(t, dir, Options{Checksums: map[string]string{"multi/up": bad}})
+	wantErr(t, r.VerifyChecksums(), "multi", ErrChecksum, "refusing", bad)
+	_, err := r.Objective(ctx, "multi/up")
+	wantErr(t, err, "multi", ErrChecksum, "refusing")
+
+	r = open(t, dir, Options{Checksums: map[string]string{"multi/down": good}})
+	if err := r.VerifyChecksums(); err != nil {
+		t.Fatalf("matching pin by objective name: %v", err)
+	}
+	if _, err := r.Objective(ctx, "multi/down"); err != nil {
+		t.Fatalf("matching pin by objective name: %v", err)
+	}
+
+	for _, name := range []string{"nope", "nope/branin"} {
+		r = open(t, dir, Options{Checksums: map[string]string{name: good}})
+		wantErr(t, r.VerifyChecksums(), name, ErrChecksum, "no plugin")
+		_, err = r.Objective(ctx, "multi/up")
+		wantErr(t, err, name, ErrChecksum, "no plugin")
+	}
+
+	r = open(t, dir, Options{Checksums: map[string]string{"multi": good, "multi/up": bad}})
+	wantErr(t, r.VerifyChecksums(), "multi", ErrChecksum, "conflicting")
+}

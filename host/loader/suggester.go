@@ -41,7 +41,7 @@ func (g *Suggester) Suggest(ctx context.Context, req sdk.SuggestRequest) ([][]fl
 	p := g.u.proc
 	err := p.call(ctx, op, g.u.evalTimeout(), func(ctx context.Context, s *session) error {
 		var err error
-		resp, err = pb.NewSuggesterClient(s.conn.Conn).Suggest(ctx, msg)
+		resp, err = pb.NewSuggesterClient(s.rpc()).Suggest(ctx, msg)
 		return err
 	})
 	if err != nil {

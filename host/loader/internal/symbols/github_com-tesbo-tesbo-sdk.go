@@ -13,14 +13,15 @@ import (
 func init() {
 	Symbols["github.com/tesbo/tesbo/sdk/sdk"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Categorical": reflect.ValueOf(sdk.Categorical),
-		"Categories":  reflect.ValueOf(sdk.Categories),
-		"ErrBadSpace": reflect.ValueOf(&sdk.ErrBadSpace).Elem(),
-		"Float":       reflect.ValueOf(sdk.Float),
-		"Int":         reflect.ValueOf(sdk.Int),
-		"LogFloat":    reflect.ValueOf(sdk.LogFloat),
-		"MaxChoices":  reflect.ValueOf(constant.MakeFromLiteral("65536", token.INT, 0)),
-		"Values":      reflect.ValueOf(sdk.Values),
+		"Categorical":        reflect.ValueOf(sdk.Categorical),
+		"Categories":         reflect.ValueOf(sdk.Categories),
+		"ErrBadSpace":        reflect.ValueOf(&sdk.ErrBadSpace).Elem(),
+		"Float":              reflect.ValueOf(sdk.Float),
+		"Int":                reflect.ValueOf(sdk.Int),
+		"LogFloat":           reflect.ValueOf(sdk.LogFloat),
+		"MaxChoices":         reflect.ValueOf(constant.MakeFromLiteral("65536", token.INT, 0)),
+		"MaxPosteriorPoints": reflect.ValueOf(constant.MakeFromLiteral("2000", token.INT, 0)),
+		"Values":             reflect.ValueOf(sdk.Values),
 
 		// type definitions
 		"Acquisition":    reflect.ValueOf((*sdk.Acquisition)(nil)),
