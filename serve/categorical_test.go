@@ -1,0 +1,80 @@
+package serve
+
+import (
+	"context"
+	"encoding/csv"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
+)
+
+// mixed is a maximized objective over a log-scaled learning rate, a float
+// and a categorical optimizer, scaled so that its regrets fall far below
+// 1e-3 (for the log axes' labels): f* = 0 at lr = 1e-4, x = 0.3, adam.
+type mixed struct{}
+
+var mixedChoices = []string{"adam", "sgd", "rmsprop"}
+
+func (mixed) Info(context.Context) (sdk.Info, error) {
+	opt := 0.0
+	return sdk.Info{Name: "test/mixed", Optimum: &opt, Params: []sdk.Param{
+		{Name: "lr", Kind: sdk.LogFloat, Low: 1e-7, High: 1e-1},
+		{Name: "x", Kind: sdk.Float, Low: 0, High: 1},
+		{Name: "opt", Kind: sdk.Categorical, Choices: mixedChoices},
+	}}, nil
+}
+
+func (mixed) Evaluate(_ context.Context, x []float64) (float64, error) {
+	l := math.Log10(x[0]) + 4
+	return -1e-4 * (l*l + 10*(x[1]-0.3)*(x[1]-0.3) + 2*x[2]), nil
+}
+
+// runMixed runs a mixed study of init + iters × batch 2 evaluations.
+func runMixed(t testing.TB, db *store.DB, name string, init, iters int) *host.Result {
+	t.Helper()
+	res, err := host.Optimize(context.Background(), mixed{}, host.Options{DB: db, Name: name,
+		Acquisition: "ei", Init: init, Batch: 2, Iters: iters, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// The trials' downloads name a categorical parameter's choices, as
+// 'tesbo-host trials' does: the CSV cell is the name, the JSON trial
+// carries choices {param: name} beside its indices.
+func TestTrialsChoiceNames(t *testing.T) {
+	db, _ := newDB(t)
+	runMixed(t, db, "m", 5, 1)
+	srv := newServer(t, db, Settings{})
+	row, _ := db.Study(context.Background(), "m")
+	stored, _ := db.Trials(context.Background(), row.ID)
+
+	var out trialsJSON
+	decodeJSON(t, get(t, srv, "/api/trials?name=m&download=1"), 200, &out)
+	for i, tr := range out.Trials {
+		want := mixedChoices[int(stored[i].X[2])]
+		if tr.Choices["opt"] != want || len(tr.Choices) != 1 || tr.X[2] != stored[i].X[2] {
+			t.Fatalf("JSON trial %d: choices %v x %v, want opt=%s", i, tr.Choices, tr.X, want)
+		}
+	}
+	rec := get(t, srv, "/api/trials?name=m&format=csv")
+	rows, err := csv.NewReader(rec.Body).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rows[0][11:], ","); got != "lr,x,opt" {
+		t.Fatalf("csv head %q", got)
+	}
+	for i, st := range stored {
+		r := rows[i+1]
+		if r[13] != mixedChoices[int(st.X[2])] || r[11] != strconv.FormatFloat(st.X[0], 'g', -1, 64) {
+			t.Fatalf("csv row %q, stored x %v", r, st.X)
+		}
+	}
+}
