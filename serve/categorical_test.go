@@ -78,3 +78,59 @@ func TestTrialsChoiceNames(t *testing.T) {
 		}
 	}
 }
+
+// The model view of a categorical parameter: one point per choice (native
+// x 0, 1, 2), not a line sampled between them; the importance of each
+// parameter (shares summing to 1); and the 2-D slice over a pair of
+// parameters, which through x̄'s choice agrees with the 1-D slice.
+func TestModelCategoricalImportance2D(t *testing.T) {
+	db, _ := newDB(t)
+	runMixed(t, db, "m", 8, 3)
+	srv := newServer(t, db, Settings{})
+	var m modelJSON
+	decodeJSON(t, get(t, srv, "/api/model?name=m"), 200, &m)
+	if len(m.Slices) != 3 || m.Note != "" {
+		t.Fatalf("model %+v", m)
+	}
+	if sl := m.Slices[2]; sl.Param != "opt" || len(sl.X) != 3 || sl.X[0] != 0 || sl.X[1] != 1 || sl.X[2] != 2 || len(sl.Mean) != 3 {
+		t.Fatalf("categorical slice %+v", sl)
+	}
+	if len(m.Importance) != 3 {
+		t.Fatalf("importance %v", m.Importance)
+	}
+	sum := 0.0
+	for _, v := range m.Importance {
+		if v < 0 || v > 1 {
+			t.Fatalf("importance %v", m.Importance)
+		}
+		sum += v
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		t.Fatalf("importance %v sums to %v", m.Importance, sum)
+	}
+	t.Logf("importance lr, x, opt: %.3f", m.Importance)
+
+	var g gridJSON
+	decodeJSON(t, get(t, srv, "/api/model2d?name=m&x=0&y=2&res=61"), 200, &g)
+	if g.X.Name != "lr" || g.Y.Name != "opt" || len(g.X.X) != 61 || len(g.Y.X) != 3 || len(g.Mean) != 3 || len(g.Mean[0]) != 61 ||
+		len(g.SD) != 3 || g.Iteration != m.Iteration {
+		t.Fatalf("grid %+v", g)
+	}
+	row := int(m.XBar.X[2])
+	for k := range 61 {
+		if math.Abs(g.Mean[row][k]-m.Slices[0].Mean[k]) > 1e-9*math.Max(1, math.Abs(g.Mean[row][k])) || g.X.X[k] != m.Slices[0].X[k] {
+			t.Fatalf("grid row of x̄'s choice differs from the 1-D slice at %d: %v vs %v", k, g.Mean[row][k], m.Slices[0].Mean[k])
+		}
+	}
+	decodeJSON(t, get(t, srv, "/api/model2d?name=m&x=0&y=1"), 200, &g)
+	if len(g.X.X) != gridDefault || len(g.Y.X) != gridDefault {
+		t.Fatalf("default grid %d×%d", len(g.X.X), len(g.Y.X))
+	}
+	for _, q := range []string{"x=0&y=0", "x=0", "x=0&y=3", "x=-1&y=1", "x=0&y=1&res=1000", "x=0&y=1&res=2", "x=a&y=1"} {
+		var e struct{ Error string }
+		decodeJSON(t, get(t, srv, "/api/model2d?name=m&"+q), 400, &e)
+		if e.Error == "" {
+			t.Errorf("%s: no error", q)
+		}
+	}
+}

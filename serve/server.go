@@ -80,6 +80,7 @@ func New(db *store.DB, s Settings) *Server {
 	m.HandleFunc("GET /api/study", srv.apiStudy)
 	m.HandleFunc("GET /api/trials", srv.apiTrials)
 	m.HandleFunc("GET /api/model", srv.apiModel)
+	m.HandleFunc("GET /api/model2d", srv.apiModel2D)
 	m.HandleFunc("GET /api/events", srv.apiEvents)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
