@@ -74,9 +74,11 @@ func artifacts(t *testing.T) string {
 }
 
 // waitJS polls a JavaScript boolean expression until it holds, failing t
-// after timeout with the value of show.
+// after timeout with the value of show. An expression that throws counts
+// as false (a throwing poll would never time out).
 func waitJS(t testing.TB, ctx context.Context, expr, show string, timeout time.Duration) {
 	t.Helper()
+	expr = "(() => { try { return (" + expr + "); } catch (e) { return false; } })()"
 	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
 		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(timeout)))
 	if err != nil {
