@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -123,8 +124,6 @@ func TestBrowserStudyViews(t *testing.T) {
 		if lines != 0 || len(xs) != 3 || xs[0] != 0 || xs[2] != 2 {
 			t.Errorf("categorical model slice: %d series with lines, mean at %v", lines, xs)
 		}
-		trusted := evalJS[string](t, ctx, `document.getElementById('trusted').textContent`)
-		_ = trusted // not TES: no trusted maximizers
 	})
 
 	t.Run("15 no horizontal overflow", func(t *testing.T) {
@@ -197,6 +196,22 @@ func TestBrowserStudyViews(t *testing.T) {
 		}
 	})
 
+	t.Run("markup in parameter and choice names stays text", func(t *testing.T) {
+		runEvil(t, db)
+		if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/study/evil?static=1")); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, `document.querySelectorAll('#model .uplot').length === 2 && document.querySelectorAll('#importance .imp').length === 2 &&
+			document.getElementById('parallel').dataset.lines !== '0' && document.getElementById('contour').dataset.cells !== '0'`,
+			`document.getElementById('model-note').textContent`, 10*time.Second)
+		if n := evalInt(t, ctx, `document.querySelectorAll('img, script:not([src])').length`); n != 0 || evalJS[string](t, ctx, `document.title`) == "pwned" {
+			t.Fatalf("markup in names was interpreted: %d elements", n)
+		}
+		if got := evalJS[string](t, ctx, `document.querySelector('#c-x option').textContent`); got != evilName {
+			t.Fatalf("parameter select shows %q", got)
+		}
+	})
+
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
@@ -255,5 +270,28 @@ func TestBrowserStudyList(t *testing.T) {
 	evalJS[bool](t, ctx, `(() => { const q = document.getElementById('q'); q.value = ''; q.dispatchEvent(new Event('input')); const s = document.getElementById('state'); s.value = 'running'; s.dispatchEvent(new Event('change')); return true })()`)
 	if got := evalJS[string](t, ctx, names); got != evil {
 		t.Errorf("filtered by state running: %q", got)
+	}
+}
+
+// evilName is a parameter name with markup.
+const evilName = `<img src=x onerror="document.title='pwned'">`
+
+// evil has a parameter and a categorical's choice named with markup.
+type evil struct{}
+
+func (evil) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: "test/evil", Params: []sdk.Param{
+		{Name: evilName, Kind: sdk.Float, Low: 0, High: 1},
+		{Name: "c", Kind: sdk.Categorical, Choices: []string{"<script>document.title='pwned'</script>", "<b>b</b>"}},
+	}}, nil
+}
+
+func (evil) Evaluate(_ context.Context, x []float64) (float64, error) { return -(x[0]-0.5)*(x[0]-0.5) - x[1], nil }
+
+func runEvil(t testing.TB, db *store.DB) {
+	t.Helper()
+	if _, err := host.Optimize(context.Background(), evil{}, host.Options{DB: db, Name: "evil",
+		Acquisition: "ei", Init: 5, Batch: 2, Iters: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
 	}
 }
