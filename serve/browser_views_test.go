@@ -286,7 +286,9 @@ func (evil) Info(context.Context) (sdk.Info, error) {
 	}}, nil
 }
 
-func (evil) Evaluate(_ context.Context, x []float64) (float64, error) { return -(x[0]-0.5)*(x[0]-0.5) - x[1], nil }
+func (evil) Evaluate(_ context.Context, x []float64) (float64, error) {
+	return -(x[0]-0.5)*(x[0]-0.5) - x[1], nil
+}
 
 func runEvil(t testing.TB, db *store.DB) {
 	t.Helper()
