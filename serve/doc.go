@@ -22,6 +22,10 @@
 //	                           iterations and the summary, as committed
 //	/assets/…                  the embedded scripts, styles and uPlot
 //
+// The list reads /api/studies every 2 s; it sorts and filters in the
+// browser. Any page with ?static=1 loads once and stays as loaded (no event
+// stream, no polling): the address to screenshot with a headless browser.
+//
 // Live updates poll the database cheaply (store.DB.Activity: one aggregate
 // query) every Settings.Poll per watched study, however many browsers
 // watch it, and read the trials only when something changed.

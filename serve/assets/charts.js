@@ -44,7 +44,8 @@
     return { axis: { label: p.name, values: numValues }, scale: { time: false } };
   }
 
-  // choiceName formats a parameter's value: its name for a categorical.
+  // paramText formats a parameter's value: its name for a categorical,
+  // else fmt(v).
   function paramText(p, v, fmt) {
     if (p && p.kind === 'categorical') return p.choices[Math.round(v)] ?? String(v);
     return fmt(v);
