@@ -262,6 +262,9 @@ func TestBrowserStudyList(t *testing.T) {
 	if evalInt(t, ctx, `document.querySelectorAll('#studies img').length`) != 0 || evalJS[string](t, ctx, `document.title`) == "pwned" {
 		t.Fatal("markup in a study name was interpreted")
 	}
+	if w := evalInt(t, ctx, `document.documentElement.scrollWidth`); w > 1024 {
+		t.Errorf("the list is %d px wide in a 1024 px window", w)
+	}
 	// Filter by text, then by state.
 	evalJS[bool](t, ctx, `(() => { const q = document.getElementById('q'); q.value = 'first'; return q.dispatchEvent(new Event('input')) })()`)
 	if got := evalJS[string](t, ctx, names); got != "a-first" {
