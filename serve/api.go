@@ -47,6 +47,8 @@ type iterationJSON struct {
 	BestObserved *float64  `json:"best_observed"`
 	Regret       *float64  `json:"regret"`
 	BestX        []float64 `json:"best_x"`
+	// BestChoices names best_x's categorical values.
+	BestChoices map[string]string `json:"best_choices,omitempty"`
 }
 
 // studyJSON is /api/study's answer.
@@ -116,6 +118,7 @@ func iterationOf(it store.Iteration) (iterationJSON, error) {
 	}
 	ij.Done, ij.Evals, ij.EvalS = true, rec.Evals, rec.EvalS
 	ij.BestValue, ij.BestObserved, ij.Regret, ij.BestX = rec.BestValue, rec.BestObserved, rec.Regret, rec.BestX
+	ij.BestChoices = rec.BestChoices
 	return ij, nil
 }
 

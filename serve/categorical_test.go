@@ -63,6 +63,12 @@ func TestTrialsChoiceNames(t *testing.T) {
 			t.Fatalf("JSON trial %d: choices %v x %v, want opt=%s", i, tr.Choices, tr.X, want)
 		}
 	}
+	var st studyJSON
+	decodeJSON(t, get(t, srv, "/api/study?name=m"), 200, &st)
+	last := st.Iterations[len(st.Iterations)-1]
+	if !last.Done || last.BestChoices["opt"] != mixedChoices[int(last.BestX[2])] {
+		t.Fatalf("last iteration: best_x %v, best_choices %v", last.BestX, last.BestChoices)
+	}
 	rec := get(t, srv, "/api/trials?name=m&format=csv")
 	rows, err := csv.NewReader(rec.Body).ReadAll()
 	if err != nil {
