@@ -196,6 +196,16 @@ func TestBrowserStudyViews(t *testing.T) {
 		}
 	})
 
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(artifacts(t), "serve-study-views.png")
+	if err := os.WriteFile(out, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot %s", out)
+
 	t.Run("markup in parameter and choice names stays text", func(t *testing.T) {
 		runEvil(t, db)
 		if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/study/evil?static=1")); err != nil {
@@ -212,15 +222,6 @@ func TestBrowserStudyViews(t *testing.T) {
 		}
 	})
 
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(artifacts(t), "serve-study-views.png")
-	if err := os.WriteFile(out, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot %s", out)
 }
 
 // The study list updates itself (a study created while the page is open

@@ -161,7 +161,8 @@
   }
 
   // contour draws a 2-D slice of the model (gridJSON) as a heat map of the
-  // posterior mean (yellow: best), the completed trials as white dots and
+  // posterior mean (yellow: best) with 8 contour lines (not across a
+  // categorical, whose choices have no order), the completed trials as white dots and
   // x̄ as an orange cross. It returns the number of cells drawn.
   function contour(canvas, grid, px, py, trials, minimize) {
     const { g, w, h } = canvasIn(canvas, 360);
@@ -172,10 +173,11 @@
     const X = (f) => left + f * (right - left), Y = (f) => bottom - f * (bottom - top);
     // A continuous axis's grid points span [0, 1] (cells centred on them);
     // a binned one's are bin centres (cells are the bins).
-    const edges = (p, n) => {
-      const binned = p.kind === 'categorical' || (p.kind === 'int' && n === Math.floor(p.high) - Math.ceil(p.low) + 1);
-      return (k) => binned ? [k / n, (k + 1) / n] : [Math.max(0, (k - 0.5) / (n - 1)), Math.min(1, (k + 0.5) / (n - 1))];
-    };
+    const binned = (p, n) => p.kind === 'categorical' || (p.kind === 'int' && n === Math.floor(p.high) - Math.ceil(p.low) + 1);
+    const edges = (p, n) => binned(p, n)
+      ? (k) => [k / n, (k + 1) / n]
+      : (k) => [Math.max(0, (k - 0.5) / (n - 1)), Math.min(1, (k + 0.5) / (n - 1))];
+    const at = (p, n) => binned(p, n) ? (k) => (k + 0.5) / n : (k) => k / Math.max(1, n - 1);
     const ex = edges(px, nx), ey = edges(py, ny);
     let cells = 0;
     for (let i = 0; i < ny; i++) {
@@ -186,6 +188,9 @@
         g.fillRect(X(x0), Y(y1), X(x1) - X(x0) + 0.5, Y(y0) - Y(y1) + 0.5);
         cells++;
       }
+    }
+    if (px.kind !== 'categorical' && py.kind !== 'categorical') {
+      isolines(g, grid.mean, lo, hi, at(px, nx), at(py, ny), X, Y);
     }
     g.strokeStyle = '#fff';
     g.fillStyle = 'rgba(0,0,0,0.6)';
@@ -206,6 +211,35 @@
     g.save(); g.translate(12, (top + bottom) / 2); g.rotate(-Math.PI / 2); g.textAlign = 'center'; g.fillText(py.name, 0, 0); g.restore();
     g.textAlign = 'left';
     return { cells, lo, hi };
+  }
+
+  // isolines draws 8 contour lines of z (rows: y) between lo and hi by
+  // marching squares, linear along each cell's edges.
+  function isolines(g, z, lo, hi, ux, uy, X, Y) {
+    const ny = z.length, nx = z[0].length;
+    g.strokeStyle = 'rgba(255,255,255,0.55)';
+    g.lineWidth = 1;
+    for (let l = 1; l <= 8; l++) {
+      const c = lo + l * (hi - lo) / 9;
+      g.beginPath();
+      for (let i = 0; i + 1 < ny; i++) {
+        for (let k = 0; k + 1 < nx; k++) {
+          // Corners counter-clockwise from (k, i); where an edge crosses c.
+          const v = [z[i][k], z[i][k + 1], z[i + 1][k + 1], z[i + 1][k]];
+          const p = [[ux(k), uy(i)], [ux(k + 1), uy(i)], [ux(k + 1), uy(i + 1)], [ux(k), uy(i + 1)]];
+          const cuts = [];
+          for (let e = 0; e < 4; e++) {
+            const a = v[e], b = v[(e + 1) % 4];
+            if ((a < c) !== (b < c)) {
+              const f = (c - a) / (b - a), q = p[e], r = p[(e + 1) % 4];
+              cuts.push([X(q[0] + f * (r[0] - q[0])), Y(q[1] + f * (r[1] - q[1]))]);
+            }
+          }
+          for (let j = 0; j + 1 < cuts.length; j += 2) { g.moveTo(...cuts[j]); g.lineTo(...cuts[j + 1]); }
+        }
+      }
+      g.stroke();
+    }
   }
 
   // importanceBars fills box with one bar per parameter, largest first.
