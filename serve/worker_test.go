@@ -37,8 +37,8 @@ func TestWorkerStudyShowsRecommendation(t *testing.T) {
 			done++
 		}
 	}
-	if done == 0 {
-		t.Fatalf("no finished iteration record: %+v", st.Iterations)
+	if last := st.Iterations[len(st.Iterations)-1]; done == 0 || !last.Done || st.Summary.Iteration != last.Iter {
+		t.Fatalf("the last iteration has no record: summary of iteration %d, iterations %+v", st.Summary.Iteration, st.Iterations)
 	}
 	var m modelJSON
 	decodeJSON(t, get(t, srv, "/api/model?name=w"), 200, &m)
