@@ -9,18 +9,22 @@ import (
 )
 
 // The importance of a parameter is estimated from impLevels values of it,
-// each averaged over impBase points of the cube: 16·64 predictions of the
-// mean per parameter.
+// each averaged over up to impBase points of the cube: 16·64 predictions of
+// the mean per parameter, fewer (down to impMinBase) where n·d² is large so
+// that the estimate costs about impWork kernel coordinates — well under the
+// 1-D slices' variances (n² each) at ModelMaxEvaluations.
 const (
-	impLevels = 16
-	impBase   = 64
+	impLevels  = 16
+	impBase    = 64
+	impMinBase = 8
+	impWork    = 5e7
 )
 
 // importance estimates each parameter's first-order share of the variance
 // of the posterior mean m over the cube (a functional-ANOVA main effect,
 // as fANOVA reports, here of the GP's mean rather than of a random
-// forest): for parameter j, m_j(v) is m averaged over impBase uniform
-// points (a fixed seed) with coordinate j set to v; its variance over
+// forest): for parameter j, m_j(v) is m averaged over up to impBase
+// uniform points (a fixed seed) with coordinate j set to v; its variance over
 // impLevels values v, divided by the sum of these variances over the
 // parameters. Interactions are left out, so the shares sum to 1 by
 // construction, not because the main effects explain everything.
@@ -28,7 +32,8 @@ func importance(p *host.StoredPosterior) []float64 {
 	params := p.Space.Params()
 	d := len(params)
 	rng := rand.New(rand.NewPCG(uint64(p.Iteration), 0x1a9)) // a fixed seed: no flicker
-	base := make([][]float64, impBase)
+	nb := int(min(impBase, max(impMinBase, impWork/float64(p.GP.N()*d*d*impLevels))))
+	base := make([][]float64, nb)
 	for i := range base {
 		base[i] = make([]float64, d)
 		for k := range base[i] {
@@ -40,20 +45,20 @@ func importance(p *host.StoredPosterior) []float64 {
 	total := 0.0
 	for j := range d {
 		lv := levels(params[j], impLevels)
-		X := mat.NewDense(len(lv)*impBase, d, nil)
+		X := mat.NewDense(len(lv)*nb, d, nil)
 		for a, l := range lv {
 			for i, b := range base {
-				row := X.RawRowView(a*impBase + i)
+				row := X.RawRowView(a*nb + i)
 				copy(row, b)
 				row[j] = l
 			}
 		}
-		mean := make([]float64, len(lv)*impBase)
+		mean := make([]float64, len(lv)*nb)
 		p.GP.Predict(X, mean, nil)
 		effect := make([]float64, len(lv))
 		for a := range lv {
-			for i := range impBase {
-				effect[a] += p.Native(mean[a*impBase+i]) / impBase
+			for i := range nb {
+				effect[a] += p.Native(mean[a*nb+i]) / float64(nb)
 			}
 		}
 		vars[j] = variance(effect)
