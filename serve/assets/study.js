@@ -156,7 +156,8 @@
         { label: 'value', stroke: '#607d8b', paths: noLine, points: pts('#607d8b', 5) },
         { label: 'best observed', stroke: '#1565c0', width: 2, paths: uPlot.paths.stepped({ align: 1 }), spanGaps: true, points: { show: false } },
         { label: 'recommendation f(x̄)', stroke: '#e65100', paths: noLine, points: pts('#e65100', 7) },
-        { label: 'failed', scale: 'fail', stroke: '#c62828', width: 2, paths: noLine, points: { show: true, size: 8, width: 2, fill: '#fff', stroke: '#c62828' } }],
+        { label: 'failed', scale: 'fail', stroke: '#c62828', width: 2, paths: noLine, value: (u, v) => (v === null ? '--' : 'yes'),
+          points: { show: true, size: 8, width: 2, fill: '#fff', stroke: '#c62828' } }],
       axes: [{ label: 'trial', incrs: INCRS }, { label: S.logY ? (positive ? 'value (log)' : 'value (symmetric log)') : 'value', values: S.logY ? C.logValues : C.numValues, size: 70 }],
     }, [[], [], [], [], []]);
     box.dataset.log = y.distr ? String(y.distr) : '';
