@@ -33,9 +33,8 @@ import (
 // global: its initial design plus Options.Iters × Options.Batch
 // evaluations, whatever the number of workers (SetWorkerBudget changes
 // it). With Options.AutoBatch the proposer sizes each proposal by
-// information gain (acq.Sizer), at most the idle slots. A proposer asked
-// for records (WorkerOptions.OnIteration) stores each proposal's Record
-// once its trials have all finished.
+// information gain (acq.Sizer), at most the idle slots. The proposer
+// stores each proposal's Record once its trials have all finished.
 
 // AsyncAcquisitions are the acquisitions that condition their proposals on
 // running trials, and so can run in worker mode.
@@ -79,12 +78,10 @@ type WorkerOptions struct {
 	OnTrial func(Trial)
 	// OnIteration, if set, is called in iteration order with the study's
 	// iteration records as they are stored, from the study's first BO
-	// iteration on. A proposer whose OnIteration is set stores each
-	// proposal's record once its trials have all finished (a GP fit and a
-	// recommendation per proposal, so workers that want no records do not
-	// pay for them); give every worker an OnIteration for records whichever
-	// worker proposes. RunWorker returns after passing every record stored
-	// by then.
+	// iteration on. The proposer stores each proposal's record once its
+	// trials have all finished, whether or not OnIteration is set (the web
+	// view shows their recommendation and regret). RunWorker returns after
+	// passing every record stored by then.
 	OnIteration func(Record)
 }
 
@@ -561,7 +558,7 @@ func (p *proposerRole) propose(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	q, err := p.size(ctx)
-	if err == nil && w.o.OnIteration != nil {
+	if err == nil { // always: the web view shows the records' recommendation and regret
 		err = p.record(ctx)
 	}
 	if err != nil || q == 0 {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -45,6 +47,8 @@ type iterationJSON struct {
 	BestObserved *float64  `json:"best_observed"`
 	Regret       *float64  `json:"regret"`
 	BestX        []float64 `json:"best_x"`
+	// BestChoices names best_x's categorical values.
+	BestChoices map[string]string `json:"best_choices,omitempty"`
 }
 
 // studyJSON is /api/study's answer.
@@ -114,25 +118,30 @@ func iterationOf(it store.Iteration) (iterationJSON, error) {
 	}
 	ij.Done, ij.Evals, ij.EvalS = true, rec.Evals, rec.EvalS
 	ij.BestValue, ij.BestObserved, ij.Regret, ij.BestX = rec.BestValue, rec.BestObserved, rec.Regret, rec.BestX
+	ij.BestChoices = rec.BestChoices
 	return ij, nil
 }
 
 // trialJSON is a trial as the API sends it (X in the order of the study's
 // parameters).
 type trialJSON struct {
-	ID        int               `json:"id"`
-	Iteration int               `json:"iteration"`
-	Index     int               `json:"index"`
-	Status    string            `json:"status"`
-	Value     *float64          `json:"value"`
-	Error     string            `json:"error,omitempty"`
-	Attempts  int               `json:"attempts"`
-	X         []float64         `json:"x"`
-	Created   *time.Time        `json:"created,omitempty"`
-	Started   *time.Time        `json:"started,omitempty"`
-	Finished  *time.Time        `json:"finished,omitempty"`
-	EvalS     float64           `json:"eval_s"`
-	Meta      map[string]string `json:"meta,omitempty"`
+	ID        int       `json:"id"`
+	Iteration int       `json:"iteration"`
+	Index     int       `json:"index"`
+	Status    string    `json:"status"`
+	Value     *float64  `json:"value"`
+	Error     string    `json:"error,omitempty"`
+	Attempts  int       `json:"attempts"`
+	X         []float64 `json:"x"`
+	// Choices name the categorical parameters' values (X holds the
+	// choices' indices), as 'tesbo-host trials --format json' does; only
+	// in /api/trials' answer.
+	Choices  map[string]string `json:"choices,omitempty"`
+	Created  *time.Time        `json:"created,omitempty"`
+	Started  *time.Time        `json:"started,omitempty"`
+	Finished *time.Time        `json:"finished,omitempty"`
+	EvalS    float64           `json:"eval_s"`
+	Meta     map[string]string `json:"meta,omitempty"`
 }
 
 func timePtr(t time.Time) *time.Time {
@@ -198,8 +207,23 @@ func (s *Server) apiTrials(w http.ResponseWriter, r *http.Request) {
 	out := trialsJSON{Study: name, Params: paramNames(sm), Trials: make([]trialJSON, len(trials))}
 	for i, t := range trials {
 		out.Trials[i] = trialOf(t)
+		out.Trials[i].Choices = host.ChoiceNames(sm.params, t.X)
 	}
 	s.writeJSON(w, out)
+}
+
+// paramCells formats a trial's parameters for the CSV: a categorical's
+// choice name, else the number in Go's shortest form.
+func paramCells(params []sdk.Param, x []float64) []string {
+	out := make([]string, len(x))
+	for j, v := range x {
+		if j < len(params) {
+			out[j] = params[j].Format(v)
+		} else {
+			out[j] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	}
+	return out
 }
 
 func paramNames(sm *summary) []string {

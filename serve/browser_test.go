@@ -16,7 +16,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tesbo/tesbo/internal/testenv"
-	"github.com/tesbo/tesbo/store"
 )
 
 // chromium returns the path of a Chromium (Debian's chromium, which
@@ -74,9 +73,11 @@ func artifacts(t *testing.T) string {
 }
 
 // waitJS polls a JavaScript boolean expression until it holds, failing t
-// after timeout with the value of show.
+// after timeout with the value of show. An expression that throws counts
+// as false (a throwing poll would never time out).
 func waitJS(t testing.TB, ctx context.Context, expr, show string, timeout time.Duration) {
 	t.Helper()
+	expr = "(() => { try { return (" + expr + "); } catch (e) { return false; } })()"
 	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
 		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(timeout)))
 	if err != nil {
@@ -170,43 +171,6 @@ func TestBrowserLiveStudy(t *testing.T) {
 	}
 	testenv.CheckPNG(t, out)
 	t.Logf("screenshot %s", out)
-}
-
-// TestReadmeScreenshot writes the README's screenshot of a study page:
-// TESBO_SCREENSHOT=docs/serve.png TESBO_SCREENSHOT_DB=branin.db
-// TESBO_SCREENSHOT_STUDY=NAME go test ./serve -run ReadmeScreenshot.
-// It does nothing without TESBO_SCREENSHOT.
-func TestReadmeScreenshot(t *testing.T) {
-	out := os.Getenv("TESBO_SCREENSHOT")
-	if out == "" {
-		t.Skip("set TESBO_SCREENSHOT, TESBO_SCREENSHOT_DB and TESBO_SCREENSHOT_STUDY to write a screenshot")
-	}
-	db, err := store.Open(os.Getenv("TESBO_SCREENSHOT_DB"), store.Options{DeferMigration: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	srv := newServer(t, db, Settings{})
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	defer srv.Close()
-	ctx := browser(t, 1100, 1400)
-	err = chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/study/"+strings.ReplaceAll(os.Getenv("TESBO_SCREENSHOT_STUDY"), "/", "%2F")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitJS(t, ctx, `document.querySelectorAll('#model .uplot').length > 0 && tesbo.trials.size > 0 &&
-		document.getElementById('progress').dataset.points === String(tesbo.trials.size)`,
-		`document.getElementById('model-note').textContent`, 10*time.Second)
-	time.Sleep(300 * time.Millisecond) // the charts' last frame
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(out, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	testenv.CheckPNG(t, out)
 }
 
 // BenchmarkBrowserStudyPage10k loads a 10,000-trial study's page in

@@ -41,9 +41,7 @@ func (s *Server) writeCSV(w http.ResponseWriter, sm *summary, trials []store.Tri
 		row = append(row[:0], strconv.Itoa(t.ID), strconv.Itoa(t.Iteration), strconv.Itoa(t.Index),
 			string(t.Status), value, safetext.CSVCell(t.Error), strconv.Itoa(t.Attempts),
 			ts(t.CreatedAt), ts(t.StartedAt), ts(t.FinishedAt), f(t.EvalSeconds))
-		for _, x := range t.X {
-			row = append(row, f(x))
-		}
+		row = append(row, paramCells(sm.params, t.X)...)
 		cw.Write(row)
 	}
 	cw.Flush()

@@ -15,9 +15,16 @@
 //	/api/study?name=N          one study's summary, parameters, iterations
 //	/api/trials?name=N         its trials (format=json|csv, download=1)
 //	/api/model?name=N          its latest model's view (see below)
+//	/api/model2d?name=N&x=I&y=J  its posterior over parameters I and J
+//	                           (indices), the others at x̄, on a grid of
+//	                           at most 61×61 (res=, default 31)
 //	/api/events?name=N         Server-Sent Events: new and changed trials,
 //	                           iterations and the summary, as committed
 //	/assets/…                  the embedded scripts, styles and uPlot
+//
+// The list reads /api/studies every 2 s; it sorts and filters in the
+// browser. Any page with ?static=1 loads once and stays as loaded (no event
+// stream, no polling): the address to screenshot with a headless browser.
 //
 // Live updates poll the database cheaply (store.DB.Activity: one aggregate
 // query) every Settings.Poll per watched study, however many browsers
@@ -27,7 +34,9 @@
 // stored trials and the hyper-parameters stored with t
 // (host.LoadPosterior, no refit): along each parameter through x̄ — the
 // evaluated point with the largest posterior mean — the posterior mean
-// ± 2σ of f, and for TES the trusted maximizers X* of iteration t with
+// ± 2σ of f (at each choice of a categorical parameter), each parameter's
+// importance (its main effect's share of the variance of the posterior
+// mean, importance.go), and for TES the trusted maximizers X* of iteration t with
 // p(x* | y_D) (tes.MaximizerProbabilities on the posterior of f at X*).
 //
 // Security: the server only reads. With Settings.Token empty it answers

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 	"github.com/tesbo/tesbo/tes"
 )
@@ -50,15 +51,23 @@ type modelJSON struct {
 	Slices    []sliceJSON `json:"slices"`
 	Trusted   []pointJSON `json:"trusted"` // by decreasing p; empty unless TES
 	Entropy   *float64    `json:"entropy"` // H(x*) in nats, with Trusted
+	// Importance is each parameter's share of the posterior mean's
+	// variance explained by its main effect (see importance.go), in the
+	// order of the parameters; empty without a model.
+	Importance []float64 `json:"importance"`
 	// Note explains a missing view ("" when there is one).
 	Note string `json:"note,omitempty"`
 }
 
-// modelEntry caches a study's model view for one state of the study.
+// modelEntry caches a study's model view for one state of the study, and
+// the posterior it was computed from (nil without one) with x̄'s
+// unit-cube point, for the 2-D slices (/api/model2d).
 type modelEntry struct {
 	mu   sync.Mutex
 	key  activityKey
 	view *modelJSON
+	post *host.StoredPosterior
+	u    []float64
 }
 
 func (s *Server) apiModel(w http.ResponseWriter, r *http.Request) {
@@ -68,6 +77,16 @@ func (s *Server) apiModel(w http.ResponseWriter, r *http.Request) {
 // modelView returns the study's model view, computed once per state of the
 // study (its Activity).
 func (s *Server) modelView(ctx context.Context, name string) (*modelJSON, error) {
+	e, err := s.model(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return e.view, nil
+}
+
+// model returns the study's cached model entry (a copy), computing it
+// when the study changed since.
+func (s *Server) model(ctx context.Context, name string) (*modelEntry, error) {
 	if err := s.checkDB(); err != nil {
 		return nil, err
 	}
@@ -89,27 +108,30 @@ func (s *Server) modelView(ctx context.Context, name string) (*modelJSON, error)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	key := keyOf(act)
-	if e.view != nil && e.key == key {
-		return e.view, nil
+	if e.view == nil || e.key != key {
+		v, post, u, err := s.computeModel(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		e.key, e.view, e.post, e.u = key, v, post, u
 	}
-	v, err := s.computeModel(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	e.key, e.view = key, v
-	return v, nil
+	return &modelEntry{key: e.key, view: e.view, post: e.post, u: e.u}, nil
 }
 
-// computeModel builds the model view of study name (see the package doc).
-func (s *Server) computeModel(ctx context.Context, name string) (*modelJSON, error) {
+// computeModel builds the model view of study name (see the package doc),
+// and returns the posterior and x̄'s unit-cube point with it.
+func (s *Server) computeModel(ctx context.Context, name string) (*modelJSON, *host.StoredPosterior, []float64, error) {
 	p, err := host.LoadPosterior(ctx, s.db, name, s.set.ModelMaxEvaluations)
+	none := func(note string) *modelJSON {
+		return &modelJSON{Note: note, Slices: []sliceJSON{}, Trusted: []pointJSON{}, Importance: []float64{}}
+	}
 	switch {
 	case errors.Is(err, host.ErrNoModel):
-		return &modelJSON{Note: "no model yet: the initial design is still running", Slices: []sliceJSON{}, Trusted: []pointJSON{}}, nil
+		return none("no model yet: the initial design is still running"), nil, nil, nil
 	case errors.Is(err, store.ErrNotFound):
-		return nil, err
+		return nil, nil, nil, err
 	case err != nil:
-		return &modelJSON{Note: err.Error(), Slices: []sliceJSON{}, Trusted: []pointJSON{}}, nil
+		return none(err.Error()), nil, nil, nil
 	}
 	v := &modelJSON{Iteration: p.Iteration, N: p.GP.N(), Fitted: p.Fitted, Slices: []sliceJSON{}, Trusted: []pointJSON{}}
 	best, means := acq.BestMean(p.GP)
@@ -118,13 +140,19 @@ func (s *Server) computeModel(ctx context.Context, name string) (*modelJSON, err
 	v.XBar = pointJSON{X: p.Space.ToNative(u), Mean: p.Native(means[best]), SD: p.NativeSD(math.Sqrt(varBest)), Trial: &p.TrialIDs[best]}
 	params := p.Space.Params()
 	for j := range min(len(params), maxSliceParams) {
-		x, mean, sd := p.Slice(u, j, sliceGrid)
+		var x, mean, sd []float64
+		if params[j].Kind == sdk.Categorical {
+			x, mean, sd = choiceSlice(p, u, j) // one point per choice, no line between
+		} else {
+			x, mean, sd = p.Slice(u, j, sliceGrid)
+		}
 		v.Slices = append(v.Slices, sliceJSON{Param: params[j].Name, X: x, Mean: mean, SD: sd})
 	}
+	v.Importance = importance(p)
 	if err := v.addTrusted(p); err != nil {
 		v.Note = err.Error()
 	}
-	return v, nil
+	return v, p, u, nil
 }
 
 // addTrusted adds the stored trusted maximizers X* with p(x*|y_D)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tesbo/tesbo/store"
@@ -29,7 +30,8 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 }).ParseFS(templateFS, "templates/*.html"))
 
 // assetHandler serves the embedded assets; they change only with the
-// binary, so browsers may keep them for a day.
+// binary, so browsers may keep them for a day. It lists no directory:
+// a path naming one (/assets/, or /assets/x/ had there been any) is a 404.
 func assetHandler() http.Handler {
 	sub, err := fs.Sub(assetFS, "assets")
 	if err != nil {
@@ -37,9 +39,19 @@ func assetHandler() http.Handler {
 	}
 	files := http.FileServerFS(sub)
 	return http.StripPrefix("/assets/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "" || strings.HasSuffix(p, "/") || isDir(sub, p) {
+			http.NotFound(w, r)
+			return
+		}
 		w.Header().Set("Cache-Control", "public, max-age=86400")
 		files.ServeHTTP(w, r)
 	}))
+}
+
+// isDir reports whether name is a directory of fsys.
+func isDir(fsys fs.FS, name string) bool {
+	st, err := fs.Stat(fsys, strings.TrimPrefix(name, "/"))
+	return err == nil && st.IsDir()
 }
 
 // fmtNum formats an optional value with 6 significant digits ("–" for

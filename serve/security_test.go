@@ -128,3 +128,47 @@ func TestDisappearingDatabase(t *testing.T) {
 		}
 	}
 }
+
+// The Authorization scheme is case-insensitive (RFC 7235 §2.1): bearer,
+// BEARER and Bearer all carry the token; a wrong token in any case does
+// not.
+func TestBearerSchemeCase(t *testing.T) {
+	db, _ := newDB(t)
+	const tok = "0123456789abcdef-secret"
+	srv := newServer(t, db, Settings{Token: tok})
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER", "bEaReR"} {
+		if rec := get(t, srv, "/api/studies", "Authorization: "+scheme+" "+tok); rec.Code != 200 {
+			t.Errorf("%s: %d %s", scheme, rec.Code, rec.Body.String())
+		}
+		if rec := get(t, srv, "/api/studies", "Authorization: "+scheme+" "+tok+"x"); rec.Code != 401 {
+			t.Errorf("%s with a wrong token: %d", scheme, rec.Code)
+		}
+	}
+	for _, h := range []string{"Basic " + tok, "Bearer" + tok, tok} {
+		if rec := get(t, srv, "/api/studies", "Authorization: "+h); rec.Code != 401 {
+			t.Errorf("%q: %d", h, rec.Code)
+		}
+	}
+}
+
+// /assets/ lists no directory (a 404, not the file names); its files are
+// served.
+func TestNoAssetListing(t *testing.T) {
+	db, _ := newDB(t)
+	srv := newServer(t, db, Settings{})
+	for _, p := range []string{"/assets/", "/assets//", "/assets/./", "/assets/nope.js"} {
+		rec := get(t, srv, p)
+		if loc := rec.Header().Get("Location"); rec.Code == http.StatusTemporaryRedirect && loc != "" {
+			rec = get(t, srv, loc) // the mux cleans the path first
+		}
+		if rec.Code != 404 || strings.Contains(rec.Body.String(), "study.js") {
+			t.Errorf("%s: %d %s", p, rec.Code, rec.Body.String())
+		}
+	}
+	if rec := get(t, srv, "/assets"); rec.Code == 200 {
+		t.Errorf("/assets: %d %s", rec.Code, rec.Body.String())
+	}
+	if rec := get(t, srv, "/assets/study.js"); rec.Code != 200 || !strings.Contains(rec.Body.String(), "use strict") {
+		t.Errorf("/assets/study.js: %d", rec.Code)
+	}
+}

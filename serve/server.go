@@ -80,6 +80,7 @@ func New(db *store.DB, s Settings) *Server {
 	m.HandleFunc("GET /api/study", srv.apiStudy)
 	m.HandleFunc("GET /api/trials", srv.apiTrials)
 	m.HandleFunc("GET /api/model", srv.apiModel)
+	m.HandleFunc("GET /api/model2d", srv.apiModel2D)
 	m.HandleFunc("GET /api/events", srv.apiEvents)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -125,7 +126,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		}
 		return true
 	}
-	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.tokenOK(tok) {
+	if tok, ok := bearer(r.Header.Get("Authorization")); ok && s.tokenOK(tok) {
 		return true
 	}
 	if c, err := r.Cookie(tokenCookie); err == nil && s.tokenOK(c.Value) {
@@ -147,6 +148,17 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="tesbo"`)
 	s.fail(w, r, http.StatusUnauthorized, errors.New("missing or wrong token: open the link 'tesbo-host serve' printed (it ends in ?token=...) or send the header Authorization: Bearer TOKEN"))
 	return false
+}
+
+// bearer returns the token of an Authorization header of the Bearer
+// scheme, whose name is case-insensitive (RFC 7235 §2.1: "bearer" and
+// "BEARER" are the same scheme).
+func bearer(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
 }
 
 // tokenOK compares tok with the server's token in constant time (hashes

@@ -1,0 +1,38 @@
+package serve
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// oneMatters depends on its first parameter only.
+type oneMatters struct{}
+
+func (oneMatters) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: "test/one", Params: []sdk.Param{
+		{Name: "a", Kind: sdk.Float, Low: 0, High: 1},
+		{Name: "b", Kind: sdk.Float, Low: 0, High: 1},
+	}}, nil
+}
+
+func (oneMatters) Evaluate(_ context.Context, x []float64) (float64, error) {
+	return -(x[0] - 0.3) * (x[0] - 0.3), nil
+}
+
+// A parameter the objective ignores gets almost no importance.
+func TestImportanceIgnoredParameter(t *testing.T) {
+	db, _ := newDB(t)
+	if _, err := host.Optimize(context.Background(), oneMatters{}, host.Options{DB: db, Name: "one",
+		Acquisition: "ei", Init: 8, Batch: 2, Iters: 3, Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var m modelJSON
+	decodeJSON(t, get(t, newServer(t, db, Settings{}), "/api/model?name=one"), 200, &m)
+	if len(m.Importance) != 2 || m.Importance[0] < 0.9 {
+		t.Fatalf("importance of (a, b) = %v, want a's above 0.9", m.Importance)
+	}
+	t.Logf("importance of (a, b) = %.4f", m.Importance)
+}
