@@ -243,11 +243,14 @@ func openPostgres(target string, o Options) (*DB, error) {
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > bt {
 		cfg.ConnectTimeout = bt
 	}
+	if o.ReadOnly {
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(maxPGConns)
 	db.SetMaxIdleConns(maxPGConns)
-	d := &DB{conn: &conn{db: &sqlDB{DB: db, dl: dialectPostgres}, dl: dialectPostgres, path: name, busyRetry: retry, log: o.Logger}}
-	if err := d.init(false, o.DeferMigration); err != nil {
+	d := &DB{conn: &conn{db: &sqlDB{DB: db, dl: dialectPostgres}, dl: dialectPostgres, path: name, busyRetry: retry, log: o.Logger, readOnly: o.ReadOnly}}
+	if err := d.init(false, o.DeferMigration || o.ReadOnly); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open study db %s: %w", name, err)
 	}

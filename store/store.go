@@ -108,6 +108,8 @@ var (
 	// ErrNeedsMigration: a write to a database opened with
 	// Options.DeferMigration whose older schema Migrate has not upgraded.
 	ErrNeedsMigration = errors.New("database has an older schema: call Migrate before writing")
+	// ErrReadOnly: a write to a database opened with Options.ReadOnly.
+	ErrReadOnly = errors.New("database opened read-only")
 )
 
 // Options configure Open. The zero value opens an existing database with a
@@ -130,6 +132,16 @@ type Options struct {
 	// before version 2) and writes fail with ErrNeedsMigration. A file Open
 	// creates gets the current schema at once (there is nothing to keep).
 	DeferMigration bool
+	// ReadOnly opens the database for reading only (the 'trials' and
+	// 'serve' commands): nothing is created, migrated or written, and
+	// every write fails. A SQLite file is opened with mode=ro, so it can
+	// be read from a read-only directory or mount; when SQLite cannot
+	// open it so (a WAL-mode file whose -shm cannot be created next to
+	// it) it is opened immutable instead, and then changes other
+	// processes make while it is open are not seen (a warning says so).
+	// A PostgreSQL session gets default_transaction_read_only. ReadOnly
+	// implies DeferMigration and excludes Create.
+	ReadOnly bool
 	// BusyRetry is how long the writes of a running study (AddBatch,
 	// StartTrial, FinishTrial, SetRecord, Lease.Renew) keep retrying while
 	// another connection holds the write lock, with backoff from 50 ms
@@ -171,6 +183,7 @@ type conn struct {
 	migrateMu sync.Mutex
 	busyRetry time.Duration
 	log       zerolog.Logger
+	readOnly  bool // opened with Options.ReadOnly: writes fail with ErrReadOnly
 }
 
 // sqliteHeader is the first 16 bytes of every SQLite 3 database file.
@@ -209,6 +222,9 @@ func Open(path string, o Options) (*DB, error) {
 	}
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("open study db %s: path must not contain '?' or '#'", path)
+	}
+	if o.ReadOnly {
+		return openSQLiteReadOnly(path, o)
 	}
 	fresh, err := checkFile(path, o.Create)
 	if err != nil {
@@ -327,6 +343,8 @@ func (d *DB) init(fresh, deferMigration bool) error {
 	}
 	d.version.Store(int64(version))
 	switch {
+	case d.readOnly:
+		return nil // read as found, whatever its schema version
 	case version == SchemaVersion:
 		// Current schema: only make sure of WAL mode (a no-op for a file
 		// tesbo created).
@@ -355,6 +373,9 @@ func (d *DB) MigrationPending() bool { return d.version.Load() < SchemaVersion }
 
 // upgrade is Migrate without the error context (Open adds its own).
 func (d *DB) upgrade(ctx context.Context) error {
+	if d.readOnly {
+		return ErrReadOnly
+	}
 	d.migrateMu.Lock()
 	defer d.migrateMu.Unlock()
 	if d.version.Load() >= SchemaVersion {
@@ -490,6 +511,9 @@ func (d *DB) rawTx(ctx context.Context, f func(*sqlTx) error) error {
 // runTx runs f in a transaction and commits it; serialized takes
 // PostgreSQL's database-wide write lock first (see sqlDB.begin).
 func (d *DB) runTx(ctx context.Context, serialized bool, f func(*sqlTx) error) error {
+	if d.readOnly {
+		return fmt.Errorf("study db %s: %w", d.path, ErrReadOnly)
+	}
 	tx, err := d.db.begin(ctx, serialized)
 	if err != nil {
 		return d.classify(err)

@@ -447,6 +447,17 @@ func openDB(path string, create bool, log zerolog.Logger) (*store.DB, error) {
 	return db, nil
 }
 
+// openDBReadOnly opens the study database for the commands that only read
+// it ('trials', 'serve'): it works in a read-only directory or mount and
+// never writes (store.Options.ReadOnly).
+func openDBReadOnly(path string, log zerolog.Logger) (*store.DB, error) {
+	db, err := store.Open(path, store.Options{BusyTimeout: dbBusyTimeout, ReadOnly: true, Logger: log})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return db, nil
+}
+
 // openPlugins discovers the plugins directory.
 func openPlugins(ctx context.Context, c *common, dir string, log zerolog.Logger) (*loader.Registry, error) {
 	lo, err := c.loaderOptions(log)

@@ -30,7 +30,8 @@ func newTrialsCmd() *cobra.Command {
 		Long: `List every trial of a stored study (SQLite file or postgres:// URL): id,
 state (complete, failed, running, queued), parameters by name, value,
 error, the worker that evaluated it (host:pid; empty for a single-process
-run), attempts, and timings. --format json prints one JSON object per line.`,
+run), attempts, and timings. --format json prints one JSON object per line.
+It only reads --db, which may be on a read-only mount.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runTrials(cmd, &f) },
 	}
@@ -77,7 +78,7 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 		return usagef("bad --format %q: use table, json or csv", f.format)
 	}
 	ctx := cmd.Context()
-	db, err := openDB(f.db, false, zerolog.Nop())
+	db, err := openDBReadOnly(f.db, zerolog.Nop())
 	if err != nil {
 		return err
 	}
