@@ -233,7 +233,7 @@ func connectionError(err error) bool {
 // are durable), o.BusyTimeout bounds the connection attempt and
 // o.BusyRetry the retries of a running study's writes while the server is
 // unreachable (a restart, a fail-over).
-func openPostgres(target string, o Options) (*DB, error) {
+func openPostgres(ctx context.Context, target string, o Options) (*DB, error) {
 	name := redactURL(target)
 	bt, retry := o.busy()
 	cfg, err := pgx.ParseConfig(target)
@@ -250,7 +250,12 @@ func openPostgres(target string, o Options) (*DB, error) {
 	db.SetMaxOpenConns(maxPGConns)
 	db.SetMaxIdleConns(maxPGConns)
 	d := &DB{conn: &conn{db: &sqlDB{DB: db, dl: dialectPostgres}, dl: dialectPostgres, path: name, busyRetry: retry, log: o.Logger, readOnly: o.ReadOnly}}
-	if err := d.init(false, o.DeferMigration || o.ReadOnly); err != nil {
+	initDB := func() error { return d.init(false, o.DeferMigration || o.ReadOnly) }
+	if o.RetryConnect {
+		init := initDB
+		initDB = func() error { return d.retry(ctx, "connection", "open", init) }
+	}
+	if err := initDB(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open study db %s: %w", name, err)
 	}

@@ -11,18 +11,25 @@ import (
 
 // openSQLiteReadOnly opens a SQLite study database for reading only
 // (Options.ReadOnly). It never creates, migrates or writes the file, so it
-// works in a read-only directory or on a read-only mount, where a
-// read-write open fails with "attempt to write a readonly database".
+// also works in a read-only directory or on a read-only mount, where a
+// read-write open fails with "unable to open database file" or "attempt to
+// write a readonly database". It tries, in order:
 //
-// mode=ro is tried first: it reads a database that other processes are
-// writing, seeing their commits (the live view 'serve' gives). In WAL mode
-// SQLite needs the -shm file beside the database for that, and creates it
-// when it is missing; where it cannot (a read-only directory holding a
-// cleanly closed database, which has no -shm), the open fails with
-// SQLITE_CANTOPEN and the file is opened immutable=1 instead: SQLite then
-// takes no locks and reads the file as it is, which is exact for a
-// database nobody can be writing through this mount, but does not see
-// changes made through another one while it is open (logged as a warning).
+//   - a read-write connection with query_only set, which nothing is written
+//     through: in a writable directory SQLite then creates and, when the
+//     last connection closes, removes the WAL's -wal and -shm files as for
+//     any other reader, so reading leaves the directory as it found it;
+//   - mode=ro, for a directory it cannot write that already holds the -shm
+//     (another process has the database open): it sees that process's
+//     commits (the live view 'serve' gives);
+//   - immutable=1, for a read-only directory without the -shm (a cleanly
+//     closed database): SQLite then takes no locks and reads the file as
+//     it is, which is exact for a database nobody can be writing through
+//     this mount, but does not see changes made through another one while
+//     it is open (logged as a warning).
+//
+// Each step falls through to the next only on SQLITE_CANTOPEN or
+// SQLITE_READONLY.
 func openSQLiteReadOnly(path string, o Options) (*DB, error) {
 	if o.Create {
 		return nil, fmt.Errorf("open study db %s: read-only and create exclude each other", path)
@@ -30,20 +37,22 @@ func openSQLiteReadOnly(path string, o Options) (*DB, error) {
 	if _, err := checkFile(path, false); err != nil {
 		return nil, err
 	}
-	d, err := openSQLiteMode(path, o, "mode=ro")
-	if err == nil {
-		return d, nil
+	var err error
+	for _, param := range []string{"mode=rw&_pragma=query_only(1)", "mode=ro", "immutable=1"} {
+		var d *DB
+		d, err = openSQLiteMode(path, o, param)
+		if err == nil {
+			if param == "immutable=1" {
+				o.Logger.Warn().Str("db", path).Msg("opened the study database immutable (it is in a directory this process cannot write): changes other processes make to it are not seen until it is opened again")
+			}
+			return d, nil
+		}
+		var se *sqlite.Error
+		if !errors.As(err, &se) || (se.Code()&0xff != sqlite3.SQLITE_CANTOPEN && se.Code()&0xff != sqlite3.SQLITE_READONLY) {
+			break
+		}
 	}
-	var se *sqlite.Error
-	if !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_CANTOPEN {
-		return nil, fmt.Errorf("open study db %s: %w", path, classify(err))
-	}
-	d, ierr := openSQLiteMode(path, o, "immutable=1")
-	if ierr != nil {
-		return nil, fmt.Errorf("open study db %s: %w", path, classify(ierr))
-	}
-	o.Logger.Warn().Str("db", path).Msg("opened the study database immutable (it is in a directory this process cannot write): changes other processes make to it are not seen until it is opened again")
-	return d, nil
+	return nil, fmt.Errorf("open study db %s: %w", path, classify(err))
 }
 
 // openSQLiteMode opens path read-only with the URI parameter param

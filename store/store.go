@@ -152,6 +152,14 @@ type Options struct {
 	// negative, no retries. Creating a study, changing its settings and
 	// taking its lease do not retry: they fail fast, before any work.
 	BusyRetry time.Duration
+	// RetryConnect makes OpenContext wait for a PostgreSQL server it cannot
+	// reach (down, restarting, the network cut) as a running study's writes
+	// do: retrying with backoff from 50 ms doubling to 2 s for up to
+	// BusyRetry, a warning per retry, until ctx ends. Without it Open fails
+	// at once with ErrUnavailable. The commands that join a study (worker,
+	// run and resume) set it, so a worker started while the server
+	// restarts waits for it like the workers already running.
+	RetryConnect bool
 	// Logger receives a warning for each retried write, with the time spent
 	// waiting so far (zero value: discard).
 	Logger zerolog.Logger
@@ -214,11 +222,16 @@ func (o Options) busy() (timeout, retry time.Duration) {
 // database instead (see openPostgres); the database must exist, and its
 // tesbo tables are created on first use.
 func Open(path string, o Options) (*DB, error) {
+	return OpenContext(context.Background(), path, o)
+}
+
+// OpenContext is Open, with ctx ending the wait of Options.RetryConnect.
+func OpenContext(ctx context.Context, path string, o Options) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open study db: empty path")
 	}
 	if IsPostgresURL(path) {
-		return openPostgres(path, o)
+		return openPostgres(ctx, path, o)
 	}
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("open study db %s: path must not contain '?' or '#'", path)
@@ -464,12 +477,13 @@ const (
 // Options.BusyRetry. A failed attempt wrote nothing (SQLite rolled it
 // back), so f runs again from the start.
 func (d *DB) retryTx(ctx context.Context, what string, f func(*sqlTx) error) error {
-	return d.retry(ctx, what, func() error { return d.tx(ctx, f) })
+	return d.retry(ctx, "write", what, func() error { return d.tx(ctx, f) })
 }
 
 // retry runs try until it succeeds or fails for another reason than a
-// locked or unreachable database, as retryTx.
-func (d *DB) retry(ctx context.Context, what string, try func() error) error {
+// locked or unreachable database, as retryTx. kind names what is retried
+// in the warnings ("write", or "connection" for Options.RetryConnect).
+func (d *DB) retry(ctx context.Context, kind, what string, try func() error) error {
 	start := time.Now()
 	wait := minBusyBackoff
 	for {
@@ -487,11 +501,11 @@ func (d *DB) retry(ctx context.Context, what string, try func() error) error {
 			}
 			return fmt.Errorf("%w (still locked after %v of retries)", err, waited.Round(time.Millisecond))
 		}
-		msg := "database locked by another connection; retrying the write"
+		msg := "database locked by another connection; retrying the " + kind
 		if errors.Is(err, ErrUnavailable) {
-			msg = "database server unavailable; retrying the write"
+			msg = "database server unavailable; retrying the " + kind
 		}
-		d.log.Warn().Str("write", what).Str("db", d.path).Dur("waited", waited).Dur("retry_in", wait).Msg(msg)
+		d.log.Warn().Str(kind, what).Str("db", d.path).Dur("waited", waited).Dur("retry_in", wait).Msg(msg)
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:

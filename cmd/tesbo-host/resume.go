@@ -48,6 +48,9 @@ database; --iters sets a new total number of BO iterations.`,
 }
 
 func runResume(cmd *cobra.Command, f *resumeFlags) error {
+	if err := checkStudyFlag(f.study); err != nil {
+		return err
+	}
 	switch {
 	case f.iters < 0:
 		return usagef("bad --iters %d: must be ≥ 0", f.iters)
@@ -65,7 +68,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	}
 	ctx, sig := signalContext(cmd.Context())
 	defer sig.stop()
-	db, err := openDB(f.db, false, log)
+	db, err := openDB(ctx, f.db, false, log)
 	if err != nil {
 		return err
 	}
@@ -130,7 +133,16 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 			}
 			printSummary(os.Stdout, study, res, f.db, true)
 		}
-		return nil
+		complete, failed := 0, 0
+		for _, t := range study.Trials() {
+			switch t.Status {
+			case host.Complete:
+				complete++
+			case host.Failed:
+				failed++
+			}
+		}
+		return allFailed(complete, failed, f.db, f.study)
 	}
 	log.Info().Str("study", f.study).Int("trials", len(study.Trials())).Int("in_flight", len(study.InFlight())).Msg("resuming")
 	return runStudy(ctx, sig, study, obj, f.json, f.db, log)

@@ -66,9 +66,14 @@ func (c *common) register(cmd *cobra.Command, pluginsHelp string) {
 	f.StringVar(&c.pluginMemory, "plugin-memory", "", pluginMemoryHelp)
 }
 
+// minPluginMemory is the least --plugin-memory: a Go plugin's runtime
+// alone reserves a few MiB, and below this every plugin fails at start-up
+// with an error that does not name the limit.
+const minPluginMemory = 32 << 20
+
 // pluginMemoryHelp describes --plugin-memory (every command that starts
 // plugins).
-const pluginMemoryHelp = "SIZE: memory limit of each plugin process, e.g. 2GiB (Linux: RLIMIT_DATA, and GOMEMLIMIT for Go plugins); a plugin past it dies alone and its call fails (default: none)"
+const pluginMemoryHelp = "SIZE: memory limit of each plugin process, e.g. 2GiB (Linux: RLIMIT_DATA, and GOMEMLIMIT for Go plugins); a plugin past it dies alone and its call fails (at least 32MiB; default: none)"
 
 // pluginsDir resolves the plugins directory: the flag, else fallback (a
 // resumed study's stored directory), else $TESBO_PLUGINS, else ./plugins.
@@ -104,6 +109,9 @@ func (c *common) loaderOptions(log zerolog.Logger) (loader.Options, error) {
 		n, err := loader.ParseSize(c.pluginMemory)
 		if err != nil || n <= 0 {
 			return o, usagef("bad --plugin-memory %q: want a positive size such as 2GiB or 512MiB", c.pluginMemory)
+		}
+		if n < minPluginMemory {
+			return o, usagef("bad --plugin-memory %q: at least 32MiB, the least a plugin's runtime starts in (e.g. 512MiB)", c.pluginMemory)
 		}
 		o.MemoryLimit = n
 	}
@@ -271,6 +279,8 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("--objective is required (see 'tesbo-host plugins')")
 	case f.parseBatch() != nil:
 		return nil, f.parseBatch()
+	case f.study != "" && checkStudyFlag(f.study) != nil:
+		return nil, checkStudyFlag(f.study)
 	case f.iters < 1:
 		return nil, usagef("bad --iters %d: must be ≥ 1", f.iters)
 	case f.initSet && f.init < 0:
@@ -297,6 +307,15 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("bad --recommend %q: use %s, %s or %s", f.recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}
 	return parseRunParams(f.params)
+}
+
+// checkStudyFlag refuses a bad --study name (host.CheckStudyName) before
+// anything is opened: one line, exit 2, on every command that takes one.
+func checkStudyFlag(name string) error {
+	if err := host.CheckStudyName(name); err != nil {
+		return usagef("bad --study: %v", err)
+	}
+	return nil
 }
 
 // parseRunParams parses run's --param key=value flags: keys non-empty and
@@ -390,7 +409,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		return usageError{err}
 	}
 	// Only now, with every input checked, touch the database.
-	db, err := openDB(f.db, true, log)
+	db, err := openDB(ctx, f.db, true, log)
 	if err != nil {
 		return err
 	}
@@ -438,9 +457,11 @@ func checkStudyOptions(info sdk.Info, o host.Options) error {
 // openDB opens the study database, classifying every failure as bad input.
 // An older schema is migrated only when host.NewStudy or host.OpenStudy
 // has accepted the study, so a rejected command writes nothing. Waits for
-// a locked database are logged to log.
-func openDB(path string, create bool, log zerolog.Logger) (*store.DB, error) {
-	db, err := store.Open(path, store.Options{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true, Logger: log})
+// a locked database, and for a PostgreSQL server that cannot be reached
+// (store.Options.RetryConnect: a worker started while the server restarts
+// waits for it), are logged to log; ctx ends them.
+func openDB(ctx context.Context, path string, create bool, log zerolog.Logger) (*store.DB, error) {
+	db, err := store.OpenContext(ctx, path, store.Options{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true, RetryConnect: true, Logger: log})
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -602,7 +623,18 @@ func runStudy(ctx context.Context, sig *signals, study *host.Study, obj sdk.Obje
 	if !jsonOut {
 		printSummary(os.Stdout, study, res, dbPath, false)
 	}
-	return nil
+	return allFailed(res.Evaluations, res.Failures, dbPath, study.Name())
+}
+
+// allFailed is the error of a study none of whose evaluations completed
+// although some ran (exit 1): a study that learned nothing did not
+// succeed, and its errors are in the database.
+func allFailed(complete, failed int, dbPath, study string) error {
+	if complete > 0 || failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("every evaluation failed (%d of %d): see their errors with: tesbo-host trials --db %s --study %s",
+		failed, failed, shellQuote(dbPath), shellQuote(study))
 }
 
 // shellQuote quotes s for a POSIX shell when needed.

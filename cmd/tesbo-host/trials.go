@@ -72,6 +72,9 @@ func trialState(s store.Status) string {
 }
 
 func runTrials(cmd *cobra.Command, f *trialsFlags) error {
+	if err := checkStudyFlag(f.study); err != nil {
+		return err
+	}
 	switch f.format {
 	case "table", "json", "csv":
 	default:

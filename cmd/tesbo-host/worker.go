@@ -52,6 +52,9 @@ trials to the others once its lease expires (at once on the same host).`,
 }
 
 func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
+	if err := checkStudyFlag(f.study); err != nil {
+		return err
+	}
 	switch {
 	case f.parallel < 1 || f.parallel > host.MaxParallel:
 		return usagef("bad --parallel %d: must be between 1 and %d", f.parallel, host.MaxParallel)
@@ -66,7 +69,7 @@ func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
 	}
 	ctx, sig := signalContext(cmd.Context())
 	defer sig.stop()
-	db, err := openDB(f.db, false, log)
+	db, err := openDB(ctx, f.db, false, log)
 	if err != nil {
 		return err
 	}
