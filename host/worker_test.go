@@ -207,3 +207,24 @@ func TestWorkerWaitsForSingleHolder(t *testing.T) {
 	}
 	checkComplete(t, db, "held", 3+2*2)
 }
+
+// RunWorker refuses a study Run evaluated (its trials name no worker) with
+// a *RunAloneError, before evaluating anything.
+func TestRunWorkerRefusesRunAlone(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t, filepath.Join(t.TempDir(), "a.db"))
+	info, _ := (&branin{}).Info(ctx)
+	s, err := NewStudy(ctx, info, Options{DB: db, Name: "alone", Acquisition: "random", Batch: 2, Iters: 1, Init: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx, &branin{}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	res, err := RunWorker(ctx, db, "alone", &branin{}, WorkerOptions{Poll: time.Millisecond})
+	var alone *RunAloneError
+	if !errors.As(err, &alone) || alone.Study != "alone" || res != nil {
+		t.Fatalf("RunWorker on a study Run evaluated: %+v, %v", res, err)
+	}
+}

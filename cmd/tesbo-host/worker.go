@@ -87,6 +87,11 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 	if err := host.CheckAsync(st.Acquisition); err != nil {
 		return usageError{err}
 	}
+	// A study one process ran and that stopped is refused before its
+	// plugin starts (RunWorker would refuse it too).
+	if err := runAloneUsage(host.CheckRunAlone(ctx, db, study), db, study); err != nil {
+		return err
+	}
 	reg, obj, err := openStoredObjective(ctx, c, st, info, log)
 	if err != nil {
 		return err
@@ -110,6 +115,10 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 		if errors.As(err, &held) {
 			return err
 		}
+		var alone *host.RunAloneError
+		if errors.As(err, &alone) {
+			return runAloneUsage(err, db, study)
+		}
 		if ctx.Err() != nil {
 			code := exitFailure
 			if sig.sig != nil {
@@ -125,4 +134,15 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 	fmt.Fprintf(os.Stdout, "study %s complete: this worker evaluated %d trials, proposed %d points (%d late reports). List them with: tesbo-host trials --db %s --study %s\n",
 		study, res.Evaluated, res.Proposed, res.Late, shellQuote(target), shellQuote(study))
 	return nil
+}
+
+// runAloneUsage turns host's *RunAloneError into the one-line refusal that
+// points at 'resume' (exit 2); other errors it returns as they are.
+func runAloneUsage(err error, db *store.DB, study string) error {
+	var alone *host.RunAloneError
+	if !errors.As(err, &alone) {
+		return err
+	}
+	return usagef("study %q in %s was run by a single process ('tesbo-host run'), not by workers, and a worker would not continue it exactly: continue it with: tesbo-host resume --db %s --study %s",
+		study, db.Path(), shellQuote(db.Path()), shellQuote(study))
 }
