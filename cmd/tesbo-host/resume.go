@@ -39,7 +39,7 @@ database; --iters sets a new total number of BO iterations.`,
 	fl.StringVar(&f.db, "db", "", "study database: SQLite path or postgres:// URL")
 	fl.StringVar(&f.study, "study", "", "study name")
 	fl.IntVar(&f.iters, "iters", 0, "total BO iterations (default: the study's); on a study workers share, the new budget of all its workers: init + iters × batch evaluations")
-	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: the study's)")
+	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: the study's); on a study workers share, this process's evaluation slots")
 	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per plugin call for this process (the study's own limit still applies)")
 	f.common.register(cmd, "plugins directory (default: the one the study was started with)")
 	cmd.MarkFlagRequired("db")
@@ -84,9 +84,14 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	if live, err := host.LiveWorkers(ctx, db, f.study); err != nil {
 		return err
 	} else if live || store.IsPostgresURL(f.db) {
+		// This worker's slots: --parallel, else the study's own (as in a
+		// single-process resume).
 		par := f.parallel
 		if par == 0 {
-			par = 1
+			par = max(st.Parallel, 1)
+		}
+		if par > host.MaxParallel {
+			return usagef("bad --parallel %d: must be between 1 and %d", par, host.MaxParallel)
 		}
 		if f.iters > 0 {
 			// The budget is global: raise it for every worker.

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tesbo/tesbo/internal/testenv"
+)
+
+// joinedSlots returns the parallel field of the "joining the study as a
+// worker" log line of a command's stderr (-1: none).
+func joinedSlots(t *testing.T, stderr string) int {
+	t.Helper()
+	for _, l := range strings.Split(stderr, "\n") {
+		var rec struct {
+			Message  string `json:"message"`
+			Parallel int    `json:"parallel"`
+		}
+		if json.Unmarshal([]byte(l), &rec) == nil && rec.Message == "joining the study as a worker" {
+			return rec.Parallel
+		}
+	}
+	return -1
+}
+
+// resume on a study workers share joins it with the study's --parallel
+// evaluation slots unless given its own (the help's "default: the
+// study's"), not with one.
+func TestResumeJoinsWithStudyParallel(t *testing.T) {
+	pg := testenv.StartPostgres(t)
+	url := pg.NewDatabase(t)
+	dir, plugins := workerSetup(t)
+	r := cli(t, dir, "run", "--db", url, "--study", "p", "--objective", "nap", "--acq", "random", "--init", "3", "--iters", "1", "--batch", "3",
+		"--parallel", "3", "--plugins", plugins, "--log-level", "info")
+	if r.code != 0 || joinedSlots(t, r.stderr) != 3 {
+		t.Fatalf("run: exit %d, joined with %d slots: %s", r.code, joinedSlots(t, r.stderr), r.stderr)
+	}
+	r = cli(t, dir, "resume", "--db", url, "--study", "p", "--iters", "2", "--plugins", plugins, "--log-level", "info")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d: %s", r.code, r.stderr)
+	}
+	if n := joinedSlots(t, r.stderr); n != 3 {
+		t.Fatalf("resume joined with %d slots, want the study's 3", n)
+	}
+	r = cli(t, dir, "resume", "--db", url, "--study", "p", "--iters", "3", "--parallel", "2", "--plugins", plugins, "--log-level", "info")
+	if n := joinedSlots(t, r.stderr); r.code != 0 || n != 2 {
+		t.Fatalf("resume --parallel 2: exit %d, joined with %d slots: %s", r.code, n, r.stderr)
+	}
+	checkTrialsCLI(t, dir, url, "p", 3+3*3)
+}
