@@ -99,7 +99,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 				return usageError{err}
 			}
 		}
-		return joinAsWorker(ctx, sig, db, f.db, f.study, &f.common, host.WorkerOptions{Parallel: par, Logger: log}, log)
+		return joinAsWorker(ctx, sig, db, f.study, &f.common, host.WorkerOptions{Parallel: par, Logger: log}, true, log)
 	}
 	// Refuse a study another process is running before starting plugins
 	// (OpenStudy takes the lease, and decides again, atomically).

@@ -424,7 +424,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	wo := host.WorkerOptions{Parallel: f.parallel, Logger: log}
 	if _, err := db.Study(ctx, opts.Name); err == nil {
 		if pg {
-			return joinAsWorker(ctx, sig, db, f.db, opts.Name, &f.common, wo, log)
+			return joinAsWorker(ctx, sig, db, opts.Name, &f.common, wo, true, log)
 		}
 		return usagef("study %q already exists in %s: continue it with 'tesbo-host resume --db %s --study %s' or choose another --study",
 			opts.Name, f.db, f.db, opts.Name)
@@ -438,7 +438,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if pg {
 		study.Close()
 		reg.Close()
-		return joinAsWorker(ctx, sig, db, f.db, opts.Name, &f.common, wo, log)
+		return joinAsWorker(ctx, sig, db, opts.Name, &f.common, wo, true, log)
 	}
 	return runStudy(ctx, sig, study, obj, f.json, f.db, log)
 }

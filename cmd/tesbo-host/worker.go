@@ -74,12 +74,14 @@ func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
 		return err
 	}
 	defer db.Close()
-	return joinAsWorker(ctx, sig, db, f.db, f.study, &f.common, host.WorkerOptions{Parallel: f.parallel, LeaseTTL: f.leaseTTL, Logger: log}, log)
+	return joinAsWorker(ctx, sig, db, f.study, &f.common, host.WorkerOptions{Parallel: f.parallel, LeaseTTL: f.leaseTTL, Logger: log}, false, log)
 }
 
 // joinAsWorker loads the study's objective and runs this process as one of
 // its workers ('worker', and 'run' or 'resume' on a study workers share).
-func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study string, c *common, o host.WorkerOptions, log zerolog.Logger) error {
+// With summary (the coordinator: 'run' or 'resume') a complete study ends
+// with the summary table a single-process run prints.
+func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, study string, c *common, o host.WorkerOptions, summary bool, log zerolog.Logger) error {
 	st, info, err := host.StoredSettings(ctx, db, study)
 	if err != nil {
 		return usageError{err}
@@ -109,6 +111,7 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 			}
 		}
 	}
+	start := time.Now()
 	res, err := host.RunWorker(ctx, db, study, obj, o)
 	if err != nil {
 		var held *store.LeaseHeldError
@@ -128,12 +131,47 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 		}
 		return err
 	}
-	if c.json {
-		return nil // stdout holds only the records
+	if !summary {
+		if !c.json {
+			fmt.Fprintf(os.Stdout, "study %s complete: this worker evaluated %d trials, proposed %d points (%d late reports). List them with: tesbo-host trials --db %s --study %s\n",
+				study, res.Evaluated, res.Proposed, res.Late, shellQuote(db.Path()), shellQuote(study))
+		}
+		return workersAllFailed(ctx, db, study)
 	}
-	fmt.Fprintf(os.Stdout, "study %s complete: this worker evaluated %d trials, proposed %d points (%d late reports). List them with: tesbo-host trials --db %s --study %s\n",
-		study, res.Evaluated, res.Proposed, res.Late, shellQuote(target), shellQuote(study))
-	return nil
+	view, sum, err := host.WorkerSummary(ctx, db, study, obj)
+	if err != nil {
+		return fmt.Errorf("summarize study %q: %w", study, err)
+	}
+	sum.Elapsed = time.Since(start)
+	if !c.json { // else stdout holds only the records
+		printSummary(os.Stdout, view, sum, db.Path(), false)
+		fmt.Fprintf(os.Stdout, "this process evaluated %d trials and proposed %d points (%d late reports); list them all with: tesbo-host trials --db %s --study %s\n",
+			res.Evaluated, res.Proposed, res.Late, shellQuote(db.Path()), shellQuote(study))
+	}
+	return allFailed(sum.Evaluations, sum.Failures, db.Path(), study)
+}
+
+// workersAllFailed is allFailed for a worker that does not summarize the
+// study: it counts the stored trials.
+func workersAllFailed(ctx context.Context, db *store.DB, study string) error {
+	row, err := db.Study(ctx, study)
+	if err != nil {
+		return err
+	}
+	ts, err := db.Trials(ctx, row.ID)
+	if err != nil {
+		return err
+	}
+	complete, failed := 0, 0
+	for _, t := range ts {
+		switch t.Status {
+		case store.Complete:
+			complete++
+		case store.Failed:
+			failed++
+		}
+	}
+	return allFailed(complete, failed, db.Path(), study)
 }
 
 // runAloneUsage turns host's *RunAloneError into the one-line refusal that

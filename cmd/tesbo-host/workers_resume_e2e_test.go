@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,4 +50,41 @@ func TestResumeJoinsWithStudyParallel(t *testing.T) {
 		t.Fatalf("resume --parallel 2: exit %d, joined with %d slots: %s", r.code, n, r.stderr)
 	}
 	checkTrialsCLI(t, dir, url, "p", 3+3*3)
+}
+
+// The coordinator of a study workers share ('run' on PostgreSQL) ends with
+// the summary table of a single-process run — the best observed trial and
+// the recommendation x̄ — whose best observed value is that of
+// 'trials --best 1'.
+func TestWorkerCoordinatorSummary(t *testing.T) {
+	pg := testenv.StartPostgres(t)
+	url := pg.NewDatabase(t)
+	dir, plugins := workerSetup(t)
+	r := cli(t, dir, "run", "--db", url, "--study", "s", "--objective", "nap", "--acq", "qei", "--init", "3", "--iters", "3", "--batch", "2",
+		"--plugins", plugins, "--log-level", "error")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "recommended x") {
+		t.Fatalf("the coordinator ended without the summary:\n%s", r.stdout)
+	}
+	best := trialsJSON(t, dir, "--db", url, "--study", "s", "--best", "1")
+	if len(best) != 1 || best[0].Value == nil {
+		t.Fatalf("trials --best 1: %+v", best)
+	}
+	for _, want := range []string{
+		"study           s (in ",
+		"objective       nap",
+		"evaluations     9 complete, 0 failed",
+		fmt.Sprintf("best observed   %s (max)", strconv.FormatFloat(*best[0].Value, 'g', 6, 64)),
+		"recommendation  ",
+		"recommended x   x = ",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("the coordinator's output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "recommendation  - (") {
+		t.Fatalf("no recommendation:\n%s", r.stdout)
+	}
 }
