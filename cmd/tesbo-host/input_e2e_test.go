@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -173,6 +174,23 @@ func TestWorkerWaitsForPostgres(t *testing.T) {
 	}
 	if n := strings.Count(se.String(), "retrying the connection"); n < 2 {
 		t.Fatalf("%d retries logged in 3 s: %s", n, se.String())
+	}
+	// Ctrl-C ends the wait as an interruption (130), not as bad input.
+	r := func() result {
+		stop := exec.Command(binPath, "worker", "--db", url, "--study", "w", "--plugins", plugins, "--log-level", "error")
+		stop.Dir = dir
+		var se testenv.SyncBuffer
+		stop.Stderr = &se
+		if err := stop.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		stop.Process.Signal(syscall.SIGINT)
+		stop.Wait()
+		return result{stderr: se.String(), code: stop.ProcessState.ExitCode()}
+	}()
+	if lines := errorLines(r.stderr); r.code != 130 || len(lines) != 1 || !strings.Contains(lines[0], "interrupted") {
+		t.Fatalf("SIGINT while waiting: exit %d, %q", r.code, lines)
 	}
 	pg.Start(t)
 	select {

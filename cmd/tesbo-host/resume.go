@@ -68,7 +68,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	}
 	ctx, sig := signalContext(cmd.Context())
 	defer sig.stop()
-	db, err := openDB(ctx, f.db, false, log)
+	db, err := openDB(ctx, sig, f.db, false, log)
 	if err != nil {
 		return err
 	}

@@ -409,7 +409,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		return usageError{err}
 	}
 	// Only now, with every input checked, touch the database.
-	db, err := openDB(ctx, f.db, true, log)
+	db, err := openDB(ctx, sig, f.db, true, log)
 	if err != nil {
 		return err
 	}
@@ -460,9 +460,12 @@ func checkStudyOptions(info sdk.Info, o host.Options) error {
 // a locked database, and for a PostgreSQL server that cannot be reached
 // (store.Options.RetryConnect: a worker started while the server restarts
 // waits for it), are logged to log; ctx ends them.
-func openDB(ctx context.Context, path string, create bool, log zerolog.Logger) (*store.DB, error) {
+func openDB(ctx context.Context, sig *signals, path string, create bool, log zerolog.Logger) (*store.DB, error) {
 	db, err := store.OpenContext(ctx, path, store.Options{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true, RetryConnect: true, Logger: log})
 	if err != nil {
+		if ctx.Err() != nil && sig.sig != nil {
+			return nil, interruptedError{code: exitCodeFor(sig.sig), err: fmt.Errorf("interrupted (%v) while waiting for the database: %v", context.Cause(ctx), err)}
+		}
 		return nil, usageError{err}
 	}
 	return db, nil

@@ -69,7 +69,7 @@ func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
 	}
 	ctx, sig := signalContext(cmd.Context())
 	defer sig.stop()
-	db, err := openDB(ctx, f.db, false, log)
+	db, err := openDB(ctx, sig, f.db, false, log)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, study string,
 		}
 		return err
 	}
-	if !summary {
+	if !summary || c.json { // with --json stdout holds only the records
 		if !c.json {
 			fmt.Fprintf(os.Stdout, "study %s complete: this worker evaluated %d trials, proposed %d points (%d late reports). List them with: tesbo-host trials --db %s --study %s\n",
 				study, res.Evaluated, res.Proposed, res.Late, shellQuote(db.Path()), shellQuote(study))
@@ -143,11 +143,9 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, study string,
 		return fmt.Errorf("summarize study %q: %w", study, err)
 	}
 	sum.Elapsed = time.Since(start)
-	if !c.json { // else stdout holds only the records
-		printSummary(os.Stdout, view, sum, db.Path(), false)
-		fmt.Fprintf(os.Stdout, "this process evaluated %d trials and proposed %d points (%d late reports); list them all with: tesbo-host trials --db %s --study %s\n",
-			res.Evaluated, res.Proposed, res.Late, shellQuote(db.Path()), shellQuote(study))
-	}
+	printSummary(os.Stdout, view, sum, db.Path(), false)
+	fmt.Fprintf(os.Stdout, "this process evaluated %d trials and proposed %d points (%d late reports); list them all with: tesbo-host trials --db %s --study %s\n",
+		res.Evaluated, res.Proposed, res.Late, shellQuote(db.Path()), shellQuote(study))
 	return allFailed(sum.Evaluations, sum.Failures, db.Path(), study)
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,5 +87,16 @@ func TestWorkerCoordinatorSummary(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "recommendation  - (") {
 		t.Fatalf("no recommendation:\n%s", r.stdout)
+	}
+
+	// A worker study none of whose evaluations completed exits 1 with the
+	// one line a single-process run gives.
+	writeFile(t, filepath.Join(plugins, "fail.go"), failScript)
+	url = pg.NewDatabase(t)
+	r = cli(t, dir, "run", "--db", url, "--study", "f", "--objective", "fail", "--acq", "random", "--init", "2", "--iters", "1", "--batch", "2",
+		"--plugins", plugins, "--log-level", "error")
+	if lines := errorLines(r.stderr); r.code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "every evaluation failed (4 of 4)") ||
+		!strings.Contains(r.stdout, "0 complete, 4 failed") {
+		t.Fatalf("all failed: exit %d, stderr %q, stdout:\n%s", r.code, lines, r.stdout)
 	}
 }
