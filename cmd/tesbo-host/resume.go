@@ -138,15 +138,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 			}
 			printSummary(os.Stdout, study, res, f.db, true)
 		}
-		complete, failed := 0, 0
-		for _, t := range study.Trials() {
-			switch t.Status {
-			case host.Complete:
-				complete++
-			case host.Failed:
-				failed++
-			}
-		}
+		complete, failed := outcomes(study.Trials())
 		return allFailed(complete, failed, f.db, f.study)
 	}
 	log.Info().Str("study", f.study).Int("trials", len(study.Trials())).Int("in_flight", len(study.InFlight())).Msg("resuming")

@@ -309,15 +309,6 @@ func (f *runFlags) validate() (map[string]string, error) {
 	return parseRunParams(f.params)
 }
 
-// checkStudyFlag refuses a bad --study name (host.CheckStudyName) before
-// anything is opened: one line, exit 2, on every command that takes one.
-func checkStudyFlag(name string) error {
-	if err := host.CheckStudyName(name); err != nil {
-		return usagef("bad --study: %v", err)
-	}
-	return nil
-}
-
 // parseRunParams parses run's --param key=value flags: keys non-empty and
 // unique, noise_var and seed refused (they have their own flags).
 func parseRunParams(kvs []string) (map[string]string, error) {
@@ -627,17 +618,6 @@ func runStudy(ctx context.Context, sig *signals, study *host.Study, obj sdk.Obje
 		printSummary(os.Stdout, study, res, dbPath, false)
 	}
 	return allFailed(res.Evaluations, res.Failures, dbPath, study.Name())
-}
-
-// allFailed is the error of a study none of whose evaluations completed
-// although some ran (exit 1): a study that learned nothing did not
-// succeed, and its errors are in the database.
-func allFailed(complete, failed int, dbPath, study string) error {
-	if complete > 0 || failed == 0 {
-		return nil
-	}
-	return fmt.Errorf("every evaluation failed (%d of %d): see their errors with: tesbo-host trials --db %s --study %s",
-		failed, failed, shellQuote(dbPath), shellQuote(study))
 }
 
 // shellQuote quotes s for a POSIX shell when needed.

@@ -149,29 +149,6 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, study string,
 	return allFailed(sum.Evaluations, sum.Failures, db.Path(), study)
 }
 
-// workersAllFailed is allFailed for a worker that does not summarize the
-// study: it counts the stored trials.
-func workersAllFailed(ctx context.Context, db *store.DB, study string) error {
-	row, err := db.Study(ctx, study)
-	if err != nil {
-		return err
-	}
-	ts, err := db.Trials(ctx, row.ID)
-	if err != nil {
-		return err
-	}
-	complete, failed := 0, 0
-	for _, t := range ts {
-		switch t.Status {
-		case store.Complete:
-			complete++
-		case store.Failed:
-			failed++
-		}
-	}
-	return allFailed(complete, failed, db.Path(), study)
-}
-
 // runAloneUsage turns host's *RunAloneError into the one-line refusal that
 // points at 'resume' (exit 2); other errors it returns as they are.
 func runAloneUsage(err error, db *store.DB, study string) error {
