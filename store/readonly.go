@@ -15,10 +15,12 @@ import (
 // read-write open fails with "unable to open database file" or "attempt to
 // write a readonly database". It tries, in order:
 //
-//   - a read-write connection with query_only set, which nothing is written
-//     through: in a writable directory SQLite then creates and, when the
-//     last connection closes, removes the WAL's -wal and -shm files as for
-//     any other reader, so reading leaves the directory as it found it;
+//   - a read-write connection with query_only set, through which nothing
+//     is written: in a writable directory SQLite then creates and, when
+//     the last connection closes, removes the WAL's -wal and -shm files as
+//     for any other reader, so reading leaves the directory as it found it
+//     (like any SQLite reader, that last close checkpoints into the file
+//     what a crashed writer left in the -wal: the data stay the same);
 //   - mode=ro, for a directory it cannot write that already holds the -shm
 //     (another process has the database open): it sees that process's
 //     commits (the live view 'serve' gives);
@@ -55,8 +57,8 @@ func openSQLiteReadOnly(path string, o Options) (*DB, error) {
 	return nil, fmt.Errorf("open study db %s: %w", path, classify(err))
 }
 
-// openSQLiteMode opens path read-only with the URI parameter param
-// (mode=ro or immutable=1) and checks its schema. It returns SQLite's
+// openSQLiteMode opens path for reading with the URI parameters param
+// (see openSQLiteReadOnly) and checks its schema. It returns SQLite's
 // error unclassified, so that the caller can tell SQLITE_CANTOPEN.
 func openSQLiteMode(path string, o Options, param string) (*DB, error) {
 	bt, _ := o.busy()

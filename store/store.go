@@ -133,13 +133,12 @@ type Options struct {
 	// creates gets the current schema at once (there is nothing to keep).
 	DeferMigration bool
 	// ReadOnly opens the database for reading only (the 'trials' and
-	// 'serve' commands): nothing is created, migrated or written, and
-	// every write fails. A SQLite file is opened with mode=ro, so it can
-	// be read from a read-only directory or mount; when SQLite cannot
-	// open it so (a WAL-mode file whose -shm cannot be created next to
-	// it) it is opened immutable instead, and then changes other
-	// processes make while it is open are not seen (a warning says so).
-	// A PostgreSQL session gets default_transaction_read_only. ReadOnly
+	// 'serve' commands): nothing is created or migrated, and every write
+	// fails with ErrReadOnly. A SQLite file can then be read from a
+	// read-only directory or mount too: see openSQLiteReadOnly for how
+	// (where nothing can be written next to it, changes other processes
+	// make while it is open may not be seen; a warning says so). A
+	// PostgreSQL session gets default_transaction_read_only. ReadOnly
 	// implies DeferMigration and excludes Create.
 	ReadOnly bool
 	// BusyRetry is how long the writes of a running study (AddBatch,
