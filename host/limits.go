@@ -1,6 +1,10 @@
 package host
 
-import "fmt"
+import (
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Size limits of a study. Options beyond them are refused by NewStudy and
 // OpenStudy (and Ask refuses a larger q) instead of exhausting the machine:
@@ -43,7 +47,32 @@ const (
 	// MaxRetries bounds Options.Retries: with the backoff doubling up to
 	// 30 s, 20 retries already wait about 8 minutes for one evaluation.
 	MaxRetries = 20
+	// MaxStudyName bounds a study's name, in bytes: a name is shown on one
+	// line by every command and in the web view's URLs (a 100,000-byte
+	// name was stored but could not be shown).
+	MaxStudyName = 200
 )
+
+// CheckStudyName refuses a study name that is empty, longer than
+// MaxStudyName bytes, not valid UTF-8, or holds a character that does not
+// print (a control character, a line break, a tab): every database stores
+// and every terminal shows such a name the same way.
+func CheckStudyName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("empty study name")
+	case len(name) > MaxStudyName:
+		return fmt.Errorf("study name of %d bytes exceeds the limit of %d (MaxStudyName)", len(name), MaxStudyName)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("study name %q is not valid UTF-8", name)
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("study name %q holds the unprintable character %U: use letters, digits, spaces and punctuation", name, r)
+		}
+	}
+	return nil
+}
 
 // tesAcquisitions are the registered acquisitions bound by MaxBatchTES.
 var tesAcquisitions = map[string]bool{"tes": true, "tes-ep": true, "tes-sp": true}

@@ -84,3 +84,22 @@ func TestLimitsAskAndOpen(t *testing.T) {
 		t.Fatalf("reopened with %d iterations: %v", MaxTrials+1, err)
 	}
 }
+
+// Study names: at most MaxStudyName bytes of printable UTF-8; a default
+// name built from a long objective name is cut to fit, at a rune.
+func TestCheckStudyName(t *testing.T) {
+	for _, ok := range []string{"a", "synthetic/branin-20261124-181516-3fa2c1", "étude 1", strings.Repeat("n", MaxStudyName)} {
+		if err := CheckStudyName(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", strings.Repeat("n", MaxStudyName+1), "a\xffb", "a\nb", "a\tb", "a\x1b[2Jb", "a\u200bb"} {
+		if err := CheckStudyName(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	name := DefaultStudyName(strings.Repeat("é", 150), time.Now())
+	if err := CheckStudyName(name); err != nil {
+		t.Fatalf("default name of a long objective: %v", err)
+	}
+}

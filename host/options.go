@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -231,7 +232,13 @@ func newProposer(name string, o acq.Options) (acq.Proposer, error) {
 func DefaultStudyName(objective string, now time.Time) string {
 	var b [3]byte
 	rand.Read(b[:]) // never fails (crypto/rand)
-	return fmt.Sprintf("%s-%s-%x", objective, now.UTC().Format("20060102-150405"), b)
+	suffix := fmt.Sprintf("-%s-%x", now.UTC().Format("20060102-150405"), b)
+	// Keep within MaxStudyName, cutting a long objective name at a rune.
+	for len(objective)+len(suffix) > MaxStudyName {
+		_, n := utf8.DecodeLastRuneInString(objective)
+		objective = objective[:len(objective)-n]
+	}
+	return objective + suffix
 }
 
 // DefaultOptions returns the options every zero field of Options stands

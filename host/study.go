@@ -127,6 +127,9 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	if o.Name == "" {
 		o.Name = DefaultStudyName(info.Name, time.Now())
 	}
+	if err := CheckStudyName(o.Name); err != nil {
+		return nil, err
+	}
 	s := &Study{
 		name: o.Name, info: info, space: space, opts: o, seed: o.Seed, proposer: prop,
 		db: o.DB, iters: map[int]*iterInfo{},

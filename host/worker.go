@@ -199,6 +199,9 @@ func newWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective
 	if err := checkNotSingle(ctx, db, row.ID); err != nil {
 		return nil, err
 	}
+	if err := CheckRunAlone(ctx, db, name); err != nil {
+		return nil, err
+	}
 	space, err := NewSpace(info.Params)
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/internal/testenv"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -206,4 +207,77 @@ func TestWorkerWaitsForSingleHolder(t *testing.T) {
 		t.Fatalf("worker after the holder let go: %+v %v", res, err)
 	}
 	checkComplete(t, db, "held", 3+2*2)
+}
+
+// RunWorker refuses a study Run evaluated (its trials name no worker) with
+// a *RunAloneError, before evaluating anything.
+func TestRunWorkerRefusesRunAlone(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t, filepath.Join(t.TempDir(), "a.db"))
+	info, _ := (&branin{}).Info(ctx)
+	s, err := NewStudy(ctx, info, Options{DB: db, Name: "alone", Acquisition: "random", Batch: 2, Iters: 1, Init: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx, &branin{}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	res, err := RunWorker(ctx, db, "alone", &branin{}, WorkerOptions{Poll: time.Millisecond})
+	var alone *RunAloneError
+	if !errors.As(err, &alone) || alone.Study != "alone" || res != nil {
+		t.Fatalf("RunWorker on a study Run evaluated: %+v, %v", res, err)
+	}
+}
+
+// A worker that stops (its context cancelled) gives up its registration
+// as it returns: its evaluation slots stop counting for the proposer at
+// once, not when its registration's TTL runs out (a crashed worker's count
+// until then: nothing is left to remove them).
+func TestWorkerExitReleasesSlots(t *testing.T) {
+	db := openTestDB(t, filepath.Join(t.TempDir(), "w.db"))
+	newWorkerStudy(t, db, "slots", "random", 2, 200)
+	row, err := db.Study(context.Background(), "slots")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := funcObjective{info: mustInfo(t, &branin{}), f: func(ctx context.Context, x []float64) (float64, error) {
+		time.Sleep(20 * time.Millisecond)
+		return x[0], nil
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := RunWorker(ctx, db, "slots", obj, WorkerOptions{Parallel: 3, LeaseTTL: time.Hour, Poll: time.Millisecond})
+		done <- err
+	}()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		ws, err := db.Workers(context.Background(), row.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ws) == 1 && ws[0].Slots == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the worker did not register: %+v", ws)
+		}
+	}
+	cancel()
+	<-done
+	if ws, err := db.Workers(context.Background(), row.ID); err != nil || len(ws) != 0 {
+		t.Fatalf("after the worker stopped: %+v %v (its hour-long registration still counts)", ws, err)
+	}
+	if p, r, _, err := db.QueueCounts(context.Background(), row.ID); err != nil || r != 0 {
+		t.Fatalf("%d trials still running after the worker stopped (%d pending, %v)", r, p, err)
+	}
+}
+
+func mustInfo(t *testing.T, o sdk.Objective) sdk.Info {
+	t.Helper()
+	info, err := o.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
 }

@@ -258,7 +258,7 @@ func connectionError(err error) bool {
 // are durable), o.BusyTimeout bounds the connection attempt and
 // o.BusyRetry the retries of a running study's writes while the server is
 // unreachable (a restart, a fail-over).
-func openPostgres(target string, o Options) (*DB, error) {
+func openPostgres(ctx context.Context, target string, o Options) (*DB, error) {
 	name := Redact(target)
 	bt, retry := o.busy()
 	cfg, err := pgx.ParseConfig(target)
@@ -268,11 +268,19 @@ func openPostgres(target string, o Options) (*DB, error) {
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > bt {
 		cfg.ConnectTimeout = bt
 	}
+	if o.ReadOnly {
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(maxPGConns)
 	db.SetMaxIdleConns(maxPGConns)
-	d := &DB{conn: &conn{db: &sqlDB{DB: db, dl: dialectPostgres}, dl: dialectPostgres, path: name, busyRetry: retry, log: o.Logger}}
-	if err := d.init(false, o.DeferMigration); err != nil {
+	d := &DB{conn: &conn{db: &sqlDB{DB: db, dl: dialectPostgres}, dl: dialectPostgres, path: name, busyRetry: retry, log: o.Logger, readOnly: o.ReadOnly}}
+	initDB := func() error { return d.init(false, o.DeferMigration || o.ReadOnly) }
+	if o.RetryConnect {
+		init := initDB
+		initDB = func() error { return d.retry(ctx, "connection", "open", init) }
+	}
+	if err := initDB(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open study db %s: %w%s", name, err, passwordHint(err, cfg))
 	}

@@ -31,6 +31,7 @@ func TestPostgres(t *testing.T) {
 		{"LeaseTakeoverExpired", TestLeaseTakeoverExpired},
 		{"LeaseTakeoverDeadProcess", TestLeaseTakeoverDeadProcess},
 		{"Queue", TestQueue},
+		{"ReadOnly", TestReadOnly},
 		{"WorkerRegistered", TestWorkerRegistered},
 		{"ErrorTextStored", TestErrorTextStored},
 		{"PostgresSpecific", testPostgresSpecific},

@@ -58,7 +58,7 @@ func (d *DB) queueTx(ctx context.Context, what string, f func(*sqlTx) error) err
 		return fmt.Errorf("%w (schema version %d, current %d)", ErrNeedsMigration, v, SchemaVersion)
 	}
 	serialized := d.dl == dialectSQLite
-	return d.retry(ctx, what, func() error { return d.runTx(ctx, serialized, f) })
+	return d.retry(ctx, "write", what, func() error { return d.runTx(ctx, serialized, f) })
 }
 
 // RegisterWorker records (or renews) worker h on the study with its number

@@ -108,6 +108,8 @@ var (
 	// ErrNeedsMigration: a write to a database opened with
 	// Options.DeferMigration whose older schema Migrate has not upgraded.
 	ErrNeedsMigration = errors.New("database has an older schema: call Migrate before writing")
+	// ErrReadOnly: a write to a database opened with Options.ReadOnly.
+	ErrReadOnly = errors.New("database opened read-only")
 )
 
 // Options configure Open. The zero value opens an existing database with a
@@ -130,6 +132,15 @@ type Options struct {
 	// before version 2) and writes fail with ErrNeedsMigration. A file Open
 	// creates gets the current schema at once (there is nothing to keep).
 	DeferMigration bool
+	// ReadOnly opens the database for reading only (the 'trials' and
+	// 'serve' commands): nothing is created or migrated, and every write
+	// fails with ErrReadOnly. A SQLite file can then be read from a
+	// read-only directory or mount too: see openSQLiteReadOnly for how
+	// (where nothing can be written next to it, changes other processes
+	// make while it is open may not be seen; a warning says so). A
+	// PostgreSQL session gets default_transaction_read_only. ReadOnly
+	// implies DeferMigration and excludes Create.
+	ReadOnly bool
 	// BusyRetry is how long the writes of a running study (AddBatch,
 	// StartTrial, FinishTrial, SetRecord, Lease.Renew) keep retrying while
 	// another connection holds the write lock, with backoff from 50 ms
@@ -140,6 +151,14 @@ type Options struct {
 	// negative, no retries. Creating a study, changing its settings and
 	// taking its lease do not retry: they fail fast, before any work.
 	BusyRetry time.Duration
+	// RetryConnect makes OpenContext wait for a PostgreSQL server it cannot
+	// reach (down, restarting, the network cut) as a running study's writes
+	// do: retrying with backoff from 50 ms doubling to 2 s for up to
+	// BusyRetry, a warning per retry, until ctx ends. Without it Open fails
+	// at once with ErrUnavailable. The commands that join a study (worker,
+	// run and resume) set it, so a worker started while the server
+	// restarts waits for it like the workers already running.
+	RetryConnect bool
 	// Logger receives a warning for each retried write, with the time spent
 	// waiting so far (zero value: discard).
 	Logger zerolog.Logger
@@ -171,6 +190,7 @@ type conn struct {
 	migrateMu sync.Mutex
 	busyRetry time.Duration
 	log       zerolog.Logger
+	readOnly  bool // opened with Options.ReadOnly: writes fail with ErrReadOnly
 }
 
 // sqliteHeader is the first 16 bytes of every SQLite 3 database file.
@@ -201,14 +221,22 @@ func (o Options) busy() (timeout, retry time.Duration) {
 // database instead (see openPostgres); the database must exist, and its
 // tesbo tables are created on first use.
 func Open(path string, o Options) (*DB, error) {
+	return OpenContext(context.Background(), path, o)
+}
+
+// OpenContext is Open, with ctx ending the wait of Options.RetryConnect.
+func OpenContext(ctx context.Context, path string, o Options) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open study db: empty path")
 	}
 	if IsPostgresURL(path) {
-		return openPostgres(path, o)
+		return openPostgres(ctx, path, o)
 	}
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("open study db %s: path must not contain '?' or '#'", path)
+	}
+	if o.ReadOnly {
+		return openSQLiteReadOnly(path, o)
 	}
 	fresh, err := checkFile(path, o.Create)
 	if err != nil {
@@ -327,6 +355,8 @@ func (d *DB) init(fresh, deferMigration bool) error {
 	}
 	d.version.Store(int64(version))
 	switch {
+	case d.readOnly:
+		return nil // read as found, whatever its schema version
 	case version == SchemaVersion:
 		// Current schema: only make sure of WAL mode (a no-op for a file
 		// tesbo created).
@@ -355,6 +385,9 @@ func (d *DB) MigrationPending() bool { return d.version.Load() < SchemaVersion }
 
 // upgrade is Migrate without the error context (Open adds its own).
 func (d *DB) upgrade(ctx context.Context) error {
+	if d.readOnly {
+		return ErrReadOnly
+	}
 	d.migrateMu.Lock()
 	defer d.migrateMu.Unlock()
 	if d.version.Load() >= SchemaVersion {
@@ -443,12 +476,13 @@ const (
 // Options.BusyRetry. A failed attempt wrote nothing (SQLite rolled it
 // back), so f runs again from the start.
 func (d *DB) retryTx(ctx context.Context, what string, f func(*sqlTx) error) error {
-	return d.retry(ctx, what, func() error { return d.tx(ctx, f) })
+	return d.retry(ctx, "write", what, func() error { return d.tx(ctx, f) })
 }
 
 // retry runs try until it succeeds or fails for another reason than a
-// locked or unreachable database, as retryTx.
-func (d *DB) retry(ctx context.Context, what string, try func() error) error {
+// locked or unreachable database, as retryTx. kind names what is retried
+// in the warnings ("write", or "connection" for Options.RetryConnect).
+func (d *DB) retry(ctx context.Context, kind, what string, try func() error) error {
 	start := time.Now()
 	wait := minBusyBackoff
 	for {
@@ -466,11 +500,11 @@ func (d *DB) retry(ctx context.Context, what string, try func() error) error {
 			}
 			return fmt.Errorf("%w (still locked after %v of retries)", err, waited.Round(time.Millisecond))
 		}
-		msg := "database locked by another connection; retrying the write"
+		msg := "database locked by another connection; retrying the " + kind
 		if errors.Is(err, ErrUnavailable) {
-			msg = "database server unavailable; retrying the write"
+			msg = "database server unavailable; retrying the " + kind
 		}
-		d.log.Warn().Str("write", what).Str("db", d.path).Dur("waited", waited).Dur("retry_in", wait).Msg(msg)
+		d.log.Warn().Str(kind, what).Str("db", d.path).Dur("waited", waited).Dur("retry_in", wait).Msg(msg)
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
@@ -490,6 +524,9 @@ func (d *DB) rawTx(ctx context.Context, f func(*sqlTx) error) error {
 // runTx runs f in a transaction and commits it; serialized takes
 // PostgreSQL's database-wide write lock first (see sqlDB.begin).
 func (d *DB) runTx(ctx context.Context, serialized bool, f func(*sqlTx) error) error {
+	if d.readOnly {
+		return fmt.Errorf("study db %s: %w", d.path, ErrReadOnly)
+	}
 	tx, err := d.db.begin(ctx, serialized)
 	if err != nil {
 		return d.classify(err)

@@ -98,12 +98,20 @@ func execute(args []string) int {
 		return exitUsage
 	}
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
+	if errors.As(err, &ue) || isCobraUsage(err) || badDatabase(err) {
 		fmt.Fprintln(os.Stderr, "tesbo-host:", oneLine(err.Error()))
 		return exitUsage
 	}
 	fmt.Fprintln(os.Stderr, "tesbo-host:", err)
 	return exitFailure
+}
+
+// badDatabase recognizes a --db that is not a readable tesbo study
+// database (corrupt, another program's, a newer tesbo's), wherever the
+// command found out: bad input, like a bad flag, whether it showed at
+// open or at the first read of a study.
+func badDatabase(err error) bool {
+	return errors.Is(err, store.ErrCorrupt) || errors.Is(err, store.ErrNotTesbo) || errors.Is(err, store.ErrNewerSchema)
 }
 
 // isCobraUsage recognizes cobra's own argument errors (unknown command,

@@ -39,7 +39,7 @@ database; --iters sets a new total number of BO iterations.`,
 	fl.StringVar(&f.db, "db", "", "study database: SQLite path or postgres:// URL")
 	fl.StringVar(&f.study, "study", "", "study name")
 	fl.IntVar(&f.iters, "iters", 0, "total BO iterations (default: the study's); on a study workers share, the new budget of all its workers: init + iters × batch evaluations")
-	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: the study's)")
+	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: the study's); on a study workers share, this process's evaluation slots")
 	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per plugin call for this process (the study's own limit still applies)")
 	f.common.register(cmd, "plugins directory (default: the one the study was started with)")
 	cmd.MarkFlagRequired("db")
@@ -48,6 +48,9 @@ database; --iters sets a new total number of BO iterations.`,
 }
 
 func runResume(cmd *cobra.Command, f *resumeFlags) error {
+	if err := checkStudyFlag(f.study); err != nil {
+		return err
+	}
 	switch {
 	case f.iters < 0:
 		return usagef("bad --iters %d: must be ≥ 0", f.iters)
@@ -65,7 +68,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	}
 	ctx, sig := signalContext(cmd.Context())
 	defer sig.stop()
-	db, err := openDB(f.db, false, log)
+	db, err := openDB(ctx, sig, f.db, false, log)
 	if err != nil {
 		return err
 	}
@@ -81,9 +84,14 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	if live, err := host.LiveWorkers(ctx, db, f.study); err != nil {
 		return err
 	} else if live || store.IsPostgresURL(f.db) {
+		// This worker's slots: --parallel, else the study's own (as in a
+		// single-process resume).
 		par := f.parallel
 		if par == 0 {
-			par = 1
+			par = max(st.Parallel, 1)
+		}
+		if par > host.MaxParallel {
+			return usagef("bad --parallel %d: must be between 1 and %d", par, host.MaxParallel)
 		}
 		if f.iters > 0 {
 			// The budget is global: raise it for every worker.
@@ -91,7 +99,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 				return usageError{err}
 			}
 		}
-		return joinAsWorker(ctx, sig, db, f.db, f.study, &f.common, host.WorkerOptions{Parallel: par, Logger: log}, log)
+		return joinAsWorker(ctx, sig, db, f.study, &f.common, host.WorkerOptions{Parallel: par, Logger: log}, true, log)
 	}
 	// Refuse a study another process is running before starting plugins
 	// (OpenStudy takes the lease, and decides again, atomically).
@@ -130,7 +138,8 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 			}
 			printSummary(os.Stdout, study, res, f.db, true)
 		}
-		return nil
+		complete, failed := outcomes(study.Trials())
+		return allFailed(complete, failed, f.db, f.study)
 	}
 	log.Info().Str("study", f.study).Int("trials", len(study.Trials())).Int("in_flight", len(study.InFlight())).Msg("resuming")
 	return runStudy(ctx, sig, study, obj, f.json, f.db, log)

@@ -67,9 +67,14 @@ func (c *common) register(cmd *cobra.Command, pluginsHelp string) {
 	f.StringVar(&c.pluginMemory, "plugin-memory", "", pluginMemoryHelp)
 }
 
+// minPluginMemory is the least --plugin-memory: a Go plugin's runtime
+// alone reserves a few MiB, and below this every plugin fails at start-up
+// with an error that does not name the limit.
+const minPluginMemory = 32 << 20
+
 // pluginMemoryHelp describes --plugin-memory (every command that starts
 // plugins).
-const pluginMemoryHelp = "SIZE: memory limit of each plugin process, e.g. 2GiB (Linux: RLIMIT_DATA, and GOMEMLIMIT for Go plugins); a plugin past it dies alone and its call fails (default: none)"
+const pluginMemoryHelp = "SIZE: memory limit of each plugin process, e.g. 2GiB (Linux: RLIMIT_DATA, and GOMEMLIMIT for Go plugins); a plugin past it dies alone and its call fails (at least 32MiB; default: none)"
 
 // pluginsDir resolves the plugins directory: the flag, else fallback (a
 // resumed study's stored directory), else $TESBO_PLUGINS, else ./plugins.
@@ -105,6 +110,9 @@ func (c *common) loaderOptions(log zerolog.Logger) (loader.Options, error) {
 		n, err := loader.ParseSize(c.pluginMemory)
 		if err != nil || n <= 0 {
 			return o, usagef("bad --plugin-memory %q: want a positive size such as 2GiB or 512MiB", c.pluginMemory)
+		}
+		if n < minPluginMemory {
+			return o, usagef("bad --plugin-memory %q: at least 32MiB, the least a plugin's runtime starts in (e.g. 512MiB)", c.pluginMemory)
 		}
 		o.MemoryLimit = n
 	}
@@ -279,6 +287,8 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("--objective is required (see 'tesbo-host plugins')")
 	case f.parseBatch() != nil:
 		return nil, f.parseBatch()
+	case f.study != "" && checkStudyFlag(f.study) != nil:
+		return nil, checkStudyFlag(f.study)
 	case f.iters < 1:
 		return nil, usagef("bad --iters %d: must be ≥ 1", f.iters)
 	case f.initSet && f.init < 0:
@@ -398,7 +408,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		return usageError{err}
 	}
 	// Only now, with every input checked, touch the database.
-	db, err := openDB(f.db, true, log)
+	db, err := openDB(ctx, sig, f.db, true, log)
 	if err != nil {
 		return err
 	}
@@ -413,7 +423,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	wo := host.WorkerOptions{Parallel: f.parallel, Logger: log}
 	if _, err := db.Study(ctx, opts.Name); err == nil {
 		if pg {
-			return joinAsWorker(ctx, sig, db, f.db, opts.Name, &f.common, wo, log)
+			return joinAsWorker(ctx, sig, db, opts.Name, &f.common, wo, true, log)
 		}
 		return usagef("study %q already exists in %s: continue it with 'tesbo-host resume --db %s --study %s' or choose another --study",
 			opts.Name, store.Redact(f.db), shellQuote(store.Redact(f.db)), shellQuote(opts.Name))
@@ -427,7 +437,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if pg {
 		study.Close()
 		reg.Close()
-		return joinAsWorker(ctx, sig, db, f.db, opts.Name, &f.common, wo, log)
+		return joinAsWorker(ctx, sig, db, opts.Name, &f.common, wo, true, log)
 	}
 	return runStudy(ctx, sig, study, obj, f.json, f.db, log)
 }
@@ -446,10 +456,26 @@ func checkStudyOptions(info sdk.Info, o host.Options) error {
 // openDB opens the study database, classifying every failure as bad input.
 // An older schema is migrated only when host.NewStudy or host.OpenStudy
 // has accepted the study, so a rejected command writes nothing. Waits for
-// a locked database are logged to log.
-func openDB(path string, create bool, log zerolog.Logger) (*store.DB, error) {
+// a locked database, and for a PostgreSQL server that cannot be reached
+// (store.Options.RetryConnect: a worker started while the server restarts
+// waits for it), are logged to log; ctx ends them.
+func openDB(ctx context.Context, sig *signals, path string, create bool, log zerolog.Logger) (*store.DB, error) {
 	warnPasswordInURL(os.Stderr, path)
-	db, err := store.Open(path, store.Options{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true, Logger: log})
+	db, err := store.OpenContext(ctx, path, store.Options{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true, RetryConnect: true, Logger: log})
+	if err != nil {
+		if ctx.Err() != nil && sig.sig != nil {
+			return nil, interruptedError{code: exitCodeFor(sig.sig), err: fmt.Errorf("interrupted (%v) while waiting for the database: %v", context.Cause(ctx), err)}
+		}
+		return nil, usageError{err}
+	}
+	return db, nil
+}
+
+// openDBReadOnly opens the study database for the commands that only read
+// it ('trials', 'serve'): it works in a read-only directory or mount and
+// never writes (store.Options.ReadOnly).
+func openDBReadOnly(path string, log zerolog.Logger) (*store.DB, error) {
+	db, err := store.Open(path, store.Options{BusyTimeout: dbBusyTimeout, ReadOnly: true, Logger: log})
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -606,7 +632,7 @@ func runStudy(ctx context.Context, sig *signals, study *host.Study, obj sdk.Obje
 	if !jsonOut {
 		printSummary(os.Stdout, study, res, dbPath, false)
 	}
-	return nil
+	return allFailed(res.Evaluations, res.Failures, dbPath, study.Name())
 }
 
 // shellQuote quotes s for a POSIX shell when needed.

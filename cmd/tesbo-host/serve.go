@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tesbo/tesbo/serve"
-	"github.com/tesbo/tesbo/store"
 )
 
 type serveFlags struct {
@@ -35,7 +34,8 @@ func newServeCmd() *cobra.Command {
 		Long: `Serve a read-only web view of the studies in --db: a list of the studies and,
 for each, its progress, trials, parameters, time per iteration and what the
 model believes about the maximum, updated live while other processes run the
-studies. It prints the address to open.
+studies. It prints the address to open. It only reads --db, which may be on a
+read-only mount.
 
 It listens on loopback by default. An --addr reachable from other machines
 (e.g. 0.0.0.0:8080) requires --token: every request must then carry it, as
@@ -90,9 +90,9 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return err
 	}
 	warnPasswordInURL(cmd.ErrOrStderr(), f.db)
-	db, err := store.Open(f.db, store.Options{BusyTimeout: dbBusyTimeout, DeferMigration: true, Logger: log})
+	db, err := openDBReadOnly(f.db, log)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	defer db.Close()
 	ln, err := net.Listen("tcp", f.addr)
@@ -103,7 +103,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if f.token != "" {
 		link += "?token=" + url.QueryEscape(f.token)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "tesbo-host: serving %s on %s\n", store.Redact(f.db), link)
+	fmt.Fprintf(cmd.OutOrStdout(), "tesbo-host: serving %s on %s\n", db.Path(), link)
 	srv := serve.New(db, serve.Settings{Token: f.token, Logger: log})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, sig := signalContext(cmd.Context())

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -22,17 +24,23 @@ import (
 
 type trialsFlags struct {
 	db, study, format string
+	best              int
+	sort              string
 }
 
 func newTrialsCmd() *cobra.Command {
 	var f trialsFlags
 	cmd := &cobra.Command{
-		Use:   "trials --db PATH|URL --study NAME [--format table|json|csv]",
+		Use:   "trials --db PATH|URL --study NAME [--format table|json|csv] [--best N] [--sort id|value]",
 		Short: "List a study's trials",
 		Long: `List every trial of a stored study (SQLite file or postgres:// URL): id,
 state (complete, failed, running, queued), parameters by name, value,
 error, the worker that evaluated it (host:pid; empty for a single-process
-run), attempts, and timings. --format json prints one JSON object per line.`,
+run), attempts, and timings. --format json prints one JSON object per line.
+--best N keeps the N best complete trials, best first; --sort value orders
+by value, best first (in the objective's sense: lowest first when it is
+minimized), trials without a value last. It only reads --db, which may be
+on a read-only mount.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runTrials(cmd, &f) },
 	}
@@ -40,6 +48,8 @@ run), attempts, and timings. --format json prints one JSON object per line.`,
 	fl.StringVar(&f.db, "db", "", "study database: SQLite path or postgres:// URL")
 	fl.StringVar(&f.study, "study", "", "study name")
 	fl.StringVar(&f.format, "format", "table", "output format: table, json or csv")
+	fl.IntVar(&f.best, "best", 0, "show only the N best complete trials (in the objective's sense: lowest values when it is minimized)")
+	fl.StringVar(&f.sort, "sort", "", "order: id, or value (best first, trials without a value last); default id, value with --best")
 	cmd.MarkFlagRequired("db")
 	cmd.MarkFlagRequired("study")
 	return cmd
@@ -73,13 +83,22 @@ func trialState(s store.Status) string {
 }
 
 func runTrials(cmd *cobra.Command, f *trialsFlags) error {
+	if err := checkStudyFlag(f.study); err != nil {
+		return err
+	}
 	switch f.format {
 	case "table", "json", "csv":
 	default:
 		return usagef("bad --format %q: use table, json or csv", f.format)
 	}
+	switch {
+	case f.best < 0:
+		return usagef("bad --best %d: want a number of trials ≥ 1", f.best)
+	case f.sort != "" && f.sort != "id" && f.sort != "value":
+		return usagef("bad --sort %q: use id or value", f.sort)
+	}
 	ctx := cmd.Context()
-	db, err := openDB(f.db, false, zerolog.Nop())
+	db, err := openDBReadOnly(f.db, zerolog.Nop())
 	if err != nil {
 		return err
 	}
@@ -127,6 +146,7 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 		}
 		rows[i] = r
 	}
+	rows = selectTrials(rows, f.best, f.sort, info.Minimize)
 	out := cmd.OutOrStdout()
 	switch f.format {
 	case "json":
@@ -141,6 +161,56 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 		return writeTrialsCSV(out, names, rows)
 	}
 	return writeTrialsTable(out, names, rows)
+}
+
+// selectTrials applies --best and --sort to rows (in ID order): with best
+// > 0 only the best complete trials are kept; order "value" (the default
+// with --best) puts the best values first — the lowest when minimize —
+// and trials without a value last, ties in ID order.
+func selectTrials(rows []trialRow, best int, order string, minimize bool) []trialRow {
+	if order == "" && best > 0 {
+		order = "value"
+	}
+	byValue := func(a, b trialRow) int {
+		switch {
+		case a.Value == nil || b.Value == nil:
+			if (a.Value == nil) != (b.Value == nil) {
+				if a.Value == nil {
+					return 1
+				}
+				return -1
+			}
+		case *a.Value != *b.Value:
+			better := *a.Value > *b.Value
+			if minimize {
+				better = *a.Value < *b.Value
+			}
+			if better {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.ID, b.ID)
+	}
+	if best > 0 {
+		var done []trialRow
+		for _, r := range rows {
+			if r.Value != nil {
+				done = append(done, r)
+			}
+		}
+		slices.SortStableFunc(done, byValue)
+		rows = done[:min(best, len(done))]
+		if order == "id" {
+			slices.SortStableFunc(rows, func(a, b trialRow) int { return cmp.Compare(a.ID, b.ID) })
+		}
+		return rows
+	}
+	if order == "value" {
+		rows = slices.Clone(rows)
+		slices.SortStableFunc(rows, byValue)
+	}
+	return rows
 }
 
 // trialCells are a row's cells after the parameters.

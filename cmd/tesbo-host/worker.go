@@ -52,6 +52,9 @@ trials to the others once its lease expires (at once on the same host).`,
 }
 
 func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
+	if err := checkStudyFlag(f.study); err != nil {
+		return err
+	}
 	switch {
 	case f.parallel < 1 || f.parallel > host.MaxParallel:
 		return usagef("bad --parallel %d: must be between 1 and %d", f.parallel, host.MaxParallel)
@@ -66,23 +69,30 @@ func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
 	}
 	ctx, sig := signalContext(cmd.Context())
 	defer sig.stop()
-	db, err := openDB(f.db, false, log)
+	db, err := openDB(ctx, sig, f.db, false, log)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return joinAsWorker(ctx, sig, db, f.db, f.study, &f.common, host.WorkerOptions{Parallel: f.parallel, LeaseTTL: f.leaseTTL, Logger: log}, log)
+	return joinAsWorker(ctx, sig, db, f.study, &f.common, host.WorkerOptions{Parallel: f.parallel, LeaseTTL: f.leaseTTL, Logger: log}, false, log)
 }
 
 // joinAsWorker loads the study's objective and runs this process as one of
 // its workers ('worker', and 'run' or 'resume' on a study workers share).
-func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study string, c *common, o host.WorkerOptions, log zerolog.Logger) error {
+// With summary (the coordinator: 'run' or 'resume') a complete study ends
+// with the summary table a single-process run prints.
+func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, study string, c *common, o host.WorkerOptions, summary bool, log zerolog.Logger) error {
 	st, info, err := host.StoredSettings(ctx, db, study)
 	if err != nil {
 		return usageError{err}
 	}
 	if err := host.CheckAsync(st.Acquisition); err != nil {
 		return usageError{err}
+	}
+	// A study one process ran and that stopped is refused before its
+	// plugin starts (RunWorker would refuse it too).
+	if err := runAloneUsage(host.CheckRunAlone(ctx, db, study), db, study); err != nil {
+		return err
 	}
 	reg, obj, err := openStoredObjective(ctx, c, st, info, log)
 	if err != nil {
@@ -101,11 +111,16 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 			}
 		}
 	}
+	start := time.Now()
 	res, err := host.RunWorker(ctx, db, study, obj, o)
 	if err != nil {
 		var held *store.LeaseHeldError
 		if errors.As(err, &held) {
 			return err
+		}
+		var alone *host.RunAloneError
+		if errors.As(err, &alone) {
+			return runAloneUsage(err, db, study)
 		}
 		if ctx.Err() != nil {
 			code := exitFailure
@@ -116,10 +131,31 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, target, study
 		}
 		return err
 	}
-	if c.json {
-		return nil // stdout holds only the records
+	if !summary || c.json { // with --json stdout holds only the records
+		if !c.json {
+			fmt.Fprintf(os.Stdout, "study %s complete: this worker evaluated %d trials, proposed %d points (%d late reports). List them with: tesbo-host trials --db %s --study %s\n",
+				study, res.Evaluated, res.Proposed, res.Late, shellQuote(db.Path()), shellQuote(study))
+		}
+		return workersAllFailed(ctx, db, study)
 	}
-	fmt.Fprintf(os.Stdout, "study %s complete: this worker evaluated %d trials, proposed %d points (%d late reports). List them with: tesbo-host trials --db %s --study %s\n",
-		study, res.Evaluated, res.Proposed, res.Late, shellQuote(store.Redact(target)), shellQuote(study))
-	return nil
+	view, sum, err := host.WorkerSummary(ctx, db, study, obj)
+	if err != nil {
+		return fmt.Errorf("summarize study %q: %w", study, err)
+	}
+	sum.Elapsed = time.Since(start)
+	printSummary(os.Stdout, view, sum, db.Path(), false)
+	fmt.Fprintf(os.Stdout, "this process evaluated %d trials and proposed %d points (%d late reports); list them all with: tesbo-host trials --db %s --study %s\n",
+		res.Evaluated, res.Proposed, res.Late, shellQuote(db.Path()), shellQuote(study))
+	return allFailed(sum.Evaluations, sum.Failures, db.Path(), study)
+}
+
+// runAloneUsage turns host's *RunAloneError into the one-line refusal that
+// points at 'resume' (exit 2); other errors it returns as they are.
+func runAloneUsage(err error, db *store.DB, study string) error {
+	var alone *host.RunAloneError
+	if !errors.As(err, &alone) {
+		return err
+	}
+	return usagef("study %q in %s was run by a single process ('tesbo-host run'), not by workers, and a worker would not continue it exactly: continue it with: tesbo-host resume --db %s --study %s",
+		study, db.Path(), shellQuote(db.Path()), shellQuote(study))
 }

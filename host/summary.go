@@ -1,0 +1,61 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
+)
+
+// WorkerSummary summarizes a stored study — typically one workers shared,
+// once they are done — as Run's Result does a single-process study: the
+// evaluations, the best observed trial and the recommendation x̄ with its
+// value and regret (the value noise-free when obj can evaluate without
+// noise, as in the iteration records). It reads the stored trials without
+// taking the study's lease and writes nothing, so it may run while other
+// workers still hold the study. obj must be the study's objective,
+// configured (as RunWorker leaves it). The Study it returns describes the
+// study (Name, Info, Settings, Seed, Trials) and must not be run.
+// Result.Elapsed is zero: the caller knows its own time.
+func WorkerSummary(ctx context.Context, db *store.DB, name string, obj sdk.Objective) (*Study, *Result, error) {
+	row, st, err := loadSettings(ctx, db, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := st.Options
+	opts.Name, opts.Seed = name, row.Seed
+	opts = opts.Normalized()
+	space, err := NewSpace(st.Info.Params)
+	if err != nil {
+		return nil, nil, fmt.Errorf("study %q: %w", name, err)
+	}
+	_, nf := noiseFreeOf(obj)
+	s := &Study{name: name, info: st.Info, space: space, opts: opts, seed: row.Seed, id: row.ID,
+		iters: map[int]*iterInfo{}, refine: refines(opts.Recommend, nf)}
+	if s.trials, err = db.Trials(ctx, row.ID); err != nil {
+		return nil, nil, fmt.Errorf("study %q: %w", name, err)
+	}
+	for i, t := range s.trials {
+		s.trials[i].Names = space.names
+		if t.Status == store.Complete {
+			s.version++
+		}
+	}
+	its, err := db.Iterations(ctx, row.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("study %q: %w", name, err)
+	}
+	for _, it := range its {
+		s.iters[it.Iteration] = &iterInfo{fitS: it.FitSeconds, proposeS: it.ProposeSeconds, recorded: it.Record != nil}
+		s.lastIter = max(s.lastIter, it.Iteration)
+	}
+	rec, err := s.record(ctx, obj, s.lastIter, &iterInfo{}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := s.result(time.Now(), &rec)
+	res.Elapsed = 0
+	return s, res, nil
+}
