@@ -1,0 +1,66 @@
+package tesbo
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOutsidePluginBlock pastes sdk/README.md's block for a plugin outside
+// this repository into a shell, exactly as written, the way a new user
+// would on a machine where tesbo is not published: HOME is a fresh
+// directory whose src/tesbo is this checkout (the block's TESBO), and
+// GOPROXY=off, so every module must come from the module cache that
+// `go mod download` (scripts/deps.sh, run by make test) fills. The block
+// makes the plugin's module, builds it and runs a study with it through
+// tesbo-host; the test checks it exits 0 and left the study's database.
+func TestOutsidePluginBlock(t *testing.T) {
+	var block *fence
+	for _, f := range fences(t, filepath.Join("sdk", "README.md")) {
+		if f.Heading == "### A plugin outside this repository" && f.Lang == "sh" {
+			block = &f
+			break
+		}
+	}
+	if block == nil {
+		t.Fatal(`sdk/README.md has no sh block under "### A plugin outside this repository"`)
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(root, filepath.Join(home, "src", "tesbo")); err != nil {
+		t.Fatal(err)
+	}
+
+	// A new HOME moves go's default caches: keep the real ones, so that
+	// the module cache is the filled one and builds stay cached.
+	goenv, err := exec.Command("go", "env", "GOPATH", "GOMODCACHE", "GOCACHE", "GOENV", "GOFLAGS").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	v := strings.Split(strings.TrimRight(string(goenv), "\n"), "\n")
+	if len(v) != 5 {
+		t.Fatalf("go env printed %q", goenv)
+	}
+	cmd := exec.Command("sh", "-e", "-x", "-c", block.Code)
+	cmd.Dir = home
+	cmd.Env = append(os.Environ(),
+		"HOME="+home, "GOPATH="+v[0], "GOMODCACHE="+v[1], "GOCACHE="+v[2], "GOENV="+v[3],
+		"GOFLAGS="+strings.TrimSpace(v[4]+" -mod=mod"), "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("sdk/README.md:%d: the block failed: %v (a module missing from the cache? run go mod download in the checkout)\n%s", block.Line, err, out)
+	}
+	for _, want := range []string{"myplugins/rosenbrock/go.mod", "myplugins.db"} {
+		if _, err := os.Stat(filepath.Join(home, want)); err != nil {
+			t.Errorf("after the block: %v\n%s", err, out)
+		}
+	}
+}
