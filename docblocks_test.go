@@ -79,7 +79,7 @@ func runDocBlock(t *testing.T, path, heading string) (home string, out []byte) {
 	cmd.Dir = home
 	cmd.Env = append(os.Environ(),
 		"HOME="+home, "GOPATH="+v[0], "GOMODCACHE="+v[1], "GOCACHE="+v[2], "GOENV="+v[3],
-		"GOFLAGS="+strings.TrimSpace(v[4]+" -mod=mod"), "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+		"GOFLAGS="+v[4], "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
 	out, err = cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s:%d: the block failed: %v (a module missing from the cache? run go mod download in the checkout)\n%s", path, block.Line, err, out)
