@@ -17,6 +17,7 @@ import (
 // by make test) fills. The block makes the plugin's module, builds it and
 // runs a study with it through tesbo-host.
 func TestOutsidePluginBlock(t *testing.T) {
+	t.Parallel()
 	home, out := runDocBlock(t, filepath.Join("sdk", "README.md"), "### A plugin outside this repository")
 	for _, want := range []string{"myplugins/rosenbrock/go.mod", "myplugins.db"} {
 		if _, err := os.Stat(filepath.Join(home, want)); err != nil {
@@ -29,6 +30,7 @@ func TestOutsidePluginBlock(t *testing.T) {
 // an objective in a directory of its own, reusing objective.py through
 // run-py, and runs a study with it.
 func TestPythonOwnObjectiveBlock(t *testing.T) {
+	t.Parallel()
 	testenv.NeedPythonGRPC(t)
 	home, out := runDocBlock(t, filepath.Join("examples", "python-objective", "README.md"), "## Your own objective, in another directory")
 	if _, err := os.Stat(filepath.Join(home, "pyplugins.db")); err != nil {

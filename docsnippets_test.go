@@ -23,6 +23,7 @@ var snippetDocs = []string{"README.md", filepath.Join("sdk", "README.md")}
 // — package clause, imports — and is built as a package of its own inside
 // this module through a -overlay: nothing is written into the checkout.
 func TestGoSnippetsCompile(t *testing.T) {
+	t.Parallel()
 	root, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
