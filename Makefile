@@ -13,9 +13,12 @@ build:
 deps:
 	./scripts/deps.sh
 
+# testprogress prints go test's line for each package as it finishes (and
+# the output of failed tests), says which packages are still running every
+# minute, and exits non-zero when anything failed.
 test: deps
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 20m -json ./... | $(GO) run ./internal/testprogress
 
 vet:
 	$(GO) vet ./...

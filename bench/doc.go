@@ -3,8 +3,8 @@
 // run through the same host loop users run (host.NewStudy / Study.Run,
 // in-process), stored in one SQLite study database under the output
 // directory, and summarised as runs.csv, summary.md and PNG figures in the
-// style of the TES paper's §5 and Appendix H (log of the mean immediate regret
-// per iteration, box plots of the final regret). It also computes the paper's
+// style of the TES paper's §5 and Appendix H (the median log10 immediate
+// regret per iteration with its quartiles, box plots of the final regret). It also computes the paper's
 // Appendix G diagnostic, the maximized TES_ep value against the batch size
 // (BatchCurve).
 //

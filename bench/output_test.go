@@ -44,9 +44,14 @@ func TestStatistics(t *testing.T) {
 	if len(c.Iter) != 2 || math.Abs(c.Mean[0]-0.2) > 1e-15 || math.Abs(c.SE[0]-0.1) > 1e-15 || c.N[0] != 2 {
 		t.Fatalf("curve %+v", c)
 	}
-	lo, mid, hi := c.LogBand(0)
-	if math.Abs(mid-math.Log(0.2)) > 1e-15 || math.Abs(hi-mid-0.5) > 1e-15 || math.Abs(mid-lo-0.5) > 1e-15 {
-		t.Errorf("LogBand = %v %v %v, want ln 0.2 ± 0.1/0.2", lo, mid, hi)
+	// log10 regrets −1 and log10 0.3: median their mean, quartiles a
+	// quarter of the way in from each.
+	l1, l3 := -1.0, math.Log10(0.3)
+	if math.Abs(c.Median[0]-(l1+l3)/2) > 1e-15 || math.Abs(c.Q1[0]-(l1+0.25*(l3-l1))) > 1e-15 || math.Abs(c.Q3[0]-(l1+0.75*(l3-l1))) > 1e-15 {
+		t.Errorf("quartiles %v %v %v, want %v %v %v", c.Q1[0], c.Median[0], c.Q3[0], l1+0.25*(l3-l1), (l1+l3)/2, l1+0.75*(l3-l1))
+	}
+	if q := []float64{quantile([]float64{4, 1, 3, 2, 5}, 0.25), quantile([]float64{7}, 0.75), quantile([]float64{1, 2}, 1)}; q[0] != 2 || q[1] != 7 || q[2] != 2 {
+		t.Errorf("quantiles %v, want [2 7 2]", q)
 	}
 	if m := median([]float64{3, 1, 2, 10}); m != 2.5 {
 		t.Errorf("median = %v", m)

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -40,8 +41,8 @@ func TestIterTicks(t *testing.T) {
 // at both ends so no box is cut off.
 func TestFigureLayout(t *testing.T) {
 	curves := []Curve{
-		{Acquisition: "tes-ep", Iter: []int{0, 1, 2}, N: []int{2, 2, 2}, Mean: []float64{1, 0.5, 0.2}, SE: []float64{0.1, 0.1, 0.05}},
-		{Acquisition: "random", Iter: []int{0, 1, 2}, N: []int{2, 2, 2}, Mean: []float64{1, 0.8, 0.7}, SE: []float64{0.1, 0.1, 0.1}},
+		{Acquisition: "tes-ep", Iter: []int{0, 1, 2}, N: []int{2, 2, 2}, Median: []float64{0, -0.3, -0.7}, Q1: []float64{-0.1, -0.5, -1}, Q3: []float64{0.1, -0.1, -0.5}},
+		{Acquisition: "random", Iter: []int{0, 1, 2}, N: []int{2, 2, 2}, Median: []float64{0, -0.1, -0.15}, Q1: []float64{-0.1, -0.2, -0.3}, Q3: []float64{0.1, 0, 0}},
 	}
 	p, err := RegretPlot("t", curves)
 	if err != nil {
@@ -67,5 +68,31 @@ func TestFigureLayout(t *testing.T) {
 	}
 	if b.X.Min > -0.5 || b.X.Max < float64(len(names))-0.5 {
 		t.Fatalf("box plot x range [%v, %v] leaves no room around boxes 0..%d", b.X.Min, b.X.Max, len(names)-1)
+	}
+}
+
+// The regret figure plots the median log10 regret over runs, as the tables
+// rank by, with the quartiles as its band: one seed stuck at a huge regret
+// moves neither (ln of the mean regret, plotted before, rose by 30 decades).
+func TestRegretPlotMedianIgnoresOneBadSeed(t *testing.T) {
+	runsWith := func(last float64) []RunResult {
+		var runs []RunResult
+		for _, r := range []float64{1e-3, 1e-4, 1e-5, 1e-6, last} {
+			reg := r
+			runs = append(runs, RunResult{Status: StatusDone, Rows: []Row{{Iter: 1, Regret: &reg}}})
+		}
+		return runs
+	}
+	good, bad := curve("tes", runsWith(1e-2), 1), curve("tes", runsWith(1e30), 1)
+	lineGood, bandGood := regretLines(good)
+	lineBad, bandBad := regretLines(bad)
+	if want := -4.0; math.Abs(lineBad[0].Y-want) > 1e-12 {
+		t.Errorf("plotted median %v with one seed at 1e30, want log10 of the median regret, %v", lineBad[0].Y, want)
+	}
+	if lineBad[0] != lineGood[0] || bandBad[0] != bandGood[0] || bandBad[1] != bandGood[1] {
+		t.Errorf("one seed at 1e30 instead of 1e-2 moved the figure: line %v → %v, band %v → %v", lineGood, lineBad, bandGood, bandBad)
+	}
+	if p, err := RegretPlot("t", []Curve{bad}); err != nil || p == nil {
+		t.Fatalf("RegretPlot: %v", err)
 	}
 }

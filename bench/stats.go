@@ -55,39 +55,47 @@ func median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// Curve is the paper's per-iteration regret statistic for one acquisition:
-// at iteration Iter[i], the mean immediate regret over the N[i] runs that
-// reached it, Mean[i], and its standard error SE[i].
+// quantile returns the q-quantile of xs, interpolating linearly between
+// order statistics (R's and numpy's default; NaN for no values): 0.5 is
+// the median, 0.25 and 0.75 the quartiles.
+func quantile(xs []float64, q float64) float64 {
+	n := len(xs)
+	if n == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	h := q * float64(n-1)
+	i := int(math.Floor(h))
+	if i >= n-1 {
+		return s[n-1]
+	}
+	return s[i] + (h-float64(i))*(s[i+1]-s[i])
+}
+
+// Curve is the per-iteration regret statistic of one acquisition's runs:
+// at iteration Iter[i], over the N[i] runs that reached it, the median of
+// log10 of the immediate regret and its quartiles (what the figures plot,
+// on the scale the summary tables rank by: one run stuck far away moves
+// neither), and the paper's mean immediate regret with its standard error.
 type Curve struct {
 	Acquisition string
 	Iter        []int
 	N           []int
-	Mean, SE    []float64
-}
-
-// LogBand returns ln(Mean[i]) and the ±1 standard-error band of the
-// logarithm by the delta method, ln(Mean) ± SE/Mean (the SE of ln of a mean
-// to first order), which stays finite where Mean − SE ≤ 0. Means are floored
-// at RegretFloor.
-func (c *Curve) LogBand(i int) (lo, mid, hi float64) {
-	m := math.Max(c.Mean[i], RegretFloor)
-	mid = math.Log(m)
-	se := c.SE[i]
-	if math.IsNaN(se) {
-		return mid, mid, mid
-	}
-	d := se / m
-	return mid - d, mid, mid + d
+	// Median, Q1 and Q3 are quantiles of log10(max(regret, RegretFloor)).
+	Median, Q1, Q3 []float64
+	Mean, SE       []float64
 }
 
 // curve builds the Curve of runs (all of one acquisition) up to iters.
 func curve(acquisition string, runs []RunResult, iters int) Curve {
 	c := Curve{Acquisition: acquisition}
 	for t := 1; t <= iters; t++ {
-		var rs []float64
+		var rs, logs []float64
 		for _, r := range runs {
 			if row := rowAt(r, t); row != nil && row.Regret != nil {
 				rs = append(rs, *row.Regret)
+				logs = append(logs, log10Regret(*row.Regret))
 			}
 		}
 		if len(rs) == 0 {
@@ -95,6 +103,9 @@ func curve(acquisition string, runs []RunResult, iters int) Curve {
 		}
 		c.Iter = append(c.Iter, t)
 		c.N = append(c.N, len(rs))
+		c.Median = append(c.Median, median(logs))
+		c.Q1 = append(c.Q1, quantile(logs, 0.25))
+		c.Q3 = append(c.Q3, quantile(logs, 0.75))
 		c.Mean = append(c.Mean, mean(rs))
 		c.SE = append(c.SE, stdErr(rs))
 	}

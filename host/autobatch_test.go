@@ -114,6 +114,7 @@ func TestAutoBatchSizes(t *testing.T) {
 // iterations, ends with exactly the trials of one uninterrupted run: the
 // sizes are re-derived from the stored data and the iteration's stream.
 func TestAutoBatchResumeExact(t *testing.T) {
+	t.Parallel() // its own studies and databases; runs beside the other long ones
 	ctx := context.Background()
 	opts := func() Options {
 		return Options{Acquisition: "tes", AutoBatch: true, Batch: 4, Iters: 4, Init: 24, Seed: 3, Grace: -1}

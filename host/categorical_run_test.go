@@ -57,6 +57,7 @@ func (o *mixedObjective) Evaluate(_ context.Context, x []float64) (float64, erro
 func TestMixedSpaceEveryAcquisition(t *testing.T) {
 	for _, name := range acq.Names() {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // independent in-memory studies: both cores
 			obj := &mixedObjective{}
 			iters := 4
 			if name == "tes-sp" { // ~20 s per iteration here; one shows it works
@@ -87,6 +88,7 @@ func TestMixedResumeExact(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{DefaultAcquisition, "ei"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // a database of its own per acquisition
 			opts := func() Options {
 				return Options{Acquisition: name, Batch: 2, Iters: 5, Init: 4, Seed: 21, Grace: -1}
 			}

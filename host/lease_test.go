@@ -340,6 +340,7 @@ func TestRunSurvivesLockedDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("holds a lock for 7 s")
 	}
+	t.Parallel() // mostly waiting: the wait overlaps the other tests' work
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "s.db")
 	var logs testenv.SyncBuffer

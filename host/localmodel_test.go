@@ -20,6 +20,7 @@ import (
 // inside the region around the best trial and resumes bitwise, both when
 // interrupted and when extended; its options keep the model.
 func TestLocalModelStudy(t *testing.T) {
+	t.Parallel() // its own studies and databases; runs beside the other long ones
 	ctx := context.Background()
 	opts := func() Options {
 		return Options{Batch: 2, Iters: 6, Init: 8, Seed: 5, Grace: -1, Model: ModelLocal, LocalPoints: 10}

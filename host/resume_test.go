@@ -19,6 +19,13 @@ import (
 // larger iteration budget, end with exactly the trials of one uninterrupted
 // run. Acquisitions that carry state between iterations (TES's previous
 // trusted maximizers) must store it (acq.Carrier) for this to hold.
+//
+// One study goes through both: interrupted while its 6th trial finishes
+// (during iteration 2) with a budget of 3 iterations, resumed — the new
+// process re-runs iteration 2's other point and proposes iteration 3 —,
+// then extended to 6 iterations by another. Separate interrupted and
+// extended studies had each re-done the first iterations from scratch: a
+// third more work (tes-sp alone took minutes) for the same comparisons.
 func TestResumeExactEveryAcquisition(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range acq.Names() {
@@ -34,25 +41,32 @@ func TestResumeExactEveryAcquisition(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Run("interrupted", func(t *testing.T) {
-				// Trial 8 finishes during iteration 3: the resume re-runs
-				// iteration 3's other point and proposes iterations 4–6.
-				path := interruptedStudy(t, hartmann6(), opts(), 8)
-				sameTrials(t, want.Trials, reopenAndRun(t, path, 0))
+			short := opts()
+			short.Iters = 3
+			path := interruptedStudy(t, hartmann6(), short, 6)
+			resumed := t.Run("interrupted", func(t *testing.T) {
+				sameTrials(t, throughIteration(want.Trials, 3), reopenAndRun(t, path, 0))
 			})
 			t.Run("extended", func(t *testing.T) {
-				path := filepath.Join(t.TempDir(), "s.db")
-				db := openDB(t, path, true)
-				o := opts()
-				o.DB, o.Name, o.Iters = db, "st", 3
-				if _, err := Optimize(ctx, hartmann6(), o); err != nil {
-					t.Fatal(err)
+				if !resumed {
+					t.Skip("the interrupted study did not resume exactly (above)")
 				}
-				db.Close()
 				sameTrials(t, want.Trials, reopenAndRun(t, path, 6))
 			})
 		})
 	}
+}
+
+// throughIteration returns the trials of iterations up to last (the
+// initial design is iteration 0).
+func throughIteration(trials []Trial, last int) []Trial {
+	var out []Trial
+	for _, tr := range trials {
+		if tr.Iteration <= last {
+			out = append(out, tr)
+		}
+	}
+	return out
 }
 
 // hartmann6 is the 6-d Hartmann function, noise-free: in six dimensions
@@ -109,6 +123,7 @@ func reopenAndRun(t *testing.T, path string, iters int) []Trial {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close() // releases the lease for the next reopening
 	if _, err := s.Run(context.Background(), hartmann6()); err != nil {
 		t.Fatal(err)
 	}

@@ -59,8 +59,8 @@ same BO loop as 'run' (in-process, --jobs runs at a time) and write to --out:
                noise-free regret of the best evaluated trial so far)
   summary.md   per problem and batch size: mean, standard error and median of
                log10 final regret, median propose/fit seconds, runs; wall time
-  regret_<problem>_q<B>.png  ln(mean immediate regret) per iteration, one
-               line per acquisition with a ±1 standard-error band (paper Fig. 5/6)
+  regret_<problem>_q<B>.png  median log10 immediate regret per iteration,
+               one line per acquisition with its quartiles shaded (as paper Fig. 5/6)
   box_<problem>_q<B>.png     box plots of the final regret (paper App. H)
   comparison.md  (with several --acqs) the methods compared under the user's
                rule — the noise-free regret of the best evaluated trial — per

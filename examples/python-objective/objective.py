@@ -13,6 +13,10 @@ grpc (see README.md):
     ln -s "$PWD/branin-py" plugins/branin-py
     tesbo-host run --objective branin-py --acq random --iters 10
 
+Your own objective elsewhere imports this module and calls
+serve(YourObjectiveServicer()); run it through run-py (README.md, "Your
+own objective, in another directory").
+
 The protocol, as the host expects it:
   1. the host starts us with TESBO_PLUGIN_MAGIC_COOKIE set, PLUGIN_PROTOCOL_VERSIONS
      listing the versions it speaks, and PLUGIN_CLIENT_CERT (its TLS certificate);
