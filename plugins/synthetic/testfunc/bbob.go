@@ -173,7 +173,7 @@ func randomRotation(rng *rand.Rand, d int) [][]float64 {
 	return m
 }
 
-// sign returns a random ±1 vector from stream (COCO's 1±).
+// signs returns a random ±1 vector drawn from rng (COCO's 1±).
 func (b *bbobInstance) signs(rng *rand.Rand) []float64 {
 	s := make([]float64, b.d)
 	for i := range s {
