@@ -68,7 +68,7 @@ func (s *Study) modelData(ds *dataset) (*dataset, *gp.Region) {
 		return ds, nil
 	}
 	loc := *ds
-	loc.X, loc.init = U, nil
+	loc.X = U
 	loc.y, loc.ids = make([]float64, len(rows)), make([]int, len(rows))
 	for k, i := range rows {
 		loc.y[k], loc.ids[k] = ds.y[i], ds.ids[i]

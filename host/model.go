@@ -27,7 +27,6 @@ type dataset struct {
 	mean  float64    // m
 	scale float64    // c
 	sign  float64    // s
-	init  []int      // rows of the initial design (iteration 0)
 	// warped: y are ψ_λ((standardized value − m0)/s0), re-standardized
 	// (mean wm, standard deviation ws); see warp.
 	warped         bool
@@ -43,9 +42,6 @@ func newDataset(trials []store.Trial, d int, minimize bool) *dataset {
 	var raw []float64
 	for _, t := range trials {
 		if t.Status == store.Complete {
-			if t.Iteration == 0 {
-				ds.init = append(ds.init, len(ds.ids))
-			}
 			ds.ids = append(ds.ids, t.ID)
 			raw = append(raw, ds.sign*t.Value)
 		}
@@ -99,38 +95,43 @@ const warpEvidence = 3.841
 
 // warp replaces the values y by ψ_λ((y − m₀)/s₀), re-standardized, with
 // ψ_λ the Yeo–Johnson transform (yeoJohnson), m₀ and s₀ the mean and
-// standard deviation of the initial design's values and λ ∈ [1, 4] the
+// standard deviation of the observations and λ ∈ [1, 4] the
 // maximum-likelihood value on them. λ > 1 compresses a long lower tail (a
 // few very bad values, as of a minimized objective spanning decades), so
 // that they do not set the GP's length-scales; λ = 1 is the identity, and
 // an upper tail is left alone: compressing it would flatten the peak BO is
 // climbing.
 //
-// λ is fitted to the initial design only: its points are spread over the
-// space, so their values sample the objective's distribution, whereas the
-// BO iterations cluster near the maximum and would make any objective look
-// as if it had a lower tail. The values are warped only when the initial
-// design rejects λ = 1 by a likelihood-ratio test at the 5% level
-// (2Δℓ ≥ warpEvidence) and has at least 3 distinct values.
+// λ is fitted to every observation, each iteration. BO's points cluster
+// near the maximum, so the values of a study that has found its basin
+// look as if they had a lower tail even when the objective has none; the
+// warp then compresses the few values far from the basin, which is what
+// keeps them from shortening the length-scales there. Fitting λ to the
+// initial design alone (the earlier rule) never warped a study opened with
+// two points, BoTorch's protocol, and lost to this rule on the tune half
+// of the broad suite (docs/results/broad). The values are warped only
+// when they reject λ = 1 by a likelihood-ratio test at the 5% level
+// (2Δℓ ≥ warpEvidence) and there are at least 3 of them.
 func (ds *dataset) warp() {
-	if len(ds.init) < 3 {
+	n := len(ds.y)
+	if n < 3 {
 		return
 	}
 	var m0, ss float64
-	for _, i := range ds.init {
-		m0 += ds.y[i]
+	for _, v := range ds.y {
+		m0 += v
 	}
-	m0 /= float64(len(ds.init))
-	for _, i := range ds.init {
-		ss += (ds.y[i] - m0) * (ds.y[i] - m0)
+	m0 /= float64(n)
+	for _, v := range ds.y {
+		ss += (v - m0) * (v - m0)
 	}
-	s0 := math.Sqrt(ss / float64(len(ds.init)-1))
+	s0 := math.Sqrt(ss / float64(n-1))
 	if !(s0 > 1e-12) {
 		return
 	}
-	x := make([]float64, len(ds.init))
-	for k, i := range ds.init {
-		x[k] = (ds.y[i] - m0) / s0
+	x := make([]float64, n)
+	for i, v := range ds.y {
+		x[i] = (v - m0) / s0
 	}
 	lam := fitYeoJohnson(x, 1)
 	if 2*(yeoJohnsonLogLik(x, lam)-yeoJohnsonLogLik(x, 1)) < warpEvidence {

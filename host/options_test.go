@@ -102,7 +102,7 @@ func TestDefaultOptions(t *testing.T) {
 
 // Settings stored by an older version (acq.Options under Go field names,
 // noise_var 0 for a noise-free study, no zero_noise, and — older still — no
-// gp_prior) decode to the meaning they were stored with, also through
+// gp_prior or no kernel) decode to the meaning they were stored with, also through
 // OpenStudy, and the current encoding decodes back to the same options.
 func TestStoredSettingsLegacy(t *testing.T) {
 	raw, err := os.ReadFile("testdata/settings-v1-noisefree.json")
@@ -112,6 +112,7 @@ func TestStoredSettingsLegacy(t *testing.T) {
 	want := DefaultOptions().Stored()
 	want.Batch, want.Parallel, want.Init, want.NoInit, want.NoiseVar, want.ZeroNoise = 2, 2, 0, true, 0, true
 	want.Params = map[string]string{"a": "b"}
+	want.Kernel = KernelSE // stored when SE was the default
 	want.AcqOptions = acq.Options{Trusted: 6, UCBBeta: 2, MCSamples: 64, Lie: acq.LieMax,
 		Optimize: acq.OptimizeSettings{RawSamples: 100, Restarts: 3, Workers: 2, GradTol: 1e-4}}
 	check := func(what string, raw []byte, want Options) {
@@ -135,6 +136,14 @@ func TestStoredSettingsLegacy(t *testing.T) {
 	weak := want
 	weak.GPPrior = PriorWeak
 	check("stored before gp_prior", older, weak)
+	noKernel := regexp.MustCompile(`"kernel":"se",`).ReplaceAll(raw, nil)
+	if bytes.Equal(noKernel, raw) {
+		t.Fatal("fixture has no kernel to remove")
+	}
+	check("stored without a kernel", noKernel, want)
+	if DefaultOptions().Kernel != KernelMatern52 {
+		t.Errorf("a new study's kernel is %q, want %q", DefaultOptions().Kernel, KernelMatern52)
+	}
 	st, _ := decodeSettings(raw)
 	now, err := json.Marshal(storedSettings{Options: st.Options, Info: st.Info})
 	if err != nil {

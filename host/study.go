@@ -343,8 +343,9 @@ func loadSettings(ctx context.Context, db *store.DB, name string) (*store.Study,
 // older version, into normalized options with the meaning they were stored
 // with. Stored options were always normalized, so a stored zero means what
 // it meant then: noise_var 0 without zero_noise (older versions) is a
-// noise-free study, and a missing gp_prior (stored before the option
-// existed) is PriorWeak.
+// noise-free study, a missing gp_prior (stored before the option
+// existed) is PriorWeak, and a missing kernel is KernelSE (the default
+// before DefaultKernel became Matérn-5/2).
 func decodeSettings(b []byte) (*storedSettings, error) {
 	var st storedSettings
 	if err := json.Unmarshal(b, &st); err != nil {
@@ -355,6 +356,9 @@ func decodeSettings(b []byte) (*storedSettings, error) {
 	}
 	if st.GPPrior == "" {
 		st.GPPrior = PriorWeak
+	}
+	if st.Kernel == "" {
+		st.Kernel = KernelSE
 	}
 	st.Options = st.Options.Normalized()
 	return &st, nil

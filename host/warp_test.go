@@ -128,31 +128,31 @@ func TestStudyWarpsForOutputWarper(t *testing.T) {
 	}
 }
 
-// λ is fitted to the initial design alone: BO iterations that cluster near
-// the maximum (so that the early values form a lower tail) do not warp an
-// objective whose initial values look Gaussian.
-func TestWarpIgnoresBOIterations(t *testing.T) {
+// λ is fitted to every observation: a study opened with 2 points (too few
+// to fit λ on) whose later values have a long lower tail — a few far below
+// the basin BO found — is warped, with λ > 1.
+func TestWarpUsesEveryObservation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var trials []store.Trial
-	for i := range 40 {
-		tr := store.Trial{ID: i, Status: store.Complete, U: []float64{0.5}, Value: rng.NormFloat64()}
-		if i >= 10 {
-			tr.Iteration, tr.Value = i-9, 3+0.01*rng.NormFloat64()
+	for i := range 30 {
+		tr := store.Trial{ID: i, Status: store.Complete, U: []float64{0.5}, Value: 3 + 0.1*rng.NormFloat64()}
+		if i < 2 || i%7 == 0 {
+			tr.Value = -math.Exp(3 + rng.NormFloat64())
+		}
+		if i >= 2 {
+			tr.Iteration = i - 1
 		}
 		trials = append(trials, tr)
 	}
 	ds := newDataset(trials, 1, false)
 	ds.warp()
-	if ds.warped {
-		t.Errorf("warped with λ = %v by the BO iterations' values", ds.lambda)
+	if !ds.warped || !(ds.lambda > 1) {
+		t.Errorf("warped %v with λ = %v, want a warp with λ > 1", ds.warped, ds.lambda)
 	}
-	for i := range trials {
-		trials[i].Iteration = 0
-	}
-	ds = newDataset(trials, 1, false)
+	ds = newDataset(trials[:2], 1, false)
 	ds.warp()
-	if !ds.warped {
-		t.Error("the same values all from the initial design are not warped: the test does not test")
+	if ds.warped {
+		t.Errorf("two observations warped with λ = %v", ds.lambda)
 	}
 }
 

@@ -197,6 +197,7 @@ type runFlags struct {
 	retries                   int
 	recommend                 string
 	gpPrior                   string
+	kernel                    string
 	model                     string
 	localPoints               int
 }
@@ -237,6 +238,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.IntVar(&f.retries, "retries", 0, fmt.Sprintf("retries of a failed evaluation, with exponential backoff from 500ms (at most %d)", host.MaxRetries))
 	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
 	fl.StringVar(&f.gpPrior, "gp-prior", host.PriorScaled, gpPriorHelp)
+	fl.StringVar(&f.kernel, "kernel", host.DefaultKernel, "GP kernel: matern52 (the default) or se (the paper's squared exponential)")
 	fl.StringVar(&f.model, "model", host.ModelAuto, modelHelp)
 	fl.IntVar(&f.localPoints, "local-points", 0, fmt.Sprintf("trials in the local model (default %d, at most %d)", host.DefaultLocalPoints, host.MaxLocalPoints))
 	f.common.register(cmd, "plugins directory (default $TESBO_PLUGINS or ./plugins)")
@@ -307,6 +309,8 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("--db must not be empty")
 	case f.gpPrior != host.PriorScaled && f.gpPrior != host.PriorWeak:
 		return nil, usagef("bad --gp-prior %q: use %s or %s", f.gpPrior, host.PriorScaled, host.PriorWeak)
+	case f.kernel != host.KernelMatern52 && f.kernel != host.KernelSE:
+		return nil, usagef("bad --kernel %q: use %s or %s", f.kernel, host.KernelMatern52, host.KernelSE)
 	case !host.ValidModel(f.model):
 		return nil, usagef("bad --model %q: use %s, %s or %s", f.model, host.ModelAuto, host.ModelExact, host.ModelLocal)
 	case f.localPoints < 0 || f.localPoints > host.MaxLocalPoints:
@@ -390,6 +394,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		NoiseVar: f.noiseVar, Params: params, EvalTimeout: f.evalTimeout, Retries: f.retries,
 		Recommend:   f.recommend,
 		GPPrior:     f.gpPrior,
+		Kernel:      f.kernel,
 		Model:       f.model,
 		LocalPoints: f.localPoints,
 		Meta:        map[string]string{metaPlugins: absDir, metaObjective: f.objective},

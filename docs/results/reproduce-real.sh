@@ -36,7 +36,7 @@ facerec)
 	# Paper: |B| = 20, 10 initial points, 5 runs. Here: |B| = 20, 10 initial
 	# points, 10 iterations (210 evaluations), 3 runs per acquisition.
 	FP="--param gallery=$FACE/fr_gallery41_encodings.npy --param attacker=$FACE/test_image_sanjay_4.jpg"
-	"$BIN" bench --gp-prior weak --problems facerec --plugins ./plugins --acqs tes-ep,qei,random \
+	"$BIN" bench --kernel se --gp-prior weak --problems facerec --plugins ./plugins --acqs tes-ep,qei,random \
 		--batch 20 --init 10 --seeds 3 --iters 10 $FP --param figure_dir="$OUT/facerec/best" \
 		--jobs 1 --out "$OUT/facerec" --log-level warn
 	copy facerec
@@ -48,7 +48,7 @@ cnn)
 	# (5,000 training / 2,000 test images, one epoch, ≤ 20 s of training per
 	# evaluation), |B| = 4, 10 initial points, 6 iterations (34 evaluations),
 	# 2 runs per acquisition: one evaluation takes ~10–25 s on 2 cores.
-	"$BIN" bench --gp-prior weak --problems cnn --plugins ./plugins --acqs tes-ep,qei,random \
+	"$BIN" bench --kernel se --gp-prior weak --problems cnn --plugins ./plugins --acqs tes-ep,qei,random \
 		--batch 4 --init 10 --seeds 2 --iters 6 --param train_size=5000 --param budget=20s \
 		--jobs 1 --out "$OUT/cnn" --log-level warn
 	copy cnn

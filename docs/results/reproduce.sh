@@ -35,7 +35,7 @@ bench() { # bench NAME ARGS... — run one experiment and copy its results
 	case " ${ONLY:-$name} " in *" $name "*) ;; *) return 0 ;; esac
 	# --gp-prior weak: the GP prior these results were made with (the
 	# default became the scaled prior afterwards).
-	"$BIN" bench "$@" --gp-prior weak --jobs "$JOBS" --out "$OUT/$name" --log-level warn
+	"$BIN" bench --kernel se "$@" --gp-prior weak --jobs "$JOBS" --out "$OUT/$name" --log-level warn
 	mkdir -p "docs/results/$name"
 	for f in "$OUT/$name"/*.md "$OUT/$name"/*.csv "$OUT/$name"/*.png; do
 		[ -e "$f" ] && cp "$f" "docs/results/$name/"

@@ -24,7 +24,7 @@ budget="--iters ${ITERS:-30} --init ${INIT:-10}"
 [ "${BUDGET:-}" = own ] && budget=""
 go build -o "$BIN" ./cmd/tesbo-host
 # $budget is split into words on purpose.
-"$BIN" bench --suite user --acqs "${ACQS:-tes,tes-ep,ei,ucb,ts,mes,random}" --seeds "${SEEDS:-20}" \
+"$BIN" bench --suite user --kernel se --acqs "${ACQS:-tes,tes-ep,ei,ucb,ts,mes,random}" --seeds "${SEEDS:-20}" \
 	$budget --jobs "${JOBS:-2}" --out "$OUT" --log-level "${LOG:-error}"
 mkdir -p "$DEST"
 cp "$OUT"/summary.md "$OUT"/comparison.md "$OUT"/runs.csv "$DEST"/
