@@ -19,7 +19,7 @@ import (
 // uncertainty in the failing regions never shrinks and, without a model
 // of the failures, acquisitions keep proposing there (5 seeds, 12
 // iterations: 28, 12 and 4 of 60 tes, tes-ep and ei proposals in
-// [0.3, 0.8]; with it 59, 57 and 54).
+// [0.3, 0.8]; with it 59, 57 and 54 under the SE kernel; 58 of 60 tes and 49 ei proposals under Matérn-5/2).
 func issue14Objective() funcObjective {
 	return funcObjective{info: unitInfo(1), f: func(ctx context.Context, x []float64) (float64, error) {
 		switch {
@@ -34,38 +34,48 @@ func issue14Objective() funcObjective {
 }
 
 // Once the host learns where evaluations fail, most BO proposals land in
-// [0.3, 0.8], and a rerun with the same seed gives bitwise the same trials.
+// [0.3, 0.8] (pooled over seeds 1–5: one seed's 12 proposals are too few to
+// tell an acquisition's habit from its luck), and a rerun with the same
+// seed gives bitwise the same trials.
 func TestProposalsAvoidFailingRegions(t *testing.T) {
 	for _, name := range []string{"tes", "tes-ep", "ei"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			inside, total := 0, 0
+			var first *Result
+			for seed := uint64(1); seed <= 5; seed++ {
+				o := Options{Acquisition: name, Iters: 12, Init: 4, Seed: seed, EvalTimeout: 50 * time.Millisecond}
+				res, err := Optimize(context.Background(), issue14Objective(), o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if first == nil {
+					first = res
+				}
+				var xs []float64
+				for _, tr := range res.Trials {
+					if tr.Iteration == 0 {
+						continue
+					}
+					xs = append(xs, tr.U[0])
+					total++
+					if tr.U[0] >= 0.3 && tr.U[0] <= 0.8 {
+						inside++
+					}
+				}
+				t.Logf("seed %d: BO proposals %.3f", seed, xs)
+			}
+			if inside*4 < total*3 {
+				t.Errorf("only %d of %d BO proposals in [0.3, 0.8], want ≥ 75%%", inside, total)
+			}
 			o := Options{Acquisition: name, Iters: 12, Init: 4, Seed: 1, EvalTimeout: 50 * time.Millisecond}
-			start := time.Now()
-			res, err := Optimize(context.Background(), issue14Objective(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			inside := 0
-			var xs []float64
-			for _, tr := range res.Trials {
-				if tr.Iteration == 0 {
-					continue
-				}
-				xs = append(xs, tr.U[0])
-				if tr.U[0] >= 0.3 && tr.U[0] <= 0.8 {
-					inside++
-				}
-			}
-			t.Logf("%d of %d BO proposals in [0.3, 0.8] (%v): %.3f", inside, len(xs), time.Since(start).Round(time.Millisecond), xs)
-			if inside*4 < len(xs)*3 {
-				t.Errorf("only %d of %d BO proposals in [0.3, 0.8], want ≥ 75%%", inside, len(xs))
-			}
 			again, err := Optimize(context.Background(), issue14Objective(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, tr := range again.Trials {
-				if math.Float64bits(tr.U[0]) != math.Float64bits(res.Trials[i].U[0]) || tr.Status != res.Trials[i].Status {
-					t.Fatalf("rerun with the same seed differs at trial %d: %v %v, first run %v %v", i, tr.U, tr.Status, res.Trials[i].U, res.Trials[i].Status)
+				if math.Float64bits(tr.U[0]) != math.Float64bits(first.Trials[i].U[0]) || tr.Status != first.Trials[i].Status {
+					t.Fatalf("rerun with the same seed differs at trial %d: %v %v, first run %v %v", i, tr.U, tr.Status, first.Trials[i].U, first.Trials[i].Status)
 				}
 			}
 		})

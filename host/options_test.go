@@ -82,7 +82,7 @@ func sameOptions(a, b Options) bool {
 func TestDefaultOptions(t *testing.T) {
 	d := DefaultOptions()
 	if d.Acquisition != DefaultAcquisition || d.Batch != DefaultBatch || d.Iters != DefaultIters || d.Init != DefaultInit ||
-		d.Parallel != DefaultBatch || d.NoiseVar != DefaultNoiseVar || d.ZeroNoise || d.Kernel != KernelSE ||
+		d.Parallel != DefaultBatch || d.NoiseVar != DefaultNoiseVar || d.ZeroNoise || d.Kernel != DefaultKernel ||
 		d.GPPrior != PriorScaled || d.Recommend != RecommendAuto || d.RetryBackoff != DefaultBackoff || d.Grace != DefaultGrace {
 		t.Fatalf("DefaultOptions() = %+v", d)
 	}
