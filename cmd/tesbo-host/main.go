@@ -58,8 +58,9 @@ func newRootCmd() *cobra.Command {
 		Short: "Batch Bayesian optimization with Trusted-Maximizers Entropy Search",
 		Long: `tesbo-host runs batch Bayesian optimization studies on objectives loaded
 from a plugins directory (executables, Go source directories or Yaegi
-scripts; see 'tesbo-host plugins'). Studies are stored in a SQLite file and
-survive Ctrl-C, SIGTERM and kill -9: 'tesbo-host resume' continues them.
+scripts; see 'tesbo-host plugins'). Studies are stored in a SQLite file (or
+PostgreSQL, shared by workers: 'tesbo-host worker') and survive Ctrl-C,
+SIGTERM and kill -9: 'tesbo-host resume' continues them.
 
 Exit status: 0 success, 2 bad input or a study in use by another process,
 1 run failure, 130/143 interrupted.`,

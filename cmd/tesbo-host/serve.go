@@ -29,7 +29,7 @@ const (
 func newServeCmd() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve --db PATH [--addr 127.0.0.1:8080] [--token T]",
+		Use:   "serve --db PATH|URL [--addr 127.0.0.1:8080] [--token T]",
 		Short: "Watch the studies of a database in a web browser",
 		Long: `Serve a read-only web view of the studies in --db: a list of the studies and,
 for each, its progress, trials, parameters, time per iteration and what the
@@ -45,7 +45,7 @@ Authorization: Bearer TOKEN. Stop it with Ctrl-C.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.db, "db", "", "study database (a SQLite file)")
+	fl.StringVar(&f.db, "db", "", "study database: SQLite path or postgres:// URL (only read)")
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on, host:port")
 	fl.StringVar(&f.token, "token", "", fmt.Sprintf("secret every request must carry (%d to %d printable characters); required beyond loopback", minTokenLen, maxTokenLen))
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")

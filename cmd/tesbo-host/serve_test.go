@@ -120,3 +120,17 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatalf("with the link: %d %s", code, body)
 	}
 }
+
+// serve reads PostgreSQL databases as well as SQLite files, and its help
+// says so (it once called --db "a SQLite file").
+func TestServeHelp(t *testing.T) {
+	r := cli(t, t.TempDir(), "serve", "--help")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"--db PATH|URL", "SQLite path or postgres:// URL"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("serve --help lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
