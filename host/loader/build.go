@@ -33,6 +33,9 @@ func (r *Registry) build(ctx context.Context, u *unit) (string, error) {
 	if d, err := filepath.EvalSymlinks(u.path); err == nil {
 		srcDir = d // a symlinked plugin builds in its real module
 	}
+	if d, err := filepath.Abs(srcDir); err == nil {
+		srcDir = d // one cache key however the plugins directory was spelled (run's ./plugins, resume's stored absolute path)
+	}
 	if findGoMod(srcDir) == "" {
 		return fail(ErrBuild, fmt.Errorf("%s is not inside a Go module; %s", u.path, moduleHint(u.name)))
 	}

@@ -149,6 +149,32 @@ func TestGoSourceDir(t *testing.T) {
 	}
 }
 
+// TestGoSourceDirCacheKeyIgnoresPathSpelling: one plugin directory named
+// relatively (run's default --plugins ./plugins) and absolutely (the path
+// resume takes from the stored study) is one cache entry. The key used to
+// hash the relative spelling's files by base name only, so a resumed
+// study rebuilt a plugin its run had just built.
+func TestGoSourceDirCacheKeyIgnoresPathSpelling(t *testing.T) {
+	r := open(t, t.TempDir(), Options{CacheDir: t.TempDir()})
+	ctx := ctxT(t)
+	rel := filepath.Join("testdata", "plugins", "objective") // tests run in the package directory
+	abs, err := filepath.Abs(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relBin, err := r.build(ctx, &unit{r: r, name: "objective", path: rel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	absBin, err := r.build(ctx, &unit{r: r, name: "objective", path: abs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if relBin != absBin {
+		t.Fatalf("%s and %s built twice: %s and %s", rel, abs, relBin, absBin)
+	}
+}
+
 func TestGoSourceDirNeedsGo(t *testing.T) {
 	dir := pluginsDir(t, nil, map[string]string{"objective": "testdata/plugins/objective"})
 	r := open(t, dir, Options{CacheDir: t.TempDir(), GoCmd: filepath.Join(t.TempDir(), "no-go-here")})
