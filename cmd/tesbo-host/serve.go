@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -99,10 +100,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return usagef("cannot listen on --addr %s: %v", f.addr, err)
 	}
-	link := "http://" + ln.Addr().String() + "/"
-	if f.token != "" {
-		link += "?token=" + url.QueryEscape(f.token)
-	}
+	link := serveLink(ln.Addr(), f.token, os.Hostname)
 	fmt.Fprintf(cmd.OutOrStdout(), "tesbo-host: serving %s on %s\n", db.Path(), link)
 	srv := serve.New(db, serve.Settings{Token: f.token, Logger: log})
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
@@ -123,4 +121,22 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return fmt.Errorf("serve: shut down: %w", err)
 	}
 	return nil
+}
+
+// serveLink is the address serve prints to open. Listening on every
+// interface (0.0.0.0, ::) it names the machine, since http://[::]:8080/
+// opens nothing from the other machines the address is meant for; the
+// token, when set, rides along once as ?token=.
+func serveLink(addr net.Addr, token string, hostname func() (string, error)) string {
+	host := addr.String()
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+		if h, err := hostname(); err == nil && h != "" {
+			host = net.JoinHostPort(h, strconv.Itoa(tcp.Port))
+		}
+	}
+	link := "http://" + host + "/"
+	if token != "" {
+		link += "?token=" + url.QueryEscape(token)
+	}
+	return link
 }

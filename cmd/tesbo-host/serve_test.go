@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -132,5 +134,29 @@ func TestServeHelp(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("serve --help lacks %q:\n%s", want, r.stdout)
 		}
+	}
+}
+
+// The printed link names the machine when serve listens on every
+// interface: http://[::]:8080/ is no address to open from another machine.
+func TestServeLink(t *testing.T) {
+	host := func() (string, error) { return "box", nil }
+	for _, c := range []struct {
+		addr  *net.TCPAddr
+		token string
+		want  string
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, "", "http://127.0.0.1:8080/"},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}, "t0k", "http://box:8080/?token=t0k"},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 80}, "", "http://box:80/"},
+		{&net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 8080}, "a b", "http://10.1.2.3:8080/?token=a+b"},
+	} {
+		if got := serveLink(c.addr, c.token, host); got != c.want {
+			t.Errorf("serveLink(%v, %q) = %q, want %q", c.addr, c.token, got, c.want)
+		}
+	}
+	noName := func() (string, error) { return "", errors.New("no hostname") }
+	if got := serveLink(&net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}, "", noName); got != "http://[::]:8080/" {
+		t.Errorf("without a hostname: %q", got)
 	}
 }
