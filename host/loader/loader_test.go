@@ -49,6 +49,11 @@ func TestExecutableObjective(t *testing.T) {
 	if got, err := o.EvaluateNoiseFree(ctx, []float64{0.3, 0.7}); err != nil || got != 5 {
 		t.Fatalf("EvaluateNoiseFree after Configure = %v, %v; want 5", got, err)
 	}
+	// Info follows the parameters (f* = offset here; a dimension or a BBOB
+	// instance elsewhere): it is fetched again after Configure.
+	if info, err := o.Info(ctx); err != nil || info.Optimum == nil || *info.Optimum != 5 {
+		t.Fatalf("Info after Configure = %+v, %v; want f* = 5", info, err)
+	}
 	res, err := o.EvaluateDetail(ctx, []float64{0.3, 0.7})
 	if err != nil || res.Value != 5 {
 		t.Fatalf("EvaluateDetail = %+v, %v", res, err)

@@ -1,5 +1,5 @@
 // Command objective is a healthy test plugin: f(x) = offset − (x0−0.3)² −
-// (x1−0.7)², with Configure (param "offset"), EvaluateDetail (meta: pid)
+// (x1−0.7)², f* = offset, with Configure (param "offset"), EvaluateDetail (meta: pid)
 // and EvaluateNoiseFree. Configure logs with sdk.Logger and, with param
 // "print", writes to stdout.
 package main
@@ -17,8 +17,10 @@ import (
 
 type quad struct{ offset atomic.Uint64 }
 
+// Info's f* is the configured offset: a plugin's Info may depend on its
+// run parameters.
 func (q *quad) Info(context.Context) (sdk.Info, error) {
-	opt := 0.0
+	opt := q.off()
 	return sdk.Info{Name: "quadratic", Params: []sdk.Param{
 		{Name: "a", Kind: sdk.Float, Low: 0, High: 1},
 		{Name: "b", Kind: sdk.Float, Low: 0, High: 1},
