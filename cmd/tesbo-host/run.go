@@ -367,10 +367,19 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	info, _ := obj.Info(ctx)
 	proposer, err := resolveAcq(ctx, reg, f.acq)
 	if err != nil {
 		return err
+	}
+	// Configure before reading Info: the parameters may change the space
+	// and f* (--param dim=4, a BBOB --param instance=3).
+	cfg := host.Options{Params: params, NoiseVar: f.noiseVar, ZeroNoise: f.noiseVar == 0, Seed: f.seed}
+	if err := host.ConfigureObjective(ctx, obj, f.objective, cfg); err != nil {
+		return usageError{err}
+	}
+	info, err := obj.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("objective %s: info: %w", f.objective, err)
 	}
 	init := f.init
 	if !f.initSet {
@@ -408,9 +417,6 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	}
 	if err := checkStudyOptions(info, opts); err != nil {
 		return err
-	}
-	if err := host.ConfigureObjective(ctx, obj, f.objective, opts); err != nil {
-		return usageError{err}
 	}
 	// Only now, with every input checked, touch the database.
 	db, err := openDB(ctx, sig, f.db, true, log)

@@ -909,3 +909,37 @@ func TestRunBatchAuto(t *testing.T) {
 		}
 	}
 }
+
+// Run parameters that shape the objective reach the study: the synthetic
+// plugin's dim gives a study of that dimension (it kept the default 2 and
+// every evaluation failed), a BBOB instance its own f* (the regret was
+// measured against instance 1's), and resume configures the objective
+// before checking that it matches the study.
+func TestRunParamsShapeTheObjective(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) result {
+		t.Helper()
+		r := cli(t, dir, append([]string{"run", "--acq", "random", "--iters", "1", "--log-level", "error"}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("run %v: exit %d: %s", args, r.code, r.stderr)
+		}
+		return r
+	}
+	run("--objective", "synthetic/ackley", "--param", "dim=3", "--study", "a3")
+	if r := cli(t, dir, "resume", "--db", "tesbo.db", "--study", "a3", "--iters", "2", "--log-level", "error"); r.code != 0 {
+		t.Fatalf("resume: exit %d: %s", r.code, r.stderr)
+	}
+	ts := trialsJSON(t, dir, "--db", "tesbo.db", "--study", "a3")
+	if len(ts) != 4 {
+		t.Fatalf("%d trials, want 2 initial + 2 iterations", len(ts))
+	}
+	for _, jt := range ts {
+		if jt.State != "complete" || len(jt.Params) != 3 {
+			t.Fatalf("trial %+v: want complete, with 3 parameters", jt)
+		}
+	}
+	r := run("--objective", "synthetic/bbob-f1", "--param", "instance=3", "--study", "b3")
+	if !strings.Contains(r.stdout, "known optimum   1.52\n") {
+		t.Fatalf("bbob-f1 instance 3 has f* = 1.52 (instance 1: -15.51); summary:\n%s", r.stdout)
+	}
+}
