@@ -163,6 +163,14 @@ func Optimize(ctx context.Context, obj sdk.Objective, o Options) (*Result, error
 	if err != nil {
 		return nil, fmt.Errorf("objective info: %w", err)
 	}
+	// The study takes the configured objective's Info: o.Params may change
+	// its space or f* (Run configures it again, as on every resume).
+	if err := ConfigureObjective(ctx, obj, info.Name, o); err != nil {
+		return nil, err
+	}
+	if info, err = obj.Info(ctx); err != nil {
+		return nil, fmt.Errorf("objective info: %w", err)
+	}
 	s, err := NewStudy(ctx, info, o)
 	if err != nil {
 		return nil, err
