@@ -256,7 +256,7 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > limit+1 { // +1: the newline
+			if len(line)+len(chunk) > limit+2 { // +2: room for "\r\n"
 				tooLong, line = true, nil
 			} else {
 				line = append(line, chunk...)

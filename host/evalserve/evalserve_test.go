@@ -265,16 +265,59 @@ func TestSeedDeterminism(t *testing.T) {
 // TestReadLineLimit: lines up to the limit pass whole (with or without a
 // newline, \r\n too); longer ones are consumed and flagged.
 func TestReadLineLimit(t *testing.T) {
-	in := "abc\r\n" + strings.Repeat("x", 10) + "\n" + strings.Repeat("y", 11) + "\nlast"
+	in := "abc\r\n" + strings.Repeat("x", 10) + "\n" + strings.Repeat("y", 11) + "\n" + strings.Repeat("z", 10) + "\r\nlast"
 	br := bufio.NewReaderSize(strings.NewReader(in), 16)
 	for _, w := range []struct {
 		line    string
 		tooLong bool
 		eof     bool
-	}{{"abc", false, false}, {strings.Repeat("x", 10), false, false}, {"", true, false}, {"last", false, true}} {
+	}{{"abc", false, false}, {strings.Repeat("x", 10), false, false}, {"", true, false}, {strings.Repeat("z", 10), false, false}, {"last", false, true}} {
 		l, long, err := readLine(br, 10)
 		if string(l) != w.line || long != w.tooLong || (err != nil) != w.eof {
 			t.Errorf("got %q %v %v, want %q %v eof=%v", l, long, err, w.line, w.tooLong, w.eof)
 		}
 	}
+}
+
+// FuzzServe: any input gives the description line and then exactly one
+// JSON reply per non-blank line, each a value or an error, never a panic.
+func FuzzServe(f *testing.F) {
+	for _, s := range []string{`{"x": [0.5, 0.5]}`, `{"x": [0.5]}` + "\n\n" + `{"x": [1, 0]}`, "\r\n", `{"x": null}`, `{"x": [1e400, 0]}`, `[]`, "\x00\xff"} {
+		f.Add(s)
+	}
+	obj, err := objective.New("branin")
+	if err != nil {
+		f.Fatal(err)
+	}
+	s, err := New(context.Background(), obj, "synthetic/branin")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var out strings.Builder
+		if err := s.Serve(context.Background(), strings.NewReader(in), &out); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		want := 1
+		for _, l := range strings.Split(in, "\n") {
+			if len(strings.TrimSpace(l)) > 0 {
+				want++
+			}
+		}
+		if len(lines) != want {
+			t.Fatalf("input %q: %d output lines, want %d: %q", in, len(lines), want, lines)
+		}
+		for _, l := range lines[1:] {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("reply %q is not JSON: %v", l, err)
+			}
+			_, isErr := m["error"]
+			_, isVal := m["y"]
+			if isErr == isVal {
+				t.Fatalf("reply %q: want a value or an error", l)
+			}
+		}
+	})
 }
