@@ -220,3 +220,15 @@ func TestComparisonHalves(t *testing.T) {
 		t.Errorf("a suite outside the split got a per-half section:\n%s", md)
 	}
 }
+
+func TestParseInts(t *testing.T) {
+	got, err := ParseInts("--bbob-instances", []string{"1-3, 5", "7"})
+	if err != nil || !slices.Equal(got, []int{1, 2, 3, 5, 7}) {
+		t.Errorf("got %v, %v; want [1 2 3 5 7]", got, err)
+	}
+	for _, bad := range [][]string{{"0"}, {"3-1"}, {"1,1"}, {"x"}, {"1-"}, {""}} {
+		if _, err := ParseInts("--bbob-dims", bad); err == nil || !strings.Contains(err.Error(), "--bbob-dims") {
+			t.Errorf("ParseInts(%q): %v, want an error naming the flag", bad, err)
+		}
+	}
+}
