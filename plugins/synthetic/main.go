@@ -1,9 +1,12 @@
 // Command synthetic is tesbo's benchmark-function plugin: it serves every
 // function of package testfunc as the objective "synthetic/<name>" (branin,
 // hartmann3, hartmann4, hartmann6, gpsample, log10p, ackley, levy,
-// rosenbrock, sixhumpcamel, michalewicz, styblinskitang), all in
-// maximization form with their known optimum f*, and the user suite's
-// problems (package bench/usersuite) as "user/<name>".
+// rosenbrock, sixhumpcamel, michalewicz, styblinskitang; BoTorch's shekel,
+// cosine8, griewank, rastrigin, dixonprice, powell, beale, bukin, dropwave,
+// eggholder, holdertable, threehumpcamel; the 24 noiseless BBOB functions
+// bbob-f1 … bbob-f24 on [−5, 5]^d), all in maximization form with their
+// known optimum f*, and the user suite's problems (package bench/usersuite)
+// as "user/<name>".
 //
 // Run parameters (--param key=value), see package objective:
 //
@@ -14,7 +17,11 @@
 //	             none gets each function's own default.
 //	seed         noise seed (the host sends the study seed)
 //	dim          dimension of ackley, levy, rosenbrock, michalewicz,
-//	             styblinskitang (default 2)
+//	             styblinskitang, griewank, rastrigin, dixonprice, powell
+//	             (a multiple of 4) and bbob-f* (default 2; powell 4)
+//	instance     BBOB instance of bbob-f* (default 1): a seeded random
+//	             optimum, rotations and f-offset, COCO-style but drawn by
+//	             tesbo's own generator, so not COCO's numbers
 //	sample_seed  which draw gpsample is (default 0)
 //	data         log10p's data directory (required): the paper's Broom's Barn survey
 //

@@ -37,9 +37,14 @@ const (
 	// KeySeed seeds the observation noise (reserved: the host sends the
 	// study seed). Absent or empty means 0.
 	KeySeed = "seed"
-	// KeyDim is the dimension of ackley, levy, rosenbrock, michalewicz and
-	// styblinskitang (default testfunc.DefaultDim = 2).
+	// KeyDim is the dimension of the any-dimension functions (ackley, levy,
+	// rosenbrock, michalewicz, styblinskitang, griewank, rastrigin,
+	// dixonprice, powell and bbob-f1 … bbob-f24; default
+	// testfunc.DefaultDim = 2, 4 for powell).
 	KeyDim = "dim"
+	// KeyInstance is the instance of a BBOB function bbob-f1 … bbob-f24
+	// (default 1): its random optimum, rotations and f-offset.
+	KeyInstance = "instance"
 	// KeySampleSeed selects gpsample's draw (default 0). It is not "seed":
 	// the study seed varies between a benchmark's runs, while the paper's
 	// runs all optimize one fixed draw.
@@ -107,6 +112,8 @@ func (o *Objective) Keys() []string {
 		keys = append(keys, KeySampleSeed)
 	case o.name == "log10p":
 		keys = append(keys, KeyData)
+	case testfunc.HasInstances(o.name):
+		keys = append(keys, KeyDim, KeyInstance)
 	case testfunc.AnyDim(o.name):
 		keys = append(keys, KeyDim)
 	}
@@ -148,6 +155,13 @@ func (o *Objective) Configure(ctx context.Context, params map[string]string) err
 				return fmt.Errorf("%s: %s=%q, want a positive integer", o.label(), KeyDim, v)
 			}
 			s.Dim = d
+		}
+		if v := strings.TrimSpace(params[KeyInstance]); v != "" {
+			i, err := strconv.Atoi(v)
+			if err != nil || i < 1 {
+				return fmt.Errorf("%s: %s=%q, want a positive integer", o.label(), KeyInstance, v)
+			}
+			s.Instance = i
 		}
 		if s.SampleSeed, err = parseSeed(o.label(), KeySampleSeed, params[KeySampleSeed]); err != nil {
 			return err

@@ -147,6 +147,46 @@ func TestFunctionParams(t *testing.T) {
 	}
 }
 
+// A BBOB function takes dim and instance; the instance selects
+// testfunc.BBOB's instance, and the default is instance 1.
+func TestBBOBParams(t *testing.T) {
+	o, err := New("bbob-f21")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(o.Keys(), ","); got != "dim,instance,noise_var,seed" {
+		t.Errorf("bbob-f21 keys %s", got)
+	}
+	if err := o.Configure(ctx, map[string]string{"dim": "5", "instance": "7", "noise_var": "0"}); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := testfunc.BBOB(21, 5, 7)
+	info, _ := o.Info(ctx)
+	if info.Dim() != 5 || *info.Optimum != want.Optimum || info.Params[0].Low != -5 || info.Params[0].High != 5 {
+		t.Errorf("bbob-f21 dim=5 instance=7 Info: %+v, want f* %g", info, want.Optimum)
+	}
+	if v, err := o.Evaluate(ctx, want.Maximizers[0]); err != nil || v != want.Optimum {
+		t.Errorf("bbob-f21 at its maximizer: %g, %v; want %g", v, err, want.Optimum)
+	}
+	if err := o.Configure(ctx, map[string]string{"dim": "5"}); err != nil {
+		t.Fatal(err)
+	}
+	one, _ := testfunc.BBOB(21, 5, 1)
+	if info, _ := o.Info(ctx); *info.Optimum != one.Optimum {
+		t.Errorf("default instance: f* %g, want instance 1's %g", *info.Optimum, one.Optimum)
+	}
+	if got := strings.Join(must(New("powell")).Keys(), ","); got != "dim,noise_var,seed" {
+		t.Errorf("powell keys %s", got)
+	}
+}
+
+func must(o *Objective, err error) *Objective {
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
 func TestBadParams(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -167,6 +207,12 @@ func TestBadParams(t *testing.T) {
 		{"gpsample", map[string]string{"sample_seed": "x"}},
 		{"log10p", map[string]string{"data": "/nonexistent"}},
 		{"log10p", map[string]string{}},
+		{"ackley", map[string]string{"instance": "2"}},
+		{"bbob-f3", map[string]string{"instance": "0"}},
+		{"bbob-f3", map[string]string{"instance": "-2"}},
+		{"bbob-f3", map[string]string{"instance": "first"}},
+		{"bbob-f3", map[string]string{"dim": "1"}},
+		{"powell", map[string]string{"dim": "6"}},
 	}
 	for _, c := range cases {
 		o, _ := New(c.name)

@@ -92,6 +92,15 @@ func allFunctions(t testing.TB) map[string]*Function {
 		"gpsample/0":   GPSample(0),
 		"gpsample/7":   GPSample(7),
 		"log10p/synth": syntheticLog10PFunc(t),
+		// BoTorch's functions beyond the classics.
+		"shekel":         Shekel(),
+		"cosine8":        Cosine8(),
+		"beale":          Beale(),
+		"bukin":          Bukin(),
+		"dropwave":       DropWave(),
+		"eggholder":      EggHolder(),
+		"holdertable":    HolderTable(),
+		"threehumpcamel": ThreeHumpCamel(),
 	}
 	if haveRealLog10P() {
 		fn, err := Log10P(realLog10PDir)
@@ -104,6 +113,7 @@ func allFunctions(t testing.TB) map[string]*Function {
 		for name, mk := range map[string]func(int) (*Function, error){
 			"ackley": Ackley, "levy": Levy, "rosenbrock": Rosenbrock,
 			"michalewicz": Michalewicz, "styblinskitang": StyblinskiTang,
+			"griewank": Griewank, "rastrigin": Rastrigin, "dixonprice": DixonPrice,
 		} {
 			if name == "rosenbrock" && d == 1 {
 				continue
@@ -114,6 +124,13 @@ func allFunctions(t testing.TB) map[string]*Function {
 			}
 			fs[fmt.Sprintf("%s/d=%d", name, d)] = fn
 		}
+	}
+	for _, d := range []int{4, 8} {
+		fn, err := Powell(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs[fmt.Sprintf("powell/d=%d", d)] = fn
 	}
 	return fs
 }

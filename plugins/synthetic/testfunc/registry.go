@@ -7,7 +7,9 @@ import (
 )
 
 // DefaultDim is the dimension of the any-dimension functions (ackley, levy,
-// rosenbrock, michalewicz, styblinskitang) when Settings.Dim is 0.
+// rosenbrock, michalewicz, styblinskitang, griewank, rastrigin, dixonprice,
+// the BBOB functions) when Settings.Dim is 0; powell, defined on blocks of
+// four coordinates, defaults to 4.
 const DefaultDim = 2
 
 // Settings selects a member of a function family in New. The zero value
@@ -20,6 +22,9 @@ type Settings struct {
 	SampleSeed uint64
 	// DataDir is the directory of the log10P data set (required by log10p).
 	DataDir string
+	// Instance is the BBOB instance of a bbob-f* function (its random
+	// optimum, rotations and f-offset; see BBOB); 0 means instance 1.
+	Instance int
 }
 
 type entry struct {
@@ -32,10 +37,15 @@ func fixed(f func() *Function) func(Settings) (*Function, error) {
 }
 
 func anyDim(f func(int) (*Function, error)) func(Settings) (*Function, error) {
+	return anyDimFrom(DefaultDim, f)
+}
+
+// anyDimFrom is anyDim with its own default dimension.
+func anyDimFrom(def int, f func(int) (*Function, error)) func(Settings) (*Function, error) {
 	return func(s Settings) (*Function, error) {
 		d := s.Dim
 		if d == 0 {
-			d = DefaultDim
+			d = def
 		}
 		return f(d)
 	}
@@ -54,6 +64,38 @@ var registry = map[string]entry{
 	"rosenbrock":     {0, anyDim(Rosenbrock)},
 	"michalewicz":    {0, anyDim(Michalewicz)},
 	"styblinskitang": {0, anyDim(StyblinskiTang)},
+	"shekel":         {4, fixed(Shekel)},
+	"cosine8":        {8, fixed(Cosine8)},
+	"griewank":       {0, anyDim(Griewank)},
+	"rastrigin":      {0, anyDim(Rastrigin)},
+	"dixonprice":     {0, anyDim(DixonPrice)},
+	"powell":         {0, anyDimFrom(4, Powell)},
+	"beale":          {2, fixed(Beale)},
+	"bukin":          {2, fixed(Bukin)},
+	"dropwave":       {2, fixed(DropWave)},
+	"eggholder":      {2, fixed(EggHolder)},
+	"holdertable":    {2, fixed(HolderTable)},
+	"threehumpcamel": {2, fixed(ThreeHumpCamel)},
+}
+
+// BBOBPrefix starts the registry names of the 24 BBOB functions,
+// "bbob-f1" … "bbob-f24".
+const BBOBPrefix = "bbob-f"
+
+func init() {
+	for id := 1; id <= BBOBFunctions; id++ {
+		registry[fmt.Sprintf("%s%d", BBOBPrefix, id)] = entry{dim: 0, build: func(s Settings) (*Function, error) {
+			d := s.Dim
+			if d == 0 {
+				d = DefaultDim
+			}
+			inst := s.Instance
+			if inst == 0 {
+				inst = 1
+			}
+			return BBOB(id, d, inst)
+		}}
+	}
 }
 
 // Names returns the registry names New accepts, sorted.
@@ -72,9 +114,17 @@ func AnyDim(name string) bool {
 	return ok && e.dim == 0
 }
 
+// HasInstances reports whether the named function accepts
+// Settings.Instance (the bbob-f* functions).
+func HasInstances(name string) bool {
+	_, ok := registry[name]
+	return ok && strings.HasPrefix(name, BBOBPrefix)
+}
+
 // New builds the named function (see Names) with settings s. Settings that
 // do not apply to the function (a SampleSeed for branin, a DataDir for
-// hartmann6, a Dim for a fixed-dimension function other than its own) are
+// hartmann6, an Instance for anything but bbob-f*, a Dim for a
+// fixed-dimension function other than its own) are
 // errors, so a misspelt or misplaced parameter is never silently ignored.
 func New(name string, s Settings) (*Function, error) {
 	e, ok := registry[name]
@@ -92,6 +142,12 @@ func New(name string, s Settings) (*Function, error) {
 	}
 	if s.DataDir != "" && name != "log10p" {
 		return nil, fmt.Errorf("%s: a data directory applies only to log10p", name)
+	}
+	if s.Instance != 0 && !HasInstances(name) {
+		return nil, fmt.Errorf("%s: an instance applies only to the BBOB functions (%s1 … %s%d)", name, BBOBPrefix, BBOBPrefix, BBOBFunctions)
+	}
+	if s.Instance < 0 {
+		return nil, fmt.Errorf("%s: instance %d, want a positive number", name, s.Instance)
 	}
 	return e.build(s)
 }

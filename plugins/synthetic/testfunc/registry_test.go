@@ -20,15 +20,19 @@ func TestNewBuildsEveryName(t *testing.T) {
 		if fn.Name != name {
 			t.Errorf("New(%q).Name = %q", name, fn.Name)
 		}
-		if AnyDim(name) && fn.Dim != DefaultDim {
-			t.Errorf("%s: default dimension %d, want %d", name, fn.Dim, DefaultDim)
+		wantDim := DefaultDim
+		if name == "powell" {
+			wantDim = 4 // blocks of four coordinates
+		}
+		if AnyDim(name) && fn.Dim != wantDim {
+			t.Errorf("%s: default dimension %d, want %d", name, fn.Dim, wantDim)
 		}
 		if fn.NoiseVar <= 0 {
 			t.Errorf("%s: NoiseVar %g", name, fn.NoiseVar)
 		}
 	}
-	if len(Names()) != 12 {
-		t.Errorf("%d names, want 12: %v", len(Names()), Names())
+	if len(Names()) != 48 {
+		t.Errorf("%d names, want 48 (12 classics, 12 more of BoTorch's, 24 BBOB): %v", len(Names()), Names())
 	}
 	fn, err := New("michalewicz", Settings{Dim: 7})
 	if err != nil || fn.Dim != 7 {
@@ -58,11 +62,44 @@ func TestNewRejectsBadSettings(t *testing.T) {
 		{"hartmann3", Settings{DataDir: "/tmp"}, "log10p"},
 		{"log10p", Settings{}, "data"},
 		{"log10p", Settings{DataDir: "/nonexistent/dir"}, "no such file"},
+		{"branin", Settings{Instance: 2}, "BBOB"},
+		{"rastrigin", Settings{Instance: 1}, "BBOB"},
+		{"bbob-f3", Settings{Instance: -1}, "instance"},
+		{"bbob-f3", Settings{SampleSeed: 1}, "gpsample"},
+		{"bbob-f1", Settings{Dim: 1}, "dimension"},
+		{"bbob-f1", Settings{Dim: 101}, "dimension"},
+		{"powell", Settings{Dim: 6}, "multiple of 4"},
+		{"shekel", Settings{Dim: 2}, "4-dimensional"},
 	}
 	for _, c := range cases {
 		_, err := New(c.name, c.s)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("New(%q, %+v): %v, want an error mentioning %q", c.name, c.s, err, c.want)
 		}
+	}
+}
+
+// Settings.Instance selects the BBOB instance; 0 is instance 1.
+func TestNewBBOBInstances(t *testing.T) {
+	def, err := New("bbob-f15", Settings{Dim: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := BBOB(15, 5, 1)
+	three, _ := New("bbob-f15", Settings{Dim: 5, Instance: 3})
+	want3, _ := BBOB(15, 5, 3)
+	if def.Name != "bbob-f15" || def.Dim != 5 || def.Optimum != one.Optimum || def.Maximizers[0][0] != one.Maximizers[0][0] {
+		t.Errorf("instance 0 is not instance 1: %v vs %v", def.Maximizers, one.Maximizers)
+	}
+	if three.Optimum != want3.Optimum || three.Maximizers[0][0] != want3.Maximizers[0][0] || three.Optimum == one.Optimum {
+		t.Errorf("instance 3: f* %g (BBOB gives %g, instance 1 %g)", three.Optimum, want3.Optimum, one.Optimum)
+	}
+	for _, n := range Names() {
+		if HasInstances(n) != strings.HasPrefix(n, "bbob-f") {
+			t.Errorf("HasInstances(%q) = %v", n, HasInstances(n))
+		}
+	}
+	if HasInstances("bbob-f25") {
+		t.Error("HasInstances(bbob-f25) = true")
 	}
 }
