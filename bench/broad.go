@@ -9,6 +9,7 @@ import (
 	"github.com/tesbo/tesbo/bench/mixedsuite"
 	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/plugins/synthetic/objective"
+	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
 )
 
 // The halves of the held-out protocol (docs/results/broad/SPLIT.md): a
@@ -28,12 +29,11 @@ const (
 	BBOBTuneLast     = 5
 	BBOBHeldOutFirst = 6
 	BBOBInstanceMax  = 15
-	BBOBFunctions    = 24
 )
 
 // BBOBPrefix starts the objective names of the BBOB functions
 // ("synthetic/bbob-f1" … "synthetic/bbob-f24").
-const BBOBPrefix = objective.Prefix + "bbob-f"
+const BBOBPrefix = objective.Prefix + testfunc.BBOBPrefix
 
 // botorchDims are the dimensions of the any-dimension BoTorch functions in
 // the broad suite; botorchAnyDim lists those functions.
@@ -107,7 +107,7 @@ func Family(name string) (prefix, family string) {
 func (p Problem) Half() string {
 	if strings.HasPrefix(p.Name, BBOBPrefix) {
 		inst := 1
-		if v, ok := p.Params["instance"]; ok {
+		if v, ok := p.Params[objective.KeyInstance]; ok {
 			var err error
 			if inst, err = strconv.Atoi(v); err != nil {
 				return ""
@@ -178,13 +178,13 @@ func BroadProblems(o BroadOptions) ([]Problem, error) {
 			continue
 		}
 		for _, d := range botorchDims {
-			fn(name, d, map[string]string{"dim": strconv.Itoa(d)})
+			fn(name, d, map[string]string{objective.KeyDim: strconv.Itoa(d)})
 		}
 	}
 	for _, d := range dims {
 		for _, inst := range insts {
-			for f := 1; f <= BBOBFunctions; f++ {
-				fn(fmt.Sprintf("bbob-f%d", f), d, map[string]string{"dim": strconv.Itoa(d), "instance": strconv.Itoa(inst)})
+			for f := 1; f <= testfunc.BBOBFunctions; f++ {
+				fn(fmt.Sprintf("%s%d", testfunc.BBOBPrefix, f), d, map[string]string{objective.KeyDim: strconv.Itoa(d), objective.KeyInstance: strconv.Itoa(inst)})
 			}
 		}
 	}
@@ -198,16 +198,14 @@ func BroadProblems(o BroadOptions) ([]Problem, error) {
 	return out, nil
 }
 
-// fixedDim is the dimension of a fixed-dimension BoTorch function of the
-// suite (for its budget).
+// fixedDim is the dimension of a fixed-dimension function (for its
+// budget).
 func fixedDim(name string) int {
-	switch name {
-	case "shekel":
-		return 4
-	case "cosine8":
-		return 8
+	f, err := testfunc.New(name, testfunc.Settings{})
+	if err != nil {
+		panic(fmt.Sprintf("broad suite: %s: %v", name, err)) // the names are the registry's (TestBroadProblems)
 	}
-	return 2
+	return f.Dim
 }
 
 func cmpOr(xs, def []int) []int {
@@ -254,7 +252,7 @@ func SplitMarkdown() string {
 	b.WriteString("A lever of the default is tuned on the **tune** half and kept only if it helps, or does not hurt beyond\n")
 	b.WriteString("noise, the **held-out** half. The split is by family, fixed before measuring, never by chance per run:\n\n")
 	fmt.Fprintf(&b, "- BBOB (`synthetic/bbob-f1` … `synthetic/bbob-f%d`, every dimension): instances 1–%d tune, %d–%d held out.\n",
-		BBOBFunctions, BBOBTuneLast, BBOBHeldOutFirst, BBOBInstanceMax)
+		testfunc.BBOBFunctions, BBOBTuneLast, BBOBHeldOutFirst, BBOBInstanceMax)
 	b.WriteString("- BoTorch's test functions (`synthetic/<name>`), the user suite (`user/<name>`) and the mixed suite\n")
 	b.WriteString("  (`mixed/<name>`, one-hot variants with their problem): families alternate in alphabetical order, first tune.\n")
 	b.WriteString("  A user or mixed family is the name up to its first digit.\n\n")
