@@ -247,8 +247,16 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 	return res, nil
 }
 
-// attach checks that obj is the study's objective and configures it.
+// attach configures obj and checks that it is the study's objective. It
+// configures first: a run parameter can change the space (dim of the
+// any-dimension synthetic functions), so the space is compared as the
+// study's parameters make it.
 func (s *Study) attach(ctx context.Context, obj sdk.Objective) error {
+	o := s.opts
+	o.Seed = s.seed
+	if err := ConfigureObjective(ctx, obj, s.info.Name, o); err != nil {
+		return err
+	}
 	info, err := obj.Info(ctx)
 	if err != nil {
 		return fmt.Errorf("objective info: %w", err)
@@ -260,9 +268,7 @@ func (s *Study) attach(ctx context.Context, obj sdk.Objective) error {
 	s.mu.Lock()
 	s.refine = refines(s.opts.Recommend, canNoiseFree)
 	s.mu.Unlock()
-	o := s.opts
-	o.Seed = s.seed
-	return ConfigureObjective(ctx, obj, info.Name, o)
+	return nil
 }
 
 // refines reports whether recommendation mode mode maximizes the posterior

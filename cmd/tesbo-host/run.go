@@ -345,6 +345,12 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	// Configure before reading the space: a run parameter can change it
+	// (--param dim=5 for the any-dimension synthetic functions).
+	probe := host.Options{Seed: f.seed, NoiseVar: f.noiseVar, ZeroNoise: f.noiseVar == 0, Params: params}
+	if err := host.ConfigureObjective(ctx, obj, f.objective, probe); err != nil {
+		return usageError{err}
+	}
 	info, _ := obj.Info(ctx)
 	proposer, err := resolveAcq(ctx, reg, f.acq)
 	if err != nil {
@@ -385,9 +391,6 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	}
 	if err := checkStudyOptions(info, opts); err != nil {
 		return err
-	}
-	if err := host.ConfigureObjective(ctx, obj, f.objective, opts); err != nil {
-		return usageError{err}
 	}
 	// Only now, with every input checked, touch the database.
 	db, err := openDB(f.db, true, log)

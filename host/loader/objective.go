@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/tesbo/tesbo/sdk"
@@ -21,8 +22,10 @@ type Objective struct {
 	remote string // name inside the plugin
 	u      *unit
 	p      *proc
-	info   sdk.Info
 	caps   caps
+
+	mu   sync.RWMutex
+	info sdk.Info // replaced by Configure
 }
 
 // Name is the objective's name in the registry ("synthetic/branin", "cnn").
@@ -31,12 +34,18 @@ func (o *Objective) Name() string { return o.name }
 // Source is how the plugin serving the objective runs.
 func (o *Objective) Source() Source { return o.u.source }
 
-// Info returns the objective's validated Info (as fetched when the plugin
-// was first described).
-func (o *Objective) Info(context.Context) (sdk.Info, error) { return o.info, nil }
+// Info returns the objective's validated Info: as fetched when the plugin
+// was first described, or after the last Configure.
+func (o *Objective) Info(context.Context) (sdk.Info, error) { return o.currentInfo(), nil }
 
 // Space is the objective's validated search space.
-func (o *Objective) Space() sdk.Space { return sdk.Space(o.info.Params) }
+func (o *Objective) Space() sdk.Space { return sdk.Space(o.currentInfo().Params) }
+
+func (o *Objective) currentInfo() sdk.Info {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	return o.info
+}
 
 // SupportsConfigure, SupportsDetail and SupportsNoiseFree report the
 // optional interfaces the plugin's objective implements.
@@ -65,6 +74,15 @@ func (o *Objective) Configure(ctx context.Context, params map[string]string) err
 	}
 	o.p.configs[o.remote] = params
 	o.p.mu.Unlock()
+	// A run parameter can change the space (dim of the any-dimension
+	// synthetic functions): fetch the Info the configured objective has.
+	info, _, err := o.p.info(ctx, o.name, o.remote)
+	if err != nil {
+		return err
+	}
+	o.mu.Lock()
+	o.info = info
+	o.mu.Unlock()
 	return nil
 }
 
@@ -106,7 +124,7 @@ func (o *Objective) EvaluateNoiseFree(ctx context.Context, x []float64) (float64
 }
 
 func (o *Objective) evaluate(ctx context.Context, op string, x []float64, mode pb.EvaluateMode) (sdk.Result, error) {
-	if err := checkPoint(o.info, x); err != nil {
+	if err := checkPoint(o.currentInfo(), x); err != nil {
 		return sdk.Result{}, &Error{Plugin: o.name, Op: op, Cause: ErrBadInput, Err: err}
 	}
 	var resp *pb.EvaluateResponse
