@@ -122,6 +122,18 @@ func comparisonMarkdown(s *Suite, groups []*group) string {
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 	}
 	fmt.Fprintf(&b, "\n## Wins / ties / losses (row against column)\n\n")
+	b.WriteString(winsMarkdown(acqs, groups, cells))
+	b.WriteString(normalizedMarkdown(s, groups, cells))
+	b.WriteString(userProblemsMarkdown(s))
+	b.WriteString(targetsMarkdown(s, groups, cells))
+	b.WriteString(halvesMarkdown(s, groups, cells))
+	return b.String()
+}
+
+// winsMarkdown renders the wins/ties/losses table of every method against
+// every other over groups.
+func winsMarkdown(acqs []string, groups []*group, cells map[*group]map[string]cell) string {
+	var b strings.Builder
 	fmt.Fprintf(&b, "| | %s |\n|---|%s\n", strings.Join(acqs, " | "), strings.Repeat("---|", len(acqs)))
 	for _, a := range acqs {
 		row := []string{a}
@@ -150,9 +162,48 @@ func comparisonMarkdown(s *Suite, groups []*group) string {
 		}
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 	}
-	b.WriteString(normalizedMarkdown(s, groups, cells))
-	b.WriteString(userProblemsMarkdown(s))
-	b.WriteString(targetsMarkdown(s, groups, cells))
+	return b.String()
+}
+
+// halvesMarkdown reports the held-out protocol's halves apart (Problem.Half,
+// docs/results/broad/SPLIT.md): per half its problems, the wins/ties/losses
+// and the default's targets. Empty when no problem is in the split.
+func halvesMarkdown(s *Suite, groups []*group, cells map[*group]map[string]cell) string {
+	byHalf := map[string][]*group{}
+	for _, g := range groups {
+		h := s.problemOf(g.key.label).Half()
+		byHalf[h] = append(byHalf[h], g)
+	}
+	if len(byHalf[HalfTune])+len(byHalf[HalfHeldOut]) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## By half (held-out protocol)\n\n")
+	fmt.Fprintf(&b, "A lever is tuned on the tune half and kept only if it helps, or does not hurt beyond noise, the held-out half\n")
+	fmt.Fprintf(&b, "(the split: docs/results/broad/SPLIT.md).")
+	if n := len(byHalf[""]); n > 0 {
+		fmt.Fprintf(&b, " %d problem(s) outside the split are counted in neither half.", n)
+	}
+	b.WriteString("\n")
+	for _, h := range Halves {
+		gs := byHalf[h]
+		labels := make([]string, len(gs))
+		for i, g := range gs {
+			labels[i] = fmt.Sprintf("%s (|B| = %d)", g.key.label, g.key.batch)
+			if len(s.batches()) == 1 {
+				labels[i] = g.key.label
+			}
+		}
+		fmt.Fprintf(&b, "\n### %s: %d problem(s)\n\n", h, len(gs))
+		if len(gs) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s\n\nWins / ties / losses (row against column):\n\n", strings.Join(labels, ", "))
+		b.WriteString(winsMarkdown(s.Acquisitions, gs, cells))
+		if t := targetsLines(s, gs, cells); t != "" {
+			fmt.Fprintf(&b, "\nTargets for the default acquisition (%s) on this half:\n\n%s", DefaultAcquisition, t)
+		}
+	}
 	return b.String()
 }
 
@@ -283,8 +334,16 @@ func targetsMarkdown(s *Suite, groups []*group, cells map[*group]map[string]cell
 	if !slices.Contains(s.Acquisitions, DefaultAcquisition) {
 		return ""
 	}
+	return fmt.Sprintf("\n## Targets for the default acquisition (%s)\n\n", DefaultAcquisition) + targetsLines(s, groups, cells)
+}
+
+// targetsLines are targetsMarkdown's lines without its heading ("" when
+// the suite does not run the default).
+func targetsLines(s *Suite, groups []*group, cells map[*group]map[string]cell) string {
+	if !slices.Contains(s.Acquisitions, DefaultAcquisition) {
+		return ""
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n## Targets for the default acquisition (%s)\n\n", DefaultAcquisition)
 	// The default's targets count the problems where it has finished runs.
 	withDefault := slices.DeleteFunc(slices.Clone(groups), func(g *group) bool {
 		_, ok := cells[g][DefaultAcquisition]

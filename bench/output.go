@@ -321,6 +321,9 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 		strings.Join(labels, ", "), strings.Join(s.Acquisitions, ", "), strings.Join(bs, ", "))
 	fmt.Fprintf(&b, "- %d seed(s) per combination, %s BO iterations per run, initial design %s\n",
 		s.seeds(), s.itersDescription(), s.initDescription())
+	if h := s.halvesDescription(); h != "" {
+		fmt.Fprintf(&b, "- %s\n", h)
+	}
 	fmt.Fprintf(&b, "- observation noise variance %s; GP kernel %s, prior %s; |X*| %s; recommendation %s\n",
 		s.noiseDescription(), orDefault(s.Kernel, "se"), orDefault(s.GPPrior, "scaled"), s.trustedDescription(), orDefault(s.Recommend, "auto"))
 	if s.Model != "" && s.Model != host.ModelAuto {
@@ -391,6 +394,23 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 		}
 	}
 	return b.String()
+}
+
+// halvesDescription counts the suite's problems per half of the held-out
+// protocol (Problem.Half); "" when none is in the split.
+func (s *Suite) halvesDescription() string {
+	n := map[string]int{}
+	for _, p := range s.Problems {
+		n[p.Half()]++
+	}
+	if n[HalfTune]+n[HalfHeldOut] == 0 {
+		return ""
+	}
+	d := fmt.Sprintf("halves (held-out protocol, comparison.md reports them apart): %d %s, %d %s problem(s)", n[HalfTune], HalfTune, n[HalfHeldOut], HalfHeldOut)
+	if n[""] > 0 {
+		d += fmt.Sprintf(", %d outside the split", n[""])
+	}
+	return d
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

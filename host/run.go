@@ -285,6 +285,10 @@ func refines(mode string, canNoiseFree bool) bool {
 	return mode == RecommendRefine || (mode == RecommendAuto && canNoiseFree)
 }
 
+// NoiseFreeOf returns obj's noise-free evaluation when it really has one
+// (false for a plugin handle whose plugin does not implement it).
+func NoiseFreeOf(obj sdk.Objective) (sdk.NoiseFree, bool) { return noiseFreeOf(obj) }
+
 // noiseFreeOf returns obj's noise-free evaluation when it really has one (a
 // plugin handle says whether its plugin implements it).
 func noiseFreeOf(obj sdk.Objective) (sdk.NoiseFree, bool) {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +41,9 @@ type benchFlags struct {
 	localPoints             int
 	gpPrior                 string
 	appG                    bool
+	half                    string
+	bbobDims, bbobInsts     []string
+	list                    bool
 	// changed reports whether a flag was given (the user suite keeps its
 	// per-problem budgets unless --iters or --init are).
 	changed func(name string) bool
@@ -119,7 +125,11 @@ Examples:
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.problems, "problems", nil, "problems, comma-separated or repeated: NAME[:key=value...] (see above)")
-	fl.StringVar(&f.suiteName, "suite", "", "a predefined problem set instead of --problems: user (the user suite, user/*) or mixed (categorical parameters, mixed/*, with their one-hot variants)")
+	fl.StringVar(&f.suiteName, "suite", "", "a predefined problem set instead of --problems: user (the user suite, user/*), mixed (categorical parameters, mixed/*, with their one-hot variants) or broad (see above)")
+	fl.StringVar(&f.half, "half", "", "keep only the problems of one half of the held-out protocol: tune or held-out (docs/results/broad/SPLIT.md)")
+	fl.StringSliceVar(&f.bbobDims, "bbob-dims", nil, "with --suite broad: the BBOB dimensions, comma-separated (default 2,5)")
+	fl.StringSliceVar(&f.bbobInsts, "bbob-instances", nil, "with --suite broad: the BBOB instances, numbers or ranges in 1-15 (default 1,6: one per half; all: 1-15)")
+	fl.BoolVar(&f.list, "list", false, "print the problems (label, half, init, iters; tab-separated) and exit without running (--out and --acqs not needed)")
 	fl.StringSliceVar(&f.acqs, "acqs", nil, "acquisitions, comma-separated: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random")
 	fl.StringSliceVar(&f.batches, "batch", []string{"1"}, "batch sizes |B|, comma-separated numbers or ranges (1,3,10-12)")
 	fl.IntVar(&f.seeds, "seeds", 1, "runs (seeds) per problem × acquisition × batch")
@@ -146,7 +156,6 @@ Examples:
 	fl.BoolVar(&f.unrestricted, "unrestricted", false, "give Yaegi objective scripts the whole standard library")
 	fl.StringArrayVar(&f.envAllow, "plugin-env", nil, pluginEnvHelp)
 	fl.StringVar(&f.pluginMemory, "plugin-memory", "", pluginMemoryHelp)
-	cmd.MarkFlagRequired("out")
 	return cmd
 }
 
@@ -171,13 +180,23 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 			return s, usagef("--suite and --problems exclude each other")
 		}
 		f.problems = mixedsuite.Names()
+	case "broad":
+		if len(f.problems) > 0 {
+			return s, usagef("--suite and --problems exclude each other")
+		}
 	default:
-		return s, usagef("unknown --suite %q: the predefined suites are user and mixed", f.suiteName)
+		return s, usagef("unknown --suite %q: the predefined suites are user, mixed and broad", f.suiteName)
+	}
+	if f.suiteName != "broad" && (len(f.bbobDims) > 0 || len(f.bbobInsts) > 0) {
+		return s, usagef("--bbob-dims and --bbob-instances apply to --suite broad")
+	}
+	if f.half != "" && !slices.Contains(bench.Halves, f.half) {
+		return s, usagef("bad --half %q: use %s or %s", f.half, bench.HalfTune, bench.HalfHeldOut)
 	}
 	switch {
-	case len(f.problems) == 0:
+	case len(f.problems) == 0 && f.suiteName != "broad":
 		return s, usagef("--problems or --suite is required, e.g. --problems synthetic/branin,synthetic/hartmann3")
-	case len(f.acqs) == 0 && !f.appG:
+	case len(f.acqs) == 0 && !f.appG && !f.list:
 		return s, usagef("--acqs is required, e.g. --acqs tes-ep,ei,ucb")
 	case f.seeds < 1:
 		return s, usagef("bad --seeds %d: must be ≥ 1", f.seeds)
@@ -189,7 +208,7 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 		return s, usagef("bad --jobs %d: must be ≥ 1", f.jobs)
 	case math.IsNaN(f.noiseVar) || math.IsInf(f.noiseVar, 0) || f.noiseVar < 0:
 		return s, usagef("bad --noise-var %v: must be a finite number ≥ 0", f.noiseVar)
-	case f.out == "":
+	case f.out == "" && !f.list:
 		return s, usagef("--out is required")
 	case f.model != "" && !host.ValidModel(f.model):
 		return s, usagef("bad --model %q: use %s, %s or %s", f.model, host.ModelAuto, host.ModelExact, host.ModelLocal)
@@ -211,6 +230,17 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 	}
 	if f.suiteName == "user" {
 		f.userBudgets(&s)
+	}
+	if f.suiteName == "broad" {
+		if err := f.broadProblems(&s); err != nil {
+			return s, err
+		}
+	}
+	if f.half != "" {
+		s.Problems = slices.DeleteFunc(s.Problems, func(p bench.Problem) bool { return p.Half() != f.half })
+		if len(s.Problems) == 0 {
+			return s, usagef("--half %s leaves no problem: none of those given is in the held-out split (docs/results/broad/SPLIT.md)", f.half)
+		}
 	}
 	for _, a := range f.acqs {
 		s.Acquisitions = append(s.Acquisitions, strings.TrimSpace(a))
@@ -248,6 +278,46 @@ func (f *benchFlags) userBudgets(s *bench.Suite) {
 	}
 }
 
+// broadProblems sets the broad suite's problems (bench.BroadProblems) with
+// their budgets, except what --init or --iters set for all.
+func (f *benchFlags) broadProblems(s *bench.Suite) error {
+	var o bench.BroadOptions
+	var err error
+	if o.BBOBDims, err = bench.ParseInts("--bbob-dims", f.bbobDims); err != nil {
+		return usageError{err}
+	}
+	if o.BBOBInstances, err = bench.ParseInts("--bbob-instances", f.bbobInsts); err != nil {
+		return usageError{err}
+	}
+	if s.Problems, err = bench.BroadProblems(o); err != nil {
+		return usageError{err}
+	}
+	given := func(name string) bool { return f.changed != nil && f.changed(name) }
+	for i := range s.Problems {
+		if given("iters") {
+			s.Problems[i].Iters = 0
+		}
+		if given("init") {
+			s.Problems[i].Init = 0
+		}
+	}
+	return nil
+}
+
+// printList prints the suite's problems, one per line: label, half
+// ("-" outside the split), initial design at batch size 1 and iterations,
+// tab-separated (for scripts, e.g. docs/results/broad/side-by-side.sh).
+func printList(w io.Writer, s bench.Suite) {
+	for _, p := range s.Problems {
+		h := cmp.Or(p.Half(), "-")
+		init := cmp.Or(p.Init, s.Init, bench.DefaultInit)
+		if p.Init == 0 && s.Init < 0 {
+			init = 0
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", p.Label(), h, init, cmp.Or(p.Iters, s.Iters, bench.DefaultIters))
+	}
+}
+
 func quoteArgs(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
@@ -260,6 +330,10 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	s, err := f.suite()
 	if err != nil {
 		return err
+	}
+	if f.list {
+		printList(os.Stdout, s)
+		return nil
 	}
 	log, err := f.logger()
 	if err != nil {

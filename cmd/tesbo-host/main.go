@@ -8,6 +8,7 @@
 //	tesbo-host plugins  [--plugins DIR]
 //	tesbo-host bench    ...
 //	tesbo-host serve    --db PATH [--addr 127.0.0.1:8080] [--token T]
+//	tesbo-host eval     --objective NAME [--param k=v]... [--seed S]   (JSON lines)
 //
 // Exit status: 0 on success, 2 for bad input (flags, names, database) and
 // for a study another process is running (its lease is held), 1 when a run
@@ -68,7 +69,7 @@ Exit status: 0 success, 2 bad input or a study in use by another process,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(), newResumeCmd(), newPluginsCmd(), newBenchCmd(), newTrialsCmd(), newWorkerCmd(), newServeCmd())
+	root.AddCommand(newRunCmd(), newResumeCmd(), newPluginsCmd(), newBenchCmd(), newTrialsCmd(), newWorkerCmd(), newServeCmd(), newEvalCmd())
 	return root
 }
 
