@@ -18,6 +18,7 @@
       combined standard error (bootstrap SE of each median), on the problems
       where both have ≥ 10 seeds; the paired difference BASE − METHOD over
       common seeds (mean over problems); then per problem the medians ± SE.
+      FINALS_RULE=paper judges the recommendation x̄ instead.
 """
 import csv
 import json
@@ -118,12 +119,14 @@ def collect(tsv, out, specs):
 
 
 def table(finals, base, methods):
-    data = defaultdict(dict)  # (half, problem) -> method -> {seed: log10 user regret}
+    rule = os.environ.get("FINALS_RULE", "user")  # user or paper
+    data = defaultdict(dict)  # (half, problem) -> method -> {seed: log10 regret}
     with open(finals) as f:
         for r in csv.DictReader(f):
-            data[(r["half"], r["problem"])].setdefault(r["method"], {})[int(r["seed"])] = log10(float(r["user_regret"]))
+            data[(r["half"], r["problem"])].setdefault(r["method"], {})[int(r["seed"])] = log10(float(r[rule + "_regret"]))
     halves = sorted({h for h, _ in data}, key=lambda h: h != "tune")
-    print(f"Median final log10 regret by the user's rule; `{base}` against each method, problems where both have ≥ 10 seeds.\n")
+    what = "the user's rule" if rule == "user" else "the paper's rule (the recommendation x̄)"
+    print(f"Median final log10 regret by {what}; `{base}` against each method, problems where both have ≥ 10 seeds.\n")
     print("| half | method | problems | " + f"`{base}` ≤ its median | `{base}` behind beyond 2 SE | paired Δ ({base} − it), mean over problems | better / worse beyond 2 SE (paired) |")
     print("|---|---|---|---|---|---|---|")
     for h in halves:
