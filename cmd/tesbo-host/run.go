@@ -2,27 +2,19 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
@@ -40,117 +32,6 @@ const (
 	metaPlugins   = "plugins"
 	metaObjective = "objective"
 )
-
-// common holds the flags every study command shares.
-type common struct {
-	plugins      string
-	json         bool
-	logLevel     string
-	unrestricted bool
-	checksums    []string
-	envAllow     []string
-	evalTimeout  time.Duration
-	pluginMemory string
-}
-
-// pluginEnvHelp describes --plugin-env (every command that starts plugins).
-const pluginEnvHelp = "NAME: pass environment variable NAME to plugins although the secrets deny-list (*TOKEN*, *SECRET*, AWS_*, ...) withholds it (repeatable)"
-
-func (c *common) register(cmd *cobra.Command, pluginsHelp string) {
-	f := cmd.Flags()
-	f.StringVar(&c.plugins, "plugins", "", pluginsHelp)
-	f.BoolVar(&c.json, "json", false, "print one JSON record per BO iteration on stdout (logs stay on stderr)")
-	f.StringVar(&c.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
-	f.BoolVar(&c.unrestricted, "unrestricted", false, "give Yaegi scripts the whole standard library (os/exec, net, file writes, ...)")
-	f.StringArrayVar(&c.checksums, "plugin-sha256", nil, "NAME=HEX: refuse to run unless plugin NAME (an entry, or an objective as --objective names it) has SHA-256 HEX (repeatable; see 'tesbo-host plugins')")
-	f.StringArrayVar(&c.envAllow, "plugin-env", nil, pluginEnvHelp)
-	f.StringVar(&c.pluginMemory, "plugin-memory", "", pluginMemoryHelp)
-}
-
-// minPluginMemory is the least --plugin-memory: a Go plugin's runtime
-// alone reserves a few MiB, and below this every plugin fails at start-up
-// with an error that does not name the limit.
-const minPluginMemory = 32 << 20
-
-// pluginMemoryHelp describes --plugin-memory (every command that starts
-// plugins).
-const pluginMemoryHelp = "SIZE: memory limit of each plugin process, e.g. 2GiB (Linux: RLIMIT_DATA, and GOMEMLIMIT for Go plugins); a plugin past it dies alone and its call fails (at least 32MiB; default: none)"
-
-// pluginsDir resolves the plugins directory: the flag, else fallback (a
-// resumed study's stored directory), else $TESBO_PLUGINS, else ./plugins.
-func (c *common) pluginsDir(fallback string) string {
-	switch {
-	case c.plugins != "":
-		return c.plugins
-	case fallback != "":
-		return fallback
-	}
-	return loader.DefaultDir()
-}
-
-// logger builds the stderr logger: console format on a terminal, JSON
-// otherwise.
-func (c *common) logger() (zerolog.Logger, error) {
-	lvl, err := zerolog.ParseLevel(strings.ToLower(c.logLevel))
-	if err != nil || c.logLevel == "" {
-		return zerolog.Nop(), usagef("bad --log-level %q: use debug, info, warn or error", c.logLevel)
-	}
-	var l zerolog.Logger
-	if term.IsTerminal(int(os.Stderr.Fd())) {
-		l = zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: "15:04:05"}).Level(lvl).With().Timestamp().Logger()
-	} else {
-		l = zerolog.New(os.Stderr).Level(lvl).With().Timestamp().Logger()
-	}
-	return l, nil
-}
-
-func (c *common) loaderOptions(log zerolog.Logger) (loader.Options, error) {
-	o := loader.Options{Logger: log, Unrestricted: c.unrestricted, EvalTimeout: c.evalTimeout}
-	if c.pluginMemory != "" {
-		n, err := loader.ParseSize(c.pluginMemory)
-		if err != nil || n <= 0 {
-			return o, usagef("bad --plugin-memory %q: want a positive size such as 2GiB or 512MiB", c.pluginMemory)
-		}
-		if n < minPluginMemory {
-			return o, usagef("bad --plugin-memory %q: at least 32MiB, the least a plugin's runtime starts in (e.g. 512MiB)", c.pluginMemory)
-		}
-		o.MemoryLimit = n
-	}
-	for _, name := range c.envAllow {
-		if name == "" || strings.ContainsAny(name, "= ") {
-			return o, usagef("bad --plugin-env %q: want the name of an environment variable", name)
-		}
-		o.EnvAllow = append(o.EnvAllow, name)
-	}
-	var err error
-	o.Checksums, err = parseChecksums(c.checksums)
-	return o, err
-}
-
-// sha256RE matches a SHA-256 in hex.
-var sha256RE = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
-
-// parseChecksums parses --plugin-sha256 NAME=HEX flags (NAME non-empty:
-// a plugin entry or an objective in the form --objective takes; HEX 64 hex
-// digits, lower-cased; a later flag for the same NAME wins). No flags give
-// a nil map.
-func parseChecksums(kvs []string) (map[string]string, error) {
-	var out map[string]string
-	for _, kv := range kvs {
-		name, hex, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || hex == "" {
-			return nil, usagef("bad --plugin-sha256 %q: want NAME=HEX", kv)
-		}
-		if !sha256RE.MatchString(hex) {
-			return nil, usagef("bad --plugin-sha256 %q: HEX must be 64 hex digits (the SHA-256 'tesbo-host plugins' prints)", kv)
-		}
-		if out == nil {
-			out = map[string]string{}
-		}
-		out[name] = strings.ToLower(hex)
-	}
-	return out, nil
-}
 
 // gpPriorHelp explains --gp-prior (run and bench).
 const gpPriorHelp = `prior of the GP hyper-parameters: scaled (length-scales centred at
@@ -462,160 +343,6 @@ func checkStudyOptions(info sdk.Info, o host.Options) error {
 		return usageError{err}
 	}
 	return nil
-}
-
-// openDB opens the study database, classifying every failure as bad input.
-// An older schema is migrated only when host.NewStudy or host.OpenStudy
-// has accepted the study, so a rejected command writes nothing. Waits for
-// a locked database, and for a PostgreSQL server that cannot be reached
-// (store.Options.RetryConnect: a worker started while the server restarts
-// waits for it), are logged to log; ctx ends them.
-func openDB(ctx context.Context, sig *signals, path string, create bool, log zerolog.Logger) (*store.DB, error) {
-	warnPasswordInURL(os.Stderr, path)
-	db, err := store.OpenContext(ctx, path, store.Options{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true, RetryConnect: true, Logger: log})
-	if err != nil {
-		if ctx.Err() != nil && sig.sig != nil {
-			return nil, interruptedError{code: exitCodeFor(sig.sig), err: fmt.Errorf("interrupted (%v) while waiting for the database: %v", context.Cause(ctx), err)}
-		}
-		return nil, usageError{err}
-	}
-	return db, nil
-}
-
-// openDBReadOnly opens the study database for the commands that only read
-// it ('trials', 'serve'): it works in a read-only directory or mount and
-// never writes (store.Options.ReadOnly).
-func openDBReadOnly(path string, log zerolog.Logger) (*store.DB, error) {
-	db, err := store.Open(path, store.Options{BusyTimeout: dbBusyTimeout, ReadOnly: true, Logger: log})
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return db, nil
-}
-
-// openPlugins discovers the plugins directory.
-func openPlugins(ctx context.Context, c *common, dir string, log zerolog.Logger) (*loader.Registry, error) {
-	lo, err := c.loaderOptions(log)
-	if err != nil {
-		return nil, err
-	}
-	reg, err := loader.Discover(ctx, dir, lo)
-	if err != nil {
-		return nil, usagef("plugins directory %s: %v (set --plugins or TESBO_PLUGINS)", dir, err)
-	}
-	// A pin that names nothing or does not match refuses the run before
-	// anything starts: --plugin-sha256 fails closed.
-	if err := reg.VerifyChecksums(); err != nil {
-		reg.Close()
-		return nil, usagef("--plugin-sha256: %v", err)
-	}
-	return reg, nil
-}
-
-// loadObjective starts the objective's plugin; an unknown name lists the
-// objectives the directory serves.
-func loadObjective(ctx context.Context, reg *loader.Registry, name string) (*loader.Objective, error) {
-	obj, err := reg.Objective(ctx, name)
-	if err == nil {
-		return obj, nil
-	}
-	if errors.Is(err, loader.ErrNotFound) || errors.Is(err, loader.ErrWrongKind) {
-		var names []string
-		for _, p := range reg.List(ctx) {
-			if p.Kind == loader.KindObjective && p.Err == nil {
-				names = append(names, p.Name)
-			}
-		}
-		sort.Strings(names)
-		return nil, usagef("unknown objective %q in %s: available objectives are %s", name, reg.Dir(), listOrNone(names))
-	}
-	return nil, usagef("objective %s: %v", name, err)
-}
-
-func listOrNone(names []string) string {
-	if len(names) == 0 {
-		return "(none)"
-	}
-	return strings.Join(names, ", ")
-}
-
-// resolveAcq returns nil for a built-in acquisition (the host looks it up by
-// name) or a Proposer wrapping an acquisition plugin. A plugin of that name
-// that fails to load is reported with its own error (a script that does not
-// compile is not an "unknown acquisition"); an unknown name lists all valid
-// ones.
-func resolveAcq(ctx context.Context, reg *loader.Registry, name string) (acq.Proposer, error) {
-	if slices.Contains(acq.Names(), name) {
-		return nil, nil
-	}
-	// absent: no plugin of that kind by that name (try the next kind); any
-	// other error is the plugin's and is reported.
-	absent := func(err error) bool {
-		return errors.Is(err, loader.ErrNotFound) || errors.Is(err, loader.ErrWrongKind)
-	}
-	a, err := reg.Acquisition(ctx, name)
-	if err == nil {
-		return host.AcquisitionProposer(a, acq.OptimizeSettings{RawSamples: 256, Restarts: 4, MaxIter: 50}), nil
-	}
-	if !absent(err) {
-		return nil, usagef("acquisition %s: %w", name, err)
-	}
-	s, err := reg.Suggester(ctx, name)
-	if err == nil {
-		return host.SuggesterProposer(s), nil
-	}
-	if !absent(err) {
-		return nil, usagef("acquisition %s: %w", name, err)
-	}
-	names := acq.Names()
-	for _, p := range reg.List(ctx) {
-		if (p.Kind == loader.KindAcquisition || p.Kind == loader.KindSuggester) && p.Err == nil {
-			names = append(names, p.Name)
-		}
-	}
-	return nil, usagef("unknown acquisition %q: valid ones are %s", name, strings.Join(names, ", "))
-}
-
-// signals tracks SIGINT/SIGTERM: the first cancels the context (the study
-// stops, in-flight evaluations get a grace period), a second exits at once.
-type signals struct {
-	got  chan os.Signal
-	stop func()
-	sig  os.Signal
-}
-
-func signalContext(parent context.Context) (context.Context, *signals) {
-	if parent == nil {
-		parent = context.Background()
-	}
-	ctx, cancel := context.WithCancelCause(parent)
-	s := &signals{got: make(chan os.Signal, 2)}
-	signal.Notify(s.got, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case sg := <-s.got:
-			s.sig = sg
-			cancel(fmt.Errorf("received %v", sg))
-		case <-done:
-			return
-		}
-		select {
-		case sg := <-s.got:
-			fmt.Fprintf(os.Stderr, "tesbo-host: second %v: exiting now (the database is consistent; in-flight evaluations will be re-run on resume)\n", sg)
-			os.Exit(exitCodeFor(sg))
-		case <-done:
-		}
-	}()
-	s.stop = func() { signal.Stop(s.got); close(done); cancel(nil) }
-	return ctx, s
-}
-
-func exitCodeFor(sig os.Signal) int {
-	if s, ok := sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return exitFailure
 }
 
 // runStudy runs the study with the CLI's outputs and turns an interruption
