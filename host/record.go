@@ -82,7 +82,6 @@ func nameChoices(rec *Record, params []sdk.Param) {
 	rec.BestObservedChoices = ChoiceNames(params, rec.BestObservedX)
 }
 
-
 // report builds, stores and returns the records of the BO iterations that
 // batch completed.
 func (s *Study) report(ctx context.Context, obj sdk.Objective, batch []Trial) ([]Record, error) {

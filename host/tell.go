@@ -1,0 +1,87 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
+)
+
+// evalStats describes how an evaluation went (zero for Tell).
+type evalStats struct {
+	attempts int
+	started  time.Time
+	seconds  float64
+}
+
+// Tell records the outcome of trial trialID: its value, or the error that
+// made it fail (err != nil). A NaN or infinite value is recorded as a
+// failure. Failed trials are kept but never shown to the GP. ctx bounds the
+// write to the study's database.
+func (s *Study) Tell(ctx context.Context, trialID int, value float64, err error) error {
+	return s.TellResult(ctx, trialID, sdk.Result{Value: value}, err)
+}
+
+// TellResult is Tell with the metadata of an sdk.Result.
+func (s *Study) TellResult(ctx context.Context, trialID int, r sdk.Result, err error) error {
+	return s.finish(ctx, trialID, r, err, evalStats{})
+}
+
+func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error, st evalStats) error {
+	s.mu.Lock()
+	if id < 0 || id >= len(s.trials) || s.trials[id].Status.Done() {
+		s.mu.Unlock()
+		return fmt.Errorf("tell trial %d: %w", id, ErrNotInFlight)
+	}
+	t := s.trials[id]
+	if evalErr == nil && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
+		evalErr = fmt.Errorf("objective returned %v", r.Value)
+	}
+	if evalErr != nil {
+		t.Status, t.Error, t.Value = store.Failed, store.CleanError(evalErr.Error()), 0
+	} else {
+		t.Status, t.Value, t.Meta = store.Complete, r.Value, r.Meta
+	}
+	t.Attempts = max(st.attempts, 1)
+	if !st.started.IsZero() {
+		t.StartedAt = st.started
+	}
+	t.EvalSeconds = st.seconds
+	t.FinishedAt = time.Now()
+	if s.db != nil {
+		if err := s.db.FinishTrial(ctx, s.id, &t); err != nil {
+			s.mu.Unlock()
+			return err
+		}
+	}
+	s.trials[id] = t
+	if t.Status == store.Complete {
+		s.version++
+	}
+	s.mu.Unlock()
+	s.cbMu.Lock()
+	if s.opts.OnTrial != nil {
+		s.opts.OnTrial(t)
+	}
+	s.cbMu.Unlock()
+	return nil
+}
+
+// start marks a trial running (attempt counts from 1).
+func (s *Study) start(id, attempt int, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.trials[id].Status.Done() {
+		return fmt.Errorf("start trial %d: %w", id, ErrNotInFlight)
+	}
+	if s.db != nil {
+		if err := s.db.StartTrial(context.Background(), s.id, id, attempt, at); err != nil {
+			return err
+		}
+	}
+	s.trials[id].Status, s.trials[id].Attempts, s.trials[id].StartedAt = store.Running, attempt, at
+	return nil
+}
