@@ -167,7 +167,7 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 	// f(x̄) for the regret: noise-free when the objective can, else what
 	// was observed there.
 	f := rc.Value
-	nf, ok := noiseFreeOf(obj)
+	nf, ok := NoiseFreeOf(obj)
 	if ok && !s.noiseFreeBroken && (s.info.Optimum != nil || rc.Value == nil) {
 		cctx, cancel := ctx, context.CancelFunc(func() {})
 		if s.opts.EvalTimeout > 0 {

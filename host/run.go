@@ -196,7 +196,7 @@ func (s *Study) attach(ctx context.Context, obj sdk.Objective) error {
 	if err := sameSpace(s.info.Params, info.Params); err != nil {
 		return fmt.Errorf("objective %s does not match study %q: %w", info.Name, s.name, err)
 	}
-	_, canNoiseFree := noiseFreeOf(obj)
+	_, canNoiseFree := NoiseFreeOf(obj)
 	s.mu.Lock()
 	s.refine = refines(s.opts.Recommend, canNoiseFree)
 	s.mu.Unlock()
@@ -212,11 +212,7 @@ func refines(mode string, canNoiseFree bool) bool {
 
 // NoiseFreeOf returns obj's noise-free evaluation when it really has one
 // (false for a plugin handle whose plugin does not implement it).
-func NoiseFreeOf(obj sdk.Objective) (sdk.NoiseFree, bool) { return noiseFreeOf(obj) }
-
-// noiseFreeOf returns obj's noise-free evaluation when it really has one (a
-// plugin handle says whether its plugin implements it).
-func noiseFreeOf(obj sdk.Objective) (sdk.NoiseFree, bool) {
+func NoiseFreeOf(obj sdk.Objective) (sdk.NoiseFree, bool) {
 	nf, ok := obj.(sdk.NoiseFree)
 	if sn, isPlugin := obj.(interface{ SupportsNoiseFree() bool }); ok && isPlugin && !sn.SupportsNoiseFree() {
 		return nil, false

@@ -31,7 +31,7 @@ func WorkerSummary(ctx context.Context, db *store.DB, name string, obj sdk.Objec
 	if err != nil {
 		return nil, nil, fmt.Errorf("study %q: %w", name, err)
 	}
-	_, nf := noiseFreeOf(obj)
+	_, nf := NoiseFreeOf(obj)
 	s := &Study{name: name, info: st.Info, space: space, opts: opts, seed: row.Seed, id: row.ID,
 		iters: map[int]*iterInfo{}, refine: refines(opts.Recommend, nf)}
 	if s.trials, err = db.Trials(ctx, row.ID); err != nil {

@@ -549,7 +549,7 @@ func (p *proposerRole) propose(ctx context.Context) (int, error) {
 			return 0, err
 		}
 		w.log.Info().Msg("proposer: this worker proposes the study's points")
-		_, nf := noiseFreeOf(w.obj) // the records recommend as Run's would
+		_, nf := NoiseFreeOf(w.obj) // the records recommend as Run's would
 		s.mu.Lock()
 		s.refine = refines(s.opts.Recommend, nf)
 		s.mu.Unlock()
