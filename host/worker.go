@@ -121,6 +121,12 @@ type worker struct {
 // *store.LeaseHeldError. Cancelling ctx stops taking trials; evaluations
 // under way get Options.Grace to finish, then go back to the queue.
 func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions) (*WorkerResult, error) {
+	return runWorker(ctx, db, name, obj, o, false)
+}
+
+// runWorker is RunWorker for an objective that Start may already have
+// configured with the study's parameters (configured: not again).
+func runWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions, configured bool) (*WorkerResult, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = 1
 	}
@@ -133,7 +139,7 @@ func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective
 	if o.Poll <= 0 {
 		o.Poll = DefaultWorkerPoll
 	}
-	w, err := newWorker(ctx, db, name, obj, o)
+	w, err := newWorker(ctx, db, name, obj, o, configured)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +187,7 @@ func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective
 	return &res, first
 }
 
-func newWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions) (*worker, error) {
+func newWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions, configured bool) (*worker, error) {
 	opts, info, err := StoredSettings(ctx, db, name)
 	if err != nil {
 		return nil, err
@@ -214,6 +220,7 @@ func newWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective
 	opts.Logger = log
 	ev := &Study{name: name, info: info, space: space, opts: opts, seed: row.Seed, log: log}
 	ev.design = ev.makeDesign()
+	ev.configured = configured
 	if err := ev.attach(ctx, obj); err != nil {
 		return nil, err
 	}
