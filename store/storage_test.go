@@ -388,8 +388,8 @@ func conformQueue(tr *transcript, d Storage) {
 	t2 := lease(w2, time.Millisecond) // its lease lapses at once
 	t0.Status, t0.Value, t0.Meta, t0.EvalSeconds = Complete, 1.0/3, map[string]string{"m": "1"}, 0.5
 	report("complete", w1, *t0, 3)
-	report("again", w1, *t0, 3)        // a retried commit: accepted once more
-	report("by another", w2, *t0, 3)   // not the holder: late
+	report("again", w1, *t0, 3)      // a retried commit: accepted once more
+	report("by another", w2, *t0, 3) // not the holder: late
 	t1.Status, t1.Error = Failed, "transient"
 	report("failed, attempts left", w1, *t1, 2)
 	time.Sleep(5 * time.Millisecond)
