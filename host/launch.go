@@ -88,7 +88,7 @@ type Launch struct {
 	ObjectiveName string
 	// OpenDB opens the study database. Start calls it once every input is
 	// checked, so that a refused study creates no database file.
-	OpenDB func(ctx context.Context) (*store.DB, error)
+	OpenDB func(ctx context.Context) (store.Storage, error)
 	// Shared: the database is shared by workers (PostgreSQL). The study
 	// is then run by this process as one of its workers (Worker), and a
 	// study of that name that exists already is joined (loaded by Load)
@@ -186,7 +186,7 @@ type ResumeOptions struct {
 // workers. A study another process runs is refused before its objective
 // is loaded; a study already complete is reported (Outcome.Complete)
 // without running anything.
-func Resume(ctx context.Context, db *store.DB, name string, r ResumeOptions) (*Outcome, error) {
+func Resume(ctx context.Context, db store.Storage, name string, r ResumeOptions) (*Outcome, error) {
 	st, info, err := StoredSettings(ctx, db, name)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -220,7 +220,7 @@ func Resume(ctx context.Context, db *store.DB, name string, r ResumeOptions) (*O
 }
 
 // resumeAlone continues a study this process runs on its own.
-func resumeAlone(ctx context.Context, db *store.DB, name string, st Options, info sdk.Info, r ResumeOptions) (*Outcome, error) {
+func resumeAlone(ctx context.Context, db store.Storage, name string, st Options, info sdk.Info, r ResumeOptions) (*Outcome, error) {
 	// Refuse a study another process is running before starting plugins
 	// (OpenStudy takes the lease, and decides again, atomically).
 	if row, err := db.Study(ctx, name); err == nil {
@@ -270,7 +270,7 @@ type JoinOptions struct {
 // until it is complete or ctx ends. A study that cannot run in worker
 // mode (its acquisition, or a single process ran it: *RunAloneError) is
 // refused before its objective is loaded.
-func Join(ctx context.Context, db *store.DB, name string, j JoinOptions) (*Outcome, error) {
+func Join(ctx context.Context, db store.Storage, name string, j JoinOptions) (*Outcome, error) {
 	st, info, err := StoredSettings(ctx, db, name)
 	if err != nil {
 		return nil, inputError(err)
@@ -290,7 +290,7 @@ func Join(ctx context.Context, db *store.DB, name string, j JoinOptions) (*Outco
 
 // join runs this process as a worker of study name with obj, which
 // Start may already have configured (configured: not again).
-func join(ctx context.Context, db *store.DB, name string, j JoinOptions, obj sdk.Objective, configured bool) (*Outcome, error) {
+func join(ctx context.Context, db store.Storage, name string, j JoinOptions, obj sdk.Objective, configured bool) (*Outcome, error) {
 	j.Worker.Logger.Info().Str("study", name).Int("parallel", j.Worker.Parallel).Msg("joining the study as a worker")
 	start := time.Now()
 	res, err := runWorker(ctx, db, name, obj, j.Worker, configured)

@@ -25,7 +25,7 @@ const releaseTimeout = 10 * time.Second
 
 // studyLease is a stored study's lease and the heartbeat that keeps it.
 type studyLease struct {
-	lease *store.Lease
+	lease store.Lease
 	// lost is cancelled, with the reason as cause, when a renewal finds the
 	// lease taken over: Run stops instead of evaluating what it can no
 	// longer record.
@@ -60,7 +60,7 @@ func (s *Study) takeLease(ctx context.Context) error {
 		s.log.Warn().Str("holder_host", prev.Host).Int("holder_pid", prev.PID).
 			Msg("took the study over from a process that is gone (its lease expired or its process died)")
 	}
-	s.db = l.DB()
+	s.db = l.Storage()
 	s.lease = startHeartbeat(l, s.log)
 	return nil
 }
@@ -69,7 +69,7 @@ func (s *Study) takeLease(ctx context.Context) error {
 // for another reason than a lost lease (the database locked past its
 // retries) is logged and tried again at the next beat: the lease has
 // three beats to spare.
-func startHeartbeat(l *store.Lease, log zerolog.Logger) *studyLease {
+func startHeartbeat(l store.Lease, log zerolog.Logger) *studyLease {
 	lost, lose := context.WithCancelCause(context.Background())
 	ctx, stop := context.WithCancel(context.Background())
 	sl := &studyLease{lease: l, lost: lost, stop: stop, done: make(chan struct{})}

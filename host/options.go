@@ -113,7 +113,7 @@ type Options struct {
 	Name string `json:"-"`
 	// DB stores the study (trials, config, resume state). nil keeps the
 	// study in memory only.
-	DB *store.DB `json:"-"`
+	DB store.Storage `json:"-"`
 
 	// Acquisition is a name registered in package acq: tes (the default:
 	// TES_ep that also evaluates the posterior-mean maximizer x̄, see

@@ -62,7 +62,7 @@ func (p *StoredPosterior) NativeSD(sd float64) float64 {
 // refuses (without the O(n³) factorization) when more than maxN
 // evaluations would condition it, and gives an error wrapping ErrNoModel
 // when the study has no fitted model or its latest is local (ModelLocal).
-func LoadPosterior(ctx context.Context, db *store.DB, name string, maxN int) (*StoredPosterior, error) {
+func LoadPosterior(ctx context.Context, db store.Storage, name string, maxN int) (*StoredPosterior, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ func (e *BudgetError) Error() string {
 // iterations stored study id has run. It only reads: a holder of the
 // study's lease can only add iterations, so a budget refused here stays
 // refused.
-func checkStoredBudget(ctx context.Context, db *store.DB, id int64, iters int) error {
+func checkStoredBudget(ctx context.Context, db store.Storage, id int64, iters int) error {
 	if iters <= 0 {
 		return nil
 	}

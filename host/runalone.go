@@ -25,7 +25,7 @@ func (e *RunAloneError) Error() string {
 // it names no worker (the queue records the worker of every trial it
 // leases, and keeps it when the trial is reclaimed). RunWorker checks it;
 // a caller can check it before starting the objective's plugin.
-func CheckRunAlone(ctx context.Context, db *store.DB, name string) error {
+func CheckRunAlone(ctx context.Context, db store.Storage, name string) error {
 	row, err := db.Study(ctx, name)
 	if err != nil {
 		return err

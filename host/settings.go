@@ -18,7 +18,7 @@ type storedSettings struct {
 
 // StoredSettings returns a stored study's options (defaults filled in; no
 // per-process fields) and its objective's Info, without opening the study.
-func StoredSettings(ctx context.Context, db *store.DB, name string) (Options, sdk.Info, error) {
+func StoredSettings(ctx context.Context, db store.Storage, name string) (Options, sdk.Info, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return Options{}, sdk.Info{}, err
@@ -28,7 +28,7 @@ func StoredSettings(ctx context.Context, db *store.DB, name string) (Options, sd
 	return o, st.Info, nil
 }
 
-func loadSettings(ctx context.Context, db *store.DB, name string) (*store.Study, *storedSettings, error) {
+func loadSettings(ctx context.Context, db store.Storage, name string) (*store.Study, *storedSettings, error) {
 	row, err := db.Study(ctx, name)
 	if err != nil {
 		return nil, nil, err

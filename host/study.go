@@ -53,7 +53,7 @@ type Study struct {
 	opts     Options
 	seed     uint64
 	proposer acq.Proposer
-	db       *store.DB // through the lease once it is taken (lease.go)
+	db       store.Storage // through the lease once it is taken (lease.go)
 	id       int64
 	log      zerolog.Logger
 	lease    *studyLease // nil without a DB
@@ -173,7 +173,7 @@ func resolveInit(o Options, info sdk.Info) Options {
 }
 
 // create stores the new study in db under its name and takes its lease.
-func (s *Study) create(ctx context.Context, db *store.DB) error {
+func (s *Study) create(ctx context.Context, db store.Storage) error {
 	o, info := s.opts, s.info
 	spaceJSON, err := json.Marshal(info.Params)
 	if err != nil {
@@ -228,7 +228,7 @@ func checkCardinality(space *Space, o Options) error {
 // iteration budget, stored) and Parallel when positive. A database opened
 // with store.Options.DeferMigration is migrated once the study has been
 // read and checked.
-func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Study, error) {
+func OpenStudy(ctx context.Context, db store.Storage, name string, o Options) (*Study, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ import (
 // configured (as RunWorker leaves it). The Study it returns describes the
 // study (Name, Info, Settings, Seed, Trials) and must not be run.
 // Result.Elapsed is zero: the caller knows its own time.
-func WorkerSummary(ctx context.Context, db *store.DB, name string, obj sdk.Objective) (*Study, *Result, error) {
+func WorkerSummary(ctx context.Context, db store.Storage, name string, obj sdk.Objective) (*Study, *Result, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return nil, nil, err

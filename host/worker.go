@@ -95,7 +95,7 @@ type WorkerResult struct {
 
 // worker is RunWorker's state.
 type worker struct {
-	db       *store.DB
+	db       store.Storage
 	id       int64
 	name     string
 	h        store.Holder
@@ -120,13 +120,13 @@ type worker struct {
 // single process is running (its lease held by a non-worker) gives a
 // *store.LeaseHeldError. Cancelling ctx stops taking trials; evaluations
 // under way get Options.Grace to finish, then go back to the queue.
-func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions) (*WorkerResult, error) {
+func RunWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objective, o WorkerOptions) (*WorkerResult, error) {
 	return runWorker(ctx, db, name, obj, o, false)
 }
 
 // runWorker is RunWorker for an objective that Start may already have
 // configured with the study's parameters (configured: not again).
-func runWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions, configured bool) (*WorkerResult, error) {
+func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objective, o WorkerOptions, configured bool) (*WorkerResult, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = 1
 	}
@@ -187,7 +187,7 @@ func runWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective
 	return &res, first
 }
 
-func newWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions, configured bool) (*worker, error) {
+func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objective, o WorkerOptions, configured bool) (*worker, error) {
 	opts, info, err := StoredSettings(ctx, db, name)
 	if err != nil {
 		return nil, err
@@ -241,7 +241,7 @@ var singleWait = 5 * time.Second
 // checkNotSingle refuses a study that one process runs on its own (its
 // lease is held by a live holder that is not a registered worker), after
 // waiting up to singleWait for that to change.
-func checkNotSingle(ctx context.Context, db *store.DB, id int64) error {
+func checkNotSingle(ctx context.Context, db store.Storage, id int64) error {
 	deadline := time.Now().Add(singleWait)
 	for {
 		err := heldBySingle(ctx, db, id)
@@ -259,7 +259,7 @@ func checkNotSingle(ctx context.Context, db *store.DB, id int64) error {
 
 // heldBySingle returns the *store.LeaseHeldError of a study whose lease a
 // live non-worker holds, nil when nobody or a worker holds it.
-func heldBySingle(ctx context.Context, db *store.DB, id int64) error {
+func heldBySingle(ctx context.Context, db store.Storage, id int64) error {
 	err := db.CheckLease(ctx, id)
 	var held *store.LeaseHeldError
 	if !errors.As(err, &held) {
@@ -279,7 +279,7 @@ func heldBySingle(ctx context.Context, db *store.DB, id int64) error {
 
 // LiveWorkers reports whether workers are working on the stored study
 // name (so that a second process should join them as a worker).
-func LiveWorkers(ctx context.Context, db *store.DB, name string) (bool, error) {
+func LiveWorkers(ctx context.Context, db store.Storage, name string) (bool, error) {
 	row, err := db.Study(ctx, name)
 	if err != nil {
 		return false, err
@@ -438,7 +438,7 @@ func (w *worker) followRecords(ctx context.Context) {
 // so that the study runs Init + iters × Batch evaluations. Workers already
 // running take it up at their next proposal. A budget below the trials
 // already issued is refused.
-func SetWorkerBudget(ctx context.Context, db *store.DB, name string, iters int) error {
+func SetWorkerBudget(ctx context.Context, db store.Storage, name string, iters int) error {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return err

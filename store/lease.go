@@ -62,9 +62,8 @@ func (e *LeaseHeldError) Error() string {
 		e.Study, host, e.PID, e.Since.Local().Format(time.RFC3339), left)
 }
 
-// Lease is a holder's exclusive right to write a study. Renew it well
-// within its TTL (the host renews every TTL/3); Release it when done.
-type Lease struct {
+// dbLease is DB's Lease: a row of the leases table.
+type dbLease struct {
 	base     *DB // the database without a fence (leases fence through it)
 	view     *DB
 	studyID  int64
@@ -128,12 +127,12 @@ func readLease(ctx context.Context, q interface {
 // (see Lease.TookOver). A live holder's lease gives a *LeaseHeldError.
 // It does not retry on a locked database: it is meant to fail fast, before
 // any work.
-func (d *DB) AcquireLease(ctx context.Context, studyID int64, h Holder, ttl time.Duration) (*Lease, error) {
+func (d *DB) AcquireLease(ctx context.Context, studyID int64, h Holder, ttl time.Duration) (Lease, error) {
 	if ttl <= 0 || h.ID == "" {
 		return nil, fmt.Errorf("acquire lease: need a holder ID and a positive TTL")
 	}
 	base := &DB{conn: d.conn}
-	l := &Lease{base: base, studyID: studyID, holder: h, ttl: ttl}
+	l := &dbLease{base: base, studyID: studyID, holder: h, ttl: ttl}
 	l.view = &DB{conn: d.conn, fence: l}
 	err := base.tx(ctx, func(tx *sqlTx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT name FROM studies WHERE id=?`, studyID).Scan(&l.study); err != nil {
@@ -197,21 +196,21 @@ func (d *DB) CheckLease(ctx context.Context, studyID int64) error {
 	return cur.heldError(name)
 }
 
-// DB returns the database as seen through the lease: every write
+// Storage returns the database as seen through the lease: every write
 // transaction first checks, inside the transaction, that this lease still
 // holds its study, and fails with ErrLeaseLost otherwise. So a holder that
 // was taken over (it hung past its TTL) cannot overwrite what the new
 // holder does. Reads are not affected.
-func (l *Lease) DB() *DB { return l.view }
+func (l *dbLease) Storage() Storage { return l.view }
 
 // Holder returns who holds the lease.
-func (l *Lease) Holder() Holder { return l.holder }
+func (l *dbLease) Holder() Holder { return l.holder }
 
 // TTL returns how long the lease lasts after each renewal.
-func (l *Lease) TTL() time.Duration { return l.ttl }
+func (l *dbLease) TTL() time.Duration { return l.ttl }
 
 // Expires returns when the lease lapses unless renewed.
-func (l *Lease) Expires() time.Time {
+func (l *dbLease) Expires() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.expires
@@ -219,7 +218,7 @@ func (l *Lease) Expires() time.Time {
 
 // TookOver returns the holder whose lease AcquireLease took over (it had
 // expired or its process was gone), if any.
-func (l *Lease) TookOver() (Holder, bool) {
+func (l *dbLease) TookOver() (Holder, bool) {
 	if l.previous == nil {
 		return Holder{}, false
 	}
@@ -229,7 +228,7 @@ func (l *Lease) TookOver() (Holder, bool) {
 // Renew extends the lease by its TTL from now. It retries on a locked
 // database like the other writes of a running study. A lease that was
 // taken over or released gives an error wrapping ErrLeaseLost.
-func (l *Lease) Renew(ctx context.Context) error {
+func (l *dbLease) Renew(ctx context.Context) error {
 	var exp time.Time
 	err := l.base.retryTx(ctx, "renew lease", func(tx *sqlTx) error {
 		now := time.Now()
@@ -256,7 +255,7 @@ func (l *Lease) Renew(ctx context.Context) error {
 
 // Release gives the study up (it does nothing when the lease was already
 // lost). Writes through DB fail afterwards.
-func (l *Lease) Release(ctx context.Context) error {
+func (l *dbLease) Release(ctx context.Context) error {
 	l.mu.Lock()
 	l.released = true
 	l.mu.Unlock()
@@ -273,7 +272,7 @@ func (l *Lease) Release(ctx context.Context) error {
 
 // check is the fence of DB's writes: it fails unless the lease still
 // holds the study, inside the write transaction tx.
-func (l *Lease) check(ctx context.Context, tx *sqlTx) error {
+func (l *dbLease) check(ctx context.Context, tx *sqlTx) error {
 	cur, err := readLease(ctx, tx, l.studyID)
 	if err != nil {
 		return err
@@ -285,7 +284,7 @@ func (l *Lease) check(ctx context.Context, tx *sqlTx) error {
 }
 
 // lost builds the ErrLeaseLost error: who has the study now, if anyone.
-func (l *Lease) lost(ctx context.Context, tx *sqlTx) error {
+func (l *dbLease) lost(ctx context.Context, tx *sqlTx) error {
 	l.mu.Lock()
 	released := l.released
 	l.mu.Unlock()

@@ -17,7 +17,7 @@ import (
 )
 
 // newPending adds one pending trial to study s and returns it.
-func newPending(t *testing.T, d *DB, s *Study, id int) Trial {
+func newPending(t *testing.T, d Storage, s *Study, id int) Trial {
 	t.Helper()
 	tr := []Trial{{ID: id, Iteration: 0, Index: id, X: []float64{0.5}, U: []float64{0.5}}}
 	if err := d.AddBatch(context.Background(), s.ID, Iteration{}, tr); err != nil {
@@ -48,7 +48,7 @@ func TestLeaseExclusive(t *testing.T) {
 		t.Fatalf("second holder: %v, want *LeaseHeldError", err)
 	}
 	if held.Study != "a" || held.Host != h1.Host || held.PID != os.Getpid() ||
-		!held.Since.Equal(time.Unix(0, l1.acquired.UnixNano())) || !held.Expires.Equal(time.Unix(0, l1.Expires().UnixNano())) {
+		!held.Since.Equal(time.Unix(0, l1.Expires().Add(-time.Minute).UnixNano())) || !held.Expires.Equal(time.Unix(0, l1.Expires().UnixNano())) {
 		t.Fatalf("held error %+v", held)
 	}
 	for _, want := range []string{`study "a" is in use by host ` + h1.Host, "pid " + strconv.Itoa(os.Getpid()), "lease expires in 1m0s", "wait for it to finish or stop it"} {
@@ -67,9 +67,9 @@ func TestLeaseExclusive(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Writes through the lease's view pass its fence.
-	tr := newPending(t, l1.DB(), s, 0)
+	tr := newPending(t, l1.Storage(), s, 0)
 	tr.Status, tr.Value = Complete, 1
-	if err := l1.DB().FinishTrial(ctx, s.ID, &tr); err != nil {
+	if err := l1.Storage().FinishTrial(ctx, s.ID, &tr); err != nil {
 		t.Fatal(err)
 	}
 	// Released: free for the next holder, and the old view cannot write.
@@ -82,7 +82,7 @@ func TestLeaseExclusive(t *testing.T) {
 	if _, err := d.AcquireLease(ctx, s.ID, h2, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if err := l1.DB().AddBatch(ctx, s.ID, Iteration{}, []Trial{{ID: 1, Index: 1, X: []float64{0}, U: []float64{0}}}); !errors.Is(err, ErrLeaseLost) {
+	if err := l1.Storage().AddBatch(ctx, s.ID, Iteration{}, []Trial{{ID: 1, Index: 1, X: []float64{0}, U: []float64{0}}}); !errors.Is(err, ErrLeaseLost) {
 		t.Fatalf("write after release: %v, want ErrLeaseLost", err)
 	}
 	if ts, _ := d.Trials(ctx, s.ID); len(ts) != 1 {
@@ -100,7 +100,7 @@ func TestLeaseTakeoverExpired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	newPending(t, old.DB(), s, 0)
+	newPending(t, old.Storage(), s, 0)
 	// A stale heartbeat: renewed last two minutes ago.
 	stale := time.Now().Add(-2 * time.Minute).UnixNano()
 	if _, err := d.db.Exec(`UPDATE leases SET heartbeat_at=?, expires_at=?`, stale, stale+int64(time.Minute)); err != nil {
@@ -122,10 +122,10 @@ func TestLeaseTakeoverExpired(t *testing.T) {
 		t.Fatalf("renewal by the old holder: %v", err)
 	}
 	tr := Trial{ID: 0, Status: Complete, Value: 3}
-	if err := old.DB().FinishTrial(ctx, s.ID, &tr); !errors.Is(err, ErrLeaseLost) {
+	if err := old.Storage().FinishTrial(ctx, s.ID, &tr); !errors.Is(err, ErrLeaseLost) {
 		t.Fatalf("write by the old holder: %v, want ErrLeaseLost", err)
 	}
-	if err := l.DB().FinishTrial(ctx, s.ID, &tr); err != nil {
+	if err := l.Storage().FinishTrial(ctx, s.ID, &tr); err != nil {
 		t.Fatalf("write by the new holder: %v", err)
 	}
 	// The old holder's release does not free the new holder's lease.

@@ -46,7 +46,7 @@
 // for the TTL). The holder renews the lease well within the TTL and
 // releases it when done.
 //
-// A lease also fences the holder's writes: through Lease.DB every write
+// A lease also fences the holder's writes: through Lease.Storage every write
 // transaction first checks, in the same transaction, that the lease still
 // names its holder, so a holder that hung past its TTL and was taken over
 // fails with ErrLeaseLost instead of overwriting the new holder's work.
@@ -170,13 +170,13 @@ const (
 	DefaultBusyRetry   = 5 * time.Minute
 )
 
-// DB is an open study database. Lease.DB returns a view of the same
+// DB is an open study database. Lease.Storage returns a view of the same
 // connection pool whose writes are fenced by a lease; Close either closes
 // both.
 type DB struct {
 	*conn
 	// fence, when set, must still hold its study for a write to commit.
-	fence *Lease
+	fence *dbLease
 }
 
 // conn is what every view of one open database shares.

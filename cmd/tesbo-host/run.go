@@ -276,7 +276,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		},
 		Objective: obj, ObjectiveName: f.objective,
 		// Only with every input checked does the database get touched.
-		OpenDB: func(ctx context.Context) (*store.DB, error) {
+		OpenDB: func(ctx context.Context) (store.Storage, error) {
 			db, err = openDB(ctx, sig, f.db, true, log)
 			return db, err
 		},

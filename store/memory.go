@@ -1,0 +1,559 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+)
+
+// MemoryPath is what a Memory's Path returns.
+const MemoryPath = ":memory:"
+
+// Memory is a Storage that keeps its studies in this process's memory:
+// for embedding tesbo without a file and for tests. It behaves as DB does,
+// call for call — the same results bit for bit (points and outcomes go
+// through the same encoding as in a database), the same errors, leases
+// that fence writes, the same trial queue — except that nothing outlives
+// the process and no other process can share it. Its schema is always
+// current. It is safe for concurrent use.
+type Memory struct {
+	m *memData
+	// fence, when set, must still hold its study for a write to succeed
+	// (a Lease's Storage; see DB.fence).
+	fence *memLease
+}
+
+// memData is what every view of one Memory shares.
+type memData struct {
+	mu      sync.Mutex
+	lastID  int64
+	studies []*memStudy // in creation order (ID order)
+}
+
+// memStudy is a study and everything stored about it.
+type memStudy struct {
+	row      Study // times as a database returns them (time.Unix)
+	trials   map[int]*memTrial
+	iters    map[int]*Iteration
+	lease    *leaseRow
+	workers  []*memWorker // in registration order
+	attempts []Attempt
+}
+
+// memTrial is a trial's row, its point and meta encoded as a database
+// stores them and times in Unix nanoseconds (0: not set).
+type memTrial struct {
+	id, iteration, index int
+	x, u                 string
+	status               Status
+	value                float64
+	errText              string
+	attempts             int
+	created, started     int64
+	finished             int64
+	evalSeconds          float64
+	meta                 string
+	worker, holder       string
+	leaseExpires         int64
+}
+
+// memWorker is a worker's registration.
+type memWorker struct {
+	Holder
+	slots                       int
+	started, heartbeat, expires int64
+}
+
+// NewMemory returns an empty Memory.
+func NewMemory() *Memory { return &Memory{m: &memData{}} }
+
+// Memory is a Storage.
+var _ Storage = (*Memory)(nil)
+
+// Path returns MemoryPath.
+func (d *Memory) Path() string { return MemoryPath }
+
+// MigrationPending is false: a Memory's schema is always current.
+func (d *Memory) MigrationPending() bool { return false }
+
+// Migrate does nothing.
+func (d *Memory) Migrate(context.Context) error { return nil }
+
+// Close does nothing: the studies live as long as the Memory.
+func (d *Memory) Close() error { return nil }
+
+// read runs f under the lock (ctx ended: its error, as a database gives).
+func (d *Memory) read(ctx context.Context, f func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.m.mu.Lock()
+	defer d.m.mu.Unlock()
+	return f()
+}
+
+// write is read for a write through a lease's fence (DB.tx).
+func (d *Memory) write(ctx context.Context, f func() error) error {
+	return d.read(ctx, func() error {
+		if d.fence != nil {
+			if err := d.fence.check(); err != nil {
+				return err
+			}
+		}
+		return f()
+	})
+}
+
+func (m *memData) byID(id int64) *memStudy {
+	i := sort.Search(len(m.studies), func(i int) bool { return m.studies[i].row.ID >= id })
+	if i < len(m.studies) && m.studies[i].row.ID == id {
+		return m.studies[i]
+	}
+	return nil
+}
+
+func (m *memData) byName(name string) *memStudy {
+	for _, s := range m.studies {
+		if s.row.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func cloneRaw(b json.RawMessage) json.RawMessage {
+	if b == nil {
+		return nil
+	}
+	return append(json.RawMessage{}, b...)
+}
+
+func unixTime(n int64) time.Time { return time.Unix(0, n) }
+
+// CreateStudy is DB.CreateStudy.
+func (d *Memory) CreateStudy(ctx context.Context, s *Study) error {
+	if s.Name == "" {
+		return fmt.Errorf("create study: empty name")
+	}
+	if !json.Valid(s.Space) || !json.Valid(s.Settings) {
+		return fmt.Errorf("create study %q: space and settings must be JSON", s.Name)
+	}
+	now := time.Now()
+	err := d.write(ctx, func() error {
+		if d.m.byName(s.Name) != nil {
+			return fmt.Errorf("study %q %w in %s", s.Name, ErrExists, MemoryPath)
+		}
+		d.m.lastID++
+		s.ID = d.m.lastID
+		row := *s
+		row.Space, row.Settings = cloneRaw(s.Space), cloneRaw(s.Settings)
+		row.CreatedAt, row.UpdatedAt = unixTime(now.UnixNano()), unixTime(now.UnixNano())
+		d.m.studies = append(d.m.studies, &memStudy{row: row, trials: map[int]*memTrial{}, iters: map[int]*Iteration{}})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("create study: %w", err)
+	}
+	s.CreatedAt, s.UpdatedAt = now, now
+	return nil
+}
+
+// Study is DB.Study.
+func (d *Memory) Study(ctx context.Context, name string) (*Study, error) {
+	var out *Study
+	err := d.read(ctx, func() error {
+		s := d.m.byName(name)
+		if s == nil {
+			return fmt.Errorf("study %q %w in %s (studies: %v)", name, ErrNotFound, MemoryPath, d.m.names())
+		}
+		row := s.row
+		row.Space, row.Settings = cloneRaw(s.row.Space), cloneRaw(s.row.Settings)
+		out = &row
+		return nil
+	})
+	return out, err
+}
+
+func (m *memData) names() []string {
+	var names []string
+	for _, s := range m.studies {
+		names = append(names, s.row.Name)
+	}
+	return names
+}
+
+// StudyNames is DB.StudyNames.
+func (d *Memory) StudyNames(ctx context.Context) ([]string, error) {
+	var names []string
+	err := d.read(ctx, func() error { names = d.m.names(); return nil })
+	return names, err
+}
+
+// UpdateSettings is DB.UpdateSettings.
+func (d *Memory) UpdateSettings(ctx context.Context, studyID int64, settings json.RawMessage) error {
+	if !json.Valid(settings) {
+		return fmt.Errorf("update settings: not JSON")
+	}
+	return d.write(ctx, func() error {
+		s := d.m.byID(studyID)
+		if s == nil {
+			return fmt.Errorf("update settings: study %d %w", studyID, ErrNotFound)
+		}
+		s.row.Settings, s.row.UpdatedAt = cloneRaw(settings), unixTime(time.Now().UnixNano())
+		return nil
+	})
+}
+
+// study returns the study of studyID for a write (the database's foreign
+// key refuses an unknown one).
+func (m *memData) study(studyID int64) (*memStudy, error) {
+	if s := m.byID(studyID); s != nil {
+		return s, nil
+	}
+	return nil, fmt.Errorf("study %d %w", studyID, ErrNotFound)
+}
+
+// AddBatch is DB.AddBatch.
+func (d *Memory) AddBatch(ctx context.Context, studyID int64, it Iteration, trials []Trial) error {
+	now := time.Now()
+	err := d.write(ctx, func() error {
+		s, err := d.m.study(studyID)
+		if err != nil {
+			return err
+		}
+		rows := make([]*memTrial, len(trials))
+		ids, slots := map[int]bool{}, map[[2]int]bool{}
+		for i := range trials {
+			t := &trials[i]
+			if t.Status == "" {
+				t.Status = Pending
+			}
+			if t.Status.Done() {
+				return fmt.Errorf("trial %d: new trials must be pending or running", t.ID)
+			}
+			x, err := encodeFloats(t.X)
+			if err != nil {
+				return fmt.Errorf("trial %d: x: %w", t.ID, err)
+			}
+			u, err := encodeFloats(t.U)
+			if err != nil {
+				return fmt.Errorf("trial %d: u: %w", t.ID, err)
+			}
+			t.CreatedAt = now
+			slot := [2]int{t.Iteration, t.Index}
+			if s.trials[t.ID] != nil || ids[t.ID] || slots[slot] || s.hasSlot(slot) {
+				return fmt.Errorf("trial %d: %w: the ID or (iteration, index) is taken", t.ID, ErrConflict)
+			}
+			ids[t.ID], slots[slot] = true, true
+			rows[i] = &memTrial{id: t.ID, iteration: t.Iteration, index: t.Index, x: x, u: u,
+				status: t.Status, created: now.UnixNano()}
+		}
+		if s.iters[it.Iteration] == nil {
+			s.iters[it.Iteration] = &Iteration{Iteration: it.Iteration, Model: cloneRaw(it.Model),
+				FitSeconds: it.FitSeconds, ProposeSeconds: it.ProposeSeconds, Record: cloneRaw(it.Record)}
+		}
+		for _, r := range rows {
+			s.trials[r.id] = r
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("add batch: %w", err)
+	}
+	return nil
+}
+
+func (s *memStudy) hasSlot(slot [2]int) bool {
+	for _, t := range s.trials {
+		if t.iteration == slot[0] && t.index == slot[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// inFlight returns trial id when it is pending or running (DB's oneRow).
+func (s *memStudy) inFlight(id int) (*memTrial, error) {
+	t := s.trials[id]
+	if t == nil || t.status.Done() {
+		return nil, fmt.Errorf("trial %d is not in flight (unknown or already finished): %w", id, ErrConflict)
+	}
+	return t, nil
+}
+
+// StartTrial is DB.StartTrial.
+func (d *Memory) StartTrial(ctx context.Context, studyID int64, id, attempts int, at time.Time) error {
+	err := d.write(ctx, func() error {
+		s, err := d.m.study(studyID)
+		if err != nil {
+			return err
+		}
+		t, err := s.inFlight(id)
+		if err != nil {
+			return err
+		}
+		t.status, t.attempts, t.started = Running, attempts, at.UnixNano()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("start trial %d: %w", id, err)
+	}
+	return nil
+}
+
+// outcome checks a final outcome as DB does and returns its stored value
+// (nil for a failure) and meta ("" for none).
+func outcome(what string, t *Trial) (value *float64, meta string, err error) {
+	if !t.Status.Done() {
+		return nil, "", fmt.Errorf("%s trial %d: status %q is not final", what, t.ID, t.Status)
+	}
+	if t.Status == Complete {
+		if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) {
+			return nil, "", fmt.Errorf("%s trial %d: value %v is not finite", what, t.ID, t.Value)
+		}
+		v := t.Value
+		value = &v
+	}
+	if len(t.Meta) > 0 {
+		b, err := json.Marshal(t.Meta)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s trial %d: meta: %w", what, t.ID, err)
+		}
+		meta = string(b)
+	}
+	return value, meta, nil
+}
+
+func deref(v *float64) float64 {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
+// FinishTrial is DB.FinishTrial.
+func (d *Memory) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
+	value, meta, err := outcome("finish", t)
+	if err != nil {
+		return err
+	}
+	if t.FinishedAt.IsZero() {
+		t.FinishedAt = time.Now()
+	}
+	err = d.write(ctx, func() error {
+		s, err := d.m.study(studyID)
+		if err != nil {
+			return err
+		}
+		r, err := s.inFlight(t.ID)
+		if err != nil {
+			return err
+		}
+		r.status, r.value, r.errText, r.attempts = t.Status, deref(value), CleanError(t.Error), t.Attempts
+		if !t.StartedAt.IsZero() {
+			r.started = t.StartedAt.UnixNano()
+		}
+		r.finished, r.evalSeconds, r.meta = t.FinishedAt.UnixNano(), t.EvalSeconds, meta
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("finish trial %d: %w", t.ID, err)
+	}
+	return nil
+}
+
+// SetRecord is DB.SetRecord.
+func (d *Memory) SetRecord(ctx context.Context, studyID int64, iteration int, record json.RawMessage) error {
+	if !json.Valid(record) {
+		return fmt.Errorf("set record: not JSON")
+	}
+	err := d.write(ctx, func() error {
+		s := d.m.byID(studyID)
+		var it *Iteration
+		if s != nil {
+			it = s.iters[iteration]
+		}
+		if it == nil {
+			return fmt.Errorf("iteration %d %w", iteration, ErrNotFound)
+		}
+		it.Record = cloneRaw(record)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("set record: %w", err)
+	}
+	return nil
+}
+
+// trial decodes a stored trial as DB.Trials reads it.
+func (r *memTrial) trial() (Trial, error) {
+	t := Trial{ID: r.id, Iteration: r.iteration, Index: r.index, Status: r.status, Value: r.value,
+		Error: r.errText, Attempts: r.attempts, CreatedAt: unixTime(r.created), EvalSeconds: r.evalSeconds,
+		Worker: r.worker}
+	if r.started != 0 {
+		t.StartedAt = unixTime(r.started)
+	}
+	if r.finished != 0 {
+		t.FinishedAt = unixTime(r.finished)
+	}
+	var err error
+	if t.X, err = decodeFloats(r.x); err != nil {
+		return t, fmt.Errorf("load trial %d: x: %w", t.ID, err)
+	}
+	if t.U, err = decodeFloats(r.u); err != nil {
+		return t, fmt.Errorf("load trial %d: u: %w", t.ID, err)
+	}
+	if r.meta != "" {
+		if err := json.Unmarshal([]byte(r.meta), &t.Meta); err != nil {
+			return t, fmt.Errorf("load trial %d: meta: %w", t.ID, err)
+		}
+	}
+	return t, nil
+}
+
+// sortedTrials returns the study's trial rows ordered by ID.
+func (s *memStudy) sortedTrials() []*memTrial {
+	out := make([]*memTrial, 0, len(s.trials))
+	for _, t := range s.trials {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// Trials is DB.Trials.
+func (d *Memory) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
+	var out []Trial
+	err := d.read(ctx, func() error {
+		s := d.m.byID(studyID)
+		if s == nil {
+			return nil
+		}
+		for _, r := range s.sortedTrials() {
+			t, err := r.trial()
+			if err != nil {
+				return err
+			}
+			out = append(out, t)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Iterations is DB.Iterations.
+func (d *Memory) Iterations(ctx context.Context, studyID int64) ([]Iteration, error) {
+	var out []Iteration
+	err := d.read(ctx, func() error {
+		s := d.m.byID(studyID)
+		if s == nil {
+			return nil
+		}
+		for _, it := range s.iters {
+			c := *it
+			c.Model, c.Record = cloneRaw(it.Model), cloneRaw(it.Record)
+			out = append(out, c)
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Iteration < out[j].Iteration })
+		return nil
+	})
+	return out, err
+}
+
+// Attempts is DB.Attempts.
+func (d *Memory) Attempts(ctx context.Context, studyID int64) ([]Attempt, error) {
+	var out []Attempt
+	err := d.read(ctx, func() error {
+		if s := d.m.byID(studyID); s != nil {
+			out = append(out, s.attempts...)
+		}
+		return nil
+	})
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].At.Equal(out[j].At) {
+			return out[i].At.Before(out[j].At)
+		}
+		return out[i].Trial < out[j].Trial
+	})
+	for i := range out {
+		if v := out[i].Value; v != nil {
+			c := *v
+			out[i].Value = &c
+		}
+	}
+	return out, err
+}
+
+// Activity is DB.Activity.
+func (d *Memory) Activity(ctx context.Context, studyID int64) (Activity, error) {
+	var a Activity
+	err := d.read(ctx, func() error {
+		s := d.m.byID(studyID)
+		if s == nil {
+			a.LastChange = unixTime(0)
+			return nil
+		}
+		last := s.row.CreatedAt.UnixNano()
+		for _, t := range s.trials {
+			a.Trials++
+			a.Attempts += t.attempts
+			switch t.status {
+			case Pending:
+				a.Pending++
+			case Running:
+				a.Running++
+			case Complete:
+				a.Complete++
+				if a.MaxValue == nil {
+					maxV, minV := t.value, t.value
+					a.MaxValue, a.MinValue = &maxV, &minV
+				}
+				*a.MaxValue, *a.MinValue = max(*a.MaxValue, t.value), min(*a.MinValue, t.value)
+			case Failed:
+				a.Failed++
+			}
+			last = max(last, t.created, t.started, t.finished)
+		}
+		a.LastChange = unixTime(last)
+		for _, it := range s.iters {
+			a.Iterations++
+			if it.Record != nil {
+				a.Records++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return a, fmt.Errorf("read activity of study %d: %w", studyID, err)
+	}
+	return a, nil
+}
+
+// LatestRecord is DB.LatestRecord.
+func (d *Memory) LatestRecord(ctx context.Context, studyID int64) ([]byte, error) {
+	var rec []byte
+	err := d.read(ctx, func() error {
+		s := d.m.byID(studyID)
+		if s == nil {
+			return nil
+		}
+		latest := -1
+		for n, it := range s.iters {
+			if it.Record != nil && n > latest {
+				latest = n
+			}
+		}
+		if latest >= 0 {
+			rec = append([]byte{}, s.iters[latest].Record...)
+		}
+		return nil
+	})
+	return rec, err
+}
