@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -34,20 +36,60 @@ func graceContext(ctx context.Context, grace time.Duration) (context.Context, fu
 	return ectx, func() { close(done); cancel(context.Canceled) }
 }
 
-// evaluate runs the batch on Options.Parallel workers. Only storage errors
-// are returned; evaluation errors become failed trials.
+// pool is the evaluation pool: it runs trials Parallel at a time, each
+// attempt under the evaluation limit, with a panic, an error or a NaN/Inf
+// value contained as a failed attempt, and failed attempts retried with
+// exponential backoff. What it records goes through a recorder: the study
+// itself for Run, the trial queue for a worker.
+type pool struct {
+	parallel int
+	timeout  time.Duration // per attempt (Options.EvalTimeout; 0: none)
+	retries  int
+	backoff  time.Duration
+	log      zerolog.Logger
+}
+
+// recorder stores the progress of evaluations.
+type recorder interface {
+	// start marks trial id running its attempt-th attempt.
+	start(id, attempt int, at time.Time) error
+	// finish records the trial's outcome.
+	finish(ctx context.Context, id int, r sdk.Result, evalErr error, st evalStats) error
+}
+
+// newPool is the evaluation pool of a study with normalized options o.
+func newPool(o Options, log zerolog.Logger) pool {
+	return pool{parallel: o.Parallel, timeout: o.EvalTimeout, retries: o.Retries, backoff: o.RetryBackoff, log: log}
+}
+
+// valueError is the one rule for what counts as a failure: an error, or a
+// value that is NaN or infinite (it would poison the GP).
+func valueError(r sdk.Result, err error) error {
+	if err == nil && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
+		return fmt.Errorf("objective returned %v", r.Value)
+	}
+	return err
+}
+
+// evaluate runs the study's batch in its evaluation pool.
 func (s *Study) evaluate(ctx, evalCtx context.Context, obj sdk.Objective, batch []Trial) error {
+	return newPool(s.opts, s.log).evaluate(ctx, evalCtx, obj, batch, s)
+}
+
+// evaluate runs the batch on p.parallel workers. Only storage errors
+// are returned; evaluation errors become failed trials.
+func (p pool) evaluate(ctx, evalCtx context.Context, obj sdk.Objective, batch []Trial, rec recorder) error {
 	jobs := make(chan Trial)
 	var wg sync.WaitGroup
 	var errMu sync.Mutex
 	var firstErr error
-	workers := min(s.opts.Parallel, len(batch))
+	workers := min(p.parallel, len(batch))
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for t := range jobs {
-				if err := s.evalTrial(ctx, evalCtx, obj, t); err != nil {
+				if err := p.evalTrial(ctx, evalCtx, obj, t, rec); err != nil {
 					errMu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -89,14 +131,14 @@ func neighbourFault(err error) bool {
 
 // evalTrial evaluates one trial with retries and records the outcome; a
 // trial abandoned because of cancellation stays in flight.
-func (s *Study) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial) error {
+func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial, rec recorder) error {
 	reruns := 0
 	for attempt := 1; ; attempt++ {
 		started := time.Now()
-		if err := s.start(t.ID, attempt, started); err != nil {
+		if err := rec.start(t.ID, attempt, started); err != nil {
 			return err
 		}
-		r, err := s.call(evalCtx, obj, t.X)
+		r, err := p.call(evalCtx, obj, t.X)
 		secs := time.Since(started).Seconds()
 		if evalCtx.Err() != nil {
 			return nil // abandoned: re-run on resume
@@ -106,28 +148,26 @@ func (s *Study) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Tri
 				return nil // shutting down: re-run on resume
 			}
 			reruns++
-			s.log.Info().Int("trial", t.ID).Int("attempt", attempt).Err(err).Msg("evaluation stopped by another evaluation's fault; re-running it (not counted as an attempt)")
+			p.log.Info().Int("trial", t.ID).Int("attempt", attempt).Err(err).Msg("evaluation stopped by another evaluation's fault; re-running it (not counted as an attempt)")
 			attempt-- // the same attempt again
 			continue
 		}
-		if err == nil && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
-			err = fmt.Errorf("objective returned %v", r.Value)
-		}
-		if err == nil || attempt > s.opts.Retries {
+		err = valueError(r, err)
+		if err == nil || attempt > p.retries {
 			if err != nil {
-				s.log.Warn().Int("trial", t.ID).Int("attempts", attempt).Err(err).Msg("evaluation failed")
+				p.log.Warn().Int("trial", t.ID).Int("attempts", attempt).Err(err).Msg("evaluation failed")
 			}
 			// Recorded even when ctx is cancelled meanwhile (during the grace).
-			return s.finish(context.WithoutCancel(ctx), t.ID, r, err, evalStats{attempts: attempt, started: started, seconds: secs})
+			return rec.finish(context.WithoutCancel(ctx), t.ID, r, err, evalStats{attempts: attempt, started: started, seconds: secs})
 		}
 		if ctx.Err() != nil {
 			return nil // shutting down: leave it in flight for resume rather than retry now
 		}
-		wait := s.opts.RetryBackoff << (attempt - 1)
+		wait := p.backoff << (attempt - 1)
 		if wait > 30*time.Second || wait <= 0 {
 			wait = 30 * time.Second
 		}
-		s.log.Warn().Int("trial", t.ID).Int("attempt", attempt).Dur("backoff", wait).Err(err).Msg("evaluation failed; retrying")
+		p.log.Warn().Int("trial", t.ID).Int("attempt", attempt).Dur("backoff", wait).Err(err).Msg("evaluation failed; retrying")
 		timer := time.NewTimer(wait)
 		select {
 		case <-timer.C:
@@ -142,8 +182,8 @@ func (s *Study) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Tri
 // returns when the objective does or when the attempt's context ends, so an
 // objective that ignores its context cannot stall the study (its goroutine
 // is left to finish on its own). Panics become errors.
-func (s *Study) call(evalCtx context.Context, obj sdk.Objective, x []float64) (sdk.Result, error) {
-	limit := evalLimit(s.opts.EvalTimeout, obj)
+func (p pool) call(evalCtx context.Context, obj sdk.Objective, x []float64) (sdk.Result, error) {
+	limit := evalLimit(p.timeout, obj)
 	cctx, cancel := evalCtx, context.CancelFunc(func() {})
 	if limit > 0 {
 		cctx, cancel = context.WithTimeout(evalCtx, limit)

@@ -187,21 +187,32 @@ func (s *Study) attach(ctx context.Context, obj sdk.Objective) error {
 	if !s.configured {
 		o := s.opts
 		o.Seed = s.seed
-		if err := configure(ctx, obj, s.info.Name, o); err != nil {
+		if err := attachObjective(ctx, obj, s.name, s.info, o); err != nil {
 			return err
-		}
-		info, err := obj.Info(ctx)
-		if err != nil {
-			return fmt.Errorf("objective info: %w", err)
-		}
-		if err := sameSpace(s.info.Params, info.Params); err != nil {
-			return fmt.Errorf("objective %s does not match study %q: %w", info.Name, s.name, err)
 		}
 	}
 	_, canNoiseFree := NoiseFreeOf(obj)
 	s.mu.Lock()
 	s.refine = refines(s.opts.Recommend, canNoiseFree)
 	s.mu.Unlock()
+	return nil
+}
+
+// attachObjective sends obj the run parameters of study name (normalized
+// options o, seed included) and checks that its space is the study's
+// (info). Configure comes first: the parameters may change the
+// objective's space (a dimension), which must then match the study's.
+func attachObjective(ctx context.Context, obj sdk.Objective, name string, info sdk.Info, o Options) error {
+	if err := configure(ctx, obj, info.Name, o); err != nil {
+		return err
+	}
+	got, err := obj.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("objective info: %w", err)
+	}
+	if err := sameSpace(info.Params, got.Params); err != nil {
+		return fmt.Errorf("objective %s does not match study %q: %w", got.Name, name, err)
+	}
 	return nil
 }
 

@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/tesbo/tesbo/sdk"
@@ -37,9 +36,7 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 		return fmt.Errorf("tell trial %d: %w", id, ErrNotInFlight)
 	}
 	t := s.trials[id]
-	if evalErr == nil && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
-		evalErr = fmt.Errorf("objective returned %v", r.Value)
-	}
+	evalErr = valueError(r, evalErr)
 	if evalErr != nil {
 		t.Status, t.Error, t.Value = store.Failed, store.CleanError(evalErr.Error()), 0
 	} else {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -100,8 +99,10 @@ type worker struct {
 	name     string
 	h        store.Holder
 	o        WorkerOptions
-	ev       *Study // evaluates (no lease, no trials)
-	budget   int    // Init + Iters × Batch evaluations, refreshed (see refreshBudget)
+	pool     pool          // evaluates (one attempt per lease: the queue retries)
+	grace    time.Duration // Options.Grace
+	attempts int           // Options.Retries + 1: a trial's attempts before it fails
+	budget   int           // Init + Iters × Batch evaluations, refreshed (see refreshBudget)
 	design   int
 	lastIter int // last iteration record passed to OnIteration
 	log      zerolog.Logger
@@ -166,7 +167,7 @@ func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 		defer stopHB() // stops the records' poll too, then the last flush
 		go func() { defer close(recDone); w.followRecords(hbCtx) }()
 	}
-	evalCtx, stop := graceContext(ctx, w.ev.opts.Grace)
+	evalCtx, stop := graceContext(ctx, w.grace)
 	defer stop()
 	errs := make(chan error, o.Parallel)
 	for range o.Parallel {
@@ -208,8 +209,7 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	if err := CheckRunAlone(ctx, db, name); err != nil {
 		return nil, err
 	}
-	space, err := NewSpace(info.Params)
-	if err != nil {
+	if _, err := NewSpace(info.Params); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	if opts.Grace == 0 {
@@ -217,15 +217,14 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	}
 	h := store.NewHolder()
 	log := o.Logger.With().Str("study", name).Str("worker", h.Name()).Logger()
-	opts.Logger = log
-	ev := &Study{name: name, info: info, space: space, opts: opts, seed: row.Seed, log: log}
-	ev.design = ev.makeDesign()
-	ev.configured = configured
-	if err := ev.attach(ctx, obj); err != nil {
-		return nil, err
+	if !configured {
+		if err := attachObjective(ctx, obj, name, info, opts); err != nil {
+			return nil, err
+		}
 	}
-	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, ev: ev, log: log, obj: obj,
-		budget: len(ev.design) + opts.Iters*opts.Batch, design: len(ev.design)}
+	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj,
+		pool: newPool(opts, log), grace: opts.Grace, attempts: opts.Retries + 1,
+		budget: opts.Init + opts.Iters*opts.Batch, design: opts.Init}
 	w.prop = proposerRole{w: w}
 	return w, nil
 }
@@ -482,7 +481,7 @@ func (w *worker) maybeReclaim(ctx context.Context) {
 		return
 	}
 	w.lastRec = time.Now()
-	n, err := w.db.ReclaimTrials(ctx, w.id, w.ev.opts.Retries+1)
+	n, err := w.db.ReclaimTrials(ctx, w.id, w.attempts)
 	if err != nil {
 		w.log.Warn().Err(err).Msg("could not reclaim lost workers' trials")
 	} else if n > 0 {
@@ -494,13 +493,11 @@ func (w *worker) maybeReclaim(ctx context.Context) {
 // abandoned because the worker is stopping is left to be reclaimed.
 func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	started := time.Now()
-	r, err := w.ev.call(evalCtx, w.obj, t.X)
+	r, err := w.pool.call(evalCtx, w.obj, t.X)
 	if evalCtx.Err() != nil {
 		return nil
 	}
-	if err == nil && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
-		err = fmt.Errorf("objective returned %v", r.Value)
-	}
+	err = valueError(r, err)
 	t.EvalSeconds, t.StartedAt = time.Since(started).Seconds(), started
 	if err != nil {
 		t.Status, t.Error = store.Failed, store.CleanError(err.Error())
@@ -508,7 +505,7 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	} else {
 		t.Status, t.Value, t.Meta = store.Complete, r.Value, r.Meta
 	}
-	ok, rerr := w.db.ReportTrial(context.WithoutCancel(ctx), w.id, w.h, t, w.ev.opts.Retries+1)
+	ok, rerr := w.db.ReportTrial(context.WithoutCancel(ctx), w.id, w.h, t, w.attempts)
 	if rerr != nil {
 		return rerr
 	}
