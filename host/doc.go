@@ -62,7 +62,7 @@
 // study's lease (store.DB.AcquireLease) before reading its trials, a
 // heartbeat renews it, and Close releases it. A second Study on the same
 // stored study — in another process, or in this one — gets a
-// *store.LeaseHeldError naming the holder's host and PID, having written
+// *LeaseHeldError naming the holder's host and PID, having written
 // and evaluated nothing. The lease of a holder that died is taken over: at
 // once when it ran on this host and its process is gone (kill -9), else
 // when its heartbeat is older than the lease's 30 s TTL. Call Close when

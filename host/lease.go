@@ -54,7 +54,7 @@ func (s *Study) takeLease(ctx context.Context) error {
 	}
 	l, err := s.db.AcquireLease(ctx, s.id, store.NewHolder(), leaseTTL)
 	if err != nil {
-		return err // a *store.LeaseHeldError is complete as it is
+		return publicErr(err) // a *LeaseHeldError is complete as it is
 	}
 	if prev, ok := l.TookOver(); ok {
 		s.log.Warn().Str("holder_host", prev.Host).Int("holder_pid", prev.PID).

@@ -161,7 +161,7 @@ func TestStoredSettingsLegacy(t *testing.T) {
 	if err := db.CreateStudy(ctx, &store.Study{Name: "legacy", Objective: "probe", Acquisition: "tes", Seed: 7, Space: space, Settings: raw}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenStudy(ctx, db, "legacy", Options{})
+	s, err := OpenStudy(ctx, wrap(db), "legacy", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,12 @@ type storedSettings struct {
 
 // StoredSettings returns a stored study's options (defaults filled in; no
 // per-process fields) and its objective's Info, without opening the study.
-func StoredSettings(ctx context.Context, db store.Storage, name string) (Options, sdk.Info, error) {
+func StoredSettings(ctx context.Context, storage *Storage, name string) (Options, sdk.Info, error) {
+	return storedSettingsOf(ctx, storage.store(), name)
+}
+
+// storedSettingsOf is StoredSettings on the store.
+func storedSettingsOf(ctx context.Context, db store.Storage, name string) (Options, sdk.Info, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return Options{}, sdk.Info{}, err

@@ -18,19 +18,6 @@ import (
 	"github.com/tesbo/tesbo/store"
 )
 
-// Trial is one proposed point and, once finished, its outcome: X in native
-// units, U the same point in the unit cube, Status, Value (native units, valid
-// when complete), Error (when failed), attempts and timings.
-type Trial = store.Trial
-
-// Trial states (see store.Status).
-const (
-	Pending  = store.Pending
-	Running  = store.Running
-	Complete = store.Complete
-	Failed   = store.Failed
-)
-
 // ErrNotInFlight is returned by Tell for a trial that is unknown or already
 // finished.
 var ErrNotInFlight = errors.New("trial is not in flight")
@@ -124,7 +111,7 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	}
 	s := &Study{
 		name: o.Name, info: info, space: space, opts: o, seed: o.Seed, proposer: prop,
-		db: o.DB, iters: map[int]*iterInfo{},
+		db: o.DB.store(), iters: map[int]*iterInfo{},
 		refine: refines(o.Recommend, false),
 		log:    o.Logger.With().Str("study", o.Name).Logger(),
 	}
@@ -186,13 +173,19 @@ func checkCardinality(space *Space, o Options) error {
 // iteration budget, stored) and Parallel when positive. A database opened
 // with store.Options.DeferMigration is migrated once the study has been
 // read and checked.
-func OpenStudy(ctx context.Context, db store.Storage, name string, o Options) (*Study, error) {
+func OpenStudy(ctx context.Context, storage *Storage, name string, o Options) (*Study, error) {
+	r, err := openStudy(ctx, storage.store(), name, o)
+	return r, publicErr(err)
+}
+
+// openStudy is OpenStudy on the store.
+func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*Study, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return nil, err
 	}
 	opts := st.Options
-	opts.Name, opts.DB, opts.Seed = name, db, row.Seed
+	opts.Name, opts.DB, opts.Seed = name, &Storage{s: db}, row.Seed
 	opts.Proposer, opts.OnIteration, opts.OnTrial, opts.Logger = o.Proposer, o.OnIteration, o.OnTrial, o.Logger
 	opts.Grace = o.Grace
 	opts = opts.Normalized()
@@ -239,7 +232,7 @@ func OpenStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 			s.Close()
 		}
 	}()
-	if s.trials, err = db.Trials(ctx, row.ID); err != nil {
+	if s.trials, err = loadTrials(ctx, db, row.ID); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	for i, t := range s.trials {
@@ -247,7 +240,7 @@ func OpenStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 			return nil, fmt.Errorf("study %q: trial IDs are not contiguous at %d", name, i)
 		}
 		s.trials[i].Names = space.names
-		if t.Status == store.Complete {
+		if t.Status == Complete {
 			s.version++
 		}
 	}
@@ -388,9 +381,9 @@ func (s *Study) doneLocked() bool {
 func (s *Study) counts() (complete, failed int) {
 	for _, t := range s.trials {
 		switch t.Status {
-		case store.Complete:
+		case Complete:
 			complete++
-		case store.Failed:
+		case Failed:
 			failed++
 		}
 	}

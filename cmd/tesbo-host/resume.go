@@ -12,7 +12,6 @@ import (
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/sdk"
-	"github.com/tesbo/tesbo/store"
 )
 
 type resumeFlags struct {
@@ -75,7 +74,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	defer db.Close()
 	st, info, err := host.StoredSettings(ctx, db, f.study)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, host.ErrNotFound) {
 			return usageError{err}
 		}
 		return usageError{fmt.Errorf("read study %q: %w", f.study, err)}
@@ -83,7 +82,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	// A study workers share (always on PostgreSQL): join them.
 	if live, err := host.LiveWorkers(ctx, db, f.study); err != nil {
 		return err
-	} else if live || store.IsPostgresURL(f.db) {
+	} else if live || host.IsPostgresURL(f.db) {
 		// This worker's slots: --parallel, else the study's own (as in a
 		// single-process resume).
 		par := f.parallel
@@ -103,10 +102,8 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	}
 	// Refuse a study another process is running before starting plugins
 	// (OpenStudy takes the lease, and decides again, atomically).
-	if row, err := db.Study(ctx, f.study); err == nil {
-		if err := db.CheckLease(ctx, row.ID); err != nil {
-			return usageError{err}
-		}
+	if err := db.CheckLease(ctx, f.study); err != nil && !errors.Is(err, host.ErrNotFound) {
+		return usageError{err}
 	}
 	reg, obj, err := openStoredObjective(ctx, &f.common, st, info, log)
 	if err != nil {

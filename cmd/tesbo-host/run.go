@@ -16,13 +16,12 @@ import (
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/sdk"
-	"github.com/tesbo/tesbo/store"
 )
 
 // dbBusyTimeout is how long the CLI waits for another process's lock on
 // the study database before reporting it locked (writers hold it for
 // milliseconds). Once a study runs, its writes retry for much longer
-// (store.Options.BusyRetry's default, 5 min, logged at warn), so that a
+// (host.StorageOptions.BusyRetry's default, 5 min, logged at warn), so that a
 // finished evaluation is not lost to another program holding the lock.
 const dbBusyTimeout = 2 * time.Second
 
@@ -305,7 +304,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer db.Close()
-	pg := store.IsPostgresURL(f.db)
+	pg := host.IsPostgresURL(f.db)
 	if pg {
 		// On PostgreSQL a study is shared by workers: this process is one.
 		if err := host.CheckAsync(f.acq); err != nil {
@@ -313,12 +312,12 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 	wo := host.WorkerOptions{Parallel: f.parallel, Logger: log}
-	if _, err := db.Study(ctx, opts.Name); err == nil {
+	if found, _ := db.HasStudy(ctx, opts.Name); found {
 		if pg {
 			return joinAsWorker(ctx, sig, db, opts.Name, &f.common, wo, true, log)
 		}
 		return usagef("study %q already exists in %s: continue it with 'tesbo-host resume --db %s --study %s' or choose another --study",
-			opts.Name, store.Redact(f.db), shellQuote(store.Redact(f.db)), shellQuote(opts.Name))
+			opts.Name, host.Redact(f.db), shellQuote(host.Redact(f.db)), shellQuote(opts.Name))
 	}
 	opts.DB = db
 	study, err := host.NewStudy(ctx, info, opts)
@@ -363,7 +362,7 @@ func runStudy(ctx context.Context, sig *signals, study *host.Study, obj sdk.Obje
 				n = res.Evaluations
 			}
 			return interruptedError{code: code, err: fmt.Errorf("interrupted (%v) after %d completed evaluations; the study is saved. Resume with: tesbo-host resume --db %s --study %s",
-				context.Cause(ctx), n, shellQuote(store.Redact(dbPath)), shellQuote(study.Name()))}
+				context.Cause(ctx), n, shellQuote(host.Redact(dbPath)), shellQuote(study.Name()))}
 		}
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/store"
 )
 
 type workerFlags struct {
@@ -81,7 +80,7 @@ func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
 // its workers ('worker', and 'run' or 'resume' on a study workers share).
 // With summary (the coordinator: 'run' or 'resume') a complete study ends
 // with the summary table a single-process run prints.
-func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, study string, c *common, o host.WorkerOptions, summary bool, log zerolog.Logger) error {
+func joinAsWorker(ctx context.Context, sig *signals, db *host.Storage, study string, c *common, o host.WorkerOptions, summary bool, log zerolog.Logger) error {
 	st, info, err := host.StoredSettings(ctx, db, study)
 	if err != nil {
 		return usageError{err}
@@ -114,8 +113,7 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, study string,
 	start := time.Now()
 	res, err := host.RunWorker(ctx, db, study, obj, o)
 	if err != nil {
-		var held *store.LeaseHeldError
-		if errors.As(err, &held) {
+		if host.AsLeaseHeld(err) != nil {
 			return err
 		}
 		var alone *host.RunAloneError
@@ -151,7 +149,7 @@ func joinAsWorker(ctx context.Context, sig *signals, db *store.DB, study string,
 
 // runAloneUsage turns host's *RunAloneError into the one-line refusal that
 // points at 'resume' (exit 2); other errors it returns as they are.
-func runAloneUsage(err error, db *store.DB, study string) error {
+func runAloneUsage(err error, db *host.Storage, study string) error {
 	var alone *host.RunAloneError
 	if !errors.As(err, &alone) {
 		return err
