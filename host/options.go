@@ -28,6 +28,12 @@ const (
 	DefaultBackoff  = 500 * time.Millisecond
 )
 
+// DefaultObjectiveInit is the initial design of a study with
+// InitFromObjective whose objective declares none (sdk.Info.InitialDesign
+// 0): an objective of unknown cost and noise gets a design wide enough to
+// fit a GP on.
+const DefaultObjectiveInit = 10
+
 // Recommendation modes (Options.Recommend). Every mode returns a maximizer
 // of the GP posterior mean μ; they differ in where it is sought, which
 // decides what best_value can be without spending evaluations.
@@ -147,6 +153,12 @@ type Options struct {
 	// NoInit makes a zero Init mean no initial design instead of the
 	// default (a positive Init still wins).
 	NoInit bool `json:"no_init,omitempty"`
+	// InitFromObjective makes a zero Init (without NoInit) mean the
+	// design the objective asks for: its sdk.Info.InitialDesign, else
+	// DefaultObjectiveInit, at most the points of an integer space. It is
+	// resolved when the study is made (tesbo-host run without --init):
+	// benchmark functions get the paper's 2 points, everything else 10.
+	InitFromObjective bool `json:"-"`
 	// Seed drives every random choice of the study.
 	Seed uint64 `json:"-"`
 	// Parallel is the number of concurrent evaluations (0 → Batch).
@@ -272,7 +284,7 @@ func (o Options) Normalized() Options {
 	if o.Iters == 0 {
 		o.Iters = DefaultIters
 	}
-	if o.Init == 0 && !o.NoInit {
+	if o.Init == 0 && !o.NoInit && !o.InitFromObjective {
 		o.Init = DefaultInit
 	}
 	if o.Parallel == 0 {
@@ -324,6 +336,11 @@ func (o Options) Stored() Options {
 	o.OnIteration, o.OnTrial, o.Logger = nil, nil, zerolog.Logger{}
 	return o
 }
+
+// Validate reports the first option of o.Normalized() that is out of
+// range or unknown, as NewStudy would refuse it. Studies validate their
+// options once, when they are made (NewStudy, OpenStudy, Start).
+func (o Options) Validate() error { return o.Normalized().validate() }
 
 // validate checks option values (after Normalized).
 func (o Options) validate() error {

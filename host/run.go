@@ -184,17 +184,19 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 // the study's objective. Configure comes first: the parameters may change
 // the objective's space (a dimension), which must then match the study's.
 func (s *Study) attach(ctx context.Context, obj sdk.Objective) error {
-	o := s.opts
-	o.Seed = s.seed
-	if err := ConfigureObjective(ctx, obj, s.info.Name, o); err != nil {
-		return err
-	}
-	info, err := obj.Info(ctx)
-	if err != nil {
-		return fmt.Errorf("objective info: %w", err)
-	}
-	if err := sameSpace(s.info.Params, info.Params); err != nil {
-		return fmt.Errorf("objective %s does not match study %q: %w", info.Name, s.name, err)
+	if !s.configured {
+		o := s.opts
+		o.Seed = s.seed
+		if err := configure(ctx, obj, s.info.Name, o); err != nil {
+			return err
+		}
+		info, err := obj.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("objective info: %w", err)
+		}
+		if err := sameSpace(s.info.Params, info.Params); err != nil {
+			return fmt.Errorf("objective %s does not match study %q: %w", info.Name, s.name, err)
+		}
 	}
 	_, canNoiseFree := NoiseFreeOf(obj)
 	s.mu.Lock()
@@ -226,7 +228,11 @@ func NoiseFreeOf(obj sdk.Objective) (sdk.NoiseFree, bool) {
 // handle reporting SupportsConfigure() == false) must get no Params. Run
 // does this itself; callers use it to check parameters early.
 func ConfigureObjective(ctx context.Context, obj sdk.Objective, name string, o Options) error {
-	o = o.Normalized()
+	return configure(ctx, obj, name, o.Normalized())
+}
+
+// configure is ConfigureObjective for normalized options.
+func configure(ctx context.Context, obj sdk.Objective, name string, o Options) error {
 	params := map[string]string{}
 	for k, v := range o.Params {
 		params[k] = v

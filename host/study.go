@@ -63,6 +63,9 @@ type Study struct {
 	// auto and evaluated → false, as Ask/Tell has no objective) and again
 	// by Run's attach, where auto refines if the objective is noise-free.
 	refine bool
+	// configured: Start has sent the objective its run parameters, so
+	// Run's attach does not send them again (once per plugin process).
+	configured bool
 
 	// fitHook replaces fitModel in benchmarks that measure the host's own
 	// overhead.
@@ -83,7 +86,21 @@ type iterInfo struct {
 // with store.Options.DeferMigration once everything else is checked; see
 // Options for the rest.
 func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
-	o = o.Normalized()
+	s, err := newStudy(info, o.Normalized())
+	if err != nil || o.DB == nil {
+		return s, err
+	}
+	if err := s.create(ctx, o.DB.store()); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newStudy checks normalized options o against the objective's info and
+// builds the study in memory: every refusal of a new study happens here,
+// before anything is written.
+func newStudy(info sdk.Info, o Options) (*Study, error) {
+	o = resolveInit(o, info)
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -111,44 +128,69 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	}
 	s := &Study{
 		name: o.Name, info: info, space: space, opts: o, seed: o.Seed, proposer: prop,
-		db: o.DB.store(), iters: map[int]*iterInfo{},
+		iters:  map[int]*iterInfo{},
 		refine: refines(o.Recommend, false),
 		log:    o.Logger.With().Str("study", o.Name).Logger(),
 	}
 	s.design = s.makeDesign()
-	if s.db != nil {
-		spaceJSON, err := json.Marshal(info.Params)
-		if err != nil {
-			return nil, fmt.Errorf("encode space: %w", err)
-		}
-		settings, err := json.Marshal(storedSettings{Options: o, Info: info})
-		if err != nil {
-			return nil, fmt.Errorf("encode settings: %w", err)
-		}
-		row := &store.Study{Name: o.Name, Objective: info.Name, Acquisition: o.Acquisition, Seed: o.Seed,
-			Space: spaceJSON, Settings: settings}
-		if s.db.MigrationPending() {
-			// Every other input is checked: upgrade a database opened with
-			// store.Options.DeferMigration only once the name is known to be
-			// free too. CreateStudy checks the name again, atomically.
-			if _, err := s.db.Study(ctx, o.Name); err == nil {
-				return nil, fmt.Errorf("create study: study %q %w in %s", o.Name, store.ErrExists, s.db.Path())
-			} else if !errors.Is(err, store.ErrNotFound) {
-				return nil, err
-			}
-			if err := s.db.Migrate(ctx); err != nil {
-				return nil, err
-			}
-		}
-		if err := s.db.CreateStudy(ctx, row); err != nil {
-			return nil, err
-		}
-		s.id = row.ID
-		if err := s.takeLease(ctx); err != nil {
-			return nil, err
+	return s, nil
+}
+
+// resolveInit settles Options.InitFromObjective: a zero Init becomes the
+// objective's declared design (sdk.Info.InitialDesign), else
+// DefaultObjectiveInit, capped at the points of a small integer space.
+func resolveInit(o Options, info sdk.Info) Options {
+	if !o.InitFromObjective {
+		return o
+	}
+	o.InitFromObjective = false
+	if o.Init != 0 || o.NoInit {
+		return o
+	}
+	o.Init = DefaultObjectiveInit
+	if info.InitialDesign > 0 {
+		o.Init = info.InitialDesign
+	}
+	if sp, err := NewSpace(info.Params); err == nil {
+		if n, finite := sp.Cardinality(); finite && float64(o.Init) > n {
+			o.Init = int(n)
 		}
 	}
-	return s, nil
+	return o
+}
+
+// create stores the new study in db under its name and takes its lease.
+func (s *Study) create(ctx context.Context, db store.Storage) error {
+	o, info := s.opts, s.info
+	spaceJSON, err := json.Marshal(info.Params)
+	if err != nil {
+		return fmt.Errorf("encode space: %w", err)
+	}
+	o.DB = &Storage{s: db}
+	settings, err := json.Marshal(storedSettings{Options: o, Info: info})
+	if err != nil {
+		return fmt.Errorf("encode settings: %w", err)
+	}
+	row := &store.Study{Name: o.Name, Objective: info.Name, Acquisition: o.Acquisition, Seed: o.Seed,
+		Space: spaceJSON, Settings: settings}
+	if db.MigrationPending() {
+		// Every other input is checked: upgrade a database opened with
+		// store.Options.DeferMigration only once the name is known to be
+		// free too. CreateStudy checks the name again, atomically.
+		if _, err := db.Study(ctx, o.Name); err == nil {
+			return fmt.Errorf("create study: study %q %w in %s", o.Name, store.ErrExists, db.Path())
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if err := db.Migrate(ctx); err != nil {
+			return err
+		}
+	}
+	if err := db.CreateStudy(ctx, row); err != nil {
+		return err
+	}
+	s.db, s.id, s.opts.DB = db, row.ID, &Storage{s: db}
+	return s.takeLease(ctx)
 }
 
 // checkCardinality refuses batches (and initial designs) larger than an

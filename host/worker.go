@@ -121,12 +121,13 @@ type worker struct {
 // *LeaseHeldError. Cancelling ctx stops taking trials; evaluations
 // under way get Options.Grace to finish, then go back to the queue.
 func RunWorker(ctx context.Context, storage *Storage, name string, obj sdk.Objective, o WorkerOptions) (*WorkerResult, error) {
-	r, err := runWorker(ctx, storage.store(), name, obj, o)
+	r, err := runWorker(ctx, storage.store(), name, obj, o, false)
 	return r, publicErr(err)
 }
 
-// runWorker is RunWorker on the store.
-func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objective, o WorkerOptions) (*WorkerResult, error) {
+// runWorker is RunWorker for an objective that Start may already have
+// configured with the study's parameters (configured: not again).
+func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objective, o WorkerOptions, configured bool) (*WorkerResult, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = 1
 	}
@@ -139,7 +140,7 @@ func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	if o.Poll <= 0 {
 		o.Poll = DefaultWorkerPoll
 	}
-	w, err := newWorker(ctx, db, name, obj, o)
+	w, err := newWorker(ctx, db, name, obj, o, configured)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +188,7 @@ func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	return &res, first
 }
 
-func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objective, o WorkerOptions) (*worker, error) {
+func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objective, o WorkerOptions, configured bool) (*worker, error) {
 	opts, info, err := storedSettingsOf(ctx, db, name)
 	if err != nil {
 		return nil, err
@@ -220,6 +221,7 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	opts.Logger = log
 	ev := &Study{name: name, info: info, space: space, opts: opts, seed: row.Seed, log: log}
 	ev.design = ev.makeDesign()
+	ev.configured = configured
 	if err := ev.attach(ctx, obj); err != nil {
 		return nil, err
 	}

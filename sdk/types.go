@@ -84,6 +84,12 @@ type Info struct {
 	Params   []Param
 	Minimize bool     // the host negates; records keep native values
 	Optimum  *float64 // known optimum f* in native units (benchmarks), else nil
+	// InitialDesign is the size of the initial design the objective asks
+	// for when the study sets none (tesbo-host run without --init). 0
+	// leaves it to the host, which starts an objective of unknown cost and
+	// noise with host.DefaultObjectiveInit (10) points. Cheap benchmark
+	// functions declare 2, the TES paper's §5 design.
+	InitialDesign int `json:",omitempty"`
 }
 
 // Dim returns the number of parameters, the length of x in Evaluate.

@@ -72,74 +72,41 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 		return err
 	}
 	defer db.Close()
-	st, info, err := host.StoredSettings(ctx, db, f.study)
-	if err != nil {
-		if errors.Is(err, host.ErrNotFound) {
-			return usageError{err}
-		}
-		return usageError{fmt.Errorf("read study %q: %w", f.study, err)}
-	}
-	// A study workers share (always on PostgreSQL): join them.
-	if live, err := host.LiveWorkers(ctx, db, f.study); err != nil {
-		return err
-	} else if live || host.IsPostgresURL(f.db) {
-		// This worker's slots: --parallel, else the study's own (as in a
-		// single-process resume).
-		par := f.parallel
-		if par == 0 {
-			par = max(st.Parallel, 1)
-		}
-		if par > host.MaxParallel {
-			return usagef("bad --parallel %d: must be between 1 and %d", par, host.MaxParallel)
-		}
-		if f.iters > 0 {
-			// The budget is global: raise it for every worker.
-			if err := host.SetWorkerBudget(ctx, db, f.study, f.iters); err != nil {
-				return usageError{err}
-			}
-		}
-		return joinAsWorker(ctx, sig, db, f.study, &f.common, host.WorkerOptions{Parallel: par, Logger: log}, true, log)
-	}
-	// Refuse a study another process is running before starting plugins
-	// (OpenStudy takes the lease, and decides again, atomically).
-	if err := db.CheckLease(ctx, f.study); err != nil && !errors.Is(err, host.ErrNotFound) {
-		return usageError{err}
-	}
-	reg, obj, err := openStoredObjective(ctx, &f.common, st, info, log)
-	if err != nil {
-		return err
-	}
-	defer reg.Close()
-	proposer, err := resolveAcq(ctx, reg, st.Acquisition)
-	if err != nil {
-		return err
-	}
-	study, err := host.OpenStudy(ctx, db, f.study, host.Options{Proposer: proposer, Iters: f.iters, Parallel: f.parallel, Logger: log})
+	stored := storedPlugins{c: &f.common, log: log}
+	defer stored.close()
+	var out *output
+	o, err := host.Resume(ctx, db, f.study, host.ResumeOptions{
+		Iters: f.iters, Parallel: f.parallel, Shared: host.IsPostgresURL(f.db),
+		Worker: workerOptions(&f.common, 0, 0, log),
+		Load:   stored.load,
+		OnStudy: func(s *host.Study) {
+			out = newOutput(s, f.json, log)
+			s.SetCallbacks(out.onIteration, out.onTrial)
+		},
+		Summarize: !f.json,
+	})
 	var be *host.BudgetError
-	if errors.As(err, &be) {
+	var pe *host.ParallelError
+	switch {
+	case errors.As(err, &be):
 		return usagef("--iters is the new total of BO iterations, and study %q has already run %d, more than %d: pass --iters %d to run %d more",
 			f.study, be.Done, be.Iters, be.Done+be.Iters, be.Iters)
-	}
-	if err != nil {
-		return usageError{err}
-	}
-	defer study.Close() // releases the study's lease
-	// A study whose last record is missing is not complete: Run makes it.
-	if study.Done() && study.Recorded() {
+	case errors.As(err, &pe):
+		return usagef("bad --parallel %d: must be between 1 and %d", pe.Parallel, host.MaxParallel)
+	case o != nil && o.Complete:
+		if err != nil {
+			return err
+		}
+		study := o.Study
 		fmt.Fprintf(os.Stderr, "tesbo-host: study %q is already complete: it has run all %d BO iterations of its budget; --iters sets a new total, e.g. --iters %d runs 10 more\n",
 			f.study, study.Iteration(), study.Iteration()+10)
 		if !f.json {
-			res, err := study.Run(ctx, obj) // no work: builds the summary
-			if err != nil {
-				return err
-			}
-			printSummary(os.Stdout, study, res, f.db, true)
+			printSummary(os.Stdout, study, o.Result, f.db, true)
 		}
 		complete, failed := outcomes(study.Trials())
 		return allFailed(complete, failed, f.db, f.study)
 	}
-	log.Info().Str("study", f.study).Int("trials", len(study.Trials())).Int("in_flight", len(study.InFlight())).Msg("resuming")
-	return runStudy(ctx, sig, study, obj, f.json, f.db, log)
+	return finish(ctx, sig, o, err, out, f.json, f.db, db)
 }
 
 // openStoredObjective opens the plugins directory a stored study was

@@ -2,20 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/sdk"
 )
 
 // dbBusyTimeout is how long the CLI waits for another process's lock on
@@ -231,9 +229,6 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.parallel == 0 {
-		f.parallel = f.batch
-	}
 	ctx, sig := signalContext(cmd.Context())
 	defer sig.stop()
 
@@ -251,125 +246,54 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	// Configure before reading Info: the parameters may change the space
-	// and f* (--param dim=4, a BBOB --param instance=3).
-	cfg := host.Options{Params: params, NoiseVar: f.noiseVar, ZeroNoise: f.noiseVar == 0, Seed: f.seed}
-	if err := host.ConfigureObjective(ctx, obj, f.objective, cfg); err != nil {
-		return usageError{err}
-	}
-	info, err := obj.Info(ctx)
-	if err != nil {
-		return fmt.Errorf("objective %s: info: %w", f.objective, err)
-	}
-	init := f.init
-	if !f.initSet {
-		init = 10
-		if strings.HasPrefix(f.objective, "synthetic/") {
-			init = host.DefaultInit
-		}
-		// A small integer space caps the default design.
-		if sp, err := host.NewSpace(info.Params); err == nil {
-			if n, finite := sp.Cardinality(); finite && float64(init) > n {
-				init = int(n)
-			}
-		}
-	}
 	absDir, _ := filepath.Abs(dir)
-	opts := host.Options{
-		Name: f.study, Acquisition: f.acq, Proposer: proposer,
-		AcqOptions: acq.Options{Trusted: f.trusted},
-		Batch:      f.batch, AutoBatch: f.autoBatch, BatchGain: gainRule(f.minGain, f.relGain),
-		Iters: f.iters, Init: init, NoInit: init == 0, Seed: f.seed, Parallel: f.parallel,
-		NoiseVar: f.noiseVar, Params: params, EvalTimeout: f.evalTimeout, Retries: f.retries,
-		Recommend:   f.recommend,
-		GPPrior:     f.gpPrior,
-		Kernel:      f.kernel,
-		Model:       f.model,
-		LocalPoints: f.localPoints,
-		Meta:        map[string]string{metaPlugins: absDir, metaObjective: f.objective},
-		Logger:      log,
-	}
-	if f.noiseVar == 0 {
-		opts.ZeroNoise = true
-	}
-	if opts.Name == "" {
-		opts.Name = host.DefaultStudyName(f.objective, time.Now())
-	}
-	if err := checkStudyOptions(info, opts); err != nil {
-		return err
-	}
-	// Only now, with every input checked, touch the database.
-	db, err := openDB(ctx, sig, f.db, true, log)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	pg := host.IsPostgresURL(f.db)
-	if pg {
-		// On PostgreSQL a study is shared by workers: this process is one.
-		if err := host.CheckAsync(f.acq); err != nil {
-			return usageError{err}
+	var db *host.Storage
+	defer func() {
+		if db != nil {
+			db.Close()
 		}
-	}
-	wo := host.WorkerOptions{Parallel: f.parallel, Logger: log}
-	if found, _ := db.HasStudy(ctx, opts.Name); found {
-		if pg {
-			return joinAsWorker(ctx, sig, db, opts.Name, &f.common, wo, true, log)
-		}
+	}()
+	stored := storedPlugins{c: &f.common, log: log}
+	defer stored.close()
+	var out *output
+	o, err := host.Start(ctx, host.Launch{
+		Options: host.Options{
+			Name: f.study, Acquisition: f.acq, Proposer: proposer,
+			AcqOptions: acq.Options{Trusted: f.trusted},
+			Batch:      f.batch, AutoBatch: f.autoBatch, BatchGain: gainRule(f.minGain, f.relGain),
+			Iters: f.iters, Init: f.init, NoInit: f.initSet && f.init == 0, InitFromObjective: !f.initSet,
+			Seed: f.seed, Parallel: f.parallel,
+			NoiseVar: f.noiseVar, ZeroNoise: f.noiseVar == 0, Params: params,
+			EvalTimeout: f.evalTimeout, Retries: f.retries,
+			Recommend:   f.recommend,
+			GPPrior:     f.gpPrior,
+			Kernel:      f.kernel,
+			Model:       f.model,
+			LocalPoints: f.localPoints,
+			Meta:        map[string]string{metaPlugins: absDir, metaObjective: f.objective},
+			Logger:      log,
+		},
+		Objective: obj, ObjectiveName: f.objective,
+		// Only with every input checked does the database get touched.
+		OpenDB: func(ctx context.Context) (*host.Storage, error) {
+			db, err = openDB(ctx, sig, f.db, true, log)
+			return db, err
+		},
+		Shared: host.IsPostgresURL(f.db),
+		Worker: workerOptions(&f.common, f.parallel, 0, log),
+		Load:   stored.load,
+		OnStudy: func(s *host.Study) {
+			out = newOutput(s, f.json, log)
+			s.SetCallbacks(out.onIteration, out.onTrial)
+		},
+		Summarize: !f.json,
+	})
+	var exists *host.StudyExistsError
+	if errors.As(err, &exists) {
 		return usagef("study %q already exists in %s: continue it with 'tesbo-host resume --db %s --study %s' or choose another --study",
-			opts.Name, host.Redact(f.db), shellQuote(host.Redact(f.db)), shellQuote(opts.Name))
+			exists.Name, host.Redact(f.db), shellQuote(host.Redact(f.db)), shellQuote(exists.Name))
 	}
-	opts.DB = db
-	study, err := host.NewStudy(ctx, info, opts)
-	if err != nil {
-		return usageError{err}
-	}
-	defer study.Close() // releases the study's lease
-	if pg {
-		study.Close()
-		reg.Close()
-		return joinAsWorker(ctx, sig, db, opts.Name, &f.common, wo, true, log)
-	}
-	return runStudy(ctx, sig, study, obj, f.json, f.db, log)
-}
-
-// checkStudyOptions catches what host.NewStudy would refuse, before the
-// database is created.
-func checkStudyOptions(info sdk.Info, o host.Options) error {
-	probe := o
-	probe.DB = nil
-	if _, err := host.NewStudy(context.Background(), info, probe); err != nil {
-		return usageError{err}
-	}
-	return nil
-}
-
-// runStudy runs the study with the CLI's outputs and turns an interruption
-// into a resume hint.
-func runStudy(ctx context.Context, sig *signals, study *host.Study, obj sdk.Objective, jsonOut bool, dbPath string, log zerolog.Logger) error {
-	out := newOutput(study, jsonOut, log)
-	study.SetCallbacks(out.onIteration, out.onTrial)
-	res, err := study.Run(ctx, obj)
-	out.finish()
-	if err != nil {
-		if ctx.Err() != nil {
-			code := exitFailure
-			if sig.sig != nil {
-				code = exitCodeFor(sig.sig)
-			}
-			n := 0
-			if res != nil {
-				n = res.Evaluations
-			}
-			return interruptedError{code: code, err: fmt.Errorf("interrupted (%v) after %d completed evaluations; the study is saved. Resume with: tesbo-host resume --db %s --study %s",
-				context.Cause(ctx), n, shellQuote(host.Redact(dbPath)), shellQuote(study.Name()))}
-		}
-		return err
-	}
-	if !jsonOut {
-		printSummary(os.Stdout, study, res, dbPath, false)
-	}
-	return allFailed(res.Evaluations, res.Failures, dbPath, study.Name())
+	return finish(ctx, sig, o, err, out, f.json, f.db, db)
 }
 
 // shellQuote quotes s for a POSIX shell when needed.

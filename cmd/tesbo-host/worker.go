@@ -73,52 +73,44 @@ func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
 		return err
 	}
 	defer db.Close()
-	return joinAsWorker(ctx, sig, db, f.study, &f.common, host.WorkerOptions{Parallel: f.parallel, LeaseTTL: f.leaseTTL, Logger: log}, false, log)
+	stored := storedPlugins{c: &f.common, log: log}
+	defer stored.close()
+	o, err := host.Join(ctx, db, f.study, host.JoinOptions{Worker: workerOptions(&f.common, f.parallel, f.leaseTTL, log), Load: stored.load})
+	return finish(ctx, sig, o, err, nil, f.json, f.db, db)
 }
 
-// joinAsWorker loads the study's objective and runs this process as one of
-// its workers ('worker', and 'run' or 'resume' on a study workers share).
-// With summary (the coordinator: 'run' or 'resume') a complete study ends
-// with the summary table a single-process run prints.
-func joinAsWorker(ctx context.Context, sig *signals, db *host.Storage, study string, c *common, o host.WorkerOptions, summary bool, log zerolog.Logger) error {
-	st, info, err := host.StoredSettings(ctx, db, study)
-	if err != nil {
-		return usageError{err}
-	}
-	if err := host.CheckAsync(st.Acquisition); err != nil {
-		return usageError{err}
-	}
-	// A study one process ran and that stopped is refused before its
-	// plugin starts (RunWorker would refuse it too).
-	if err := runAloneUsage(host.CheckRunAlone(ctx, db, study), db, study); err != nil {
-		return err
-	}
-	reg, obj, err := openStoredObjective(ctx, c, st, info, log)
-	if err != nil {
-		return err
-	}
-	defer reg.Close()
-	log.Info().Str("study", study).Int("parallel", o.Parallel).Msg("joining the study as a worker")
-	var jsonOut *bufio.Writer
+// workerOptions are the options of this process as a worker: with
+// --json it prints the study's iteration records, which the proposer
+// (any worker) stores.
+func workerOptions(c *common, parallel int, leaseTTL time.Duration, log zerolog.Logger) host.WorkerOptions {
+	o := host.WorkerOptions{Parallel: parallel, LeaseTTL: leaseTTL, Logger: log}
 	if c.json {
-		// The proposer (any worker) stores the records; print them here.
-		jsonOut = bufio.NewWriter(os.Stdout)
+		out := bufio.NewWriter(os.Stdout)
 		o.OnIteration = func(r host.Record) {
 			if b, err := json.Marshal(r); err == nil {
-				jsonOut.Write(append(b, '\n'))
-				jsonOut.Flush()
+				out.Write(append(b, '\n'))
+				out.Flush()
 			}
 		}
 	}
-	start := time.Now()
-	res, err := host.RunWorker(ctx, db, study, obj, o)
+	return o
+}
+
+// finishWorker reports the end of this process's work on a shared study:
+// the summary table a single-process run prints when host made one
+// (o.Study: 'run' and 'resume' without --json), else one line ('worker').
+func finishWorker(ctx context.Context, sig *signals, o *host.Outcome, err error, jsonOut bool, db *host.Storage) error {
+	study := ""
+	if o != nil {
+		study = o.Name
+	}
 	if err != nil {
 		if host.AsLeaseHeld(err) != nil {
 			return err
 		}
 		var alone *host.RunAloneError
 		if errors.As(err, &alone) {
-			return runAloneUsage(err, db, study)
+			return runAloneUsage(err, db, alone.Study)
 		}
 		if ctx.Err() != nil {
 			code := exitFailure
@@ -129,22 +121,18 @@ func joinAsWorker(ctx context.Context, sig *signals, db *host.Storage, study str
 		}
 		return err
 	}
-	if !summary || c.json { // with --json stdout holds only the records
-		if !c.json {
+	res := o.Worker
+	if o.Study == nil {
+		if !jsonOut { // with --json stdout holds only the records
 			fmt.Fprintf(os.Stdout, "study %s complete: this worker evaluated %d trials, proposed %d points (%d late reports). List them with: tesbo-host trials --db %s --study %s\n",
 				study, res.Evaluated, res.Proposed, res.Late, shellQuote(db.Path()), shellQuote(study))
 		}
 		return workersAllFailed(ctx, db, study)
 	}
-	view, sum, err := host.WorkerSummary(ctx, db, study, obj)
-	if err != nil {
-		return fmt.Errorf("summarize study %q: %w", study, err)
-	}
-	sum.Elapsed = time.Since(start)
-	printSummary(os.Stdout, view, sum, db.Path(), false)
+	printSummary(os.Stdout, o.Study, o.Result, db.Path(), false)
 	fmt.Fprintf(os.Stdout, "this process evaluated %d trials and proposed %d points (%d late reports); list them all with: tesbo-host trials --db %s --study %s\n",
 		res.Evaluated, res.Proposed, res.Late, shellQuote(db.Path()), shellQuote(study))
-	return allFailed(sum.Evaluations, sum.Failures, db.Path(), study)
+	return allFailed(o.Result.Evaluations, o.Result.Failures, db.Path(), study)
 }
 
 // runAloneUsage turns host's *RunAloneError into the one-line refusal that

@@ -402,9 +402,12 @@ type ObjectiveInfo struct {
 	Minimize bool                   `protobuf:"varint,3,opt,name=minimize,proto3" json:"minimize,omitempty"`
 	Optimum  *float64               `protobuf:"fixed64,4,opt,name=optimum,proto3,oneof" json:"optimum,omitempty"`
 	// Optional capabilities (sdk.Configurable, sdk.Detailed, sdk.NoiseFree).
-	Configurable  bool `protobuf:"varint,5,opt,name=configurable,proto3" json:"configurable,omitempty"`
-	Detailed      bool `protobuf:"varint,6,opt,name=detailed,proto3" json:"detailed,omitempty"`
-	NoiseFree     bool `protobuf:"varint,7,opt,name=noise_free,json=noiseFree,proto3" json:"noise_free,omitempty"`
+	Configurable bool `protobuf:"varint,5,opt,name=configurable,proto3" json:"configurable,omitempty"`
+	Detailed     bool `protobuf:"varint,6,opt,name=detailed,proto3" json:"detailed,omitempty"`
+	NoiseFree    bool `protobuf:"varint,7,opt,name=noise_free,json=noiseFree,proto3" json:"noise_free,omitempty"`
+	// The initial design size the objective asks for when the study sets
+	// none (sdk.Info.InitialDesign); 0 leaves it to the host.
+	InitialDesign uint32 `protobuf:"varint,8,opt,name=initial_design,json=initialDesign,proto3" json:"initial_design,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -486,6 +489,13 @@ func (x *ObjectiveInfo) GetNoiseFree() bool {
 		return x.NoiseFree
 	}
 	return false
+}
+
+func (x *ObjectiveInfo) GetInitialDesign() uint32 {
+	if x != nil {
+		return x.InitialDesign
+	}
+	return 0
 }
 
 type ConfigureRequest struct {
@@ -1279,7 +1289,7 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x04high\x18\x04 \x01(\x01R\x04high\x12\x18\n" +
 	"\achoices\x18\x05 \x03(\tR\achoices\"+\n" +
 	"\vInfoRequest\x12\x1c\n" +
-	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xf9\x01\n" +
+	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xa0\x02\n" +
 	"\rObjectiveInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12.\n" +
 	"\x06params\x18\x02 \x03(\v2\x16.tesbo.plugin.v1.ParamR\x06params\x12\x1a\n" +
@@ -1288,7 +1298,8 @@ const file_tesbo_proto_rawDesc = "" +
 	"\fconfigurable\x18\x05 \x01(\bR\fconfigurable\x12\x1a\n" +
 	"\bdetailed\x18\x06 \x01(\bR\bdetailed\x12\x1d\n" +
 	"\n" +
-	"noise_free\x18\a \x01(\bR\tnoiseFreeB\n" +
+	"noise_free\x18\a \x01(\bR\tnoiseFree\x12%\n" +
+	"\x0einitial_design\x18\b \x01(\rR\rinitialDesignB\n" +
 	"\n" +
 	"\b_optimum\"\xb2\x01\n" +
 	"\x10ConfigureRequest\x12\x1c\n" +

@@ -230,9 +230,14 @@ func (o *Objective) label() string {
 	return Prefix + o.name
 }
 
+// InitialDesign is the initial design every benchmark function asks for
+// (sdk.Info.InitialDesign): the 2 points of the TES paper's §5 ("initialized
+// with 2 data samples"), which the paper reproductions in docs/results use.
+const InitialDesign = 2
+
 // Info describes the configured function: one Float parameter x1…xd per
 // coordinate with the function's native bounds, Minimize false (everything
-// maximizes) and Optimum f*. Before Configure it describes the default
+// maximizes), Optimum f* and InitialDesign. Before Configure it describes the default
 // settings; log10p, which has no default data, reports its two coordinates
 // on [0,1] and no optimum until its data directory is configured.
 func (o *Objective) Info(ctx context.Context) (sdk.Info, error) {
@@ -242,12 +247,12 @@ func (o *Objective) Info(ctx context.Context) (sdk.Info, error) {
 	fn, _, _, err := o.current()
 	if err != nil {
 		if o.name == "log10p" {
-			return sdk.Info{Name: o.label(), Params: params([]float64{0, 0}, []float64{1, 1})}, nil
+			return sdk.Info{Name: o.label(), Params: params([]float64{0, 0}, []float64{1, 1}), InitialDesign: InitialDesign}, nil
 		}
 		return sdk.Info{}, err
 	}
 	opt := fn.Optimum
-	return sdk.Info{Name: o.label(), Params: params(fn.Lower, fn.Upper), Optimum: &opt}, nil
+	return sdk.Info{Name: o.label(), Params: params(fn.Lower, fn.Upper), Optimum: &opt, InitialDesign: InitialDesign}, nil
 }
 
 func params(lo, hi []float64) []sdk.Param {

@@ -1,0 +1,309 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
+)
+
+// The three entry points of a command-line front end: Start (a new
+// study), Resume (a stored one) and Join (a stored one, as one of its
+// workers). Each takes options already parsed, decides the defaults and
+// the mode (one process, or a worker of a study shared on PostgreSQL),
+// checks every input before anything is written, and sends the objective
+// its run parameters once.
+
+// InputError is a refusal caused by the caller's input: an option, a run
+// parameter, a study name, or a stored study's state that refuses the
+// command. tesbo-host reports it in one line and exits with status 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// inputError wraps a non-nil err in an *InputError.
+func inputError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &InputError{Err: err}
+}
+
+// StudyExistsError is Start's refusal of a study name a database not
+// shared by workers already holds: continue it with Resume instead.
+type StudyExistsError struct{ Name string }
+
+func (e *StudyExistsError) Error() string {
+	return fmt.Sprintf("study %q already exists", e.Name)
+}
+
+// ParallelError is Resume's refusal of more concurrent evaluations than
+// MaxParallel for a worker of a shared study.
+type ParallelError struct{ Parallel int }
+
+func (e *ParallelError) Error() string {
+	return fmt.Sprintf("%d concurrent evaluations exceed the limit of %d (MaxParallel)", e.Parallel, MaxParallel)
+}
+
+// Loader loads the objective of a stored study (settings st, objective
+// info) and, for an acquisition that is not built in, its proposer (nil
+// otherwise). Resume and Join call it only once the study is known to be
+// one this process may continue, so a refused command starts no plugin.
+type Loader func(ctx context.Context, st Options, info sdk.Info) (sdk.Objective, acq.Proposer, error)
+
+// Outcome is what Start, Resume and Join did.
+type Outcome struct {
+	// Name is the study's name.
+	Name string
+	// Study is the study this process ran alone, or with Summarize the
+	// summary view of a study its workers share.
+	Study *Study
+	// Result is the Run's result, or with Summarize the shared study's
+	// summary (Elapsed: this worker's time).
+	Result *Result
+	// Worker is set when this process worked as one of the study's
+	// workers.
+	Worker *WorkerResult
+	// Complete: Resume found the study already complete and ran nothing
+	// (Result, with Summarize, summarizes it).
+	Complete bool
+}
+
+// Launch is a new study as Start makes it.
+type Launch struct {
+	// Options are the study's; Init 0 with InitFromObjective takes the
+	// objective's declared design, Name "" a DefaultStudyName made from
+	// ObjectiveName.
+	Options
+	// Objective is evaluated; Start sends it Options.Params, the noise
+	// variance and the seed (sdk.Configurable), once.
+	Objective sdk.Objective
+	// ObjectiveName is the objective's name as the caller loaded it (it
+	// may differ from its Info's); "" means the Info's.
+	ObjectiveName string
+	// OpenDB opens the study database. Start calls it once every input is
+	// checked, so that a refused study creates no database file.
+	OpenDB func(ctx context.Context) (*Storage, error)
+	// Shared: the database is shared by workers (PostgreSQL). The study
+	// is then run by this process as one of its workers (Worker), and a
+	// study of that name that exists already is joined (loaded by Load)
+	// rather than refused.
+	Shared bool
+	Worker WorkerOptions
+	Load   Loader
+	// OnStudy is called with the study before this process runs it alone
+	// (to attach progress output).
+	OnStudy func(*Study)
+	// Summarize: as a worker, end with the summary of the shared study.
+	Summarize bool
+}
+
+// Start makes a new study and runs it: alone, or on a shared database as
+// one of its workers. The options are normalized and validated once, the
+// objective configured once, and the database opened only when all of
+// them are accepted.
+func Start(ctx context.Context, l Launch) (*Outcome, error) {
+	o := l.Options.Normalized()
+	name := l.ObjectiveName
+	if err := configure(ctx, l.Objective, name, o); err != nil {
+		return nil, inputError(err)
+	}
+	// Configure first: the parameters may change the space and f*.
+	info, err := l.Objective.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("objective %s: info: %w", name, err)
+	}
+	if name == "" {
+		name = info.Name
+	}
+	if o.Name == "" {
+		o.Name = DefaultStudyName(name, time.Now())
+	}
+	s, err := newStudy(info, o)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	db, err := l.OpenDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if l.Shared {
+		if err := CheckAsync(o.Acquisition); err != nil {
+			return nil, inputError(err)
+		}
+	}
+	j := JoinOptions{Worker: l.Worker, Load: l.Load, Summarize: l.Summarize}
+	if j.Worker.Parallel == 0 {
+		j.Worker.Parallel = o.Parallel
+	}
+	if _, err := db.store().Study(ctx, o.Name); err == nil {
+		if l.Shared {
+			return Join(ctx, db, o.Name, j)
+		}
+		return nil, &StudyExistsError{Name: o.Name}
+	}
+	if err := s.create(ctx, db.store()); err != nil {
+		return nil, inputError(err)
+	}
+	if l.Shared {
+		s.Close()
+		return join(ctx, db, o.Name, j, l.Objective, true)
+	}
+	defer s.Close() // releases the study's lease
+	s.configured = true
+	if l.OnStudy != nil {
+		l.OnStudy(s)
+	}
+	res, err := s.Run(ctx, l.Objective)
+	return &Outcome{Name: s.Name(), Study: s, Result: res}, err
+}
+
+// ResumeOptions configure Resume.
+type ResumeOptions struct {
+	// Iters, when positive, is the study's new total of BO iterations;
+	// Parallel, when positive, this process's concurrent evaluations.
+	Iters, Parallel int
+	// Shared: the database is shared by workers (PostgreSQL): the study
+	// is always continued as one of its workers.
+	Shared bool
+	// Worker configures this process as a worker (Parallel is set from
+	// Parallel or the study's).
+	Worker WorkerOptions
+	Load   Loader
+	// OnStudy is called with the study before this process runs it alone.
+	OnStudy func(*Study)
+	// Summarize: end with the study's summary (Outcome.Result).
+	Summarize bool
+}
+
+// Resume continues the stored study name: alone (OpenStudy and Run), or,
+// when workers work on it or the database is shared, as one of its
+// workers. A study another process runs is refused before its objective
+// is loaded; a study already complete is reported (Outcome.Complete)
+// without running anything.
+func Resume(ctx context.Context, db *Storage, name string, r ResumeOptions) (*Outcome, error) {
+	st, info, err := StoredSettings(ctx, db, name)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, inputError(err)
+		}
+		return nil, inputError(fmt.Errorf("read study %q: %w", name, err))
+	}
+	live, err := LiveWorkers(ctx, db, name)
+	if err != nil {
+		return nil, err
+	}
+	if live || r.Shared {
+		// This worker's slots: Parallel, else the study's own.
+		w := r.Worker
+		w.Parallel = r.Parallel
+		if w.Parallel == 0 {
+			w.Parallel = max(st.Parallel, 1)
+		}
+		if w.Parallel > MaxParallel {
+			return nil, &ParallelError{Parallel: w.Parallel}
+		}
+		if r.Iters > 0 {
+			// The budget is global: raise it for every worker.
+			if err := SetWorkerBudget(ctx, db, name, r.Iters); err != nil {
+				return nil, inputError(err)
+			}
+		}
+		return Join(ctx, db, name, JoinOptions{Worker: w, Load: r.Load, Summarize: r.Summarize})
+	}
+	return resumeAlone(ctx, db, name, st, info, r)
+}
+
+// resumeAlone continues a study this process runs on its own.
+func resumeAlone(ctx context.Context, db *Storage, name string, st Options, info sdk.Info, r ResumeOptions) (*Outcome, error) {
+	// Refuse a study another process is running before starting plugins
+	// (OpenStudy takes the lease, and decides again, atomically).
+	if row, err := db.store().Study(ctx, name); err == nil {
+		if err := publicErr(db.store().CheckLease(ctx, row.ID)); err != nil {
+			return nil, inputError(err)
+		}
+	}
+	obj, prop, err := r.Load(ctx, st, info)
+	if err != nil {
+		return nil, err
+	}
+	s, err := OpenStudy(ctx, db, name, Options{Proposer: prop, Iters: r.Iters, Parallel: r.Parallel, Logger: r.Worker.Logger})
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return nil, be
+	}
+	if err != nil {
+		return nil, inputError(err)
+	}
+	defer s.Close() // releases the study's lease
+	// A study whose last record is missing is not complete: Run makes it.
+	if s.Done() && s.Recorded() {
+		out := &Outcome{Name: name, Study: s, Complete: true}
+		if r.Summarize {
+			out.Result, err = s.Run(ctx, obj) // no work: builds the summary
+		}
+		return out, err
+	}
+	s.log.Info().Int("trials", len(s.Trials())).Int("in_flight", len(s.InFlight())).Msg("resuming")
+	if r.OnStudy != nil {
+		r.OnStudy(s)
+	}
+	res, err := s.Run(ctx, obj)
+	return &Outcome{Name: name, Study: s, Result: res}, err
+}
+
+// JoinOptions configure Join.
+type JoinOptions struct {
+	Worker WorkerOptions
+	Load   Loader
+	// Summarize: end with the summary of the shared study
+	// (Outcome.Study and Outcome.Result).
+	Summarize bool
+}
+
+// Join works on the stored study name as one of its workers (RunWorker)
+// until it is complete or ctx ends. A study that cannot run in worker
+// mode (its acquisition, or a single process ran it: *RunAloneError) is
+// refused before its objective is loaded.
+func Join(ctx context.Context, db *Storage, name string, j JoinOptions) (*Outcome, error) {
+	st, info, err := StoredSettings(ctx, db, name)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	if err := CheckAsync(st.Acquisition); err != nil {
+		return nil, inputError(err)
+	}
+	if err := CheckRunAlone(ctx, db, name); err != nil {
+		return nil, err
+	}
+	obj, _, err := j.Load(ctx, st, info)
+	if err != nil {
+		return nil, err
+	}
+	return join(ctx, db, name, j, obj, false)
+}
+
+// join runs this process as a worker of study name with obj, which
+// Start may already have configured (configured: not again).
+func join(ctx context.Context, db *Storage, name string, j JoinOptions, obj sdk.Objective, configured bool) (*Outcome, error) {
+	j.Worker.Logger.Info().Str("study", name).Int("parallel", j.Worker.Parallel).Msg("joining the study as a worker")
+	start := time.Now()
+	res, err := runWorker(ctx, db.store(), name, obj, j.Worker, configured)
+	if res == nil {
+		res = &WorkerResult{}
+	}
+	out := &Outcome{Name: name, Worker: res}
+	if err != nil || !j.Summarize {
+		return out, err
+	}
+	if out.Study, out.Result, err = WorkerSummary(ctx, db, name, obj); err != nil {
+		return out, fmt.Errorf("summarize study %q: %w", name, err)
+	}
+	out.Result.Elapsed = time.Since(start)
+	return out, nil
+}

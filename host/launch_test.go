@@ -1,0 +1,110 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
+)
+
+// configCounter counts the Configure calls its objective gets.
+type configCounter struct {
+	funcObjective
+	n *atomic.Int32
+}
+
+func (c configCounter) Configure(context.Context, map[string]string) error {
+	c.n.Add(1)
+	return nil
+}
+
+func newConfigCounter(info sdk.Info) configCounter {
+	return configCounter{funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) {
+		return -x[0] * x[0], nil
+	}}, new(atomic.Int32)}
+}
+
+// Start sends the objective its run parameters once, whether this process
+// runs the study alone or as a worker of a shared one.
+func TestStartConfiguresOnce(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		dir := t.TempDir()
+		obj := newConfigCounter(unitInfo(1))
+		var db *store.DB
+		o, err := Start(context.Background(), Launch{
+			Options:   Options{Name: "s", Acquisition: "random", Iters: 2, Init: 2},
+			Objective: obj,
+			OpenDB: func(context.Context) (*Storage, error) {
+				var err error
+				db, err = store.Open(filepath.Join(dir, "s.db"), store.Options{Create: true})
+				return wrap(db), err
+			},
+			Shared: shared,
+		})
+		if err != nil {
+			t.Fatalf("shared %v: %v", shared, err)
+		}
+		if got := obj.n.Load(); got != 1 {
+			t.Errorf("shared %v: Configure sent %d times, want once", shared, got)
+		}
+		if shared && (o.Worker == nil || o.Worker.Evaluated != 4) {
+			t.Errorf("shared: worker result %+v, want 4 evaluations", o.Worker)
+		}
+		if !shared && (o.Result == nil || o.Result.Evaluations != 4) {
+			t.Errorf("alone: result %+v, want 4 evaluations", o.Result)
+		}
+		db.Close()
+	}
+}
+
+// A study Start refuses creates no database: every input is checked
+// before OpenDB is called.
+func TestStartRefusesBeforeOpening(t *testing.T) {
+	opened := false
+	_, err := Start(context.Background(), Launch{
+		Options:   Options{Acquisition: "random", Batch: -1},
+		Objective: newConfigCounter(unitInfo(1)),
+		OpenDB: func(context.Context) (*Storage, error) {
+			opened = true
+			return nil, errors.New("opened")
+		},
+	})
+	var in *InputError
+	if !errors.As(err, &in) || opened {
+		t.Fatalf("err %v (opened %v), want an *InputError before opening", err, opened)
+	}
+}
+
+// InitFromObjective takes the design the objective declares, else
+// DefaultObjectiveInit, capped by an integer space; an explicit Init or
+// NoInit wins.
+func TestInitFromObjective(t *testing.T) {
+	grid := sdk.Info{Name: "grid", Params: []sdk.Param{{Name: "a", Kind: sdk.Int, Low: 0, High: 2}, {Name: "b", Kind: sdk.Int, Low: 0, High: 1}}}
+	declared := unitInfo(2)
+	declared.InitialDesign = 2
+	for _, c := range []struct {
+		name string
+		info sdk.Info
+		o    Options
+		want int
+	}{
+		{"declared", declared, Options{InitFromObjective: true}, 2},
+		{"undeclared", unitInfo(2), Options{InitFromObjective: true}, DefaultObjectiveInit},
+		{"integer space", grid, Options{InitFromObjective: true}, 6},
+		{"explicit", declared, Options{InitFromObjective: true, Init: 5}, 5},
+		{"none", declared, Options{InitFromObjective: true, NoInit: true}, 0},
+		{"library default", unitInfo(2), Options{}, DefaultInit},
+	} {
+		s, err := NewStudy(context.Background(), c.info, c.o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := s.Settings().Init; got != c.want {
+			t.Errorf("%s: Init %d, want %d", c.name, got, c.want)
+		}
+	}
+}
