@@ -167,7 +167,7 @@ func (s *Study) create(ctx context.Context, db store.Storage) error {
 		return fmt.Errorf("encode space: %w", err)
 	}
 	o.DB = &Storage{s: db}
-	settings, err := json.Marshal(storedSettings{Options: o, Info: info})
+	settings, err := encodeSettings(o, info)
 	if err != nil {
 		return fmt.Errorf("encode settings: %w", err)
 	}
@@ -322,7 +322,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 		}
 	}
 	if changed {
-		settings, err := json.Marshal(storedSettings{Options: opts, Info: st.Info})
+		settings, err := encodeSettings(opts, st.Info)
 		if err != nil {
 			return nil, err
 		}

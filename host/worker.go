@@ -475,7 +475,7 @@ func setWorkerBudget(ctx context.Context, db store.Storage, name string, iters i
 	if budget := max(design, o.Init) + iters*o.Batch; budget < len(ts) {
 		return fmt.Errorf("study %q has issued %d trials, more than the %d of a budget of %d iterations × batch %d (plus its initial design): the budget is the new total, not a number to add", name, len(ts), budget, iters, o.Batch)
 	}
-	settings, err := json.Marshal(storedSettings{Options: o, Info: st.Info})
+	settings, err := encodeSettings(o, st.Info)
 	if err != nil {
 		return err
 	}
