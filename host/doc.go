@@ -76,6 +76,33 @@
 // be called concurrently with itself; Ask/Tell may be called from several
 // goroutines.
 //
+// # From a command to a stored trial
+//
+// A front end parses its flags into Options and makes one call: Start (a
+// new study), Resume (a stored one) or Join (a stored one, as one of its
+// workers). These decide what a command-line user should not have to: the
+// defaults (an initial design from what the objective declares,
+// sdk.Info.InitialDesign, with InitFromObjective), whether this process
+// runs the study alone or as a worker of a study shared on PostgreSQL, and
+// whether another process holds the study. tesbo-host run walks:
+//
+//  1. its flags fill Options in a Launch (cmd/tesbo-host runNew);
+//  2. Start normalizes the options (once) and sends the objective its run
+//     parameters (Configure, once per plugin process), then reads its Info;
+//  3. newStudy resolves the initial design, validates the options (once),
+//     maps the space and builds the proposer, all without I/O;
+//  4. Launch.OpenDB opens the database, and Study.create stores the study
+//     and takes its lease (Start runs the study alone, or hands it to
+//     the worker loop, runWorker, on a shared database);
+//  5. Study.Run asks (Study.Ask: fit, propose) and Study.issue stores the
+//     batch's trials (store AddBatch: pending);
+//  6. Study.evaluate runs them (timeouts, retries) and Study.finish stores
+//     each outcome (store FinishTrial: complete or failed).
+//
+// Before this walk the command normalized the options four times,
+// validated them three times, built a throw-away Study to check them and
+// sent Configure twice (three times on PostgreSQL), in about 14 hops.
+//
 // Plugin discovery and loading live in the subpackage host/loader; the
 // adapters AcquisitionProposer and SuggesterProposer turn acquisition
 // plugins into Proposers.
