@@ -201,14 +201,14 @@ func toStoreTrial(t Trial) store.Trial {
 	return store.Trial{ID: t.ID, Iteration: t.Iteration, Index: t.Index, X: t.X, U: t.U,
 		Status: store.Status(t.Status), Value: t.Value, Error: t.Error, Attempts: t.Attempts,
 		CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
-		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker, Names: t.Names}
+		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker}
 }
 
 func fromStoreTrial(t store.Trial) Trial {
 	return Trial{ID: t.ID, Iteration: t.Iteration, Index: t.Index, X: t.X, U: t.U,
 		Status: Status(t.Status), Value: t.Value, Error: t.Error, Attempts: t.Attempts,
 		CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
-		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker, Names: t.Names}
+		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker}
 }
 
 func fromStoreTrials(ts []store.Trial) []Trial {
