@@ -49,12 +49,17 @@ func (s *Study) Ask(ctx context.Context, q int) ([]Trial, error) {
 	if q < 0 {
 		return nil, fmt.Errorf("ask: q must be ≥ 0, got %d", q)
 	}
+	// One proposal at a time: iteration t+1 starts from t's fit and the
+	// acquisition's carried state.
+	s.askMu.Lock()
+	defer s.askMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if queued := s.dequeue(q); len(queued) > 0 {
+		s.mu.Unlock()
 		return queued, nil
 	}
 	if issued := s.designIssued(); issued < len(s.design) {
+		defer s.mu.Unlock()
 		rem := len(s.design) - issued
 		if q == 0 || q > rem {
 			q = rem
@@ -65,20 +70,31 @@ func (s *Study) Ask(ctx context.Context, q int) ([]Trial, error) {
 		q = s.opts.Batch
 	}
 	if limit, why := s.opts.batchLimit(); q > limit {
+		s.mu.Unlock()
 		return nil, fmt.Errorf("ask: %d points requested, more than %d, %s", q, limit, why)
 	}
 	if n, finite := s.space.Cardinality(); finite && float64(q) > n {
+		s.mu.Unlock()
 		return nil, fmt.Errorf("ask: %d points requested but the integer space holds only %.0f", q, n)
 	}
 	t := s.lastIter + 1
+	v := s.viewLocked()
+	s.mu.Unlock()
+
+	// Fit and acquisition on the snapshot, no lock held: Tell, Trials and
+	// Recommend go on meanwhile.
 	it := store.Iteration{Iteration: t}
-	X, ms, err := s.propose(ctx, t, q, &it)
+	X, ms, err := v.propose(ctx, t, q, &it)
 	if err != nil {
 		return nil, err
 	}
 	if it.Model, err = json.Marshal(ms); err != nil {
 		return nil, fmt.Errorf("encode model: %w", err)
 	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.adoptFitLocked(v)
 	trials, err := s.issue(ctx, it, s.distinct(X, s.trials, t), 0)
 	if err != nil {
 		return nil, err

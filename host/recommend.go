@@ -31,18 +31,29 @@ type Recommendation struct {
 // exactly as the next Ask would (and Ask then reuses that fit); if fitting
 // fails x̄ is the best observed point.
 func (s *Study) Recommend(ctx context.Context) (*Recommendation, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, err := s.recommendLocked(ctx)
+	rec, err := s.recommendOnView(ctx)
 	if err == nil && rec == nil {
 		return nil, fmt.Errorf("study %q: recommend: %w", s.name, ErrNoEvaluations)
 	}
 	return rec, err
 }
 
-// recommendLocked is Recommend with nil, nil before any evaluation has
-// completed.
-func (s *Study) recommendLocked(ctx context.Context) (*Recommendation, error) {
+// recommendOnView recommends on a view of the study (fit and search with
+// no lock held) and keeps the view's fit for the next Ask.
+func (s *Study) recommendOnView(ctx context.Context) (*Recommendation, error) {
+	s.mu.Lock()
+	v := s.viewLocked()
+	s.mu.Unlock()
+	rec, err := v.recommend(ctx)
+	s.mu.Lock()
+	s.adoptFitLocked(v)
+	s.mu.Unlock()
+	return rec, err
+}
+
+// recommend is Recommend with nil, nil before any evaluation has
+// completed, on a view (viewLocked).
+func (s *Study) recommend(ctx context.Context) (*Recommendation, error) {
 	d := s.space.Dim()
 	ds := s.dataset()
 	if ds.n() == 0 {

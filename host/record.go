@@ -154,8 +154,8 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 		v := b.Value
 		rec.BestObserved, rec.BestObservedX = &v, b.X
 	}
-	rc, err := s.recommendLocked(ctx)
 	s.mu.Unlock()
+	rc, err := s.recommendOnView(ctx)
 	if err != nil {
 		return rec, fmt.Errorf("recommend after iteration %d: %w", it, err)
 	}

@@ -283,17 +283,17 @@ func sameSpace(a, b []sdk.Param) error {
 // result summarizes the study so far.
 func (s *Study) result(start time.Time, last *Record) *Result {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	res := &Result{Study: s.name, Iterations: s.lastIter, Elapsed: time.Since(start)}
 	res.Evaluations, res.Failures = s.counts()
 	res.BestObserved = s.bestObservedLocked()
 	res.StudyTime = s.studyTimeLocked()
 	res.Trials = make([]Trial, len(s.trials))
 	copy(res.Trials, s.trials)
+	s.mu.Unlock()
 	if last != nil {
 		res.BestValue, res.Regret = last.BestValue, last.Regret
 	}
-	if rc, err := s.recommendLocked(context.Background()); err == nil {
+	if rc, err := s.recommendOnView(context.Background()); err == nil {
 		res.Best = rc
 		if res.BestValue == nil && rc != nil {
 			res.BestValue = rc.Value

@@ -29,10 +29,12 @@ const dupTol = 1e-6
 // Study is one optimization: an objective's space, the options, and every
 // trial so far. Drive it with Run (the host evaluates) or with Ask and Tell
 // (the caller evaluates); both produce the same trials for the same seed.
-// A Study is safe for concurrent use; Ask holds the study while it fits and
-// proposes, so Tell calls made meanwhile wait.
+// A Study is safe for concurrent use. Ask fits and proposes on a snapshot
+// of the study with no lock held, so Tell calls made meanwhile go through
+// at once; proposals themselves are made one at a time.
 type Study struct {
-	mu       sync.Mutex
+	mu       sync.Mutex // guards the fields below; never held across a fit or an acquisition (view.go)
+	askMu    sync.Mutex // serializes proposals (Ask)
 	cbMu     sync.Mutex // serializes callbacks
 	name     string
 	info     sdk.Info
