@@ -19,7 +19,7 @@ import (
 )
 
 // newWorkerStudy stores a new branin study in db (not held by anyone).
-func newWorkerStudy(t *testing.T, db *store.DB, name, acqName string, batch, iters int) {
+func newWorkerStudy(t *testing.T, db store.Storage, name, acqName string, batch, iters int) {
 	t.Helper()
 	ctx := context.Background()
 	info, _ := (&branin{}).Info(ctx)
@@ -42,19 +42,20 @@ func openTestDB(t *testing.T, target string) *store.DB {
 }
 
 // Three workers in one process (three holders) evaluate a study's whole
-// budget exactly once each, on SQLite and on PostgreSQL; one worker with
-// one slot gives bitwise the same trials on both.
+// budget exactly once each, on SQLite, PostgreSQL and in memory; one
+// worker with one slot gives bitwise the same trials on all three.
 func TestWorkers(t *testing.T) {
 	pg := testenv.StartPostgres(t)
-	backends := map[string]func() string{
-		"sqlite":   func() string { return filepath.Join(t.TempDir(), "w.db") },
-		"postgres": func() string { return pg.NewDatabase(t) },
+	backends := map[string]func() store.Storage{
+		"sqlite":   func() store.Storage { return openTestDB(t, filepath.Join(t.TempDir(), "w.db")) },
+		"postgres": func() store.Storage { return openTestDB(t, pg.NewDatabase(t)) },
+		"memory":   func() store.Storage { return store.NewMemory() },
 	}
 	single := map[string][]Trial{}
-	for name, target := range backends {
+	for name, open := range backends {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			db := openTestDB(t, target())
+			db := open()
 			newWorkerStudy(t, db, "many", "qei", 3, 5)
 			var wg sync.WaitGroup
 			for range 3 {
@@ -75,21 +76,23 @@ func TestWorkers(t *testing.T) {
 			single[name] = checkComplete(t, db, "one", 3+2*3)
 		})
 	}
-	a, b := single["sqlite"], single["postgres"]
-	if len(a) != len(b) {
-		t.Fatalf("%d vs %d trials", len(a), len(b))
-	}
-	for i := range a {
-		for j := range a[i].X {
-			if math.Float64bits(a[i].X[j]) != math.Float64bits(b[i].X[j]) || math.Float64bits(a[i].Value) != math.Float64bits(b[i].Value) {
-				t.Fatalf("trial %d differs: sqlite %v %v, postgres %v %v", i, a[i].X, a[i].Value, b[i].X, b[i].Value)
+	for _, other := range []string{"postgres", "memory"} {
+		a, b := single["sqlite"], single[other]
+		if len(a) != len(b) {
+			t.Fatalf("%d vs %d trials", len(a), len(b))
+		}
+		for i := range a {
+			for j := range a[i].X {
+				if math.Float64bits(a[i].X[j]) != math.Float64bits(b[i].X[j]) || math.Float64bits(a[i].Value) != math.Float64bits(b[i].Value) {
+					t.Fatalf("trial %d differs: sqlite %v %v, %s %v %v", i, a[i].X, a[i].Value, other, b[i].X, b[i].Value)
+				}
 			}
 		}
 	}
 }
 
 // checkComplete checks that study name has exactly n trials, all complete.
-func checkComplete(t *testing.T, db *store.DB, name string, n int) []Trial {
+func checkComplete(t *testing.T, db store.Storage, name string, n int) []Trial {
 	t.Helper()
 	ctx := context.Background()
 	row, err := db.Study(ctx, name)
