@@ -82,9 +82,6 @@ func (st *Storage) Close() error { return st.s.Close() }
 // without its password, or ":memory:".
 func (st *Storage) Path() string { return st.s.Path() }
 
-// StudyNames lists the studies, oldest first.
-func (st *Storage) StudyNames(ctx context.Context) ([]string, error) { return st.s.StudyNames(ctx) }
-
 // HasStudy reports whether a study called name exists.
 func (st *Storage) HasStudy(ctx context.Context, name string) (bool, error) {
 	_, err := st.s.Study(ctx, name)
