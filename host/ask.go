@@ -271,12 +271,12 @@ func (s *Study) issue(ctx context.Context, it store.Iteration, U [][]float64, fi
 	for i, u := range U {
 		trials[i] = Trial{
 			ID: len(s.trials) + i, Iteration: it.Iteration, Index: firstIndex + i,
-			X: s.space.ToNative(u), U: append([]float64(nil), u...), Status: store.Pending,
+			X: s.space.ToNative(u), U: append([]float64(nil), u...), Status: Pending,
 			CreatedAt: time.Now(), Names: s.space.names,
 		}
 	}
 	if s.db != nil {
-		if err := s.db.AddBatch(ctx, s.id, it, trials); err != nil {
+		if err := addBatch(ctx, s.db, s.id, it, trials); err != nil {
 			return nil, err
 		}
 	}

@@ -38,9 +38,9 @@ func (s *Study) Attach(ctx context.Context, x []float64, value float64) (Trial, 
 	if err != nil {
 		return Trial{}, fmt.Errorf("attach: %w", err)
 	}
-	t.Status, t.Value, t.Attempts, t.FinishedAt = store.Complete, value, 1, time.Now()
+	t.Status, t.Value, t.Attempts, t.FinishedAt = Complete, value, 1, time.Now()
 	if s.db != nil {
-		if err := s.db.FinishTrial(ctx, s.id, &t); err != nil {
+		if err := finishTrial(ctx, s.db, s.id, &t); err != nil {
 			return Trial{}, fmt.Errorf("attach: %w", err)
 		}
 	}
@@ -85,9 +85,9 @@ func (s *Study) issueExternal(ctx context.Context, x []float64) (Trial, error) {
 		return Trial{}, fmt.Errorf("the study holds %d attached or enqueued trials, the most it may", index)
 	}
 	t := Trial{ID: len(s.trials), Iteration: ExternalIteration, Index: index,
-		X: append([]float64(nil), x...), U: u, Status: store.Pending, CreatedAt: time.Now(), Names: s.space.names}
+		X: append([]float64(nil), x...), U: u, Status: Pending, CreatedAt: time.Now(), Names: s.space.names}
 	if s.db != nil {
-		if err := s.db.AddBatch(ctx, s.id, store.Iteration{Iteration: ExternalIteration}, []Trial{t}); err != nil {
+		if err := addBatch(ctx, s.db, s.id, store.Iteration{Iteration: ExternalIteration}, []Trial{t}); err != nil {
 			return Trial{}, err
 		}
 	}

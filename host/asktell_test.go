@@ -187,14 +187,14 @@ func TestAskTellDeterministic(t *testing.T) {
 	sameTrials(t, ref.Trials(), again.Trials())
 
 	db := tempDB(t)
-	o.DB, o.Name = db, "resumed"
+	o.DB, o.Name = wrap(db), "resumed"
 	first, err := NewStudy(ctx, mixedInfo(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	askTellScript(t, first, 0, 5)
 	first.Close()
-	second, err := OpenStudy(ctx, db, "resumed", Options{Proposer: testProposer()})
+	second, err := OpenStudy(ctx, wrap(db), "resumed", Options{Proposer: testProposer()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestOpenOrCreate(t *testing.T) {
 	ctx := context.Background()
 	db := tempDB(t)
 	o := baseOptions(2)
-	o.DB, o.Name = db, "s"
+	o.DB, o.Name = wrap(db), "s"
 	s, created, err := OpenOrCreate(ctx, mixedInfo(), o)
 	if err != nil || !created {
 		t.Fatalf("first call: created %v, %v", created, err)

@@ -133,14 +133,14 @@ func runAsyncConfig(b *testing.B, c asyncConfig, seed uint64, median float64) (a
 	if c.async {
 		db := openTestDBB(b, filepath.Join(b.TempDir(), "a.db"))
 		info, _ := obj.Info(ctx)
-		o.DB, o.Name = db, "a"
+		o.DB, o.Name = wrap(db), "a"
 		s, err := NewStudy(ctx, info, o)
 		if err != nil {
 			return run, err
 		}
 		s.Close()
 		obj.start = time.Now()
-		if _, err := RunWorker(ctx, db, "a", obj, WorkerOptions{Parallel: c.batch, Poll: 5 * time.Millisecond}); err != nil {
+		if _, err := RunWorker(ctx, wrap(db), "a", obj, WorkerOptions{Parallel: c.batch, Poll: 5 * time.Millisecond}); err != nil {
 			return run, err
 		}
 	} else {

@@ -138,7 +138,7 @@ func TestAutoBatchResumeExact(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "s.db")
 		db := openDB(t, path, true)
 		o := opts()
-		o.DB, o.Name, o.Iters = db, "st", 2
+		o.DB, o.Name, o.Iters = wrap(db), "st", 2
 		if _, err := Optimize(ctx, hartmann6(), o); err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func TestAutoBatchWorkers(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t, filepath.Join(t.TempDir(), "w.db"))
 	info, _ := (&branin{}).Info(ctx)
-	s, err := NewStudy(ctx, info, Options{DB: db, Name: "auto", AutoBatch: true, Batch: 4, Iters: 3, Init: 3, Seed: 11})
+	s, err := NewStudy(ctx, info, Options{DB: wrap(db), Name: "auto", AutoBatch: true, Batch: 4, Iters: 3, Init: 3, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestAutoBatchWorkers(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() {
-			res, err := RunWorker(ctx, db, "auto", &branin{}, WorkerOptions{Parallel: 2, Poll: 5 * time.Millisecond})
+			res, err := RunWorker(ctx, wrap(db), "auto", &branin{}, WorkerOptions{Parallel: 2, Poll: 5 * time.Millisecond})
 			if err != nil || !res.Done {
 				t.Errorf("worker: %+v %v", res, err)
 			}

@@ -64,7 +64,7 @@ func benchOverhead(b *testing.B, durable bool, n int) {
 
 	// The template: a study with n trials (n − init BO iterations).
 	db := open(tmpl, true)
-	s, err := NewStudy(ctx, info, Options{DB: db, Name: "bench", Proposer: randomProposer{}, Batch: 1, Init: init, Iters: n - init})
+	s, err := NewStudy(ctx, info, Options{DB: wrap(db), Name: "bench", Proposer: randomProposer{}, Batch: 1, Init: init, Iters: n - init})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func benchOverhead(b *testing.B, durable bool, n int) {
 		b.StopTimer()
 		copyDB(b, tmpl, work)
 		db := open(work, false)
-		s, err := OpenStudy(ctx, db, "bench", Options{Proposer: randomProposer{}, Iters: n - init + k})
+		s, err := OpenStudy(ctx, wrap(db), "bench", Options{Proposer: randomProposer{}, Iters: n - init + k})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -99,7 +99,7 @@ func TestMixedResumeExact(t *testing.T) {
 			path := interruptedStudy(t, &mixedObjective{}, opts(), 9)
 			db := openDB(t, path, false)
 			defer db.Close()
-			s, err := OpenStudy(ctx, db, "st", Options{})
+			s, err := OpenStudy(ctx, wrap(db), "st", Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,10 +133,10 @@ func TestMixedStoredPosterior(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t, filepath.Join(t.TempDir(), "s.db"), true)
 	defer db.Close()
-	if _, err := Optimize(ctx, &mixedObjective{}, Options{Acquisition: "ei", Iters: 2, Init: 4, Seed: 2, DB: db, Name: "m"}); err != nil {
+	if _, err := Optimize(ctx, &mixedObjective{}, Options{Acquisition: "ei", Iters: 2, Init: 4, Seed: 2, DB: wrap(db), Name: "m"}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := LoadPosterior(ctx, db, "m", 100)
+	p, err := LoadPosterior(ctx, wrap(db), "m", 100)
 	if err != nil {
 		t.Fatal(err)
 	}

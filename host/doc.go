@@ -54,15 +54,16 @@
 //
 // # Storage and resume
 //
-// With Options.DB (package store) every proposal and every outcome is
-// committed before the next proposal uses it. OpenStudy reopens a stored
+// With Options.DB (a Storage: OpenStorage for a SQLite file or a PostgreSQL
+// URL, MemoryStorage for memory; package store behind it) every proposal
+// and every outcome is committed before the next proposal uses it. OpenStudy reopens a stored
 // study; Run first re-runs the trials that were in flight, then continues.
 //
 // A stored study has one writer at a time: NewStudy and OpenStudy take the
-// study's lease (store.DB.AcquireLease) before reading its trials, a
+// study's lease (store.LeaseStore.AcquireLease) before reading its trials, a
 // heartbeat renews it, and Close releases it. A second Study on the same
 // stored study — in another process, or in this one — gets a
-// *store.LeaseHeldError naming the holder's host and PID, having written
+// *LeaseHeldError naming the holder's host and PID, having written
 // and evaluated nothing. The lease of a holder that died is taken over: at
 // once when it ran on this host and its process is gone (kill -9), else
 // when its heartbeat is older than the lease's 30 s TTL. Call Close when
@@ -71,7 +72,7 @@
 // # Concurrency
 //
 // Studies share no state: many can run in one process at once (also on one
-// store.DB), which is what benchmark harnesses do. One Study's Run must not
+// Storage), which is what benchmark harnesses do. One Study's Run must not
 // be called concurrently with itself; Ask/Tell may be called from several
 // goroutines.
 //

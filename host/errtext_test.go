@@ -28,7 +28,7 @@ func TestHugeErrorBounded(t *testing.T) {
 	var logs bytes.Buffer
 	obj := funcObjective{info: unitInfo(1), f: func(context.Context, []float64) (float64, error) { return 0, sentinel }}
 	s, err := NewStudy(ctx, unitInfo(1), Options{Proposer: randomProposer{}, Init: 2, Iters: 1, Batch: 1, Seed: 1,
-		DB: db, Name: "huge", Logger: zerolog.New(&logs)})
+		DB: wrap(db), Name: "huge", Logger: zerolog.New(&logs)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestHugeErrorBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, tr := range append(s.Trials(), stored...) {
+	for i, tr := range append(s.Trials(), fromStoreTrials(stored)...) {
 		if len(tr.Error) > store.MaxErrorBytes || !strings.HasPrefix(tr.Error, "boom ") ||
 			!strings.HasSuffix(tr.Error, " bytes cut)") || strings.ContainsRune(tr.Error, 0) {
 			t.Fatalf("trial %d (%d of memory, then the database): error of %d bytes, ends %q", i, len(s.Trials()), len(tr.Error), tr.Error[max(0, len(tr.Error)-40):])

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/sdk"
-	"github.com/tesbo/tesbo/store"
 )
 
 // quadratic is a user's objective: maximize −(lr−0.3)² − (layers−4)²/100
@@ -141,7 +140,7 @@ func ExampleOpenOrCreate() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "tesbo-example")
 	defer os.RemoveAll(dir)
-	db, err := store.Open(filepath.Join(dir, "studies.db"), store.Options{Create: true})
+	db, err := host.OpenStorage(ctx, filepath.Join(dir, "studies.db"), host.StorageOptions{Create: true})
 	if err != nil {
 		fmt.Println("error:", err)
 		return

@@ -10,7 +10,6 @@ import (
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
 	"github.com/tesbo/tesbo/gp/classify"
-	"github.com/tesbo/tesbo/store"
 )
 
 // feasibility returns the probability of success the acquisitions weight
@@ -46,16 +45,16 @@ func (s *Study) feasibility(t int, reg *gp.Region) acq.Feasible {
 
 // labelledTrials returns the unit-cube points of the finished trials and
 // whether each succeeded, or nil when none failed.
-func labelledTrials(trials []store.Trial, d int) (*mat.Dense, []bool) {
+func labelledTrials(trials []Trial, d int) (*mat.Dense, []bool) {
 	var us [][]float64
 	var ok []bool
 	failed := false
 	for _, t := range trials {
 		switch t.Status {
-		case store.Complete, store.Failed:
+		case Complete, Failed:
 			us = append(us, t.U)
-			ok = append(ok, t.Status == store.Complete)
-			failed = failed || t.Status == store.Failed
+			ok = append(ok, t.Status == Complete)
+			failed = failed || t.Status == Failed
 		}
 	}
 	if !failed {

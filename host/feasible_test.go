@@ -132,7 +132,7 @@ func TestFailureAwareResumeExact(t *testing.T) {
 			}
 			defer db.Close()
 			o := opts()
-			o.DB, o.Name, o.Grace = db, "st", -1
+			o.DB, o.Name, o.Grace = wrap(db), "st", -1
 			cctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			var n atomic.Int64
@@ -144,7 +144,7 @@ func TestFailureAwareResumeExact(t *testing.T) {
 			if _, err := Optimize(cctx, issue14Objective(), o); !errors.Is(err, context.Canceled) {
 				t.Fatalf("interrupted run: %v", err)
 			}
-			s, err := OpenStudy(ctx, db, "st", Options{})
+			s, err := OpenStudy(ctx, wrap(db), "st", Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
 )
 
 // branin is the negated Branin function on its usual domain
@@ -165,3 +166,7 @@ func unitInfo(d int) sdk.Info {
 	}
 	return sdk.Info{Name: "test/unit", Params: ps}
 }
+
+// wrap gives the host's handle on a database a test opened with package
+// store (to inspect it directly too).
+func wrap(db store.Storage) *Storage { return &Storage{s: db} }

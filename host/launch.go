@@ -88,7 +88,7 @@ type Launch struct {
 	ObjectiveName string
 	// OpenDB opens the study database. Start calls it once every input is
 	// checked, so that a refused study creates no database file.
-	OpenDB func(ctx context.Context) (store.Storage, error)
+	OpenDB func(ctx context.Context) (*Storage, error)
 	// Shared: the database is shared by workers (PostgreSQL). The study
 	// is then run by this process as one of its workers (Worker), and a
 	// study of that name that exists already is joined (loaded by Load)
@@ -141,13 +141,13 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 	if j.Worker.Parallel == 0 {
 		j.Worker.Parallel = o.Parallel
 	}
-	if _, err := db.Study(ctx, o.Name); err == nil {
+	if _, err := db.store().Study(ctx, o.Name); err == nil {
 		if l.Shared {
 			return Join(ctx, db, o.Name, j)
 		}
 		return nil, &StudyExistsError{Name: o.Name}
 	}
-	if err := s.create(ctx, db); err != nil {
+	if err := s.create(ctx, db.store()); err != nil {
 		return nil, inputError(err)
 	}
 	if l.Shared {
@@ -186,7 +186,7 @@ type ResumeOptions struct {
 // workers. A study another process runs is refused before its objective
 // is loaded; a study already complete is reported (Outcome.Complete)
 // without running anything.
-func Resume(ctx context.Context, db store.Storage, name string, r ResumeOptions) (*Outcome, error) {
+func Resume(ctx context.Context, db *Storage, name string, r ResumeOptions) (*Outcome, error) {
 	st, info, err := StoredSettings(ctx, db, name)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -220,11 +220,11 @@ func Resume(ctx context.Context, db store.Storage, name string, r ResumeOptions)
 }
 
 // resumeAlone continues a study this process runs on its own.
-func resumeAlone(ctx context.Context, db store.Storage, name string, st Options, info sdk.Info, r ResumeOptions) (*Outcome, error) {
+func resumeAlone(ctx context.Context, db *Storage, name string, st Options, info sdk.Info, r ResumeOptions) (*Outcome, error) {
 	// Refuse a study another process is running before starting plugins
 	// (OpenStudy takes the lease, and decides again, atomically).
-	if row, err := db.Study(ctx, name); err == nil {
-		if err := db.CheckLease(ctx, row.ID); err != nil {
+	if row, err := db.store().Study(ctx, name); err == nil {
+		if err := publicErr(db.store().CheckLease(ctx, row.ID)); err != nil {
 			return nil, inputError(err)
 		}
 	}
@@ -270,7 +270,7 @@ type JoinOptions struct {
 // until it is complete or ctx ends. A study that cannot run in worker
 // mode (its acquisition, or a single process ran it: *RunAloneError) is
 // refused before its objective is loaded.
-func Join(ctx context.Context, db store.Storage, name string, j JoinOptions) (*Outcome, error) {
+func Join(ctx context.Context, db *Storage, name string, j JoinOptions) (*Outcome, error) {
 	st, info, err := StoredSettings(ctx, db, name)
 	if err != nil {
 		return nil, inputError(err)
@@ -290,10 +290,10 @@ func Join(ctx context.Context, db store.Storage, name string, j JoinOptions) (*O
 
 // join runs this process as a worker of study name with obj, which
 // Start may already have configured (configured: not again).
-func join(ctx context.Context, db store.Storage, name string, j JoinOptions, obj sdk.Objective, configured bool) (*Outcome, error) {
+func join(ctx context.Context, db *Storage, name string, j JoinOptions, obj sdk.Objective, configured bool) (*Outcome, error) {
 	j.Worker.Logger.Info().Str("study", name).Int("parallel", j.Worker.Parallel).Msg("joining the study as a worker")
 	start := time.Now()
-	res, err := runWorker(ctx, db, name, obj, j.Worker, configured)
+	res, err := runWorker(ctx, db.store(), name, obj, j.Worker, configured)
 	if res == nil {
 		res = &WorkerResult{}
 	}

@@ -38,10 +38,10 @@ func TestStartConfiguresOnce(t *testing.T) {
 		o, err := Start(context.Background(), Launch{
 			Options:   Options{Name: "s", Acquisition: "random", Iters: 2, Init: 2},
 			Objective: obj,
-			OpenDB: func(context.Context) (store.Storage, error) {
+			OpenDB: func(context.Context) (*Storage, error) {
 				var err error
 				db, err = store.Open(filepath.Join(dir, "s.db"), store.Options{Create: true})
-				return db, err
+				return wrap(db), err
 			},
 			Shared: shared,
 		})
@@ -68,7 +68,7 @@ func TestStartRefusesBeforeOpening(t *testing.T) {
 	_, err := Start(context.Background(), Launch{
 		Options:   Options{Acquisition: "random", Batch: -1},
 		Objective: newConfigCounter(unitInfo(1)),
-		OpenDB: func(context.Context) (store.Storage, error) {
+		OpenDB: func(context.Context) (*Storage, error) {
 			opened = true
 			return nil, errors.New("opened")
 		},

@@ -15,7 +15,7 @@ import (
 // leaseTTL is how long a stored study's lease outlives its holder's last
 // heartbeat (the holder renews it every leaseTTL/3). A holder on another
 // host that died is taken over after at most this long; on this host at
-// once (store.DB.AcquireLease). A variable for tests.
+// once (store.LeaseStore.AcquireLease). A variable for tests.
 var leaseTTL = 30 * time.Second
 
 // releaseTimeout bounds Close's release of the lease: a database locked by
@@ -54,7 +54,7 @@ func (s *Study) takeLease(ctx context.Context) error {
 	}
 	l, err := s.db.AcquireLease(ctx, s.id, store.NewHolder(), leaseTTL)
 	if err != nil {
-		return err // a *store.LeaseHeldError is complete as it is
+		return publicErr(err) // a *LeaseHeldError is complete as it is
 	}
 	if prev, ok := l.TookOver(); ok {
 		s.log.Warn().Str("holder_host", prev.Host).Int("holder_pid", prev.PID).

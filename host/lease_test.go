@@ -70,7 +70,7 @@ func TestSecondHolderRefused(t *testing.T) {
 	db1 := openPath(t, path, store.Options{Create: true})
 	db2 := openPath(t, path, store.Options{})
 	o := baseOptions(3)
-	o.DB, o.Name = db1, "st"
+	o.DB, o.Name = wrap(db1), "st"
 	obj := &branin{}
 	info, _ := obj.Info(ctx)
 	first, err := NewStudy(ctx, info, o)
@@ -82,7 +82,7 @@ func TestSecondHolderRefused(t *testing.T) {
 	}
 	before := dbState(t, db2, "st")
 	// Iters would change the stored settings: it must not either.
-	second, err := OpenStudy(ctx, db2, "st", Options{Proposer: testProposer(), Iters: 9})
+	second, err := OpenStudy(ctx, wrap(db2), "st", Options{Proposer: testProposer(), Iters: 9})
 	var held *store.LeaseHeldError
 	if !errors.As(err, &held) || second != nil {
 		t.Fatalf("second OpenStudy: %v, want *store.LeaseHeldError", err)
@@ -107,7 +107,7 @@ func TestSecondHolderRefused(t *testing.T) {
 	if err := first.Tell(ctx, 0, 1, nil); !errors.Is(err, store.ErrLeaseLost) {
 		t.Fatalf("Tell after Close: %v, want ErrLeaseLost", err)
 	}
-	second, err = OpenStudy(ctx, db2, "st", Options{Proposer: testProposer()})
+	second, err = OpenStudy(ctx, wrap(db2), "st", Options{Proposer: testProposer()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestConcurrentOpenOneWins(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "s.db")
 	o := baseOptions(3)
-	o.DB, o.Name = openPath(t, path, store.Options{Create: true}), "st"
+	o.DB, o.Name = wrap(openPath(t, path, store.Options{Create: true})), "st"
 	info, _ := (&branin{}).Info(ctx)
 	s, err := NewStudy(ctx, info, o)
 	if err != nil {
@@ -135,7 +135,7 @@ func TestConcurrentOpenOneWins(t *testing.T) {
 	for range n {
 		db := openPath(t, path, store.Options{})
 		go func() {
-			s, err := OpenStudy(ctx, db, "st", Options{Proposer: testProposer()})
+			s, err := OpenStudy(ctx, wrap(db), "st", Options{Proposer: testProposer()})
 			if err == nil {
 				studies <- s
 			}
@@ -197,7 +197,7 @@ func TestTakeoverAfterHolderDied(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "s.db")
 			o := baseOptions(5)
-			o.DB, o.Name, o.Grace = openPath(t, path, store.Options{Create: true}), "st", -1
+			o.DB, o.Name, o.Grace = wrap(openPath(t, path, store.Options{Create: true})), "st", -1
 			cctx, cancel := context.WithCancel(ctx)
 			var n atomic.Int64
 			o.OnTrial = func(Trial) {
@@ -219,7 +219,7 @@ func TestTakeoverAfterHolderDied(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs bytes.Buffer
-			s, err := OpenStudy(ctx, openPath(t, path, store.Options{}), "st",
+			s, err := OpenStudy(ctx, wrap(openPath(t, path, store.Options{})), "st",
 				Options{Proposer: testProposer(), Logger: zerolog.New(&logs)})
 			if err != nil {
 				t.Fatalf("resume after the holder died: %v", err)
@@ -247,7 +247,7 @@ func TestLeaseLostStopsRun(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "s.db")
 	o := baseOptions(5)
-	o.DB, o.Name, o.Parallel = openPath(t, path, store.Options{Create: true}), "st", 1
+	o.DB, o.Name, o.Parallel = wrap(openPath(t, path, store.Options{Create: true})), "st", 1
 	thief := openPath(t, path, store.Options{})
 	var n atomic.Int64
 	obj := funcObjective{info: unitInfo(2), f: func(context.Context, []float64) (float64, error) {
@@ -290,7 +290,7 @@ func TestHeartbeat(t *testing.T) {
 	ctx := context.Background()
 	db := tempDB(t)
 	o := baseOptions(1)
-	o.DB, o.Name = db, "st"
+	o.DB, o.Name = wrap(db), "st"
 	info, _ := (&branin{}).Info(ctx)
 	s, err := NewStudy(ctx, info, o)
 	if err != nil {
@@ -346,7 +346,7 @@ func TestRunSurvivesLockedDB(t *testing.T) {
 	var logs testenv.SyncBuffer
 	db := openPath(t, path, store.Options{Create: true, BusyTimeout: 100 * time.Millisecond, BusyRetry: busyRetry,
 		Logger: zerolog.New(&logs)})
-	o := Options{Proposer: randomProposer{}, Batch: 2, Parallel: 2, Init: 2, Iters: 4, Seed: 1, DB: db, Name: "st"}
+	o := Options{Proposer: randomProposer{}, Batch: 2, Parallel: 2, Init: 2, Iters: 4, Seed: 1, DB: wrap(db), Name: "st"}
 	var n atomic.Int64
 	var lockedAt time.Time
 	o.OnTrial = func(Trial) {
@@ -370,7 +370,7 @@ func TestRunSurvivesLockedDB(t *testing.T) {
 		t.Fatalf("%d trials stored, %d evaluations", len(trials), res.Evaluations)
 	}
 	for _, tr := range trials {
-		if tr.Status != Complete || tr.Value != tr.X[0] {
+		if tr.Status != store.Complete || tr.Value != tr.X[0] {
 			t.Fatalf("trial %d stored as %s %v", tr.ID, tr.Status, tr.Value)
 		}
 	}

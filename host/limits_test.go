@@ -65,7 +65,7 @@ func TestLimits(t *testing.T) {
 func TestLimitsAskAndOpen(t *testing.T) {
 	ctx := context.Background()
 	db := tempDB(t)
-	s, err := NewStudy(ctx, unitInfo(2), Options{Name: "s", DB: db, Acquisition: "random", Init: 1, Iters: 1})
+	s, err := NewStudy(ctx, unitInfo(2), Options{Name: "s", DB: wrap(db), Acquisition: "random", Init: 1, Iters: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestLimitsAskAndOpen(t *testing.T) {
 	if _, err := s.Ask(ctx, MaxBatch+1); err == nil || !strings.Contains(err.Error(), "MaxBatch") {
 		t.Fatalf("Ask(%d): %v", MaxBatch+1, err)
 	}
-	if _, err := OpenStudy(ctx, db, "s", Options{Iters: MaxTrials + 1}); err == nil || !strings.Contains(err.Error(), "MaxTrials") {
+	if _, err := OpenStudy(ctx, wrap(db), "s", Options{Iters: MaxTrials + 1}); err == nil || !strings.Contains(err.Error(), "MaxTrials") {
 		t.Fatalf("reopened with %d iterations: %v", MaxTrials+1, err)
 	}
 }

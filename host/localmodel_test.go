@@ -96,11 +96,11 @@ func TestLocalModelPosteriorRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.db")
 	db := openDB(t, path, true)
 	defer db.Close()
-	o := Options{Batch: 1, Iters: 2, Init: 8, Seed: 5, Grace: -1, Model: ModelLocal, LocalPoints: 5, DB: db, Name: "st"}
+	o := Options{Batch: 1, Iters: 2, Init: 8, Seed: 5, Grace: -1, Model: ModelLocal, LocalPoints: 5, DB: wrap(db), Name: "st"}
 	if _, err := Optimize(context.Background(), hartmann6(), o); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LoadPosterior(context.Background(), db, "st", 100)
+	_, err := LoadPosterior(context.Background(), wrap(db), "st", 100)
 	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "local") {
 		t.Fatalf("LoadPosterior of a local model: %v, want ErrNoModel saying it is local", err)
 	}

@@ -294,7 +294,7 @@ func TestWarmStartChain(t *testing.T) {
 		}
 	}
 	o := baseOptions(6)
-	o.DB, o.Name, o.Iters = db, "w", 3
+	o.DB, o.Name, o.Iters = wrap(db), "w", 3
 	obj := &branin{}
 	info, _ := obj.Info(ctx)
 	s, err := NewStudy(ctx, info, o)
@@ -313,7 +313,7 @@ func TestWarmStartChain(t *testing.T) {
 	// model of iteration 3.
 	calls = nil
 	s.Close()
-	s, err = OpenStudy(ctx, db, "w", Options{Proposer: testProposer(), Iters: 5})
+	s, err = OpenStudy(ctx, wrap(db), "w", Options{Proposer: testProposer(), Iters: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func TestRecommendRefineAskTell(t *testing.T) {
 		return s
 	}
 	o := baseOptions(3)
-	o.Recommend, o.DB, o.Name = RecommendRefine, db, "refine"
+	o.Recommend, o.DB, o.Name = RecommendRefine, wrap(db), "refine"
 	ref := drive(o)
 	auto := drive(baseOptions(3))
 	sameTrials(t, auto.Trials(), ref.Trials())
@@ -381,7 +381,7 @@ func TestRecommendRefineAskTell(t *testing.T) {
 		t.Fatalf("refined posterior mean %v does not exceed the best evaluated one %v", rRef.Mean, rAuto.Mean)
 	}
 	ref.Close()
-	reopened, err := OpenStudy(ctx, db, "refine", Options{Proposer: testProposer()})
+	reopened, err := OpenStudy(ctx, wrap(db), "refine", Options{Proposer: testProposer()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +451,7 @@ func TestDeferredMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := baseOptions(2)
-	o.DB, o.Name, o.Iters = db, "old", 1
+	o.DB, o.Name, o.Iters = wrap(db), "old", 1
 	obj := &branin{}
 	info, _ := obj.Info(ctx)
 	s0, err := NewStudy(ctx, info, o)
@@ -485,7 +485,7 @@ func TestDeferredMigration(t *testing.T) {
 		return db
 	}
 	db = open()
-	o.DB = db
+	o.DB = wrap(db)
 	if _, err := NewStudy(ctx, info, o); !errors.Is(err, store.ErrExists) {
 		t.Fatalf("NewStudy with a taken name: %v, want ErrExists", err)
 	}
@@ -495,7 +495,7 @@ func TestDeferredMigration(t *testing.T) {
 	}
 	db = open()
 	defer db.Close()
-	s, err := OpenStudy(ctx, db, "old", Options{Proposer: testProposer()})
+	s, err := OpenStudy(ctx, wrap(db), "old", Options{Proposer: testProposer()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
-	"github.com/tesbo/tesbo/store"
 )
 
 // dataset is the GP's view of the completed trials: unit-cube inputs and
@@ -34,14 +33,14 @@ type dataset struct {
 	wm, ws         float64
 }
 
-func newDataset(trials []store.Trial, d int, minimize bool) *dataset {
+func newDataset(trials []Trial, d int, minimize bool) *dataset {
 	ds := &dataset{sign: 1, scale: 1}
 	if minimize {
 		ds.sign = -1
 	}
 	var raw []float64
 	for _, t := range trials {
-		if t.Status == store.Complete {
+		if t.Status == Complete {
 			ds.ids = append(ds.ids, t.ID)
 			raw = append(raw, ds.sign*t.Value)
 		}
@@ -53,7 +52,7 @@ func newDataset(trials []store.Trial, d int, minimize bool) *dataset {
 	ds.X = mat.NewDense(n, d, nil)
 	k := 0
 	for _, t := range trials {
-		if t.Status == store.Complete {
+		if t.Status == Complete {
 			ds.X.SetRow(k, t.U)
 			k++
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tesbo/tesbo/acq"
-	"github.com/tesbo/tesbo/store"
 	"github.com/tesbo/tesbo/tes"
 )
 
@@ -113,7 +112,7 @@ type Options struct {
 	Name string `json:"-"`
 	// DB stores the study (trials, config, resume state). nil keeps the
 	// study in memory only.
-	DB store.Storage `json:"-"`
+	DB *Storage `json:"-"`
 
 	// Acquisition is a name registered in package acq: tes (the default:
 	// TES_ep that also evaluates the posterior-mean maximizer x̄, see

@@ -62,7 +62,12 @@ func (p *StoredPosterior) NativeSD(sd float64) float64 {
 // refuses (without the O(n³) factorization) when more than maxN
 // evaluations would condition it, and gives an error wrapping ErrNoModel
 // when the study has no fitted model or its latest is local (ModelLocal).
-func LoadPosterior(ctx context.Context, db store.Storage, name string, maxN int) (*StoredPosterior, error) {
+func LoadPosterior(ctx context.Context, storage *Storage, name string, maxN int) (*StoredPosterior, error) {
+	return loadPosterior(ctx, storage.store(), name, maxN)
+}
+
+// loadPosterior is LoadPosterior on the store.
+func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int) (*StoredPosterior, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return nil, err
@@ -90,11 +95,11 @@ func LoadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 	if ms.Local > 0 {
 		return nil, fmt.Errorf("study %q: the model of iteration %d is local (a trust region over %d trials, see Options.Model), and only exact models can be shown: %w", name, t, ms.Local, ErrNoModel)
 	}
-	trials, err := db.Trials(ctx, row.ID)
+	trials, err := loadTrials(ctx, db, row.ID)
 	if err != nil {
 		return nil, err
 	}
-	var before []store.Trial
+	var before []Trial
 	for _, tr := range trials {
 		if tr.Iteration < t {
 			before = append(before, tr)

@@ -49,8 +49,8 @@ func TestLoadPosteriorMatchesHost(t *testing.T) {
 		obj := funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) {
 			return math.Sin(5*x[0]) + x[1]*x[1], nil
 		}}
-		fitted, trials := runRecordingFits(t, obj, Options{DB: db, Name: "p", Proposer: testProposer(), Init: 4, Batch: 2, Iters: 3, Seed: 7})
-		p, err := LoadPosterior(ctx, db, "p", 1000)
+		fitted, trials := runRecordingFits(t, obj, Options{DB: wrap(db), Name: "p", Proposer: testProposer(), Init: 4, Batch: 2, Iters: 3, Seed: 7})
+		p, err := LoadPosterior(ctx, wrap(db), "p", 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestLoadPosteriorMatchesHost(t *testing.T) {
 		if want := math.Sqrt(ss/7) * math.Sqrt(v); math.Abs(sd[5]-want) > 1e-12 || sd[5] <= 0 {
 			t.Fatalf("slice sd %v, want %v", sd[5], want)
 		}
-		if _, err := LoadPosterior(ctx, db, "p", 7); err == nil {
+		if _, err := LoadPosterior(ctx, wrap(db), "p", 7); err == nil {
 			t.Fatal("no error beyond maxN")
 		}
 	}
@@ -107,7 +107,7 @@ func TestLoadPosteriorMatchesHost(t *testing.T) {
 func TestLoadPosteriorNoModel(t *testing.T) {
 	ctx := context.Background()
 	db := tempDB(t)
-	s, err := NewStudy(ctx, unitInfo(1), Options{DB: db, Name: "d", Proposer: testProposer(), Init: 3})
+	s, err := NewStudy(ctx, unitInfo(1), Options{DB: wrap(db), Name: "d", Proposer: testProposer(), Init: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,10 +124,10 @@ func TestLoadPosteriorNoModel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := LoadPosterior(ctx, db, "d", 100); !errors.Is(err, ErrNoModel) {
+	if _, err := LoadPosterior(ctx, wrap(db), "d", 100); !errors.Is(err, ErrNoModel) {
 		t.Fatalf("design only: %v, want ErrNoModel", err)
 	}
-	if _, err := LoadPosterior(ctx, db, "nope", 100); err == nil {
+	if _, err := LoadPosterior(ctx, wrap(db), "nope", 100); err == nil {
 		t.Fatal("unknown study: no error")
 	}
 }

@@ -51,7 +51,7 @@ func TestGPPriorChoice(t *testing.T) {
 	}
 
 	db := tempDB(t)
-	s0, err := NewStudy(ctx, unitInfo(2), Options{DB: db, Name: "old", Proposer: randomProposer{}, Init: 3})
+	s0, err := NewStudy(ctx, unitInfo(2), Options{DB: wrap(db), Name: "old", Proposer: randomProposer{}, Init: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestGPPriorChoice(t *testing.T) {
 	if _, err := raw.Exec(`UPDATE studies SET settings=json_remove(settings, '$.gp_prior') WHERE name='old'`); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenStudy(ctx, db, "old", Options{Proposer: randomProposer{}})
+	s, err := OpenStudy(ctx, wrap(db), "old", Options{Proposer: randomProposer{}})
 	if err != nil {
 		t.Fatal(err)
 	}

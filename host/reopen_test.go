@@ -15,17 +15,17 @@ func TestReopenBudgetAndLastRecord(t *testing.T) {
 	ctx := context.Background()
 	db := tempDB(t)
 	obj := &branin{}
-	o := Options{Name: "s", DB: db, Acquisition: "random", Iters: 4, Init: 2, Seed: 5}
+	o := Options{Name: "s", DB: wrap(db), Acquisition: "random", Iters: 4, Init: 2, Seed: 5}
 	first, err := Optimize(ctx, obj, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = OpenStudy(ctx, db, "s", Options{Iters: 3})
+	_, err = OpenStudy(ctx, wrap(db), "s", Options{Iters: 3})
 	var be *BudgetError
 	if !errors.As(err, &be) || be.Iters != 3 || be.Done != 4 {
 		t.Fatalf("reopened with a budget of 3 after 4 iterations: %v", err)
 	}
-	s, err := OpenStudy(ctx, db, "s", Options{})
+	s, err := OpenStudy(ctx, wrap(db), "s", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

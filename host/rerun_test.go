@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-
-	"github.com/tesbo/tesbo/store"
 )
 
 // neighbourErr is what a plugin host reports for an evaluation stopped
@@ -24,7 +22,7 @@ func TestNeighbourFaultRerun(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		faults int64 // neighbour faults per trial before it succeeds
-		want   store.Status
+		want   Status
 	}{
 		{"re-run completes", 2, Complete},
 		{"bounded", maxNeighbourReruns + 1, Failed},

@@ -97,7 +97,7 @@ func interruptedStudy(t *testing.T, obj sdk.Objective, o Options, stopAt int64) 
 	path := filepath.Join(t.TempDir(), "s.db")
 	db := openDB(t, path, true)
 	defer db.Close()
-	o.DB, o.Name = db, "st"
+	o.DB, o.Name = wrap(db), "st"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var n atomic.Int64
@@ -119,7 +119,7 @@ func reopenAndRun(t *testing.T, path string, iters int) []Trial {
 	t.Helper()
 	db := openDB(t, path, false)
 	defer db.Close()
-	s, err := OpenStudy(context.Background(), db, "st", Options{Iters: iters})
+	s, err := OpenStudy(context.Background(), wrap(db), "st", Options{Iters: iters})
 	if err != nil {
 		t.Fatal(err)
 	}

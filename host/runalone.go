@@ -25,17 +25,22 @@ func (e *RunAloneError) Error() string {
 // it names no worker (the queue records the worker of every trial it
 // leases, and keeps it when the trial is reclaimed). RunWorker checks it;
 // a caller can check it before starting the objective's plugin.
-func CheckRunAlone(ctx context.Context, db store.Storage, name string) error {
+func CheckRunAlone(ctx context.Context, storage *Storage, name string) error {
+	return publicErr(checkRunAlone(ctx, storage.store(), name))
+}
+
+// checkRunAlone is CheckRunAlone on the store.
+func checkRunAlone(ctx context.Context, db store.Storage, name string) error {
 	row, err := db.Study(ctx, name)
 	if err != nil {
 		return err
 	}
-	ts, err := db.Trials(ctx, row.ID)
+	ts, err := loadTrials(ctx, db, row.ID)
 	if err != nil {
 		return err
 	}
 	for _, t := range ts {
-		if t.Status != store.Pending && t.Worker == "" {
+		if t.Status != Pending && t.Worker == "" {
 			return &RunAloneError{Study: name}
 		}
 	}

@@ -18,19 +18,6 @@ import (
 	"github.com/tesbo/tesbo/store"
 )
 
-// Trial is one proposed point and, once finished, its outcome: X in native
-// units, U the same point in the unit cube, Status, Value (native units, valid
-// when complete), Error (when failed), attempts and timings.
-type Trial = store.Trial
-
-// Trial states (see store.Status).
-const (
-	Pending  = store.Pending
-	Running  = store.Running
-	Complete = store.Complete
-	Failed   = store.Failed
-)
-
 // ErrNotInFlight is returned by Tell for a trial that is unknown or already
 // finished.
 var ErrNotInFlight = errors.New("trial is not in flight")
@@ -105,7 +92,7 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	if err != nil || o.DB == nil {
 		return s, err
 	}
-	if err := s.create(ctx, o.DB); err != nil {
+	if err := s.create(ctx, o.DB.store()); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -181,8 +168,8 @@ func (s *Study) create(ctx context.Context, db store.Storage) error {
 	if err != nil {
 		return fmt.Errorf("encode space: %w", err)
 	}
-	o.DB = db
-	settings, err := json.Marshal(storedSettings{Options: o, Info: info})
+	o.DB = &Storage{s: db}
+	settings, err := encodeSettings(o, info)
 	if err != nil {
 		return fmt.Errorf("encode settings: %w", err)
 	}
@@ -204,7 +191,7 @@ func (s *Study) create(ctx context.Context, db store.Storage) error {
 	if err := db.CreateStudy(ctx, row); err != nil {
 		return err
 	}
-	s.db, s.id, s.opts.DB = db, row.ID, db
+	s.db, s.id, s.opts.DB = db, row.ID, &Storage{s: db}
 	return s.takeLease(ctx)
 }
 
@@ -230,13 +217,19 @@ func checkCardinality(space *Space, o Options) error {
 // iteration budget, stored) and Parallel when positive. A database opened
 // with store.Options.DeferMigration is migrated once the study has been
 // read and checked.
-func OpenStudy(ctx context.Context, db store.Storage, name string, o Options) (*Study, error) {
+func OpenStudy(ctx context.Context, storage *Storage, name string, o Options) (*Study, error) {
+	r, err := openStudy(ctx, storage.store(), name, o)
+	return r, publicErr(err)
+}
+
+// openStudy is OpenStudy on the store.
+func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*Study, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return nil, err
 	}
 	opts := st.Options
-	opts.Name, opts.DB, opts.Seed = name, db, row.Seed
+	opts.Name, opts.DB, opts.Seed = name, &Storage{s: db}, row.Seed
 	opts.Proposer, opts.OnIteration, opts.OnTrial, opts.Logger = o.Proposer, o.OnIteration, o.OnTrial, o.Logger
 	opts.Grace = o.Grace
 	opts = opts.Normalized()
@@ -283,7 +276,7 @@ func OpenStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 			s.Close()
 		}
 	}()
-	if s.trials, err = db.Trials(ctx, row.ID); err != nil {
+	if s.trials, err = loadTrials(ctx, db, row.ID); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	for i, t := range s.trials {
@@ -291,7 +284,7 @@ func OpenStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 			return nil, fmt.Errorf("study %q: trial IDs are not contiguous at %d", name, i)
 		}
 		s.trials[i].Names = space.names
-		if t.Status == store.Complete {
+		if t.Status == Complete {
 			s.version++
 		}
 	}
@@ -331,7 +324,7 @@ func OpenStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 		}
 	}
 	if changed {
-		settings, err := json.Marshal(storedSettings{Options: opts, Info: st.Info})
+		settings, err := encodeSettings(opts, st.Info)
 		if err != nil {
 			return nil, err
 		}
@@ -432,9 +425,9 @@ func (s *Study) doneLocked() bool {
 func (s *Study) counts() (complete, failed int) {
 	for _, t := range s.trials {
 		switch t.Status {
-		case store.Complete:
+		case Complete:
 			complete++
-		case store.Failed:
+		case Failed:
 			failed++
 		}
 	}

@@ -184,7 +184,7 @@ func TestResumeExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := baseOptions(5)
-			o.DB, o.Name = db, "st"
+			o.DB, o.Name = wrap(db), "st"
 			o.Grace = -1
 			cctx, cancel := context.WithCancel(ctx)
 			obj := &branin{}
@@ -214,7 +214,7 @@ func TestResumeExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			s, err := OpenStudy(ctx, db, "st", Options{Proposer: testProposer()})
+			s, err := OpenStudy(ctx, wrap(db), "st", Options{Proposer: testProposer()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +227,7 @@ func TestResumeExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			trials, _ := db.Trials(ctx, stored.ID)
-			sameTrials(t, want.Trials, trials)
+			sameTrials(t, want.Trials, fromStoreTrials(trials))
 			its, _ := db.Iterations(ctx, stored.ID)
 			if len(its) != o.Iters+1 {
 				t.Fatalf("iterations stored: %d", len(its))
@@ -503,7 +503,7 @@ func TestParallelStudies(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			o := baseOptions(seed)
-			o.DB, o.Name = db, fmt.Sprint("p", seed)
+			o.DB, o.Name = wrap(db), fmt.Sprint("p", seed)
 			res, err := Optimize(ctx, &branin{}, o)
 			if err == nil {
 				parallel[i] = res.Trials
@@ -633,7 +633,7 @@ func TestNoiseFreeStudyStaysNoiseFree(t *testing.T) {
 	ctx := context.Background()
 	db := tempDB(t)
 	o := baseOptions(8)
-	o.DB, o.Name, o.Iters, o.NoiseVar = db, "nf", 2, -1
+	o.DB, o.Name, o.Iters, o.NoiseVar = wrap(db), "nf", 2, -1
 	check := func(obj *branin, trials []Trial) {
 		t.Helper()
 		if got := obj.params["noise_var"]; got != "0" {
@@ -657,7 +657,7 @@ func TestNoiseFreeStudyStaysNoiseFree(t *testing.T) {
 	}
 	check(obj, res.Trials)
 	s.Close()
-	s, err = OpenStudy(ctx, db, "nf", Options{Proposer: testProposer(), Iters: 3})
+	s, err = OpenStudy(ctx, wrap(db), "nf", Options{Proposer: testProposer(), Iters: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,12 @@ import (
 // configured (as RunWorker leaves it). The Study it returns describes the
 // study (Name, Info, Settings, Seed, Trials) and must not be run.
 // Result.Elapsed is zero: the caller knows its own time.
-func WorkerSummary(ctx context.Context, db store.Storage, name string, obj sdk.Objective) (*Study, *Result, error) {
+func WorkerSummary(ctx context.Context, storage *Storage, name string, obj sdk.Objective) (*Study, *Result, error) {
+	return workerSummary(ctx, storage.store(), name, obj)
+}
+
+// workerSummary is WorkerSummary on the store.
+func workerSummary(ctx context.Context, db store.Storage, name string, obj sdk.Objective) (*Study, *Result, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return nil, nil, err
@@ -34,12 +39,12 @@ func WorkerSummary(ctx context.Context, db store.Storage, name string, obj sdk.O
 	_, nf := NoiseFreeOf(obj)
 	s := &Study{name: name, info: st.Info, space: space, opts: opts, seed: row.Seed, id: row.ID,
 		iters: map[int]*iterInfo{}, refine: refines(opts.Recommend, nf)}
-	if s.trials, err = db.Trials(ctx, row.ID); err != nil {
+	if s.trials, err = loadTrials(ctx, db, row.ID); err != nil {
 		return nil, nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	for i, t := range s.trials {
 		s.trials[i].Names = space.names
-		if t.Status == store.Complete {
+		if t.Status == Complete {
 			s.version++
 		}
 	}

@@ -38,9 +38,9 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 	t := s.trials[id]
 	evalErr = valueError(r, evalErr)
 	if evalErr != nil {
-		t.Status, t.Error, t.Value = store.Failed, store.CleanError(evalErr.Error()), 0
+		t.Status, t.Error, t.Value = Failed, store.CleanError(evalErr.Error()), 0
 	} else {
-		t.Status, t.Value, t.Meta = store.Complete, r.Value, r.Meta
+		t.Status, t.Value, t.Meta = Complete, r.Value, r.Meta
 	}
 	t.Attempts = max(st.attempts, 1)
 	if !st.started.IsZero() {
@@ -49,13 +49,13 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 	t.EvalSeconds = st.seconds
 	t.FinishedAt = time.Now()
 	if s.db != nil {
-		if err := s.db.FinishTrial(ctx, s.id, &t); err != nil {
+		if err := finishTrial(ctx, s.db, s.id, &t); err != nil {
 			s.mu.Unlock()
 			return err
 		}
 	}
 	s.trials[id] = t
-	if t.Status == store.Complete {
+	if t.Status == Complete {
 		s.version++
 	}
 	s.mu.Unlock()
@@ -79,6 +79,6 @@ func (s *Study) start(id, attempt int, at time.Time) error {
 			return err
 		}
 	}
-	s.trials[id].Status, s.trials[id].Attempts, s.trials[id].StartedAt = store.Running, attempt, at
+	s.trials[id].Status, s.trials[id].Attempts, s.trials[id].StartedAt = Running, attempt, at
 	return nil
 }

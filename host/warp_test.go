@@ -11,7 +11,6 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
-	"github.com/tesbo/tesbo/store"
 )
 
 // ψ_λ⁻¹(ψ_λ(x)) = x on both sides of 0, including the special λ = 0 and 2.
@@ -51,12 +50,12 @@ func skewness(x []float64) float64 {
 // tail (a peak) is left alone.
 func TestDatasetWarpsLowerTail(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	gauss := make([]store.Trial, 40)
-	heavy := make([]store.Trial, 40)
+	gauss := make([]Trial, 40)
+	heavy := make([]Trial, 40)
 	for i := range heavy {
 		z := rng.NormFloat64()
-		heavy[i] = store.Trial{ID: i, Status: store.Complete, U: []float64{0.5}, Value: math.Exp(2 * z)}
-		gauss[i] = store.Trial{ID: i, Status: store.Complete, U: []float64{0.5}, Value: z}
+		heavy[i] = Trial{ID: i, Status: Complete, U: []float64{0.5}, Value: math.Exp(2 * z)}
+		gauss[i] = Trial{ID: i, Status: Complete, U: []float64{0.5}, Value: z}
 	}
 	ds := newDataset(heavy, 1, true)
 	ds.warp()
@@ -133,9 +132,9 @@ func TestStudyWarpsForOutputWarper(t *testing.T) {
 // the basin BO found — is warped, with λ > 1.
 func TestWarpUsesEveryObservation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	var trials []store.Trial
+	var trials []Trial
 	for i := range 30 {
-		tr := store.Trial{ID: i, Status: store.Complete, U: []float64{0.5}, Value: 3 + 0.1*rng.NormFloat64()}
+		tr := Trial{ID: i, Status: Complete, U: []float64{0.5}, Value: 3 + 0.1*rng.NormFloat64()}
 		if i < 2 || i%7 == 0 {
 			tr.Value = -math.Exp(3 + rng.NormFloat64())
 		}
@@ -168,8 +167,8 @@ func TestLoadPosteriorWarped(t *testing.T) {
 	obj := funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) {
 		return math.Expm1(12 * (x[0]*x[0] + x[1]*x[1])), nil
 	}}
-	fitted, trials := runRecordingFits(t, obj, Options{DB: db, Name: "w", Proposer: warpingProposer{}, Init: 12, Iters: 2, Seed: 3})
-	p, err := LoadPosterior(ctx, db, "w", 1000)
+	fitted, trials := runRecordingFits(t, obj, Options{DB: wrap(db), Name: "w", Proposer: warpingProposer{}, Init: 12, Iters: 2, Seed: 3})
+	p, err := LoadPosterior(ctx, wrap(db), "w", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

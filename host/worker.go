@@ -18,7 +18,7 @@ import (
 
 // Worker mode: any number of processes, on any hosts, work on one stored
 // study (typically on PostgreSQL). Each runs RunWorker, which takes trials
-// from the study's queue (store.DB.LeaseTrial), evaluates them and reports
+// from the study's queue (store.QueueStore.LeaseTrial), evaluates them and reports
 // their outcomes. When the queue is empty, one of them — the holder of the
 // study's lease, which makes it the proposer; another worker takes the
 // lease over when the proposer dies — proposes as many new points as there
@@ -119,10 +119,11 @@ type worker struct {
 // trials with obj until the study is complete (its whole budget evaluated)
 // or ctx is cancelled; see the comment above AsyncAcquisitions. A study a
 // single process is running (its lease held by a non-worker) gives a
-// *store.LeaseHeldError. Cancelling ctx stops taking trials; evaluations
+// *LeaseHeldError. Cancelling ctx stops taking trials; evaluations
 // under way get Options.Grace to finish, then go back to the queue.
-func RunWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objective, o WorkerOptions) (*WorkerResult, error) {
-	return runWorker(ctx, db, name, obj, o, false)
+func RunWorker(ctx context.Context, storage *Storage, name string, obj sdk.Objective, o WorkerOptions) (*WorkerResult, error) {
+	r, err := runWorker(ctx, storage.store(), name, obj, o, false)
+	return r, publicErr(err)
 }
 
 // runWorker is RunWorker for an objective that Start may already have
@@ -189,7 +190,7 @@ func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 }
 
 func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objective, o WorkerOptions, configured bool) (*worker, error) {
-	opts, info, err := StoredSettings(ctx, db, name)
+	opts, info, err := storedSettingsOf(ctx, db, name)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	if err := checkNotSingle(ctx, db, row.ID); err != nil {
 		return nil, err
 	}
-	if err := CheckRunAlone(ctx, db, name); err != nil {
+	if err := checkRunAlone(ctx, db, name); err != nil {
 		return nil, err
 	}
 	if _, err := NewSpace(info.Params); err != nil {
@@ -256,7 +257,7 @@ func checkNotSingle(ctx context.Context, db store.Storage, id int64) error {
 	}
 }
 
-// heldBySingle returns the *store.LeaseHeldError of a study whose lease a
+// heldBySingle returns the *LeaseHeldError of a study whose lease a
 // live non-worker holds, nil when nobody or a worker holds it.
 func heldBySingle(ctx context.Context, db store.Storage, id int64) error {
 	err := db.CheckLease(ctx, id)
@@ -278,7 +279,12 @@ func heldBySingle(ctx context.Context, db store.Storage, id int64) error {
 
 // LiveWorkers reports whether workers are working on the stored study
 // name (so that a second process should join them as a worker).
-func LiveWorkers(ctx context.Context, db store.Storage, name string) (bool, error) {
+func LiveWorkers(ctx context.Context, storage *Storage, name string) (bool, error) {
+	return liveWorkers(ctx, storage.store(), name)
+}
+
+// liveWorkers is LiveWorkers on the store.
+func liveWorkers(ctx context.Context, db store.Storage, name string) (bool, error) {
 	row, err := db.Study(ctx, name)
 	if err != nil {
 		return false, err
@@ -338,7 +344,7 @@ var errStudyDone = errors.New("study complete")
 // step takes and evaluates one trial, or proposes, or waits a poll period.
 func (w *worker) step(ctx, evalCtx context.Context, rng *rand.Rand) error {
 	{
-		t, err := w.db.LeaseTrial(ctx, w.id, w.h, w.o.LeaseTTL)
+		t, err := leaseTrial(ctx, w.db, w.id, w.h, w.o.LeaseTTL)
 		if err != nil {
 			return err
 		}
@@ -385,7 +391,7 @@ func (w *worker) studyDone(ctx context.Context) (bool, error) {
 // refreshBudget re-reads the study's budget, which SetWorkerBudget (resume
 // --iters) may have raised while the workers run.
 func (w *worker) refreshBudget(ctx context.Context) (int, error) {
-	o, _, err := StoredSettings(ctx, w.db, w.name)
+	o, _, err := storedSettingsOf(ctx, w.db, w.name)
 	if err != nil {
 		return 0, err
 	}
@@ -437,7 +443,12 @@ func (w *worker) followRecords(ctx context.Context) {
 // so that the study runs Init + iters × Batch evaluations. Workers already
 // running take it up at their next proposal. A budget below the trials
 // already issued is refused.
-func SetWorkerBudget(ctx context.Context, db store.Storage, name string, iters int) error {
+func SetWorkerBudget(ctx context.Context, storage *Storage, name string, iters int) error {
+	return setWorkerBudget(ctx, storage.store(), name, iters)
+}
+
+// setWorkerBudget is SetWorkerBudget on the store.
+func setWorkerBudget(ctx context.Context, db store.Storage, name string, iters int) error {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {
 		return err
@@ -463,7 +474,7 @@ func SetWorkerBudget(ctx context.Context, db store.Storage, name string, iters i
 	if budget := max(design, o.Init) + iters*o.Batch; budget < len(ts) {
 		return fmt.Errorf("study %q has issued %d trials, more than the %d of a budget of %d iterations × batch %d (plus its initial design): the budget is the new total, not a number to add", name, len(ts), budget, iters, o.Batch)
 	}
-	settings, err := json.Marshal(storedSettings{Options: o, Info: st.Info})
+	settings, err := encodeSettings(o, st.Info)
 	if err != nil {
 		return err
 	}
@@ -500,12 +511,12 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	err = valueError(r, err)
 	t.EvalSeconds, t.StartedAt = time.Since(started).Seconds(), started
 	if err != nil {
-		t.Status, t.Error = store.Failed, store.CleanError(err.Error())
+		t.Status, t.Error = Failed, store.CleanError(err.Error())
 		w.log.Warn().Int("trial", t.ID).Int("attempt", t.Attempts).Err(err).Msg("evaluation failed")
 	} else {
-		t.Status, t.Value, t.Meta = store.Complete, r.Value, r.Meta
+		t.Status, t.Value, t.Meta = Complete, r.Value, r.Meta
 	}
-	ok, rerr := w.db.ReportTrial(context.WithoutCancel(ctx), w.id, w.h, t, w.attempts)
+	ok, rerr := reportTrial(context.WithoutCancel(ctx), w.db, w.id, w.h, t, w.attempts)
 	if rerr != nil {
 		return rerr
 	}
@@ -543,7 +554,7 @@ func (p *proposerRole) propose(ctx context.Context) (int, error) {
 		if time.Now().Before(p.next) {
 			return 0, nil
 		}
-		s, err := OpenStudy(ctx, w.db, w.name, Options{Logger: w.log})
+		s, err := openStudy(ctx, w.db, w.name, Options{Logger: w.log})
 		var held *store.LeaseHeldError
 		if errors.As(err, &held) {
 			p.next = time.Now().Add(w.o.Poll * 5)
@@ -604,9 +615,9 @@ func (p *proposerRole) size(ctx context.Context) (int, error) {
 	running := 0
 	for _, t := range s.trials {
 		switch t.Status {
-		case store.Pending:
+		case Pending:
 			return 0, nil
-		case store.Running:
+		case Running:
 			running++
 		}
 	}
@@ -659,7 +670,7 @@ func (p *proposerRole) close() {
 // reload replaces the study's trials with the database's (workers change
 // them); iterations are only written by the lease holder, this study.
 func (s *Study) reload(ctx context.Context) error {
-	ts, err := s.db.Trials(ctx, s.id)
+	ts, err := loadTrials(ctx, s.db, s.id)
 	if err != nil {
 		return err
 	}
@@ -669,7 +680,7 @@ func (s *Study) reload(ctx context.Context) error {
 	s.version = 0
 	for i, t := range ts {
 		s.trials[i].Names = s.space.names
-		if t.Status == store.Complete {
+		if t.Status == Complete {
 			s.version++
 		}
 	}

@@ -17,7 +17,7 @@ func TestWorkerRecordsAndBudget(t *testing.T) {
 	newWorkerStudy(t, db, "rec", "qei", 2, 3)
 	work := func() []Record {
 		var recs []Record
-		res, err := RunWorker(ctx, db, "rec", &branin{}, WorkerOptions{Parallel: 2, Poll: 5 * time.Millisecond,
+		res, err := RunWorker(ctx, wrap(db), "rec", &branin{}, WorkerOptions{Parallel: 2, Poll: 5 * time.Millisecond,
 			OnIteration: func(r Record) { recs = append(recs, r) }})
 		if err != nil || !res.Done {
 			t.Fatalf("worker: %+v %v", res, err)
@@ -56,10 +56,10 @@ func TestWorkerRecordsAndBudget(t *testing.T) {
 		}
 	}
 	check(work(), 3+3*2)
-	if err := SetWorkerBudget(ctx, db, "rec", 2); err == nil || !strings.Contains(err.Error(), "new total") {
+	if err := SetWorkerBudget(ctx, wrap(db), "rec", 2); err == nil || !strings.Contains(err.Error(), "new total") {
 		t.Fatalf("budget below the trials issued: %v", err)
 	}
-	if err := SetWorkerBudget(ctx, db, "rec", 5); err != nil {
+	if err := SetWorkerBudget(ctx, wrap(db), "rec", 5); err != nil {
 		t.Fatal(err)
 	}
 	check(work(), 3+5*2)

@@ -19,11 +19,11 @@ import (
 )
 
 // newWorkerStudy stores a new branin study in db (not held by anyone).
-func newWorkerStudy(t *testing.T, db *store.DB, name, acqName string, batch, iters int) {
+func newWorkerStudy(t *testing.T, db store.Storage, name, acqName string, batch, iters int) {
 	t.Helper()
 	ctx := context.Background()
 	info, _ := (&branin{}).Info(ctx)
-	s, err := NewStudy(ctx, info, Options{DB: db, Name: name, Acquisition: acqName, Batch: batch, Iters: iters,
+	s, err := NewStudy(ctx, info, Options{DB: wrap(db), Name: name, Acquisition: acqName, Batch: batch, Iters: iters,
 		Init: 3, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
@@ -42,24 +42,25 @@ func openTestDB(t *testing.T, target string) *store.DB {
 }
 
 // Three workers in one process (three holders) evaluate a study's whole
-// budget exactly once each, on SQLite and on PostgreSQL; one worker with
-// one slot gives bitwise the same trials on both.
+// budget exactly once each, on SQLite, PostgreSQL and in memory; one
+// worker with one slot gives bitwise the same trials on all three.
 func TestWorkers(t *testing.T) {
 	pg := testenv.StartPostgres(t)
-	backends := map[string]func() string{
-		"sqlite":   func() string { return filepath.Join(t.TempDir(), "w.db") },
-		"postgres": func() string { return pg.NewDatabase(t) },
+	backends := map[string]func() store.Storage{
+		"sqlite":   func() store.Storage { return openTestDB(t, filepath.Join(t.TempDir(), "w.db")) },
+		"postgres": func() store.Storage { return openTestDB(t, pg.NewDatabase(t)) },
+		"memory":   func() store.Storage { return store.NewMemory() },
 	}
 	single := map[string][]Trial{}
-	for name, target := range backends {
+	for name, open := range backends {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			db := openTestDB(t, target())
+			db := open()
 			newWorkerStudy(t, db, "many", "qei", 3, 5)
 			var wg sync.WaitGroup
 			for range 3 {
 				wg.Go(func() {
-					res, err := RunWorker(ctx, db, "many", &branin{}, WorkerOptions{Parallel: 2, Poll: 5 * time.Millisecond})
+					res, err := RunWorker(ctx, wrap(db), "many", &branin{}, WorkerOptions{Parallel: 2, Poll: 5 * time.Millisecond})
 					if err != nil || !res.Done {
 						t.Errorf("worker: %+v %v", res, err)
 					}
@@ -69,34 +70,36 @@ func TestWorkers(t *testing.T) {
 			checkComplete(t, db, "many", 3+5*3)
 
 			newWorkerStudy(t, db, "one", "tes", 2, 3)
-			if _, err := RunWorker(ctx, db, "one", &branin{}, WorkerOptions{Poll: time.Millisecond}); err != nil {
+			if _, err := RunWorker(ctx, wrap(db), "one", &branin{}, WorkerOptions{Poll: time.Millisecond}); err != nil {
 				t.Fatal(err)
 			}
 			single[name] = checkComplete(t, db, "one", 3+2*3)
 		})
 	}
-	a, b := single["sqlite"], single["postgres"]
-	if len(a) != len(b) {
-		t.Fatalf("%d vs %d trials", len(a), len(b))
-	}
-	for i := range a {
-		for j := range a[i].X {
-			if math.Float64bits(a[i].X[j]) != math.Float64bits(b[i].X[j]) || math.Float64bits(a[i].Value) != math.Float64bits(b[i].Value) {
-				t.Fatalf("trial %d differs: sqlite %v %v, postgres %v %v", i, a[i].X, a[i].Value, b[i].X, b[i].Value)
+	for _, other := range []string{"postgres", "memory"} {
+		a, b := single["sqlite"], single[other]
+		if len(a) != len(b) {
+			t.Fatalf("%d vs %d trials", len(a), len(b))
+		}
+		for i := range a {
+			for j := range a[i].X {
+				if math.Float64bits(a[i].X[j]) != math.Float64bits(b[i].X[j]) || math.Float64bits(a[i].Value) != math.Float64bits(b[i].Value) {
+					t.Fatalf("trial %d differs: sqlite %v %v, %s %v %v", i, a[i].X, a[i].Value, other, b[i].X, b[i].Value)
+				}
 			}
 		}
 	}
 }
 
 // checkComplete checks that study name has exactly n trials, all complete.
-func checkComplete(t *testing.T, db *store.DB, name string, n int) []Trial {
+func checkComplete(t *testing.T, db store.Storage, name string, n int) []Trial {
 	t.Helper()
 	ctx := context.Background()
 	row, err := db.Study(ctx, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := db.Trials(ctx, row.ID)
+	ts, err := loadTrials(ctx, db, row.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +107,7 @@ func checkComplete(t *testing.T, db *store.DB, name string, n int) []Trial {
 		t.Fatalf("study %s: %d trials, want %d", name, len(ts), n)
 	}
 	for _, tr := range ts {
-		if tr.Status != store.Complete || tr.Attempts != 1 || tr.Worker == "" {
+		if tr.Status != Complete || tr.Attempts != 1 || tr.Worker == "" {
 			t.Fatalf("study %s: trial %+v", name, tr)
 		}
 	}
@@ -183,12 +186,12 @@ func TestWorkerWaitsForSingleHolder(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t, filepath.Join(t.TempDir(), "w.db"))
 	info, _ := (&branin{}).Info(ctx)
-	s, err := NewStudy(ctx, info, Options{DB: db, Name: "held", Acquisition: "qei", Batch: 2, Iters: 2, Init: 3, Seed: 5})
+	s, err := NewStudy(ctx, info, Options{DB: wrap(db), Name: "held", Acquisition: "qei", Batch: 2, Iters: 2, Init: 3, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	_, err = RunWorker(ctx, db, "held", &branin{}, WorkerOptions{Poll: time.Millisecond})
+	_, err = RunWorker(ctx, wrap(db), "held", &branin{}, WorkerOptions{Poll: time.Millisecond})
 	var held *store.LeaseHeldError
 	if !errors.As(err, &held) {
 		t.Fatalf("worker on a study a single process holds: %v, want *store.LeaseHeldError", err)
@@ -202,7 +205,7 @@ func TestWorkerWaitsForSingleHolder(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		s.Close() // the creator lets go, as run does before joining
 	}()
-	res, err := RunWorker(ctx, db, "held", &branin{}, WorkerOptions{Poll: time.Millisecond})
+	res, err := RunWorker(ctx, wrap(db), "held", &branin{}, WorkerOptions{Poll: time.Millisecond})
 	if err != nil || !res.Done {
 		t.Fatalf("worker after the holder let go: %+v %v", res, err)
 	}
@@ -215,7 +218,7 @@ func TestRunWorkerRefusesRunAlone(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t, filepath.Join(t.TempDir(), "a.db"))
 	info, _ := (&branin{}).Info(ctx)
-	s, err := NewStudy(ctx, info, Options{DB: db, Name: "alone", Acquisition: "random", Batch: 2, Iters: 1, Init: 2, Seed: 3})
+	s, err := NewStudy(ctx, info, Options{DB: wrap(db), Name: "alone", Acquisition: "random", Batch: 2, Iters: 1, Init: 2, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +226,7 @@ func TestRunWorkerRefusesRunAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	res, err := RunWorker(ctx, db, "alone", &branin{}, WorkerOptions{Poll: time.Millisecond})
+	res, err := RunWorker(ctx, wrap(db), "alone", &branin{}, WorkerOptions{Poll: time.Millisecond})
 	var alone *RunAloneError
 	if !errors.As(err, &alone) || alone.Study != "alone" || res != nil {
 		t.Fatalf("RunWorker on a study Run evaluated: %+v, %v", res, err)
@@ -248,7 +251,7 @@ func TestWorkerExitReleasesSlots(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := RunWorker(ctx, db, "slots", obj, WorkerOptions{Parallel: 3, LeaseTTL: time.Hour, Poll: time.Millisecond})
+		_, err := RunWorker(ctx, wrap(db), "slots", obj, WorkerOptions{Parallel: 3, LeaseTTL: time.Hour, Poll: time.Millisecond})
 		done <- err
 	}()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {

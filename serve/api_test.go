@@ -233,7 +233,7 @@ func TestAPIModel(t *testing.T) {
 	if m.Iteration != 2 || m.N != 6 || m.Fitted != 6 || len(m.Slices) != 2 || m.Note != "" || m.XBar.Trial == nil {
 		t.Fatalf("model %+v", m)
 	}
-	p, err := host.LoadPosterior(context.Background(), db, "tes", 100)
+	p, err := host.LoadPosterior(context.Background(), hostStorage(db), "tes", 100)
 	if err != nil {
 		t.Fatal(err)
 	}

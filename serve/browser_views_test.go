@@ -36,7 +36,7 @@ func (f flakyMixed) Evaluate(ctx context.Context, x []float64) (float64, error) 
 // categorical): init 8, then iters batches of 2.
 func mixedStudy(t testing.TB, db *store.DB, name string, iters int) (complete, failed int) {
 	t.Helper()
-	res, err := host.Optimize(context.Background(), flakyMixed{}, host.Options{DB: db, Name: name,
+	res, err := host.Optimize(context.Background(), flakyMixed{}, host.Options{DB: hostStorage(db), Name: name,
 		Acquisition: "ei", Init: 8, Batch: 2, Iters: iters, Seed: 6})
 	if err != nil {
 		t.Fatal(err)
@@ -296,7 +296,7 @@ func (evil) Evaluate(_ context.Context, x []float64) (float64, error) {
 
 func runEvil(t testing.TB, db *store.DB) {
 	t.Helper()
-	if _, err := host.Optimize(context.Background(), evil{}, host.Options{DB: db, Name: "evil",
+	if _, err := host.Optimize(context.Background(), evil{}, host.Options{DB: hostStorage(db), Name: "evil",
 		Acquisition: "ei", Init: 5, Batch: 2, Iters: 2, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func (mixed) Evaluate(_ context.Context, x []float64) (float64, error) {
 // runMixed runs a mixed study of init + iters × batch 2 evaluations.
 func runMixed(t testing.TB, db *store.DB, name string, init, iters int) *host.Result {
 	t.Helper()
-	res, err := host.Optimize(context.Background(), mixed{}, host.Options{DB: db, Name: name,
+	res, err := host.Optimize(context.Background(), mixed{}, host.Options{DB: hostStorage(db), Name: name,
 		Acquisition: "ei", Init: init, Batch: 2, Iters: iters, Seed: 4})
 	if err != nil {
 		t.Fatal(err)

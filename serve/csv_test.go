@@ -20,7 +20,7 @@ func TestCSVNoFormulas(t *testing.T) {
 		{Name: `=HYPERLINK("http://example.com","x")`, Kind: sdk.Float, Low: -2, High: -1},
 		{Name: "@y", Kind: sdk.Float, Low: 0, High: 1},
 	}}
-	s, err := host.NewStudy(ctx, info, host.Options{DB: db, Name: "f", Acquisition: "random", Init: 2, Iters: 1, Seed: 1})
+	s, err := host.NewStudy(ctx, info, host.Options{DB: hostStorage(db), Name: "f", Acquisition: "random", Init: 2, Iters: 1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

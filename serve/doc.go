@@ -26,7 +26,7 @@
 // browser. Any page with ?static=1 loads once and stays as loaded (no event
 // stream, no polling): the address to screenshot with a headless browser.
 //
-// Live updates poll the database cheaply (store.DB.Activity: one aggregate
+// Live updates poll the database cheaply (store.Storage.Activity: one aggregate
 // query) every Settings.Poll per watched study, however many browsers
 // watch it, and read the trials only when something changed.
 //

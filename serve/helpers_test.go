@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/internal/storebridge"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
@@ -50,7 +51,7 @@ func newDB(t testing.TB) (*store.DB, string) {
 // iterations of batch 2.
 func runStudy(t testing.TB, db *store.DB, name, acq string, iters int) *host.Result {
 	t.Helper()
-	res, err := host.Optimize(context.Background(), branin{}, host.Options{DB: db, Name: name,
+	res, err := host.Optimize(context.Background(), branin{}, host.Options{DB: hostStorage(db), Name: name,
 		Acquisition: acq, Init: 4, Batch: 2, Iters: iters, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func runStudy(t testing.TB, db *store.DB, name, acq string, iters int) *host.Res
 func openStudy(t testing.TB, db *store.DB, name, acq string, iters int) *host.Study {
 	t.Helper()
 	info, _ := branin{}.Info(context.Background())
-	s, err := host.NewStudy(context.Background(), info, host.Options{DB: db, Name: name,
+	s, err := host.NewStudy(context.Background(), info, host.Options{DB: hostStorage(db), Name: name,
 		Acquisition: acq, Init: 4, Batch: 2, Iters: iters, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,10 @@ func decodeJSON(t testing.TB, rec *httptest.ResponseRecorder, want int, v any) {
 // newServer returns a Server of db closed at the end of the test.
 func newServer(t testing.TB, db *store.DB, s Settings) *Server {
 	t.Helper()
-	srv := New(db, s)
+	srv := New(hostStorage(db), s)
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// hostStorage is host's handle on a database a test opened with store.
+func hostStorage(db store.Storage) *host.Storage { return storebridge.Wrap(db).(*host.Storage) }

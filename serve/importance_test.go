@@ -25,7 +25,7 @@ func (oneMatters) Evaluate(_ context.Context, x []float64) (float64, error) {
 // A parameter the objective ignores gets almost no importance.
 func TestImportanceIgnoredParameter(t *testing.T) {
 	db, _ := newDB(t)
-	if _, err := host.Optimize(context.Background(), oneMatters{}, host.Options{DB: db, Name: "one",
+	if _, err := host.Optimize(context.Background(), oneMatters{}, host.Options{DB: hostStorage(db), Name: "one",
 		Acquisition: "ei", Init: 8, Batch: 2, Iters: 3, Seed: 2}); err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func (s *Server) model(ctx context.Context, name string) (*modelEntry, error) {
 // computeModel builds the model view of study name (see the package doc),
 // and returns the posterior and x̄'s unit-cube point with it.
 func (s *Server) computeModel(ctx context.Context, name string) (*modelJSON, *host.StoredPosterior, []float64, error) {
-	p, err := host.LoadPosterior(ctx, s.db, name, s.set.ModelMaxEvaluations)
+	p, err := host.LoadPosterior(ctx, s.st, name, s.set.ModelMaxEvaluations)
 	none := func(note string) *modelJSON {
 		return &modelJSON{Note: note, Slices: []sliceJSON{}, Trusted: []pointJSON{}, Importance: []float64{}}
 	}

@@ -103,7 +103,7 @@ func TestReadmeScreenshot(t *testing.T) {
 		}
 		defer db.Close()
 		name = "demo"
-		if _, err := host.Optimize(context.Background(), demo{}, host.Options{DB: db, Name: name,
+		if _, err := host.Optimize(context.Background(), demo{}, host.Options{DB: hostStorage(db), Name: name,
 			Acquisition: "tes", Init: 8, Batch: 2, Iters: 14, Seed: 1}); err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/internal/storebridge"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -55,7 +57,8 @@ func (s Settings) withDefaults() Settings {
 
 // Server is the web view of one study database. It never writes to it.
 type Server struct {
-	db    *store.DB
+	st    *host.Storage
+	db    store.Storage // st's database, read directly
 	set   Settings
 	log   zerolog.Logger
 	mux   *http.ServeMux
@@ -66,10 +69,15 @@ type Server struct {
 	models  map[string]*modelEntry
 }
 
-// New returns the Server of db. Close it to stop its pollers.
-func New(db *store.DB, s Settings) *Server {
+// New returns the Server of the study database st (open it read-only:
+// host.StorageOptions.ReadOnly). Close it to stop its pollers.
+func New(st *host.Storage, s Settings) *Server {
 	s = s.withDefaults()
-	srv := &Server{db: db, set: s, log: s.Logger, models: map[string]*modelEntry{}}
+	var db store.Storage
+	if st != nil {
+		db = storebridge.Unwrap(st)
+	}
+	srv := &Server{st: st, db: db, set: s, log: s.Logger, models: map[string]*modelEntry{}}
 	srv.token = sha256.Sum256([]byte(s.Token))
 	srv.hub = newHub(srv)
 	m := http.NewServeMux()

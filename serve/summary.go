@@ -62,7 +62,7 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 	if err != nil {
 		return nil, err
 	}
-	opts, info, err := host.StoredSettings(ctx, s.db, name)
+	opts, info, err := host.StoredSettings(ctx, s.st, name)
 	if err != nil {
 		return nil, err
 	}

@@ -16,12 +16,12 @@ func TestWorkerStudyShowsRecommendation(t *testing.T) {
 	ctx := context.Background()
 	db, _ := newDB(t)
 	info, _ := branin{}.Info(ctx)
-	s, err := host.NewStudy(ctx, info, host.Options{DB: db, Name: "w", Acquisition: "tes", Init: 4, Batch: 2, Iters: 3, Seed: 7})
+	s, err := host.NewStudy(ctx, info, host.Options{DB: hostStorage(db), Name: "w", Acquisition: "tes", Init: 4, Batch: 2, Iters: 3, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	res, err := host.RunWorker(ctx, db, "w", branin{}, host.WorkerOptions{Parallel: 2, Poll: 5 * time.Millisecond})
+	res, err := host.RunWorker(ctx, hostStorage(db), "w", branin{}, host.WorkerOptions{Parallel: 2, Poll: 5 * time.Millisecond})
 	if err != nil || !res.Done {
 		t.Fatalf("worker: %+v %v", res, err)
 	}

@@ -17,6 +17,14 @@
 // processes may use the same file (SQLite's locking with a busy timeout
 // serializes writers).
 //
+// # One interface, three stores
+//
+// Storage is everything the host and the web viewer do with a study
+// database; DB implements it for SQLite and PostgreSQL with one SQL code,
+// and Memory (NewMemory) in this process's memory, for embedding and
+// tests. A conformance suite runs the same calls on all three and compares
+// what they return.
+//
 // # A locked database
 //
 // Another program may hold the write lock for longer than the busy timeout

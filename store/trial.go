@@ -48,9 +48,6 @@ type Trial struct {
 	// Worker is the host:pid of the worker that took the trial from the
 	// queue last (see queue.go); empty for trials a single process ran.
 	Worker string
-	// Names are the parameters' names in X's order, set by the host's
-	// study (not stored: they are the study's space); see Params.
-	Names []string
 }
 
 // Iteration is a BO iteration's row: the model fitted to propose its batch

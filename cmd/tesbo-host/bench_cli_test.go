@@ -222,7 +222,7 @@ func storedSettings(t *testing.T, dbPath, study string) (host.Options, float64) 
 		t.Fatal(err)
 	}
 	defer db.Close()
-	o, info, err := host.StoredSettings(context.Background(), db, study)
+	o, info, err := host.StoredSettings(context.Background(), hostStorage(db), study)
 	if err != nil {
 		t.Fatalf("study %s: %v", study, err)
 	}

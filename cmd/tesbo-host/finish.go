@@ -12,13 +12,12 @@ import (
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/sdk"
-	"github.com/tesbo/tesbo/store"
 )
 
 // finish turns what host.Start, host.Resume or host.Join did (o, err)
 // into the command's output and exit status: the summary table, a resume
 // hint for an interrupted run, exit 2 for bad input.
-func finish(ctx context.Context, sig *signals, o *host.Outcome, err error, out *output, jsonOut bool, dbPath string, db *store.DB) error {
+func finish(ctx context.Context, sig *signals, o *host.Outcome, err error, out *output, jsonOut bool, dbPath string, db *host.Storage) error {
 	if out != nil {
 		out.finish()
 	}
@@ -40,7 +39,7 @@ func finish(ctx context.Context, sig *signals, o *host.Outcome, err error, out *
 				n = res.Evaluations
 			}
 			return interruptedError{code: code, err: fmt.Errorf("interrupted (%v) after %d completed evaluations; the study is saved. Resume with: tesbo-host resume --db %s --study %s",
-				context.Cause(ctx), n, shellQuote(store.Redact(dbPath)), shellQuote(study.Name()))}
+				context.Cause(ctx), n, shellQuote(host.Redact(dbPath)), shellQuote(study.Name()))}
 		}
 		return err
 	}
@@ -52,7 +51,7 @@ func finish(ctx context.Context, sig *signals, o *host.Outcome, err error, out *
 
 // inputUsage reports host's refusals of bad input as usage errors (exit
 // 2); other errors pass as they are.
-func inputUsage(err error, db *store.DB) error {
+func inputUsage(err error, db *host.Storage) error {
 	var alone *host.RunAloneError
 	var in *host.InputError
 	switch {

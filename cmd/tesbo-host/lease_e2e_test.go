@@ -116,7 +116,7 @@ func TestSecondProcessRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	settings, _, err := host.StoredSettings(context.Background(), db, "st")
+	settings, _, err := host.StoredSettings(context.Background(), hostStorage(db), "st")
 	db.Close()
 	if err != nil || settings.Iters != iters {
 		t.Fatalf("stored iters %d (%v), want %d", settings.Iters, err, iters)

@@ -24,8 +24,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
-	"github.com/tesbo/tesbo/store"
 	_ "github.com/tesbo/tesbo/tes" // registers the tes, tes-ep and tes-sp acquisitions
 )
 
@@ -93,8 +93,7 @@ func execute(args []string) int {
 		fmt.Fprintln(os.Stderr, "tesbo-host:", ie.err)
 		return ie.code
 	}
-	var held *store.LeaseHeldError
-	if errors.As(err, &held) {
+	if held := host.AsLeaseHeld(err); held != nil {
 		// Another process runs the study: say who, and nothing else.
 		fmt.Fprintln(os.Stderr, "tesbo-host:", held)
 		return exitUsage
@@ -113,7 +112,7 @@ func execute(args []string) int {
 // command found out: bad input, like a bad flag, whether it showed at
 // open or at the first read of a study.
 func badDatabase(err error) bool {
-	return errors.Is(err, store.ErrCorrupt) || errors.Is(err, store.ErrNotTesbo) || errors.Is(err, store.ErrNewerSchema)
+	return errors.Is(err, host.ErrCorrupt) || errors.Is(err, host.ErrNotTesbo) || errors.Is(err, host.ErrNewerSchema)
 }
 
 // isCobraUsage recognizes cobra's own argument errors (unknown command,

@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
+	"github.com/tesbo/tesbo/internal/storebridge"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -320,3 +322,6 @@ func decode(t *testing.T, m map[string]json.RawMessage) record {
 	}
 	return r
 }
+
+// hostStorage is host's handle on a database a test opened with store.
+func hostStorage(db store.Storage) *host.Storage { return storebridge.Wrap(db).(*host.Storage) }

@@ -13,18 +13,17 @@ import (
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
-	"github.com/tesbo/tesbo/store"
 )
 
 // openDB opens the study database, classifying every failure as bad input.
 // An older schema is migrated only when host.NewStudy or host.OpenStudy
 // has accepted the study, so a rejected command writes nothing. Waits for
 // a locked database, and for a PostgreSQL server that cannot be reached
-// (store.Options.RetryConnect: a worker started while the server restarts
+// (host.StorageOptions.RetryConnect: a worker started while the server restarts
 // waits for it), are logged to log; ctx ends them.
-func openDB(ctx context.Context, sig *signals, path string, create bool, log zerolog.Logger) (*store.DB, error) {
+func openDB(ctx context.Context, sig *signals, path string, create bool, log zerolog.Logger) (*host.Storage, error) {
 	warnPasswordInURL(os.Stderr, path)
-	db, err := store.OpenContext(ctx, path, store.Options{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true, RetryConnect: true, Logger: log})
+	db, err := host.OpenStorage(ctx, path, host.StorageOptions{Create: create, BusyTimeout: dbBusyTimeout, DeferMigration: true, RetryConnect: true, Logger: log})
 	if err != nil {
 		if ctx.Err() != nil && sig.sig != nil {
 			return nil, interruptedError{code: exitCodeFor(sig.sig), err: fmt.Errorf("interrupted (%v) while waiting for the database: %v", context.Cause(ctx), err)}
@@ -36,9 +35,9 @@ func openDB(ctx context.Context, sig *signals, path string, create bool, log zer
 
 // openDBReadOnly opens the study database for the commands that only read
 // it ('trials', 'serve'): it works in a read-only directory or mount and
-// never writes (store.Options.ReadOnly).
-func openDBReadOnly(path string, log zerolog.Logger) (*store.DB, error) {
-	db, err := store.Open(path, store.Options{BusyTimeout: dbBusyTimeout, ReadOnly: true, Logger: log})
+// never writes (host.StorageOptions.ReadOnly).
+func openDBReadOnly(ctx context.Context, path string, log zerolog.Logger) (*host.Storage, error) {
+	db, err := host.OpenStorage(ctx, path, host.StorageOptions{BusyTimeout: dbBusyTimeout, ReadOnly: true, Logger: log})
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/store"
 )
 
 // checkStudyFlag refuses a bad --study name (host.CheckStudyName) before
@@ -30,12 +29,8 @@ func allFailed(complete, failed int, dbPath, study string) error {
 
 // workersAllFailed is allFailed for a worker that does not summarize the
 // study: it counts the stored trials.
-func workersAllFailed(ctx context.Context, db *store.DB, study string) error {
-	row, err := db.Study(ctx, study)
-	if err != nil {
-		return err
-	}
-	ts, err := db.Trials(ctx, row.ID)
+func workersAllFailed(ctx context.Context, db *host.Storage, study string) error {
+	ts, err := db.Trials(ctx, study)
 	if err != nil {
 		return err
 	}
@@ -44,12 +39,12 @@ func workersAllFailed(ctx context.Context, db *store.DB, study string) error {
 }
 
 // outcomes counts the complete and the failed trials.
-func outcomes(ts []store.Trial) (complete, failed int) {
+func outcomes(ts []host.Trial) (complete, failed int) {
 	for _, t := range ts {
 		switch t.Status {
-		case store.Complete:
+		case host.Complete:
 			complete++
-		case store.Failed:
+		case host.Failed:
 			failed++
 		}
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/internal/safetext"
 	"github.com/tesbo/tesbo/sdk"
-	"github.com/tesbo/tesbo/store"
 )
 
 // output renders a run: --json records on stdout, or a progress bar on a
@@ -181,7 +180,7 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 	s := study.Settings()
 	info := study.Info()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "study\t%s (in %s)\n", study.Name(), store.Redact(dbPath))
+	fmt.Fprintf(tw, "study\t%s (in %s)\n", study.Name(), host.Redact(dbPath))
 	fmt.Fprintf(tw, "objective\t%s\n", objectiveName(s, info))
 	fmt.Fprintf(tw, "acquisition\t%s, batch %d, seed %d\n", s.Acquisition, s.Batch, study.Seed())
 	fmt.Fprintf(tw, "evaluations\t%d complete, %d failed, %d BO iterations\n", res.Evaluations, res.Failures, res.Iterations)

@@ -12,7 +12,6 @@ import (
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/sdk"
-	"github.com/tesbo/tesbo/store"
 )
 
 type resumeFlags struct {
@@ -77,7 +76,7 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 	defer stored.close()
 	var out *output
 	o, err := host.Resume(ctx, db, f.study, host.ResumeOptions{
-		Iters: f.iters, Parallel: f.parallel, Shared: store.IsPostgresURL(f.db),
+		Iters: f.iters, Parallel: f.parallel, Shared: host.IsPostgresURL(f.db),
 		Worker: workerOptions(&f.common, 0, 0, log),
 		Load:   stored.load,
 		OnStudy: func(s *host.Study) {

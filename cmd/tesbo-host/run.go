@@ -14,13 +14,12 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/store"
 )
 
 // dbBusyTimeout is how long the CLI waits for another process's lock on
 // the study database before reporting it locked (writers hold it for
 // milliseconds). Once a study runs, its writes retry for much longer
-// (store.Options.BusyRetry's default, 5 min, logged at warn), so that a
+// (host.StorageOptions.BusyRetry's default, 5 min, logged at warn), so that a
 // finished evaluation is not lost to another program holding the lock.
 const dbBusyTimeout = 2 * time.Second
 
@@ -248,7 +247,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	absDir, _ := filepath.Abs(dir)
-	var db *store.DB
+	var db *host.Storage
 	defer func() {
 		if db != nil {
 			db.Close()
@@ -276,11 +275,11 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		},
 		Objective: obj, ObjectiveName: f.objective,
 		// Only with every input checked does the database get touched.
-		OpenDB: func(ctx context.Context) (store.Storage, error) {
+		OpenDB: func(ctx context.Context) (*host.Storage, error) {
 			db, err = openDB(ctx, sig, f.db, true, log)
 			return db, err
 		},
-		Shared: store.IsPostgresURL(f.db),
+		Shared: host.IsPostgresURL(f.db),
 		Worker: workerOptions(&f.common, f.parallel, 0, log),
 		Load:   stored.load,
 		OnStudy: func(s *host.Study) {
@@ -292,7 +291,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	var exists *host.StudyExistsError
 	if errors.As(err, &exists) {
 		return usagef("study %q already exists in %s: continue it with 'tesbo-host resume --db %s --study %s' or choose another --study",
-			exists.Name, store.Redact(f.db), shellQuote(store.Redact(f.db)), shellQuote(exists.Name))
+			exists.Name, host.Redact(f.db), shellQuote(host.Redact(f.db)), shellQuote(exists.Name))
 	}
 	return finish(ctx, sig, o, err, out, f.json, f.db, db)
 }

@@ -5,14 +5,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tesbo/tesbo/store"
+	"github.com/tesbo/tesbo/host"
 )
 
 // warnPasswordInURL prints one line on w when the --db URL carries a
 // password: a command line is readable by every process on the machine,
 // plugins included (/proc/PID/cmdline).
 func warnPasswordInURL(w io.Writer, target string) {
-	if store.HasPassword(target) {
+	if host.HasPassword(target) {
 		fmt.Fprintln(w, "tesbo-host: warning: the --db URL holds a password, which other processes (plugins too) can read from the command line; drop it from the URL and set PGPASSWORD or put it in ~/.pgpass")
 	}
 }

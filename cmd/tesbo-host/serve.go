@@ -91,7 +91,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return err
 	}
 	warnPasswordInURL(cmd.ErrOrStderr(), f.db)
-	db, err := openDBReadOnly(f.db, log)
+	db, err := openDBReadOnly(cmd.Context(), f.db, log)
 	if err != nil {
 		return err
 	}

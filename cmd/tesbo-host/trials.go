@@ -19,7 +19,6 @@ import (
 
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/internal/safetext"
-	"github.com/tesbo/tesbo/store"
 )
 
 type trialsFlags struct {
@@ -75,8 +74,8 @@ type trialRow struct {
 
 // trialState names a trial's status as 'trials' shows it (pending is
 // "queued": waiting for a worker).
-func trialState(s store.Status) string {
-	if s == store.Pending {
+func trialState(s host.Status) string {
+	if s == host.Pending {
 		return "queued"
 	}
 	return string(s)
@@ -98,23 +97,22 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 		return usagef("bad --sort %q: use id or value", f.sort)
 	}
 	ctx := cmd.Context()
-	db, err := openDBReadOnly(f.db, zerolog.Nop())
+	db, err := openDBReadOnly(ctx, f.db, zerolog.Nop())
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	_, info, err := host.StoredSettings(ctx, db, f.study)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, host.ErrNotFound) {
 			return usageError{err}
 		}
 		return err
 	}
-	row, err := db.Study(ctx, f.study)
-	if err != nil {
+	ts, err := db.Trials(ctx, f.study)
+	if errors.Is(err, host.ErrNotFound) {
 		return usageError{err}
 	}
-	ts, err := db.Trials(ctx, row.ID)
 	if err != nil {
 		return err
 	}
@@ -132,7 +130,7 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 			}
 		}
 		r.Choices = host.ChoiceNames(info.Params, t.X)
-		if t.Status == store.Complete {
+		if t.Status == host.Complete {
 			v := t.Value
 			r.Value = &v
 		}

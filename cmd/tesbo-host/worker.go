@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/store"
 )
 
 type workerFlags struct {
@@ -100,14 +99,13 @@ func workerOptions(c *common, parallel int, leaseTTL time.Duration, log zerolog.
 // finishWorker reports the end of this process's work on a shared study:
 // the summary table a single-process run prints when host made one
 // (o.Study: 'run' and 'resume' without --json), else one line ('worker').
-func finishWorker(ctx context.Context, sig *signals, o *host.Outcome, err error, jsonOut bool, db *store.DB) error {
+func finishWorker(ctx context.Context, sig *signals, o *host.Outcome, err error, jsonOut bool, db *host.Storage) error {
 	study := ""
 	if o != nil {
 		study = o.Name
 	}
 	if err != nil {
-		var held *store.LeaseHeldError
-		if errors.As(err, &held) {
+		if host.AsLeaseHeld(err) != nil {
 			return err
 		}
 		var alone *host.RunAloneError
@@ -139,7 +137,7 @@ func finishWorker(ctx context.Context, sig *signals, o *host.Outcome, err error,
 
 // runAloneUsage turns host's *RunAloneError into the one-line refusal that
 // points at 'resume' (exit 2); other errors it returns as they are.
-func runAloneUsage(err error, db *store.DB, study string) error {
+func runAloneUsage(err error, db *host.Storage, study string) error {
 	var alone *host.RunAloneError
 	if !errors.As(err, &alone) {
 		return err

@@ -22,7 +22,6 @@ import (
 
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/sdk"
-	"github.com/tesbo/tesbo/store"
 )
 
 // sixHump is the (negated) six-hump camel function on [−3,3]×[−2,2]: two
@@ -90,7 +89,7 @@ func main() {
 // corrupt database, or a study of another objective, is an error to report,
 // not a reason to start over.
 func runStored(ctx context.Context, path string, opts host.Options) (*host.Result, error) {
-	db, err := store.Open(path, store.Options{Create: true})
+	db, err := host.OpenStorage(ctx, path, host.StorageOptions{Create: true})
 	if err != nil {
 		return nil, err
 	}
@@ -99,9 +98,9 @@ func runStored(ctx context.Context, path string, opts host.Options) (*host.Resul
 	info, _ := sixHump{}.Info(ctx)
 	study, created, err := host.OpenOrCreate(ctx, info, opts)
 	switch {
-	case errors.Is(err, store.ErrLocked):
+	case errors.Is(err, host.ErrLocked):
 		return nil, fmt.Errorf("%w (is another run of this program using %s?)", err, path)
-	case errors.Is(err, store.ErrCorrupt), errors.Is(err, store.ErrNotTesbo):
+	case errors.Is(err, host.ErrCorrupt), errors.Is(err, host.ErrNotTesbo):
 		return nil, fmt.Errorf("%w: remove %s or pass another -db", err, path)
 	case err != nil:
 		return nil, err

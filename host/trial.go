@@ -1,0 +1,58 @@
+package host
+
+import "time"
+
+// Trial is one proposed point and, once finished, its outcome: X in native
+// units, U the same point in the unit cube, Status, Value (native units, valid
+// when complete), Error (when failed), attempts and timings.
+type Trial struct {
+	ID          int       // 0-based, unique within the study
+	Iteration   int       // 0 = initial design, t ≥ 1 = BO iteration t
+	Index       int       // position within its iteration's batch
+	X           []float64 // native units
+	U           []float64 // the same point in the unit cube (what the GP sees)
+	Status      Status
+	Value       float64 // native units; meaningful when Status == Complete
+	Error       string  // why it failed; empty otherwise
+	Attempts    int     // evaluation attempts made (retries + 1)
+	CreatedAt   time.Time
+	StartedAt   time.Time // zero until started
+	FinishedAt  time.Time // zero until finished
+	EvalSeconds float64   // wall time of the successful (or last) attempt
+	Meta        map[string]string
+	// Worker is the host:pid of the worker that took the trial from the
+	// queue last; empty for trials a single process ran.
+	Worker string
+	// Names are the parameters' names in X's order (set by a Study; not
+	// stored: they are the study's space); see Params.
+	Names []string
+}
+
+// Status is a trial's life-cycle state.
+type Status string
+
+// Trial states: pending (proposed, not started), running (an evaluation is
+// under way), complete (Value holds the result), failed (Error says why).
+// Pending and running trials are "in flight"; a resumed study re-runs them.
+const (
+	Pending  Status = "pending"
+	Running  Status = "running"
+	Complete Status = "complete"
+	Failed   Status = "failed"
+)
+
+// Done reports whether the state is final.
+func (s Status) Done() bool { return s == Complete || s == Failed }
+
+// Params returns the trial's point X by parameter name (Int parameters
+// hold integral values). It is nil when the trial has no Names.
+func (t Trial) Params() map[string]float64 {
+	if len(t.Names) == 0 || len(t.Names) != len(t.X) {
+		return nil
+	}
+	m := make(map[string]float64, len(t.X))
+	for i, n := range t.Names {
+		m[n] = t.X[i]
+	}
+	return m
+}
