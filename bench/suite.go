@@ -13,10 +13,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tesbo/tesbo/acq"
-	"github.com/tesbo/tesbo/bench/mixedsuite"
-	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/plugins/synthetic/objective"
+	"github.com/tesbo/tesbo/problems/mixedsuite"
+	"github.com/tesbo/tesbo/problems/synthetic"
+	"github.com/tesbo/tesbo/problems/usersuite"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -96,9 +96,9 @@ type Suite struct {
 type Opener func(ctx context.Context, name string) (obj sdk.Objective, exclusive bool, err error)
 
 // Synthetic opens synthetic/<name> objectives (package
-// plugins/synthetic/objective), the user suite's user/<name> (package
-// bench/usersuite) and the mixed suite's mixed/<name> (package
-// bench/mixedsuite), a new instance per run.
+// problems/synthetic), the user suite's user/<name> (package
+// problems/usersuite) and the mixed suite's mixed/<name> (package
+// problems/mixedsuite), a new instance per run.
 func Synthetic(_ context.Context, name string) (sdk.Objective, bool, error) {
 	if strings.HasPrefix(name, mixedsuite.Prefix) {
 		o, err := mixedsuite.New(name)
@@ -108,11 +108,11 @@ func Synthetic(_ context.Context, name string) (sdk.Objective, bool, error) {
 		o, err := usersuite.New(name)
 		return o, false, err
 	}
-	short, ok := strings.CutPrefix(name, objective.Prefix)
+	short, ok := strings.CutPrefix(name, synthetic.Prefix)
 	if !ok {
 		return nil, false, fmt.Errorf("unknown problem %q: the built-in problems are synthetic/<name> (see 'tesbo-host plugins')", name)
 	}
-	o, err := objective.New(short)
+	o, err := synthetic.New(short)
 	if err != nil {
 		return nil, false, fmt.Errorf("problem %s: %w", name, err)
 	}
@@ -136,7 +136,7 @@ func (s *Suite) batches() []int {
 	return s.Batches
 }
 
-// UserProblems is the user suite (package bench/usersuite) with each
+// UserProblems is the user suite (package problems/usersuite) with each
 // problem's default budget.
 func UserProblems() []Problem {
 	var out []Problem

@@ -27,7 +27,7 @@ import (
 )
 
 // gpSampleDraw3Optimum is f* of synthetic/gpsample with sample_seed=3, as
-// pinned by plugins/synthetic/testfunc's TestGPSamplePinned.
+// pinned by problems/testfunc's TestGPSamplePinned.
 const gpSampleDraw3Optimum = 4.1708540998722885
 
 // benchRun identifies one run of a bench (a runs.csv row without its
