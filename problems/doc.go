@@ -13,6 +13,6 @@
 // the benchmark runner (package bench, tesbo-host bench) opens the problems
 // in process, and the synthetic plugin (plugins/synthetic) serves
 // synthetic/* and user/* to any host. The packages below problems import
-// only the SDK, gonum and each other (TestArrows checks it), so a problem's
+// only the SDK, gonum and each other (internal/arrows checks it), so a problem's
 // name, values and budget are defined once for both.
 package problems
