@@ -481,25 +481,7 @@ func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool,
 	}
 	K := ws.kbuf // K_DD (+σ² on the diagonal); the factor goes to ws.lbuf
 	rk, radial := k.(radialKernel)
-	if radial {
-		inv := rk.invLengths()
-		for i := 0; i < n; i++ {
-			row := X.RawRowView(i)
-			for j := 0; j < d; j++ {
-				ws.xs[i*d+j] = row[j] * inv[j]
-			}
-		}
-		for i := 0; i < n; i++ {
-			radialRow(rk, K[i*n:i*n+i+1], ws.xs[i*d:(i+1)*d], ws.xs[:(i+1)*d], d)
-		}
-	} else {
-		for i := 0; i < n; i++ {
-			xi := X.RawRowView(i)
-			for j := 0; j <= i; j++ {
-				K[i*n+j] = k.Eval(xi, X.RawRowView(j))
-			}
-		}
-	}
+	lmlKernelMatrix(k, rk, radial, X, ws)
 	for i := 0; i < n; i++ {
 		K[i*n+i] += noise
 	}
@@ -535,53 +517,9 @@ func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool,
 		trW += W[i*n+i]
 	}
 	if radial {
-		// ½ Σ_ab W_ab ∂K_ab: off-diagonal pairs counted twice.
-		gl := grad[:d]
-		var gs float64
-		for i := 0; i < n; i++ {
-			xi := ws.xs[i*d : (i+1)*d]
-			for j := 0; j < i; j++ {
-				w := W[i*n+j]
-				xj := ws.xs[j*d : (j+1)*d]
-				kv := K[i*n+j]
-				dk := rk.dFromR2K(sqDist(xi, xj), kv)
-				gs += w * kv
-				c := -2 * w * dk
-				for t := range gl {
-					dt := xi[t] - xj[t]
-					gl[t] += c * dt * dt
-				}
-			}
-		}
-		grad[d] = gs + 0.5*trW*s2
-		if jr := c.jitterRel; jr > 0 {
-			// Only σ_s² moves the diagonal of a stationary kernel.
-			grad[d] += 0.5 * trW * jr * s2
-		}
+		radialLMLGrad(rk, ws, K, W, n, d, trW, s2, c.jitterRel, grad)
 	} else {
-		pt, dm := ws.ptmp, ws.dtmp
-		clear(dm)
-		for i := 0; i < n; i++ {
-			xi := X.RawRowView(i)
-			for j := 0; j <= i; j++ {
-				k.ParamGrad(pt, xi, X.RawRowView(j))
-				w := W[i*n+j]
-				if i == j {
-					w *= 0.5
-					for t := 0; t < np; t++ {
-						dm[t] += pt[t]
-					}
-				}
-				for t := 0; t < np; t++ {
-					grad[t] += w * pt[t]
-				}
-			}
-		}
-		if jr := c.jitterRel; jr > 0 {
-			for t := 0; t < np; t++ {
-				grad[t] += 0.5 * trW * jr * dm[t] / float64(n)
-			}
-		}
+		kernelLMLGrad(k, X, ws, W, n, np, trW, c.jitterRel, grad)
 	}
 	if withNoise {
 		grad[np] = 0.5 * trW * noise * (1 + c.jitterRel)
@@ -590,4 +528,89 @@ func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool,
 		return 0, errors.New("non-finite log marginal likelihood")
 	}
 	return lml, nil
+}
+
+// lmlKernelMatrix fills the lower triangle of ws.kbuf with K_DD; for a
+// radial kernel (rk, radial) through the inputs scaled by the inverse
+// length-scales, which it leaves in ws.xs for radialLMLGrad.
+func lmlKernelMatrix(k Kernel, rk radialKernel, radial bool, X *mat.Dense, ws *lmlEval) {
+	n, d := X.Dims()
+	K := ws.kbuf
+	if radial {
+		inv := rk.invLengths()
+		for i := 0; i < n; i++ {
+			row := X.RawRowView(i)
+			for j := 0; j < d; j++ {
+				ws.xs[i*d+j] = row[j] * inv[j]
+			}
+		}
+		for i := 0; i < n; i++ {
+			radialRow(rk, K[i*n:i*n+i+1], ws.xs[i*d:(i+1)*d], ws.xs[:(i+1)*d], d)
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			xi := X.RawRowView(i)
+			for j := 0; j <= i; j++ {
+				K[i*n+j] = k.Eval(xi, X.RawRowView(j))
+			}
+		}
+	}
+}
+
+// radialLMLGrad writes lmlGrad's gradient for a radial kernel into grad:
+// ½ Σ_ab W_ab ∂K_ab/∂θ for the d log length-scales and (grad[d]) the log
+// signal variance s2, with the jitter's share (jitterRel) and the diagonal
+// through trW = tr W; ws.xs holds the scaled inputs.
+func radialLMLGrad(rk radialKernel, ws *lmlEval, K, W []float64, n, d int, trW, s2, jitterRel float64, grad []float64) {
+	// ½ Σ_ab W_ab ∂K_ab: off-diagonal pairs counted twice.
+	gl := grad[:d]
+	var gs float64
+	for i := 0; i < n; i++ {
+		xi := ws.xs[i*d : (i+1)*d]
+		for j := 0; j < i; j++ {
+			w := W[i*n+j]
+			xj := ws.xs[j*d : (j+1)*d]
+			kv := K[i*n+j]
+			dk := rk.dFromR2K(sqDist(xi, xj), kv)
+			gs += w * kv
+			c := -2 * w * dk
+			for t := range gl {
+				dt := xi[t] - xj[t]
+				gl[t] += c * dt * dt
+			}
+		}
+	}
+	grad[d] = gs + 0.5*trW*s2
+	if jr := jitterRel; jr > 0 {
+		// Only σ_s² moves the diagonal of a stationary kernel.
+		grad[d] += 0.5 * trW * jr * s2
+	}
+}
+
+// kernelLMLGrad is radialLMLGrad for any kernel, through its ParamGrad
+// (np parameters).
+func kernelLMLGrad(k Kernel, X *mat.Dense, ws *lmlEval, W []float64, n, np int, trW, jitterRel float64, grad []float64) {
+	pt, dm := ws.ptmp, ws.dtmp
+	clear(dm)
+	for i := 0; i < n; i++ {
+		xi := X.RawRowView(i)
+		for j := 0; j <= i; j++ {
+			k.ParamGrad(pt, xi, X.RawRowView(j))
+			w := W[i*n+j]
+			if i == j {
+				w *= 0.5
+				for t := 0; t < np; t++ {
+					dm[t] += pt[t]
+				}
+			}
+			for t := 0; t < np; t++ {
+				grad[t] += w * pt[t]
+			}
+		}
+	}
+	if jr := jitterRel; jr > 0 {
+		for t := 0; t < np; t++ {
+			grad[t] += 0.5 * trW * jr * dm[t] / float64(n)
+		}
+	}
 }
