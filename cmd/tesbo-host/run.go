@@ -248,7 +248,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	proposer, err := resolveAcq(ctx, reg, f.acq)
+	custom, err := resolveAcq(ctx, reg, f.acq)
 	if err != nil {
 		return err
 	}
@@ -277,7 +277,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	}
 	absDir, _ := filepath.Abs(dir)
 	opts := host.Options{
-		Name: f.study, Acquisition: f.acq, Proposer: proposer,
+		Name: f.study, Acquisition: f.acq, Proposer: custom.proposer, Suggester: custom.suggester,
 		AcqOptions: acq.Options{Trusted: f.trusted},
 		Batch:      f.batch, AutoBatch: f.autoBatch, BatchGain: gainRule(f.minGain, f.relGain),
 		Iters: f.iters, Init: init, NoInit: init == 0, Seed: f.seed, Parallel: f.parallel,
