@@ -36,9 +36,10 @@ import (
 // information gain (acq.Sizer), at most the idle slots. The proposer
 // stores each proposal's Record once its trials have all finished.
 
-// Only acquisitions that declare they account for running trials
-// (acq.PendingAware; AsyncAcquisitions lists them) run in worker mode:
-// CheckAsync.
+//
+// Only acquisitions that declare they account for the running trials
+// (acq.PendingAware, AsyncAcquisitions) run in worker mode: CheckAsync, in
+// capabilities.go, refuses the others.
 
 // Defaults of WorkerOptions.
 const (
@@ -105,10 +106,11 @@ type worker struct {
 
 // RunWorker joins the stored study name as a worker and evaluates its
 // trials with obj until the study is complete (its whole budget evaluated)
-// or ctx is cancelled; see the comment above CheckAsync's mention. A study a
-// single process is running (its lease held by a non-worker) gives a
-// *store.LeaseHeldError. Cancelling ctx stops taking trials; evaluations
-// under way get Options.Grace to finish, then go back to the queue.
+// or ctx is cancelled; see the comment on worker mode at the top of this
+// file. A study a single process is running (its lease held by a
+// non-worker) gives a *store.LeaseHeldError. Cancelling ctx stops taking
+// trials; evaluations under way get Options.Grace to finish, then go back
+// to the queue.
 func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions) (*WorkerResult, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = 1
