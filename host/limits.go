@@ -78,8 +78,9 @@ func CheckStudyName(name string) error {
 }
 
 // checkLimits refuses sizes beyond the Max* limits (the batch's as the
-// acquisition declares it, see batchLimit), saying which limit and why. Counts are compared one by one before the budget is multiplied out,
-// so huge values cannot overflow it.
+// acquisition declares it, see batchLimit), saying which limit and why.
+// Counts are compared one by one before the budget is multiplied out, so
+// huge values cannot overflow it.
 func (o Options) checkLimits() error {
 	if limit, why := o.batchLimit(); o.Batch > limit {
 		return fmt.Errorf("batch %d exceeds %d, %s; use a smaller batch", o.Batch, limit, why)

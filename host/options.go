@@ -309,8 +309,8 @@ func normalNoise(v float64, zero bool) (float64, bool) {
 }
 
 // Stored returns the fields of o that a study stores (per-process fields
-// zeroed: Name, DB, Proposer, Suggester, Seed, Grace, callbacks, Logger), after
-// Normalized. Two studies whose Stored options are equal run with the same
+// zeroed: Name, DB, Proposer, Suggester, Seed, Grace, callbacks, Logger),
+// after Normalized. Two studies whose Stored options are equal run with the same
 // settings.
 func (o Options) Stored() Options {
 	o = o.Normalized()

@@ -182,8 +182,8 @@ func checkCardinality(space *Space, o Options) error {
 
 // OpenStudy reopens a stored study to continue it. Its settings come from
 // the database; from o only the per-process fields are used (Proposer,
-// Suggester, Grace, OnIteration, OnTrial, Logger), plus Iters when positive (a new
-// iteration budget, stored) and Parallel when positive. A database opened
+// Suggester, Grace, OnIteration, OnTrial, Logger), plus Iters when
+// positive (a new iteration budget, stored) and Parallel when positive. A database opened
 // with store.Options.DeferMigration is migrated once the study has been
 // read and checked.
 func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Study, error) {
