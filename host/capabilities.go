@@ -13,7 +13,10 @@ import (
 // acq.Carrier, acq.OutputWarper); an acquisition registered with acq gains
 // one by implementing it, without any list here naming it. The lists shown
 // in errors and in the CLI's help (SizedAcquisitions, AsyncAcquisitions,
-// BatchLimits) are read off the registry.
+// BatchLimits) are read off the registry. What is checked here is whether
+// a study may start (or a worker join); the proposal then uses what was
+// declared where it happens: acq.Sizer in proposeBatch, acq.Carrier in
+// carry and OpenStudy, acq.OutputWarper in the fit (model.go).
 
 // declared returns the acquisition registered under name, built with
 // default options, whose methods declare its capabilities; nil when name is
