@@ -14,8 +14,7 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/problems/mixedsuite"
-	"github.com/tesbo/tesbo/problems/synthetic"
+	"github.com/tesbo/tesbo/problems"
 	"github.com/tesbo/tesbo/problems/usersuite"
 	"github.com/tesbo/tesbo/sdk"
 )
@@ -95,28 +94,12 @@ type Suite struct {
 // overlap; non-exclusive objectives must be independent per call.
 type Opener func(ctx context.Context, name string) (obj sdk.Objective, exclusive bool, err error)
 
-// Synthetic opens synthetic/<name> objectives (package
-// problems/synthetic), the user suite's user/<name> (package
-// problems/usersuite) and the mixed suite's mixed/<name> (package
-// problems/mixedsuite), a new instance per run.
+// Synthetic opens the built-in problems (problems.New): synthetic/<name>
+// objectives, the user suite's user/<name> and the mixed suite's
+// mixed/<name>, a new instance per run.
 func Synthetic(_ context.Context, name string) (sdk.Objective, bool, error) {
-	if strings.HasPrefix(name, mixedsuite.Prefix) {
-		o, err := mixedsuite.New(name)
-		return o, false, err
-	}
-	if strings.HasPrefix(name, usersuite.Prefix) {
-		o, err := usersuite.New(name)
-		return o, false, err
-	}
-	short, ok := strings.CutPrefix(name, synthetic.Prefix)
-	if !ok {
-		return nil, false, fmt.Errorf("unknown problem %q: the built-in problems are synthetic/<name> (see 'tesbo-host plugins')", name)
-	}
-	o, err := synthetic.New(short)
-	if err != nil {
-		return nil, false, fmt.Errorf("problem %s: %w", name, err)
-	}
-	return o, false, nil
+	o, err := problems.New(name)
+	return o, false, err
 }
 
 func (s *Suite) seeds() int { return max(s.Seeds, DefaultSeeds) }

@@ -9,10 +9,10 @@
 //	problems/usersuite   the user suite: "user/<name>"
 //	problems/mixedsuite  the mixed-space suite: "mixed/<name>"
 //
-// Both consumers import these packages and nothing here imports them back:
+// Both consumers import this package and nothing here imports them back:
 // the benchmark runner (package bench, tesbo-host bench) opens the problems
-// in process, and the synthetic plugin (plugins/synthetic) serves
-// synthetic/* and user/* to any host. The packages below problems import
-// only the SDK, gonum and each other (internal/arrows checks it), so a problem's
-// name, values and budget are defined once for both.
+// in process by name (New), and the synthetic plugin (plugins/synthetic)
+// serves synthetic/* and user/* to any host (Served). The problem packages
+// import only the SDK, gonum and each other (internal/arrows checks it), so
+// a problem's name, values and budget are defined once for both.
 package problems

@@ -30,19 +30,12 @@
 package main
 
 import (
-	"maps"
-
-	"github.com/tesbo/tesbo/problems/synthetic"
-	"github.com/tesbo/tesbo/problems/usersuite"
+	"github.com/tesbo/tesbo/problems"
 	"github.com/tesbo/tesbo/sdk"
 )
 
 func main() { sdk.ServeObjectives(objectives()) }
 
 // objectives are the benchmark functions and the user suite's problems
-// (user/<name>, package problems/usersuite).
-func objectives() map[string]sdk.Objective {
-	m := synthetic.All()
-	maps.Copy(m, usersuite.All())
-	return m
-}
+// (user/<name>, package problems/usersuite): problems.Served.
+func objectives() map[string]sdk.Objective { return problems.Served() }
