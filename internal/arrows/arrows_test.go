@@ -36,12 +36,46 @@ var rules = []rule{
 		not: []string{"store"},
 		why: "no plugin reads the host's database: it reads studies as the CLI prints them (e.g. `tesbo-host trials --format json`)",
 	},
+	// The layers, bottom up: store, sdk and internal; gp; acq; tes; host;
+	// serve and bench; cmd. A package imports only layers below its own
+	// (its tests may reach higher, e.g. to run a study end to end).
+	{dir: "store", not: above("store"), skipTests: true, why: layers},
+	{dir: "sdk", not: above("sdk"), skipTests: true, why: layers},
+	{dir: "gp", not: above("gp"), skipTests: true, why: layers},
+	{dir: "acq", not: above("acq"), skipTests: true, why: layers},
+	{dir: "tes", not: above("tes"), skipTests: true, why: layers},
+	{dir: "host", not: above("host"), skipTests: true, why: layers},
+	{dir: "serve", not: above("serve"), skipTests: true, why: layers},
+	{dir: "bench", not: above("bench"), skipTests: true, why: layers},
 	{
 		dir:       "plugins",
 		not:       []string{"host", "bench", "serve", "cmd"},
 		skipTests: true, // end-to-end tests may load a plugin through host/loader
 		why:       "a plugin talks to the host through the SDK",
 	},
+}
+
+// layers is why the layer rules exist.
+const layers = "the packages form layers (cmd → serve, bench → host → tes → acq → gp, with store, sdk and internal at the bottom), and a layer imports only the ones below it"
+
+// order lists the layers bottom up; packages on one line share a layer.
+var order = [][]string{{"store", "sdk", "internal"}, {"gp"}, {"acq"}, {"tes"}, {"host"}, {"serve", "bench"}, {"cmd"}}
+
+// above lists the packages in layers above dir's.
+func above(dir string) []string {
+	var out []string
+	found := false
+	for _, layer := range order {
+		if found {
+			out = append(out, layer...)
+		}
+		for _, p := range layer {
+			if p == dir {
+				found = true
+			}
+		}
+	}
+	return out
 }
 
 // under reports whether the module package p is rel or below it.
