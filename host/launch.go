@@ -51,10 +51,17 @@ func (e *ParallelError) Error() string {
 }
 
 // Loader loads the objective of a stored study (settings st, objective
-// info) and, for an acquisition that is not built in, its proposer (nil
-// otherwise). Resume and Join call it only once the study is known to be
+// info) and, for an acquisition that is not built in, its proposer or
+// suggester. Resume and Join call it only once the study is known to be
 // one this process may continue, so a refused command starts no plugin.
-type Loader func(ctx context.Context, st Options, info sdk.Info) (sdk.Objective, acq.Proposer, error)
+type Loader func(ctx context.Context, st Options, info sdk.Info) (Loaded, error)
+
+// Loaded is what a Loader loaded.
+type Loaded struct {
+	Objective sdk.Objective
+	Proposer  acq.Proposer  // an acquisition plugin (Options.Proposer)
+	Suggester sdk.Suggester // a suggester plugin (Options.Suggester)
+}
 
 // Outcome is what Start, Resume and Join did.
 type Outcome struct {
@@ -228,11 +235,12 @@ func resumeAlone(ctx context.Context, db *Storage, name string, st Options, info
 			return nil, inputError(err)
 		}
 	}
-	obj, prop, err := r.Load(ctx, st, info)
+	ld, err := r.Load(ctx, st, info)
 	if err != nil {
 		return nil, err
 	}
-	s, err := OpenStudy(ctx, db, name, Options{Proposer: prop, Iters: r.Iters, Parallel: r.Parallel, Logger: r.Worker.Logger})
+	obj := ld.Objective
+	s, err := OpenStudy(ctx, db, name, Options{Proposer: ld.Proposer, Suggester: ld.Suggester, Iters: r.Iters, Parallel: r.Parallel, Logger: r.Worker.Logger})
 	var be *BudgetError
 	if errors.As(err, &be) {
 		return nil, be
@@ -281,11 +289,11 @@ func Join(ctx context.Context, db *Storage, name string, j JoinOptions) (*Outcom
 	if err := CheckRunAlone(ctx, db, name); err != nil {
 		return nil, err
 	}
-	obj, _, err := j.Load(ctx, st, info)
+	ld, err := j.Load(ctx, st, info)
 	if err != nil {
 		return nil, err
 	}
-	return join(ctx, db, name, j, obj, false)
+	return join(ctx, db, name, j, ld.Objective, false)
 }
 
 // join runs this process as a worker of study name with obj, which

@@ -227,7 +227,7 @@ func refines(mode string, canNoiseFree bool) bool {
 // (false for a plugin handle whose plugin does not implement it).
 func NoiseFreeOf(obj sdk.Objective) (sdk.NoiseFree, bool) {
 	nf, ok := obj.(sdk.NoiseFree)
-	if sn, isPlugin := obj.(interface{ SupportsNoiseFree() bool }); ok && isPlugin && !sn.SupportsNoiseFree() {
+	if sn, isPlugin := obj.(NoiseFreeSupporter); ok && isPlugin && !sn.SupportsNoiseFree() {
 		return nil, false
 	}
 	return nf, ok
@@ -249,7 +249,7 @@ func configure(ctx context.Context, obj sdk.Objective, name string, o Options) e
 		params[k] = v
 	}
 	c, ok := obj.(sdk.Configurable)
-	if sc, isPlugin := obj.(interface{ SupportsConfigure() bool }); ok && isPlugin && !sc.SupportsConfigure() {
+	if sc, isPlugin := obj.(ConfigureSupporter); ok && isPlugin && !sc.SupportsConfigure() {
 		ok = false
 	}
 	if !ok {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/sdk"
@@ -73,17 +72,17 @@ type storedPlugins struct {
 
 // load opens the plugins directory the study was started with (or
 // --plugins), loads its objective and resolves its acquisition.
-func (p *storedPlugins) load(ctx context.Context, st host.Options, info sdk.Info) (sdk.Objective, acq.Proposer, error) {
+func (p *storedPlugins) load(ctx context.Context, st host.Options, info sdk.Info) (host.Loaded, error) {
 	reg, obj, err := openStoredObjective(ctx, p.c, st, info, p.log)
 	if err != nil {
-		return nil, nil, err
+		return host.Loaded{}, err
 	}
 	p.reg = reg
-	proposer, err := resolveAcq(ctx, reg, st.Acquisition)
+	custom, err := resolveAcq(ctx, reg, st.Acquisition)
 	if err != nil {
-		return nil, nil, err
+		return host.Loaded{}, err
 	}
-	return obj, proposer, nil
+	return host.Loaded{Objective: obj, Proposer: custom.proposer, Suggester: custom.suggester}, nil
 }
 
 func (p *storedPlugins) close() {

@@ -163,7 +163,7 @@ func testReplayPostgres(t *testing.T) {
 		dir, url := t.TempDir(), pg.NewDatabase(t)
 		args := []string{"--objective", "synthetic/branin", "--acq", "qei", "--batch", "2", "--parallel", "1", "--iters", "3", "--seed", "8"}
 		p := start(t, dir, append(append([]string{"run"}, base(url)...), args...)...)
-		time.Sleep(300 * time.Millisecond) // let 'run' create the study
+		waitStudy(t, url, "s") // the worker must find the study run creates
 		r := cli(t, dir, "worker", "--db", url, "--study", "s", "--log-level", "error")
 		<-p.done
 		if r.code != 0 || p.err != nil {
