@@ -222,8 +222,8 @@ func (s *Study) fitCached(ds *dataset, t int) (*fitResult, error) {
 		return s.cache, nil
 	}
 	fit := s.fitModel
-	if s.fitHook != nil {
-		fit = s.fitHook
+	if s.hooks != nil && s.hooks.fit != nil {
+		fit = s.hooks.fit
 	}
 	fr, err := fit(ds, s.lastModel, t)
 	if err != nil {

@@ -68,7 +68,7 @@ func benchOverhead(b *testing.B, durable bool, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.fitHook = constFit
+	s.testHooks().fit = constFit
 	if _, err := s.Run(ctx, obj); err != nil {
 		b.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func benchOverhead(b *testing.B, durable bool, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.fitHook = constFit
+		s.testHooks().fit = constFit
 		b.StartTimer()
 		if _, err := s.Run(ctx, obj); err != nil {
 			b.Fatal(err)

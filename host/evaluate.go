@@ -52,7 +52,7 @@ type pool struct {
 // recorder stores the progress of evaluations.
 type recorder interface {
 	// start marks trial id running its attempt-th attempt.
-	start(id, attempt int, at time.Time) error
+	start(ctx context.Context, id, attempt int, at time.Time) error
 	// finish records the trial's outcome.
 	finish(ctx context.Context, id int, r sdk.Result, evalErr error, st evalStats) error
 }
@@ -135,7 +135,7 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 	reruns := 0
 	for attempt := 1; ; attempt++ {
 		started := time.Now()
-		if err := rec.start(t.ID, attempt, started); err != nil {
+		if err := rec.start(context.WithoutCancel(ctx), t.ID, attempt, started); err != nil {
 			return err
 		}
 		r, err := p.call(evalCtx, obj, t.X)

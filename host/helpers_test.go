@@ -170,3 +170,11 @@ func unitInfo(d int) sdk.Info {
 // wrap gives the host's handle on a database a test opened with package
 // store (to inspect it directly too).
 func wrap(db store.Storage) *Storage { return &Storage{s: db} }
+
+// testHooks returns the study's test hooks, made on first use.
+func (s *Study) testHooks() *testHooks {
+	if s.hooks == nil {
+		s.hooks = &testHooks{}
+	}
+	return s.hooks
+}

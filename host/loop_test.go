@@ -100,7 +100,7 @@ func TestFailedTrialsNeverReachGP(t *testing.T) {
 	var seen [][]int
 	var seenY [][]float64
 	var seenX []*mat.Dense
-	s.fitHook = func(ds *dataset, warm *modelState, it int) (*fitResult, error) {
+	s.testHooks().fit = func(ds *dataset, warm *modelState, it int) (*fitResult, error) {
 		mu.Lock()
 		seen = append(seen, append([]int(nil), ds.ids...))
 		seenY = append(seenY, append([]float64(nil), ds.y...))
@@ -242,8 +242,8 @@ func TestWarmStartChain(t *testing.T) {
 	}
 	var calls []fitCall
 	hook := func(s *Study) {
-		s.fitHook = func(ds *dataset, warm *modelState, it int) (*fitResult, error) {
-			s.gpFitHook = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+		s.testHooks().fit = func(ds *dataset, warm *modelState, it int) (*fitResult, error) {
+			s.testHooks().gpFit = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
 				c := fitCall{iter: it}
 				if fs.Warm != nil {
 					c.warm = append(fs.Warm.Kernel().Params(), fs.Warm.NoiseVar())

@@ -272,8 +272,8 @@ func (s *Study) fitModel(ds *dataset, warm *modelState, iteration int) (*fitResu
 		fs.FixedNoise = math.Min(math.Max(nv, b.Noise[0]), b.Noise[1])
 	}
 	fit := gp.Fit
-	if s.gpFitHook != nil {
-		fit = s.gpFitHook
+	if s.hooks != nil && s.hooks.gpFit != nil {
+		fit = s.hooks.gpFit
 	}
 	g, err := fit(ds.X, ds.y, fs)
 	if err != nil {

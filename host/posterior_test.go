@@ -23,7 +23,7 @@ func runRecordingFits(t *testing.T, obj funcObjective, o Options) (map[int]*gp.G
 		t.Fatal(err)
 	}
 	fitted := map[int]*gp.GP{}
-	s.gpFitHook = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+	s.testHooks().gpFit = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
 		g, err := gp.Fit(X, y, fs)
 		if err == nil {
 			fitted[g.N()] = g

@@ -11,13 +11,14 @@ import (
 )
 
 // New studies fit the GP under gp.ScaledPrior unless told otherwise; a
-// study stored before Options.GPPrior existed (no gp_prior in its settings)
-// keeps the weak prior it was run with, so it resumes bitwise.
+// study stored before Options.GPPrior existed (settings of version 1
+// without gp_prior) keeps the weak prior it was run with, so it resumes
+// bitwise.
 func TestGPPriorChoice(t *testing.T) {
 	ctx := context.Background()
 	priorOf := func(s *Study) *gp.Prior {
 		var got *gp.Prior
-		s.gpFitHook = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+		s.testHooks().gpFit = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
 			got = fs.Prior
 			return gp.Fit(X, y, fs)
 		}
@@ -61,7 +62,7 @@ func TestGPPriorChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	if _, err := raw.Exec(`UPDATE studies SET settings=json_remove(settings, '$.gp_prior') WHERE name='old'`); err != nil {
+	if _, err := raw.Exec(`UPDATE studies SET settings=json_remove(settings, '$.gp_prior', '$.version') WHERE name='old'`); err != nil {
 		t.Fatal(err)
 	}
 	s, err := OpenStudy(ctx, wrap(db), "old", Options{Proposer: randomProposer{}})

@@ -114,7 +114,7 @@ func (s *Study) report(ctx context.Context, obj sdk.Objective, batch []Trial) ([
 			if err != nil {
 				return recs, fmt.Errorf("encode record: %w", err)
 			}
-			if err := s.db.SetRecord(context.Background(), s.id, it, b); err != nil {
+			if err := s.db.SetRecord(context.WithoutCancel(ctx), s.id, it, b); err != nil {
 				return recs, err
 			}
 		}

@@ -146,7 +146,7 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 		s.mu.Unlock()
 		recs, err := s.report(evalCtx, obj, ts)
 		if err != nil {
-			return s.result(start, last), err
+			return s.result(ctx, start, last), err
 		}
 		emit(recs)
 	}
@@ -161,19 +161,19 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 				if ctx.Err() != nil {
 					break
 				}
-				return s.result(start, last), err
+				return s.result(ctx, start, last), err
 			}
 		}
 		if err := s.evaluate(ctx, evalCtx, obj, batch); err != nil {
-			return s.result(start, last), err
+			return s.result(ctx, start, last), err
 		}
 		recs, err := s.report(evalCtx, obj, batch)
 		if err != nil {
-			return s.result(start, last), err
+			return s.result(ctx, start, last), err
 		}
 		emit(recs)
 	}
-	res := s.result(start, last)
+	res := s.result(ctx, start, last)
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("study %q interrupted after %d evaluations: %w", s.name, res.Evaluations, context.Cause(ctx))
 	}
@@ -291,8 +291,9 @@ func sameSpace(a, b []sdk.Param) error {
 	return nil
 }
 
-// result summarizes the study so far.
-func (s *Study) result(start time.Time, last *Record) *Result {
+// result summarizes the study so far. Its recommendation is made even when
+// ctx is cancelled (an interrupted Run still reports its best point).
+func (s *Study) result(ctx context.Context, start time.Time, last *Record) *Result {
 	s.mu.Lock()
 	res := &Result{Study: s.name, Iterations: s.lastIter, Elapsed: time.Since(start)}
 	res.Evaluations, res.Failures = s.counts()
@@ -304,7 +305,7 @@ func (s *Study) result(start time.Time, last *Record) *Result {
 	if last != nil {
 		res.BestValue, res.Regret = last.BestValue, last.Regret
 	}
-	if rc, err := s.recommendOnView(context.Background()); err == nil {
+	if rc, err := s.recommendOnView(context.WithoutCancel(ctx)); err == nil {
 		res.Best = rc
 		if res.BestValue == nil && rc != nil {
 			res.BestValue = rc.Value

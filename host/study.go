@@ -69,12 +69,18 @@ type Study struct {
 	// Run's attach does not send them again (once per plugin process).
 	configured bool
 
-	// fitHook replaces fitModel in benchmarks that measure the host's own
+	// hooks is nil outside tests (see testHooks).
+	hooks *testHooks
+}
+
+// testHooks let tests replace the model fit; a study's views share them.
+type testHooks struct {
+	// fit replaces fitModel in benchmarks that measure the host's own
 	// overhead.
-	fitHook func(ds *dataset, warm *modelState, t int) (*fitResult, error)
-	// gpFitHook replaces gp.Fit inside fitModel in tests that inspect the
+	fit func(ds *dataset, warm *modelState, t int) (*fitResult, error)
+	// gpFit replaces gp.Fit inside fitModel in tests that inspect the
 	// fit's settings (the warm start).
-	gpFitHook func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error)
+	gpFit func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error)
 }
 
 type iterInfo struct {

@@ -60,7 +60,7 @@ func workerSummary(ctx context.Context, db store.Storage, name string, obj sdk.O
 	if err != nil {
 		return nil, nil, err
 	}
-	res := s.result(time.Now(), &rec)
+	res := s.result(ctx, time.Now(), &rec)
 	res.Elapsed = 0
 	return s, res, nil
 }

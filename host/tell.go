@@ -68,14 +68,14 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 }
 
 // start marks a trial running (attempt counts from 1).
-func (s *Study) start(id, attempt int, at time.Time) error {
+func (s *Study) start(ctx context.Context, id, attempt int, at time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.trials[id].Status.Done() {
 		return fmt.Errorf("start trial %d: %w", id, ErrNotInFlight)
 	}
 	if s.db != nil {
-		if err := s.db.StartTrial(context.Background(), s.id, id, attempt, at); err != nil {
+		if err := s.db.StartTrial(ctx, s.id, id, attempt, at); err != nil {
 			return err
 		}
 	}

@@ -20,8 +20,8 @@ func (s *Study) viewLocked() *Study {
 		lastModel: s.lastModel,
 		version:   s.version,
 		cache:     s.cache, cacheKey: s.cacheKey,
-		refine:  s.refine,
-		fitHook: s.fitHook, gpFitHook: s.gpFitHook,
+		refine: s.refine,
+		hooks:  s.hooks,
 	}
 }
 

@@ -23,7 +23,7 @@ func TestTellDuringFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	fitting, release := make(chan struct{}), make(chan struct{})
-	s.fitHook = func(ds *dataset, warm *modelState, it int) (*fitResult, error) {
+	s.testHooks().fit = func(ds *dataset, warm *modelState, it int) (*fitResult, error) {
 		close(fitting)
 		<-release
 		return s.fitModel(ds, warm, it)

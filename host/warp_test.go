@@ -103,7 +103,7 @@ func TestStudyWarpsForOutputWarper(t *testing.T) {
 			t.Fatal(err)
 		}
 		var fitted []float64
-		s.gpFitHook = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+		s.testHooks().gpFit = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
 			fitted = append([]float64(nil), y...)
 			return gp.Fit(X, y, fs)
 		}
