@@ -298,7 +298,34 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
-	var carried json.RawMessage // the acquisition's state after the latest iteration
+	carried, err := s.restoreIterations(its)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := prop.(acq.Carrier); ok && carried != nil {
+		if err := c.RestoreState(carried); err != nil {
+			return nil, fmt.Errorf("study %q: %w", name, err)
+		}
+	}
+	if changed {
+		settings, err := encodeSettings(opts, st.Info)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.db.UpdateSettings(ctx, row.ID, settings); err != nil {
+			return nil, fmt.Errorf("study %q: %w", name, err)
+		}
+	}
+	opened = true
+	return s, nil
+}
+
+// restoreIterations takes up a reopened study's stored iterations: their
+// timings and records, the latest fitted model (the next fit's warm
+// start) and the latest record. It returns the acquisition's state after
+// the latest iteration that stored one (nil if none).
+func (s *Study) restoreIterations(its []store.Iteration) (carried json.RawMessage, err error) {
+	name := s.name
 	var lastRecord json.RawMessage
 	for _, it := range its {
 		info := &iterInfo{fitS: it.FitSeconds, proposeS: it.ProposeSeconds, recorded: it.Record != nil}
@@ -324,22 +351,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	if err := s.restoreLastRecord(lastRecord); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
-	if c, ok := prop.(acq.Carrier); ok && carried != nil {
-		if err := c.RestoreState(carried); err != nil {
-			return nil, fmt.Errorf("study %q: %w", name, err)
-		}
-	}
-	if changed {
-		settings, err := encodeSettings(opts, st.Info)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.db.UpdateSettings(ctx, row.ID, settings); err != nil {
-			return nil, fmt.Errorf("study %q: %w", name, err)
-		}
-	}
-	opened = true
-	return s, nil
+	return carried, nil
 }
 
 // SetCallbacks replaces Options.OnIteration and Options.OnTrial (nil
