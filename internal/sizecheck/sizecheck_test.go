@@ -28,9 +28,8 @@ const (
 // stale.
 var allowed = map[string]string{
 	"cmd/tesbo-host/bench.go:newBenchCmd": "being rewritten (issue 30)",
-	"cmd/tesbo-host/run.go:runNew":        "being rewritten (issue 30)",
 	"host/loader/proc.go:proc.start":      "being rewritten (issue 30)",
-	"host/study.go:OpenStudy":             "being rewritten (issue 30)",
+	"host/study.go:openStudy":             "being rewritten (issue 30)",
 	"host/worker.go":                      "being rewritten (issue 30)",
 }
 
