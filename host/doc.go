@@ -56,8 +56,9 @@
 //
 // With Options.DB (a Storage: OpenStorage for a SQLite file or a PostgreSQL
 // URL, MemoryStorage for memory; package store behind it) every proposal
-// and every outcome is committed before the next proposal uses it. OpenStudy reopens a stored
-// study; Run first re-runs the trials that were in flight, then continues.
+// and every outcome is committed before the next proposal uses it.
+// OpenStudy reopens a stored study; Run first re-runs the trials that were
+// in flight, then continues.
 //
 // A stored study has one writer at a time: NewStudy and OpenStudy take the
 // study's lease (store.LeaseStore.AcquireLease) before reading its trials, a

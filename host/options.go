@@ -109,8 +109,8 @@ const (
 type Options struct {
 	// Name identifies the study in DB. "" means DefaultStudyName.
 	Name string `json:"-"`
-	// DB stores the study (trials, config, resume state). nil keeps the
-	// study in memory only.
+	// DB stores the study (trials, config, resume state): OpenStorage
+	// or MemoryStorage. nil keeps the study in this Study value only.
 	DB *Storage `json:"-"`
 
 	// Acquisition is a name registered in package acq (acq.Names): tes

@@ -6,7 +6,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,11 +16,20 @@ import (
 // type mentions store.X fails.
 func TestHostExportsNoStoreTypes(t *testing.T) {
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, 0)
+	paths, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
 	}
 	mentions := func(n ast.Node) bool {
 		found := false
@@ -38,7 +46,7 @@ func TestHostExportsNoStoreTypes(t *testing.T) {
 	report := func(n ast.Node, what string) {
 		t.Errorf("%s: exported %s names a store type", fset.Position(n.Pos()), what)
 	}
-	for _, f := range pkgs["host"].Files {
+	for _, f := range files {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:

@@ -264,7 +264,7 @@ func heldBySingle(ctx context.Context, db store.Storage, id int64) error {
 	if isWorker {
 		return nil // the proposer is a worker: join it
 	}
-	return held
+	return publicErr(held)
 }
 
 // LiveWorkers reports whether workers are working on the stored study

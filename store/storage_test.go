@@ -211,7 +211,7 @@ func conformStudies(tr *transcript, d Storage) {
 		tr.t.Errorf("study read back %+v, created %+v", got, a)
 	}
 	act, err := d.Activity(ctx, a.ID)
-	tr.add("activity %+v max=%v last=%v", act.Trials, act.MaxValue, act.LastChange.Equal(got.CreatedAt))
+	tr.add("activity %+v max=%v last=%v %s", act.Trials, act.MaxValue, act.LastChange.Equal(got.CreatedAt), errClass(err))
 	_, err = d.Study(ctx, strings.Repeat("z", 3))
 	tr.must("missing study with others", err, ErrNotFound.Error())
 	if !strings.Contains(err.Error(), "[a b]") {
@@ -402,7 +402,7 @@ func conformQueue(tr *transcript, d Storage) {
 	t1 = lease(w1, time.Minute) // back in the queue, second attempt
 	t1.Status, t1.Error = Failed, "again"
 	report("failed, no attempts left", w1, *t1, 2)
-	t2 = lease(w1, time.Millisecond)
+	lease(w1, time.Millisecond) // trial 2 again, its lease lapsing at once
 	time.Sleep(5 * time.Millisecond)
 	n, _ = d.ReclaimTrials(ctx, s.ID, 2) // attempt 2 of 2: failed for good
 	tr.add("reclaimed %d", n)

@@ -454,7 +454,7 @@ func classify(err error) error {
 }
 
 // tx runs f in one write transaction and commits it (refusing while a
-// deferred migration is pending). Through a lease's view (Lease.DB) the
+// deferred migration is pending). Through a lease's view (Lease.Storage) the
 // transaction first checks that the lease still holds its study, so a
 // holder that lost its lease cannot write after the new holder started.
 func (d *DB) tx(ctx context.Context, f func(*sqlTx) error) error {
