@@ -323,7 +323,6 @@ type problem struct {
 	q, d    int
 	hasGrad bool
 	fdStep  float64
-	gradM   *mat.Dense
 	tmp     []float64
 	evals   int
 	fixed   []bool // coordinates the local search must not move (categorical), or nil

@@ -133,16 +133,6 @@ func (r RunSpec) StudyName() string {
 	return fmt.Sprintf("bench/%s/%s/q%d/s%d", r.Problem.Label(), r.Acquisition, r.Batch, r.Index)
 }
 
-// key identifies a run in maps (label, acquisition, batch, index).
-type runKey struct {
-	label, acq   string
-	batch, index int
-}
-
-func (r RunSpec) key() runKey {
-	return runKey{r.Problem.Label(), r.Acquisition, r.Batch, r.Index}
-}
-
 // groupKey identifies a (problem, batch) figure/table.
 type groupKey struct {
 	label string

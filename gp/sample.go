@@ -199,7 +199,7 @@ func (p *Path) Eval(x []float64) float64 {
 	f := p.prior(x)
 	if p.rk != nil {
 		var stack [16]float64
-		sx := stack[:0]
+		var sx []float64
 		if p.d <= len(stack) {
 			sx = stack[:p.d]
 		} else {

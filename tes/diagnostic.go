@@ -93,24 +93,24 @@ func (m *Model) BatchGains(ctx context.Context, sizes []int, opt acq.OptimizeSet
 		t0 := time.Now()
 		f, err := m.Func(b, nil, rng)
 		if err != nil {
-			return out, fmt.Errorf("B = %d: %w", b, err)
+			return out, fmt.Errorf("batch size %d: %w", b, err)
 		}
 		x, _, err := acq.Maximize(ctx, &extendedStarts{Func: f, prev: prev}, b, d, OptimizeDefaults(opt, b), rng)
 		if err != nil {
-			return out, fmt.Errorf("B = %d: maximize α: %w", b, err)
+			return out, fmt.Errorf("batch size %d: maximize α: %w", b, err)
 		}
 		prev = x
 		fitted, _, err := f.Estimate(x)
 		if err != nil {
-			return out, fmt.Errorf("B = %d: α at the maximizer: %w", b, err)
+			return out, fmt.Errorf("batch size %d: α at the maximizer: %w", b, err)
 		}
 		fresh, err := m.Func(b, nil, rng)
 		if err != nil {
-			return out, fmt.Errorf("B = %d: %w", b, err)
+			return out, fmt.Errorf("batch size %d: %w", b, err)
 		}
 		a, se, err := fresh.Estimate(x)
 		if err != nil {
-			return out, fmt.Errorf("B = %d: re-estimate α: %w", b, err)
+			return out, fmt.Errorf("batch size %d: re-estimate α: %w", b, err)
 		}
 		out = append(out, BatchGain{B: b, Alpha: a, SE: se, Fitted: fitted, PerPoint: a / float64(b),
 			Batch: x, Seconds: time.Since(t0).Seconds()})

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // IDX is the content of an IDX file (the MNIST family's format): a
@@ -80,18 +79,4 @@ func truncated(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
-}
-
-// ReadIDXFile reads an IDX file (see ReadIDX); errors name the file.
-func ReadIDXFile(path string) (*IDX, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	idx, err := ReadIDX(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return idx, nil
 }

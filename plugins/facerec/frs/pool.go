@@ -151,7 +151,7 @@ func resolveCommand(o Options) ([]string, string, error) {
 	case strings.HasPrefix(b, "exec:"):
 		cmd := strings.TrimSpace(strings.TrimPrefix(b, "exec:"))
 		if cmd == "" {
-			return nil, "", fmt.Errorf("backend %q: empty command after exec:", o.Backend)
+			return nil, "", fmt.Errorf("backend %q: no command after \"exec:\"", o.Backend)
 		}
 		// exec replaces the shell, so the parent-death signal and kills
 		// reach the user's program itself.
