@@ -32,25 +32,16 @@ func PathDefaults(s OptimizeSettings) OptimizeSettings {
 	return s
 }
 
-// pathFunc adapts a gp.Path to a q = 1 Func; it suggests the training input
-// where the path is largest as an extra start.
-type pathFunc struct {
-	p     *gp.Path
-	start []float64
+// PathFunc adapts a posterior sample path to a q = 1 Func with its
+// gradient, suggesting starts (each 1×d) to Maximize. Maximize copies the
+// starts, so they may be shared.
+func PathFunc(p *gp.Path, starts []*mat.Dense) Func {
+	return &pathFunc{p: p, starts: starts}
 }
 
-func newPathFunc(p *gp.Path, X *mat.Dense) *pathFunc {
-	f := &pathFunc{p: p}
-	if X != nil {
-		n, _ := X.Dims()
-		best := math.Inf(-1)
-		for i := 0; i < n; i++ {
-			if v := p.Eval(X.RawRowView(i)); v > best {
-				best, f.start = v, X.RawRowView(i)
-			}
-		}
-	}
-	return f
+type pathFunc struct {
+	p      *gp.Path
+	starts []*mat.Dense
 }
 
 func (f *pathFunc) HasGradient() bool { return true }
@@ -64,10 +55,30 @@ func (f *pathFunc) Eval(X, grad *mat.Dense) float64 {
 }
 
 func (f *pathFunc) Starts(q int) []*mat.Dense {
-	if f.start == nil || q != 1 {
+	if q != 1 {
 		return nil
 	}
-	return []*mat.Dense{mat.NewDense(1, len(f.start), append([]float64(nil), f.start...))}
+	return f.starts
+}
+
+// bestInputStart returns, as the one start for maximizing p, the training
+// input (row of X) where p is largest; nil when X is nil or empty.
+func bestInputStart(p *gp.Path, X *mat.Dense) []*mat.Dense {
+	if X == nil {
+		return nil
+	}
+	var start []float64
+	n, _ := X.Dims()
+	best := math.Inf(-1)
+	for i := 0; i < n; i++ {
+		if v := p.Eval(X.RawRowView(i)); v > best {
+			best, start = v, X.RawRowView(i)
+		}
+	}
+	if start == nil {
+		return nil
+	}
+	return []*mat.Dense{mat.NewDense(1, len(start), append([]float64(nil), start...))}
 }
 
 // PathMaxima draws n approximate whole-function posterior samples of f from
@@ -91,7 +102,7 @@ func PathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettin
 	X := mat.NewDense(n, d, nil)
 	vals := make([]float64, n)
 	for k, p := range paths {
-		x, v, err := MaximizeMixed(ctx, newPathFunc(p, g.X()), 1, d, CategoriesOf(g), s, rng)
+		x, v, err := MaximizeMixed(ctx, PathFunc(p, bestInputStart(p, g.X())), 1, d, CategoriesOf(g), s, rng)
 		if err != nil {
 			return nil, nil, fmt.Errorf("maximize posterior sample %d: %w", k+1, err)
 		}

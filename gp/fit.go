@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
@@ -340,7 +341,7 @@ func (e *lmlEval) optimize(theta0 []float64, maxIter int) error {
 	var lastF float64
 	lastG := make([]float64, nf)
 	eval := func(u []float64) {
-		if lastU != nil && equalSlices(lastU, u) {
+		if lastU != nil && slices.Equal(lastU, u) {
 			return
 		}
 		lastU = append(lastU[:0], u...)
@@ -389,18 +390,6 @@ func (e *lmlEval) uObjective(u, gu, theta, gtheta []float64) float64 {
 		gu[i] = -gtheta[i] * (e.hi[i] - e.lo[i]) * s * (1 - s) * scale
 	}
 	return -v * scale
-}
-
-func equalSlices(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // objective returns log p(y|θ) + log p(θ) and writes its gradient with

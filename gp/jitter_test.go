@@ -2,6 +2,7 @@ package gp
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -22,7 +23,7 @@ func (k nuggetSE) WithParams(p []float64) Kernel { return nuggetSE{k.Kernel.With
 
 func (k nuggetSE) Eval(x, y []float64) float64 {
 	v := k.Kernel.Eval(x, y)
-	if equalSlices(x, y) {
+	if slices.Equal(x, y) {
 		v -= k.delta * k.Variance()
 	}
 	return v

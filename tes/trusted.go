@@ -67,25 +67,6 @@ func (s TrustedSettings) withDefaults() TrustedSettings {
 	return s
 }
 
-// pathFunc adapts a sample path to acq.Func (q = 1) with its gradient and
-// suggested starts.
-type pathFunc struct {
-	p      *gp.Path
-	starts []*mat.Dense
-}
-
-func (f *pathFunc) Eval(X, grad *mat.Dense) float64 {
-	x := X.RawRowView(0)
-	if grad == nil {
-		return f.p.Eval(x)
-	}
-	return f.p.Grad(x, grad.RawRowView(0))
-}
-
-func (f *pathFunc) HasGradient() bool { return true }
-
-func (f *pathFunc) Starts(int) []*mat.Dense { return f.starts }
-
 // TrustedMaximizers draws k whole-function posterior samples (gp.SamplePaths)
 // and maximizes each over [0,1]^d with acq.Maximize, starting from the
 // best space-filling raw sample and from the Starts best (by the path's
@@ -144,7 +125,7 @@ func TrustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, pre
 // (s with defaults), from its best raw samples and from the s.Starts
 // candidates where it is highest; it returns the maximizer and its value.
 func maximizePath(ctx context.Context, p *gp.Path, cands []*mat.Dense, s TrustedSettings, rng *rand.Rand) ([]float64, float64, error) {
-	f := &pathFunc{p: p, starts: pathStarts(p, cands, s.Starts)}
+	f := acq.PathFunc(p, pathStarts(p, cands, s.Starts))
 	x, v, err := acq.MaximizeMixed(ctx, f, 1, p.Dim(), p.Categories(), s.Optimize, rng)
 	if err != nil {
 		return nil, 0, fmt.Errorf("tes: maximize sample path: %w", err)
