@@ -10,7 +10,7 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// EI is expected improvement (Močkus 1978; Jones, Schonlau & Welch 1998):
+// ei is expected improvement (Močkus 1978; Jones, Schonlau & Welch 1998):
 //
 //	EI(x) = E[max(f(x) − y_best, 0)] = σ(x)·h(z),  z = (μ(x) − y_best)/σ(x),
 //	h(z) = φ(z) + z·Φ(z),
@@ -20,28 +20,28 @@ import (
 // stably in the far tail (LogEI; Ament et al. 2023), so that the optimizer
 // sees a useful gradient where EI itself underflows to 0. It scores single
 // points (q = 1); batches are built by Greedy.
-type EI struct{}
+type ei struct{}
 
 // Prepare implements Scorer.
-func (EI) Prepare(_ context.Context, s *State, q int) (Func, error) {
+func (ei) Prepare(_ context.Context, s *State, q int) (Func, error) {
 	if err := singlePoint("ei", s, q); err != nil {
 		return nil, err
 	}
 	return &pointFunc{g: s.GP, log: true, score: func(m, sd float64) (float64, float64, float64) {
-		return LogEI(m, sd, s.Best)
+		return logEI(m, sd, s.Best)
 	}}, nil
 }
 
-// PI is probability of improvement (Kushner 1964):
+// pi is probability of improvement (Kushner 1964):
 //
 //	PI(x) = Φ((μ(x) − y_best)/σ(x)).
 //
 // The Func returns log PI(x) = log Φ(z) (LogPhi; finite far in the tail) and
 // scores single points; no margin ξ is used (y_best = State.Best).
-type PI struct{}
+type pi struct{}
 
 // Prepare implements Scorer.
-func (PI) Prepare(_ context.Context, s *State, q int) (Func, error) {
+func (pi) Prepare(_ context.Context, s *State, q int) (Func, error) {
 	if err := singlePoint("pi", s, q); err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ type UCB struct {
 	Delta float64 // δ of the schedule; 0 means 0.1
 }
 
-// BetaSchedule returns the GP-UCB exploration weight at BO iteration t ≥ 1
+// betaSchedule returns the GP-UCB exploration weight at BO iteration t ≥ 1
 // in dimension d with confidence δ ∈ (0,1):
 //
 //	β_t = 2 log(d t² π² / (6δ)),
@@ -79,7 +79,7 @@ type UCB struct {
 // domain replaced by the dimension d, the practical form popularised by
 // Brochu, Cora & de Freitas (2010). (Theorem 2's continuous-domain constants
 // depend on unknown smoothness bounds.) t < 1 is treated as 1.
-func BetaSchedule(t, d int, delta float64) float64 {
+func betaSchedule(t, d int, delta float64) float64 {
 	if !(delta > 0 && delta < 1) {
 		delta = 0.1
 	}
@@ -94,7 +94,7 @@ func (u UCB) Prepare(_ context.Context, s *State, q int) (Func, error) {
 	}
 	beta := u.Beta
 	if !(beta > 0) {
-		beta = BetaSchedule(s.Iter, s.Dim(), u.Delta)
+		beta = betaSchedule(s.Iter, s.Dim(), u.Delta)
 	}
 	rb := math.Sqrt(beta)
 	return &pointFunc{g: s.GP, log: true, score: func(m, sd float64) (float64, float64, float64) {
@@ -195,7 +195,7 @@ func (f *pointFunc) Eval(X, grad *mat.Dense) float64 {
 //     tighten its bound nor its adaptive-batch variant GP-AUCB.
 type Greedy struct {
 	Scorer   Scorer
-	Lie      LieKind
+	Lie      lieKind
 	Settings OptimizeSettings
 }
 
@@ -237,13 +237,13 @@ func (g Greedy) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error
 // addLie returns cur conditioned on fantasized observations at the rows of
 // X: the constant lie computed from the real observations of orig, or the
 // posterior mean of cur (LieBeliever).
-func addLie(cur, orig *gp.GP, X *mat.Dense, lie LieKind) (*gp.GP, error) {
+func addLie(cur, orig *gp.GP, X *mat.Dense, lie lieKind) (*gp.GP, error) {
 	r, _ := X.Dims()
 	ys := make([]float64, r)
 	obs := orig.Y()
 	var c float64
 	switch lie {
-	case LieMin:
+	case lieMin:
 		c = math.Inf(1)
 		for _, y := range obs {
 			c = math.Min(c, y)
@@ -253,7 +253,7 @@ func addLie(cur, orig *gp.GP, X *mat.Dense, lie LieKind) (*gp.GP, error) {
 		for _, y := range obs {
 			c = math.Max(c, y)
 		}
-	case LieMean:
+	case lieMean:
 		for _, y := range obs {
 			c += y / float64(len(obs))
 		}

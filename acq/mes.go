@@ -13,7 +13,7 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// MES is max-value entropy search (Wang & Jegelka 2017, Eq. (6)): the
+// mes is max-value entropy search (Wang & Jegelka 2017, Eq. (6)): the
 // information a noise-free evaluation at x carries about the maximum value
 // y* = max f, estimated from K samples y*_k:
 //
@@ -29,7 +29,7 @@ import (
 // raised to it (y* ≥ the best observation up to noise), and the entropy is
 // that of the latent f(x), as in the paper's derivation. MES scores single
 // points; batches come from Greedy.
-type MES struct {
+type mes struct {
 	Samples  int              // K (0: 10)
 	Gumbel   bool             // Gumbel approximation instead of path maxima
 	Features int              // random Fourier features per path (0: 1000)
@@ -37,7 +37,7 @@ type MES struct {
 }
 
 // Prepare implements Scorer.
-func (e MES) Prepare(ctx context.Context, s *State, q int) (Func, error) {
+func (e mes) Prepare(ctx context.Context, s *State, q int) (Func, error) {
 	if err := singlePoint("mes", s, q); err != nil {
 		return nil, err
 	}

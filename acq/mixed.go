@@ -10,11 +10,11 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// MaxEnumerate is the largest number of categorical combinations (the
+// maxEnumerate is the largest number of categorical combinations (the
 // product of the choice counts) that Maximize enumerates exactly at each
 // categorical step; beyond it the step tries every single-coordinate change
 // of choice.
-const MaxEnumerate = 64
+const maxEnumerate = 64
 
 // mixedRounds bounds the alternations between the continuous local search
 // and the categorical step of one restart.
@@ -62,7 +62,7 @@ func newMixedSearch(cats []int, q, d int) *mixedSearch {
 	for j, n := range cats {
 		if n > 0 {
 			m.idx = append(m.idx, j)
-			m.combos = min(m.combos*n, MaxEnumerate+1)
+			m.combos = min(m.combos*n, maxEnumerate+1)
 		}
 	}
 	if len(m.idx) == 0 {
@@ -178,7 +178,7 @@ func (m *mixedSearch) step(p *problem, x []float64, v *float64) bool {
 func (m *mixedSearch) candidates(x []float64, r int) *mat.Dense {
 	orig := x[r*m.d : (r+1)*m.d]
 	nc := m.combos
-	if nc > MaxEnumerate {
+	if nc > maxEnumerate {
 		nc = 0
 		for _, j := range m.idx {
 			nc += m.cats[j]
@@ -192,7 +192,7 @@ func (m *mixedSearch) candidates(x []float64, r int) *mat.Dense {
 		copy(row, x)
 		return row[r*m.d : (r+1)*m.d]
 	}
-	if m.combos <= MaxEnumerate {
+	if m.combos <= maxEnumerate {
 		for c := 0; c < nc; c++ {
 			m.setCombo(next(), c)
 		}

@@ -14,15 +14,15 @@ import (
 	"gonum.org/v1/gonum/stat/samplemv"
 )
 
-// Method selects the local optimizer of Maximize.
-type Method int
+// method selects the local optimizer of Maximize.
+type method int
 
 const (
 	// ProjectedLBFGS is a bound-constrained limited-memory quasi-Newton
 	// method: projected L-BFGS with an active set, L-BFGS-B without its
 	// generalized Cauchy point (see projectedLBFGS). It is the zero value
 	// and the default, and it sees the deterministic Func.Eval.
-	ProjectedLBFGS Method = iota
+	ProjectedLBFGS method = iota
 	// Adam is projected stochastic gradient ascent with Adam steps (Kingma &
 	// Ba 2015). A Func implementing Stochastic is evaluated with fresh
 	// Monte-Carlo samples at each step (the TES paper's setting: 300 steps);
@@ -30,18 +30,18 @@ const (
 	Adam
 )
 
-// LBFGSB is the former name of ProjectedLBFGS.
+// lbfgsb is the former name of ProjectedLBFGS.
 //
 // Deprecated: use ProjectedLBFGS; the method has no generalized Cauchy
 // point, which L-BFGS-B is named for.
-const LBFGSB = ProjectedLBFGS
+const lbfgsb = ProjectedLBFGS
 
 // OptimizeSettings configures Maximize. Every zero field takes the documented
 // default, so OptimizeSettings{} is a sensible configuration (the BoTorch
 // defaults the project is compared with: 512 raw samples, 10 restarts).
 type OptimizeSettings struct {
 	// Method is the local optimizer (default ProjectedLBFGS).
-	Method Method `json:"method"`
+	Method method `json:"method"`
 	// RawSamples is the number of space-filling candidate batches (scrambled
 	// Halton points in [0,1]^{q·d}) scored before the local searches.
 	// 0 means 512.

@@ -112,17 +112,17 @@ func PathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettin
 	return X, vals, nil
 }
 
-// Thompson is batch Thompson sampling (Thompson 1933; for GP-BO batches,
+// thompson is batch Thompson sampling (Thompson 1933; for GP-BO batches,
 // e.g. Kandasamy et al. 2018): each batch member is the maximizer of an
 // independent whole-function posterior sample (PathMaxima). Pending points
 // are ignored: independent samples already diversify the batch.
-type Thompson struct {
+type thompson struct {
 	Features int              // random Fourier features per sample (0: 1000)
 	Settings OptimizeSettings // path maximization (zero: see PathMaxima)
 }
 
 // Propose implements Proposer.
-func (t Thompson) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error) {
+func (t thompson) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error) {
 	if err := checkState(s, q); err != nil {
 		return nil, err
 	}
@@ -133,12 +133,12 @@ func (t Thompson) Propose(ctx context.Context, s *State, q int) (*mat.Dense, err
 	return X, nil
 }
 
-// Random proposes q points drawn uniformly from [0,1]^d (random search, the
+// random proposes q points drawn uniformly from [0,1]^d (random search, the
 // floor every acquisition must beat).
-type Random struct{}
+type random struct{}
 
 // Propose implements Proposer.
-func (Random) Propose(_ context.Context, s *State, q int) (*mat.Dense, error) {
+func (random) Propose(_ context.Context, s *State, q int) (*mat.Dense, error) {
 	if s == nil || s.Rand == nil || s.GP == nil {
 		return nil, fmt.Errorf("random search: state needs a GP (for the dimension) and a random stream")
 	}

@@ -16,9 +16,9 @@ import (
 func TestPathSearchWorkers(t *testing.T) {
 	o := Options{Optimize: OptimizeSettings{Workers: 1}}
 	settings := map[string]func(Proposer) OptimizeSettings{
-		"mes": func(p Proposer) OptimizeSettings { return p.(Greedy).Scorer.(MES).Settings },
+		"mes": func(p Proposer) OptimizeSettings { return p.(Greedy).Scorer.(mes).Settings },
 		"pes": func(p Proposer) OptimizeSettings { return p.(Greedy).Scorer.(PES).Settings },
-		"ts":  func(p Proposer) OptimizeSettings { return p.(Thompson).Settings },
+		"ts":  func(p Proposer) OptimizeSettings { return p.(thompson).Settings },
 	}
 	for name, get := range settings {
 		p, err := Lookup(name, o)

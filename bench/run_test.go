@@ -80,7 +80,7 @@ func TestSmoke(t *testing.T) {
 }
 
 // countingOpener opens synthetic objectives whose evaluations call onEval.
-func countingOpener(onEval func()) Opener {
+func countingOpener(onEval func()) opener {
 	return func(ctx context.Context, name string) (sdk.Objective, bool, error) {
 		obj, ex, err := Synthetic(ctx, name)
 		if err != nil {

@@ -10,12 +10,12 @@ import (
 	"github.com/tesbo/tesbo/internal/linalg"
 )
 
-// ErrNotPositiveDefinite is returned (wrapped) when a covariance matrix stays
+// errNotPositiveDefinite is returned (wrapped) when a covariance matrix stays
 // indefinite after the largest jitter (MaxJitter × mean diagonal) was added.
 // Typical causes: NaN/Inf hyper-parameters, a noise-free model with many
 // duplicate inputs, or absurd length-scales. Fit a noise variance > 0 or
 // remove duplicates.
-var ErrNotPositiveDefinite = linalg.ErrNotPositiveDefinite
+var errNotPositiveDefinite = linalg.ErrNotPositiveDefinite
 
 // Jitter escalation for Cholesky factorizations: first try without jitter,
 // then add j·mean(diag) to the diagonal for j = MinJitter, 10·MinJitter, ...,
@@ -24,8 +24,8 @@ var ErrNotPositiveDefinite = linalg.ErrNotPositiveDefinite
 // the resolution of any standardized objective. The same policy holds for
 // every Cholesky factorization in this module.
 const (
-	MinJitter = linalg.MinJitter
-	MaxJitter = linalg.MaxJitter
+	minJitter = linalg.MinJitter
+	maxJitter = linalg.MaxJitter
 )
 
 // cholFactor is a lower-triangular Cholesky factor stored row-major.

@@ -24,13 +24,13 @@ type Prior struct {
 	LogNoiseMean, LogNoiseSD   float64
 }
 
-// DefaultPrior returns the prior Fit uses unless told otherwise: length-scales
+// defaultPrior returns the prior Fit uses unless told otherwise: length-scales
 // centred at 0.5 (half the unit cube) with a factor-e^1.5 ≈ 4.5 standard
 // deviation, signal variance centred at 1 (standardized outputs) with the
 // same spread, noise variance centred at 1e-2 with a factor-e³ ≈ 20 spread.
 // It is weak: with tens of points the likelihood dominates, with 1–3 points
 // it keeps the fit away from the degenerate ℓ → 0 / σ_s² → 0 solutions.
-func DefaultPrior() Prior {
+func defaultPrior() Prior {
 	return Prior{
 		LogLengthMean: math.Log(0.5), LogLengthSD: 1.5,
 		LogVarMean: 0, LogVarSD: 1.5,
@@ -63,7 +63,7 @@ func DefaultPrior() Prior {
 // second-best mode (30 seeds: 1–2 against 4) without changing the other
 // benchmarks' results beyond their noise.
 func ScaledPrior(d int) Prior {
-	p := DefaultPrior()
+	p := defaultPrior()
 	p.LogLengthMean = math.Log(0.4) + 0.5*math.Log(float64(max(d, 1))/3)
 	p.LogLengthSD = 0.7
 	p.LogVarMean, p.LogVarSD = math.Log(6), 1
@@ -131,11 +131,11 @@ type FitSettings struct {
 // X (n×d, n ≥ 1) holds unit-cube inputs, y standardized outputs.
 func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 	if X == nil {
-		return nil, fmt.Errorf("fit gp: nil inputs (need at least one observation): %w", ErrBadInput)
+		return nil, fmt.Errorf("fit gp: nil inputs (need at least one observation): %w", errBadInput)
 	}
 	n, d := X.Dims()
 	if len(y) != n {
-		return nil, fmt.Errorf("fit gp: %d inputs but %d outputs: %w", n, len(y), ErrBadInput)
+		return nil, fmt.Errorf("fit gp: %d inputs but %d outputs: %w", n, len(y), errBadInput)
 	}
 	if err := checkFiniteDense(X, "X"); err != nil {
 		return nil, fmt.Errorf("fit gp: %w", err)
@@ -144,7 +144,7 @@ func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 		return nil, fmt.Errorf("fit gp: %w", err)
 	}
 	if math.IsNaN(s.FixedNoise) || math.IsInf(s.FixedNoise, 0) || s.FixedNoise < 0 {
-		return nil, fmt.Errorf("fit gp: FixedNoise %v must be finite and ≥ 0: %w", s.FixedNoise, ErrBadInput)
+		return nil, fmt.Errorf("fit gp: FixedNoise %v must be finite and ≥ 0: %w", s.FixedNoise, errBadInput)
 	}
 	tmpl := s.Kernel
 	if tmpl == nil && s.Warm != nil {
@@ -157,11 +157,11 @@ func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 		}
 		tmpl = NewSE(ls, 1)
 	}
-	if err := CheckKernel(tmpl); err != nil {
+	if err := checkKernel(tmpl); err != nil {
 		return nil, fmt.Errorf("fit gp: kernel template: %w", err)
 	}
 	if tmpl.Dim() != d {
-		return nil, fmt.Errorf("fit gp: kernel dimension %d but X has %d columns: %w", tmpl.Dim(), d, ErrBadInput)
+		return nil, fmt.Errorf("fit gp: kernel dimension %d but X has %d columns: %w", tmpl.Dim(), d, errBadInput)
 	}
 	b := DefaultBounds()
 	if s.Bounds != nil {
@@ -169,7 +169,7 @@ func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 	}
 	e := newLMLEval(X, y, tmpl, s.FixedNoise, b)
 	if !s.NoPrior {
-		p := DefaultPrior()
+		p := defaultPrior()
 		if s.Prior != nil {
 			p = *s.Prior
 		}
@@ -424,7 +424,7 @@ func (e *lmlEval) objective(theta, grad []float64) (float64, error) {
 	return v, nil
 }
 
-// LogMarginalLikelihoodGrad returns ∂ log p(y|X,θ)/∂θ for θ = [kernel log
+// logMarginalLikelihoodGrad returns ∂ log p(y|X,θ)/∂θ for θ = [kernel log
 // params..., log σ_n²] (len NumParams()+1):
 //
 //	∂/∂θ_j = ½ tr((ααᵀ − (K+σ_n²I)⁻¹) ∂(K+σ_n²I)/∂θ_j),
@@ -438,7 +438,7 @@ func (e *lmlEval) objective(theta, grad []float64) (float64, error) {
 // (see lmlGrad). It returns an error, never a NaN or zero gradient, if the
 // explicit inverse fails (wrapping ErrNotPositiveDefinite) or the gradient
 // is not finite.
-func (g *GP) LogMarginalLikelihoodGrad() ([]float64, error) {
+func (g *GP) logMarginalLikelihoodGrad() ([]float64, error) {
 	grad := make([]float64, g.k.NumParams()+1)
 	if _, err := lmlGrad(g.k, g.noise, g.x, g.y, true, grad, nil, g.chol); err != nil {
 		return nil, fmt.Errorf("gp: log marginal likelihood gradient (n=%d): %w", g.n, err)
@@ -509,7 +509,7 @@ func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool,
 	clear(grad)
 	// W = ααᵀ − K⁻¹ (lower triangle), overwriting the factor.
 	if !linalg.Inverse(c.l, c.n) {
-		return 0, fmt.Errorf("invert K+σ²I: %w", ErrNotPositiveDefinite)
+		return 0, fmt.Errorf("invert K+σ²I: %w", errNotPositiveDefinite)
 	}
 	W := c.l
 	for i := 0; i < n; i++ {

@@ -35,13 +35,13 @@ import (
 // n − 20 points) the polish takes 2–4 full evaluations; the full path
 // took 7.
 
-// LargeFitMin is the number of observations from which Fit fits on a
+// largeFitMin is the number of observations from which Fit fits on a
 // subset and polishes on all data (see FitSettings.Subset).
-const LargeFitMin = 1024
+const largeFitMin = 1024
 
-// DefaultFitSubset is the subset size Fit uses from LargeFitMin
+// defaultFitSubset is the subset size Fit uses from LargeFitMin
 // observations on unless FitSettings.Subset says otherwise.
-const DefaultFitSubset = 512
+const defaultFitSubset = 512
 
 // polishEvaluations bounds the full-data evaluations (with the gradient)
 // of the polish.
@@ -55,8 +55,8 @@ func subsetSize(n, s int) int {
 		return n
 	case s > 0:
 		return min(s, n)
-	case n >= LargeFitMin:
-		return DefaultFitSubset
+	case n >= largeFitMin:
+		return defaultFitSubset
 	}
 	return n
 }
@@ -263,7 +263,7 @@ func (e *lmlEval) value(u []float64) float64 {
 	if err != nil {
 		return math.Inf(-1)
 	}
-	v := g.LogMarginalLikelihood()
+	v := g.logMarginalLikelihood()
 	if pr := e.prior; pr != nil {
 		add := func(i int, mu, sd float64) {
 			z := (theta[i] - mu) / sd

@@ -75,10 +75,10 @@ func TestLMLGradWithJitter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rel := g.chol.jitterRel; math.Abs(rel-MaxJitter) > 1e-9*MaxJitter {
-			t.Fatalf("jitter level %g, want the test to reach %g", rel, MaxJitter)
+		if rel := g.chol.jitterRel; math.Abs(rel-maxJitter) > 1e-9*maxJitter {
+			t.Fatalf("jitter level %g, want the test to reach %g", rel, maxJitter)
 		}
-		got, err := g.LogMarginalLikelihoodGrad()
+		got, err := g.logMarginalLikelihoodGrad()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,10 +88,10 @@ func TestLMLGradWithJitter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if math.Abs(gg.chol.jitterRel-g.chol.jitterRel) > 1e-9*MaxJitter {
+			if math.Abs(gg.chol.jitterRel-g.chol.jitterRel) > 1e-9*maxJitter {
 				t.Fatalf("jitter level changed within the finite-difference step: %g vs %g", gg.chol.jitterRel, g.chol.jitterRel)
 			}
-			return gg.LogMarginalLikelihood()
+			return gg.logMarginalLikelihood()
 		}
 		checkClose(t, "LML grad with jitter", got, fdGrad(f, theta, fdStep), fdRel, 1e-7)
 	}
@@ -126,12 +126,12 @@ func TestLMLGradWithJitterRadial(t *testing.T) {
 		theta := append(k.Params(), math.Log(nu))
 		got := make([]float64, 4)
 		_, rel := eval(theta, got)
-		if math.Abs(rel-MaxJitter) > 1e-9*MaxJitter {
-			t.Fatalf("%s: jitter level %g, want the test to reach %g", kname(k), rel, MaxJitter)
+		if math.Abs(rel-maxJitter) > 1e-9*maxJitter {
+			t.Fatalf("%s: jitter level %g, want the test to reach %g", kname(k), rel, maxJitter)
 		}
 		f := func(th []float64) float64 {
 			v, r := eval(th, make([]float64, 4))
-			if math.Abs(r-rel) > 1e-9*MaxJitter {
+			if math.Abs(r-rel) > 1e-9*maxJitter {
 				t.Fatalf("jitter level changed within the finite-difference step")
 			}
 			return v

@@ -87,7 +87,7 @@ func TestDeliverSkipsXBarWhenNotWorth(t *testing.T) {
 	ctx := context.Background()
 	g := toyGP(t, 3, 12, 2, 0.25, 1e-4)
 	top := gridMeanMax(g)
-	for _, s := range []DeliverSettings{{MinDistance: 1e9}, {ExploitEvery: -1}} {
+	for _, s := range []deliverSettings{{MinDistance: 1e9}, {ExploitEvery: -1}} {
 		p, err := NewDeliver(acq.Options{})
 		if err != nil {
 			t.Fatal(err)

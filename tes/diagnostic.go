@@ -95,7 +95,7 @@ func (m *Model) BatchGains(ctx context.Context, sizes []int, opt acq.OptimizeSet
 		if err != nil {
 			return out, fmt.Errorf("batch size %d: %w", b, err)
 		}
-		x, _, err := acq.Maximize(ctx, &extendedStarts{Func: f, prev: prev}, b, d, OptimizeDefaults(opt, b), rng)
+		x, _, err := acq.Maximize(ctx, &extendedStarts{Func: f, prev: prev}, b, d, optimizeDefaults(opt, b), rng)
 		if err != nil {
 			return out, fmt.Errorf("batch size %d: maximize α: %w", b, err)
 		}

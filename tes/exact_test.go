@@ -152,7 +152,7 @@ func TestAgainstExactInformation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			xb, aEP, err := acq.Maximize(context.Background(), f, q, 2, OptimizeDefaults(acq.OptimizeSettings{}, q), rng)
+			xb, aEP, err := acq.Maximize(context.Background(), f, q, 2, optimizeDefaults(acq.OptimizeSettings{}, q), rng)
 			if err != nil {
 				t.Fatal(err)
 			}

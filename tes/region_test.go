@@ -121,7 +121,7 @@ func TestDeliverSearchesTrustRegion(t *testing.T) {
 				continue
 			}
 			prev := p.TES.Scorer.previous(2)
-			xs := p.TES.Scorer.LastModel().XStar
+			xs := p.TES.Scorer.lastModel().XStar
 			if prev == nil || !mat.EqualApprox(prev, reg.RowsFromUnit(xs), 1e-15) {
 				t.Fatalf("carried X* %v is not the model's X* %v mapped back", prev, xs)
 			}

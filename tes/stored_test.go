@@ -9,10 +9,10 @@ import (
 
 // StoredMaximizers reads back what CarriedState stored.
 func TestStoredMaximizers(t *testing.T) {
-	var s Scorer
+	var s scorer
 	want := [][]float64{{0.1, 0.2}, {0.7, 0.9}, {0.5, 0.5}}
 	s.prev = mat.NewDense(3, 2, slices.Concat(want...))
-	state, err := s.CarriedState()
+	state, err := s.carriedState()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,10 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// TrustedSettings controls the search for the trusted maximizers X*
+// trustedSettings controls the search for the trusted maximizers X*
 // (§4: maximizers of whole-function posterior samples, as in PES). The zero
 // value is the default.
-type TrustedSettings struct {
+type trustedSettings struct {
 	// Features is the number of random Fourier features per sample path.
 	// Zero means 1000.
 	Features int
@@ -47,7 +47,7 @@ type TrustedSettings struct {
 	Starts int
 }
 
-func (s TrustedSettings) withDefaults() TrustedSettings {
+func (s trustedSettings) withDefaults() trustedSettings {
 	if s.Features <= 0 {
 		s.Features = 1000
 	}
@@ -67,7 +67,7 @@ func (s TrustedSettings) withDefaults() TrustedSettings {
 	return s
 }
 
-// TrustedMaximizers draws k whole-function posterior samples (gp.SamplePaths)
+// trustedMaximizers draws k whole-function posterior samples (gp.SamplePaths)
 // and maximizes each over [0,1]^d with acq.Maximize, starting from the
 // best space-filling raw sample and from the Starts best (by the path's
 // value) of the candidates: the observed inputs with the largest y and the
@@ -75,7 +75,7 @@ func (s TrustedSettings) withDefaults() TrustedSettings {
 // closer than DedupDistance length-scales to an earlier one are dropped and
 // replaced by new paths (at most ExtraRounds times), so the result has at
 // most k rows and at least one.
-func TrustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, prev *mat.Dense, s TrustedSettings) (*mat.Dense, error) {
+func trustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, prev *mat.Dense, s trustedSettings) (*mat.Dense, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("tes: need at least one trusted maximizer, got %d", k)
 	}
@@ -124,7 +124,7 @@ func TrustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, pre
 // maximizePath maximizes one sample path over [0,1]^d with s.Optimize
 // (s with defaults), from its best raw samples and from the s.Starts
 // candidates where it is highest; it returns the maximizer and its value.
-func maximizePath(ctx context.Context, p *gp.Path, cands []*mat.Dense, s TrustedSettings, rng *rand.Rand) ([]float64, float64, error) {
+func maximizePath(ctx context.Context, p *gp.Path, cands []*mat.Dense, s trustedSettings, rng *rand.Rand) ([]float64, float64, error) {
 	f := acq.PathFunc(p, pathStarts(p, cands, s.Starts))
 	x, v, err := acq.MaximizeMixed(ctx, f, 1, p.Dim(), p.Categories(), s.Optimize, rng)
 	if err != nil {

@@ -65,7 +65,7 @@ func stuckGP(t *testing.T) *gp.GP {
 // X* on the incumbent's mode.
 func TestTrustedSearchFindsPathMaxima(t *testing.T) {
 	g := stuckGP(t)
-	s := TrustedSettings{}.withDefaults()
+	s := trustedSettings{}.withDefaults()
 	thorough := acq.OptimizeSettings{RawSamples: 2048, Restarts: 20, MaxIter: 200}
 	rng := rand.New(rand.NewPCG(11, 12))
 	const n = 40

@@ -98,20 +98,20 @@ func (s *Set) IntLabels() []int {
 	return y
 }
 
-// MissingError reports a data file that does not exist, with what to do
+// missingError reports a data file that does not exist, with what to do
 // about it.
-type MissingError struct {
+type missingError struct {
 	Path string
 	Hint string // how to get the file
 }
 
 // Error says which file is missing and how to get it.
-func (e *MissingError) Error() string {
+func (e *missingError) Error() string {
 	return fmt.Sprintf("dataset: %s not found; %s", e.Path, e.Hint)
 }
 
-// Is makes errors.Is(err, fs.ErrNotExist) true for a MissingError.
-func (e *MissingError) Is(target error) bool { return target == fs.ErrNotExist }
+// is makes errors.Is(err, fs.ErrNotExist) true for a MissingError.
+func (e *missingError) is(target error) bool { return target == fs.ErrNotExist }
 
 // MalformedError reports a data file that exists but cannot be used
 // (wrong magic number, truncated, a label out of range, a shape that does
@@ -128,16 +128,16 @@ func (e *MalformedError) Error() string {
 		e.Path, e.Err, e.Hint)
 }
 
-// Unwrap returns the underlying problem, e.g. io.ErrUnexpectedEOF for a
+// unwrap returns the underlying problem, e.g. io.ErrUnexpectedEOF for a
 // truncated file.
-func (e *MalformedError) Unwrap() error { return e.Err }
+func (e *MalformedError) unwrap() error { return e.Err }
 
-// CheckPair checks that a training and a test set can be used together:
+// checkPair checks that a training and a test set can be used together:
 // each is non-empty, holds N·H·W·C pixels and labels in [0, Classes), and
 // both have the same image shape and number of classes. A network built for
 // the training images would otherwise read past the end of (or misread) the
 // test images when scoring them.
-func CheckPair(train, test *Set) error {
+func checkPair(train, test *Set) error {
 	for _, s := range []*Set{train, test} {
 		if err := s.check(); err != nil {
 			return err
@@ -177,7 +177,7 @@ func (s *Set) check() error {
 // missing wraps err as a MissingError when it says the file does not exist.
 func missing(path, hint string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return &MissingError{Path: path, Hint: hint}
+		return &missingError{Path: path, Hint: hint}
 	}
 	return fmt.Errorf("dataset: %w", err)
 }

@@ -68,7 +68,7 @@ func TestReadIDX(t *testing.T) {
 		{"empty file", nil, "unexpected EOF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			idx, err := ReadIDX(bytes.NewReader(tc.file))
+			idx, err := readIDX(bytes.NewReader(tc.file))
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("ReadIDX: %v", err)
@@ -148,7 +148,7 @@ func TestFashionMNISTGenerated(t *testing.T) {
 func TestFashionMNISTErrors(t *testing.T) {
 	t.Run("missing directory", func(t *testing.T) {
 		_, _, err := FashionMNIST(filepath.Join(t.TempDir(), "nope"))
-		var me *MissingError
+		var me *missingError
 		if !errors.As(err, &me) || !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("error %v is not a MissingError", err)
 		}
@@ -223,7 +223,7 @@ func TestCheckPair(t *testing.T) {
 	good := func() *Set {
 		return &Set{Name: "s", H: 2, W: 3, C: 1, Classes: 10, Pixels: make([]byte, 2*6), Labels: []byte{0, 9}}
 	}
-	if err := CheckPair(good(), good()); err != nil {
+	if err := checkPair(good(), good()); err != nil {
 		t.Fatalf("CheckPair of two good sets: %v", err)
 	}
 	for _, tc := range []struct {
@@ -242,7 +242,7 @@ func TestCheckPair(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			train, test := good(), good()
 			tc.change(train, test)
-			if err := CheckPair(train, test); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			if err := checkPair(train, test); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("CheckPair error %v, want one containing %q", err, tc.wantErr)
 			}
 		})
@@ -290,7 +290,7 @@ func TestCIFAR10Errors(t *testing.T) {
 	t.Run("missing", func(t *testing.T) {
 		dir := t.TempDir()
 		_, _, err := CIFAR10(dir)
-		var me *MissingError
+		var me *missingError
 		if !errors.As(err, &me) || me.Path != filepath.Join(dir, "data_batch_1.bin") ||
 			!strings.Contains(err.Error(), "cifar-10-binary.tar.gz") {
 			t.Fatalf("error %v, want a MissingError for data_batch_1.bin with the download hint", err)
@@ -314,7 +314,7 @@ func TestCIFAR10Errors(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "test_batch.bin"), cifarRecordBytes(4))
 			path := filepath.Join(dir, tc.file)
 			writeFile(t, path, tc.content)
-			_, err1 := ReadCIFAR10File(path)
+			_, err1 := readCIFAR10File(path)
 			_, _, err2 := CIFAR10(dir)
 			for _, err := range []error{err1, err2} {
 				var me *MalformedError

@@ -37,7 +37,7 @@ func FashionMNIST(dir string) (train, test *Set, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := CheckPair(train, test); err != nil {
+	if err := checkPair(train, test); err != nil {
 		return nil, nil, &MalformedError{Path: testPath, Err: fmt.Errorf("does not fit %s: %w", trainPath, err), Hint: fashionMalformedHint}
 	}
 	return train, test, nil
@@ -77,7 +77,7 @@ func readMNISTPair(dir, prefix string) (*Set, string, error) {
 // readIDXIn reads base.gz or, if that does not exist, base from dir, and
 // returns the path it read. A file that is missing is a MissingError (for
 // base.gz), one that is unreadable as IDX a MalformedError.
-func readIDXIn(dir, base string) (*IDX, string, error) {
+func readIDXIn(dir, base string) (*idx, string, error) {
 	gz := filepath.Join(dir, base+".gz")
 	path := gz
 	f, err := os.Open(gz)
@@ -93,7 +93,7 @@ func readIDXIn(dir, base string) (*IDX, string, error) {
 		return nil, "", missing(path, FashionMNISTHint, err)
 	}
 	defer f.Close()
-	idx, err := ReadIDX(f)
+	idx, err := readIDX(f)
 	if err != nil {
 		return nil, "", &MalformedError{Path: path, Err: err, Hint: fashionMalformedHint}
 	}

@@ -125,7 +125,7 @@ func TestTranspose(t *testing.T) {
 func TestSGDUpdate(t *testing.T) {
 	w := &Param[float64]{W: []float64{1, -2}, G: []float64{0.5, 0.25}, Decay: true}
 	b := &Param[float64]{W: []float64{3}, G: []float64{1}}
-	s := &SGD[float64]{LR: 0.1, Decay: 0.5, Momentum: 0.9, L2: 0.01}
+	s := &sgd[float64]{LR: 0.1, Decay: 0.5, Momentum: 0.9, L2: 0.01}
 	params := []*Param[float64]{w, b}
 	s.Update(params)
 	// Step 0: η = 0.1; v = g + λw.
@@ -145,8 +145,8 @@ func TestSGDUpdate(t *testing.T) {
 			t.Fatalf("after step 1: w[%d] = %v, want %v", i, w.W[i], w0[i]-eta*v)
 		}
 	}
-	if s.Steps() != 2 || math.Abs(s.Rate()-0.1/2) > 1e-15 {
-		t.Fatalf("steps %d rate %v, want 2 and 0.05", s.Steps(), s.Rate())
+	if s.steps() != 2 || math.Abs(s.rate()-0.1/2) > 1e-15 {
+		t.Fatalf("steps %d rate %v, want 2 and 0.05", s.steps(), s.rate())
 	}
 }
 
@@ -172,15 +172,15 @@ func TestSGDInlineL2MatchesAddL2Grad(t *testing.T) {
 		copy(p.W, randSlice(rng, len(p.W)))
 		copy(split[i].W, p.W)
 	}
-	optInline := &SGD[float64]{LR: 0.1, Decay: 0.1, Momentum: 0.9, L2: lambda}
-	optSplit := &SGD[float64]{LR: 0.1, Decay: 0.1, Momentum: 0.9}
+	optInline := &sgd[float64]{LR: 0.1, Decay: 0.1, Momentum: 0.9, L2: lambda}
+	optSplit := &sgd[float64]{LR: 0.1, Decay: 0.1, Momentum: 0.9}
 	for step := range steps {
 		for i, p := range inline {
 			copy(p.G, randSlice(rng, len(p.G)))
 			copy(split[i].G, p.G)
 		}
 		optInline.Update(inline)
-		AddL2Grad(split, lambda)
+		addL2Grad(split, lambda)
 		optSplit.Update(split)
 		for i, p := range inline {
 			for j, w := range p.W {

@@ -222,13 +222,13 @@ func TestBestFigureAndSaveAll(t *testing.T) {
 	}
 }
 
-func readSummary(t *testing.T, path string) Summary {
+func readSummary(t *testing.T, path string) summary {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s Summary
+	var s summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -246,7 +246,7 @@ func TestConcurrentEvaluations(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			x := []float64{float64(i) / 11, 0, 0, 0, float64(11-i) / 11, 0, 0, 0}
-			out, err := a.Evaluate(context.Background(), x)
+			out, err := a.evaluate(context.Background(), x)
 			if err != nil {
 				t.Error(err)
 				return
@@ -277,7 +277,7 @@ func TestSaveFigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	out, err := a.Evaluate(context.Background(), []float64{1, 0, 0, 0, 0, 0, 1, 0})
+	out, err := a.evaluate(context.Background(), []float64{1, 0, 0, 0, 0, 0, 1, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestRecheck(t *testing.T) {
 	o, f, _ := fakeObjective(t, map[string]string{"threshold": "0.1"})
 	a, _ := o.Attack(context.Background())
 	ctx := context.Background()
-	if _, err := a.Evaluate(ctx, []float64{1, 0, 0, 0, 0, 0, 0, 0}); err != nil {
+	if _, err := a.evaluate(ctx, []float64{1, 0, 0, 0, 0, 0, 0, 0}); err != nil {
 		t.Fatal(err)
 	}
 	before := a.Best()
@@ -413,7 +413,7 @@ func TestRecheck(t *testing.T) {
 	if !errors.Is(err, ErrNoFace) || !r.NoFace || r.Verified != nil || r.Distance != 0 || r.Success || !strings.Contains(a.Title(r), "no face") {
 		t.Errorf("no face: %+v, %v; want ErrNoFace with the evaluated distance 0 kept", r, err)
 	}
-	next, err := a.Evaluate(ctx, []float64{0, 0, 0, 0, 0, 0, 0, 0.5})
+	next, err := a.evaluate(ctx, []float64{0, 0, 0, 0, 0, 0, 0, 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,7 +122,7 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 	if err != nil {
 		return sdk.Result{}, err
 	}
-	out, err := a.Evaluate(ctx, x)
+	out, err := a.evaluate(ctx, x)
 	if err != nil {
 		return sdk.Result{}, err
 	}
@@ -159,7 +159,7 @@ func (o *Objective) Close() error {
 	a := o.attack
 	o.attack = nil
 	if b := a.Best(); b != nil {
-		b.logFields(o.log.Info().Str("figure", a.BestFigurePath())).Msg("facerec: best result")
+		b.logFields(o.log.Info().Str("figure", a.bestFigurePath())).Msg("facerec: best result")
 	}
 	if err := a.Close(); err != nil {
 		return fmt.Errorf("facerec: close: %w", err)

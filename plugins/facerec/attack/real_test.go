@@ -170,7 +170,7 @@ func TestPluginEndToEnd(t *testing.T) {
 	// once more as the end-of-run result and stops the sidecars.
 	reg.Close()
 	deadline := time.Now().Add(10 * time.Second)
-	var last Summary
+	var last summary
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(filepath.Join(figDir, "best.json")); err == nil && json.Unmarshal(b, &last) == nil && last.Final {
 			if _, err := os.Stat(filepath.Join(figDir, "best.png")); err != nil {
@@ -191,11 +191,11 @@ func TestPluginEndToEnd(t *testing.T) {
 // photos again) are left out.
 func TestDefaultAttackerNotInGallery(t *testing.T) {
 	demo := requireInstalled(t)
-	c, err := Config{}.Defaults()
+	c, err := Config{}.defaults()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Attacker != filepath.Join(demo, "sample6.jpg") || c.Gallery != demo || c.Threshold != 0.5 || c.Detect != DetectLandmarks {
+	if c.Attacker != filepath.Join(demo, "sample6.jpg") || c.Gallery != demo || c.Threshold != 0.5 || c.Detect != detectLandmarks {
 		t.Fatalf("defaults %+v", c)
 	}
 	photos, err := frs.GalleryPhotos(c.Gallery, c.GalleryGlob, []string{c.Attacker})

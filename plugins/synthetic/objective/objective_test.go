@@ -243,7 +243,7 @@ func TestBadParams(t *testing.T) {
 
 func TestFromFunction(t *testing.T) {
 	fn := testfunc.Branin()
-	o := FromFunction(fn, 0.04, 5)
+	o := fromFunction(fn, 0.04, 5)
 	x := []float64{0.3, 0.3}
 	y, err := o.Evaluate(ctx, x)
 	if err != nil {
