@@ -248,7 +248,7 @@ type Options struct {
 	Trusted int `json:"trusted"`
 	// UCBBeta is the fixed exploration weight β of UCB/BUCB,
 	// α = μ + sqrt(β)·σ. 0 selects the GP-UCB schedule of Srinivas et al.
-	// (2010), see BetaSchedule.
+	// (2010), see betaSchedule.
 	UCBBeta float64 `json:"ucb_beta"`
 	// UCBDelta is the confidence parameter δ of the β_t schedule
 	// (0 means 0.1).

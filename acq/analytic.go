@@ -17,7 +17,7 @@ import (
 //
 // with the GP posterior N(μ(x), σ²(x)) of the latent f and the incumbent
 // y_best = State.Best. The Func returns log EI(x) (same maximizer), computed
-// stably in the far tail (LogEI; Ament et al. 2023), so that the optimizer
+// stably in the far tail (logEI; Ament et al. 2023), so that the optimizer
 // sees a useful gradient where EI itself underflows to 0. It scores single
 // points (q = 1); batches are built by Greedy.
 type ei struct{}
@@ -63,7 +63,7 @@ func (pi) Prepare(_ context.Context, s *State, q int) (Func, error) {
 //	UCB(x) = μ(x) + √β_t · σ(x).
 //
 // With Beta > 0 the weight is fixed (BoTorch's benchmark uses β = 2);
-// otherwise it follows BetaSchedule(Iter, d, Delta). It scores single points;
+// otherwise it follows betaSchedule(Iter, d, Delta). It scores single points;
 // batches come from Greedy (BUCB when the lies are the posterior mean).
 type UCB struct {
 	Beta  float64 // fixed β; 0 selects the schedule
@@ -165,13 +165,13 @@ func (f *pointFunc) Eval(X, grad *mat.Dense) float64 {
 
 // Greedy builds a batch one point at a time from a single-point Scorer
 // (q = 1): after choosing x_j it conditions the GP on a fantasized
-// observation at x_j (the lie, see LieKind) and maximizes the Scorer again
+// observation at x_j (the lie, see lieKind) and maximizes the Scorer again
 // on the updated posterior. Pending points are fantasized the same way
 // before the first pick. The incumbent State.Best is kept (the lies never
 // exceed it, except LieBeliever's posterior means, which the original
 // algorithms also do not count as observations).
 //
-// With EI and LieMin/LieMean/LieMax this is qEI-CL, the constant liar of
+// With EI and lieMin/lieMean/LieMax this is qEI-CL, the constant liar of
 // Ginsbourger, Le Riche & Carraro (2010).
 //
 // With UCB and LieBeliever it is the registered "bucb", a simplified GP-BUCB
@@ -184,7 +184,7 @@ func (f *pointFunc) Eval(X, grad *mat.Dense) float64 {
 // paper:
 //
 //   - one β for the whole batch: every member uses the same weight,
-//     β_t = BetaSchedule(State.Iter, d, δ) with t the BO iteration (the
+//     β_t = betaSchedule(State.Iter, d, δ) with t the BO iteration (the
 //     batch index, not the number of evaluations the GP-UCB schedule
 //     counts), or the fixed UCB.Beta;
 //   - no β inflation: GP-BUCB's regret bound (their Theorem 2) multiplies

@@ -35,7 +35,7 @@ func CategoriesOf(g *gp.GP) []int {
 // mixedSearch is Maximize's handling of categorical coordinates over a
 // flat batch x (q·d). A categorical step sets, for each batch point in
 // turn, its choices to the best combination (all of them when there are ≤
-// MaxEnumerate, else the best single-coordinate change), other coordinates
+// maxEnumerate, else the best single-coordinate change), other coordinates
 // fixed. Every restart takes one categorical step from its start and then
 // one continuous local search with the categorical coordinates fixed (the
 // cost of a continuous restart plus one screen of the combinations); the
@@ -54,7 +54,7 @@ type mixedSearch struct {
 	q, d   int    // batch shape
 	idx    []int  // the categorical coordinates
 	fixed  []bool // per flat coordinate (q·d): categorical
-	combos int    // Π n_j, saturated above MaxEnumerate
+	combos int    // Π n_j, saturated above maxEnumerate
 }
 
 func newMixedSearch(cats []int, q, d int) *mixedSearch {
@@ -151,7 +151,7 @@ func (m *mixedSearch) best(res []float64) []int {
 
 // step improves the choices of each batch point in turn, in place, keeping
 // *v = α(x) current; it reports whether anything changed. The candidates of
-// a point (every combination when there are ≤ MaxEnumerate, else every
+// a point (every combination when there are ≤ maxEnumerate, else every
 // single-coordinate change of choice) are scored together, by one batched
 // prediction when f is a batchScorer and q = 1.
 func (m *mixedSearch) step(p *problem, x []float64, v *float64) bool {

@@ -116,7 +116,7 @@ func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *ra
 // from a GP's kernel). Categorical coordinates sit at bin centres in the raw
 // samples, the starts and the result; each restart first sets its choices
 // by a search over them (exact enumeration of the combinations when there
-// are at most MaxEnumerate) and then runs the local search over the
+// are at most maxEnumerate) and then runs the local search over the
 // continuous coordinates, and the best mixedPolish restarts go on
 // alternating the two (see mixedSearch). With nil or all-zero cats it is
 // Maximize.

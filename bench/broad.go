@@ -136,7 +136,7 @@ type BroadOptions struct {
 	BBOBInstances []int
 }
 
-// DefaultBBOBDims and DefaultBBOBInstances are BroadOptions' defaults.
+// defaultBBOBDims and defaultBBOBInstances are BroadOptions' defaults.
 var (
 	defaultBBOBDims      = []int{2, 5}
 	defaultBBOBInstances = []int{1, bbobHeldOutFirst}

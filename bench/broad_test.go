@@ -147,7 +147,7 @@ func TestBroadProblems(t *testing.T) {
 	}
 }
 
-// TestBroadSplitDoc: docs/results/broad/SPLIT.md is SplitMarkdown's output
+// TestBroadSplitDoc: docs/results/broad/SPLIT.md is splitMarkdown's output
 // (-update rewrites it).
 func TestBroadSplitDoc(t *testing.T) {
 	path := filepath.Join("..", "docs", "results", "broad", "SPLIT.md")

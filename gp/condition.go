@@ -24,7 +24,7 @@ import (
 // costing O(n² s + s³) instead of O((n+s)³). K̃ is exactly the posterior
 // covariance of f_X* given y_D (Prior). Because f_X* is noise-free, K̃ is
 // singular when X* holds duplicate or nearly duplicate points; it is then
-// factorized with jitter escalation (see MinJitter), which amounts to
+// factorized with jitter escalation (see minJitter), which amounts to
 // observing f_X* with a tiny noise of variance Jitter(), and Prior reports
 // K̃ including that jitter so that all methods describe one Gaussian model.
 type Conditioned struct {

@@ -38,7 +38,7 @@ func defaultPrior() Prior {
 	}
 }
 
-// ScaledPrior returns the prior the host uses by default: DefaultPrior with
+// ScaledPrior returns the prior the host uses by default: defaultPrior with
 // a tighter length-scale prior whose centre grows with the dimension d and
 // a signal-variance prior centred above the data's variance,
 //
@@ -110,16 +110,16 @@ type FitSettings struct {
 	Rand *rand.Rand
 	// NoPrior switches MAP off (plain maximum marginal likelihood).
 	NoPrior bool
-	// Prior replaces DefaultPrior when non-nil.
+	// Prior replaces defaultPrior when non-nil.
 	Prior *Prior
 	// Bounds replaces DefaultBounds when non-nil.
 	Bounds *Bounds
 	// MaxIterations caps L-BFGS major iterations per start (0 means 200).
 	MaxIterations int
 	// Subset is the number of observations the starts run on: 0 means
-	// DefaultFitSubset from LargeFitMin observations on and all of them
+	// defaultFitSubset from largeFitMin observations on and all of them
 	// below, a negative value all of them always. When it is below n the
-	// best start is polished on all observations (see LargeFitMin).
+	// best start is polished on all observations (see largeFitMin).
 	Subset int
 }
 
@@ -436,7 +436,7 @@ func (e *lmlEval) objective(theta, grad []float64) (float64, error) {
 // (Jitter()) the gradient is that of the jittered likelihood, with the
 // jitter moving with the hyper-parameters as the escalation defines it
 // (see lmlGrad). It returns an error, never a NaN or zero gradient, if the
-// explicit inverse fails (wrapping ErrNotPositiveDefinite) or the gradient
+// explicit inverse fails (wrapping errNotPositiveDefinite) or the gradient
 // is not finite.
 func (g *GP) logMarginalLikelihoodGrad() ([]float64, error) {
 	grad := make([]float64, g.k.NumParams()+1)

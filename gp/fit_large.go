@@ -13,10 +13,10 @@ import (
 // of CPU at n = 2000 on the 2-core test machine (0.3 s factorization,
 // 0.7 s inverse; kernel matrix and gradient sums are a few per cent), and
 // a fit takes 7–25 of them per start: 125 for a cold 5-start fit at
-// n = 1500. From LargeFitMin observations on, Fit therefore
+// n = 1500. From largeFitMin observations on, Fit therefore
 //
 //  1. runs all of its starts (warm start and random restarts alike) on a
-//     subset of DefaultFitSubset observations drawn without replacement
+//     subset of defaultFitSubset observations drawn without replacement
 //     by a fixed-seed generator (a function of n alone, so a resumed
 //     study re-derives the same subset and the same trials), where an
 //     evaluation costs about (m/n)³ of a full one, and
@@ -39,7 +39,7 @@ import (
 // subset and polishes on all data (see FitSettings.Subset).
 const largeFitMin = 1024
 
-// defaultFitSubset is the subset size Fit uses from LargeFitMin
+// defaultFitSubset is the subset size Fit uses from largeFitMin
 // observations on unless FitSettings.Subset says otherwise.
 const defaultFitSubset = 512
 

@@ -123,7 +123,7 @@ func TestLargeFitBitwiseAcrossProcs(t *testing.T) {
 	}
 }
 
-// Below LargeFitMin (and with Subset < 0) Fit runs its starts on all
+// Below largeFitMin (and with Subset < 0) Fit runs its starts on all
 // data; Subset > 0 forces a subset at any n.
 func TestSubsetSize(t *testing.T) {
 	for _, c := range []struct{ n, s, want int }{

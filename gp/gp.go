@@ -20,7 +20,7 @@ import (
 // X, in the unit cube by convention; y are standardized outputs.
 //
 // A GP holds the Cholesky factor L of K_DD + σ_n² I (+ jitter, see
-// MinJitter) and α = (K_DD + σ_n² I)⁻¹ y, so a posterior mean costs O(n d)
+// minJitter) and α = (K_DD + σ_n² I)⁻¹ y, so a posterior mean costs O(n d)
 // and a variance O(n²). It is immutable after construction and safe for
 // concurrent reads.
 type GP struct {
@@ -47,9 +47,9 @@ var errBadInput = errors.New("invalid input")
 // (n×d, n ≥ 1, d = k.Dim()). X and y are copied.
 //
 // K_DD + σ_n² I is factorized by Cholesky with jitter escalation; an error
-// wrapping ErrNotPositiveDefinite is returned if it fails even with the
-// maximal jitter, and one wrapping ErrBadInput for an invalid kernel
-// (CheckKernel), NaN/Inf or mismatched data.
+// wrapping errNotPositiveDefinite is returned if it fails even with the
+// maximal jitter, and one wrapping errBadInput for an invalid kernel
+// (checkKernel), NaN/Inf or mismatched data.
 //
 // Constant outputs are fine: with y = 0 (what standardization makes of a
 // constant objective) α = 0, the posterior mean is 0 everywhere, the

@@ -102,7 +102,7 @@ func TestBadInputs(t *testing.T) {
 }
 
 // A kernel so extreme that K+σ²I cannot be factorized must give
-// ErrNotPositiveDefinite, not a panic or NaN.
+// errNotPositiveDefinite, not a panic or NaN.
 type brokenKernel struct{ Kernel }
 
 func (brokenKernel) Eval(x, y []float64) float64 { return -1 }
@@ -179,7 +179,7 @@ func TestKernelConstructorsPanic(t *testing.T) {
 	}
 }
 
-// CheckKernel on kernels from WithParams (which accepts anything of the
+// checkKernel on kernels from WithParams (which accepts anything of the
 // right length), and the entry points that take a kernel.
 func TestCheckKernel(t *testing.T) {
 	X := mat.NewDense(2, 2, []float64{0.1, 0.2, 0.3, 0.4})

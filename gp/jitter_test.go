@@ -59,7 +59,7 @@ func nearDuplicates(m int, seed uint64) (*mat.Dense, []float64) {
 // With jitter, LogMarginalLikelihoodGrad is the gradient of
 // LogMarginalLikelihood as computed (jitter included) — checked by central
 // differences of New's likelihood at points where the escalation settles on
-// its top level c = MaxJitter (δ = 6e-5 against pair eigenvalues ≈ 6e-6
+// its top level c = maxJitter (δ = 6e-5 against pair eigenvalues ≈ 6e-6
 // and σ_n² = 1e-5 leaves an eigenvalue ≈ −4e-5 that the levels up to 1e-5
 // cannot lift). Leaving out the jitter's dependence on θ shifts the
 // log σ_s² entry by ½ c tr(W) σ_s² ≈ 8 and the log σ_n² entry by a

@@ -19,7 +19,7 @@ import (
 // use.
 //
 // Preconditions. The evaluation methods (Eval, GradX, ParamGrad, Variance,
-// SampleFrequencies) assume a valid kernel, CheckKernel(k) == nil, and
+// SampleFrequencies) assume a valid kernel, checkKernel(k) == nil, and
 // finite x, y of length Dim() whose scaled squared distance Σ(x_i−y_i)²/ℓ_i²
 // does not overflow (|x_i−y_i|/ℓ_i ≲ 1e153; Matérn-5/2 would give Inf·0
 // there); they do not check, and return NaN otherwise. NewSE and NewMatern52 cannot build an invalid kernel (they
@@ -57,7 +57,7 @@ type Kernel interface {
 // = Dim()+1 = len(Params()), every log-parameter finite and σ_s² =
 // Variance() finite and > 0; for this package's kernels also 1/ℓ_i² finite
 // (ℓ_i ≳ 1e-154; smaller length-scales overflow the scaled distance and give
-// NaN at r = 0). Otherwise it returns an error wrapping ErrBadInput that
+// NaN at r = 0). Otherwise it returns an error wrapping errBadInput that
 // names the offending parameter.
 func checkKernel(k Kernel) error {
 	if k == nil {
@@ -210,7 +210,7 @@ type SE struct{ ardParams }
 // NewSE returns an SE kernel with the given length-scales ℓ_i > 0 (input
 // units) and signal variance σ_s² > 0. It panics unless d = len(lengthscales)
 // ≥ 1 and every value is finite and > 0 (and ℓ_i ≳ 1e-154, see
-// CheckKernel): an invalid kernel would evaluate to NaN.
+// checkKernel): an invalid kernel would evaluate to NaN.
 func NewSE(lengthscales []float64, variance float64) *SE {
 	return &SE{newARD("NewSE", lengthscales, variance)}
 }
@@ -356,7 +356,7 @@ func paramGradRadial(k radialKernel, a *ardParams, dst, x, y []float64) float64 
 
 // CrossCov returns the cross-covariance matrix K_XY with entries
 // k(X_i, Y_j) (rows of X and Y are points). It panics if k is invalid
-// (CheckKernel) or the column counts differ from k.Dim() (programming
+// (checkKernel) or the column counts differ from k.Dim() (programming
 // errors, see the package doc).
 func CrossCov(k Kernel, X, Y *mat.Dense) *mat.Dense {
 	nx, ny := checkCross("CrossCov", k, X, Y)

@@ -15,7 +15,7 @@ import (
 // sampleJoint returns n joint draws of f at the rows of X (q×d) from the
 // posterior N(mean, cov) of Joint, one draw per row of the n×q result:
 // f = mean + L_C z with L_C the Cholesky factor of cov (jitter escalation,
-// see MinJitter). If cov is numerically indefinite even with maximal jitter
+// see minJitter). If cov is numerically indefinite even with maximal jitter
 // (it is PSD in exact arithmetic), the symmetric square root from an
 // eigendecomposition with negative eigenvalues clamped to 0 is used instead.
 //

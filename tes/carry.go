@@ -9,7 +9,7 @@ import (
 
 // carried is what TES carries between iterations: the last iteration's
 // trusted maximizers X*, candidate starts of the next search for X*
-// (TrustedMaximizers). Storing it is what keeps a resumed study bitwise
+// (trustedMaximizers). Storing it is what keeps a resumed study bitwise
 // identical to an uninterrupted one.
 type carried struct {
 	XStar [][]float64 `json:"xstar"`

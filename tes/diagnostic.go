@@ -67,7 +67,7 @@ func BatchSizeDiagnostic(ctx context.Context, st *acq.State, bmax int, s Setting
 // BatchGains maximizes α over batches of each size in sizes on this one
 // model (the Appendix G diagnostic for a given X*) and reports the
 // maximum re-estimated with fresh base points. Each size is optimized with
-// acq.Maximize under OptimizeDefaults(opt, B), from TES's usual starts plus,
+// acq.Maximize under optimizeDefaults(opt, B), from TES's usual starts plus,
 // when the previous entry of sizes is B−1, that size's maximizing batch
 // extended by each x* of X* — so the maximized α can grow with B only as
 // the information gain of a superset does, instead of depending on whether

@@ -64,10 +64,10 @@
 //
 // Query-independent work, done once per BO iteration (Remark 2):
 //
-//   - TrustedMaximizers: X* as maximizers of gp.Path posterior samples (§4,
+//   - trustedMaximizers: X* as maximizers of gp.Path posterior samples (§4,
 //     following PES), maximized with acq.Maximize from the best observed
 //     inputs, the previous X* and space-filling points; near-duplicates
-//     (closer than TrustedSettings.DedupDistance length-scales) replaced.
+//     (closer than trustedSettings.DedupDistance length-scales) replaced.
 //   - gp.GP.Condition / Conditioned.Prior: p(f_X* | y_D) = N(m̃, K̃)
 //     (Eq. (1) at X*; Appendix C) — done in NewModel.
 //   - MaximizerProbabilities: p(x*|y_D) = P(f(x_i) − f(x*) ≤ 0 ∀ i ≠ x*),
@@ -75,7 +75,7 @@
 //     each a Gaussian orthant probability by Genz's randomized QMC with
 //     variable reordering (mvnCDF), normalised to sum to 1 (reading 3);
 //     each estimate carries a standard error.
-//   - MaximizerEP: q_ep(f_X* | y_D, x*) = N(μ_ep, Σ_ep) by expectation
+//   - maximizerEP: q_ep(f_X* | y_D, x*) = N(μ_ep, Σ_ep) by expectation
 //     propagation with one site per constraint c_x'ᵀ f_X* ≥ 0 (Appendix D):
 //     Σ_ep is Eq. (11) and μ_ep Eq. (12) — the source labels them
 //     eq:epmean and eq:epcov the wrong way round (reading 6), so cite
@@ -84,7 +84,7 @@
 //     β = −5, reading 5), damped site updates, rank-one updates of
 //     Σ_ep, a tolerance and a sweep cap; a non-positive cavity variance
 //     skips the update (logged at warn level by NewModel).
-//   - GroupedSampleSets / ImportanceSampleSets: the sets F_x* of TES_sp
+//   - groupedSampleSets / importanceSampleSets: the sets F_x* of TES_sp
 //     (§4.1): joint samples grouped by argmax, or importance sampling with a
 //     lower-truncated Gaussian for f(x*) and weights 1 − Φ(f⁺) (Appendix
 //     B), self-normalised (reading 2).
@@ -117,7 +117,7 @@
 //
 // Batches (§4.3): Func.Starts suggests batches from X* (most probable x*
 // first, then draws ∝ p(x*) with small perturbations); Proposer optimizes
-// the whole batch jointly with acq.Maximize (OptimizeDefaults). Pending
+// the whole batch jointly with acq.Maximize (optimizeDefaults). Pending
 // points P are conditioned on: α(B | P) = α(P ∪ B) − α(P).
 // BatchSizeDiagnostic (Model.BatchGains for a given model) reports max α
 // for B = 1..Bmax (Appendix G), re-estimated at each maximizer with fresh

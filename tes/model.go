@@ -142,7 +142,7 @@ type Model struct {
 }
 
 // NewModel builds the query-independent state for one BO iteration: k
-// trusted maximizers (TrustedMaximizers, seeded with prev), g conditioned on
+// trusted maximizers (trustedMaximizers, seeded with prev), g conditioned on
 // them, p(x*|y_D), and the EP posteriors or sample sets. All randomness
 // comes from rng.
 func NewModel(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, prev *mat.Dense, s Settings) (*Model, error) {

@@ -127,8 +127,8 @@ func (s *scorer) lastModel() *Model {
 
 // proposer prepares TES and maximizes α jointly over the batch with
 // acq.Maximize. Zero fields of Optimize take TES defaults that depend on q
-// (see OptimizeDefaults; TES_sp scores half as many raw candidates; from
-// LargeN observations on, half as many iterations) rather
+// (see optimizeDefaults; TES_sp scores half as many raw candidates; from
+// largeN observations on, half as many iterations) rather
 // than acq's, because α vanishes away from X* (most space-filling candidates
 // score ≈ 0) and the X*-based starts of Func.Starts are the informative
 // ones.

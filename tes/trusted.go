@@ -22,7 +22,7 @@ type trustedSettings struct {
 	Features int
 	// Optimize configures the maximization of each sample path. Zero fields
 	// default to 128 raw samples, 10 restarts from the best of them and 50
-	// L-BFGS-B iterations, plus the starts listed in TrustedMaximizers.
+	// L-BFGS-B iterations, plus the starts listed in trustedMaximizers.
 	// Restarts are cheap next to scoring raw samples, and with one restart
 	// the search missed the global maximum of 22–35% of paths once the data
 	// sat on a local mode (Hartmann-4, |B| = 3), which concentrated X* on

@@ -83,7 +83,7 @@ const signalVariance = 49
 // maxPoints bounds the labelled points Fit uses. Each of its 2d + 5
 // Laplace fits costs a few O(n³) factorizations: with every trial kept,
 // one fit of 1,000 points in 6-d took 12 s, longer than the rest of a BO
-// iteration at that size. Beyond MaxPoints Fit keeps a subset (see
+// iteration at that size. Beyond maxPoints Fit keeps a subset (see
 // subset) that holds the failures and the successes that bound them.
 const maxPoints = 300
 
@@ -104,7 +104,7 @@ type Classifier struct {
 // Fit fits the classifier to the rows of X labelled by success (true: the
 // evaluation succeeded). It needs at least one point; with labels of a
 // single class it still fits (p moves towards that class near the data).
-// With more than MaxPoints rows it fits the subset described at subset.
+// With more than maxPoints rows it fits the subset described at subset.
 func Fit(X *mat.Dense, success []bool) (*Classifier, error) {
 	if X == nil {
 		return nil, fmt.Errorf("classify: no inputs: %w", errBadInput)

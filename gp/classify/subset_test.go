@@ -8,9 +8,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Beyond MaxPoints the classifier fitted to its subset still finds the
+// Beyond maxPoints the classifier fitted to its subset still finds the
 // failing region: on uniform test points it agrees with the true rule
-// (failure where x₀ + x₁ > 1.6) about as well as on data of MaxPoints.
+// (failure where x₀ + x₁ > 1.6) about as well as on data of maxPoints.
 func TestFitManyPoints(t *testing.T) {
 	accuracy := func(n int) float64 {
 		X, ok := failingCorner(n, 6)

@@ -5,9 +5,9 @@
 // without the network code.
 //
 // Every reader returns an error, never panics, on missing, truncated or
-// malformed files: a *MissingError or *MalformedError naming the file and
+// malformed files: a *missingError or *MalformedError naming the file and
 // saying how to get a good copy. The training and test sets a reader
-// returns have the same image shape (CheckPair).
+// returns have the same image shape (checkPair).
 package dataset
 
 import (
@@ -110,7 +110,7 @@ func (e *missingError) Error() string {
 	return fmt.Sprintf("dataset: %s not found; %s", e.Path, e.Hint)
 }
 
-// is makes errors.Is(err, fs.ErrNotExist) true for a MissingError.
+// is makes errors.Is(err, fs.ErrNotExist) true for a missingError.
 func (e *missingError) is(target error) bool { return target == fs.ErrNotExist }
 
 // MalformedError reports a data file that exists but cannot be used
@@ -174,7 +174,7 @@ func (s *Set) check() error {
 	return nil
 }
 
-// missing wraps err as a MissingError when it says the file does not exist.
+// missing wraps err as a missingError when it says the file does not exist.
 func missing(path, hint string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return &missingError{Path: path, Hint: hint}

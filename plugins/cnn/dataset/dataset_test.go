@@ -297,7 +297,7 @@ func TestCIFAR10Errors(t *testing.T) {
 		}
 	})
 	// Malformed files: a *MalformedError naming the file, with the download
-	// hint, through ReadCIFAR10File and through CIFAR10.
+	// hint, through readCIFAR10File and through CIFAR10.
 	for _, tc := range []struct {
 		name, file, wantErr string
 		content             []byte

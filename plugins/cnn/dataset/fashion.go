@@ -27,7 +27,7 @@ const fashionMalformedHint = FashionMNISTHint +
 // FashionMNIST reads the training (60,000) and test (10,000) sets of
 // Fashion-MNIST from dir: 28×28×1 images, 10 classes. Each file may be
 // gzip-compressed (name.gz, tried first) or not. Test images of another
-// size than the training images are an error (see CheckPair).
+// size than the training images are an error (see checkPair).
 func FashionMNIST(dir string) (train, test *Set, err error) {
 	train, trainPath, err := readMNISTPair(dir, "train")
 	if err != nil {
@@ -75,7 +75,7 @@ func readMNISTPair(dir, prefix string) (*Set, string, error) {
 }
 
 // readIDXIn reads base.gz or, if that does not exist, base from dir, and
-// returns the path it read. A file that is missing is a MissingError (for
+// returns the path it read. A file that is missing is a missingError (for
 // base.gz), one that is unreadable as IDX a MalformedError.
 func readIDXIn(dir, base string) (*idx, string, error) {
 	gz := filepath.Join(dir, base+".gz")

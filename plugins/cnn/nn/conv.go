@@ -110,7 +110,7 @@ func (c *conv3x3[T]) Backward(dy []T) []T {
 	})
 	// Both products read dy through gonum's axpy kernels, which skip zero
 	// multipliers: below a 2×2 max-pool at most one in four entries of dy
-	// is non-zero (and ReLU zeroes more), so this does a quarter of the
+	// is non-zero (and reLU zeroes more), so this does a quarter of the
 	// dense work or less — faster than the denser dot-product (NT) form.
 	// ∂W (F×K) += dyᵀ (F×rows) · cols (rows×K). With few input channels
 	// (K = 9C < 32) the axpys would be K long and mostly call overhead, so

@@ -63,7 +63,7 @@ func (d *dense[T]) Backward(dy []T) []T {
 		}
 	}
 	// Both products read dy through gonum's axpy kernels, which skip zero
-	// multipliers; after ReLU and dropout most of dy is zero.
+	// multipliers; after reLU and dropout most of dy is zero.
 	// ∂W (out×in) += dyᵀ (out×n) · x (n×in).
 	gemm(blas.Trans, blas.NoTrans, d.out, d.in, n, dy, d.out, d.x, d.in, 1, d.w.G, d.in)
 	if !d.needDX {

@@ -32,7 +32,7 @@
 // the inner dimension so the operands stay in cache. Forward products use
 // the dot kernel (3–4× faster than short axpys here); backward products use
 // the axpy kernels with 192-wide tiles because those skip zero multipliers,
-// and below a 2×2 max-pool, ReLU and dropout most of the incoming gradient
+// and below a 2×2 max-pool, reLU and dropout most of the incoming gradient
 // is zero. See bench/README.md in the parent directory for throughput
 // against PyTorch.
 //
@@ -47,8 +47,8 @@
 // # Model and training
 //
 // NewCNN builds the tuning objective's network: two blocks of
-// [3×3 convolution (zero padding 1) → ReLU → 2×2 max-pool], then a dense layer
-// with ReLU and inverted dropout, then a linear layer into softmax
+// [3×3 convolution (zero padding 1) → reLU → 2×2 max-pool], then a dense layer
+// with reLU and inverted dropout, then a linear layer into softmax
 // cross-entropy. Train runs SGD with momentum (see SGD) with an L2 penalty on
 // the weights and the learning rate lr/(1 + decay·step).
 package nn

@@ -151,9 +151,9 @@ func TestSGDUpdate(t *testing.T) {
 }
 
 // TestSGDInlineL2MatchesAddL2Grad ties SGD's inline L2 term (g = G + λ·w
-// inside Update) to AddL2Grad, whose gradient TestL2Gradient checks against
-// central differences of L2Penalty: SGD with L2 = λ must move the weights
-// as AddL2Grad followed by SGD with L2 = 0 does, and leave the biases alone.
+// inside Update) to addL2Grad, whose gradient TestL2Gradient checks against
+// central differences of l2Penalty: SGD with L2 = λ must move the weights
+// as addL2Grad followed by SGD with L2 = 0 does, and leave the biases alone.
 // The first update is bit-identical (v starts at 0, so both compute G + λw);
 // later ones add μv, G and λw in another order and agree to rounding. If
 // Update dropped the L2 term or applied it to biases, the two would differ.

@@ -33,7 +33,7 @@ type layer[T float] interface {
 	// ∂L/∂θ into each parameter's G and returns ∂L/∂x, or nil when the
 	// layer was built without an input gradient (a network's first layer).
 	Backward(dy []T) []T
-	// Params lists the trainable tensors (none for ReLU, pooling, dropout).
+	// Params lists the trainable tensors (none for reLU, pooling, dropout).
 	Params() []*Param[T]
 }
 

@@ -42,7 +42,7 @@ func softmaxCrossEntropy[T float](logits []T, labels []int, classes int, scale f
 }
 
 // l2Penalty returns (λ/2)·Σ w² over the parameters marked Decay (weights,
-// not biases), the regularizer whose gradient AddL2Grad adds.
+// not biases), the regularizer whose gradient addL2Grad adds.
 func l2Penalty[T float](params []*Param[T], lambda float64) float64 {
 	var s float64
 	for _, p := range params {
@@ -62,8 +62,8 @@ func l2Penalty[T float](params []*Param[T], lambda float64) float64 {
 // Train does not call it: SGD.Update adds the same λ·w inside its momentum
 // loop, which saves a pass over every weight per update and fixes the
 // rounding order of the recorded same-seed accuracies ((μv + G) + λw;
-// calling AddL2Grad first would round μv + (G + λw)). AddL2Grad and
-// L2Penalty are the reference form of the penalty, checked against central
+// calling addL2Grad first would round μv + (G + λw)). addL2Grad and
+// l2Penalty are the reference form of the penalty, checked against central
 // differences, and TestSGDInlineL2MatchesAddL2Grad checks SGD against
 // them; they also serve an optimizer that takes a plain gradient.
 func addL2Grad[T float](params []*Param[T], lambda float64) {

@@ -31,7 +31,7 @@ type Config struct {
 	Filters int     // filters of both convolutions
 	Dense   int     // units of the hidden dense layer
 	Dropout float64 // drop probability after the dense layer, in [0, 1)
-	// Activation is the nonlinearity after each hidden layer: ReLU (the
+	// Activation is the nonlinearity after each hidden layer: reLU (the
 	// zero value) or Tanh.
 	Activation Activation
 }
@@ -52,10 +52,10 @@ func activation[T float](a Activation, s Shape) layer[T] {
 	return newReLU[T](s)
 }
 
-// NewCNN builds the tuning objective's network: conv3×3(Filters) → ReLU →
-// maxpool2 → conv3×3(Filters) → ReLU → maxpool2 → dense(Dense) → ReLU →
-// dropout(Dropout) → dense(Classes), with tanh for every ReLU when
-// Activation is TanhActivation. (The layers run pooling before ReLU,
+// NewCNN builds the tuning objective's network: conv3×3(Filters) → reLU →
+// maxpool2 → conv3×3(Filters) → reLU → maxpool2 → dense(Dense) → reLU →
+// dropout(Dropout) → dense(Classes), with tanh for every reLU when
+// Activation is TanhActivation. (The layers run pooling before reLU,
 // which computes the same function and gradient.) Weights are He-normal from a stream
 // seeded by seed; dropout masks come from a second stream of the same seed.
 func NewCNN[T float](cfg Config, seed uint64) (*Net[T], error) {
@@ -73,8 +73,8 @@ func NewCNN[T float](cfg Config, seed uint64) (*Net[T], error) {
 	}
 	init := rand.New(rand.NewPCG(seed, 0x636e6e2d696e6974)) // "cnn-init"
 	drop := rand.New(rand.NewPCG(seed, 0x636e6e2d64726f70)) // "cnn-drop"
-	// ReLU and tanh are monotone, so maxpool(act(x)) = act(maxpool(x)),
-	// with the same gradient (for ReLU, ties at a window maximum ≤ 0 give 0
+	// reLU and tanh are monotone, so maxpool(act(x)) = act(maxpool(x)),
+	// with the same gradient (for reLU, ties at a window maximum ≤ 0 give 0
 	// either way). Pooling first runs the activation on a quarter of the
 	// values.
 	c1 := newConv3x3[T](cfg.Input, cfg.Filters, false, init)

@@ -6,7 +6,7 @@ type reLU[T float] struct {
 	y, dx []T
 }
 
-// newReLU returns a ReLU for examples of the given shape.
+// newReLU returns a reLU for examples of the given shape.
 func newReLU[T float](s Shape) *reLU[T] { return &reLU[T]{shape: s} }
 
 // In returns the per-example shape.
@@ -15,7 +15,7 @@ func (r *reLU[T]) In() Shape { return r.shape }
 // Out returns the per-example shape (unchanged).
 func (r *reLU[T]) Out() Shape { return r.shape }
 
-// Params returns nil: ReLU has no parameters.
+// Params returns nil: reLU has no parameters.
 func (r *reLU[T]) Params() []*Param[T] { return nil }
 
 // Forward computes y = max(0, x).

@@ -9,7 +9,7 @@ package nn
 //	w   ← w − η_t·v
 //
 // (Keras's v ← μv − η_t g; w ← w + v is the same when η_t is constant.)
-// The L2 term is the gradient AddL2Grad adds, applied inline (see there).
+// The L2 term is the gradient addL2Grad adds, applied inline (see there).
 type sgd[T float] struct {
 	LR, Decay, Momentum, L2 float64
 

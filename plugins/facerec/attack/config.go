@@ -20,7 +20,7 @@ const (
 	// and each evaluation below θ, is re-checked with full SSD detection,
 	// which decides success.
 	detectLandmarks = "landmarks"
-	// detectSSD and DetectTiny run face detection on every synthesized image.
+	// detectSSD and detectTiny run face detection on every synthesized image.
 	detectSSD  = "ssd"
 	detectTiny = "tiny"
 )
@@ -59,7 +59,7 @@ type Config struct {
 	// Backend is the FRS: "wasm" (default), "cpu" or "exec:COMMAND" (see
 	// frs.Options.Backend).
 	Backend string
-	// Detect is DetectLandmarks (default), DetectSSD or DetectTiny.
+	// Detect is detectLandmarks (default), detectSSD or detectTiny.
 	Detect string
 	// Timeout bounds one FRS request; 0 means 2 minutes.
 	Timeout time.Duration

@@ -19,7 +19,7 @@ const Name = "facerec"
 
 // Objective serves the attack to tesbo's host. It implements sdk.Objective
 // (value: the distance d to the nearest gallery face, minimized),
-// sdk.Configurable (the --param keys of ParamHelp) and sdk.Detailed
+// sdk.Configurable (the --param keys of paramHelp) and sdk.Detailed
 // (metadata: matched identity, distance, success d < θ, ...). The attack is
 // set up by Configure, or with defaults by the first evaluation.
 type Objective struct {

@@ -31,7 +31,7 @@ type Options struct {
 	// means 1. The bundled sidecar is single-threaded: use one per core.
 	Workers int
 	// Dir is the bundled sidecar's directory (frs.js and node_modules); ""
-	// means SidecarDir(). For exec: backends, the working directory ("" =
+	// means sidecarDir(). For exec: backends, the working directory ("" =
 	// the current one).
 	Dir string
 	// Timeout bounds one request; a sidecar that does not answer in time is
@@ -85,7 +85,7 @@ func (w *worker) current() *process {
 }
 
 // Start resolves o.Backend, starts o.Workers sidecars in parallel and waits
-// until all are ready. The error wraps ErrNotInstalled when the bundled
+// until all are ready. The error wraps errNotInstalled when the bundled
 // sidecar's npm packages or node are missing.
 func Start(ctx context.Context, o Options) (*Pool, error) {
 	argv, dir, err := resolveCommand(o)
@@ -183,7 +183,7 @@ func resolveCommand(o Options) ([]string, string, error) {
 // package's source directory (where the plugin was built from), else
 // plugins/facerec/frs under the working directory. The directory must hold
 // frs.js and an installed node_modules; otherwise the error wraps
-// ErrNotInstalled and says how to install it.
+// errNotInstalled and says how to install it.
 func sidecarDir() (string, error) {
 	var cands []string
 	if d := os.Getenv("TESBO_FRS_DIR"); d != "" {

@@ -61,7 +61,7 @@ const (
 // configuration atomically.
 type Objective struct {
 	name  string             // testfunc registry name, or "" for a fixed function
-	fixed *testfunc.Function // the function of FromFunction
+	fixed *testfunc.Function // the function of fromFunction
 
 	mu         sync.RWMutex
 	configured bool

@@ -60,7 +60,7 @@ func (fn *Function) Eval(x []float64) (float64, error) {
 func (fn *Function) hasGrad() bool { return fn.grad != nil }
 
 // Grad writes ∇f(x) (native units, len Dim) into dst and returns f(x). It
-// returns ErrNoGradient if the function has none, and the errors of Eval. At
+// returns errNoGradient if the function has none, and the errors of Eval. At
 // a clamped boundary input the gradient is the one at the clamped point.
 func (fn *Function) Grad(x, dst []float64) (float64, error) {
 	if fn.grad == nil {

@@ -15,7 +15,7 @@ const defaultDim = 2
 // Settings selects a member of a function family in New. The zero value
 // gives each function's default.
 type Settings struct {
-	// Dim is the dimension of an any-dimension function; 0 means DefaultDim.
+	// Dim is the dimension of an any-dimension function; 0 means defaultDim.
 	// For a fixed-dimension function it must be 0 or that dimension.
 	Dim int
 	// SampleSeed selects the draw of gpsample (0 is a valid draw, the default).
