@@ -13,7 +13,7 @@ import (
 
 // PathDefaults fills the zero RawSamples, Restarts and MaxIter of s with the
 // inner-optimizer defaults for maximizing one whole-function sample: 128,
-// 10 and 50 (PathMaxima here, tes.TrustedSettings for TES's trusted
+// 10 and 50 (PathMaxima here, tes.trustedSettings for TES's trusted
 // maximizers). Paths are cheap to evaluate, so local searches from 10 of
 // 128 space-filling points cost little, while with 3 restarts from 256
 // points the search missed the global maximum of a fifth to a third of the

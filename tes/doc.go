@@ -102,7 +102,7 @@
 //   - spMixture.info (TES_sp): q_sp(y_B | y_D, x*) = Σ_{F_x*} w̄ N(A f + b,
 //     S + σ_n² I) and α_sp (the displays after Eq. (6) in §4.1 defining
 //     q_sp and α_sp, with |F_x*|⁻¹ inside the sum, reading 2).
-//   - gp.Conditioned.PredictVJP: ∂α/∂B from ∂α/∂A and ∂α/∂S (analytic,
+//   - gp.Conditioned.predictVJP: ∂α/∂B from ∂α/∂A and ∂α/∂S (analytic,
 //     reverse mode; checked against finite differences in the tests).
 //
 // The expectation over y_B uses Gauss–Hermite quadrature for one point (and

@@ -40,7 +40,7 @@ const (
 	// KeyDim is the dimension of the any-dimension functions (ackley, levy,
 	// rosenbrock, michalewicz, styblinskitang, griewank, rastrigin,
 	// dixonprice, powell and bbob-f1 … bbob-f24; default
-	// testfunc.DefaultDim = 2, 4 for powell).
+	// testfunc.defaultDim = 2, 4 for powell).
 	KeyDim = "dim"
 	// KeyInstance is the instance of a BBOB function bbob-f1 … bbob-f24
 	// (default 1): its random optimum, rotations and f-offset.
