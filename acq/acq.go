@@ -307,7 +307,7 @@ func (o Options) PathFeaturesOrDefault() int {
 func (o Options) optimizeSettingsOrDefault() OptimizeSettings {
 	s := o.Optimize
 	if o.Stochastic {
-		s.Method = Adam
+		s.Method = methodAdam
 	}
 	return s
 }

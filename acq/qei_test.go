@@ -117,9 +117,9 @@ func TestStochasticOptionSelectsAdam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := ProjectedLBFGS
+		want := methodLBFGS
 		if stochastic {
-			want = Adam
+			want = methodAdam
 		}
 		if got := p.(Optimized).Settings.Method; got != want {
 			t.Fatalf("Stochastic=%v: optimizer method %v, want %v", stochastic, got, want)

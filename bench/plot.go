@@ -58,7 +58,7 @@ func writeFigures(dir string, s *Suite, groups []*group) ([]string, error) {
 		iters := s.itersOfLabel(g.key.label)
 		base := fmt.Sprintf("%s_q%d.png", slug(g.key.label), g.key.batch)
 		title := fmt.Sprintf("%s, |B| = %d", g.key.label, g.key.batch)
-		var curves []Curve
+		var curves []regretCurve
 		for _, a := range g.acqs {
 			if c := curve(a, g.runs[a], iters); len(c.Iter) > 0 {
 				curves = append(curves, c)
@@ -107,7 +107,7 @@ func writeFigures(dir string, s *Suite, groups []*group) ([]string, error) {
 // acquisition, each with its interquartile range shaded — the statistic
 // the summary tables rank by. (The paper plots ln of the mean regret,
 // which one run stuck far from the optimum dominates.)
-func regretPlot(title string, curves []Curve) (*plot.Plot, error) {
+func regretPlot(title string, curves []regretCurve) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "iteration"
@@ -151,7 +151,7 @@ func regretPlot(title string, curves []Curve) (*plot.Plot, error) {
 // regretLines returns a curve's plotted line, the median log10 regret per
 // iteration, and the polygon of its interquartile band (Q1 forwards, Q3
 // backwards).
-func regretLines(c Curve) (line, band plotter.XYs) {
+func regretLines(c regretCurve) (line, band plotter.XYs) {
 	line = make(plotter.XYs, len(c.Iter))
 	band = make(plotter.XYs, 0, 2*len(c.Iter))
 	var upper plotter.XYs

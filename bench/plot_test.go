@@ -40,7 +40,7 @@ func TestIterTicks(t *testing.T) {
 // area, not over the curves; the box plot leaves half a category of room
 // at both ends so no box is cut off.
 func TestFigureLayout(t *testing.T) {
-	curves := []Curve{
+	curves := []regretCurve{
 		{Acquisition: "tes-ep", Iter: []int{0, 1, 2}, N: []int{2, 2, 2}, Median: []float64{0, -0.3, -0.7}, Q1: []float64{-0.1, -0.5, -1}, Q3: []float64{0.1, -0.1, -0.5}},
 		{Acquisition: "random", Iter: []int{0, 1, 2}, N: []int{2, 2, 2}, Median: []float64{0, -0.1, -0.15}, Q1: []float64{-0.1, -0.2, -0.3}, Q3: []float64{0.1, 0, 0}},
 	}
@@ -92,7 +92,7 @@ func TestRegretPlotMedianIgnoresOneBadSeed(t *testing.T) {
 	if lineBad[0] != lineGood[0] || bandBad[0] != bandGood[0] || bandBad[1] != bandGood[1] {
 		t.Errorf("one seed at 1e30 instead of 1e-2 moved the figure: line %v → %v, band %v → %v", lineGood, lineBad, bandGood, bandBad)
 	}
-	if p, err := regretPlot("t", []Curve{bad}); err != nil || p == nil {
+	if p, err := regretPlot("t", []regretCurve{bad}); err != nil || p == nil {
 		t.Fatalf("RegretPlot: %v", err)
 	}
 }

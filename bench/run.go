@@ -106,7 +106,7 @@ func (r *Report) Count(st status) int {
 type InvalidError struct{ Err error }
 
 func (e *InvalidError) Error() string { return e.Err.Error() }
-func (e *InvalidError) unwrap() error { return e.Err }
+func (e *InvalidError) Unwrap() error { return e.Err }
 
 // Run runs every run of the suite that is not yet complete in
 // Suite.Out/studies.db, Suite.Jobs at a time, then writes runs.csv,

@@ -340,3 +340,13 @@ func TestBestTrueRegret(t *testing.T) {
 		t.Error("with noise variance 4 the oracle rule never differed from the user's rule")
 	}
 }
+
+// TestInvalidErrorUnwraps: errors.Is and errors.As see through an
+// InvalidError to its cause (its Unwrap method is what they call).
+func TestInvalidErrorUnwraps(t *testing.T) {
+	cause := errors.New("bad value")
+	var err error = &InvalidError{Err: cause}
+	if !errors.Is(err, cause) {
+		t.Errorf("errors.Is(%v, cause) = false", err)
+	}
+}

@@ -73,12 +73,12 @@ func quantile(xs []float64, q float64) float64 {
 	return s[i] + (h-float64(i))*(s[i+1]-s[i])
 }
 
-// Curve is the per-iteration regret statistic of one acquisition's runs:
+// regretCurve is the per-iteration regret statistic of one acquisition's runs:
 // at iteration Iter[i], over the N[i] runs that reached it, the median of
 // log10 of the immediate regret and its quartiles (what the figures plot,
 // on the scale the summary tables rank by: one run stuck far away moves
 // neither), and the paper's mean immediate regret with its standard error.
-type Curve struct {
+type regretCurve struct {
 	Acquisition string
 	Iter        []int
 	N           []int
@@ -87,9 +87,9 @@ type Curve struct {
 	Mean, SE       []float64
 }
 
-// curve builds the Curve of runs (all of one acquisition) up to iters.
-func curve(acquisition string, runs []runResult, iters int) Curve {
-	c := Curve{Acquisition: acquisition}
+// curve builds the regretCurve of runs (all of one acquisition) up to iters.
+func curve(acquisition string, runs []runResult, iters int) regretCurve {
+	c := regretCurve{Acquisition: acquisition}
 	for t := 1; t <= iters; t++ {
 		var rs, logs []float64
 		for _, r := range runs {

@@ -101,9 +101,6 @@ func transpose(a []float64, r, c int) []float64 {
 // gp returns the unconditioned posterior.
 func (c *Conditioned) gp() *GP { return c.g }
 
-// Xs returns the conditioning set X* (s×d). Do not modify.
-func (c *Conditioned) Xs() *mat.Dense { return c.xs.x }
-
 // jitter returns the jitter added to K̃'s diagonal (0 when well conditioned).
 func (c *Conditioned) jitter() float64 { return c.lt.jitter }
 

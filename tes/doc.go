@@ -88,7 +88,7 @@
 //     (§4.1): joint samples grouped by argmax, or importance sampling with a
 //     lower-truncated Gaussian for f(x*) and weights 1 − Φ(f⁺) (Appendix
 //     B), self-normalised (reading 2).
-//   - NewModel / NewModelAt: all of the above; Model.Func then fixes the
+//   - NewModel / modelAt: all of the above; Model.Func then fixes the
 //     base points for batches of q points.
 //
 // Query-dependent work, per evaluation of α(B) (Func.Eval):

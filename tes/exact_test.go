@@ -142,7 +142,7 @@ func TestAgainstExactInformation(t *testing.T) {
 		var sp *Model
 		if slow {
 			var err error
-			sp, err = NewModelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP, SPSamples: 1000})
+			sp, err = modelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP, SPSamples: 1000})
 			if err != nil {
 				t.Fatal(err)
 			}

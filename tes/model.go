@@ -158,9 +158,9 @@ func NewModel(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, prev *mat.De
 	return newModelAt(ctx, g, rng, xs, s, t0)
 }
 
-// NewModelAt builds the model for a given X* (rows of xs) instead of
+// modelAt builds the model for a given X* (rows of xs) instead of
 // searching for it.
-func NewModelAt(ctx context.Context, g *gp.GP, rng *rand.Rand, xs *mat.Dense, s Settings) (*Model, error) {
+func modelAt(ctx context.Context, g *gp.GP, rng *rand.Rand, xs *mat.Dense, s Settings) (*Model, error) {
 	if g == nil || rng == nil || xs == nil {
 		return nil, fmt.Errorf("tes: nil GP, random stream or X*")
 	}

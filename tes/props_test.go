@@ -22,7 +22,7 @@ func models(t *testing.T, seed uint64) (*gp.GP, *Model, *Model) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := NewModelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP})
+	sp, err := modelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func nearXStar(rng *rand.Rand, m *Model, q int, sd float64) *mat.Dense {
 func TestAlphaBounds(t *testing.T) {
 	g, ep, sp := models(t, 51)
 	rng := rand.New(rand.NewPCG(52, 53))
-	grouped, err := NewModelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP, Sampling: grouping})
+	grouped, err := modelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP, Sampling: grouping})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestAlphaVanishesFarFromXStar(t *testing.T) {
 	far := mat.NewDense(1, 1, []float64{0.5 + 0.001}) // ≥ 6.6 ℓ from every x*
 	for _, method := range []method{EP, SP} {
 		rng := rand.New(rand.NewPCG(54, uint64(method)))
-		m, err := NewModelAt(context.Background(), g, rng, xs, Settings{Method: method})
+		m, err := modelAt(context.Background(), g, rng, xs, Settings{Method: method})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +187,7 @@ func TestOneDimWeaklyCorrelatedPicksXStar(t *testing.T) {
 	for _, method := range []method{EP, SP} {
 		rng := rand.New(rand.NewPCG(61, uint64(method)))
 		// 64 samples per x* keep TES_sp's part of the test quick.
-		m, err := NewModelAt(context.Background(), g, rng, xs, Settings{Method: method, SPSamples: 64})
+		m, err := modelAt(context.Background(), g, rng, xs, Settings{Method: method, SPSamples: 64})
 		if err != nil {
 			t.Fatal(err)
 		}

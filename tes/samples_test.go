@@ -131,7 +131,7 @@ func TestGroupingDropsUnlikelyMaximizer(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(61, 62))
-	m, err := NewModelAt(context.Background(), g, rng, pts, Settings{Method: SP, Sampling: grouping, SPSamples: 20})
+	m, err := modelAt(context.Background(), g, rng, pts, Settings{Method: SP, Sampling: grouping, SPSamples: 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func TestProposeSingleTrustedMaximizer(t *testing.T) {
 	xs := mat.NewDense(1, 2, []float64{0.37, 0.61})
 	for _, q := range []int{1, 3} {
 		rng := rand.New(rand.NewPCG(5, uint64(q)))
-		m, err := NewModelAt(context.Background(), g, rng, xs, Settings{})
+		m, err := modelAt(context.Background(), g, rng, xs, Settings{})
 		if err != nil {
 			t.Fatal(err)
 		}

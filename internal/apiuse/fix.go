@@ -165,16 +165,16 @@ func (m *measurer) docStart(all []*packages.Package, o types.Object) token.Pos {
 // conflict says why o cannot be renamed to nw, or "".
 func (m *measurer) conflict(all []*packages.Package, nm *name, nw string) string {
 	o := nm.obj
-	if token.IsKeyword(nw) || types.Universe.Lookup(nw) != nil {
-		return nw + " is a keyword or predeclared"
-	}
-	if !token.IsIdentifier(nw) || nw == "init" || nw == "main" || nw == "_" {
-		return nw + " is not a usable name"
-	}
 	decl := m.pos(o)
 	fn, isMethod := o.(*types.Func)
 	if isMethod && fn.Signature().Recv() == nil {
 		isMethod = false
+	}
+	if token.IsKeyword(nw) || !isMethod && types.Universe.Lookup(nw) != nil {
+		return nw + " is a keyword or predeclared"
+	}
+	if !token.IsIdentifier(nw) || nw == "init" || nw == "main" || nw == "_" {
+		return nw + " is not a usable name"
 	}
 	for _, p := range all {
 		if p.Types == nil || strings.TrimSuffix(p.PkgPath, "_test") != o.Pkg().Path() {

@@ -26,7 +26,7 @@
 //     counts as used when its type implements an interface that has it
 //     (the method cannot be unexported without breaking that interface;
 //     interfaces declared in the module and in the packages it imports
-//     count).
+//     count, and so do Unwrap, Is and As, which package errors calls).
 package main
 
 import (
@@ -308,6 +308,10 @@ func (m *measurer) interfaces(pkgs []*packages.Package) {
 	}
 	ifaces = append(ifaces, types.Universe.Lookup("error").Type().Underlying().(*types.Interface))
 	for _, md := range m.methods {
+		if errorsMethods[md.fn.Name()] {
+			md.name.used = true
+			continue
+		}
 		ptr := types.NewPointer(md.recv)
 		for _, it := range ifaces {
 			if !hasMethod(it, md.fn.Name()) {
@@ -349,6 +353,10 @@ func (m *measurer) uses(p *packages.Package) {
 		}
 	}
 }
+
+// errorsMethods are the methods package errors calls through interfaces
+// it does not name (errors.Is, errors.As, errors.Unwrap).
+var errorsMethods = map[string]bool{"Unwrap": true, "Is": true, "As": true}
 
 func hasMethod(it *types.Interface, name string) bool {
 	for i := 0; i < it.NumMethods(); i++ {

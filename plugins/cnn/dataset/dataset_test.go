@@ -121,8 +121,8 @@ func TestFashionMNISTGenerated(t *testing.T) {
 			t.Fatalf("gz=%v: %v", gz, err)
 		}
 		for _, s := range []*Set{train, test} {
-			if s.Len() != 12 || s.H != 4 || s.W != 3 || s.C != 1 || s.Classes != 10 {
-				t.Fatalf("gz=%v: set %s has %d examples of %d×%d×%d, %d classes", gz, s.Name, s.Len(), s.H, s.W, s.C, s.Classes)
+			if s.size() != 12 || s.H != 4 || s.W != 3 || s.C != 1 || s.Classes != 10 {
+				t.Fatalf("gz=%v: set %s has %d examples of %d×%d×%d, %d classes", gz, s.Name, s.size(), s.H, s.W, s.C, s.Classes)
 			}
 			if s.Labels[11] != 1 || s.Pixels[11*12+5] != 11 {
 				t.Fatalf("gz=%v: example 11 has label %d and pixel %d, want 1 and 11", gz, s.Labels[11], s.Pixels[11*12+5])
@@ -138,7 +138,7 @@ func TestFashionMNISTGenerated(t *testing.T) {
 			t.Fatalf("Standardized value %v, want %v", z[3*12], want)
 		}
 		head := train.Head(5)
-		x, y := head.Float32(), head.IntLabels()
+		x, y := head.scaledPixels(), head.IntLabels()
 		if len(x) != 5*12 || len(y) != 5 || x[4*12] != 4.0/255 || y[3] != 3 {
 			t.Fatalf("Head(5): %d values, %d labels, x[48] = %v, y[3] = %d", len(x), len(y), x[48], y[3])
 		}
@@ -273,8 +273,8 @@ func TestCIFAR10Generated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if train.Len() != 10 || test.Len() != 1 || train.H != 32 || train.C != 3 {
-		t.Fatalf("train %d, test %d examples, shape %d×%d×%d", train.Len(), test.Len(), train.H, train.W, train.C)
+	if train.size() != 10 || test.size() != 1 || train.H != 32 || train.C != 3 {
+		t.Fatalf("train %d, test %d examples, shape %d×%d×%d", train.size(), test.size(), train.H, train.W, train.C)
 	}
 	if fmt.Sprint(train.IntLabels()) != "[1 5 2 6 3 7 4 8 5 9]" || test.Labels[0] != 9 {
 		t.Fatalf("labels %v / %v", train.Labels, test.Labels)
@@ -352,8 +352,8 @@ func TestFashionMNISTReal(t *testing.T) {
 		n    int
 		each int
 	}{{train, 60000, 6000}, {test, 10000, 1000}} {
-		if c.s.Len() != c.n || c.s.H != 28 || c.s.W != 28 || len(c.s.Pixels) != c.n*784 {
-			t.Fatalf("%s: %d examples of %d×%d, want %d of 28×28", c.s.Name, c.s.Len(), c.s.H, c.s.W, c.n)
+		if c.s.size() != c.n || c.s.H != 28 || c.s.W != 28 || len(c.s.Pixels) != c.n*784 {
+			t.Fatalf("%s: %d examples of %d×%d, want %d of 28×28", c.s.Name, c.s.size(), c.s.H, c.s.W, c.n)
 		}
 		// Fashion-MNIST is balanced: every class has exactly n/10 examples.
 		var count [10]int

@@ -94,9 +94,9 @@ type Attack struct {
 	figured int // Eval of the best outcome last drawn
 }
 
-// New sets the attack up: it starts the FRS (unless f is given), loads the
+// newAttack sets the attack up: it starts the FRS (unless f is given), loads the
 // gallery, finds the attacker's face and measures its unedited distance.
-func New(ctx context.Context, cfg Config, f frs.FRS, log zerolog.Logger) (a *Attack, err error) {
+func newAttack(ctx context.Context, cfg Config, f frs.FRS, log zerolog.Logger) (a *Attack, err error) {
 	cfg, err = cfg.defaults()
 	if err != nil {
 		return nil, err
@@ -187,15 +187,6 @@ func (a *Attack) nearest(d []float64) Match {
 
 // Config returns the attack's configuration with defaults filled in.
 func (a *Attack) Config() Config { return a.cfg }
-
-// Gallery returns the gallery (do not modify).
-func (a *Attack) Gallery() *frs.Gallery { return a.gallery }
-
-// Original returns the attacker's unedited face region.
-func (a *Attack) Original() *image.RGBA { return a.original }
-
-// Unedited returns the nearest gallery entry of the unedited attacker.
-func (a *Attack) Unedited() Match { return a.unedited }
 
 // evaluate renders the edits x (synth.Names order, each in [0, 1]),
 // obtains the FRS descriptor and returns the nearest gallery entry. In
@@ -344,8 +335,8 @@ func (a *Attack) offer(o Outcome) {
 	}
 }
 
-// Best returns the best outcome so far (nil before any evaluation).
-func (a *Attack) Best() *Outcome {
+// currentBest returns the best outcome so far (nil before any evaluation).
+func (a *Attack) currentBest() *Outcome {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.best
@@ -356,7 +347,7 @@ func (a *Attack) Best() *Outcome {
 // each improvement), and stops the FRS if the attack started it.
 func (a *Attack) Close() error {
 	var errs []error
-	if a.Best() != nil && !a.noSave {
+	if a.currentBest() != nil && !a.noSave {
 		errs = append(errs, a.saveBest(true))
 	}
 	if a.ownFRS && a.frs != nil {

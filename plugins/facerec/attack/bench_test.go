@@ -33,7 +33,7 @@ func benchAttack(b *testing.B, backend, detect string, sidecars int) *Attack {
 	if err := frs.WriteNPY(gal, rows); err != nil {
 		b.Fatal(err)
 	}
-	a, err := New(context.Background(), Config{Gallery: gal, Backend: backend, Detect: detect, Sidecars: sidecars,
+	a, err := newAttack(context.Background(), Config{Gallery: gal, Backend: backend, Detect: detect, Sidecars: sidecars,
 		FigureDir: dir, Timeout: 5 * time.Minute}, nil, zerolog.Nop())
 	if err != nil {
 		b.Fatal(err)

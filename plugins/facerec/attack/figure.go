@@ -146,7 +146,7 @@ func (a *Attack) galleryFace(i int) image.Image {
 // images nor the best figure.
 func NewOffline(ctx context.Context, cfg Config, f frs.FRS, log zerolog.Logger) (*Attack, error) {
 	cfg.SaveAll = false
-	a, err := New(ctx, cfg, f, log)
+	a, err := newAttack(ctx, cfg, f, log)
 	if err != nil {
 		return nil, err
 	}

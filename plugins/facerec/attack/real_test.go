@@ -74,11 +74,11 @@ func TestRealObjective(t *testing.T) {
 	if err := o.Configure(ctx, realParams(t)); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := o.Attack(ctx)
-	if n := len(a.Gallery().Entries); n != 7 {
+	a, _ := o.loadAttack(ctx)
+	if n := len(a.gallery.Entries); n != 7 {
 		t.Errorf("gallery of sample1+sample4 has %d faces, want 7", n)
 	}
-	u := a.Unedited()
+	u := a.unedited
 	if !(u.Distance > 0.3 && u.Distance < 1.2) {
 		t.Errorf("unedited attacker at %v from the gallery", u)
 	}

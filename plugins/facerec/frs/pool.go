@@ -255,8 +255,8 @@ func (p *Pool) ensure(w *worker) (*process, error) {
 // Info returns what the sidecars announced when they became ready.
 func (p *Pool) Info() Info { return p.info }
 
-// Workers returns the number of sidecar processes.
-func (p *Pool) Workers() int { return len(p.workers) }
+// size returns the number of sidecar processes.
+func (p *Pool) size() int { return len(p.workers) }
 
 // call runs one request on an idle sidecar and decodes its reply. If the
 // sidecar died during the request (not timed out), the request is retried

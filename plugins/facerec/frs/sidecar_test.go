@@ -396,7 +396,7 @@ func TestKilledSidecarIsRestarted(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	var wg sync.WaitGroup
-	for i := 0; i < p.Workers(); i++ {
+	for i := 0; i < p.size(); i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -407,8 +407,8 @@ func TestKilledSidecarIsRestarted(t *testing.T) {
 	}
 	wg.Wait()
 	after := p.pids()
-	if len(after) != p.Workers() {
-		t.Fatalf("%d sidecars running after restart, want %d", len(after), p.Workers())
+	if len(after) != p.size() {
+		t.Fatalf("%d sidecars running after restart, want %d", len(after), p.size())
 	}
 	for _, a := range after {
 		if dead[a] {

@@ -14,9 +14,9 @@ const (
 	mustache
 	foreheadScar
 	cheekScar
-	Mole
-	Glasses
-	Smile
+	moleEdit
+	glassesEdit
+	smileEdit
 	numEdits
 )
 
@@ -26,7 +26,7 @@ func (e edit) String() string {
 }
 
 // edits lists all edits in rendering order after Smile (which warps first).
-var edits = []edit{beard, mustache, foreheadScar, cheekScar, Mole, Glasses, Smile}
+var edits = []edit{beard, mustache, foreheadScar, cheekScar, moleEdit, glassesEdit, smileEdit}
 
 var (
 	hairColor  = rgb{38, 28, 22}

@@ -92,11 +92,11 @@ func (s *Synthesizer) region(e edit) image.Rectangle {
 		r = s.forehead.region
 	case cheekScar:
 		r = s.cheek.region
-	case Mole:
+	case moleEdit:
 		r = s.mole.region
-	case Glasses:
+	case glassesEdit:
 		r = s.glasses.region
-	case Smile:
+	case smileEdit:
 		r = s.smile.region
 	}
 	return r.Intersect(s.bounds)

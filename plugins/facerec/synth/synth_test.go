@@ -75,13 +75,13 @@ func single(e edit, v float64) Params {
 		p.ForeheadScar = v
 	case cheekScar:
 		p.CheekScar = v
-	case Mole:
+	case moleEdit:
 		p.Mole = v
-	case Glasses:
+	case glassesEdit:
 		if v >= 0.5 {
 			p.GlassesRound = v
 		}
-	case Smile:
+	case smileEdit:
 		p.Smile = v
 	}
 	return p
@@ -180,7 +180,7 @@ func regionCases() []regionCase {
 	var out []regionCase
 	for _, e := range edits {
 		for _, v := range []float64{0.3, 1} {
-			if e != Glasses {
+			if e != glassesEdit {
 				out = append(out, regionCase{fmt.Sprintf("%v at %.1f", e, v), e, single(e, v)})
 				continue
 			}
@@ -224,7 +224,7 @@ func TestPlacementFollowsLandmarks(t *testing.T) {
 
 func TestStrengthIsMonotone(t *testing.T) {
 	s, img := newTestSynth(t, frontal, 400, 480)
-	for _, e := range []edit{beard, mustache, foreheadScar, cheekScar, Mole} {
+	for _, e := range []edit{beard, mustache, foreheadScar, cheekScar, moleEdit} {
 		prev := -1.0
 		for _, v := range []float64{0.1, 0.4, 0.7, 1} {
 			out, _ := s.Render(single(e, v))

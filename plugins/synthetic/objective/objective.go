@@ -289,8 +289,8 @@ func (o *Objective) function() (*testfunc.Function, error) {
 	return fn, err
 }
 
-// NoiseVar returns the observation noise variance currently in effect.
-func (o *Objective) NoiseVar() (float64, error) {
+// currentNoiseVar returns the observation noise variance currently in effect.
+func (o *Objective) currentNoiseVar() (float64, error) {
 	_, nv, _, err := o.current()
 	return nv, err
 }

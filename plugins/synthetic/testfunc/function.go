@@ -56,13 +56,13 @@ func (fn *Function) Eval(x []float64) (float64, error) {
 	return fn.f(xc), nil
 }
 
-// hasGrad reports whether Grad is available.
+// hasGrad reports whether gradient is available.
 func (fn *Function) hasGrad() bool { return fn.grad != nil }
 
-// Grad writes ∇f(x) (native units, len Dim) into dst and returns f(x). It
+// gradient writes ∇f(x) (native units, len Dim) into dst and returns f(x). It
 // returns errNoGradient if the function has none, and the errors of Eval. At
 // a clamped boundary input the gradient is the one at the clamped point.
-func (fn *Function) Grad(x, dst []float64) (float64, error) {
+func (fn *Function) gradient(x, dst []float64) (float64, error) {
 	if fn.grad == nil {
 		return math.NaN(), fmt.Errorf("%s: %w", fn.Name, errNoGradient)
 	}
@@ -93,7 +93,7 @@ func (fn *Function) gradUnit(u, dst []float64) (float64, error) {
 	if err != nil {
 		return math.NaN(), err
 	}
-	v, err := fn.Grad(x, dst)
+	v, err := fn.gradient(x, dst)
 	if err != nil {
 		return v, err
 	}

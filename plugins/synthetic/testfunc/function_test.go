@@ -72,7 +72,7 @@ func TestMaximizersAreStationary(t *testing.T) {
 		}
 		g := make([]float64, fn.Dim)
 		for _, x := range fn.Maximizers {
-			if _, err := fn.Grad(x, g); err != nil {
+			if _, err := fn.gradient(x, g); err != nil {
 				t.Fatal(err)
 			}
 			for j, gj := range g {
@@ -155,7 +155,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 				w := fn.Upper[j] - fn.Lower[j]
 				x[j] = fn.Lower[j] + w*(1e-3+(1-2e-3)*rng.Float64())
 			}
-			v, err := fn.Grad(x, g)
+			v, err := fn.gradient(x, g)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +230,7 @@ func TestBadInputs(t *testing.T) {
 		} else if !math.IsNaN(v) {
 			t.Errorf("Eval(%v) returned %g with its error, want NaN", x, v)
 		}
-		if _, err := fn.Grad(x, make([]float64, 3)); err == nil {
+		if _, err := fn.gradient(x, make([]float64, 3)); err == nil {
 			t.Errorf("Grad(%v): want an error", x)
 		}
 		if _, err := fn.Observe(x, 1e-4, 1); err == nil {
@@ -240,7 +240,7 @@ func TestBadInputs(t *testing.T) {
 	if _, err := fn.EvalUnit([]float64{0.5}); err == nil {
 		t.Error("EvalUnit with 1 coordinate: want an error")
 	}
-	if _, err := fn.Grad([]float64{0.5, 0.5, 0.5}, make([]float64, 2)); err == nil {
+	if _, err := fn.gradient([]float64{0.5, 0.5, 0.5}, make([]float64, 2)); err == nil {
 		t.Error("Grad with a short buffer: want an error")
 	}
 	// An ulp-sized overshoot of a bound (a host's u·(hi−lo)+lo) is clamped.
@@ -256,7 +256,7 @@ func TestBadInputs(t *testing.T) {
 		t.Error("Eval modified its input")
 	}
 	noGrad := &Function{Name: "nograd", Dim: 1, Lower: []float64{0}, Upper: []float64{1}, f: func(x []float64) float64 { return x[0] }}
-	if _, err := noGrad.Grad([]float64{0.5}, make([]float64, 1)); !errors.Is(err, errNoGradient) {
+	if _, err := noGrad.gradient([]float64{0.5}, make([]float64, 1)); !errors.Is(err, errNoGradient) {
 		t.Errorf("Grad without a gradient: %v, want ErrNoGradient", err)
 	}
 }
