@@ -286,14 +286,6 @@ func (o Options) trustedFor(q int) int {
 	return max(5, q)
 }
 
-// mcSamplesOrDefault returns MCSamples, or 512 when it is not positive.
-func (o Options) mcSamplesOrDefault() int {
-	if o.MCSamples > 0 {
-		return o.MCSamples
-	}
-	return 512
-}
-
 // PathFeaturesOrDefault returns PathFeatures, or 1000 when it is not positive.
 func (o Options) PathFeaturesOrDefault() int {
 	if o.PathFeatures > 0 {

@@ -98,9 +98,6 @@ func transpose(a []float64, r, c int) []float64 {
 	return out
 }
 
-// gp returns the unconditioned posterior.
-func (c *Conditioned) gp() *GP { return c.g }
-
 // jitter returns the jitter added to K̃'s diagonal (0 when well conditioned).
 func (c *Conditioned) jitter() float64 { return c.lt.jitter }
 

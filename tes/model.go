@@ -40,9 +40,9 @@ func (m method) String() string {
 type sampling int
 
 const (
-	// importance draws SPSamples weighted samples per x* (App. B): every
-	// x* keeps a set. The default.
-	importance sampling = iota
+	// The zero value, importance sampling, draws SPSamples weighted
+	// samples per x* (App. B): every x* keeps a set. The default.
+	_ sampling = iota
 	// grouping draws SPSamples·|X*| joint samples and groups them by
 	// argmax; maximizers without a sample are dropped.
 	grouping
@@ -62,7 +62,7 @@ type Settings struct {
 	// MVN configures the orthant probabilities p(x*|y_D) (zero value: its
 	// defaults).
 	MVN MVNSettings
-	// Sampling selects TES_sp's sample sets (default Importance).
+	// Sampling selects TES_sp's sample sets (default: importance sampling).
 	Sampling sampling
 	// SPSamples is the number of samples per x* for TES_sp. Zero means 128.
 	SPSamples int

@@ -173,10 +173,6 @@ func (c *Classifier) params() ([]float64, float64) {
 // Kernel returns the fitted kernel.
 func (c *Classifier) Kernel() gp.Kernel { return c.k }
 
-// logMarginal returns the Laplace approximation log q(y) of the fitted
-// kernel's log marginal likelihood.
-func (c *Classifier) logMarginal() float64 { return c.lml }
-
 // newtonIters bounds the Newton iterations of the mode search; probit
 // posteriors are log-concave and converge in well under this.
 const newtonIters = 100

@@ -43,15 +43,6 @@ func (g *Gallery) Nearest(d []float64) (int, float64) {
 	return best, bestD
 }
 
-// descriptors returns the descriptors as rows (shared, do not modify).
-func (g *Gallery) descriptors() [][]float64 {
-	out := make([][]float64, len(g.Entries))
-	for i, e := range g.Entries {
-		out[i] = e.Descriptor
-	}
-	return out
-}
-
 // GalleryOptions configures LoadGallery for photo directories.
 type GalleryOptions struct {
 	// Analyze configures face detection in gallery photos.

@@ -282,13 +282,6 @@ func (o *Objective) EvaluateNoiseFree(ctx context.Context, x []float64) (float64
 	return fn.Eval(x)
 }
 
-// function returns the function currently served (nil and an error for an
-// unconfigured log10p).
-func (o *Objective) function() (*testfunc.Function, error) {
-	fn, _, _, err := o.current()
-	return fn, err
-}
-
 // currentNoiseVar returns the observation noise variance currently in effect.
 func (o *Objective) currentNoiseVar() (float64, error) {
 	_, nv, _, err := o.current()
