@@ -22,7 +22,9 @@ test: deps lint
 vet:
 	$(GO) vet ./...
 
-# lint fails on any finding of go vet, staticcheck or deadcode. The two
+# lint fails on any finding of go vet, staticcheck or deadcode, or when
+# more than 15 % of the library packages' exported names are used by no
+# other package (internal/apiuse; -v lists them). The two
 # tools are pinned and installed into ./bin (ignored by git), so every
 # machine and CI run the same versions. deadcode exits 0 even when it
 # reports, so its output is what fails the build. Neither tool reports on
@@ -38,6 +40,7 @@ lint:
 	$(LINTBIN)/staticcheck ./...
 	@out=$$($(LINTBIN)/deadcode -test ./...) || exit 1; \
 	if [ -n "$$out" ]; then echo "$$out"; echo "deadcode: unreachable functions above; delete them" >&2; exit 1; fi
+	$(GO) run ./internal/apiuse -max 15
 
 fmt:
 	gofmt -l -w $$(git ls-files '*.go')

@@ -9,6 +9,14 @@
 //	go run ./internal/apiuse            # the table and the share
 //	go run ./internal/apiuse -v         # and every unused name
 //	go run ./internal/apiuse -max 15    # exit 1 above 15 %
+//	go run ./internal/apiuse -unexport github.com/tesbo/tesbo/acq
+//
+// -unexport renames the unused names of the given packages to their
+// unexported spelling, everywhere they occur (and the first word of their
+// doc comment), when the new name conflicts with nothing; it says which it
+// left and why. Check the result with go vet and the package's tests: it
+// does not see names used only through reflection or by other interfaces
+// than those described below.
 //
 // What counts:
 //   - Library packages: every package of the module that is not a main
