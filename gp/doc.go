@@ -108,16 +108,11 @@
 // up).
 //
 // Predict for q = 10,000 queries at n = 200, d = 6 (BenchmarkPredict10k)
-// takes 91–99 ms of CPU on one core of the 2-core AMD EPYC test machine
-// (146–154 ms with one Trsm per block before), against a 50 ms target.
-// Four CPU profiles split it into: the variances' triangular solve, q n²/2
-// = 2e8 multiply-adds, ≈ 37 ms (39%; ≈ 5.4 G multiply-adds/s = 11 GFLOP/s,
-// the speed of gonum's 2-wide SSE2 GEMV kernel); the kernel's q n = 2e6
-// exponentials ≈ 34 ms (36%; ≈ 17 ns per math.Exp); squared distances,
-// the block transposition, sums of squares and means ≈ 11 ms; samples in
-// runtime.asyncPreempt (preemption on the shared core) ≈ 8 ms. The solve
-// and the exponentials alone exceed 50 ms, and neither shrinks by
-// reformulation: an exact variance is a quadratic form with a dense n×n
+// misses its 50 ms target on one core (profile in docs/results/README.md,
+// "Measurements behind the code"): three quarters of its time are the
+// variances' triangular solve, q n²/2 multiply-adds at the speed of
+// gonum's 2-wide SSE2 GEMV kernel, and the kernel's q n exponentials.
+// Neither shrinks by reformulation: an exact variance is a quadratic form with a dense n×n
 // matrix per query, which costs about n²/2 multiply-adds however it is
 // arranged (the triangular solve's count; an explicit inverse needs as
 // many and is less accurate), and there is one exponential per

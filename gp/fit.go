@@ -51,8 +51,8 @@ func defaultPrior() Prior {
 // in BO: with the weak prior and few, clustered observations a dimension
 // along which the data barely vary gets ℓ ≈ 5–10 (it looks irrelevant), the
 // posterior-mean maximizer then sits on a face of the cube and nothing
-// explores that dimension again (seen on Hartmann-3, where it cost 3 of 10
-// runs a regret of 0.008).
+// explores that dimension again (seen on Hartmann-3; the figures are in
+// docs/results/README.md, "Measurements behind the code").
 //
 // The outputs are standardized over the evaluated points, but BO evaluates
 // where the model expects high values, so the function's variance over the
@@ -60,8 +60,8 @@ func defaultPrior() Prior {
 // A signal variance centred at 6 (BoTorch's default prior, Gamma(2, 0.15),
 // has its mode at 6.7) keeps the model from believing it has seen the
 // function's whole range; it lets fewer Hartmann-3 runs settle on the
-// second-best mode (30 seeds: 1–2 against 4) without changing the other
-// benchmarks' results beyond their noise.
+// second-best mode without changing the other benchmarks' results beyond
+// their noise.
 func ScaledPrior(d int) Prior {
 	p := defaultPrior()
 	p.LogLengthMean = math.Log(0.4) + 0.5*math.Log(float64(max(d, 1))/3)

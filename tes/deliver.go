@@ -26,11 +26,9 @@ type deliverSettings struct {
 	MinDistance float64
 	// TrustRegion is the side of the box around the best trial in which
 	// TES's queries are searched, in units of the length-scales divided
-	// by their geometric mean (region.go). Zero means 0.2: on Hartmann-6
-	// (q = 4, 10 iterations, 60 seeds, best evaluated trial) sides
-	// 0.2 / 0.4 / 0.8 gave a median log10 regret of −1.43 / −1.22 / −0.90,
-	// and with 30 seeds 0.2 gave −1.04 against −0.63 for the whole cube
-	// (docs/results, fifth round). A negative value searches the whole
+	// by their geometric mean (region.go). Zero means 0.2, the side that
+	// gave the lowest regret on Hartmann-6 of those tried, below the whole
+	// cube's (docs/results/README.md, "Measurements behind the code"). A negative value searches the whole
 	// cube, as the paper's TES does.
 	TrustRegion float64
 	// DesignPoints is how many points (evaluated and pending) the study

@@ -24,10 +24,9 @@ type trustedSettings struct {
 	// default to 128 raw samples, 10 restarts from the best of them and 50
 	// L-BFGS-B iterations, plus the starts listed in trustedMaximizers.
 	// Restarts are cheap next to scoring raw samples, and with one restart
-	// the search missed the global maximum of 22–35% of paths once the data
-	// sat on a local mode (Hartmann-4, |B| = 3), which concentrated X* on
-	// that mode and stalled TES there (6 of 10 runs); with 8 restarts the
-	// misses fell to 1–9% and with 10 the stalled runs to 3 of 10.
+	// the search missed the global maximum of many paths once the data sat
+	// on a local mode, which concentrated X* on that mode and stalled TES
+	// there; more restarts cut both (docs/results/README.md, "Measurements behind the code").
 	Optimize acq.OptimizeSettings
 	// DedupDistance is the distance, in length-scale units, under which two
 	// maximizers count as the same point (the later one is dropped and a

@@ -81,10 +81,11 @@ var lengthscaleGrid = []float64{0.05, 0.1, 0.2, 0.4, 0.8}
 const signalVariance = 49
 
 // maxPoints bounds the labelled points Fit uses. Each of its 2d + 5
-// Laplace fits costs a few O(n³) factorizations: with every trial kept,
-// one fit of 1,000 points in 6-d took 12 s, longer than the rest of a BO
-// iteration at that size. Beyond maxPoints Fit keeps a subset (see
-// subset) that holds the failures and the successes that bound them.
+// Laplace fits costs a few O(n³) factorizations: with every trial kept, a
+// fit of a thousand points takes longer than the rest of a BO iteration at
+// that size (docs/results/README.md, "Measurements behind the code").
+// Beyond maxPoints Fit keeps a subset (see subset) that holds the failures
+// and the successes that bound them.
 const maxPoints = 300
 
 // errBadInput is wrapped by the errors Fit returns for unusable data.
