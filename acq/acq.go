@@ -14,8 +14,10 @@
 // maximizes; Optimized turns a Scorer into a Proposer. A Proposer builds its
 // batch itself (greedy/sequential batch methods, Thompson sampling, random
 // search). The host only ever calls Proposer.Propose; it finds Proposers by
-// name in the registry (Lookup). Package tes registers "tes-ep" and "tes-sp"
-// from its own init function.
+// name in the registry (Lookup). Package tes registers "tes" (the host's
+// default), "tes-ep" and "tes-sp" from its own init function. What a
+// Proposer can do beyond Propose it declares through small optional
+// interfaces (capabilities.go).
 package acq
 
 import (

@@ -197,6 +197,12 @@ type Greedy struct {
 	Scorer   Scorer
 	Lie      lieKind
 	Settings OptimizeSettings
+	// Async marks a batch method meant to condition on points still being
+	// evaluated (PendingAware): the registered bucb and qei-cl set it. The
+	// greedy batches of the single-point methods (ei, pi, ucb, mes, pes)
+	// leave it false, although they fantasize pending points the same way:
+	// those name sequential methods. It changes no proposal.
+	Async bool
 }
 
 // Propose implements Proposer.

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/gp"
-	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/problems/testfunc"
 )
 
 // boRun runs a small BO loop through the public API (gp.Fit, acq.Lookup,

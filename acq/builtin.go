@@ -23,7 +23,9 @@ func init() {
 	// bucb: GP-BUCB (Desautels, Krause & Burdick 2014, JMLR 15) simplified
 	// to UCB with believer lies and one β_t for the whole batch, without
 	// the paper's β inflation; see Greedy.
-	Register("bucb", single(ucb))
+	Register("bucb", func(o Options) (Proposer, error) {
+		return Greedy{Scorer: ucb(o), Lie: LieBeliever, Settings: o.optimizeSettingsOrDefault(), Async: true}, nil
+	})
 	Register("mes", single(func(o Options) Scorer {
 		return mes{Samples: o.MaxValueSamples, Gumbel: o.MESGumbel, Features: o.PathFeatures, Settings: pathWorkers(o)}
 	}))
@@ -39,7 +41,7 @@ func init() {
 		default:
 			return nil, fmt.Errorf("constant liar needs lie min, mean or max, got %v", o.Lie)
 		}
-		return Greedy{Scorer: ei{}, Lie: o.Lie, Settings: o.optimizeSettingsOrDefault()}, nil
+		return Greedy{Scorer: ei{}, Lie: o.Lie, Settings: o.optimizeSettingsOrDefault(), Async: true}, nil
 	})
 	Register("lp-ei", func(o Options) (Proposer, error) {
 		return localPenalization{Settings: o.optimizeSettingsOrDefault()}, nil

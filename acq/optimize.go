@@ -122,43 +122,9 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 		return nil, math.NaN(), fmt.Errorf("maximize: nil function or random stream")
 	}
 	s = s.withDefaults()
-	n := q * d
-
-	// Raw samples: scrambled Halton points (Latin hypercube beyond the
-	// Halton implementation's 1000 dimensions).
-	raw := mat.NewDense(s.RawSamples, n, nil)
-	src := rand.NewPCG(rng.Uint64(), rng.Uint64())
-	if n <= 1000 {
-		samplemv.Halton{Kind: samplemv.Owen, Q: distmv.NewUnitUniform(n, src), Src: src}.Sample(raw)
-	} else {
-		samplemv.LatinHypercube{Q: distmv.NewUnitUniform(n, src), Src: src}.Sample(raw)
-	}
-	if len(cats) != 0 && len(cats) != d {
-		return nil, math.NaN(), fmt.Errorf("maximize: %d categories for dimension %d", len(cats), d)
-	}
-	snapRaw(raw, cats, q, d)
-	rawVal := make([]float64, s.RawSamples)
-	var err error
-	if bs, ok := f.(batchScorer); ok && q == 1 {
-		// Score the raw samples in chunks with the batched posterior.
-		const chunk = 128
-		nc := (s.RawSamples + chunk - 1) / chunk
-		err = parallelFor(ctx, nc, s.Workers, func(c int) {
-			lo, hi := c*chunk, min((c+1)*chunk, s.RawSamples)
-			bs.evalRows(raw.Slice(lo, hi, 0, n).(*mat.Dense), rawVal[lo:hi])
-			for i := lo; i < hi; i++ {
-				if math.IsNaN(rawVal[i]) {
-					rawVal[i] = math.Inf(-1)
-				}
-			}
-		})
-	} else {
-		err = parallelFor(ctx, s.RawSamples, s.Workers, func(i int) {
-			rawVal[i] = evalValue(f, raw.RawRowView(i), q, d)
-		})
-	}
+	raw, rawVal, err := scoreRawSamples(ctx, f, q, d, cats, s, rng)
 	if err != nil {
-		return nil, math.NaN(), fmt.Errorf("maximize: %w", err)
+		return nil, math.NaN(), err
 	}
 	mx := newMixedSearch(cats, q, d)
 	order := make([]int, s.RawSamples)
@@ -166,27 +132,9 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return rawVal[order[a]] > rawVal[order[b]] })
-
-	var starts [][]float64
-	for _, i := range order[:min(s.Restarts, len(order))] {
-		starts = append(starts, append([]float64(nil), raw.RawRowView(i)...))
-	}
-	if st, ok := f.(Starter); ok {
-		for _, B := range st.Starts(q) {
-			if B == nil {
-				continue
-			}
-			if r, c := B.Dims(); r != q || c != d {
-				return nil, math.NaN(), fmt.Errorf("maximize: suggested start is %d×%d, want %d×%d", r, c, q, d)
-			}
-			x := make([]float64, 0, n)
-			for i := 0; i < q; i++ {
-				x = append(x, B.RawRowView(i)...)
-			}
-			clipUnit(x)
-			mx.snap(x)
-			starts = append(starts, x)
-		}
+	starts, err := mixedStarts(f, raw, order, q, d, s, mx)
+	if err != nil {
+		return nil, math.NaN(), err
 	}
 
 	// Each restart gets its own seed, drawn here, so results do not depend
@@ -241,6 +189,78 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 	clipUnit(out.RawMatrix().Data)
 	mx.snap(out.RawMatrix().Data)
 	return out, bestVal, nil
+}
+
+// scoreRawSamples draws MaximizeMixed's raw samples, categorical
+// coordinates at bin centres, and their values (−Inf for NaN).
+func scoreRawSamples(ctx context.Context, f Func, q, d int, cats []int, s OptimizeSettings, rng *rand.Rand) (*mat.Dense, []float64, error) {
+	n := q * d
+	// Raw samples: scrambled Halton points (Latin hypercube beyond the
+	// Halton implementation's 1000 dimensions).
+	raw := mat.NewDense(s.RawSamples, n, nil)
+	src := rand.NewPCG(rng.Uint64(), rng.Uint64())
+	if n <= 1000 {
+		samplemv.Halton{Kind: samplemv.Owen, Q: distmv.NewUnitUniform(n, src), Src: src}.Sample(raw)
+	} else {
+		samplemv.LatinHypercube{Q: distmv.NewUnitUniform(n, src), Src: src}.Sample(raw)
+	}
+	if len(cats) != 0 && len(cats) != d {
+		return nil, nil, fmt.Errorf("maximize: %d categories for dimension %d", len(cats), d)
+	}
+	snapRaw(raw, cats, q, d)
+	rawVal := make([]float64, s.RawSamples)
+	var err error
+	if bs, ok := f.(batchScorer); ok && q == 1 {
+		// Score the raw samples in chunks with the batched posterior.
+		const chunk = 128
+		nc := (s.RawSamples + chunk - 1) / chunk
+		err = parallelFor(ctx, nc, s.Workers, func(c int) {
+			lo, hi := c*chunk, min((c+1)*chunk, s.RawSamples)
+			bs.evalRows(raw.Slice(lo, hi, 0, n).(*mat.Dense), rawVal[lo:hi])
+			for i := lo; i < hi; i++ {
+				if math.IsNaN(rawVal[i]) {
+					rawVal[i] = math.Inf(-1)
+				}
+			}
+		})
+	} else {
+		err = parallelFor(ctx, s.RawSamples, s.Workers, func(i int) {
+			rawVal[i] = evalValue(f, raw.RawRowView(i), q, d)
+		})
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("maximize: %w", err)
+	}
+	return raw, rawVal, nil
+}
+
+// mixedStarts are MaximizeMixed's restarts: the best Restarts raw samples
+// (order sorts them best first) and the function's suggested starts (a
+// Starter's), snapped to the categorical bins.
+func mixedStarts(f Func, raw *mat.Dense, order []int, q, d int, s OptimizeSettings, mx *mixedSearch) ([][]float64, error) {
+	n := q * d
+	var starts [][]float64
+	for _, i := range order[:min(s.Restarts, len(order))] {
+		starts = append(starts, append([]float64(nil), raw.RawRowView(i)...))
+	}
+	if st, ok := f.(Starter); ok {
+		for _, B := range st.Starts(q) {
+			if B == nil {
+				continue
+			}
+			if r, c := B.Dims(); r != q || c != d {
+				return nil, fmt.Errorf("maximize: suggested start is %d×%d, want %d×%d", r, c, q, d)
+			}
+			x := make([]float64, 0, n)
+			for i := 0; i < q; i++ {
+				x = append(x, B.RawRowView(i)...)
+			}
+			clipUnit(x)
+			mx.snap(x)
+			starts = append(starts, x)
+		}
+	}
+	return starts, nil
 }
 
 // batchScorer is implemented by single-point (q = 1) Funcs that score many

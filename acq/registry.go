@@ -18,7 +18,7 @@ var registry = struct {
 
 // Register makes an acquisition available under name. It is meant to be
 // called from init functions (package acq registers its baselines, package
-// tes registers "tes-ep" and "tes-sp"); like database/sql.Register it panics
+// tes registers "tes", "tes-ep" and "tes-sp"); like database/sql.Register it panics
 // when name is empty, f is nil or name is already taken, since that is a
 // programming error, not user input.
 func Register(name string, f factory) {

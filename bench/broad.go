@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tesbo/tesbo/bench/mixedsuite"
-	"github.com/tesbo/tesbo/bench/usersuite"
-	"github.com/tesbo/tesbo/plugins/synthetic/objective"
-	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/problems/mixedsuite"
+	"github.com/tesbo/tesbo/problems/synthetic"
+	"github.com/tesbo/tesbo/problems/testfunc"
+	"github.com/tesbo/tesbo/problems/usersuite"
 )
 
 // The halves of the held-out protocol (docs/results/broad/SPLIT.md): a
@@ -33,7 +33,7 @@ const (
 
 // bbobPrefix starts the objective names of the BBOB functions
 // ("synthetic/bbob-f1" … "synthetic/bbob-f24").
-const bbobPrefix = objective.Prefix + testfunc.BBOBPrefix
+const bbobPrefix = synthetic.Prefix + testfunc.BBOBPrefix
 
 // botorchDims are the dimensions of the any-dimension BoTorch functions in
 // the broad suite; botorchAnyDim lists those functions.
@@ -51,7 +51,7 @@ var (
 // family is a problem's name up to its first digit, without the one-hot
 // suffix (Family).
 var splitFamilies = map[string]map[string]string{
-	objective.Prefix: {
+	synthetic.Prefix: {
 		"beale": HalfTune, "bukin": HalfHeldOut, "cosine8": HalfTune, "dixonprice": HalfHeldOut,
 		"dropwave": HalfTune, "eggholder": HalfHeldOut, "griewank": HalfTune, "holdertable": HalfHeldOut,
 		"powell": HalfTune, "rastrigin": HalfHeldOut, "shekel": HalfTune, "threehumpcamel": HalfHeldOut,
@@ -67,10 +67,10 @@ var splitFamilies = map[string]map[string]string{
 }
 
 // botorchFunctions are the BoTorch test functions of the broad suite, in
-// order (the keys of splitFamilies[objective.Prefix]).
+// order (the keys of splitFamilies[synthetic.Prefix]).
 func botorchFunctions() []string {
-	names := make([]string, 0, len(splitFamilies[objective.Prefix]))
-	for n := range splitFamilies[objective.Prefix] {
+	names := make([]string, 0, len(splitFamilies[synthetic.Prefix]))
+	for n := range splitFamilies[synthetic.Prefix] {
 		names = append(names, n)
 	}
 	slices.Sort(names)
@@ -82,12 +82,12 @@ func botorchFunctions() []string {
 // user/ and mixed/ problems the name up to its first digit, without the
 // one-hot suffix ("bumps" for user/bumps4-offset, "func" for mixed/func2c).
 func family(name string) (prefix, family string) {
-	for _, pre := range []string{objective.Prefix, usersuite.Prefix, mixedsuite.Prefix} {
+	for _, pre := range []string{synthetic.Prefix, usersuite.Prefix, mixedsuite.Prefix} {
 		short, ok := strings.CutPrefix(name, pre)
 		if !ok {
 			continue
 		}
-		if pre == objective.Prefix {
+		if pre == synthetic.Prefix {
 			return pre, short
 		}
 		short = strings.TrimSuffix(short, mixedsuite.OneHot)
@@ -107,7 +107,7 @@ func family(name string) (prefix, family string) {
 func (p Problem) Half() string {
 	if strings.HasPrefix(p.Name, bbobPrefix) {
 		inst := 1
-		if v, ok := p.Params[objective.KeyInstance]; ok {
+		if v, ok := p.Params[synthetic.KeyInstance]; ok {
 			var err error
 			if inst, err = strconv.Atoi(v); err != nil {
 				return ""
@@ -170,7 +170,7 @@ func BroadProblems(o BroadOptions) ([]Problem, error) {
 	var out []Problem
 	fn := func(name string, d int, params map[string]string) {
 		_, iters := usersuite.Budget(d)
-		out = append(out, Problem{Name: objective.Prefix + name, Params: params, Iters: iters})
+		out = append(out, Problem{Name: synthetic.Prefix + name, Params: params, Iters: iters})
 	}
 	for _, name := range botorchFunctions() {
 		if !slices.Contains(botorchAnyDim, name) {
@@ -178,13 +178,13 @@ func BroadProblems(o BroadOptions) ([]Problem, error) {
 			continue
 		}
 		for _, d := range botorchDims {
-			fn(name, d, map[string]string{objective.KeyDim: strconv.Itoa(d)})
+			fn(name, d, map[string]string{synthetic.KeyDim: strconv.Itoa(d)})
 		}
 	}
 	for _, d := range dims {
 		for _, inst := range insts {
 			for f := 1; f <= testfunc.BBOBFunctions; f++ {
-				fn(fmt.Sprintf("%s%d", testfunc.BBOBPrefix, f), d, map[string]string{objective.KeyDim: strconv.Itoa(d), objective.KeyInstance: strconv.Itoa(inst)})
+				fn(fmt.Sprintf("%s%d", testfunc.BBOBPrefix, f), d, map[string]string{synthetic.KeyDim: strconv.Itoa(d), synthetic.KeyInstance: strconv.Itoa(inst)})
 			}
 		}
 	}
@@ -268,7 +268,7 @@ func splitMarkdown() string {
 		pre, fam := family(p.Name)
 		members[pre+fam] = appendUnique(members[pre+fam], p.Name)
 	}
-	for _, pre := range []string{objective.Prefix, usersuite.Prefix, mixedsuite.Prefix} {
+	for _, pre := range []string{synthetic.Prefix, usersuite.Prefix, mixedsuite.Prefix} {
 		fams := make([]string, 0, len(splitFamilies[pre]))
 		for f := range splitFamilies[pre] {
 			fams = append(fams, f)

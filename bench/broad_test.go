@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tesbo/tesbo/bench/mixedsuite"
-	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/problems/mixedsuite"
+	"github.com/tesbo/tesbo/problems/usersuite"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/results/broad/SPLIT.md from the code")

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/problems/usersuite"
 )
 
 // A tiny suite (2 problems, 2 acquisitions, 2 seeds, 2–3 iterations): a

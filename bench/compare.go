@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/problems/usersuite"
 )
 
 // defaultAcquisition is the acquisition comparison.md checks the quality

@@ -52,7 +52,7 @@
 //
 // # The user suite
 //
-// UserProblems is the user suite (package bench/usersuite), each problem
+// UserProblems is the user suite (package problems/usersuite), each problem
 // with its own budget (Problem.Init and Problem.Iters, which replace the
 // suite's initial design and iterations for that problem). Every run also
 // records the user's rule, the noise-free regret of its best evaluated

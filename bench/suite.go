@@ -13,10 +13,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tesbo/tesbo/acq"
-	"github.com/tesbo/tesbo/bench/mixedsuite"
-	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/plugins/synthetic/objective"
+	"github.com/tesbo/tesbo/problems"
+	"github.com/tesbo/tesbo/problems/usersuite"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -95,28 +94,12 @@ type Suite struct {
 // overlap; non-exclusive objectives must be independent per call.
 type opener func(ctx context.Context, name string) (obj sdk.Objective, exclusive bool, err error)
 
-// Synthetic opens synthetic/<name> objectives (package
-// plugins/synthetic/objective), the user suite's user/<name> (package
-// bench/usersuite) and the mixed suite's mixed/<name> (package
-// bench/mixedsuite), a new instance per run.
+// Synthetic opens the built-in problems (problems.New): synthetic/<name>
+// objectives, the user suite's user/<name> and the mixed suite's
+// mixed/<name>, a new instance per run.
 func Synthetic(_ context.Context, name string) (sdk.Objective, bool, error) {
-	if strings.HasPrefix(name, mixedsuite.Prefix) {
-		o, err := mixedsuite.New(name)
-		return o, false, err
-	}
-	if strings.HasPrefix(name, usersuite.Prefix) {
-		o, err := usersuite.New(name)
-		return o, false, err
-	}
-	short, ok := strings.CutPrefix(name, objective.Prefix)
-	if !ok {
-		return nil, false, fmt.Errorf("unknown problem %q: the built-in problems are synthetic/<name> (see 'tesbo-host plugins')", name)
-	}
-	o, err := objective.New(short)
-	if err != nil {
-		return nil, false, fmt.Errorf("problem %s: %w", name, err)
-	}
-	return o, false, nil
+	o, err := problems.New(name)
+	return o, false, err
 }
 
 func (s *Suite) seeds() int { return max(s.Seeds, defaultSeeds) }
@@ -136,7 +119,7 @@ func (s *Suite) batches() []int {
 	return s.Batches
 }
 
-// UserProblems is the user suite (package bench/usersuite) with each
+// UserProblems is the user suite (package problems/usersuite) with each
 // problem's default budget.
 func UserProblems() []Problem {
 	var out []Problem

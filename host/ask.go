@@ -99,10 +99,10 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 		s.log.Warn().Int("iter", t).Str("reason", reason).Msg("proposing space-filling random points instead of the acquisition's")
 		return latinHypercube(q, d, streamRand(s.seed, t, streamDesign)), &modelState{Fallback: reason}, nil
 	}
-	if sp, ok := s.proposer.(*suggesterProposer); ok {
+	if s.opts.Suggester != nil {
 		// A suggester works from the history itself: no GP needed.
 		t0 := time.Now()
-		X, err := sp.suggest(ctx, s, t, q)
+		X, err := s.suggest(ctx, t, q)
 		it.ProposeSeconds = time.Since(t0).Seconds()
 		if err != nil {
 			if ctx.Err() != nil {

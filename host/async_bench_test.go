@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/problems/testfunc"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )

@@ -76,6 +76,9 @@
 // goroutines.
 //
 // Plugin discovery and loading live in the subpackage host/loader; the
-// adapters AcquisitionProposer and SuggesterProposer turn acquisition
-// plugins into Proposers.
+// adapter AcquisitionProposer turns an acquisition plugin into a Proposer,
+// and a batch-proposing plugin is given as Options.Suggester. What an
+// acquisition can do it declares itself (package acq's capabilities),
+// checked in host/capabilities.go; the methods the host reads off a
+// plugin handle are named in host/plugin.go.
 package host

@@ -80,10 +80,10 @@ const maxNeighbourReruns = 3
 // process down (loader.ErrNeighbourFault: the other call timed out). Such
 // an evaluation is re-run at once without counting as an attempt: with
 // --retries 0, one hanging evaluation failed every healthy one beside it.
-// The error is matched by its method so that host need not import the
-// loader.
+// The error is matched by its method (NeighbourFaulter) so that host need
+// not import the loader.
 func neighbourFault(err error) bool {
-	var nf interface{ NeighbourFault() bool }
+	var nf NeighbourFaulter
 	return errors.As(err, &nf) && nf.NeighbourFault()
 }
 
@@ -186,17 +186,15 @@ func (s *Study) call(evalCtx context.Context, obj sdk.Objective, x []float64) (s
 // evalLimit is the host's limit on one evaluation attempt of obj: the
 // user's limit, plus the objective's start-up allowance when the objective
 // itself bounds each evaluation at no more than the user's limit counted
-// from when it is ready to evaluate. A loader objective does (its
-// EvalLimits method, matched by method so that host need not import the
+// from when it is ready to evaluate. A loader objective does (it is an
+// EvalLimiter, matched by interface so that host need not import the
 // loader): an evaluation re-run after its neighbour's timeout, or the first
 // after a crash, waits for a new plugin process, and the time that takes
 // must not count against the evaluation, or a healthy re-run under load
 // times out. The loader bounds the start-up itself; the host's extended
 // limit stays as a backstop.
 func evalLimit(limit time.Duration, obj sdk.Objective) time.Duration {
-	el, ok := obj.(interface {
-		EvalLimits() (call, startup time.Duration)
-	})
+	el, ok := obj.(EvalLimiter)
 	if limit <= 0 || !ok {
 		return limit
 	}

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -135,22 +134,11 @@ func (p scoredProposer) Propose(ctx context.Context, s *acq.State, q int) (*mat.
 	return p.sc.propose(ctx, s, q, p.set)
 }
 
-// SuggesterProposer turns a batch-proposing plugin (sdk.Suggester) into a
-// Proposer. The study hands it the history in native units (a
-// SuggestRequest); its points are mapped into the unit cube. It works only
-// inside a Study (Ask), which knows the history.
-func SuggesterProposer(s sdk.Suggester) acq.Proposer { return &suggesterProposer{s: s} }
-
-type suggesterProposer struct{ s sdk.Suggester }
-
-var errNeedsStudy = errors.New("a suggester plugin proposes only through a Study (it needs the history)")
-
-func (*suggesterProposer) Propose(context.Context, *acq.State, int) (*mat.Dense, error) {
-	return nil, errNeedsStudy
-}
-
-// suggest asks the plugin for q points given the study's history.
-func (sp *suggesterProposer) suggest(ctx context.Context, s *Study, t, q int) (*mat.Dense, error) {
+// suggest asks the study's suggester (Options.Suggester, a
+// batch-proposing plugin) for the q points of iteration t. It hands the
+// plugin the history in native units (a SuggestRequest) and maps the
+// points it returns into the unit cube.
+func (s *Study) suggest(ctx context.Context, t, q int) (*mat.Dense, error) {
 	req := sdk.SuggestRequest{Objective: s.info, Count: q, Iter: t, Seed: iterationSeed(s.seed, t)}
 	for _, tr := range s.trials {
 		switch {
@@ -160,7 +148,7 @@ func (sp *suggesterProposer) suggest(ctx context.Context, s *Study, t, q int) (*
 			req.Pending = append(req.Pending, append([]float64(nil), tr.X...))
 		}
 	}
-	pts, err := sp.s.Suggest(ctx, req)
+	pts, err := s.opts.Suggester.Suggest(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -144,10 +144,11 @@ func (g gridSuggester) Suggest(_ context.Context, req sdk.SuggestRequest) ([][]f
 	return out, nil
 }
 
-func TestSuggesterProposer(t *testing.T) {
+// A suggester proposes every batch itself, from the history (Options.Suggester).
+func TestSuggester(t *testing.T) {
 	info := sdk.Info{Name: "grid", Params: []sdk.Param{{Name: "a", Kind: sdk.Int, Low: 0, High: 2}, {Name: "b", Kind: sdk.Int, Low: 10, High: 12}}}
 	obj := funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) { return x[0] + x[1], nil }}
-	res, err := Optimize(context.Background(), obj, Options{Acquisition: "grid", Proposer: SuggesterProposer(gridSuggester{t}),
+	res, err := Optimize(context.Background(), obj, Options{Acquisition: "grid", Suggester: gridSuggester{t},
 		Batch: 2, Iters: 3, NoInit: true})
 	if err != nil {
 		t.Fatal(err)

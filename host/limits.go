@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tesbo/tesbo/tes"
 )
 
 // Size limits of a study. Options beyond them are refused by NewStudy and
@@ -17,9 +19,10 @@ const (
 	// than q.
 	MaxBatch = 1000
 	// MaxBatchTES bounds the batch of the TES acquisitions (tes, tes-ep,
-	// tes-sp): α(B) integrates over the batch's q-dimensional outcome for
-	// every trusted maximizer, with q×q covariances.
-	MaxBatchTES = 100
+	// tes-sp), which declare it (acq.BatchLimiter, tes.MaxBatch): α(B)
+	// integrates over the batch's q-dimensional outcome for every trusted
+	// maximizer, with q×q covariances.
+	MaxBatchTES = tes.MaxBatch
 	// MaxTrusted bounds AcqOptions.Trusted, |X*|: p(x*|y_D) is one
 	// (|X*|−1)-dimensional Gaussian orthant probability per trusted
 	// maximizer.
@@ -68,20 +71,10 @@ func CheckStudyName(name string) error {
 	return nil
 }
 
-// tesAcquisitions are the registered acquisitions bound by MaxBatchTES.
-var tesAcquisitions = map[string]bool{"tes": true, "tes-ep": true, "tes-sp": true}
-
-// batchLimit is the largest batch o's acquisition may propose.
-func (o Options) batchLimit() (limit int, why string) {
-	if o.Proposer == nil && tesAcquisitions[o.Acquisition] {
-		return MaxBatchTES, fmt.Sprintf("the limit for %s (MaxBatchTES): TES integrates over the batch's q-dimensional outcome for every trusted maximizer", o.Acquisition)
-	}
-	return MaxBatch, "the limit (MaxBatch): the acquisition optimizes the batch's points jointly and its cost grows faster than the batch"
-}
-
-// checkLimits refuses sizes beyond the Max* limits, saying which limit and
-// why. Counts are compared one by one before the budget is multiplied out,
-// so huge values cannot overflow it.
+// checkLimits refuses sizes beyond the Max* limits (the batch's as the
+// acquisition declares it, see batchLimit), saying which limit and why.
+// Counts are compared one by one before the budget is multiplied out, so
+// huge values cannot overflow it.
 func (o Options) checkLimits() error {
 	if limit, why := o.batchLimit(); o.Batch > limit {
 		return fmt.Errorf("batch %d exceeds %d, %s; use a smaller batch", o.Batch, limit, why)

@@ -4,15 +4,14 @@ import (
 	"crypto/rand"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
-	"github.com/tesbo/tesbo/tes"
 )
 
 // Defaults of Options (also the CLI's defaults).
@@ -108,10 +107,12 @@ type Options struct {
 	// study in memory only.
 	DB *store.DB `json:"-"`
 
-	// Acquisition is a name registered in package acq: tes (the default:
-	// TES_ep that also evaluates the posterior-mean maximizer x̄, see
-	// tes.Deliver), tes-ep and tes-sp (the paper's), ei pi ucb mes pes qei
-	// qei-cl bucb lp-ei ts random. "" means tes.
+	// Acquisition is a name registered in package acq (acq.Names): tes
+	// (the default: TES_ep that also evaluates the posterior-mean
+	// maximizer x̄, see tes.Deliver), tes-ep and tes-sp (the paper's),
+	// ei pi ucb mes pes qei qei-cl bucb lp-ei ts random. "" means tes.
+	// What it can do (its largest batch, AutoBatch, worker mode) it
+	// declares itself, see host/capabilities.go.
 	Acquisition string `json:"acquisition"`
 	// AcqOptions configure the acquisition (AcqOptions.Trusted is |X*|,
 	// 0 means max(5, Batch)).
@@ -120,6 +121,13 @@ type Options struct {
 	// custom acquisition); Acquisition is then only its recorded name. A
 	// study using one must be given the same Proposer when it is reopened.
 	Proposer acq.Proposer `json:"-"`
+	// Suggester, if non-nil, proposes every batch itself from the study's
+	// history in native units (a batch-proposing plugin, sdk.Suggester),
+	// with no GP fitted for it; Acquisition is then only its recorded
+	// name. It excludes Proposer, declares no capability (no AutoBatch, no
+	// worker mode) and, like a Proposer, must be given again when the
+	// study is reopened.
+	Suggester sdk.Suggester `json:"-"`
 
 	// Batch is q, the number of points proposed per BO iteration (0 → 1;
 	// with AutoBatch, the largest batch: 0 → DefaultBatchMax).
@@ -217,21 +225,6 @@ type Options struct {
 	Logger zerolog.Logger `json:"-"`
 }
 
-// newProposer returns the acquisition named name. The default,
-// DefaultAcquisition, is built here (tes.NewDeliver); every other name is
-// looked up in acq's registry, where package tes registers its variants
-// (tes-ep, tes-sp) next to acq's built-in ones.
-func newProposer(name string, o acq.Options) (acq.Proposer, error) {
-	if name == DefaultAcquisition {
-		p, err := tes.NewDeliver(o)
-		if err != nil {
-			return nil, fmt.Errorf("acquisition %s: %w", name, err)
-		}
-		return p, nil
-	}
-	return acq.Lookup(name, o)
-}
-
 // DefaultStudyName names a study of objective started at now when the
 // caller gives no name: "<objective>-<UTC time to the second>-<6 random hex
 // digits>". The random suffix keeps two studies started in the same second
@@ -315,12 +308,12 @@ func normalNoise(v float64, zero bool) (float64, bool) {
 }
 
 // Stored returns the fields of o that a study stores (per-process fields
-// zeroed: Name, DB, Proposer, Seed, Grace, callbacks, Logger), after
-// Normalized. Two studies whose Stored options are equal run with the same
+// zeroed: Name, DB, Proposer, Suggester, Seed, Grace, callbacks, Logger),
+// after Normalized. Two studies whose Stored options are equal run with the same
 // settings.
 func (o Options) Stored() Options {
 	o = o.Normalized()
-	o.Name, o.DB, o.Proposer, o.Seed, o.Grace = "", nil, nil, 0, 0
+	o.Name, o.DB, o.Proposer, o.Suggester, o.Seed, o.Grace = "", nil, nil, nil, 0, 0
 	o.OnIteration, o.OnTrial, o.Logger = nil, nil, zerolog.Logger{}
 	return o
 }
@@ -344,6 +337,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("retries must be ≥ 0, got %d", o.Retries)
 	case o.AcqOptions.Trusted < 0:
 		return fmt.Errorf("trusted must be ≥ 0, got %d", o.AcqOptions.Trusted)
+	case o.Proposer != nil && o.Suggester != nil:
+		return fmt.Errorf("acquisition %s: give a Proposer or a Suggester, not both", o.Acquisition)
 	}
 	if err := o.checkLimits(); err != nil {
 		return err
@@ -372,33 +367,4 @@ func (o Options) validate() error {
 		}
 	}
 	return nil
-}
-
-// SizedAcquisitions are the registered acquisitions that can size their
-// batches by information gain (Options.AutoBatch).
-var SizedAcquisitions = []string{"tes", "tes-ep", "tes-sp"}
-
-// CheckAutoBatch returns an error unless acquisition name can size its
-// batches by information gain (see SizedAcquisitions).
-func CheckAutoBatch(name string) error {
-	if slices.Contains(SizedAcquisitions, name) {
-		return nil
-	}
-	return fmt.Errorf("acquisition %q cannot size its batches by information gain: an automatic batch size needs one of %v (or give a fixed batch size)", name, SizedAcquisitions)
-}
-
-// checkAutoBatch refuses AutoBatch with an acquisition that cannot size
-// its batches, and a bad stopping rule.
-func (o Options) checkAutoBatch() error {
-	if !o.AutoBatch {
-		return nil
-	}
-	if o.Proposer != nil {
-		if _, ok := o.Proposer.(acq.Sizer); !ok {
-			return fmt.Errorf("the custom acquisition %q does not implement acq.Sizer, so it cannot size its batches by information gain", o.Acquisition)
-		}
-	} else if err := CheckAutoBatch(o.Acquisition); err != nil {
-		return err
-	}
-	return o.BatchGain.Validate()
 }

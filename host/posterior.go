@@ -39,9 +39,11 @@ type StoredPosterior struct {
 	// to (GP.N() when every trial of iterations < t had finished then).
 	Fitted int
 	// AcqState is what the acquisition carried out of iteration t (for TES
-	// its trusted maximizers; nil when it carries nothing).
-	AcqState json.RawMessage
-	ds       *dataset
+	// its trusted maximizers, see TrustedMaximizers; nil when it carries
+	// nothing).
+	AcqState    json.RawMessage
+	acquisition string // the study's acquisition, which decodes AcqState
+	ds          *dataset
 }
 
 // Native maps a posterior mean in GP units to the objective's units.
@@ -116,7 +118,7 @@ func LoadPosterior(ctx context.Context, db *store.DB, name string, maxN int) (*S
 		return nil, fmt.Errorf("study %q: rebuild the model of iteration %d: %w", name, t, err)
 	}
 	return &StoredPosterior{Iteration: t, Space: space, GP: g, TrialIDs: ds.ids, Fitted: ms.N,
-		AcqState: ms.AcqState, ds: ds}, nil
+		AcqState: ms.AcqState, acquisition: st.Acquisition, ds: ds}, nil
 }
 
 // Slice returns the posterior along parameter j through the unit-cube

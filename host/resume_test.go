@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/tesbo/tesbo/acq"
-	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/problems/testfunc"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )

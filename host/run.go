@@ -214,7 +214,7 @@ func refines(mode string, canNoiseFree bool) bool {
 // (false for a plugin handle whose plugin does not implement it).
 func NoiseFreeOf(obj sdk.Objective) (sdk.NoiseFree, bool) {
 	nf, ok := obj.(sdk.NoiseFree)
-	if sn, isPlugin := obj.(interface{ SupportsNoiseFree() bool }); ok && isPlugin && !sn.SupportsNoiseFree() {
+	if sn, isPlugin := obj.(NoiseFreeSupporter); ok && isPlugin && !sn.SupportsNoiseFree() {
 		return nil, false
 	}
 	return nf, ok
@@ -232,7 +232,7 @@ func ConfigureObjective(ctx context.Context, obj sdk.Objective, name string, o O
 		params[k] = v
 	}
 	c, ok := obj.(sdk.Configurable)
-	if sc, isPlugin := obj.(interface{ SupportsConfigure() bool }); ok && isPlugin && !sc.SupportsConfigure() {
+	if sc, isPlugin := obj.(ConfigureSupporter); ok && isPlugin && !sc.SupportsConfigure() {
 		ok = false
 	}
 	if !ok {

@@ -111,8 +111,8 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
 	}
 	prop := o.Proposer
-	if prop == nil {
-		if prop, err = newProposer(o.Acquisition, o.AcqOptions); err != nil {
+	if prop == nil && o.Suggester == nil {
+		if prop, err = acq.Lookup(o.Acquisition, o.AcqOptions); err != nil {
 			return nil, err
 		}
 	}
@@ -182,8 +182,8 @@ func checkCardinality(space *Space, o Options) error {
 
 // OpenStudy reopens a stored study to continue it. Its settings come from
 // the database; from o only the per-process fields are used (Proposer,
-// Grace, OnIteration, OnTrial, Logger), plus Iters when positive (a new
-// iteration budget, stored) and Parallel when positive. A database opened
+// Suggester, Grace, OnIteration, OnTrial, Logger), plus Iters when
+// positive (a new iteration budget, stored) and Parallel when positive. A database opened
 // with store.Options.DeferMigration is migrated once the study has been
 // read and checked.
 func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Study, error) {
@@ -193,7 +193,7 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 	}
 	opts := st.Options
 	opts.Name, opts.DB, opts.Seed = name, db, row.Seed
-	opts.Proposer, opts.OnIteration, opts.OnTrial, opts.Logger = o.Proposer, o.OnIteration, o.OnTrial, o.Logger
+	opts.Proposer, opts.Suggester, opts.OnIteration, opts.OnTrial, opts.Logger = o.Proposer, o.Suggester, o.OnIteration, o.OnTrial, o.Logger
 	opts.Grace = o.Grace
 	opts = opts.Normalized()
 	changed := false
@@ -211,8 +211,8 @@ func OpenStudy(ctx context.Context, db *store.DB, name string, o Options) (*Stud
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	prop := opts.Proposer
-	if prop == nil {
-		if prop, err = newProposer(opts.Acquisition, opts.AcqOptions); err != nil {
+	if prop == nil && opts.Suggester == nil {
+		if prop, err = acq.Lookup(opts.Acquisition, opts.AcqOptions); err != nil {
 			return nil, fmt.Errorf("study %q: %w", name, err)
 		}
 	}

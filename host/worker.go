@@ -36,20 +36,10 @@ import (
 // information gain (acq.Sizer), at most the idle slots. The proposer
 // stores each proposal's Record once its trials have all finished.
 
-// AsyncAcquisitions are the acquisitions that condition their proposals on
-// running trials, and so can run in worker mode.
-// random is among them: its points depend on nothing, and the host moves
-// any that repeats a running trial.
-var AsyncAcquisitions = []string{"tes", "tes-ep", "tes-sp", "qei", "qei-cl", "bucb", "lp-ei", "random"}
-
-// CheckAsync returns an error unless acquisition name can propose while
-// trials are running (see AsyncAcquisitions).
-func CheckAsync(name string) error {
-	if slices.Contains(AsyncAcquisitions, name) {
-		return nil
-	}
-	return fmt.Errorf("acquisition %q cannot condition its proposals on running trials, so it cannot run with many workers: use one of %v, or run the study in one process on a SQLite file", name, AsyncAcquisitions)
-}
+//
+// Only acquisitions that declare they account for the running trials
+// (acq.PendingAware, AsyncAcquisitions) run in worker mode: CheckAsync, in
+// capabilities.go, refuses the others.
 
 // Defaults of WorkerOptions.
 const (
@@ -116,10 +106,11 @@ type worker struct {
 
 // RunWorker joins the stored study name as a worker and evaluates its
 // trials with obj until the study is complete (its whole budget evaluated)
-// or ctx is cancelled; see the comment above AsyncAcquisitions. A study a
-// single process is running (its lease held by a non-worker) gives a
-// *store.LeaseHeldError. Cancelling ctx stops taking trials; evaluations
-// under way get Options.Grace to finish, then go back to the queue.
+// or ctx is cancelled; see the comment on worker mode at the top of this
+// file. A study a single process is running (its lease held by a
+// non-worker) gives a *store.LeaseHeldError. Cancelling ctx stops taking
+// trials; evaluations under way get Options.Grace to finish, then go back
+// to the queue.
 func RunWorker(ctx context.Context, db *store.DB, name string, obj sdk.Objective, o WorkerOptions) (*WorkerResult, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = 1

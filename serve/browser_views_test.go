@@ -106,25 +106,7 @@ func TestBrowserStudyViews(t *testing.T) {
 		}
 	})
 
-	t.Run("14 categorical", func(t *testing.T) {
-		labels := evalJS[[]string](t, ctx, `tesbo.charts.scatter[2].axes[0]._values.map(String)`)
-		if strings.Join(labels, ",") != "adam,sgd,rmsprop" {
-			t.Errorf("categorical axis labels %q", labels)
-		}
-		col := evalJS[int](t, ctx, `[...document.querySelectorAll('#trials thead th')].findIndex((th) => th.textContent === 'opt')`)
-		cells := evalJS[[]string](t, ctx, fmt.Sprintf(`[...document.querySelectorAll('#trials tbody tr')].map((r) => r.cells[%d].textContent)`, col))
-		for _, c := range cells {
-			if c != "adam" && c != "sgd" && c != "rmsprop" {
-				t.Fatalf("table shows opt as %q (column %d)", c, col)
-			}
-		}
-		// The model along opt: points at the three choices, no line.
-		lines := evalJS[int](t, ctx, `tesbo.charts.model[2].series.slice(1).filter((s) => s.paths && s.paths(tesbo.charts.model[2], 1, 0, 2) !== null).length`)
-		xs := evalJS[[]float64](t, ctx, `tesbo.charts.model[2].data[0].filter((x, i) => tesbo.charts.model[2].data[1][i] !== null)`)
-		if lines != 0 || len(xs) != 3 || xs[0] != 0 || xs[2] != 2 {
-			t.Errorf("categorical model slice: %d series with lines, mean at %v", lines, xs)
-		}
-	})
+	t.Run("14 categorical", func(t *testing.T) { viewCategorical(t, ctx) })
 
 	t.Run("15 no horizontal overflow", func(t *testing.T) {
 		for _, w := range []int{1400, 1024} {
@@ -142,52 +124,9 @@ func TestBrowserStudyViews(t *testing.T) {
 		resize(t, ctx, 1400)
 	})
 
-	t.Run("17 failed trials and errors", func(t *testing.T) {
-		marked := evalInt(t, ctx, `tesbo.charts.progress.data[4].filter((v) => v !== null).length`)
-		if marked != failed || evalJS[string](t, ctx, `tesbo.charts.progress.series[4].label`) != "failed" {
-			t.Errorf("%d failed trials marked, %d failed", marked, failed)
-		}
-		titles := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#trials td.err')].map((td) => td.title)`)
-		if len(titles) != failed {
-			t.Fatalf("%d error cells, %d failed trials", len(titles), failed)
-		}
-		for _, ti := range titles {
-			if ti != badError {
-				t.Fatalf("error cell's title %q, want the whole error", ti)
-			}
-		}
-		if evalInt(t, ctx, `document.querySelectorAll('#trials img').length`) != 0 || evalJS[string](t, ctx, `document.title`) == "pwned" {
-			t.Fatal("markup in an error was interpreted")
-		}
-	})
+	t.Run("17 failed trials and errors", func(t *testing.T) { viewFailedTrials(t, ctx, failed) })
 
-	t.Run("18 parallel, 2-D slice, importance, log toggle", func(t *testing.T) {
-		if n := evalInt(t, ctx, `+document.getElementById('parallel').dataset.lines`); n != complete {
-			t.Errorf("parallel coordinates: %d lines, %d complete trials", n, complete)
-		}
-		cells := evalInt(t, ctx, `+document.getElementById('contour').dataset.cells`)
-		nx := evalInt(t, ctx, `tesbo.grid.x.x.length`)
-		ny := evalInt(t, ctx, `tesbo.grid.y.x.length`)
-		if cells != nx*ny || cells < 3*5 {
-			t.Errorf("2-D slice: %d cells of a %d×%d grid", cells, nx, ny)
-		}
-		// Another pair: the slice follows the choice.
-		evalJS[bool](t, ctx, `(() => { const s = document.getElementById('c-y'); s.value = document.getElementById('c-x').value === '1' ? '2' : '1'; return s.dispatchEvent(new Event('change')) })()`)
-		waitJS(t, ctx, `tesbo.grid.y.name === 'x' || tesbo.grid.x.name === 'x'`, `[tesbo.grid.x.name, tesbo.grid.y.name]`, 5*time.Second)
-		imp := evalInt(t, ctx, `document.querySelectorAll('#importance .imp').length`)
-		if imp != 3 {
-			t.Errorf("%d importance bars", imp)
-		}
-		evalJS[bool](t, ctx, `(document.getElementById('logy').click(), true)`)
-		waitJS(t, ctx, `document.getElementById('progress').dataset.log !== ''`, `document.getElementById('progress').dataset.log`, 3*time.Second)
-		labels := evalJS[[]string](t, ctx, `tesbo.charts.progress.axes[1]._values.map(String)`)
-		if evalJS[string](t, ctx, `String(tesbo.charts.progress.scales.y.distr)`) == "1" || len(labels) == 0 {
-			t.Errorf("log toggle: distr %s, labels %q", evalJS[string](t, ctx, `String(tesbo.charts.progress.scales.y.distr)`), labels)
-		}
-		if n := evalInt(t, ctx, `tesbo.charts.progress.data[0].length`); n != all {
-			t.Errorf("after the toggle the progress chart has %d points", n)
-		}
-	})
+	t.Run("18 parallel, 2-D slice, importance, log toggle", func(t *testing.T) { viewParallelSliceImportance(t, ctx, complete, all) })
 
 	t.Run("19 static", func(t *testing.T) {
 		streams := evalInt(t, ctx, `performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/events')).length`)
@@ -222,6 +161,80 @@ func TestBrowserStudyViews(t *testing.T) {
 		}
 	})
 
+}
+
+// viewCategorical: the categorical opt is drawn and listed by its choices'
+// names, and the model along it is three points, no line.
+func viewCategorical(t *testing.T, ctx context.Context) {
+	labels := evalJS[[]string](t, ctx, `tesbo.charts.scatter[2].axes[0]._values.map(String)`)
+	if strings.Join(labels, ",") != "adam,sgd,rmsprop" {
+		t.Errorf("categorical axis labels %q", labels)
+	}
+	col := evalJS[int](t, ctx, `[...document.querySelectorAll('#trials thead th')].findIndex((th) => th.textContent === 'opt')`)
+	cells := evalJS[[]string](t, ctx, fmt.Sprintf(`[...document.querySelectorAll('#trials tbody tr')].map((r) => r.cells[%d].textContent)`, col))
+	for _, c := range cells {
+		if c != "adam" && c != "sgd" && c != "rmsprop" {
+			t.Fatalf("table shows opt as %q (column %d)", c, col)
+		}
+	}
+	// The model along opt: points at the three choices, no line.
+	lines := evalJS[int](t, ctx, `tesbo.charts.model[2].series.slice(1).filter((s) => s.paths && s.paths(tesbo.charts.model[2], 1, 0, 2) !== null).length`)
+	xs := evalJS[[]float64](t, ctx, `tesbo.charts.model[2].data[0].filter((x, i) => tesbo.charts.model[2].data[1][i] !== null)`)
+	if lines != 0 || len(xs) != 3 || xs[0] != 0 || xs[2] != 2 {
+		t.Errorf("categorical model slice: %d series with lines, mean at %v", lines, xs)
+	}
+}
+
+// viewFailedTrials: the failed trials are marked in the progress chart and
+// their whole error is reachable, as text.
+func viewFailedTrials(t *testing.T, ctx context.Context, failed int) {
+	marked := evalInt(t, ctx, `tesbo.charts.progress.data[4].filter((v) => v !== null).length`)
+	if marked != failed || evalJS[string](t, ctx, `tesbo.charts.progress.series[4].label`) != "failed" {
+		t.Errorf("%d failed trials marked, %d failed", marked, failed)
+	}
+	titles := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#trials td.err')].map((td) => td.title)`)
+	if len(titles) != failed {
+		t.Fatalf("%d error cells, %d failed trials", len(titles), failed)
+	}
+	for _, ti := range titles {
+		if ti != badError {
+			t.Fatalf("error cell's title %q, want the whole error", ti)
+		}
+	}
+	if evalInt(t, ctx, `document.querySelectorAll('#trials img').length`) != 0 || evalJS[string](t, ctx, `document.title`) == "pwned" {
+		t.Fatal("markup in an error was interpreted")
+	}
+}
+
+// viewParallelSliceImportance: parallel coordinates of the complete
+// trials, a 2-D slice that follows the chosen pair, parameter importance,
+// and the progress chart's log toggle.
+func viewParallelSliceImportance(t *testing.T, ctx context.Context, complete, all int) {
+	if n := evalInt(t, ctx, `+document.getElementById('parallel').dataset.lines`); n != complete {
+		t.Errorf("parallel coordinates: %d lines, %d complete trials", n, complete)
+	}
+	cells := evalInt(t, ctx, `+document.getElementById('contour').dataset.cells`)
+	nx := evalInt(t, ctx, `tesbo.grid.x.x.length`)
+	ny := evalInt(t, ctx, `tesbo.grid.y.x.length`)
+	if cells != nx*ny || cells < 3*5 {
+		t.Errorf("2-D slice: %d cells of a %d×%d grid", cells, nx, ny)
+	}
+	// Another pair: the slice follows the choice.
+	evalJS[bool](t, ctx, `(() => { const s = document.getElementById('c-y'); s.value = document.getElementById('c-x').value === '1' ? '2' : '1'; return s.dispatchEvent(new Event('change')) })()`)
+	waitJS(t, ctx, `tesbo.grid.y.name === 'x' || tesbo.grid.x.name === 'x'`, `[tesbo.grid.x.name, tesbo.grid.y.name]`, 5*time.Second)
+	imp := evalInt(t, ctx, `document.querySelectorAll('#importance .imp').length`)
+	if imp != 3 {
+		t.Errorf("%d importance bars", imp)
+	}
+	evalJS[bool](t, ctx, `(document.getElementById('logy').click(), true)`)
+	waitJS(t, ctx, `document.getElementById('progress').dataset.log !== ''`, `document.getElementById('progress').dataset.log`, 3*time.Second)
+	labels := evalJS[[]string](t, ctx, `tesbo.charts.progress.axes[1]._values.map(String)`)
+	if evalJS[string](t, ctx, `String(tesbo.charts.progress.scales.y.distr)`) == "1" || len(labels) == 0 {
+		t.Errorf("log toggle: distr %s, labels %q", evalJS[string](t, ctx, `String(tesbo.charts.progress.scales.y.distr)`), labels)
+	}
+	if n := evalInt(t, ctx, `tesbo.charts.progress.data[0].length`); n != all {
+		t.Errorf("after the toggle the progress chart has %d points", n)
+	}
 }
 
 // The study list updates itself (a study created while the page is open

@@ -159,7 +159,7 @@ func (s *Server) computeModel(ctx context.Context, name string) (*modelJSON, *ho
 // computed on the posterior of f at X* (a fixed seed, so the view does
 // not flicker between requests).
 func (v *modelJSON) addTrusted(p *host.StoredPosterior) error {
-	xs, err := tes.StoredMaximizers(p.AcqState)
+	xs, err := p.TrustedMaximizers()
 	if err != nil || len(xs) == 0 {
 		return nil // not TES, or nothing carried: no X* to show
 	}

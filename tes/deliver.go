@@ -57,7 +57,7 @@ func (s deliverSettings) withDefaults() deliverSettings {
 	return s
 }
 
-// deliver is the default acquisition "tes": TES_ep made to deliver what it
+// Deliver is the default acquisition "tes": TES_ep made to deliver what it
 // knows as evaluated results.
 //
 // TES (like PES) queries where it learns most about the maximizer x*,
@@ -102,22 +102,22 @@ func (s deliverSettings) withDefaults() deliverSettings {
 // The rules need no state beyond TES's own (the iteration number, the
 // evaluation count and the pending points are part of acq.State), so
 // resumed studies stay bitwise identical.
-type deliver struct {
+type Deliver struct {
 	TES      *proposer
 	Settings deliverSettings
 }
 
 // NewDeliver returns the default acquisition for acq.Options o.
-func NewDeliver(o acq.Options) (*deliver, error) {
+func NewDeliver(o acq.Options) (*Deliver, error) {
 	p, err := newProposer(EP, o)
 	if err != nil {
 		return nil, err
 	}
-	return &deliver{TES: p.(*proposer)}, nil
+	return &Deliver{TES: p.(*proposer)}, nil
 }
 
 // Propose implements acq.Proposer.
-func (p *deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense, error) {
+func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense, error) {
 	if st == nil || st.GP == nil || st.Rand == nil {
 		return nil, fmt.Errorf("tes: state needs a GP and a random stream")
 	}
@@ -150,7 +150,7 @@ func (p *deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 
 // afterDesign completes a batch of q that opens with the space-filling
 // points F: the other points are proposed as usual with F pending.
-func (p *deliver) afterDesign(ctx context.Context, st *acq.State, q int, F *mat.Dense) (*mat.Dense, error) {
+func (p *Deliver) afterDesign(ctx context.Context, st *acq.State, q int, F *mat.Dense) (*mat.Dense, error) {
 	k, _ := F.Dims()
 	if k == q {
 		return F, nil
@@ -168,7 +168,7 @@ func (p *deliver) afterDesign(ctx context.Context, st *acq.State, q int, F *mat.
 // points, searched in the trust region (region.go) around the evaluated
 // point best unless it is the whole cube; xbar (may be nil) is a candidate
 // start of the search for X*.
-func (p *deliver) query(ctx context.Context, st *acq.State, s deliverSettings, best, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
+func (p *Deliver) query(ctx context.Context, st *acq.State, s deliverSettings, best, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
 	reg, ok := gp.Region{}, false
 	if s.TrustRegion > 0 {
 		reg, ok = trustRegion(st.GP, best, s.TrustRegion, st.IntStep)
@@ -206,7 +206,7 @@ func (p *deliver) query(ctx context.Context, st *acq.State, s deliverSettings, b
 // evaluated point, and x̄ farther than MinDistance length-scales from every
 // evaluated or pending point. The search starts from that evaluated point
 // and from the previous iteration's trusted maximizers.
-func (p *deliver) recommendation(ctx context.Context, st *acq.State, s deliverSettings) (*mat.Dense, int, bool, error) {
+func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s deliverSettings) (*mat.Dense, int, bool, error) {
 	g := st.GP
 	X := g.X()
 	_, d := X.Dims()
@@ -239,13 +239,13 @@ func (p *deliver) recommendation(ctx context.Context, st *acq.State, s deliverSe
 
 // WarpOutputs implements acq.OutputWarper: the host fits the GP to warped
 // observations unless Settings.NoWarp.
-func (p *deliver) WarpOutputs() bool { return !p.Settings.NoWarp }
+func (p *Deliver) WarpOutputs() bool { return !p.Settings.NoWarp }
 
 // CarriedState implements acq.Carrier: Deliver carries only TES's state.
-func (p *deliver) CarriedState() ([]byte, error) { return p.TES.CarriedState() }
+func (p *Deliver) CarriedState() ([]byte, error) { return p.TES.CarriedState() }
 
 // RestoreState implements acq.Carrier.
-func (p *deliver) RestoreState(state []byte) error { return p.TES.RestoreState(state) }
+func (p *Deliver) RestoreState(state []byte) error { return p.TES.RestoreState(state) }
 
 // stackRows returns the rows of a followed by those of b (either may be
 // nil).

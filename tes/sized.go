@@ -43,7 +43,7 @@ func (p *proposer) ProposeSized(ctx context.Context, st *acq.State, maxQ int, r 
 // sized batch alone. Those TES points are searched over the whole cube,
 // without Propose's trust region: the sizing rule grows the batch by TES's
 // whole-cube α and was measured that way.
-func (p *deliver) ProposeSized(ctx context.Context, st *acq.State, maxQ int, r acq.GainRule) (*mat.Dense, error) {
+func (p *Deliver) ProposeSized(ctx context.Context, st *acq.State, maxQ int, r acq.GainRule) (*mat.Dense, error) {
 	if err := checkSized(st, maxQ); err != nil {
 		return nil, err
 	}

@@ -18,10 +18,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tesbo/tesbo/bench"
-	"github.com/tesbo/tesbo/bench/mixedsuite"
-	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
+	"github.com/tesbo/tesbo/problems/mixedsuite"
+	"github.com/tesbo/tesbo/problems/usersuite"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -97,7 +97,7 @@ Problems are objective names with optional parameters after colons:
 --param data=/path/to/brooms-barn for synthetic/log10p); noise_var as a
 problem parameter sets that problem's observation noise instead of --noise-var.
 --suite user runs the user suite: 16 objectives of the kinds users bring
-(user/bumps2, user/hpo4, user/fail4, ...; see bench/usersuite), with known
+(user/bumps2, user/hpo4, user/fail4, ...; see problems/usersuite), with known
 optima, each with its own budget: 2d initial points (at least 6) and 25 BO
 iterations for d ≤ 3, 35 for d ≤ 6, 45 beyond; --init and --iters, when
 given, apply to every problem instead. synthetic/* and user/* problems run

@@ -1,236 +1,25 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"database/sql"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tesbo/tesbo/bench"
-	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/store"
 
 	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // gpSampleDraw3Optimum is f* of synthetic/gpsample with sample_seed=3, as
-// pinned by plugins/synthetic/testfunc's TestGPSamplePinned.
+// pinned by problems/testfunc's TestGPSamplePinned.
 const gpSampleDraw3Optimum = 4.1708540998722885
-
-// benchRun identifies one run of a bench (a runs.csv row without its
-// iteration, or a progress line).
-type benchRun struct {
-	problem, acq string
-	batch, seed  int
-}
-
-func (r benchRun) studyName() string {
-	return fmt.Sprintf("bench/%s/%s/q%d/s%d", r.problem, r.acq, r.batch, r.seed)
-}
-
-// benchRuns lists the runs of problems × acqs × batches × seeds.
-func benchRuns(problems, acqs []string, batches []int, seeds int) []benchRun {
-	var out []benchRun
-	for _, p := range problems {
-		for _, a := range acqs {
-			for _, q := range batches {
-				for s := range seeds {
-					out = append(out, benchRun{p, a, q, s})
-				}
-			}
-		}
-	}
-	return out
-}
-
-// progressLine is the part of a "run finished" log line the tests check.
-type progressLine struct {
-	Level      string   `json:"level"`
-	Message    string   `json:"message"`
-	Progress   string   `json:"progress"`
-	Problem    string   `json:"problem"`
-	Acq        string   `json:"acq"`
-	Batch      int      `json:"batch"`
-	Seed       int      `json:"seed"`
-	Status     string   `json:"status"`
-	Iters      int      `json:"iters"`
-	Error      string   `json:"error"`
-	Log10      *float64 `json:"log10_regret"`
-	MedPropose *float64 `json:"median_propose_s"`
-}
-
-func (p progressLine) run() benchRun { return benchRun{p.Problem, p.Acq, p.Batch, p.Seed} }
-
-// progressLines returns stderr's "run finished" records; every stderr line
-// must be a JSON log record (errors excepted, which errorLines returns).
-func progressLines(t *testing.T, stderr string) []progressLine {
-	t.Helper()
-	var out []progressLine
-	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
-		if !strings.HasPrefix(l, "{") {
-			continue
-		}
-		var p progressLine
-		if err := json.Unmarshal([]byte(l), &p); err != nil {
-			t.Fatalf("stderr line is not a JSON record: %q: %v", l, err)
-		}
-		if p.Message == "run finished" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// checkProgress checks one progress line per run, numbered 1/n … n/n, all
-// with status and iters as given.
-func checkProgress(t *testing.T, stderr string, runs []benchRun, status string, iters int) {
-	t.Helper()
-	lines := progressLines(t, stderr)
-	if len(lines) != len(runs) {
-		t.Fatalf("%d progress lines for %d runs:\n%s", len(lines), len(runs), stderr)
-	}
-	seen := map[benchRun]bool{}
-	counters := map[string]bool{}
-	for _, p := range lines {
-		if seen[p.run()] {
-			t.Errorf("two progress lines for %+v", p.run())
-		}
-		seen[p.run()] = true
-		counters[p.Progress] = true
-		if p.Level != "info" || p.Status != status || p.Iters != iters || p.Error != "" {
-			t.Errorf("progress line %+v: want level info, status %s, %d iterations, no error", p, status, iters)
-		}
-		if p.Log10 == nil || p.MedPropose == nil || *p.MedPropose < 0 {
-			t.Errorf("progress line %+v lacks the final log10 regret or the median propose time", p)
-		}
-	}
-	for _, r := range runs {
-		if !seen[r] {
-			t.Errorf("no progress line for %+v", r)
-		}
-	}
-	for i := 1; i <= len(runs); i++ {
-		if c := fmt.Sprintf("%d/%d", i, len(runs)); !counters[c] {
-			t.Errorf("no progress line numbered %s", c)
-		}
-	}
-}
-
-// readRunsCSV parses out/runs.csv with encoding/csv (independently of
-// package bench's reader), checks its header and that every (run,
-// iteration) appears once, and returns its rows keyed by column name.
-func readRunsCSV(t *testing.T, path string) []map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	want := "problem,acquisition,batch,seed,study_seed,iteration,evaluations,regret,log10_regret,best_value,fit_s,propose_s,eval_s,fallback,best_eval_regret,best_true_regret"
-	if len(recs) == 0 || strings.Join(recs[0], ",") != want {
-		t.Fatalf("%s: header %v, want %s", path, recs, want)
-	}
-	var rows []map[string]string
-	seen := map[string]bool{}
-	for _, rec := range recs[1:] {
-		m := map[string]string{}
-		for j, name := range recs[0] {
-			m[name] = rec[j]
-		}
-		k := strings.Join([]string{m["problem"], m["acquisition"], m["batch"], m["seed"], m["iteration"]}, "|")
-		if seen[k] {
-			t.Fatalf("%s: duplicate row for run|iteration %s", path, k)
-		}
-		seen[k] = true
-		rows = append(rows, m)
-	}
-	return rows
-}
-
-func atoiT(t *testing.T, s string) int {
-	t.Helper()
-	var v int
-	if _, err := fmt.Sscan(s, &v); err != nil {
-		t.Fatalf("not an integer: %q", s)
-	}
-	return v
-}
-
-func atofT(t *testing.T, s string) float64 {
-	t.Helper()
-	var v float64
-	if _, err := fmt.Sscan(s, &v); err != nil {
-		t.Fatalf("not a number: %q", s)
-	}
-	return v
-}
-
-// summarySection returns the body of summary.md's "## <label>, |B| = q"
-// section.
-func summarySection(t *testing.T, md, label string, q int) string {
-	t.Helper()
-	head := fmt.Sprintf("## %s, |B| = %d\n", label, q)
-	_, rest, ok := strings.Cut(md, head)
-	if !ok {
-		t.Fatalf("summary.md has no section %q:\n%s", head, md)
-	}
-	if i := strings.Index(rest, "\n## "); i >= 0 {
-		rest = rest[:i]
-	}
-	return rest
-}
-
-// tableRows returns a markdown section's table rows (without header and
-// separator), split into trimmed cells.
-func tableRows(section string) [][]string {
-	var out [][]string
-	for _, l := range strings.Split(section, "\n") {
-		if !strings.HasPrefix(l, "| ") || strings.HasPrefix(l, "| acquisition") {
-			continue
-		}
-		cells := strings.Split(strings.Trim(l, "|"), "|")
-		for i := range cells {
-			cells[i] = strings.TrimSpace(cells[i])
-		}
-		out = append(out, cells)
-	}
-	return out
-}
-
-// storedSettings reads a bench study's stored options and objective info.
-func storedSettings(t *testing.T, dbPath, study string) (host.Options, float64) {
-	t.Helper()
-	db, err := store.Open(dbPath, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	o, info, err := host.StoredSettings(context.Background(), db, study)
-	if err != nil {
-		t.Fatalf("study %s: %v", study, err)
-	}
-	if info.Optimum == nil {
-		t.Fatalf("study %s: no f* stored", study)
-	}
-	return o, *info.Optimum
-}
 
 // The CI smoke configuration through the built binary: two 2-d problems,
 // cheap acquisitions plus TES_ep, |B| = 1 and 2, with every flag the bench
@@ -264,6 +53,48 @@ func TestBenchCLISmoke(t *testing.T) {
 	checkProgress(t, r.stderr, runs, "done", iters)
 
 	out := filepath.Join(dir, "out")
+	checkSmokeRunsCSV(t, out, runs, iters)
+	checkSmokeSummary(t, out, problems, acqs, batches, len(runs))
+
+	// The flags reached the stored studies.
+	dbPath := filepath.Join(out, bench.DBFile)
+	trials := checkSmokeStored(t, dbPath, runs, iters)
+
+	// Resume: the same command finds every run complete and evaluates
+	// nothing; runs.csv is rebuilt from the database unchanged.
+	csvBefore, _ := os.ReadFile(filepath.Join(out, bench.RunsFile))
+	t0 = time.Now()
+	r = cli(t, dir, args...)
+	again := time.Since(t0)
+	t.Logf("first invocation %v, resumed %v", first.Round(time.Millisecond), again.Round(time.Millisecond))
+	if r.code != 0 {
+		t.Fatalf("rerun: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if want := fmt.Sprintf("%d runs: 0 done, %d already complete, 0 failed", len(runs), len(runs)); !strings.Contains(r.stdout, want) {
+		t.Fatalf("rerun stdout lacks %q:\n%s", want, r.stdout)
+	}
+	checkProgress(t, r.stderr, runs, "skipped", iters)
+	csvAfter, _ := os.ReadFile(filepath.Join(out, bench.RunsFile))
+	if string(csvAfter) != string(csvBefore) {
+		t.Errorf("runs.csv changed on a rerun with nothing to do")
+	}
+	readRunsCSV(t, filepath.Join(out, bench.RunsFile)) // still no duplicate rows
+	for _, run := range runs {
+		if tr, _ := loadTrials(t, dbPath, run.studyName()); len(tr) != trials[run] {
+			t.Errorf("%s: %d trials after the rerun, %d before", run.studyName(), len(tr), trials[run])
+		}
+	}
+	var hist bench.History
+	if b, err := os.ReadFile(filepath.Join(out, bench.HistoryFile)); err != nil || json.Unmarshal(b, &hist) != nil || len(hist.Invocations) != 2 {
+		t.Errorf("bench.json should record 2 invocations: %v %+v", err, hist)
+	}
+}
+
+// checkSmokeRunsCSV checks TestBenchCLISmoke's runs.csv: one row per run
+// and iteration, |B| evaluations per iteration (--init 0), consistent
+// regrets and non-negative timings.
+func checkSmokeRunsCSV(t *testing.T, out string, runs []benchRun, iters int) {
+	t.Helper()
 	rows := readRunsCSV(t, filepath.Join(out, bench.RunsFile))
 	if len(rows) != len(runs)*iters {
 		t.Fatalf("runs.csv has %d rows, want %d runs × %d iterations", len(rows), len(runs), iters)
@@ -295,7 +126,12 @@ func TestBenchCLISmoke(t *testing.T) {
 			t.Errorf("run %+v has iterations %v in runs.csv, want [1 2 3]", run, its)
 		}
 	}
+}
 
+// checkSmokeSummary checks TestBenchCLISmoke's summary.md (the settings,
+// nruns complete runs, a table row per acquisition) and figures.
+func checkSmokeSummary(t *testing.T, out string, problems, acqs []string, batches []int, nruns int) {
+	t.Helper()
 	sum, err := os.ReadFile(filepath.Join(out, bench.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +139,7 @@ func TestBenchCLISmoke(t *testing.T) {
 	md := string(sum)
 	for _, want := range []string{
 		"initial design none", "observation noise variance 0,", "|X*| 3", "2 run(s) in parallel",
-		"parameters: sample_seed=3", fmt.Sprintf("runs: %d complete, 0 failed, 0 incomplete (of %d)", len(runs), len(runs)),
+		"parameters: sample_seed=3", fmt.Sprintf("runs: %d complete, 0 failed, 0 incomplete (of %d)", nruns, nruns),
 		"--init 0 --noise-var 0 --trusted 3 --jobs 2 --param sample_seed=3",
 	} {
 		if !strings.Contains(md, want) {
@@ -331,10 +167,13 @@ func TestBenchCLISmoke(t *testing.T) {
 			testenv.CheckPNG(t, filepath.Join(out, "box_"+base))
 		}
 	}
+}
 
-	// The flags reached the stored studies. noise_var is stored after the
-	// host's defaults: 0 is noise-free (the default would be 1e-4).
-	dbPath := filepath.Join(out, bench.DBFile)
+// checkSmokeStored checks that TestBenchCLISmoke's flags reached the stored
+// studies and returns each run's number of trials. noise_var is stored
+// after the host's defaults: 0 is noise-free (the default would be 1e-4).
+func checkSmokeStored(t *testing.T, dbPath string, runs []benchRun, iters int) map[benchRun]int {
+	t.Helper()
 	trials := map[benchRun]int{}
 	for _, run := range runs {
 		o, opt := storedSettings(t, dbPath, run.studyName())
@@ -357,35 +196,7 @@ func TestBenchCLISmoke(t *testing.T) {
 			t.Errorf("%s: %d trials, want %d", run.studyName(), len(tr), iters*run.batch)
 		}
 	}
-
-	// Resume: the same command finds every run complete and evaluates
-	// nothing; runs.csv is rebuilt from the database unchanged.
-	csvBefore, _ := os.ReadFile(filepath.Join(out, bench.RunsFile))
-	t0 = time.Now()
-	r = cli(t, dir, args...)
-	again := time.Since(t0)
-	t.Logf("first invocation %v, resumed %v", first.Round(time.Millisecond), again.Round(time.Millisecond))
-	if r.code != 0 {
-		t.Fatalf("rerun: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
-	}
-	if want := fmt.Sprintf("%d runs: 0 done, %d already complete, 0 failed", len(runs), len(runs)); !strings.Contains(r.stdout, want) {
-		t.Fatalf("rerun stdout lacks %q:\n%s", want, r.stdout)
-	}
-	checkProgress(t, r.stderr, runs, "skipped", iters)
-	csvAfter, _ := os.ReadFile(filepath.Join(out, bench.RunsFile))
-	if string(csvAfter) != string(csvBefore) {
-		t.Errorf("runs.csv changed on a rerun with nothing to do")
-	}
-	readRunsCSV(t, filepath.Join(out, bench.RunsFile)) // still no duplicate rows
-	for _, run := range runs {
-		if tr, _ := loadTrials(t, dbPath, run.studyName()); len(tr) != trials[run] {
-			t.Errorf("%s: %d trials after the rerun, %d before", run.studyName(), len(tr), trials[run])
-		}
-	}
-	var hist bench.History
-	if b, err := os.ReadFile(filepath.Join(out, bench.HistoryFile)); err != nil || json.Unmarshal(b, &hist) != nil || len(hist.Invocations) != 2 {
-		t.Errorf("bench.json should record 2 invocations: %v %+v", err, hist)
-	}
+	return trials
 }
 
 // A failed run is recorded, not fatal: runs stored with other settings
@@ -506,188 +317,6 @@ func TestBenchCLIBadInput(t *testing.T) {
 			}
 		})
 	}
-}
-
-// benchProc is a running bench whose stderr is read line by line.
-type benchProc struct {
-	cmd      *exec.Cmd
-	finished chan struct{} // closed at the first "run finished" line
-	done     chan struct{} // closed when the process has exited
-	mu       sync.Mutex
-	stderr   []string
-}
-
-func startBench(t *testing.T, dir string, args ...string) *benchProc {
-	t.Helper()
-	cmd := exec.Command(binPath, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TESBO_PLUGINS="+pluginsDir)
-	errPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &benchProc{cmd: cmd, finished: make(chan struct{}), done: make(chan struct{})}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(errPipe)
-		first := true
-		for sc.Scan() {
-			p.mu.Lock()
-			p.stderr = append(p.stderr, sc.Text())
-			p.mu.Unlock()
-			if first && strings.Contains(sc.Text(), `"message":"run finished"`) {
-				first = false
-				close(p.finished)
-			}
-		}
-		cmd.Wait()
-		close(p.done)
-	}()
-	return p
-}
-
-// SIGKILL the bench after its first run finished, while the second is
-// mid-way, run the same command again, and check that the evaluations
-// stored before the kill are kept and that the results are complete, hold
-// every (run, iteration) once, and equal those of an uninterrupted bench
-// with the same flags.
-func TestBenchCLIKillResume(t *testing.T) {
-	dir := t.TempDir()
-	const iters, seeds = 10, 3
-	acqs := []string{"random", "ei"} // runs in this order (seed index outermost)
-	runs := benchRuns([]string{"synthetic/branin"}, acqs, []int{1}, seeds)
-	args := func(out string) []string {
-		return []string{"bench", "--problems", "synthetic/branin", "--acqs", strings.Join(acqs, ","),
-			"--seeds", fmt.Sprint(seeds), "--iters", fmt.Sprint(iters), "--jobs", "1", "--out", out}
-	}
-
-	p := startBench(t, dir, args("out")...)
-	select {
-	case <-p.finished:
-	case <-p.done:
-		t.Fatalf("bench exited before finishing a run: %s", strings.Join(p.stderr, "\n"))
-	case <-time.After(2 * time.Minute):
-		p.cmd.Process.Kill()
-		t.Fatal("no run finished within 2 minutes")
-	}
-	// The first run (random, seed 0) has finished; kill the bench once the
-	// second (ei, seed 0) has completed a few BO iterations, so that one run
-	// is cut short mid-way. An ei iteration takes milliseconds; the poll is
-	// far faster than the remaining iterations.
-	dbPath := filepath.Join(dir, "out", bench.DBFile)
-	second := benchRun{"synthetic/branin", "ei", 1, 0}.studyName()
-	reader, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Close()
-	for deadline := time.Now().Add(time.Minute); ; {
-		var n int
-		err := reader.QueryRow(`SELECT COUNT(*) FROM trials t JOIN studies s ON s.id = t.study_id
-			WHERE s.name = ? AND t.status = 'complete'`, second).Scan(&n)
-		if err == nil && n >= bench.DefaultInit+3 {
-			break
-		}
-		select {
-		case <-p.done:
-			t.Fatalf("bench exited before the kill: %s", strings.Join(p.stderr, "\n"))
-		case <-time.After(time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			p.cmd.Process.Kill()
-			t.Fatalf("%s did not reach 3 BO iterations within a minute (last error %v)", second, err)
-		}
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-p.done
-	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
-		t.Fatalf("bench finished before the kill (%v): the suite is too short for this test", p.cmd.ProcessState)
-	}
-
-	// What the killed bench stored; the rerun must keep every completed
-	// evaluation (a run cut short resumes, it does not start over).
-	kept := map[benchRun][]store.Trial{}
-	for _, run := range runs {
-		if studyExists(dbPath, run.studyName()) {
-			tr, _ := loadTrials(t, dbPath, run.studyName())
-			for _, x := range tr {
-				if x.Status == store.Complete {
-					kept[run] = append(kept[run], x)
-				}
-			}
-		}
-	}
-
-	r := cli(t, dir, args("out")...)
-	if r.code != 0 {
-		t.Fatalf("rerun after kill: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
-	}
-	var done, skipped int
-	for _, l := range progressLines(t, r.stderr) {
-		switch l.Status {
-		case "done":
-			done++
-		case "skipped":
-			skipped++
-		}
-	}
-	// At least the run reported before the kill is skipped; the killed one
-	// and the rest are run (resumed or started) now.
-	if skipped < 1 || done < 1 || done+skipped != len(runs) {
-		t.Fatalf("rerun: %d done, %d skipped of %d runs:\n%s", done, skipped, len(runs), r.stderr)
-	}
-	t.Logf("after the kill: %d runs skipped, %d resumed or started", skipped, done)
-
-	if ref := cli(t, dir, args("ref")...); ref.code != 0 {
-		t.Fatalf("reference bench: exit %d: %s", ref.code, ref.stderr)
-	}
-	got := readRunsCSV(t, filepath.Join(dir, "out", bench.RunsFile))
-	want := readRunsCSV(t, filepath.Join(dir, "ref", bench.RunsFile))
-	if len(got) != len(runs)*iters || len(want) != len(got) {
-		t.Fatalf("runs.csv: %d rows after kill and resume, %d uninterrupted; want %d", len(got), len(want), len(runs)*iters)
-	}
-	// Everything but the timings is reproduced exactly.
-	cols := []string{"problem", "acquisition", "batch", "seed", "study_seed", "iteration", "evaluations",
-		"regret", "log10_regret", "best_value", "fallback", "best_eval_regret", "best_true_regret"}
-	for i := range want {
-		for _, c := range cols {
-			if got[i][c] != want[i][c] {
-				t.Fatalf("row %d column %s: %q after kill and resume, %q uninterrupted", i, c, got[i][c], want[i][c])
-			}
-		}
-	}
-	partial := 0
-	for _, run := range runs {
-		tr, _ := loadTrials(t, dbPath, run.studyName())
-		byID := map[int]store.Trial{}
-		for _, x := range tr {
-			byID[x.ID] = x
-		}
-		for _, k := range kept[run] {
-			if now, ok := byID[k.ID]; !ok || key(now.X) != key(k.X) || now.Value != k.Value || now.Status != store.Complete {
-				t.Errorf("%s: evaluation %d stored before the kill (%v = %v) was not kept", run.studyName(), k.ID, k.X, k.Value)
-			}
-		}
-		if n := len(kept[run]); n > 0 && n < bench.DefaultInit+iters {
-			partial += n
-		}
-		if len(tr) != bench.DefaultInit+iters {
-			t.Errorf("%s: %d trials, want %d", run.studyName(), len(tr), bench.DefaultInit+iters)
-		}
-		for _, x := range tr {
-			if x.Status != store.Complete {
-				t.Errorf("%s: trial %d is %s", run.studyName(), x.ID, x.Status)
-			}
-		}
-	}
-	if partial < bench.DefaultInit+3 {
-		t.Errorf("%d evaluations of runs cut short by the kill were kept, want ≥ %d (of %s)", partial, bench.DefaultInit+3, second)
-	}
-	t.Logf("%d evaluations of runs cut short by the kill were kept", partial)
 }
 
 // --suite user gives every problem its own budget (usersuite.Budget);

@@ -13,6 +13,7 @@ import (
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -91,14 +92,22 @@ func listOrNone(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// resolveAcq returns nil for a built-in acquisition (the host looks it up by
-// name) or a Proposer wrapping an acquisition plugin. A plugin of that name
-// that fails to load is reported with its own error (a script that does not
-// compile is not an "unknown acquisition"); an unknown name lists all valid
-// ones.
-func resolveAcq(ctx context.Context, reg *loader.Registry, name string) (acq.Proposer, error) {
+// customAcq is an acquisition plugin as the host takes it: an acquisition
+// function the host maximizes (host.Options.Proposer) or a plugin that
+// proposes its batches itself (host.Options.Suggester). Both are nil for a
+// built-in acquisition, which the host looks up by name.
+type customAcq struct {
+	proposer  acq.Proposer
+	suggester sdk.Suggester
+}
+
+// resolveAcq returns the zero customAcq for a built-in acquisition or the
+// acquisition plugin of that name. A plugin of that name that fails to load
+// is reported with its own error (a script that does not compile is not an
+// "unknown acquisition"); an unknown name lists all valid ones.
+func resolveAcq(ctx context.Context, reg *loader.Registry, name string) (customAcq, error) {
 	if slices.Contains(acq.Names(), name) {
-		return nil, nil
+		return customAcq{}, nil
 	}
 	// absent: no plugin of that kind by that name (try the next kind); any
 	// other error is the plugin's and is reported.
@@ -107,17 +116,17 @@ func resolveAcq(ctx context.Context, reg *loader.Registry, name string) (acq.Pro
 	}
 	a, err := reg.Acquisition(ctx, name)
 	if err == nil {
-		return host.AcquisitionProposer(a, acq.OptimizeSettings{RawSamples: 256, Restarts: 4, MaxIter: 50}), nil
+		return customAcq{proposer: host.AcquisitionProposer(a, acq.OptimizeSettings{RawSamples: 256, Restarts: 4, MaxIter: 50})}, nil
 	}
 	if !absent(err) {
-		return nil, usagef("acquisition %s: %w", name, err)
+		return customAcq{}, usagef("acquisition %s: %w", name, err)
 	}
 	s, err := reg.Suggester(ctx, name)
 	if err == nil {
-		return host.SuggesterProposer(s), nil
+		return customAcq{suggester: s}, nil
 	}
 	if !absent(err) {
-		return nil, usagef("acquisition %s: %w", name, err)
+		return customAcq{}, usagef("acquisition %s: %w", name, err)
 	}
 	names := acq.Names()
 	for _, p := range reg.List(ctx) {
@@ -125,5 +134,5 @@ func resolveAcq(ctx context.Context, reg *loader.Registry, name string) (acq.Pro
 			names = append(names, p.Name)
 		}
 	}
-	return nil, usagef("unknown acquisition %q: valid ones are %s", name, strings.Join(names, ", "))
+	return customAcq{}, usagef("unknown acquisition %q: valid ones are %s", name, strings.Join(names, ", "))
 }

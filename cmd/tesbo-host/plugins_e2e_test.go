@@ -109,7 +109,7 @@ func TestResolveAcqLoadError(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := resolveAcq(ctx, reg, c.name)
-			if err == nil || p != nil {
+			if err == nil || p != (customAcq{}) {
 				t.Fatalf("resolveAcq(%s) = %v, %v; want an error", c.name, p, err)
 			}
 			if !errors.As(err, new(usageError)) {

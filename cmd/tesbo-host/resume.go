@@ -113,11 +113,11 @@ func runResume(cmd *cobra.Command, f *resumeFlags) error {
 		return err
 	}
 	defer reg.Close()
-	proposer, err := resolveAcq(ctx, reg, st.Acquisition)
+	custom, err := resolveAcq(ctx, reg, st.Acquisition)
 	if err != nil {
 		return err
 	}
-	study, err := host.OpenStudy(ctx, db, f.study, host.Options{Proposer: proposer, Iters: f.iters, Parallel: f.parallel, Logger: log})
+	study, err := host.OpenStudy(ctx, db, f.study, host.Options{Proposer: custom.proposer, Suggester: custom.suggester, Iters: f.iters, Parallel: f.parallel, Logger: log})
 	var be *host.BudgetError
 	if errors.As(err, &be) {
 		return usagef("--iters is the new total of BO iterations, and study %q has already run %d, more than %d: pass --iters %d to run %d more",

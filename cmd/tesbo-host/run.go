@@ -101,7 +101,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.objective, "objective", "", "objective to optimize, e.g. synthetic/branin (see 'tesbo-host plugins')")
 	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin")
-	fl.StringVar(&f.batchArg, "batch", strconv.Itoa(host.DefaultBatch), fmt.Sprintf("points proposed per BO iteration (|B|; at most %d, %d for tes, tes-ep and tes-sp), or auto: as many as add information about the maximizer (tes, tes-ep, tes-sp; see --batch-max, --batch-min-gain, --batch-rel-gain)", host.MaxBatch, host.MaxBatchTES))
+	fl.StringVar(&f.batchArg, "batch", strconv.Itoa(host.DefaultBatch), batchFlagHelp())
 	fl.IntVar(&f.batchMax, "batch-max", host.DefaultBatchMax, "with --batch auto: the largest batch (and, in worker mode, at most the idle evaluation slots)")
 	fl.Float64Var(&f.minGain, "batch-min-gain", acq.DefaultMinGain, "with --batch auto: one more point must add at least this information gain about the maximizer, in nats")
 	fl.Float64Var(&f.relGain, "batch-rel-gain", acq.DefaultRelGain, "with --batch auto: one more point must add at least this fraction of the batch's information gain so far")
@@ -248,7 +248,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	proposer, err := resolveAcq(ctx, reg, f.acq)
+	custom, err := resolveAcq(ctx, reg, f.acq)
 	if err != nil {
 		return err
 	}
@@ -277,7 +277,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	}
 	absDir, _ := filepath.Abs(dir)
 	opts := host.Options{
-		Name: f.study, Acquisition: f.acq, Proposer: proposer,
+		Name: f.study, Acquisition: f.acq, Proposer: custom.proposer, Suggester: custom.suggester,
 		AcqOptions: acq.Options{Trusted: f.trusted},
 		Batch:      f.batch, AutoBatch: f.autoBatch, BatchGain: gainRule(f.minGain, f.relGain),
 		Iters: f.iters, Init: init, NoInit: init == 0, Seed: f.seed, Parallel: f.parallel,

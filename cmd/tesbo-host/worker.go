@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -32,9 +33,10 @@ func newWorkerCmd() *cobra.Command {
 machines) and evaluate its trials until the study is complete. Any number of
 workers, on any number of machines, may work on one study; each loads the
 objective from its own plugins directory. One of them at a time proposes new
-points, conditioned on the trials still running (acquisitions tes, tes-ep,
-tes-sp, qei, qei-cl, bucb, lp-ei). A worker killed mid-evaluation loses its
-trials to the others once its lease expires (at once on the same host).`,
+points, conditioned on the trials still running (acquisitions
+` + strings.Join(host.AsyncAcquisitions(), ", ") + `).
+A worker killed mid-evaluation loses its trials to the others once its lease
+expires (at once on the same host).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWorkerCmd(cmd, &f) },
 	}

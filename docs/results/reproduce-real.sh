@@ -40,7 +40,17 @@ facerec)
 		--batch 20 --init 10 --seeds 3 --iters 10 $FP --param figure_dir="$OUT/facerec/best" \
 		--jobs 1 --out "$OUT/facerec" --log-level warn
 	copy facerec
-	go run ./plugins/facerec/cmd/fig8 -db "$OUT/facerec/studies.db" -out docs/results/facerec $FP \
+	# fig8 reads the runs as the CLI prints them (not the database).
+	mkdir -p "$OUT/facerec/trials"
+	RUNS=""
+	for acq in tes-ep qei random; do
+		for s in 0 1 2; do
+			st="bench/facerec/$acq/q20/s$s"
+			"$BIN" trials --db "$OUT/facerec/studies.db" --study "$st" --format json > "$OUT/facerec/trials/$acq-s$s.jsonl"
+			RUNS="$RUNS $st=$OUT/facerec/trials/$acq-s$s.jsonl"
+		done
+	done
+	go run ./plugins/facerec/cmd/fig8 -out docs/results/facerec $FP $RUNS \
 		> docs/results/facerec/fig8.md 2> "$OUT/facerec/fig8.log"
 	;;
 cnn)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # user-suite.sh runs the user suite (tesbo-host bench --suite user: 16
-# objectives of the kinds users bring, bench/usersuite) and copies its tables
+# objectives of the kinds users bring, problems/usersuite) and copies its tables
 # into docs/results/user-suite/. comparison.md compares the methods under the
 # user's rule (the noise-free regret of the best evaluated trial).
 #

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/plugins/synthetic/objective"
+	"github.com/tesbo/tesbo/problems/synthetic"
+	"github.com/tesbo/tesbo/problems/usersuite"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -41,8 +41,8 @@ func configured(t *testing.T, name string, seed uint64, noiseVar float64, params
 	t.Helper()
 	var obj sdk.Objective
 	var err error
-	if short, ok := strings.CutPrefix(name, objective.Prefix); ok {
-		obj, err = objective.New(short)
+	if short, ok := strings.CutPrefix(name, synthetic.Prefix); ok {
+		obj, err = synthetic.New(short)
 	} else {
 		obj, err = usersuite.New(name)
 	}
@@ -285,7 +285,7 @@ func FuzzServe(f *testing.F) {
 	for _, s := range []string{`{"x": [0.5, 0.5]}`, `{"x": [0.5]}` + "\n\n" + `{"x": [1, 0]}`, "\r\n", `{"x": null}`, `{"x": [1e400, 0]}`, `[]`, "\x00\xff"} {
 		f.Add(s)
 	}
-	obj, err := objective.New("branin")
+	obj, err := synthetic.New("branin")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -71,9 +71,10 @@ func (e *Error) Error() string {
 
 // NeighbourFault reports whether the call failed only because another call
 // took the shared plugin process down (cause ErrNeighbourFault), so that it
-// can be re-run without counting as a failed attempt. Package host's
-// evaluation loop matches this method on any objective error, so that it
-// need not import the loader (and other objectives can use it too).
+// can be re-run without counting as a failed attempt: it implements
+// host.NeighbourFaulter, which package host's evaluation loop matches on
+// any objective error, so that it need not import the loader (and other
+// objectives can use it too).
 func (e *Error) NeighbourFault() bool { return errors.Is(e.Cause, ErrNeighbourFault) }
 
 // Unwrap lets errors.Is match both the cause and the detail.

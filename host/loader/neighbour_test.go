@@ -54,7 +54,7 @@ func TestNeighboursOfATimeout(t *testing.T) {
 			wantErr(t, errs[0], "neighbours", ErrTimeout, "no answer within 2s")
 			for _, err := range errs[1:] {
 				wantErr(t, err, "neighbours", ErrNeighbourFault, "another call", "timed out", "can be re-run")
-				var nf interface{ NeighbourFault() bool }
+				var nf host.NeighbourFaulter
 				if !errors.As(err, &nf) || !nf.NeighbourFault() {
 					t.Fatalf("%v does not report NeighbourFault", err)
 				}

@@ -49,7 +49,8 @@ func (o *Objective) currentInfo() sdk.Info {
 }
 
 // SupportsConfigure, SupportsDetail and SupportsNoiseFree report the
-// optional interfaces the plugin's objective implements.
+// optional interfaces the plugin's objective implements (the first and
+// last are host.ConfigureSupporter and host.NoiseFreeSupporter).
 func (o *Objective) SupportsConfigure() bool { return o.caps.configurable }
 func (o *Objective) SupportsDetail() bool    { return o.caps.detailed }
 func (o *Objective) SupportsNoiseFree() bool { return o.caps.noiseFree }
@@ -90,8 +91,9 @@ func (o *Objective) Configure(ctx context.Context, params map[string]string) err
 // script; 0: none), counted from when the plugin process is ready, and
 // startup the most that getting a process ready — starting it, its
 // handshake and replaying its Configure calls — may take before that
-// (Options.StartTimeout + Options.SetupTimeout). The host uses it so that
-// the restart of a process does not count against an evaluation's limit.
+// (Options.StartTimeout + Options.SetupTimeout). The host uses it
+// (host.EvalLimiter) so that the restart of a process does not count
+// against an evaluation's limit.
 func (o *Objective) EvalLimits() (call, startup time.Duration) {
 	return o.u.evalTimeout(), o.u.r.opts.startTimeout() + o.u.r.opts.setupTimeout()
 }

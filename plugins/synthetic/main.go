@@ -1,14 +1,14 @@
 // Command synthetic is tesbo's benchmark-function plugin: it serves every
-// function of package testfunc as the objective "synthetic/<name>" (branin,
+// function of package problems/testfunc as the objective "synthetic/<name>" (branin,
 // hartmann3, hartmann4, hartmann6, gpsample, log10p, ackley, levy,
 // rosenbrock, sixhumpcamel, michalewicz, styblinskitang; BoTorch's shekel,
 // cosine8, griewank, rastrigin, dixonprice, powell, beale, bukin, dropwave,
 // eggholder, holdertable, threehumpcamel; the 24 noiseless BBOB functions
 // bbob-f1 … bbob-f24 on [−5, 5]^d), all in maximization form with their
-// known optimum f*, and the user suite's problems (package bench/usersuite)
+// known optimum f*, and the user suite's problems (package problems/usersuite)
 // as "user/<name>".
 //
-// Run parameters (--param key=value), see package objective:
+// Run parameters (--param key=value), see package problems/synthetic:
 //
 //	noise_var    observation noise variance; tesbo-host always sends its
 //	             --noise-var (default 1e-4, the paper's for every function
@@ -30,19 +30,12 @@
 package main
 
 import (
-	"maps"
-
-	"github.com/tesbo/tesbo/bench/usersuite"
-	"github.com/tesbo/tesbo/plugins/synthetic/objective"
+	"github.com/tesbo/tesbo/problems"
 	"github.com/tesbo/tesbo/sdk"
 )
 
 func main() { sdk.ServeObjectives(objectives()) }
 
 // objectives are the benchmark functions and the user suite's problems
-// (user/<name>, package bench/usersuite).
-func objectives() map[string]sdk.Objective {
-	m := objective.All()
-	maps.Copy(m, usersuite.All())
-	return m
-}
+// (user/<name>, package problems/usersuite): problems.Served.
+func objectives() map[string]sdk.Objective { return problems.Served() }

@@ -11,10 +11,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
-	"github.com/tesbo/tesbo/bench/usersuite"
 	"github.com/tesbo/tesbo/internal/pluginwire"
 	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
-	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/problems/testfunc"
+	"github.com/tesbo/tesbo/problems/usersuite"
 	"github.com/tesbo/tesbo/sdk"
 	pb "github.com/tesbo/tesbo/sdk/proto"
 )

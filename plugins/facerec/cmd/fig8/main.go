@@ -2,11 +2,19 @@
 // objective and redraws the paper's Fig. 8 (unedited attacker | synthesized
 // face | matched gallery face) for each acquisition.
 //
-//	go run ./plugins/facerec/cmd/fig8 -db OUT/studies.db -out docs/results/facerec \
-//	    -param gallery=... -param attacker=...
+//	tesbo-host trials --db OUT/studies.db --study bench/facerec/qei/q20/s0 --format json > qei-s0.jsonl
+//	...
+//	go run ./plugins/facerec/cmd/fig8 -out docs/results/facerec \
+//	    -param gallery=... -param attacker=... \
+//	    bench/facerec/qei/q20/s0=qei-s0.jsonl ...
 //
-// The -param pairs must be the ones the bench ran with (they select the
-// attacker photo and gallery).
+// It reads the runs as the CLI prints them, not the host's database: each
+// argument STUDY=FILE names a bench study and a file holding its
+// `tesbo-host trials --format json` lines (FILE "-": standard input). The
+// acquisition is the one in the bench's study name
+// (bench/<problem>/<acquisition>/q<batch>/s<seed>); an acquisition's runs
+// are reported in the order given. The -param pairs must be the ones the bench ran with
+// (they select the attacker photo and gallery).
 //
 // Two distances describe an evaluation. The evaluated one is the objective
 // value the bench recorded: in the plugin's default landmarks mode it runs
@@ -46,7 +54,6 @@ import (
 
 	"github.com/tesbo/tesbo/plugins/facerec/attack"
 	"github.com/tesbo/tesbo/plugins/facerec/frs"
-	"github.com/tesbo/tesbo/store"
 )
 
 type params map[string]string
@@ -62,7 +69,11 @@ func (p params) Set(s string) error {
 }
 
 func main() {
-	dbPath := flag.String("db", "", "the bench's studies.db")
+	flag.Usage = func() {
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: fig8 [-out DIR] [-margin M] -param key=value ... STUDY=FILE ...\n"+
+			"FILE: the study's `tesbo-host trials --format json` lines (-: standard input)")
+		flag.PrintDefaults()
+	}
 	out := flag.String("out", ".", "directory for fig8_<acq>.png")
 	margin := flag.Float64("margin", 0.05, "also re-check trials whose evaluated distance is below θ + margin (detection can move d either way)")
 	ps := params{}
@@ -71,7 +82,7 @@ func main() {
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.InfoLevel).With().Timestamp().Logger()
 	cfg, err := attack.ParseParams(ps)
 	if err == nil {
-		_, err = run(context.Background(), options{db: *dbPath, out: *out, cfg: cfg, margin: *margin, w: os.Stdout, log: log})
+		_, err = run(context.Background(), options{inputs: flag.Args(), in: os.Stdin, out: *out, cfg: cfg, margin: *margin, w: os.Stdout, log: log})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fig8:", err)
@@ -81,18 +92,20 @@ func main() {
 
 // options configure run.
 type options struct {
-	db, out string
-	cfg     attack.Config
-	margin  float64   // re-check trials with evaluated d < θ + margin
-	frs     frs.FRS   // nil: start the configured sidecars
-	w       io.Writer // the report (Markdown tables)
-	log     zerolog.Logger
+	inputs []string  // STUDY=FILE
+	in     io.Reader // FILE "-"
+	out    string
+	cfg    attack.Config
+	margin float64   // re-check trials with evaluated d < θ + margin
+	frs    frs.FRS   // nil: start the configured sidecars
+	w      io.Writer // the report (Markdown tables)
+	log    zerolog.Logger
 }
 
 // check is one recorded trial re-rendered and re-checked with detection.
 type check struct {
 	study string
-	trial store.Trial
+	trial trial
 	o     attack.Outcome // o.Distance: evaluated; o.Verified: re-detected (nil when o.NoFace)
 }
 
@@ -130,15 +143,7 @@ type acqResult struct {
 // to o.w and returns the results by acquisition (lowest best evaluated
 // distance first).
 func run(ctx context.Context, o options) ([]acqResult, error) {
-	if o.db == "" {
-		return nil, fmt.Errorf("-db is required")
-	}
-	db, err := store.Open(o.db, store.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	studies, err := loadRuns(ctx, db)
+	studies, err := loadRuns(o.inputs, o.in)
 	if err != nil {
 		return nil, err
 	}
@@ -180,49 +185,6 @@ func run(ctx context.Context, o options) ([]acqResult, error) {
 	sort.SliceStable(acqs, func(i, j int) bool { return acqs[i].bestEval.o.Distance < acqs[j].bestEval.o.Distance })
 	report(o.w, acqs, theta, o.margin, mismatch)
 	return acqs, nil
-}
-
-// study is one run's completed trials, lowest evaluated distance first.
-type study struct {
-	name   string
-	trials []store.Trial
-}
-
-// loadRuns returns the facerec studies of db by acquisition.
-func loadRuns(ctx context.Context, db *store.DB) (map[string][]study, error) {
-	names, err := db.StudyNames(ctx)
-	if err != nil {
-		return nil, err
-	}
-	by := map[string][]study{}
-	for _, n := range names {
-		st, err := db.Study(ctx, n)
-		if err != nil {
-			return nil, err
-		}
-		if st.Objective != attack.Name {
-			continue
-		}
-		trials, err := db.Trials(ctx, st.ID)
-		if err != nil {
-			return nil, err
-		}
-		s := study{name: n}
-		for _, t := range trials {
-			if t.Status == store.Complete {
-				s.trials = append(s.trials, t)
-			}
-		}
-		if len(s.trials) == 0 {
-			continue
-		}
-		sort.SliceStable(s.trials, func(i, j int) bool { return s.trials[i].Value < s.trials[j].Value })
-		by[st.Acquisition] = append(by[st.Acquisition], s)
-	}
-	if len(by) == 0 {
-		return nil, fmt.Errorf("no completed facerec evaluations in the database")
-	}
-	return by, nil
 }
 
 // checkRun re-checks the run's best trial and every trial whose evaluated

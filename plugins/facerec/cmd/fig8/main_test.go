@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +17,7 @@ import (
 
 	"github.com/tesbo/tesbo/plugins/facerec/attack"
 	"github.com/tesbo/tesbo/plugins/facerec/attack/attacktest"
-	"github.com/tesbo/tesbo/store"
+	"github.com/tesbo/tesbo/plugins/facerec/synth"
 
 	"github.com/tesbo/tesbo/internal/testenv"
 )
@@ -30,10 +34,12 @@ type trialAt struct {
 	id, iteration int
 }
 
-// bench writes a studies.db with the given runs (study name → acquisition
-// and trials), recording as each trial's value its evaluated distance
-// plus offset[study name] (to fake a bench run with other parameters).
-func bench(t *testing.T, cfg attack.Config, f *attacktest.FRS, runs map[string][]trialAt, acq map[string]string, offset map[string]float64) string {
+// bench writes each run (study name → trials) as `tesbo-host trials
+// --format json` prints it, recording as each trial's value its evaluated
+// distance plus offset[study name] (to fake a bench run with other
+// parameters), with a failed trial after them, and returns the STUDY=FILE
+// arguments in name order.
+func bench(t *testing.T, cfg attack.Config, f *attacktest.FRS, runs map[string][]trialAt, offset map[string]float64) []string {
 	t.Helper()
 	ctx := context.Background()
 	a, err := attack.NewOffline(ctx, cfg, f, zerolog.Nop())
@@ -41,33 +47,41 @@ func bench(t *testing.T, cfg attack.Config, f *attacktest.FRS, runs map[string][
 		t.Fatal(err)
 	}
 	defer a.Close()
-	path := filepath.Join(t.TempDir(), "studies.db")
-	db, err := store.Open(path, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for name, trials := range runs {
-		st := &store.Study{Name: name, Objective: attack.Name, Acquisition: acq[name], Space: json.RawMessage("{}"), Settings: json.RawMessage("{}")}
-		if err := db.CreateStudy(ctx, st); err != nil {
-			t.Fatal(err)
-		}
-		for _, tr := range trials {
+	dir := t.TempDir()
+	var args []string
+	for i, name := range slices.Sorted(maps.Keys(runs)) {
+		var lines bytes.Buffer
+		enc := json.NewEncoder(&lines)
+		for _, tr := range runs[name] {
 			o, err := a.Recheck(ctx, tr.x)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := store.Trial{ID: tr.id, Iteration: tr.iteration, Index: tr.id, X: tr.x, U: tr.x}
-			if err := db.AddBatch(ctx, st.ID, store.Iteration{Iteration: tr.iteration}, []store.Trial{rec}); err != nil {
-				t.Fatal(err)
-			}
-			rec.Status, rec.Value = store.Complete, o.Distance+offset[name]
-			if err := db.FinishTrial(ctx, st.ID, &rec); err != nil {
+			v := o.Distance + offset[name]
+			if err := enc.Encode(cliTrial(tr.id, tr.iteration, "complete", tr.x, &v)); err != nil {
 				t.Fatal(err)
 			}
 		}
+		if err := enc.Encode(cliTrial(1000, 99, "failed", unedited, nil)); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("run%d.jsonl", i))
+		if err := os.WriteFile(path, lines.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, name+"="+path)
 	}
-	return path
+	return args
+}
+
+// cliTrial is a trial as `tesbo-host trials --format json` prints it.
+func cliTrial(id, iter int, state string, x []float64, value *float64) map[string]any {
+	params := map[string]float64{}
+	for i, n := range synth.Names {
+		params[n] = x[i]
+	}
+	return map[string]any{"id": id, "state": state, "params": params, "value": value, "error": "",
+		"worker": "", "attempts": 1, "iter": iter, "eval_s": 0.1}
 }
 
 // TestRunDecidesOnRedetection: a run's best trial (by evaluated distance)
@@ -82,8 +96,7 @@ func TestRunDecidesOnRedetection(t *testing.T) {
 		"bench/facerec/qei/q20/s1":    {{beard03, 0, 0}, {unedited, 1, 0}},
 		"bench/facerec/random/q20/s0": {{unedited, 0, 0}},
 	}
-	acq := map[string]string{"bench/facerec/qei/q20/s0": "qei", "bench/facerec/qei/q20/s1": "qei", "bench/facerec/random/q20/s0": "random"}
-	db := bench(t, cfg, f, runs, acq, nil)
+	args := bench(t, cfg, f, runs, nil)
 
 	for _, tc := range []struct {
 		name    string
@@ -102,7 +115,7 @@ func TestRunDecidesOnRedetection(t *testing.T) {
 			defer f.HideEdited.Store(false)
 			var out bytes.Buffer
 			dir := t.TempDir()
-			res, err := run(context.Background(), options{db: db, out: dir, cfg: cfg, margin: 0.05, frs: f, w: &out, log: zerolog.Nop()})
+			res, err := run(context.Background(), options{inputs: args, out: dir, cfg: cfg, margin: 0.05, frs: f, w: &out, log: zerolog.Nop()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +180,7 @@ func TestLabelAndTitle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := check{study: "bench/facerec/qei/q20/s0", trial: store.Trial{ID: 153, Iteration: 7}, o: o}
+		c := check{study: "bench/facerec/qei/q20/s0", trial: trial{ID: 153, Iteration: 7}, o: o}
 		if got := c.label(); got != "trial 153 (iteration 7) of bench/facerec/qei/q20/s0" {
 			t.Errorf("label %q", got)
 		}
@@ -183,9 +196,10 @@ func TestLabelAndTitle(t *testing.T) {
 func TestMismatchWarns(t *testing.T) {
 	files, f := attacktest.Setup(t)
 	cfg := attack.Config{Attacker: files.Attacker, Gallery: files.Gallery, Sidecars: 1, CacheDir: "off"}
-	db := bench(t, cfg, f, map[string][]trialAt{"s": {{glasses, 0, 0}}}, map[string]string{"s": "tes-ep"}, map[string]float64{"s": 0.01})
+	const s = "bench/facerec/tes-ep/q20/s0"
+	args := bench(t, cfg, f, map[string][]trialAt{s: {{glasses, 0, 0}}}, map[string]float64{s: 0.01})
 	var out bytes.Buffer
-	res, err := run(context.Background(), options{db: db, out: t.TempDir(), cfg: cfg, margin: 0.05, frs: f, w: &out, log: zerolog.Nop()})
+	res, err := run(context.Background(), options{inputs: args, out: t.TempDir(), cfg: cfg, margin: 0.05, frs: f, w: &out, log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}

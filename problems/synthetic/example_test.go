@@ -1,17 +1,17 @@
-package objective_test
+package synthetic_test
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/tesbo/tesbo/plugins/synthetic/objective"
+	"github.com/tesbo/tesbo/problems/synthetic"
 )
 
 // Configure an objective the way the host does (its --param pairs plus the
 // reserved noise_var and seed), then evaluate with and without noise.
 func Example() {
 	ctx := context.Background()
-	o, err := objective.New("styblinskitang")
+	o, err := synthetic.New("styblinskitang")
 	if err != nil {
 		fmt.Println(err)
 		return

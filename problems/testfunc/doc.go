@@ -18,6 +18,6 @@
 // evaluations are scheduled.
 //
 // This package depends only on the standard library and gonum; the
-// sdk.Objective adapter and the plugin live in the parent directory's
-// packages.
+// sdk.Objective adapter is package problems/synthetic, and the plugin that
+// serves it is plugins/synthetic.
 package testfunc

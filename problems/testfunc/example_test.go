@@ -3,7 +3,7 @@ package testfunc_test
 import (
 	"fmt"
 
-	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/problems/testfunc"
 )
 
 // Evaluate a benchmark at its maximizer, observe it with the paper's noise,

@@ -1,4 +1,4 @@
-package objective
+package synthetic
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/problems/testfunc"
 	"github.com/tesbo/tesbo/sdk"
 )
 

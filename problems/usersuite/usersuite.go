@@ -24,7 +24,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/problems/testfunc"
 	"github.com/tesbo/tesbo/sdk"
 )
 

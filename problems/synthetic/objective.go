@@ -1,12 +1,13 @@
-// Package objective adapts the benchmark functions of package testfunc to
+// Package synthetic adapts the benchmark functions of package testfunc to
 // the plugin SDK: an Objective implements sdk.Objective, sdk.Configurable and
 // sdk.NoiseFree, adding deterministic observation noise to f(x).
 //
 // It is a package of its own (rather than part of testfunc) so that testfunc
 // stays a plain numerical library depending only on gonum: embedders and the
 // gp/acq/tes tests import testfunc without linking go-plugin and gRPC.
-// plugins/synthetic's main serves All().
-package objective
+// The synthetic plugin (plugins/synthetic) serves All(); tesbo-host bench
+// opens them in process.
+package synthetic
 
 import (
 	"context"
@@ -18,7 +19,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tesbo/tesbo/plugins/synthetic/testfunc"
+	"github.com/tesbo/tesbo/problems/testfunc"
 	"github.com/tesbo/tesbo/sdk"
 )
 

@@ -1,4 +1,4 @@
-package usersuite
+package bench
 
 import (
 	"context"
@@ -8,18 +8,19 @@ import (
 	"testing"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/problems/usersuite"
 	"github.com/tesbo/tesbo/sdk"
 )
 
-// Every problem's optimizer survives the host's search-space transform
+// Every user-suite problem's optimizer survives the host's search-space transform
 // (Int parameters to their bin centres, LogFloat in log scale) there and
 // back, and every point the host makes of a unit-cube point is in the
 // space (integers for Int, inside the bounds) and evaluates (or fails in
 // the problem's failing region only).
-func TestSpaceRoundTrip(t *testing.T) {
+func TestUserSuiteSpaceRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	kinds := map[sdk.ParamKind]int{}
-	for _, p := range Problems() {
+	for _, p := range usersuite.Problems() {
 		sp, err := host.NewSpace(p.Params)
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)
@@ -35,7 +36,7 @@ func TestSpaceRoundTrip(t *testing.T) {
 				t.Errorf("%s %s (%v): %v → %v → %v", p.Name, pr.Name, pr.Kind, p.Best[j], u[j], back[j])
 			}
 		}
-		o, _ := New(Prefix + p.Name)
+		o, _ := usersuite.New(usersuite.Prefix + p.Name)
 		rng := rand.New(rand.NewPCG(8, 8))
 		for range 300 {
 			for j := range u {
@@ -47,7 +48,7 @@ func TestSpaceRoundTrip(t *testing.T) {
 					t.Fatalf("%s: host point %v has %s = %v outside its %v space", p.Name, x, pr.Name, x[j], pr.Kind)
 				}
 			}
-			if _, err := o.Evaluate(ctx, x); err != nil && !errors.Is(err, ErrFailed) {
+			if _, err := o.Evaluate(ctx, x); err != nil && !errors.Is(err, usersuite.ErrFailed) {
 				t.Fatalf("%s: host point %v: %v", p.Name, x, err)
 			}
 		}

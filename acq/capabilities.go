@@ -1,0 +1,85 @@
+package acq
+
+// Capabilities. A Proposer declares what it can do beyond Propose by
+// implementing small optional interfaces, as gonum/optimize's methods
+// declare what they need (Needser): the host checks them in one place
+// (host/capabilities.go), so an acquisition gains a capability by
+// implementing a method, never by being added to a list of names. The
+// capabilities are
+//
+//   - BatchLimiter: the largest batch it proposes jointly, when that is
+//     smaller than the host's general limit;
+//   - PendingAware: it accounts for the points still being evaluated, so
+//     it may propose while evaluations run (the host's worker mode);
+//   - Sizer: it sizes its batches by information gain (sizer.go);
+//   - Carrier: it carries state from one iteration to the next, which the
+//     host stores so that a resumed study proposes what an uninterrupted
+//     one would (acq.go); MaximizerCarrier: that state holds trusted
+//     maximizers, which a study's viewer can show;
+//   - OutputWarper: it wants its GP fitted to warped observations
+//     (warp.go).
+
+// Limit is a size limit an acquisition declares.
+type Limit struct {
+	// Max is the largest size accepted.
+	Max int
+	// Name is the name the limit is documented under (error messages cite
+	// it, e.g. "MaxBatchTES").
+	Name string
+	// Why says why the limit exists, as one clause for an error message.
+	Why string
+}
+
+// BatchLimiter is implemented by Proposers whose cost grows so fast with
+// the batch that they accept fewer points per batch than the host's
+// general limit (host.MaxBatch, which bounds every acquisition): TES
+// integrates over the batch's q-dimensional outcome for every trusted
+// maximizer. The host refuses a larger batch before the study starts.
+type BatchLimiter interface {
+	BatchLimit() Limit
+}
+
+// PendingAware is implemented by Proposers that account for
+// State.Pending, the points proposed earlier and still being evaluated,
+// as the method they implement intends: joint and greedy batch methods
+// condition on them (TES, qEI, qEI-CL, BUCB, LP-EI), random search needs
+// not (its points depend on nothing, and the host moves a point that
+// repeats a running one). HandlesPending reports whether it does. Only
+// such an acquisition may propose while evaluations run, as it does in the
+// host's worker mode; a sequential method (EI, PI, UCB, MES, PES, TS)
+// would there be a different method than the one it names.
+type PendingAware interface {
+	HandlesPending() bool
+}
+
+// MaximizerCarrier is implemented by Carriers whose carried state holds
+// trusted maximizers X* (TES: the last iteration's X*). StoredMaximizers
+// decodes a state that CarriedState returned, and a study stored, into
+// X*'s rows in unit-cube coordinates; an empty state gives none. The
+// carried state's encoding stays the acquisition's own: whoever wants the
+// maximizers asks the acquisition that wrote them.
+type MaximizerCarrier interface {
+	Carrier
+	StoredMaximizers(state []byte) ([][]float64, error)
+}
+
+// HandlesPending implements PendingAware: q-EI integrates over the pending
+// points with the batch (they enter the joint distribution).
+func (qei) HandlesPending() bool { return true }
+
+// HandlesPending implements PendingAware: Optimized handles pending points
+// when its Scorer does.
+func (o Optimized) HandlesPending() bool {
+	pa, ok := o.Scorer.(PendingAware)
+	return ok && pa.HandlesPending()
+}
+
+// HandlesPending implements PendingAware for the batch methods (Greedy.Async).
+func (g Greedy) HandlesPending() bool { return g.Async }
+
+// HandlesPending implements PendingAware: LP-EI penalizes around the
+// pending points as around the batch's own.
+func (localPenalization) HandlesPending() bool { return true }
+
+// HandlesPending implements PendingAware: random points depend on nothing.
+func (random) HandlesPending() bool { return true }

@@ -1,0 +1,45 @@
+package problems
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/tesbo/tesbo/problems/mixedsuite"
+	"github.com/tesbo/tesbo/problems/synthetic"
+	"github.com/tesbo/tesbo/problems/usersuite"
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// New opens the problem called name, a new instance per call:
+// synthetic/<name> (package synthetic, with its parameters unset: the
+// caller configures them), the user suite's user/<name> and the mixed
+// suite's mixed/<name>. This is how tesbo-host bench runs them in process.
+func New(name string) (sdk.Objective, error) {
+	if strings.HasPrefix(name, mixedsuite.Prefix) {
+		o, err := mixedsuite.New(name)
+		return o, err
+	}
+	if strings.HasPrefix(name, usersuite.Prefix) {
+		o, err := usersuite.New(name)
+		return o, err
+	}
+	short, ok := strings.CutPrefix(name, synthetic.Prefix)
+	if !ok {
+		return nil, fmt.Errorf("unknown problem %q: the built-in problems are synthetic/<name> (see 'tesbo-host plugins')", name)
+	}
+	o, err := synthetic.New(short)
+	if err != nil {
+		return nil, fmt.Errorf("problem %s: %w", name, err)
+	}
+	return o, nil
+}
+
+// Served are the objectives the synthetic plugin (plugins/synthetic)
+// serves, by name: every synthetic/<name> and the user suite's
+// user/<name>.
+func Served() map[string]sdk.Objective {
+	m := synthetic.All()
+	maps.Copy(m, usersuite.All())
+	return m
+}
