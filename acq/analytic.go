@@ -53,7 +53,7 @@ func (pi) Prepare(_ context.Context, s *State, q int) (Func, error) {
 			return math.Inf(-1), 0, 0
 		}
 		z := (m - s.Best) / sd
-		lam := InvMills(z) // d log Φ / dz
+		lam := invMills(z) // d log Φ / dz
 		return LogPhi(z), lam / sd, -lam * z / sd
 	}}, nil
 }

@@ -30,7 +30,7 @@ func init() {
 		return mes{Samples: o.MaxValueSamples, Gumbel: o.MESGumbel, Features: o.PathFeatures, Settings: pathWorkers(o)}
 	}))
 	Register("pes", single(func(o Options) Scorer {
-		return PES{Samples: o.trustedFor(1), Features: o.PathFeatures, Settings: pathWorkers(o)}
+		return pes{Samples: o.trustedFor(1), Features: o.PathFeatures, Settings: pathWorkers(o)}
 	}))
 	Register("qei", func(o Options) (Proposer, error) {
 		return Optimized{Scorer: qei{Samples: o.MCSamples}, Settings: o.optimizeSettingsOrDefault()}, nil
@@ -53,7 +53,7 @@ func init() {
 }
 
 // pathWorkers returns the settings the registered path-based acquisitions
-// (mes, pes, ts) pass to PathMaxima: its path defaults (128 raw samples,
+// (mes, pes, ts) pass to pathMaxima: its path defaults (128 raw samples,
 // 10 restarts, 50 iterations), run on the caller's Options.Optimize.Workers
 // goroutines so a one-worker setting holds for the path searches too. The
 // other fields of Options.Optimize configure the acquisition's own

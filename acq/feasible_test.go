@@ -108,7 +108,7 @@ func (stepFeasible) LogProb(x, grad []float64) float64 {
 		for i := range grad {
 			grad[i] = 0
 		}
-		grad[0] = 20 * InvMills(z)
+		grad[0] = 20 * invMills(z)
 	}
 	return LogPhi(z)
 }

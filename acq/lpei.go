@@ -165,7 +165,7 @@ func (f *lpFunc) Eval(X, grad *mat.Dense) float64 {
 		z := (f.L*r - f.best + f.mu[k]) / f.sd[k]
 		v += LogPhi(z)
 		if g != nil && r > 1e-12 {
-			w := InvMills(z) * f.L / (f.sd[k] * r)
+			w := invMills(z) * f.L / (f.sd[k] * r)
 			for i := range g {
 				g[i] += w * (x[i] - c[i])
 			}

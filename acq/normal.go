@@ -6,9 +6,9 @@ import (
 	"github.com/tesbo/tesbo/internal/linalg"
 )
 
-// Gaussian helpers, stable far into the tails. Package tes uses LogPhi and
-// InvMills for its EP updates (for β below about −5 the inverse Mills ratio
-// must not be computed as φ/Φ, which loses every digit there).
+// Gaussian helpers, stable far into the tails. PES's EP updates use
+// invMills (for β below about −5 the inverse Mills ratio must not be
+// computed as φ/Φ, which loses every digit there); package tes uses LogPhi.
 
 const (
 	sqrt2     = math.Sqrt2
@@ -37,11 +37,11 @@ func erfcx(x float64) float64 { return linalg.Erfcx(x) }
 // log(0) = −Inf; for z > 0 it uses log1p(−Φ(−z)).
 func LogPhi(z float64) float64 { return linalg.LogPhi(z) }
 
-// InvMills returns the inverse Mills ratio λ(z) = φ(z)/Φ(z), which is
+// invMills returns the inverse Mills ratio λ(z) = φ(z)/Φ(z), which is
 // d log Φ(z)/dz. For z < 0 it is computed as √(2/π)/erfcx(−z/√2), which
 // stays accurate in the lower tail where φ and Φ both underflow
 // (λ(z) ≈ −z for z → −∞).
-func InvMills(z float64) float64 { return linalg.InvMills(z) }
+func invMills(z float64) float64 { return linalg.InvMills(z) }
 
 // logH returns log h(z) and its derivative d log h/dz = Φ(z)/h(z), where
 //

@@ -72,7 +72,7 @@ func TestInvMills(t *testing.T) {
 		{3, 0.0044378390421256637933},
 		{10, 7.6945986267064193463e-23},
 	} {
-		if got := InvMills(c.z); !relClose(got, c.want, 1e-13) {
+		if got := invMills(c.z); !relClose(got, c.want, 1e-13) {
 			t.Errorf("InvMills(%v) = %.17g, want %.17g", c.z, got, c.want)
 		}
 	}
@@ -80,8 +80,8 @@ func TestInvMills(t *testing.T) {
 	for _, z := range []float64{-30, -7, -2, 0.5, 4} {
 		h := 1e-5 * math.Max(1, math.Abs(z))
 		fd := (LogPhi(z+h) - LogPhi(z-h)) / (2 * h)
-		if !relClose(InvMills(z), fd, 1e-7) {
-			t.Errorf("InvMills(%v) = %v, central difference of LogPhi %v", z, InvMills(z), fd)
+		if !relClose(invMills(z), fd, 1e-7) {
+			t.Errorf("InvMills(%v) = %v, central difference of LogPhi %v", z, invMills(z), fd)
 		}
 	}
 }

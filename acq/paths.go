@@ -13,7 +13,7 @@ import (
 
 // PathDefaults fills the zero RawSamples, Restarts and MaxIter of s with the
 // inner-optimizer defaults for maximizing one whole-function sample: 128,
-// 10 and 50 (PathMaxima here, tes.trustedSettings for TES's trusted
+// 10 and 50 (pathMaxima here, tes.trustedSettings for TES's trusted
 // maximizers). Paths are cheap to evaluate, so local searches from 10 of
 // 128 space-filling points cost little, while with 3 restarts from 256
 // points the search missed the global maximum of a fifth to a third of the
@@ -81,7 +81,7 @@ func bestInputStart(p *gp.Path, X *mat.Dense) []*mat.Dense {
 	return []*mat.Dense{mat.NewDense(1, len(start), append([]float64(nil), start...))}
 }
 
-// PathMaxima draws n approximate whole-function posterior samples of f from
+// pathMaxima draws n approximate whole-function posterior samples of f from
 // g (gp.SamplePaths with the given number of random Fourier features) and
 // maximizes each over [0,1]^d with Maximize (settings PathDefaults(s), plus
 // the training input where the sample is largest as a start). It returns
@@ -89,7 +89,7 @@ func bestInputStart(p *gp.Path, X *mat.Dense) []*mat.Dense {
 // n×d result) and the maxima f_k(x*_k): samples of the global maximizer and
 // maximum, as PES (Hernández-Lobato et al. 2014), MES (Wang & Jegelka 2017)
 // and Thompson sampling use them.
-func PathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettings, rng *rand.Rand) (*mat.Dense, []float64, error) {
+func pathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettings, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	if n < 1 {
 		return nil, nil, fmt.Errorf("path maxima: need at least one sample, got %d", n)
 	}
@@ -114,11 +114,11 @@ func PathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettin
 
 // thompson is batch Thompson sampling (Thompson 1933; for GP-BO batches,
 // e.g. Kandasamy et al. 2018): each batch member is the maximizer of an
-// independent whole-function posterior sample (PathMaxima). Pending points
+// independent whole-function posterior sample (pathMaxima). Pending points
 // are ignored: independent samples already diversify the batch.
 type thompson struct {
 	Features int              // random Fourier features per sample (0: 1000)
-	Settings OptimizeSettings // path maximization (zero: see PathMaxima)
+	Settings OptimizeSettings // path maximization (zero: see pathMaxima)
 }
 
 // Propose implements Proposer.
@@ -126,7 +126,7 @@ func (t thompson) Propose(ctx context.Context, s *State, q int) (*mat.Dense, err
 	if err := checkState(s, q); err != nil {
 		return nil, err
 	}
-	X, _, err := PathMaxima(ctx, s.GP, q, orDefault(t.Features, 1000), t.Settings, s.Rand)
+	X, _, err := pathMaxima(ctx, s.GP, q, orDefault(t.Features, 1000), t.Settings, s.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("thompson sampling: %w", err)
 	}

@@ -107,8 +107,8 @@ type Deliver struct {
 	Settings deliverSettings
 }
 
-// NewDeliver returns the default acquisition for acq.Options o.
-func NewDeliver(o acq.Options) (*Deliver, error) {
+// newDeliver returns the default acquisition for acq.Options o.
+func newDeliver(o acq.Options) (*Deliver, error) {
 	p, err := newProposer(EP, o)
 	if err != nil {
 		return nil, err

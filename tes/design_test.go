@@ -54,7 +54,7 @@ func TestDeliverOpensWithDesign(t *testing.T) {
 	far := farQuantile(g.X())
 	propose := func(s deliverSettings, st *acq.State, q int) *mat.Dense {
 		t.Helper()
-		p, err := NewDeliver(acq.Options{})
+		p, err := newDeliver(acq.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestDeliverOpensWithDesign(t *testing.T) {
 // still missing, at most maxQ of them.
 func TestDeliverSizedDesign(t *testing.T) {
 	g := toyGP(t, 5, 2, 3, 0.3, 1e-4)
-	p, err := NewDeliver(acq.Options{})
+	p, err := newDeliver(acq.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestSpaceFilling(t *testing.T) {
 func TestDeliverDesignFollowsStream(t *testing.T) {
 	g := toyGP(t, 5, 2, 3, 0.3, 1e-4)
 	first := func(seed uint64) []float64 {
-		p, err := NewDeliver(acq.Options{})
+		p, err := newDeliver(acq.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

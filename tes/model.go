@@ -132,7 +132,7 @@ type Model struct {
 	// dropped by MinProb).
 	EPResults []*epResult
 	// Sets holds F_x* (TES_sp).
-	Sets []SampleSet
+	Sets []sampleSet
 
 	settings Settings
 	noise    float64
@@ -270,7 +270,7 @@ func (m *Model) buildSP(rng *rand.Rand, mean []float64, cov *mat.SymDense) error
 	if err != nil {
 		return err
 	}
-	var kept []SampleSet
+	var kept []sampleSet
 	for _, st := range m.Sets {
 		if m.Probs.P[st.Star] >= m.settings.MinProb {
 			kept = append(kept, st)

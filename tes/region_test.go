@@ -99,7 +99,7 @@ func TestDeliverSearchesTrustRegion(t *testing.T) {
 	}
 	outside := 0
 	for _, L := range []float64{0, -1} {
-		p, err := NewDeliver(acq.Options{})
+		p, err := newDeliver(acq.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

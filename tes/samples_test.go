@@ -64,7 +64,7 @@ func TestSampleSetsAgainstRejection(t *testing.T) {
 	}
 }
 
-func checkSetMean(t *testing.T, name string, rng *rand.Rand, m []float64, k *mat.SymDense, set SampleSet) {
+func checkSetMean(t *testing.T, name string, rng *rand.Rand, m []float64, k *mat.SymDense, set sampleSet) {
 	t.Helper()
 	mean, se := set.mean()
 	rm, rc, acc := rejectionMoments(t, rng, m, k, set.Star, 300000)
@@ -168,7 +168,7 @@ func TestGroupingDropsUnlikelyMaximizer(t *testing.T) {
 	}
 }
 
-func starsOf(sets []SampleSet) []int {
+func starsOf(sets []sampleSet) []int {
 	s := make([]int, len(sets))
 	for i, st := range sets {
 		s[i] = st.Star

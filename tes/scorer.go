@@ -13,7 +13,7 @@ import (
 func init() {
 	acq.Register("tes-ep", func(o acq.Options) (acq.Proposer, error) { return newProposer(EP, o) })
 	acq.Register("tes-sp", func(o acq.Options) (acq.Proposer, error) { return newProposer(SP, o) })
-	acq.Register("tes", func(o acq.Options) (acq.Proposer, error) { return NewDeliver(o) })
+	acq.Register("tes", func(o acq.Options) (acq.Proposer, error) { return newDeliver(o) })
 }
 
 // newProposer maps acq.Options onto TES settings: Trusted → |X*|,
