@@ -73,15 +73,9 @@ func BatchCurve(ctx context.Context, s Suite) ([]batchCurvePoint, error) {
 	if len(s.Acquisitions) == 0 {
 		s.Acquisitions = []string{"tes-ep"}
 	}
-	if err := s.validate(); err != nil {
-		return nil, &InvalidError{err}
-	}
-	params, err := s.resolveParams(ctx)
+	params, err := s.prepare(ctx)
 	if err != nil {
-		return nil, &InvalidError{err}
-	}
-	if err := os.MkdirAll(s.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
+		return nil, err
 	}
 	type job struct {
 		p     Problem

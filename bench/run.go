@@ -116,15 +116,9 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 // for what is complete, and the error wraps the context's cause.
 func Run(ctx context.Context, s Suite) (*Report, error) {
 	start := time.Now()
-	if err := s.validate(); err != nil {
-		return nil, &InvalidError{err}
-	}
-	params, err := s.resolveParams(ctx)
+	params, err := s.prepare(ctx)
 	if err != nil {
-		return nil, &InvalidError{err}
-	}
-	if err := os.MkdirAll(s.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
+		return nil, err
 	}
 	db, err := store.Open(filepath.Join(s.Out, DBFile), store.Options{Create: true, BusyTimeout: time.Minute})
 	if err != nil {
@@ -211,6 +205,23 @@ type runner struct {
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // exclusive objectives
+}
+
+// prepare is what every suite command does before running: it validates s
+// and resolves its problems' parameters (an InvalidError when either
+// fails) and creates the output directory.
+func (s *Suite) prepare(ctx context.Context) (map[string]map[string]string, error) {
+	if err := s.validate(); err != nil {
+		return nil, &InvalidError{err}
+	}
+	params, err := s.resolveParams(ctx)
+	if err != nil {
+		return nil, &InvalidError{err}
+	}
+	if err := os.MkdirAll(s.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	return params, nil
 }
 
 // resolveParams merges each problem's own parameters with the suite's
