@@ -349,11 +349,12 @@ func (e *lmlEval) optimize(theta0 []float64, maxIter int) error {
 		Func: func(u []float64) float64 { eval(u); return lastF },
 		Grad: func(g, u []float64) { eval(u); copy(g, lastG) },
 	}
-	// Tolerances are on the per-observation objective. Measured on GP data
-	// (d=6, n=50 and 200): the More–Thuente line search needs 10–30% fewer
-	// evaluations than gonum's default bisection, and these tolerances
-	// change the fitted LML by < 0.02 nats compared with 10× tighter ones
-	// while cutting warm-start evaluations from ~25 to ~6–16.
+	// Tolerances are on the per-observation objective. On GP data the
+	// More–Thuente line search needs fewer evaluations than gonum's default
+	// bisection, and these tolerances change the fitted LML by a negligible
+	// amount compared with 10× tighter ones while cutting warm-start
+	// evaluations severalfold (docs/results/README.md, "Measurements behind
+	// the code").
 	settings := &optimize.Settings{
 		GradientThreshold: 1e-4,
 		MajorIterations:   maxIter,

@@ -146,11 +146,11 @@
 //
 // The quadratic term bounds TES_sp. With 5 distinct maximizers and the
 // default 128 samples each, |F| = 640: one α evaluation at q = 1 with its
-// gradient costs ~21 ms on one core (|F|² = 4·10⁵ exponentials and a few
-// |F|×|F| by |F|×8 matrix products in the factorised form, up to 8|F|²
-// exponentials in the windowed one; forcing the factorised form wherever it is safe
-// gains under 10%), against ~1.3 ms in d = 2, where maximizers often
-// coincide and |F| ≈ 170. A proposal makes ~150 evaluations: 1.4–1.9 s on
-// 2 cores in d = 6 (BenchmarkPropose), ~0.1 s in d = 2. SPSamples trades
-// this cost (∝ SPSamples²) against the estimator's bias near X*.
+// gradient costs |F|² = 4·10⁵ exponentials and a few |F|×|F| by |F|×8
+// matrix products in the factorised form (up to 8|F|² exponentials in the
+// windowed one), far more than in d = 2, where maximizers often coincide
+// and |F| ≈ 170; a proposal makes ~150 evaluations (BenchmarkPropose;
+// timings in docs/results/README.md, "Measurements behind the code").
+// SPSamples trades this cost (∝ SPSamples²) against the estimator's bias
+// near X*.
 package tes
