@@ -194,18 +194,18 @@ func checkState(s *State, q int) error {
 	return nil
 }
 
-// LieKind selects the constant lie of the constant-liar heuristic
+// lieKind selects the constant lie of the constant-liar heuristic
 // (Ginsbourger et al. 2010): the fantasized value given to a batch member
 // while the rest of the batch is chosen.
-type LieKind int
+type lieKind int
 
 const (
-	// LieMin lies with the minimum observed y: pessimistic for maximization,
+	// lieMin lies with the minimum observed y: pessimistic for maximization,
 	// so later batch members move away from earlier ones (more exploration).
 	// It is the zero value and the default.
-	LieMin LieKind = iota
-	// LieMean lies with the mean observed y.
-	LieMean
+	lieMin lieKind = iota
+	// lieMean lies with the mean observed y.
+	lieMean
 	// LieMax lies with the maximum observed y (the incumbent): optimistic,
 	// batches cluster more.
 	LieMax
@@ -217,11 +217,11 @@ const (
 )
 
 // String returns the lie's name.
-func (l LieKind) String() string {
+func (l lieKind) String() string {
 	switch l {
-	case LieMin:
+	case lieMin:
 		return "min"
-	case LieMean:
+	case lieMean:
 		return "mean"
 	case LieMax:
 		return "max"
@@ -231,9 +231,9 @@ func (l LieKind) String() string {
 	return fmt.Sprintf("LieKind(%d)", int(l))
 }
 
-// ParseLie parses "min", "mean", "max" or "believer".
-func ParseLie(s string) (LieKind, error) {
-	for _, l := range []LieKind{LieMin, LieMean, LieMax, LieBeliever} {
+// parseLie parses "min", "mean", "max" or "believer".
+func parseLie(s string) (lieKind, error) {
+	for _, l := range []lieKind{lieMin, lieMean, LieMax, LieBeliever} {
 		if l.String() == s {
 			return l, nil
 		}
@@ -250,7 +250,7 @@ type Options struct {
 	Trusted int `json:"trusted"`
 	// UCBBeta is the fixed exploration weight β of UCB/BUCB,
 	// α = μ + sqrt(β)·σ. 0 selects the GP-UCB schedule of Srinivas et al.
-	// (2010), see BetaSchedule.
+	// (2010), see betaSchedule.
 	UCBBeta float64 `json:"ucb_beta"`
 	// UCBDelta is the confidence parameter δ of the β_t schedule
 	// (0 means 0.1).
@@ -269,7 +269,7 @@ type Options struct {
 	// whole-function posterior sample (MES, PES, TS, TES). 0 means 1000.
 	PathFeatures int `json:"path_features"`
 	// Lie is the constant lie of qEI-CL (min, mean or max; default min).
-	Lie LieKind `json:"lie"`
+	Lie lieKind `json:"lie"`
 	// Stochastic selects the paper's optimizer for Funcs that implement
 	// Stochastic: Adam with fresh Monte-Carlo samples each step (Optimize.
 	// Method is set to Adam). Other Funcs are unaffected.
@@ -279,21 +279,13 @@ type Options struct {
 	Optimize OptimizeSettings `json:"optimize"`
 }
 
-// TrustedFor returns the number of sampled maximizers to use for a batch of
+// trustedFor returns the number of sampled maximizers to use for a batch of
 // q points: Options.Trusted if positive, else max(5, q).
-func (o Options) TrustedFor(q int) int {
+func (o Options) trustedFor(q int) int {
 	if o.Trusted > 0 {
 		return o.Trusted
 	}
 	return max(5, q)
-}
-
-// MCSamplesOrDefault returns MCSamples, or 512 when it is not positive.
-func (o Options) MCSamplesOrDefault() int {
-	if o.MCSamples > 0 {
-		return o.MCSamples
-	}
-	return 512
 }
 
 // PathFeaturesOrDefault returns PathFeatures, or 1000 when it is not positive.
@@ -304,12 +296,12 @@ func (o Options) PathFeaturesOrDefault() int {
 	return 1000
 }
 
-// OptimizeSettingsOrDefault returns the inner-optimizer settings with the
+// optimizeSettingsOrDefault returns the inner-optimizer settings with the
 // Stochastic switch applied.
-func (o Options) OptimizeSettingsOrDefault() OptimizeSettings {
+func (o Options) optimizeSettingsOrDefault() OptimizeSettings {
 	s := o.Optimize
 	if o.Stochastic {
-		s.Method = Adam
+		s.Method = methodAdam
 	}
 	return s
 }

@@ -10,38 +10,38 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// EI is expected improvement (Močkus 1978; Jones, Schonlau & Welch 1998):
+// ei is expected improvement (Močkus 1978; Jones, Schonlau & Welch 1998):
 //
 //	EI(x) = E[max(f(x) − y_best, 0)] = σ(x)·h(z),  z = (μ(x) − y_best)/σ(x),
 //	h(z) = φ(z) + z·Φ(z),
 //
 // with the GP posterior N(μ(x), σ²(x)) of the latent f and the incumbent
 // y_best = State.Best. The Func returns log EI(x) (same maximizer), computed
-// stably in the far tail (LogEI; Ament et al. 2023), so that the optimizer
+// stably in the far tail (logEI; Ament et al. 2023), so that the optimizer
 // sees a useful gradient where EI itself underflows to 0. It scores single
 // points (q = 1); batches are built by Greedy.
-type EI struct{}
+type ei struct{}
 
 // Prepare implements Scorer.
-func (EI) Prepare(_ context.Context, s *State, q int) (Func, error) {
+func (ei) Prepare(_ context.Context, s *State, q int) (Func, error) {
 	if err := singlePoint("ei", s, q); err != nil {
 		return nil, err
 	}
 	return &pointFunc{g: s.GP, log: true, score: func(m, sd float64) (float64, float64, float64) {
-		return LogEI(m, sd, s.Best)
+		return logEI(m, sd, s.Best)
 	}}, nil
 }
 
-// PI is probability of improvement (Kushner 1964):
+// pi is probability of improvement (Kushner 1964):
 //
 //	PI(x) = Φ((μ(x) − y_best)/σ(x)).
 //
 // The Func returns log PI(x) = log Φ(z) (LogPhi; finite far in the tail) and
 // scores single points; no margin ξ is used (y_best = State.Best).
-type PI struct{}
+type pi struct{}
 
 // Prepare implements Scorer.
-func (PI) Prepare(_ context.Context, s *State, q int) (Func, error) {
+func (pi) Prepare(_ context.Context, s *State, q int) (Func, error) {
 	if err := singlePoint("pi", s, q); err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (PI) Prepare(_ context.Context, s *State, q int) (Func, error) {
 			return math.Inf(-1), 0, 0
 		}
 		z := (m - s.Best) / sd
-		lam := InvMills(z) // d log Φ / dz
+		lam := invMills(z) // d log Φ / dz
 		return LogPhi(z), lam / sd, -lam * z / sd
 	}}, nil
 }
@@ -63,14 +63,14 @@ func (PI) Prepare(_ context.Context, s *State, q int) (Func, error) {
 //	UCB(x) = μ(x) + √β_t · σ(x).
 //
 // With Beta > 0 the weight is fixed (BoTorch's benchmark uses β = 2);
-// otherwise it follows BetaSchedule(Iter, d, Delta). It scores single points;
+// otherwise it follows betaSchedule(Iter, d, Delta). It scores single points;
 // batches come from Greedy (BUCB when the lies are the posterior mean).
 type UCB struct {
 	Beta  float64 // fixed β; 0 selects the schedule
 	Delta float64 // δ of the schedule; 0 means 0.1
 }
 
-// BetaSchedule returns the GP-UCB exploration weight at BO iteration t ≥ 1
+// betaSchedule returns the GP-UCB exploration weight at BO iteration t ≥ 1
 // in dimension d with confidence δ ∈ (0,1):
 //
 //	β_t = 2 log(d t² π² / (6δ)),
@@ -79,7 +79,7 @@ type UCB struct {
 // domain replaced by the dimension d, the practical form popularised by
 // Brochu, Cora & de Freitas (2010). (Theorem 2's continuous-domain constants
 // depend on unknown smoothness bounds.) t < 1 is treated as 1.
-func BetaSchedule(t, d int, delta float64) float64 {
+func betaSchedule(t, d int, delta float64) float64 {
 	if !(delta > 0 && delta < 1) {
 		delta = 0.1
 	}
@@ -94,7 +94,7 @@ func (u UCB) Prepare(_ context.Context, s *State, q int) (Func, error) {
 	}
 	beta := u.Beta
 	if !(beta > 0) {
-		beta = BetaSchedule(s.Iter, s.Dim(), u.Delta)
+		beta = betaSchedule(s.Iter, s.Dim(), u.Delta)
 	}
 	rb := math.Sqrt(beta)
 	return &pointFunc{g: s.GP, log: true, score: func(m, sd float64) (float64, float64, float64) {
@@ -165,13 +165,13 @@ func (f *pointFunc) Eval(X, grad *mat.Dense) float64 {
 
 // Greedy builds a batch one point at a time from a single-point Scorer
 // (q = 1): after choosing x_j it conditions the GP on a fantasized
-// observation at x_j (the lie, see LieKind) and maximizes the Scorer again
+// observation at x_j (the lie, see lieKind) and maximizes the Scorer again
 // on the updated posterior. Pending points are fantasized the same way
 // before the first pick. The incumbent State.Best is kept (the lies never
 // exceed it, except LieBeliever's posterior means, which the original
 // algorithms also do not count as observations).
 //
-// With EI and LieMin/LieMean/LieMax this is qEI-CL, the constant liar of
+// With EI and lieMin/lieMean/LieMax this is qEI-CL, the constant liar of
 // Ginsbourger, Le Riche & Carraro (2010).
 //
 // With UCB and LieBeliever it is the registered "bucb", a simplified GP-BUCB
@@ -184,7 +184,7 @@ func (f *pointFunc) Eval(X, grad *mat.Dense) float64 {
 // paper:
 //
 //   - one β for the whole batch: every member uses the same weight,
-//     β_t = BetaSchedule(State.Iter, d, δ) with t the BO iteration (the
+//     β_t = betaSchedule(State.Iter, d, δ) with t the BO iteration (the
 //     batch index, not the number of evaluations the GP-UCB schedule
 //     counts), or the fixed UCB.Beta;
 //   - no β inflation: GP-BUCB's regret bound (their Theorem 2) multiplies
@@ -195,7 +195,7 @@ func (f *pointFunc) Eval(X, grad *mat.Dense) float64 {
 //     tighten its bound nor its adaptive-batch variant GP-AUCB.
 type Greedy struct {
 	Scorer   Scorer
-	Lie      LieKind
+	Lie      lieKind
 	Settings OptimizeSettings
 	// Async marks a batch method meant to condition on points still being
 	// evaluated (PendingAware): the registered bucb and qei-cl set it. The
@@ -243,13 +243,13 @@ func (g Greedy) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error
 // addLie returns cur conditioned on fantasized observations at the rows of
 // X: the constant lie computed from the real observations of orig, or the
 // posterior mean of cur (LieBeliever).
-func addLie(cur, orig *gp.GP, X *mat.Dense, lie LieKind) (*gp.GP, error) {
+func addLie(cur, orig *gp.GP, X *mat.Dense, lie lieKind) (*gp.GP, error) {
 	r, _ := X.Dims()
 	ys := make([]float64, r)
 	obs := orig.Y()
 	var c float64
 	switch lie {
-	case LieMin:
+	case lieMin:
 		c = math.Inf(1)
 		for _, y := range obs {
 			c = math.Min(c, y)
@@ -259,7 +259,7 @@ func addLie(cur, orig *gp.GP, X *mat.Dense, lie LieKind) (*gp.GP, error) {
 		for _, y := range obs {
 			c = math.Max(c, y)
 		}
-	case LieMean:
+	case lieMean:
 		for _, y := range obs {
 			c += y / float64(len(obs))
 		}

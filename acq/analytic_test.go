@@ -28,11 +28,11 @@ func TestClosedForms(t *testing.T) {
 	phi := math.Exp(-z*z/2) / math.Sqrt(2*math.Pi)
 	ctx := context.Background()
 
-	f, _ := EI{}.Prepare(ctx, s, 1)
+	f, _ := ei{}.Prepare(ctx, s, 1)
 	if got, want := f.Eval(X, nil), math.Log((m-s.Best)*Phi+sd*phi); math.Abs(got-want) > 1e-12*math.Abs(want) {
 		t.Errorf("log EI = %v, want %v", got, want)
 	}
-	f, _ = PI{}.Prepare(ctx, s, 1)
+	f, _ = pi{}.Prepare(ctx, s, 1)
 	if got, want := f.Eval(X, nil), math.Log(Phi); math.Abs(got-want) > 1e-12*math.Abs(want) {
 		t.Errorf("log PI = %v, want %v", got, want)
 	}
@@ -48,7 +48,7 @@ func TestClosedForms(t *testing.T) {
 	// A hand-computed instance: μ = 1, σ = 2, y_best = 0 gives z = 0.5 and
 	// EI = (μ − y_best)Φ(z) + σφ(z) with tabulated Φ(0.5), φ(0.5).
 	ei := 1*0.69146246127401310364 + 2*0.35206532676429952555
-	if v, _, _ := LogEI(1, 2, 0); math.Abs(v-math.Log(ei)) > 1e-14 {
+	if v, _, _ := logEI(1, 2, 0); math.Abs(v-math.Log(ei)) > 1e-14 {
 		t.Errorf("LogEI(1,2,0) = %v, want log %v", v, ei)
 	}
 }
@@ -60,7 +60,7 @@ func TestAnalyticGradients(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		sc   Scorer
-	}{{"ei", EI{}}, {"pi", PI{}}, {"ucb", UCB{}}, {"ucb-fixed", UCB{Beta: 2}}} {
+	}{{"ei", ei{}}, {"pi", pi{}}, {"ucb", UCB{}}, {"ucb-fixed", UCB{Beta: 2}}} {
 		f, err := c.sc.Prepare(ctx, s, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -71,7 +71,7 @@ func TestAnalyticGradients(t *testing.T) {
 	// gradient.
 	far := *s
 	far.Best = s.Best + 30
-	f, _ := EI{}.Prepare(ctx, &far, 1)
+	f, _ := ei{}.Prepare(ctx, &far, 1)
 	if v := f.Eval(X, nil); math.IsInf(v, 0) || v > -100 {
 		t.Fatalf("log EI far in the tail = %v, expected a large finite negative value", v)
 	}
@@ -80,7 +80,7 @@ func TestAnalyticGradients(t *testing.T) {
 
 func TestSinglePointRejectsBatches(t *testing.T) {
 	s := testState(t, 5, 2, 3)
-	if _, err := (EI{}).Prepare(context.Background(), s, 2); err == nil {
+	if _, err := (ei{}).Prepare(context.Background(), s, 2); err == nil {
 		t.Error("EI accepted a batch of 2")
 	}
 }

@@ -11,49 +11,49 @@ import "fmt"
 // constant lie Options.Lie (default min); lp-ei, ts and random build batches
 // themselves.
 func init() {
-	single := func(sc func(Options) Scorer) Factory {
+	single := func(sc func(Options) Scorer) factory {
 		return func(o Options) (Proposer, error) {
-			return Greedy{Scorer: sc(o), Lie: LieBeliever, Settings: o.OptimizeSettingsOrDefault()}, nil
+			return Greedy{Scorer: sc(o), Lie: LieBeliever, Settings: o.optimizeSettingsOrDefault()}, nil
 		}
 	}
 	ucb := func(o Options) Scorer { return UCB{Beta: o.UCBBeta, Delta: o.UCBDelta} }
-	Register("ei", single(func(Options) Scorer { return EI{} }))
-	Register("pi", single(func(Options) Scorer { return PI{} }))
+	Register("ei", single(func(Options) Scorer { return ei{} }))
+	Register("pi", single(func(Options) Scorer { return pi{} }))
 	Register("ucb", single(ucb))
 	// bucb: GP-BUCB (Desautels, Krause & Burdick 2014, JMLR 15) simplified
 	// to UCB with believer lies and one β_t for the whole batch, without
 	// the paper's β inflation; see Greedy.
 	Register("bucb", func(o Options) (Proposer, error) {
-		return Greedy{Scorer: ucb(o), Lie: LieBeliever, Settings: o.OptimizeSettingsOrDefault(), Async: true}, nil
+		return Greedy{Scorer: ucb(o), Lie: LieBeliever, Settings: o.optimizeSettingsOrDefault(), Async: true}, nil
 	})
 	Register("mes", single(func(o Options) Scorer {
-		return MES{Samples: o.MaxValueSamples, Gumbel: o.MESGumbel, Features: o.PathFeatures, Settings: pathWorkers(o)}
+		return mes{Samples: o.MaxValueSamples, Gumbel: o.MESGumbel, Features: o.PathFeatures, Settings: pathWorkers(o)}
 	}))
 	Register("pes", single(func(o Options) Scorer {
-		return PES{Samples: o.TrustedFor(1), Features: o.PathFeatures, Settings: pathWorkers(o)}
+		return pes{Samples: o.trustedFor(1), Features: o.PathFeatures, Settings: pathWorkers(o)}
 	}))
 	Register("qei", func(o Options) (Proposer, error) {
-		return Optimized{Scorer: QEI{Samples: o.MCSamples}, Settings: o.OptimizeSettingsOrDefault()}, nil
+		return Optimized{Scorer: qei{Samples: o.MCSamples}, Settings: o.optimizeSettingsOrDefault()}, nil
 	})
 	Register("qei-cl", func(o Options) (Proposer, error) {
 		switch o.Lie {
-		case LieMin, LieMean, LieMax:
+		case lieMin, lieMean, LieMax:
 		default:
 			return nil, fmt.Errorf("constant liar needs lie min, mean or max, got %v", o.Lie)
 		}
-		return Greedy{Scorer: EI{}, Lie: o.Lie, Settings: o.OptimizeSettingsOrDefault(), Async: true}, nil
+		return Greedy{Scorer: ei{}, Lie: o.Lie, Settings: o.optimizeSettingsOrDefault(), Async: true}, nil
 	})
 	Register("lp-ei", func(o Options) (Proposer, error) {
-		return LocalPenalization{Settings: o.OptimizeSettingsOrDefault()}, nil
+		return localPenalization{Settings: o.optimizeSettingsOrDefault()}, nil
 	})
 	Register("ts", func(o Options) (Proposer, error) {
-		return Thompson{Features: o.PathFeatures, Settings: pathWorkers(o)}, nil
+		return thompson{Features: o.PathFeatures, Settings: pathWorkers(o)}, nil
 	})
-	Register("random", func(Options) (Proposer, error) { return Random{}, nil })
+	Register("random", func(Options) (Proposer, error) { return random{}, nil })
 }
 
 // pathWorkers returns the settings the registered path-based acquisitions
-// (mes, pes, ts) pass to PathMaxima: its path defaults (128 raw samples,
+// (mes, pes, ts) pass to pathMaxima: its path defaults (128 raw samples,
 // 10 restarts, 50 iterations), run on the caller's Options.Optimize.Workers
 // goroutines so a one-worker setting holds for the path searches too. The
 // other fields of Options.Optimize configure the acquisition's own

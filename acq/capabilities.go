@@ -65,7 +65,7 @@ type MaximizerCarrier interface {
 
 // HandlesPending implements PendingAware: q-EI integrates over the pending
 // points with the batch (they enter the joint distribution).
-func (QEI) HandlesPending() bool { return true }
+func (qei) HandlesPending() bool { return true }
 
 // HandlesPending implements PendingAware: Optimized handles pending points
 // when its Scorer does.
@@ -79,7 +79,7 @@ func (g Greedy) HandlesPending() bool { return g.Async }
 
 // HandlesPending implements PendingAware: LP-EI penalizes around the
 // pending points as around the batch's own.
-func (LocalPenalization) HandlesPending() bool { return true }
+func (localPenalization) HandlesPending() bool { return true }
 
 // HandlesPending implements PendingAware: random points depend on nothing.
-func (Random) HandlesPending() bool { return true }
+func (random) HandlesPending() bool { return true }

@@ -47,7 +47,7 @@ type logScaled interface {
 // FeasibleFloor and p·(p/FeasibleFloor)^10 below it. It returns f itself
 // when s.Feasible is nil (no failure observed), so a study without failures
 // is unchanged. Every acquisition maximized over batches goes through it
-// (Optimized, Greedy, LocalPenalization and package tes).
+// (Optimized, Greedy, localPenalization and package tes).
 //
 // How W enters depends on the scale of α:
 //

@@ -108,7 +108,7 @@ func (stepFeasible) LogProb(x, grad []float64) float64 {
 		for i := range grad {
 			grad[i] = 0
 		}
-		grad[0] = 20 * InvMills(z)
+		grad[0] = 20 * invMills(z)
 	}
 	return LogPhi(z)
 }
@@ -130,7 +130,7 @@ func TestFeasibilityWeightedValues(t *testing.T) {
 	// Log-scale Funcs (EI): α + log Π p.
 	st := failingState(t, false)
 	st.Feasible = sf
-	ei, _ := EI{}.Prepare(context.Background(), st, 1)
+	ei, _ := ei{}.Prepare(context.Background(), st, 1)
 	x := mat.NewDense(1, 1, []float64{0.6})
 	if got, want := FeasibilityWeighted(ei, st).Eval(x, nil), ei.Eval(x, nil)+sf.LogProb([]float64{0.6}, nil); math.Abs(got-want) > 1e-12 {
 		t.Errorf("log EI: got %v, want log EI + log p = %v", got, want)
@@ -155,7 +155,7 @@ func TestFeasibilityWeightedGradient(t *testing.T) {
 	}
 	st := failingState(t, true)
 	for _, name := range []string{"ei", "ucb"} {
-		sc := map[string]Scorer{"ei": EI{}, "ucb": UCB{Beta: 2}}[name]
+		sc := map[string]Scorer{"ei": ei{}, "ucb": UCB{Beta: 2}}[name]
 		f, err := sc.Prepare(context.Background(), st, 1)
 		if err != nil {
 			t.Fatal(err)

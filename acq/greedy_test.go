@@ -34,8 +34,8 @@ func TestGreedyLies(t *testing.T) {
 	const q = 3
 	for _, c := range []struct {
 		name string
-		lie  LieKind
-	}{{"qei-cl", LieMin}, {"qei-cl", LieMean}, {"qei-cl", LieMax}, {"bucb", LieBeliever}} {
+		lie  lieKind
+	}{{"qei-cl", lieMin}, {"qei-cl", lieMean}, {"qei-cl", LieMax}, {"bucb", LieBeliever}} {
 		t.Run(c.name+"/"+c.lie.String(), func(t *testing.T) {
 			p, err := Lookup(c.name, Options{Lie: c.lie, Optimize: OptimizeSettings{RawSamples: 64, Restarts: 2, Workers: 1}})
 			if err != nil {
@@ -63,7 +63,7 @@ func TestGreedyLies(t *testing.T) {
 				lo, hi, mean = math.Min(lo, y), math.Max(hi, y), mean+y
 			}
 			mean /= float64(n)
-			constant := map[LieKind]float64{LieMin: lo, LieMean: mean, LieMax: hi}[c.lie]
+			constant := map[lieKind]float64{lieMin: lo, lieMean: mean, LieMax: hi}[c.lie]
 
 			// fantasized[k] is the k-th fantasized input: the pending
 			// point, then the batch rows in order.
@@ -107,14 +107,14 @@ func TestGreedyLies(t *testing.T) {
 }
 
 func TestParseLie(t *testing.T) {
-	for _, l := range []LieKind{LieMin, LieMean, LieMax, LieBeliever} {
-		got, err := ParseLie(l.String())
+	for _, l := range []lieKind{lieMin, lieMean, LieMax, LieBeliever} {
+		got, err := parseLie(l.String())
 		if err != nil || got != l {
 			t.Errorf("ParseLie(%q) = %v, %v; want %v", l.String(), got, err, l)
 		}
 	}
 	for _, bad := range []string{"", "median", "Min", " max"} {
-		if _, err := ParseLie(bad); err == nil {
+		if _, err := parseLie(bad); err == nil {
 			t.Errorf("ParseLie(%q) accepted a lie that does not exist", bad)
 		} else if !strings.Contains(err.Error(), "min, mean, max or believer") {
 			t.Errorf("ParseLie(%q): error %q does not list the valid lies", bad, err)

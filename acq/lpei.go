@@ -13,7 +13,7 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// LocalPenalization is batch BO by local penalization (González, Dai,
+// localPenalization is batch BO by local penalization (González, Dai,
 // Hennig & Lawrence 2016) applied to EI (the TES paper's LP-EI). Batch
 // points are chosen one at a time by maximizing
 //
@@ -28,12 +28,12 @@ import (
 // gradient norm; taking the best of a space-filling set is our
 // simplification); if it is below 1e-7, L = 10 as in the authors' GPyOpt.
 // The penalizers use the transformation-free form since EI > 0.
-type LocalPenalization struct {
+type localPenalization struct {
 	Settings OptimizeSettings
 }
 
 // Propose implements Proposer.
-func (lp LocalPenalization) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error) {
+func (lp localPenalization) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error) {
 	if err := checkState(s, q); err != nil {
 		return nil, err
 	}
@@ -137,14 +137,14 @@ func (f *lpFunc) Eval(X, grad *mat.Dense) float64 {
 	var g []float64
 	if grad == nil {
 		m, vr := f.g.MeanVar(x)
-		v, _, _ = LogEI(m, math.Sqrt(vr), f.best)
+		v, _, _ = logEI(m, math.Sqrt(vr), f.best)
 	} else {
 		buf := make([]float64, 2*d)
 		dm, dv := buf[:d], buf[d:]
 		m, vr := f.g.MeanVarGrad(x, dm, dv)
 		sd := math.Sqrt(vr)
 		var am, as float64
-		v, am, as = LogEI(m, sd, f.best)
+		v, am, as = logEI(m, sd, f.best)
 		g = grad.RawRowView(0)
 		for i := range g {
 			g[i] = am * dm[i]
@@ -165,7 +165,7 @@ func (f *lpFunc) Eval(X, grad *mat.Dense) float64 {
 		z := (f.L*r - f.best + f.mu[k]) / f.sd[k]
 		v += LogPhi(z)
 		if g != nil && r > 1e-12 {
-			w := InvMills(z) * f.L / (f.sd[k] * r)
+			w := invMills(z) * f.L / (f.sd[k] * r)
 			for i := range g {
 				g[i] += w * (x[i] - c[i])
 			}

@@ -55,7 +55,7 @@ func TestLPEISpreadsBatch(t *testing.T) {
 	s := testState(t, 10, 2, 7)
 	set := OptimizeSettings{RawSamples: 256, Restarts: 4, Workers: 1}
 
-	B, err := LocalPenalization{Settings: set}.Propose(ctx, s, q)
+	B, err := localPenalization{Settings: set}.Propose(ctx, s, q)
 	if err != nil {
 		t.Fatal(err)
 	}

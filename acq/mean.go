@@ -76,9 +76,8 @@ func BestMean(g *gp.GP) (best int, means []float64) {
 // continuous coordinates are refined. μ in another combination is the
 // overlap kernel's extrapolation across choices; on the mixed suite the
 // unrestricted argmax μ often lay in a combination whose true value was
-// far worse than the best evaluated point's (e.g. the default's median
-// log10 regret on Func2C −0.37 unrestricted, −0.62 restricted; on
-// branin-shift 0.36 and −0.29).
+// far worse than the best evaluated point's (docs/results/README.md,
+// "Measurements behind the code").
 func MaximizeMean(ctx context.Context, g *gp.GP, starts *mat.Dense, rng *rand.Rand) (*mat.Dense, float64, error) {
 	var f Func = PosteriorMean{GP: g, Start: starts}
 	cats := CategoriesOf(g)

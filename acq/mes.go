@@ -13,14 +13,14 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// MES is max-value entropy search (Wang & Jegelka 2017, Eq. (6)): the
+// mes is max-value entropy search (Wang & Jegelka 2017, Eq. (6)): the
 // information a noise-free evaluation at x carries about the maximum value
 // y* = max f, estimated from K samples y*_k:
 //
 //	α(x) = (1/K) Σ_k [ γ_k(x) ψ(γ_k(x)) / 2 − log Φ(γ_k(x)) ],
-//	γ_k(x) = (y*_k − μ(x)) / σ(x),  ψ = φ/Φ (InvMills).
+//	γ_k(x) = (y*_k − μ(x)) / σ(x),  ψ = φ/Φ (invMills).
 //
-// The y*_k are the maxima of whole-function posterior samples (PathMaxima;
+// The y*_k are the maxima of whole-function posterior samples (pathMaxima;
 // the paper's "MES-R" variant uses random features the same way) or, with
 // Gumbel, draws from the Gumbel fit of Wang & Jegelka's Sec. 3.1:
 // Pr[y* < y] ≈ Π_x Φ((y − μ(x))/σ(x)) over a discretization (here 1000·d
@@ -29,15 +29,15 @@ import (
 // raised to it (y* ≥ the best observation up to noise), and the entropy is
 // that of the latent f(x), as in the paper's derivation. MES scores single
 // points; batches come from Greedy.
-type MES struct {
+type mes struct {
 	Samples  int              // K (0: 10)
 	Gumbel   bool             // Gumbel approximation instead of path maxima
 	Features int              // random Fourier features per path (0: 1000)
-	Settings OptimizeSettings // path maximization (zero: see PathMaxima)
+	Settings OptimizeSettings // path maximization (zero: see pathMaxima)
 }
 
 // Prepare implements Scorer.
-func (e MES) Prepare(ctx context.Context, s *State, q int) (Func, error) {
+func (e mes) Prepare(ctx context.Context, s *State, q int) (Func, error) {
 	if err := singlePoint("mes", s, q); err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (e MES) Prepare(ctx context.Context, s *State, q int) (Func, error) {
 		}
 	} else {
 		var err error
-		if _, ys, err = PathMaxima(ctx, s.GP, K, orDefault(e.Features, 1000), e.Settings, s.Rand); err != nil {
+		if _, ys, err = pathMaxima(ctx, s.GP, K, orDefault(e.Features, 1000), e.Settings, s.Rand); err != nil {
 			return nil, fmt.Errorf("mes: %w", err)
 		}
 	}
@@ -67,7 +67,7 @@ func mesScore(ys []float64, m, sd float64) (v, dm, dsd float64) {
 	sd = math.Max(sd, 1e-12)
 	for _, y := range ys {
 		g := (y - m) / sd
-		lam := InvMills(g)
+		lam := invMills(g)
 		v += 0.5*g*lam - LogPhi(g)
 		// d/dγ [γλ/2 − log Φ] = λ/2 + γλ'/2 − λ with λ' = −λ(γ + λ).
 		dg := -0.5*lam - 0.5*g*lam*(g+lam)

@@ -40,10 +40,10 @@ func TestMESGradient(t *testing.T) {
 	X := mat.NewDense(1, 3, []float64{0.21, 0.64, 0.48})
 	for _, c := range []struct {
 		name string
-		mes  MES
+		mes  mes
 	}{
-		{"mes-paths", MES{Samples: 4, Features: 300}},
-		{"mes-gumbel", MES{Samples: 8, Gumbel: true}},
+		{"mes-paths", mes{Samples: 4, Features: 300}},
+		{"mes-gumbel", mes{Samples: 8, Gumbel: true}},
 	} {
 		s := testState(t, 15, 3, 2)
 		f, err := c.mes.Prepare(ctx, s, 1)

@@ -10,11 +10,11 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// MaxEnumerate is the largest number of categorical combinations (the
+// maxEnumerate is the largest number of categorical combinations (the
 // product of the choice counts) that Maximize enumerates exactly at each
 // categorical step; beyond it the step tries every single-coordinate change
 // of choice.
-const MaxEnumerate = 64
+const maxEnumerate = 64
 
 // mixedRounds bounds the alternations between the continuous local search
 // and the categorical step of one restart.
@@ -35,7 +35,7 @@ func CategoriesOf(g *gp.GP) []int {
 // mixedSearch is Maximize's handling of categorical coordinates over a
 // flat batch x (q·d). A categorical step sets, for each batch point in
 // turn, its choices to the best combination (all of them when there are ≤
-// MaxEnumerate, else the best single-coordinate change), other coordinates
+// maxEnumerate, else the best single-coordinate change), other coordinates
 // fixed. Every restart takes one categorical step from its start and then
 // one continuous local search with the categorical coordinates fixed (the
 // cost of a continuous restart plus one screen of the combinations); the
@@ -54,7 +54,7 @@ type mixedSearch struct {
 	q, d   int    // batch shape
 	idx    []int  // the categorical coordinates
 	fixed  []bool // per flat coordinate (q·d): categorical
-	combos int    // Π n_j, saturated above MaxEnumerate
+	combos int    // Π n_j, saturated above maxEnumerate
 }
 
 func newMixedSearch(cats []int, q, d int) *mixedSearch {
@@ -62,7 +62,7 @@ func newMixedSearch(cats []int, q, d int) *mixedSearch {
 	for j, n := range cats {
 		if n > 0 {
 			m.idx = append(m.idx, j)
-			m.combos = min(m.combos*n, MaxEnumerate+1)
+			m.combos = min(m.combos*n, maxEnumerate+1)
 		}
 	}
 	if len(m.idx) == 0 {
@@ -151,7 +151,7 @@ func (m *mixedSearch) best(res []float64) []int {
 
 // step improves the choices of each batch point in turn, in place, keeping
 // *v = α(x) current; it reports whether anything changed. The candidates of
-// a point (every combination when there are ≤ MaxEnumerate, else every
+// a point (every combination when there are ≤ maxEnumerate, else every
 // single-coordinate change of choice) are scored together, by one batched
 // prediction when f is a batchScorer and q = 1.
 func (m *mixedSearch) step(p *problem, x []float64, v *float64) bool {
@@ -178,7 +178,7 @@ func (m *mixedSearch) step(p *problem, x []float64, v *float64) bool {
 func (m *mixedSearch) candidates(x []float64, r int) *mat.Dense {
 	orig := x[r*m.d : (r+1)*m.d]
 	nc := m.combos
-	if nc > MaxEnumerate {
+	if nc > maxEnumerate {
 		nc = 0
 		for _, j := range m.idx {
 			nc += m.cats[j]
@@ -192,7 +192,7 @@ func (m *mixedSearch) candidates(x []float64, r int) *mat.Dense {
 		copy(row, x)
 		return row[r*m.d : (r+1)*m.d]
 	}
-	if m.combos <= MaxEnumerate {
+	if m.combos <= maxEnumerate {
 		for c := 0; c < nc; c++ {
 			m.setCombo(next(), c)
 		}

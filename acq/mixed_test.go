@@ -49,7 +49,7 @@ func TestMaximizeMixedEnumerates(t *testing.T) {
 	}
 }
 
-// Beyond MaxEnumerate the categorical step changes one coordinate at a
+// Beyond maxEnumerate the categorical step changes one coordinate at a
 // time: a separable bonus is found, and every categorical coordinate of a
 // batch result sits at a bin centre.
 func TestMaximizeMixedCoordinateMoves(t *testing.T) {

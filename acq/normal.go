@@ -6,9 +6,9 @@ import (
 	"github.com/tesbo/tesbo/internal/linalg"
 )
 
-// Gaussian helpers, stable far into the tails. Package tes uses LogPhi and
-// InvMills for its EP updates (for β below about −5 the inverse Mills ratio
-// must not be computed as φ/Φ, which loses every digit there).
+// Gaussian helpers, stable far into the tails. PES's EP updates use
+// invMills (for β below about −5 the inverse Mills ratio must not be
+// computed as φ/Φ, which loses every digit there); package tes uses LogPhi.
 
 const (
 	sqrt2     = math.Sqrt2
@@ -16,20 +16,20 @@ const (
 	logSqrt2π = 0.91893853320467274178032973640562 // log √(2π)
 )
 
-// NormPDF returns the standard normal density φ(z) = exp(−z²/2)/√(2π).
-func NormPDF(z float64) float64 { return math.Exp(-0.5*z*z - logSqrt2π) }
+// normPDF returns the standard normal density φ(z) = exp(−z²/2)/√(2π).
+func normPDF(z float64) float64 { return math.Exp(-0.5*z*z - logSqrt2π) }
 
 // NormCDF returns the standard normal distribution function
 // Φ(z) = erfc(−z/√2)/2, accurate in relative terms for z < 0 down to the
 // underflow of Φ (z ≈ −38.5).
 func NormCDF(z float64) float64 { return 0.5 * math.Erfc(-z*invSqrt2) }
 
-// Erfcx returns the scaled complementary error function
+// erfcx returns the scaled complementary error function
 // erfcx(x) = exp(x²)·erfc(x), which for large x behaves like 1/(x√π) and so
 // neither underflows nor loses relative accuracy where erfc(x) does. For
 // x < −26.7 the result overflows to +Inf. For x ≥ 2 it is computed from
 // the Mills ratio's continued fraction.
-func Erfcx(x float64) float64 { return linalg.Erfcx(x) }
+func erfcx(x float64) float64 { return linalg.Erfcx(x) }
 
 // LogPhi returns log Φ(z), the log standard normal distribution function,
 // accurate for all z: for z < 0 it uses Φ(z) = erfcx(−z/√2)·exp(−z²/2)/2,
@@ -37,13 +37,13 @@ func Erfcx(x float64) float64 { return linalg.Erfcx(x) }
 // log(0) = −Inf; for z > 0 it uses log1p(−Φ(−z)).
 func LogPhi(z float64) float64 { return linalg.LogPhi(z) }
 
-// InvMills returns the inverse Mills ratio λ(z) = φ(z)/Φ(z), which is
+// invMills returns the inverse Mills ratio λ(z) = φ(z)/Φ(z), which is
 // d log Φ(z)/dz. For z < 0 it is computed as √(2/π)/erfcx(−z/√2), which
 // stays accurate in the lower tail where φ and Φ both underflow
 // (λ(z) ≈ −z for z → −∞).
-func InvMills(z float64) float64 { return linalg.InvMills(z) }
+func invMills(z float64) float64 { return linalg.InvMills(z) }
 
-// LogH returns log h(z) and its derivative d log h/dz = Φ(z)/h(z), where
+// logH returns log h(z) and its derivative d log h/dz = Φ(z)/h(z), where
 //
 //	h(z) = φ(z) + z·Φ(z)
 //
@@ -56,7 +56,7 @@ func InvMills(z float64) float64 { return linalg.InvMills(z) }
 // z → −∞) where h underflows, the stabilisation Ament et al. (2023,
 // "Unexpected improvements to expected improvement") argue for, done here by
 // a continued fraction rather than their erfcx/log1mexp formulation.
-func LogH(z float64) (logh, dlogh float64) {
+func logH(z float64) (logh, dlogh float64) {
 	switch {
 	case math.IsNaN(z):
 		return z, z
@@ -65,7 +65,7 @@ func LogH(z float64) (logh, dlogh float64) {
 	case math.IsInf(z, -1):
 		return z, math.Inf(1)
 	case z >= -3:
-		phi, Phi := NormPDF(z), NormCDF(z)
+		phi, Phi := normPDF(z), NormCDF(z)
 		h := phi + z*Phi
 		return math.Log(h), Phi / h
 	}
@@ -76,11 +76,11 @@ func LogH(z float64) (logh, dlogh float64) {
 	return -0.5*z*z - logSqrt2π + math.Log(K/(t+K)), 1 / K
 }
 
-// LogEI returns log EI(x) = log σ + log h((μ − best)/σ) for a Gaussian
+// logEI returns log EI(x) = log σ + log h((μ − best)/σ) for a Gaussian
 // predictive N(μ, σ²) and incumbent best (maximization), with
 // ∂/∂μ and ∂/∂σ of it. For σ = 0 it returns log max(μ − best, 0) and
 // zero derivatives.
-func LogEI(mu, sigma, best float64) (v, dmu, dsigma float64) {
+func logEI(mu, sigma, best float64) (v, dmu, dsigma float64) {
 	if !(sigma > 0) {
 		imp := mu - best
 		if imp > 0 {
@@ -89,7 +89,7 @@ func LogEI(mu, sigma, best float64) (v, dmu, dsigma float64) {
 		return math.Inf(-1), 0, 0
 	}
 	z := (mu - best) / sigma
-	lh, dlh := LogH(z)
+	lh, dlh := logH(z)
 	// ∂z/∂μ = 1/σ, ∂z/∂σ = −z/σ.
 	return math.Log(sigma) + lh, dlh / sigma, (1 - z*dlh) / sigma
 }

@@ -31,11 +31,11 @@ func TestErfcx(t *testing.T) {
 		{1e3, 0.0005641893014533876542},
 		{1e8, 5.6418958354775625874e-9},
 	} {
-		if got := Erfcx(c.x); !relClose(got, c.want, 1e-14) {
+		if got := erfcx(c.x); !relClose(got, c.want, 1e-14) {
 			t.Errorf("Erfcx(%v) = %.17g, want %.17g", c.x, got, c.want)
 		}
 	}
-	if !math.IsInf(Erfcx(-30), 1) || Erfcx(math.Inf(1)) != 0 {
+	if !math.IsInf(erfcx(-30), 1) || erfcx(math.Inf(1)) != 0 {
 		t.Error("Erfcx limits wrong")
 	}
 }
@@ -72,7 +72,7 @@ func TestInvMills(t *testing.T) {
 		{3, 0.0044378390421256637933},
 		{10, 7.6945986267064193463e-23},
 	} {
-		if got := InvMills(c.z); !relClose(got, c.want, 1e-13) {
+		if got := invMills(c.z); !relClose(got, c.want, 1e-13) {
 			t.Errorf("InvMills(%v) = %.17g, want %.17g", c.z, got, c.want)
 		}
 	}
@@ -80,8 +80,8 @@ func TestInvMills(t *testing.T) {
 	for _, z := range []float64{-30, -7, -2, 0.5, 4} {
 		h := 1e-5 * math.Max(1, math.Abs(z))
 		fd := (LogPhi(z+h) - LogPhi(z-h)) / (2 * h)
-		if !relClose(InvMills(z), fd, 1e-7) {
-			t.Errorf("InvMills(%v) = %v, central difference of LogPhi %v", z, InvMills(z), fd)
+		if !relClose(invMills(z), fd, 1e-7) {
+			t.Errorf("InvMills(%v) = %v, central difference of LogPhi %v", z, invMills(z), fd)
 		}
 	}
 }
@@ -101,7 +101,7 @@ func TestLogH(t *testing.T) {
 		{5, 1.6094379231264313851, 0.19999994053122004649},
 		{30, 3.4011973816621553754, 0.033333333333333333333},
 	} {
-		lh, dlh := LogH(c.z)
+		lh, dlh := logH(c.z)
 		// Direct evaluation just above −3 loses about a digit to
 		// cancellation in φ + zΦ.
 		if !relClose(lh, c.logh, 1e-13) || !relClose(dlh, c.dlogh, 1e-12) {
@@ -116,24 +116,24 @@ func TestLogH(t *testing.T) {
 func TestLogEIWhereEIUnderflows(t *testing.T) {
 	const mu, sigma, best = -39.0, 0.5, -19.0 // z = −40
 	z := (mu - best) / sigma
-	plain := sigma * (NormPDF(z) + z*NormCDF(z))
+	plain := sigma * (normPDF(z) + z*NormCDF(z))
 	if plain != 0 {
 		t.Fatalf("expected plain EI to underflow at z=%v, got %v", z, plain)
 	}
-	v, dmu, dsigma := LogEI(mu, sigma, best)
+	v, dmu, dsigma := logEI(mu, sigma, best)
 	want := math.Log(sigma) + -808.29856835661996024
 	if math.IsInf(v, 0) || !relClose(v, want, 1e-13) {
 		t.Errorf("LogEI = %v, want %v", v, want)
 	}
 	h := 1e-6
 	fdmu := func() float64 {
-		a, _, _ := LogEI(mu+h, sigma, best)
-		b, _, _ := LogEI(mu-h, sigma, best)
+		a, _, _ := logEI(mu+h, sigma, best)
+		b, _, _ := logEI(mu-h, sigma, best)
 		return (a - b) / (2 * h)
 	}()
 	fds := func() float64 {
-		a, _, _ := LogEI(mu, sigma+h, best)
-		b, _, _ := LogEI(mu, sigma-h, best)
+		a, _, _ := logEI(mu, sigma+h, best)
+		b, _, _ := logEI(mu, sigma-h, best)
 		return (a - b) / (2 * h)
 	}()
 	if !relClose(dmu, fdmu, 1e-6) || !relClose(dsigma, fds, 1e-6) {
@@ -142,8 +142,8 @@ func TestLogEIWhereEIUnderflows(t *testing.T) {
 	// In the bulk, log-EI is the log of the textbook closed form.
 	for _, c := range []struct{ mu, sigma, best float64 }{{0.3, 0.7, 0.1}, {-0.2, 1.3, 0.9}, {1, 0.1, 1}} {
 		z := (c.mu - c.best) / c.sigma
-		ei := (c.mu-c.best)*NormCDF(z) + c.sigma*NormPDF(z)
-		if v, _, _ := LogEI(c.mu, c.sigma, c.best); !relClose(v, math.Log(ei), 1e-13) {
+		ei := (c.mu-c.best)*NormCDF(z) + c.sigma*normPDF(z)
+		if v, _, _ := logEI(c.mu, c.sigma, c.best); !relClose(v, math.Log(ei), 1e-13) {
 			t.Errorf("LogEI(%v) = %v, want log %v = %v", c, v, ei, math.Log(ei))
 		}
 	}

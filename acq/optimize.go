@@ -14,34 +14,28 @@ import (
 	"gonum.org/v1/gonum/stat/samplemv"
 )
 
-// Method selects the local optimizer of Maximize.
-type Method int
+// method selects the local optimizer of Maximize.
+type method int
 
 const (
-	// ProjectedLBFGS is a bound-constrained limited-memory quasi-Newton
+	// methodLBFGS is a bound-constrained limited-memory quasi-Newton
 	// method: projected L-BFGS with an active set, L-BFGS-B without its
 	// generalized Cauchy point (see projectedLBFGS). It is the zero value
 	// and the default, and it sees the deterministic Func.Eval.
-	ProjectedLBFGS Method = iota
-	// Adam is projected stochastic gradient ascent with Adam steps (Kingma &
+	methodLBFGS method = iota
+	// methodAdam is projected stochastic gradient ascent with Adam steps (Kingma &
 	// Ba 2015). A Func implementing Stochastic is evaluated with fresh
 	// Monte-Carlo samples at each step (the TES paper's setting: 300 steps);
 	// other Funcs are followed along their deterministic gradient.
-	Adam
+	methodAdam
 )
-
-// LBFGSB is the former name of ProjectedLBFGS.
-//
-// Deprecated: use ProjectedLBFGS; the method has no generalized Cauchy
-// point, which L-BFGS-B is named for.
-const LBFGSB = ProjectedLBFGS
 
 // OptimizeSettings configures Maximize. Every zero field takes the documented
 // default, so OptimizeSettings{} is a sensible configuration (the BoTorch
 // defaults the project is compared with: 512 raw samples, 10 restarts).
 type OptimizeSettings struct {
-	// Method is the local optimizer (default ProjectedLBFGS).
-	Method Method `json:"method"`
+	// Method is the local optimizer (default methodLBFGS).
+	Method method `json:"method"`
 	// RawSamples is the number of space-filling candidate batches (scrambled
 	// Halton points in [0,1]^{q·d}) scored before the local searches.
 	// 0 means 512.
@@ -116,7 +110,7 @@ func Maximize(ctx context.Context, f Func, q, d int, s OptimizeSettings, rng *ra
 // from a GP's kernel). Categorical coordinates sit at bin centres in the raw
 // samples, the starts and the result; each restart first sets its choices
 // by a search over them (exact enumeration of the combinations when there
-// are at most MaxEnumerate) and then runs the local search over the
+// are at most maxEnumerate) and then runs the local search over the
 // continuous coordinates, and the best mixedPolish restarts go on
 // alternating the two (see mixedSearch). With nil or all-zero cats it is
 // Maximize.
@@ -155,7 +149,7 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 		p.fixed = mx.fixed
 		return p, func(x []float64) float64 {
 			switch s.Method {
-			case Adam:
+			case methodAdam:
 				r := rand.New(rand.NewPCG(seeds[i][0], seeds[i][1]))
 				adam(ctx, p, x, s, r)
 				return evalValue(f, x, q, d)
@@ -343,7 +337,6 @@ type problem struct {
 	q, d    int
 	hasGrad bool
 	fdStep  float64
-	gradM   *mat.Dense
 	tmp     []float64
 	evals   int
 	fixed   []bool // coordinates the local search must not move (categorical), or nil

@@ -230,7 +230,7 @@ func (f *noisyQuad) EvalSample(X, grad *mat.Dense, rng *rand.Rand) float64 {
 
 func TestMaximizeAdam(t *testing.T) {
 	f := &noisyQuad{quadFunc{c: mat.NewDense(1, 3, []float64{0.35, 1.3, -0.2}), w: []float64{1, 1, 1}}}
-	X, _, err := Maximize(context.Background(), f, 1, 3, OptimizeSettings{Method: Adam, RawSamples: 16, Restarts: 2, AdamIters: 600}, rand.New(rand.NewPCG(5, 6)))
+	X, _, err := Maximize(context.Background(), f, 1, 3, OptimizeSettings{Method: methodAdam, RawSamples: 16, Restarts: 2, AdamIters: 600}, rand.New(rand.NewPCG(5, 6)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 // PathDefaults fills the zero RawSamples, Restarts and MaxIter of s with the
 // inner-optimizer defaults for maximizing one whole-function sample: 128,
-// 10 and 50 (PathMaxima here, tes.TrustedSettings for TES's trusted
+// 10 and 50 (pathMaxima here, tes.trustedSettings for TES's trusted
 // maximizers). Paths are cheap to evaluate, so local searches from 10 of
 // 128 space-filling points cost little, while with 3 restarts from 256
 // points the search missed the global maximum of a fifth to a third of the
@@ -32,25 +32,16 @@ func PathDefaults(s OptimizeSettings) OptimizeSettings {
 	return s
 }
 
-// pathFunc adapts a gp.Path to a q = 1 Func; it suggests the training input
-// where the path is largest as an extra start.
-type pathFunc struct {
-	p     *gp.Path
-	start []float64
+// PathFunc adapts a posterior sample path to a q = 1 Func with its
+// gradient, suggesting starts (each 1×d) to Maximize. Maximize copies the
+// starts, so they may be shared.
+func PathFunc(p *gp.Path, starts []*mat.Dense) Func {
+	return &pathFunc{p: p, starts: starts}
 }
 
-func newPathFunc(p *gp.Path, X *mat.Dense) *pathFunc {
-	f := &pathFunc{p: p}
-	if X != nil {
-		n, _ := X.Dims()
-		best := math.Inf(-1)
-		for i := 0; i < n; i++ {
-			if v := p.Eval(X.RawRowView(i)); v > best {
-				best, f.start = v, X.RawRowView(i)
-			}
-		}
-	}
-	return f
+type pathFunc struct {
+	p      *gp.Path
+	starts []*mat.Dense
 }
 
 func (f *pathFunc) HasGradient() bool { return true }
@@ -64,13 +55,33 @@ func (f *pathFunc) Eval(X, grad *mat.Dense) float64 {
 }
 
 func (f *pathFunc) Starts(q int) []*mat.Dense {
-	if f.start == nil || q != 1 {
+	if q != 1 {
 		return nil
 	}
-	return []*mat.Dense{mat.NewDense(1, len(f.start), append([]float64(nil), f.start...))}
+	return f.starts
 }
 
-// PathMaxima draws n approximate whole-function posterior samples of f from
+// bestInputStart returns, as the one start for maximizing p, the training
+// input (row of X) where p is largest; nil when X is nil or empty.
+func bestInputStart(p *gp.Path, X *mat.Dense) []*mat.Dense {
+	if X == nil {
+		return nil
+	}
+	var start []float64
+	n, _ := X.Dims()
+	best := math.Inf(-1)
+	for i := 0; i < n; i++ {
+		if v := p.Eval(X.RawRowView(i)); v > best {
+			best, start = v, X.RawRowView(i)
+		}
+	}
+	if start == nil {
+		return nil
+	}
+	return []*mat.Dense{mat.NewDense(1, len(start), append([]float64(nil), start...))}
+}
+
+// pathMaxima draws n approximate whole-function posterior samples of f from
 // g (gp.SamplePaths with the given number of random Fourier features) and
 // maximizes each over [0,1]^d with Maximize (settings PathDefaults(s), plus
 // the training input where the sample is largest as a start). It returns
@@ -78,7 +89,7 @@ func (f *pathFunc) Starts(q int) []*mat.Dense {
 // n×d result) and the maxima f_k(x*_k): samples of the global maximizer and
 // maximum, as PES (Hernández-Lobato et al. 2014), MES (Wang & Jegelka 2017)
 // and Thompson sampling use them.
-func PathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettings, rng *rand.Rand) (*mat.Dense, []float64, error) {
+func pathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettings, rng *rand.Rand) (*mat.Dense, []float64, error) {
 	if n < 1 {
 		return nil, nil, fmt.Errorf("path maxima: need at least one sample, got %d", n)
 	}
@@ -91,7 +102,7 @@ func PathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettin
 	X := mat.NewDense(n, d, nil)
 	vals := make([]float64, n)
 	for k, p := range paths {
-		x, v, err := MaximizeMixed(ctx, newPathFunc(p, g.X()), 1, d, CategoriesOf(g), s, rng)
+		x, v, err := MaximizeMixed(ctx, PathFunc(p, bestInputStart(p, g.X())), 1, d, CategoriesOf(g), s, rng)
 		if err != nil {
 			return nil, nil, fmt.Errorf("maximize posterior sample %d: %w", k+1, err)
 		}
@@ -101,33 +112,33 @@ func PathMaxima(ctx context.Context, g *gp.GP, n, features int, s OptimizeSettin
 	return X, vals, nil
 }
 
-// Thompson is batch Thompson sampling (Thompson 1933; for GP-BO batches,
+// thompson is batch Thompson sampling (Thompson 1933; for GP-BO batches,
 // e.g. Kandasamy et al. 2018): each batch member is the maximizer of an
-// independent whole-function posterior sample (PathMaxima). Pending points
+// independent whole-function posterior sample (pathMaxima). Pending points
 // are ignored: independent samples already diversify the batch.
-type Thompson struct {
+type thompson struct {
 	Features int              // random Fourier features per sample (0: 1000)
-	Settings OptimizeSettings // path maximization (zero: see PathMaxima)
+	Settings OptimizeSettings // path maximization (zero: see pathMaxima)
 }
 
 // Propose implements Proposer.
-func (t Thompson) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error) {
+func (t thompson) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error) {
 	if err := checkState(s, q); err != nil {
 		return nil, err
 	}
-	X, _, err := PathMaxima(ctx, s.GP, q, orDefault(t.Features, 1000), t.Settings, s.Rand)
+	X, _, err := pathMaxima(ctx, s.GP, q, orDefault(t.Features, 1000), t.Settings, s.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("thompson sampling: %w", err)
 	}
 	return X, nil
 }
 
-// Random proposes q points drawn uniformly from [0,1]^d (random search, the
+// random proposes q points drawn uniformly from [0,1]^d (random search, the
 // floor every acquisition must beat).
-type Random struct{}
+type random struct{}
 
 // Propose implements Proposer.
-func (Random) Propose(_ context.Context, s *State, q int) (*mat.Dense, error) {
+func (random) Propose(_ context.Context, s *State, q int) (*mat.Dense, error) {
 	if s == nil || s.Rand == nil || s.GP == nil {
 		return nil, fmt.Errorf("random search: state needs a GP (for the dimension) and a random stream")
 	}

@@ -16,9 +16,9 @@ import (
 func TestPathSearchWorkers(t *testing.T) {
 	o := Options{Optimize: OptimizeSettings{Workers: 1}}
 	settings := map[string]func(Proposer) OptimizeSettings{
-		"mes": func(p Proposer) OptimizeSettings { return p.(Greedy).Scorer.(MES).Settings },
-		"pes": func(p Proposer) OptimizeSettings { return p.(Greedy).Scorer.(PES).Settings },
-		"ts":  func(p Proposer) OptimizeSettings { return p.(Thompson).Settings },
+		"mes": func(p Proposer) OptimizeSettings { return p.(Greedy).Scorer.(mes).Settings },
+		"pes": func(p Proposer) OptimizeSettings { return p.(Greedy).Scorer.(pes).Settings },
+		"ts":  func(p Proposer) OptimizeSettings { return p.(thompson).Settings },
 	}
 	for name, get := range settings {
 		p, err := Lookup(name, o)
@@ -32,7 +32,7 @@ func TestPathSearchWorkers(t *testing.T) {
 
 	g := fixtureGP(t, 12, 2, 8)
 	run := func(s OptimizeSettings) (*mat.Dense, []float64) {
-		X, v, err := PathMaxima(context.Background(), g, 3, 200, s, rand.New(rand.NewPCG(4, 4)))
+		X, v, err := pathMaxima(context.Background(), g, 3, 200, s, rand.New(rand.NewPCG(4, 4)))
 		if err != nil {
 			t.Fatal(err)
 		}

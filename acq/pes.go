@@ -12,14 +12,14 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// PES is predictive entropy search (Hernández-Lobato, Hoffman & Ghahramani
+// pes is predictive entropy search (Hernández-Lobato, Hoffman & Ghahramani
 // 2014, Eq. (3)):
 //
 //	α(x) = H[y_x | D] − E_{x*}[H[y_x | D, x*]]
 //	     ≈ ½ log(v(x) + σ_n²) − (1/M) Σ_m ½ log(v_m(x) + σ_n²),
 //
 // with M samples x*_m of the maximizer (maximizers of whole-function
-// posterior samples, PathMaxima) and v_m(x) the variance of f(x) under the
+// posterior samples, pathMaxima) and v_m(x) the variance of f(x) under the
 // paper's Gaussian approximation of p(f | D, x* is the maximizer), built as
 // in its Sec. 2.1–2.2:
 //
@@ -48,10 +48,10 @@ import (
 //     differences (d + 1 evaluations per gradient);
 //   - PES scores single points; batches come from Greedy (the batch
 //     version, PPES, is a different method).
-type PES struct {
+type pes struct {
 	Samples  int              // M, number of x* samples (0: 5)
 	Features int              // random Fourier features per path (0: 1000)
-	Settings OptimizeSettings // path maximization (zero: see PathMaxima)
+	Settings OptimizeSettings // path maximization (zero: see pathMaxima)
 }
 
 // Functional kinds of f at x*: value, gradient component, Hessian diagonal,
@@ -224,7 +224,7 @@ type pesSample struct {
 }
 
 // Prepare implements Scorer.
-func (e PES) Prepare(ctx context.Context, s *State, q int) (Func, error) {
+func (e pes) Prepare(ctx context.Context, s *State, q int) (Func, error) {
 	if err := singlePoint("pes", s, q); err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (e PES) Prepare(ctx context.Context, s *State, q int) (Func, error) {
 		return nil, err
 	}
 	M := orDefault(e.Samples, 5)
-	Xs, _, err := PathMaxima(ctx, g, M, orDefault(e.Features, 1000), e.Settings, s.Rand)
+	Xs, _, err := pathMaxima(ctx, g, M, orDefault(e.Features, 1000), e.Settings, s.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("pes: %w", err)
 	}
@@ -361,7 +361,7 @@ func (f *pesFunc) Eval(X, _ *mat.Dense) float64 {
 		// Condition C: f(x) ≤ f(x*).
 		ss := math.Max(smp.vStar+vx-2*cx, 1e-12)
 		a := (smp.mStar - mx) / math.Sqrt(ss)
-		b := InvMills(a)
+		b := invMills(a)
 		vn := vx - b*(b+a)*(vx-cx)*(vx-cx)/ss
 		vn = math.Max(vn, 1e-12)
 		sum += 0.5 * math.Log(vn+f.noise)

@@ -120,7 +120,7 @@ func epTruncations(mu []float64, S *mat.Dense, sites []functional, best, sn floa
 			}
 			den := math.Sqrt(s2 + n2)
 			z := sgn * (mc - thr) / den
-			lam := InvMills(z)
+			lam := invMills(z)
 			mh := mc + sgn*s2*lam/den
 			vh := s2 - s2*s2*lam*(z+lam)/(s2+n2)
 			if !(vh > 0) {

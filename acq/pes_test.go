@@ -107,7 +107,7 @@ func TestEPSingleSiteIsExact(t *testing.T) {
 	}
 	den := math.Sqrt(1 + sn*sn)
 	z := (mu[0] - best) / den
-	lam := InvMills(z)
+	lam := invMills(z)
 	wantM := mu[0] + lam/den
 	wantV := 1 - lam*(z+lam)/(1+sn*sn)
 	if math.Abs(m[0]-wantM) > 1e-8 || math.Abs(V.At(0, 0)-wantV) > 1e-8 {
@@ -120,7 +120,7 @@ func TestEPSingleSiteIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	z = -mu[0] / 1
-	lam = InvMills(z)
+	lam = invMills(z)
 	m0 := mu[0] - lam
 	v0 := 1 - lam*(z+lam)
 	beta := 0.6 / 1.0
@@ -138,7 +138,7 @@ func TestEPSingleSiteIsExact(t *testing.T) {
 // noise-free model (where nothing is left to learn).
 func TestPESValues(t *testing.T) {
 	s := testState(t, 12, 2, 8)
-	f, err := PES{Samples: 5, Features: 500}.Prepare(context.Background(), s, 1)
+	f, err := pes{Samples: 5, Features: 500}.Prepare(context.Background(), s, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

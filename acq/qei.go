@@ -15,7 +15,7 @@ import (
 	"github.com/tesbo/tesbo/internal/linalg"
 )
 
-// QEI is the joint (parallel, multi-point) expected improvement of a batch
+// qei is the joint (parallel, multi-point) expected improvement of a batch
 // (Ginsbourger, Le Riche & Carraro 2010; Marmin, Chevalier & Ginsbourger
 // 2015 for its gradient):
 //
@@ -32,13 +32,13 @@ import (
 //
 // Pending points enter the joint distribution as extra, fixed batch members
 // (the improvement is the maximum over batch ∪ pending).
-type QEI struct {
+type qei struct {
 	// Samples is the number of base samples N (0 means 512).
 	Samples int
 }
 
 // Prepare implements Scorer.
-func (e QEI) Prepare(_ context.Context, s *State, q int) (Func, error) {
+func (e qei) Prepare(_ context.Context, s *State, q int) (Func, error) {
 	if s == nil || s.GP == nil || s.Rand == nil {
 		return nil, fmt.Errorf("qei: state needs a GP and a random stream")
 	}

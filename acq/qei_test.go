@@ -30,18 +30,18 @@ func TestQEISingleMatchesEI(t *testing.T) {
 	s := testState(t, 10, 2, 4)
 	ctx := context.Background()
 	X := mat.NewDense(1, 2, []float64{0.45, 0.3})
-	fq, err := QEI{Samples: 1}.Prepare(ctx, s, 1)
+	fq, err := qei{Samples: 1}.Prepare(ctx, s, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mc, se := qeiEstimate(fq.(*qeiFunc), X, 40000, rand.New(rand.NewPCG(1, 1)))
-	fe, _ := EI{}.Prepare(ctx, s, 1)
+	fe, _ := ei{}.Prepare(ctx, s, 1)
 	ei := math.Exp(fe.Eval(X, nil))
 	if math.Abs(mc-ei) > 4*se {
 		t.Errorf("qEI(|B|=1) = %v ± %v, analytic EI %v", mc, se, ei)
 	}
 	// The QMC fixed-sample version is much closer than plain MC error.
-	fqmc, _ := QEI{Samples: 4096}.Prepare(ctx, s, 1)
+	fqmc, _ := qei{Samples: 4096}.Prepare(ctx, s, 1)
 	if v := fqmc.Eval(X, nil); math.Abs(v-ei) > 4*se {
 		t.Errorf("QMC qEI(|B|=1) = %v, analytic EI %v", v, ei)
 	}
@@ -52,7 +52,7 @@ func TestQEIPermutationInvariant(t *testing.T) {
 	ctx := context.Background()
 	X := mat.NewDense(3, 2, []float64{0.45, 0.3, 0.9, 0.8, 0.1, 0.55})
 	P := mat.NewDense(3, 2, []float64{0.1, 0.55, 0.45, 0.3, 0.9, 0.8})
-	f, _ := QEI{Samples: 1}.Prepare(ctx, s, 3)
+	f, _ := qei{Samples: 1}.Prepare(ctx, s, 3)
 	qf := f.(*qeiFunc)
 	// The reparameterization with a Cholesky factor is not exactly
 	// permutation-equivariant for a fixed sample, so invariance holds up to
@@ -64,7 +64,7 @@ func TestQEIPermutationInvariant(t *testing.T) {
 	}
 	// With the same fixed QMC base samples the two orders also agree to
 	// within the (much smaller) QMC error.
-	g, _ := QEI{Samples: 8192}.Prepare(ctx, s, 3)
+	g, _ := qei{Samples: 8192}.Prepare(ctx, s, 3)
 	if va, vb := g.Eval(X, nil), g.Eval(P, nil); math.Abs(va-vb) > 4*math.Hypot(sa, sb) {
 		t.Errorf("fixed-sample qEI: %v vs %v", va, vb)
 	}
@@ -74,7 +74,7 @@ func TestQEIGradient(t *testing.T) {
 	s := testState(t, 12, 2, 6)
 	ctx := context.Background()
 	s.Pending = mat.NewDense(1, 2, []float64{0.5, 0.5})
-	f, _ := QEI{Samples: 256}.Prepare(ctx, s, 3)
+	f, _ := qei{Samples: 256}.Prepare(ctx, s, 3)
 	X := mat.NewDense(3, 2, []float64{0.45, 0.31, 0.92, 0.8, 0.12, 0.55})
 	// The SAA estimate is piecewise smooth (the argmax of a sample can
 	// switch), so use a small step.
@@ -87,7 +87,7 @@ func TestQEIGradient(t *testing.T) {
 func TestQEISampleGradient(t *testing.T) {
 	s := testState(t, 12, 2, 6)
 	s.Pending = mat.NewDense(1, 2, []float64{0.5, 0.5})
-	f, err := QEI{Samples: 256}.Prepare(context.Background(), s, 3)
+	f, err := qei{Samples: 256}.Prepare(context.Background(), s, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +117,9 @@ func TestStochasticOptionSelectsAdam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := ProjectedLBFGS
+		want := methodLBFGS
 		if stochastic {
-			want = Adam
+			want = methodAdam
 		}
 		if got := p.(Optimized).Settings.Method; got != want {
 			t.Fatalf("Stochastic=%v: optimizer method %v, want %v", stochastic, got, want)
@@ -139,7 +139,7 @@ func TestStochasticOptionSelectsAdam(t *testing.T) {
 		return B
 	}
 	adamB, lbfgsB := propose(true), propose(false)
-	ref, err := QEI{Samples: 8192}.Prepare(context.Background(), testState(t, 12, 2, 9), 3)
+	ref, err := qei{Samples: 8192}.Prepare(context.Background(), testState(t, 12, 2, 9), 3)
 	if err != nil {
 		t.Fatal(err)
 	}

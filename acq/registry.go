@@ -7,21 +7,21 @@ import (
 	"sync"
 )
 
-// Factory builds a Proposer from Options. It returns an error for options it
+// factory builds a Proposer from Options. It returns an error for options it
 // cannot honour (never panics on them).
-type Factory func(Options) (Proposer, error)
+type factory func(Options) (Proposer, error)
 
 var registry = struct {
 	sync.RWMutex
-	m map[string]Factory
-}{m: map[string]Factory{}}
+	m map[string]factory
+}{m: map[string]factory{}}
 
 // Register makes an acquisition available under name. It is meant to be
 // called from init functions (package acq registers its baselines, package
 // tes registers "tes", "tes-ep" and "tes-sp"); like database/sql.Register it panics
 // when name is empty, f is nil or name is already taken, since that is a
 // programming error, not user input.
-func Register(name string, f Factory) {
+func Register(name string, f factory) {
 	if name == "" || f == nil {
 		panic("acq: Register with empty name or nil factory")
 	}

@@ -33,13 +33,13 @@ const (
 	BatchCurveSummary = "appg.md"
 )
 
-// DefaultBatchCurveTrusted is |X*| of the Appendix G diagnostic (Fig. 11:
+// defaultBatchCurveTrusted is |X*| of the Appendix G diagnostic (Fig. 11:
 // "TES_ep against the batch size for n = 5").
-const DefaultBatchCurveTrusted = 5
+const defaultBatchCurveTrusted = 5
 
-// BatchCurvePoint is the maximized TES_ep value of one batch size on one
+// batchCurvePoint is the maximized TES_ep value of one batch size on one
 // fitted model.
-type BatchCurvePoint struct {
+type batchCurvePoint struct {
 	Problem string
 	Seed    int // seed index
 	N       int // observations the GP was fitted on
@@ -68,20 +68,14 @@ type BatchCurvePoint struct {
 // It writes appg.csv, appg.md and appg_<problem>.png (mean α ± 1 standard
 // error over seeds against |B|, with H(x*) as the ceiling) to Suite.Out.
 // Seeds run Suite.Jobs at a time; Iters and Acquisitions are ignored.
-func BatchCurve(ctx context.Context, s Suite) ([]BatchCurvePoint, error) {
+func BatchCurve(ctx context.Context, s Suite) ([]batchCurvePoint, error) {
 	start := time.Now()
 	if len(s.Acquisitions) == 0 {
 		s.Acquisitions = []string{"tes-ep"}
 	}
-	if err := s.validate(); err != nil {
-		return nil, &InvalidError{err}
-	}
-	params, err := s.resolveParams(ctx)
+	params, err := s.prepare(ctx)
 	if err != nil {
-		return nil, &InvalidError{err}
-	}
-	if err := os.MkdirAll(s.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
+		return nil, err
 	}
 	type job struct {
 		p     Problem
@@ -94,7 +88,7 @@ func BatchCurve(ctx context.Context, s Suite) ([]BatchCurvePoint, error) {
 		}
 	}
 	r := &runner{s: &s, locks: map[string]*sync.Mutex{}}
-	results := make([][]BatchCurvePoint, len(jobs))
+	results := make([][]batchCurvePoint, len(jobs))
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, s.jobs())
@@ -113,7 +107,7 @@ func BatchCurve(ctx context.Context, s Suite) ([]BatchCurvePoint, error) {
 		}()
 	}
 	wg.Wait()
-	var pts []BatchCurvePoint
+	var pts []batchCurvePoint
 	var failures []string
 	for j, r := range results {
 		pts = append(pts, r...)
@@ -133,9 +127,9 @@ func BatchCurve(ctx context.Context, s Suite) ([]BatchCurvePoint, error) {
 	return pts, nil
 }
 
-func (s *Suite) batchCurveOne(ctx context.Context, p Problem, index int, params map[string]string, lock func(string) *sync.Mutex) ([]BatchCurvePoint, error) {
-	seed := Seed(p.Label(), "appg", 0, index)
-	spec := RunSpec{Problem: p, Acquisition: "tes-ep", Batch: 1, Index: index, Seed: seed}
+func (s *Suite) batchCurveOne(ctx context.Context, p Problem, index int, params map[string]string, lock func(string) *sync.Mutex) ([]batchCurvePoint, error) {
+	seed := seed(p.Label(), "appg", 0, index)
+	spec := runSpec{Problem: p, Acquisition: "tes-ep", Batch: 1, Index: index, Seed: seed}
 	o := s.studyOptions(spec, params)
 	obj, exclusive, err := s.opener()(ctx, p.Name)
 	if err != nil {
@@ -187,7 +181,7 @@ func (s *Suite) batchCurveOne(ctx context.Context, p Problem, index int, params 
 	}
 	k := s.Trusted
 	if k == 0 {
-		k = DefaultBatchCurveTrusted
+		k = defaultBatchCurveTrusted
 	}
 	m, err := tes.NewModel(ctx, g, rng, k, nil, tes.Settings{Method: tes.EP, Trusted: k})
 	if err != nil {
@@ -195,9 +189,9 @@ func (s *Suite) batchCurveOne(ctx context.Context, p Problem, index int, params 
 	}
 	opt := acq.OptimizeSettings{Workers: max(1, s.acqOptions().Optimize.Workers)}
 	gains, err := m.BatchGains(ctx, s.batches(), opt, rng)
-	pts := make([]BatchCurvePoint, len(gains))
+	pts := make([]batchCurvePoint, len(gains))
 	for i, r := range gains {
-		pts[i] = BatchCurvePoint{Problem: p.Label(), Seed: index, N: n, Batch: r.B, Alpha: r.Alpha, AlphaSE: r.SE,
+		pts[i] = batchCurvePoint{Problem: p.Label(), Seed: index, N: n, Batch: r.B, Alpha: r.Alpha, AlphaSE: r.SE,
 			Fitted: r.Fitted, Entropy: m.Entropy(), Seconds: r.Seconds}
 	}
 	if err != nil {
@@ -229,7 +223,7 @@ func standardize(y []float64) {
 	}
 }
 
-func writeBatchCurve(s *Suite, pts []BatchCurvePoint, failures []string, wall time.Duration) error {
+func writeBatchCurve(s *Suite, pts []batchCurvePoint, failures []string, wall time.Duration) error {
 	p := filepath.Join(s.Out, BatchCurveFile)
 	err := writeFileAtomic(p, func(f *os.File) error {
 		w := csv.NewWriter(f)
@@ -251,7 +245,7 @@ func writeBatchCurve(s *Suite, pts []BatchCurvePoint, failures []string, wall ti
 	}
 	k := s.Trusted
 	if k == 0 {
-		k = DefaultBatchCurveTrusted
+		k = defaultBatchCurveTrusted
 	}
 	fmt.Fprintf(&b, "|X*| = %d; GP fitted on %d Latin-hypercube points per seed; %d seed(s); wall time %s.\n",
 		k, max(s.initFor(1), 2), s.seeds(), wall.Round(time.Second))

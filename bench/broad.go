@@ -26,14 +26,14 @@ var Halves = []string{HalfTune, HalfHeldOut}
 // BBOB instances of the protocol: 1–5 tune, 6–15 are held out (COCO's
 // instance numbers; see testfunc.BBOB).
 const (
-	BBOBTuneLast     = 5
-	BBOBHeldOutFirst = 6
-	BBOBInstanceMax  = 15
+	bbobTuneLast     = 5
+	bbobHeldOutFirst = 6
+	bbobInstanceMax  = 15
 )
 
-// BBOBPrefix starts the objective names of the BBOB functions
+// bbobPrefix starts the objective names of the BBOB functions
 // ("synthetic/bbob-f1" … "synthetic/bbob-f24").
-const BBOBPrefix = synthetic.Prefix + testfunc.BBOBPrefix
+const bbobPrefix = synthetic.Prefix + testfunc.BBOBPrefix
 
 // botorchDims are the dimensions of the any-dimension BoTorch functions in
 // the broad suite; botorchAnyDim lists those functions.
@@ -77,11 +77,11 @@ func botorchFunctions() []string {
 	return names
 }
 
-// Family is the family of a problem name in the split: the function for
+// family is the family of a problem name in the split: the function for
 // synthetic/<name> ("bbob-f3" for every instance and dimension of f3); for
 // user/ and mixed/ problems the name up to its first digit, without the
 // one-hot suffix ("bumps" for user/bumps4-offset, "func" for mixed/func2c).
-func Family(name string) (prefix, family string) {
+func family(name string) (prefix, family string) {
 	for _, pre := range []string{synthetic.Prefix, usersuite.Prefix, mixedsuite.Prefix} {
 		short, ok := strings.CutPrefix(name, pre)
 		if !ok {
@@ -105,7 +105,7 @@ func Family(name string) (prefix, family string) {
 // problem outside the split (synthetic/branin, an instance beyond 15, a
 // plugin).
 func (p Problem) Half() string {
-	if strings.HasPrefix(p.Name, BBOBPrefix) {
+	if strings.HasPrefix(p.Name, bbobPrefix) {
 		inst := 1
 		if v, ok := p.Params[synthetic.KeyInstance]; ok {
 			var err error
@@ -114,14 +114,14 @@ func (p Problem) Half() string {
 			}
 		}
 		switch {
-		case inst >= 1 && inst <= BBOBTuneLast:
+		case inst >= 1 && inst <= bbobTuneLast:
 			return HalfTune
-		case inst >= BBOBHeldOutFirst && inst <= BBOBInstanceMax:
+		case inst >= bbobHeldOutFirst && inst <= bbobInstanceMax:
 			return HalfHeldOut
 		}
 		return ""
 	}
-	pre, fam := Family(p.Name)
+	pre, fam := family(p.Name)
 	return splitFamilies[pre][fam]
 }
 
@@ -136,10 +136,10 @@ type BroadOptions struct {
 	BBOBInstances []int
 }
 
-// DefaultBBOBDims and DefaultBBOBInstances are BroadOptions' defaults.
+// defaultBBOBDims and defaultBBOBInstances are BroadOptions' defaults.
 var (
-	DefaultBBOBDims      = []int{2, 5}
-	DefaultBBOBInstances = []int{1, BBOBHeldOutFirst}
+	defaultBBOBDims      = []int{2, 5}
+	defaultBBOBInstances = []int{1, bbobHeldOutFirst}
 )
 
 // BroadProblems is the broad suite: BoTorch's test functions (the
@@ -154,17 +154,17 @@ func BroadProblems(o BroadOptions) ([]Problem, error) {
 	if o.Half != "" && !slices.Contains(Halves, o.Half) {
 		return nil, fmt.Errorf("unknown half %q: use %s or %s", o.Half, HalfTune, HalfHeldOut)
 	}
-	dims := cmpOr(o.BBOBDims, DefaultBBOBDims)
-	insts := cmpOr(o.BBOBInstances, DefaultBBOBInstances)
+	dims := cmpOr(o.BBOBDims, defaultBBOBDims)
+	insts := cmpOr(o.BBOBInstances, defaultBBOBInstances)
 	for _, d := range dims {
 		if d < 2 || d > 40 {
 			return nil, fmt.Errorf("BBOB dimension %d: want 2 to 40 (COCO's are 2, 3, 5, 10, 20, 40)", d)
 		}
 	}
 	for _, i := range insts {
-		if i < 1 || i > BBOBInstanceMax {
+		if i < 1 || i > bbobInstanceMax {
 			return nil, fmt.Errorf("BBOB instance %d: the protocol's instances are 1–%d (1–%d tune, %d–%d held out)",
-				i, BBOBInstanceMax, BBOBTuneLast, BBOBHeldOutFirst, BBOBInstanceMax)
+				i, bbobInstanceMax, bbobTuneLast, bbobHeldOutFirst, bbobInstanceMax)
 		}
 	}
 	var out []Problem
@@ -242,9 +242,9 @@ func ParseInts(what string, items []string) ([]int, error) {
 	return out, nil
 }
 
-// SplitMarkdown renders docs/results/broad/SPLIT.md from splitFamilies
+// splitMarkdown renders docs/results/broad/SPLIT.md from splitFamilies
 // and the BBOB rule (TestBroadSplitDoc keeps the file equal to it).
-func SplitMarkdown() string {
+func splitMarkdown() string {
 	var b strings.Builder
 	b.WriteString("# The held-out split of the broad suite\n\n")
 	b.WriteString("Generated from `bench/broad.go` (`splitFamilies`, `Problem.Half`); `go test ./bench -run TestBroadSplitDoc`\n")
@@ -252,7 +252,7 @@ func SplitMarkdown() string {
 	b.WriteString("A lever of the default is tuned on the **tune** half and kept only if it helps, or does not hurt beyond\n")
 	b.WriteString("noise, the **held-out** half. The split is by family, fixed before measuring, never by chance per run:\n\n")
 	fmt.Fprintf(&b, "- BBOB (`synthetic/bbob-f1` … `synthetic/bbob-f%d`, every dimension): instances 1–%d tune, %d–%d held out.\n",
-		testfunc.BBOBFunctions, BBOBTuneLast, BBOBHeldOutFirst, BBOBInstanceMax)
+		testfunc.BBOBFunctions, bbobTuneLast, bbobHeldOutFirst, bbobInstanceMax)
 	b.WriteString("- BoTorch's test functions (`synthetic/<name>`), the user suite (`user/<name>`) and the mixed suite\n")
 	b.WriteString("  (`mixed/<name>`, one-hot variants with their problem): families alternate in alphabetical order, first tune.\n")
 	b.WriteString("  A user or mixed family is the name up to its first digit.\n\n")
@@ -262,10 +262,10 @@ func SplitMarkdown() string {
 	members := map[string][]string{}
 	all, _ := BroadProblems(BroadOptions{BBOBInstances: []int{1}, BBOBDims: []int{2}})
 	for _, p := range all {
-		if strings.HasPrefix(p.Name, BBOBPrefix) {
+		if strings.HasPrefix(p.Name, bbobPrefix) {
 			continue
 		}
-		pre, fam := Family(p.Name)
+		pre, fam := family(p.Name)
 		members[pre+fam] = appendUnique(members[pre+fam], p.Name)
 	}
 	for _, pre := range []string{synthetic.Prefix, usersuite.Prefix, mixedsuite.Prefix} {

@@ -31,7 +31,7 @@ func TestBroadSplitComplete(t *testing.T) {
 		if h != HalfTune && h != HalfHeldOut {
 			t.Errorf("%s has no half: add its family to splitFamilies", n)
 		}
-		pre, _ := Family(n)
+		pre, _ := family(n)
 		if perSuite[pre] == nil {
 			perSuite[pre] = map[string]int{}
 		}
@@ -61,7 +61,7 @@ func TestBroadSplitComplete(t *testing.T) {
 	}
 	// One-hot variants go with their problem; families by name prefix.
 	for n, want := range map[string]string{"mixed/func2c": "func", "mixed/func3c-onehot": "func", "user/bumps4-offset": "bumps", "user/noisy-bumps3": "noisy-bumps"} {
-		if _, f := Family(n); f != want {
+		if _, f := family(n); f != want {
 			t.Errorf("Family(%s) = %s, want %s", n, f, want)
 		}
 	}
@@ -118,7 +118,7 @@ func TestBroadProblems(t *testing.T) {
 	}
 	var bbob []string
 	for _, p := range big {
-		if strings.HasPrefix(p.Name, BBOBPrefix) {
+		if strings.HasPrefix(p.Name, bbobPrefix) {
 			bbob = append(bbob, p.Label())
 		}
 	}
@@ -147,11 +147,11 @@ func TestBroadProblems(t *testing.T) {
 	}
 }
 
-// TestBroadSplitDoc: docs/results/broad/SPLIT.md is SplitMarkdown's output
+// TestBroadSplitDoc: docs/results/broad/SPLIT.md is splitMarkdown's output
 // (-update rewrites it).
 func TestBroadSplitDoc(t *testing.T) {
 	path := filepath.Join("..", "docs", "results", "broad", "SPLIT.md")
-	want := SplitMarkdown()
+	want := splitMarkdown()
 	if *update {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
@@ -181,15 +181,15 @@ func TestComparisonHalves(t *testing.T) {
 		"user/fail2":       {"tes": 1, "ei": 0.1, "random": 0.5},  // held-out: tes loses
 		"synthetic/branin": {"tes": 0.5, "ei": 0.5, "random": 0.5},
 	}
-	var runs []RunResult
+	var runs []runResult
 	for _, pn := range []string{"user/bumps2", "user/fail2", "synthetic/branin"} {
 		p := Problem{Name: pn}
 		s.Problems = append(s.Problems, p)
 		for _, a := range s.Acquisitions {
 			for i := range 10 {
 				v := scales[pn][a] * (1 + float64(i)/100)
-				runs = append(runs, RunResult{Spec: RunSpec{Problem: p, Acquisition: a, Batch: 1, Index: i}, Status: StatusDone,
-					Rows: []Row{{Iter: 1, BestEvalRegret: &v}}})
+				runs = append(runs, runResult{Spec: runSpec{Problem: p, Acquisition: a, Batch: 1, Index: i}, Status: StatusDone,
+					Rows: []row{{Iter: 1, BestEvalRegret: &v}}})
 			}
 		}
 	}

@@ -45,7 +45,7 @@ func TestPerProblemBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := os.ReadFile(filepath.Join(out, ComparisonFile))
+	cmp, err := os.ReadFile(filepath.Join(out, comparisonFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/tesbo/tesbo/problems/usersuite"
 )
 
-// DefaultAcquisition is the acquisition comparison.md checks the quality
+// defaultAcquisition is the acquisition comparison.md checks the quality
 // targets for (when the suite runs it).
-const DefaultAcquisition = host.DefaultAcquisition
+const defaultAcquisition = host.DefaultAcquisition
 
 // cell is one method on one problem under the user's rule: the median final
 // best-evaluated regret over runs, with the bootstrap standard error of the
@@ -201,7 +201,7 @@ func halvesMarkdown(s *Suite, groups []*group, cells map[*group]map[string]cell)
 		fmt.Fprintf(&b, "%s\n\nWins / ties / losses (row against column):\n\n", strings.Join(labels, ", "))
 		b.WriteString(winsMarkdown(s.Acquisitions, gs, cells))
 		if t := targetsLines(s, gs, cells); t != "" {
-			fmt.Fprintf(&b, "\nTargets for the default acquisition (%s) on this half:\n\n%s", DefaultAcquisition, t)
+			fmt.Fprintf(&b, "\nTargets for the default acquisition (%s) on this half:\n\n%s", defaultAcquisition, t)
 		}
 	}
 	return b.String()
@@ -298,7 +298,7 @@ func randomScale(ctx context.Context, s *Suite, p Problem) float64 {
 			params[k] = v
 		}
 	}
-	nf, info, ok, err := s.noiseFree(ctx, RunSpec{Problem: p, Batch: 1}, params)
+	nf, info, ok, err := s.noiseFree(ctx, runSpec{Problem: p, Batch: 1}, params)
 	if err != nil || !ok {
 		return math.NaN()
 	}
@@ -331,27 +331,27 @@ func randomScale(ctx context.Context, s *Suite, p Problem) float64 {
 // missed there is missed by every method in the run, which separates the
 // default's shortfall from what the problems and the budget allow.
 func targetsMarkdown(s *Suite, groups []*group, cells map[*group]map[string]cell) string {
-	if !slices.Contains(s.Acquisitions, DefaultAcquisition) {
+	if !slices.Contains(s.Acquisitions, defaultAcquisition) {
 		return ""
 	}
-	return fmt.Sprintf("\n## Targets for the default acquisition (%s)\n\n", DefaultAcquisition) + targetsLines(s, groups, cells)
+	return fmt.Sprintf("\n## Targets for the default acquisition (%s)\n\n", defaultAcquisition) + targetsLines(s, groups, cells)
 }
 
 // targetsLines are targetsMarkdown's lines without its heading ("" when
 // the suite does not run the default).
 func targetsLines(s *Suite, groups []*group, cells map[*group]map[string]cell) string {
-	if !slices.Contains(s.Acquisitions, DefaultAcquisition) {
+	if !slices.Contains(s.Acquisitions, defaultAcquisition) {
 		return ""
 	}
 	var b strings.Builder
 	// The default's targets count the problems where it has finished runs.
 	withDefault := slices.DeleteFunc(slices.Clone(groups), func(g *group) bool {
-		_, ok := cells[g][DefaultAcquisition]
+		_, ok := cells[g][defaultAcquisition]
 		return !ok
 	})
 	check := func(name string, ref func(g *group) string, factor float64) {
 		ok, n, missed := tally(withDefault, cells, ref, func(g *group, r cell) bool {
-			return cells[g][DefaultAcquisition].median <= factor*r.median
+			return cells[g][defaultAcquisition].median <= factor*r.median
 		})
 		if n == 0 {
 			return

@@ -8,17 +8,17 @@ import (
 
 // compareRuns builds 10 finished runs per (problem, acquisition) whose final
 // best-evaluated regret is scale·(1 + i/100), i = 0..9 (median 1.045·scale).
-func compareRuns(scales map[string]map[string]float64) ([]RunResult, Suite) {
+func compareRuns(scales map[string]map[string]float64) ([]runResult, Suite) {
 	s := Suite{Acquisitions: []string{"tes", "ei", "random"}, Iters: 1, Seeds: 10}
-	var runs []RunResult
+	var runs []runResult
 	for _, pn := range []string{"p1", "p2"} {
 		p := Problem{Name: pn}
 		s.Problems = append(s.Problems, p)
 		for _, a := range s.Acquisitions {
 			for i := range 10 {
 				v := scales[pn][a] * (1 + float64(i)/100)
-				runs = append(runs, RunResult{Spec: RunSpec{Problem: p, Acquisition: a, Batch: 1, Index: i}, Status: StatusDone,
-					Rows: []Row{{Iter: 1, BestEvalRegret: &v}}})
+				runs = append(runs, runResult{Spec: runSpec{Problem: p, Acquisition: a, Batch: 1, Index: i}, Status: StatusDone,
+					Rows: []row{{Iter: 1, BestEvalRegret: &v}}})
 			}
 		}
 	}

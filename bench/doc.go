@@ -43,7 +43,7 @@
 // observation noise (common random numbers, which makes the comparison between
 // acquisitions less noisy); Suite.SeedByAcq mixes the acquisition in as well.
 //
-// Each run is the study named by RunSpec.StudyName in <out>/studies.db. A
+// Each run is the study named by runSpec.StudyName in <out>/studies.db. A
 // suite started again with the same output directory skips the runs that are
 // finished, resumes the partial ones (host.OpenStudy: completed evaluations are
 // kept, in-flight ones re-run) and starts the rest; a stored study whose

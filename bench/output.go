@@ -19,7 +19,7 @@ import (
 	"github.com/tesbo/tesbo/host"
 )
 
-// RunsHeader is the header of runs.csv: one row per run × BO iteration.
+// runsHeader is the header of runs.csv: one row per run × BO iteration.
 // seed is the run's seed index, study_seed the derived study seed; regret is
 // the noise-free immediate regret f* − f(x̄) (empty when f* is unknown) and
 // log10_regret its log10 (floored at RegretFloor); best_value is the
@@ -29,12 +29,12 @@ import (
 // noise-free regret of the completed trial with the best observed value so
 // far (empty when unknown); best_true_regret the oracle rule: the smallest
 // noise-free regret among the completed trials so far.
-var RunsHeader = []string{"problem", "acquisition", "batch", "seed", "study_seed", "iteration", "evaluations",
+var runsHeader = []string{"problem", "acquisition", "batch", "seed", "study_seed", "iteration", "evaluations",
 	"regret", "log10_regret", "best_value", "fit_s", "propose_s", "eval_s", "fallback", "best_eval_regret", "best_true_regret"}
 
-// Write writes runs.csv, summary.md and the figures for runs into dir and
+// write writes runs.csv, summary.md and the figures for runs into dir and
 // returns the files written. hist may be nil.
-func Write(dir string, s *Suite, runs []RunResult, hist *History) ([]string, error) {
+func write(dir string, s *Suite, runs []runResult, hist *History) ([]string, error) {
 	var files []string
 	p := filepath.Join(dir, RunsFile)
 	if err := writeFileAtomic(p, func(f *os.File) error { return writeRunsCSV(f, runs) }); err != nil {
@@ -54,10 +54,10 @@ func Write(dir string, s *Suite, runs []RunResult, hist *History) ([]string, err
 	}
 	files = append(files, p)
 	if len(s.Acquisitions) > 1 {
-		p = filepath.Join(dir, ComparisonFile)
+		p = filepath.Join(dir, comparisonFile)
 		md := comparisonMarkdown(s, groups)
 		if err := writeFileAtomic(p, func(f *os.File) error { _, err := f.WriteString(md); return err }); err != nil {
-			return files, fmt.Errorf("write %s: %w", ComparisonFile, err)
+			return files, fmt.Errorf("write %s: %w", comparisonFile, err)
 		}
 		files = append(files, p)
 	}
@@ -94,9 +94,9 @@ func fmtPtr(x *float64) string {
 	return fmtFloat(*x)
 }
 
-func writeRunsCSV(f *os.File, runs []RunResult) error {
+func writeRunsCSV(f *os.File, runs []runResult) error {
 	w := csv.NewWriter(f)
-	if err := w.Write(RunsHeader); err != nil {
+	if err := w.Write(runsHeader); err != nil {
 		return err
 	}
 	for _, r := range runs {
@@ -122,17 +122,17 @@ func writeRunsCSV(f *os.File, runs []RunResult) error {
 	return w.Error()
 }
 
-// CSVRow is one parsed row of runs.csv.
-type CSVRow struct {
+// csvRow is one parsed row of runs.csv.
+type csvRow struct {
 	Problem, Acquisition string
 	Batch, Seed          int
 	StudySeed            uint64
-	Row
+	row
 }
 
 // ReadRunsCSV parses a runs.csv written by Write (for re-plotting or
 // checking results without the database).
-func ReadRunsCSV(path string) ([]CSVRow, error) {
+func ReadRunsCSV(path string) ([]csvRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -145,11 +145,11 @@ func ReadRunsCSV(path string) ([]CSVRow, error) {
 	// Files written before best_eval_regret and best_true_regret existed
 	// lack the last columns.
 	if len(recs) == 0 || !slices.ContainsFunc([]int{0, 1, 2}, func(drop int) bool {
-		return slices.Equal(recs[0], RunsHeader[:len(RunsHeader)-drop])
+		return slices.Equal(recs[0], runsHeader[:len(runsHeader)-drop])
 	}) {
 		return nil, fmt.Errorf("%s: not a runs.csv (header %v)", path, recs)
 	}
-	out := make([]CSVRow, 0, len(recs)-1)
+	out := make([]csvRow, 0, len(recs)-1)
 	for i, rec := range recs[1:] {
 		row, err := parseCSVRow(rec)
 		if err != nil {
@@ -160,8 +160,8 @@ func ReadRunsCSV(path string) ([]CSVRow, error) {
 	return out, nil
 }
 
-func parseCSVRow(rec []string) (CSVRow, error) {
-	var r CSVRow
+func parseCSVRow(rec []string) (csvRow, error) {
+	var r csvRow
 	var errs []error
 	atoi := func(s string) int {
 		v, err := strconv.Atoi(s)
@@ -206,17 +206,17 @@ func parseCSVRow(rec []string) (CSVRow, error) {
 type group struct {
 	key  groupKey
 	acqs []string
-	runs map[string][]RunResult // by acquisition
+	runs map[string][]runResult // by acquisition
 }
 
 // groupRuns groups runs by (problem, batch) in the suite's order.
-func groupRuns(s *Suite, runs []RunResult) []*group {
+func groupRuns(s *Suite, runs []runResult) []*group {
 	var gs []*group
 	idx := map[groupKey]*group{}
 	for _, p := range s.Problems {
 		for _, q := range s.batches() {
 			k := groupKey{p.Label(), q}
-			g := &group{key: k, acqs: s.Acquisitions, runs: map[string][]RunResult{}}
+			g := &group{key: k, acqs: s.Acquisitions, runs: map[string][]runResult{}}
 			idx[k] = g
 			gs = append(gs, g)
 		}
@@ -254,7 +254,7 @@ type acqStats struct {
 	fallbacks              int
 }
 
-func statsOf(acqName string, runs []RunResult, iters int) acqStats {
+func statsOf(acqName string, runs []runResult, iters int) acqStats {
 	st := acqStats{acq: acqName, runs: len(runs)}
 	var props, fits []float64
 	for _, r := range runs {
@@ -303,7 +303,7 @@ func fmtSecs(x float64) string {
 }
 
 // summaryMarkdown renders summary.md.
-func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History) string {
+func summaryMarkdown(s *Suite, runs []runResult, groups []*group, hist *History) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Benchmark summary\n\n")
 	if s.Command != "" {
@@ -380,7 +380,7 @@ func summaryMarkdown(s *Suite, runs []RunResult, groups []*group, hist *History)
 		base := fmt.Sprintf("%s_q%d.png", slug(g.key.label), g.key.batch)
 		fmt.Fprintf(&b, "\n![regret](regret_%s) ![final regret](box_%s)\n", base, base)
 	}
-	var bad []RunResult
+	var bad []runResult
 	for _, r := range runs {
 		if _, ok := finalRegret(r, s.itersOf(r.Spec.Problem)); !ok {
 			bad = append(bad, r)

@@ -15,13 +15,13 @@ func ptr(x float64) *float64 { return &x }
 // fakeRuns builds results with known regrets: ei's two runs end at 1e-2 and
 // 1e-3 (log10 −2, −3), random has one complete run ending at 1 and one
 // failed after an iteration.
-func fakeRuns() (Suite, []RunResult) {
+func fakeRuns() (Suite, []runResult) {
 	s := Suite{Problems: []Problem{{Name: "synthetic/branin"}}, Acquisitions: []string{"ei", "random"}, Iters: 2, Seeds: 2}
 	p := s.Problems[0]
-	mk := func(a string, i int, st Status, regrets ...float64) RunResult {
-		r := RunResult{Spec: RunSpec{Problem: p, Acquisition: a, Batch: 1, Index: i, Seed: Seed(p.Label(), "", 1, i)}, Status: st}
+	mk := func(a string, i int, st status, regrets ...float64) runResult {
+		r := runResult{Spec: runSpec{Problem: p, Acquisition: a, Batch: 1, Index: i, Seed: seed(p.Label(), "", 1, i)}, Status: st}
 		for t, rg := range regrets {
-			r.Rows = append(r.Rows, Row{Iter: t + 1, Evals: 3 + t, Regret: ptr(rg), BestValue: ptr(-0.4 - rg),
+			r.Rows = append(r.Rows, row{Iter: t + 1, Evals: 3 + t, Regret: ptr(rg), BestValue: ptr(-0.4 - rg),
 				FitS: 0.01, ProposeS: float64(t+1) * 0.1, EvalS: 0.001, Fallback: a == "random" && t == 0})
 		}
 		if st == StatusFailed {
@@ -29,7 +29,7 @@ func fakeRuns() (Suite, []RunResult) {
 		}
 		return r
 	}
-	return s, []RunResult{
+	return s, []runResult{
 		mk("ei", 0, StatusDone, 0.1, 1e-2),
 		mk("ei", 1, StatusDone, 0.3, 1e-3),
 		mk("random", 0, StatusSkipped, 2, 1),
@@ -72,7 +72,7 @@ func TestWriteOutputs(t *testing.T) {
 	s, runs := fakeRuns()
 	dir := t.TempDir()
 	hist := &History{Invocations: []invocation{{WallS: 90}, {WallS: 30}}}
-	files, err := Write(dir, &s, runs, hist)
+	files, err := write(dir, &s, runs, hist)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +83,11 @@ func TestWriteOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []CSVRow
+	var want []csvRow
 	for _, r := range runs {
 		for _, row := range r.Rows {
-			want = append(want, CSVRow{Problem: "synthetic/branin", Acquisition: r.Spec.Acquisition, Batch: 1,
-				Seed: r.Spec.Index, StudySeed: r.Spec.Seed, Row: row})
+			want = append(want, csvRow{Problem: "synthetic/branin", Acquisition: r.Spec.Acquisition, Batch: 1,
+				Seed: r.Spec.Index, StudySeed: r.Spec.Seed, row: row})
 		}
 	}
 	if len(rows) != len(want) {
@@ -127,7 +127,7 @@ func TestWriteOutputs(t *testing.T) {
 // leaves it out of the final-regret statistics, matching the exit status.
 func TestFailedRunWithFinalRow(t *testing.T) {
 	s, runs := fakeRuns()
-	runs[3].Rows = append(runs[3].Rows, Row{Iter: 2, Evals: 4, Regret: ptr(0.5), BestValue: ptr(-0.9)})
+	runs[3].Rows = append(runs[3].Rows, row{Iter: 2, Evals: 4, Regret: ptr(0.5), BestValue: ptr(-0.9)})
 	if _, ok := finalRegret(runs[3], 2); ok {
 		t.Error("a failed run has a final regret")
 	}

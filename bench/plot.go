@@ -58,14 +58,14 @@ func writeFigures(dir string, s *Suite, groups []*group) ([]string, error) {
 		iters := s.itersOfLabel(g.key.label)
 		base := fmt.Sprintf("%s_q%d.png", slug(g.key.label), g.key.batch)
 		title := fmt.Sprintf("%s, |B| = %d", g.key.label, g.key.batch)
-		var curves []Curve
+		var curves []regretCurve
 		for _, a := range g.acqs {
 			if c := curve(a, g.runs[a], iters); len(c.Iter) > 0 {
 				curves = append(curves, c)
 			}
 		}
 		if len(curves) > 0 {
-			p, err := RegretPlot(title, curves)
+			p, err := regretPlot(title, curves)
 			if err != nil {
 				return files, fmt.Errorf("figure %s: %w", title, err)
 			}
@@ -88,7 +88,7 @@ func writeFigures(dir string, s *Suite, groups []*group) ([]string, error) {
 			}
 		}
 		if len(names) > 0 {
-			p, err := BoxPlot(fmt.Sprintf("%s, iteration %d", title, iters), names, finals)
+			p, err := boxPlot(fmt.Sprintf("%s, iteration %d", title, iters), names, finals)
 			if err != nil {
 				return files, fmt.Errorf("box plot %s: %w", title, err)
 			}
@@ -102,12 +102,12 @@ func writeFigures(dir string, s *Suite, groups []*group) ([]string, error) {
 	return files, nil
 }
 
-// RegretPlot draws the regret figure: the median over runs of log10 of
+// regretPlot draws the regret figure: the median over runs of log10 of
 // the immediate regret against the BO iteration, one line per
 // acquisition, each with its interquartile range shaded — the statistic
 // the summary tables rank by. (The paper plots ln of the mean regret,
 // which one run stuck far from the optimum dominates.)
-func RegretPlot(title string, curves []Curve) (*plot.Plot, error) {
+func regretPlot(title string, curves []regretCurve) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "iteration"
@@ -151,7 +151,7 @@ func RegretPlot(title string, curves []Curve) (*plot.Plot, error) {
 // regretLines returns a curve's plotted line, the median log10 regret per
 // iteration, and the polygon of its interquartile band (Q1 forwards, Q3
 // backwards).
-func regretLines(c Curve) (line, band plotter.XYs) {
+func regretLines(c regretCurve) (line, band plotter.XYs) {
 	line = make(plotter.XYs, len(c.Iter))
 	band = make(plotter.XYs, 0, 2*len(c.Iter))
 	var upper plotter.XYs
@@ -164,9 +164,9 @@ func regretLines(c Curve) (line, band plotter.XYs) {
 	return line, append(band, upper...)
 }
 
-// BoxPlot draws one Tukey box per acquisition of the values (log10 final
+// boxPlot draws one Tukey box per acquisition of the values (log10 final
 // regrets), in the order of names (Appendix H's box plots).
-func BoxPlot(title string, names []string, values map[string][]float64) (*plot.Plot, error) {
+func boxPlot(title string, names []string, values map[string][]float64) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = "log10(final immediate regret)"

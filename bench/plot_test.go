@@ -40,11 +40,11 @@ func TestIterTicks(t *testing.T) {
 // area, not over the curves; the box plot leaves half a category of room
 // at both ends so no box is cut off.
 func TestFigureLayout(t *testing.T) {
-	curves := []Curve{
+	curves := []regretCurve{
 		{Acquisition: "tes-ep", Iter: []int{0, 1, 2}, N: []int{2, 2, 2}, Median: []float64{0, -0.3, -0.7}, Q1: []float64{-0.1, -0.5, -1}, Q3: []float64{0.1, -0.1, -0.5}},
 		{Acquisition: "random", Iter: []int{0, 1, 2}, N: []int{2, 2, 2}, Median: []float64{0, -0.1, -0.15}, Q1: []float64{-0.1, -0.2, -0.3}, Q3: []float64{0.1, 0, 0}},
 	}
-	p, err := RegretPlot("t", curves)
+	p, err := regretPlot("t", curves)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestFigureLayout(t *testing.T) {
 	}
 
 	names := []string{"a", "b", "c"}
-	b, err := BoxPlot("t", names, map[string][]float64{"a": {1, 2, 3}, "b": {2, 3, 4}, "c": {0, 1, 5}})
+	b, err := boxPlot("t", names, map[string][]float64{"a": {1, 2, 3}, "b": {2, 3, 4}, "c": {0, 1, 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +75,11 @@ func TestFigureLayout(t *testing.T) {
 // rank by, with the quartiles as its band: one seed stuck at a huge regret
 // moves neither (ln of the mean regret, plotted before, rose by 30 decades).
 func TestRegretPlotMedianIgnoresOneBadSeed(t *testing.T) {
-	runsWith := func(last float64) []RunResult {
-		var runs []RunResult
+	runsWith := func(last float64) []runResult {
+		var runs []runResult
 		for _, r := range []float64{1e-3, 1e-4, 1e-5, 1e-6, last} {
 			reg := r
-			runs = append(runs, RunResult{Status: StatusDone, Rows: []Row{{Iter: 1, Regret: &reg}}})
+			runs = append(runs, runResult{Status: StatusDone, Rows: []row{{Iter: 1, Regret: &reg}}})
 		}
 		return runs
 	}
@@ -92,7 +92,7 @@ func TestRegretPlotMedianIgnoresOneBadSeed(t *testing.T) {
 	if lineBad[0] != lineGood[0] || bandBad[0] != bandGood[0] || bandBad[1] != bandGood[1] {
 		t.Errorf("one seed at 1e30 instead of 1e-2 moved the figure: line %v → %v, band %v → %v", lineGood, lineBad, bandGood, bandBad)
 	}
-	if p, err := RegretPlot("t", []Curve{bad}); err != nil || p == nil {
+	if p, err := regretPlot("t", []regretCurve{bad}); err != nil || p == nil {
 		t.Fatalf("RegretPlot: %v", err)
 	}
 }

@@ -30,27 +30,27 @@ const (
 	DBFile      = "studies.db"
 	RunsFile    = "runs.csv"
 	SummaryFile = "summary.md"
-	// ComparisonFile compares the methods under the user's rule (suites of
+	// comparisonFile compares the methods under the user's rule (suites of
 	// more than one acquisition).
-	ComparisonFile = "comparison.md"
+	comparisonFile = "comparison.md"
 	HistoryFile    = "bench.json"
 )
 
-// Status is what happened to a run in one invocation of Run.
-type Status string
+// status is what happened to a run in one invocation of Run.
+type status string
 
 // Run statuses.
 const (
-	StatusDone        Status = "done"        // ran (or resumed) to completion now
-	StatusSkipped     Status = "skipped"     // already complete in the database
-	StatusFailed      Status = "failed"      // stopped by an error (recorded, not fatal)
-	StatusInterrupted Status = "interrupted" // the context ended first; resumable
-	StatusNotStarted  Status = "not started" // the context ended before it started
+	StatusDone        status = "done"        // ran (or resumed) to completion now
+	StatusSkipped     status = "skipped"     // already complete in the database
+	StatusFailed      status = "failed"      // stopped by an error (recorded, not fatal)
+	StatusInterrupted status = "interrupted" // the context ended first; resumable
+	StatusNotStarted  status = "not started" // the context ended before it started
 )
 
-// Row is one BO iteration of a run: the host's Record reduced to what the
+// row is one BO iteration of a run: the host's Record reduced to what the
 // outputs use.
-type Row struct {
+type row struct {
 	Iter   int
 	Evals  int
 	Regret *float64 // f* − f(x̄), noise-free; nil when f* is unknown
@@ -72,19 +72,19 @@ type Row struct {
 	Fallback bool
 }
 
-// RunResult is a run's outcome and its iterations (at most Suite.Iters,
+// runResult is a run's outcome and its iterations (at most Suite.Iters,
 // from the database, so resumed and skipped runs are complete too).
-type RunResult struct {
-	Spec    RunSpec
-	Status  Status
+type runResult struct {
+	Spec    runSpec
+	Status  status
 	Err     string
-	Rows    []Row
+	Rows    []row
 	Elapsed time.Duration // wall time spent on it in this invocation
 }
 
 // Report is the outcome of Run.
 type Report struct {
-	Runs []RunResult
+	Runs []runResult
 	// Wall is this invocation's wall time; TotalWall adds the earlier
 	// invocations on the same output directory.
 	Wall, TotalWall time.Duration
@@ -92,7 +92,7 @@ type Report struct {
 }
 
 // Count returns the number of runs with status st.
-func (r *Report) Count(st Status) int {
+func (r *Report) Count(st status) int {
 	n := 0
 	for _, rr := range r.Runs {
 		if rr.Status == st {
@@ -117,15 +117,9 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 // for what is complete, and the error wraps the context's cause.
 func Run(ctx context.Context, s Suite) (*Report, error) {
 	start := time.Now()
-	if err := s.validate(); err != nil {
-		return nil, &InvalidError{err}
-	}
-	params, err := s.resolveParams(ctx)
+	params, err := s.prepare(ctx)
 	if err != nil {
-		return nil, &InvalidError{err}
-	}
-	if err := os.MkdirAll(s.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
+		return nil, err
 	}
 	db, err := store.Open(filepath.Join(s.Out, DBFile), store.Options{Create: true, BusyTimeout: time.Minute})
 	if err != nil {
@@ -141,8 +135,8 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 		return nil, err
 	}
 	r := &runner{s: &s, db: db, st: storebridge.Wrap(db).(*host.Storage), params: params, locks: map[string]*sync.Mutex{}}
-	specs := s.Specs()
-	rep := &Report{Runs: make([]RunResult, len(specs))}
+	specs := s.specs()
+	rep := &Report{Runs: make([]runResult, len(specs))}
 	var done, failed atomic.Int64
 	var next, finished atomic.Int64
 	var wg sync.WaitGroup
@@ -156,7 +150,7 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 					return
 				}
 				if ctx.Err() != nil {
-					rep.Runs[i] = RunResult{Spec: specs[i], Status: StatusNotStarted}
+					rep.Runs[i] = runResult{Spec: specs[i], Status: StatusNotStarted}
 					continue
 				}
 				rep.Runs[i] = r.run(ctx, specs[i])
@@ -192,7 +186,7 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 	}
 	hist := hlog.snapshot()
 	rep.TotalWall = hist.total()
-	files, err := Write(s.Out, &s, rep.Runs, hist)
+	files, err := write(s.Out, &s, rep.Runs, hist)
 	rep.Files = files
 	if err != nil {
 		return rep, err
@@ -213,6 +207,23 @@ type runner struct {
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // exclusive objectives
+}
+
+// prepare is what every suite command does before running: it validates s
+// and resolves its problems' parameters (an InvalidError when either
+// fails) and creates the output directory.
+func (s *Suite) prepare(ctx context.Context) (map[string]map[string]string, error) {
+	if err := s.validate(); err != nil {
+		return nil, &InvalidError{err}
+	}
+	params, err := s.resolveParams(ctx)
+	if err != nil {
+		return nil, &InvalidError{err}
+	}
+	if err := os.MkdirAll(s.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	return params, nil
 }
 
 // resolveParams merges each problem's own parameters with the suite's
@@ -246,7 +257,7 @@ func (s *Suite) resolveParams(ctx context.Context) (map[string]map[string]string
 		for k := range p.Params {
 			used[k] = true
 		}
-		o := s.studyOptions(RunSpec{Problem: p, Batch: 1}, params)
+		o := s.studyOptions(runSpec{Problem: p, Batch: 1}, params)
 		if err := host.ConfigureObjective(ctx, obj, p.Name, o); err != nil {
 			return nil, fmt.Errorf("problem %s: %w", p.Label(), err)
 		}
@@ -268,9 +279,9 @@ func (s *Suite) resolveParams(ctx context.Context) (map[string]map[string]string
 }
 
 // studyOptions are the host options of one run (without DB and callbacks).
-func (s *Suite) studyOptions(spec RunSpec, params map[string]string) host.Options {
+func (s *Suite) studyOptions(spec runSpec, params map[string]string) host.Options {
 	o := host.Options{
-		Name:        spec.StudyName(),
+		Name:        spec.studyName(),
 		Acquisition: spec.Acquisition,
 		AcqOptions:  s.acqOptions(),
 		Batch:       spec.Batch,
@@ -313,7 +324,7 @@ func (s *Suite) studyLogger() zerolog.Logger {
 
 // run runs (or resumes, or skips) one study; it never returns an error, it
 // records it.
-func (r *runner) run(ctx context.Context, spec RunSpec) (res RunResult) {
+func (r *runner) run(ctx context.Context, spec runSpec) (res runResult) {
 	t0 := time.Now()
 	incompatible := false
 	res.Spec = spec
@@ -345,8 +356,8 @@ func (r *runner) run(ctx context.Context, spec RunSpec) (res RunResult) {
 	return res
 }
 
-func (r *runner) runStudy(ctx context.Context, spec RunSpec, res *RunResult) error {
-	name := spec.StudyName()
+func (r *runner) runStudy(ctx context.Context, spec runSpec, res *runResult) error {
+	name := spec.studyName()
 	o := r.s.studyOptions(spec, r.params[spec.Problem.Label()])
 	o.Logger = r.s.studyLogger()
 	proposer, err := acq.Lookup(spec.Acquisition, o.AcqOptions)
@@ -458,8 +469,8 @@ func comparableSettings(o host.Options) host.Options {
 }
 
 // rows reads a study's iteration records (at most Suite.Iters).
-func (r *runner) rows(ctx context.Context, spec RunSpec) ([]Row, error) {
-	name := spec.StudyName()
+func (r *runner) rows(ctx context.Context, spec runSpec) ([]row, error) {
+	name := spec.studyName()
 	st, err := r.db.Study(ctx, name)
 	if err != nil {
 		return nil, err
@@ -468,7 +479,7 @@ func (r *runner) rows(ctx context.Context, spec RunSpec) ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("study %s: %w", name, err)
 	}
-	var rows []Row
+	var rows []row
 	for _, it := range its {
 		if it.Iteration < 1 || it.Iteration > r.s.itersOf(spec.Problem) || len(it.Record) == 0 || string(it.Record) == "null" {
 			continue
@@ -481,7 +492,7 @@ func (r *runner) rows(ctx context.Context, spec RunSpec) ([]Row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("study %s iteration %d: %w", name, it.Iteration, err)
 		}
-		rows = append(rows, Row{Iter: rec.Iter, Evals: rec.Evals, Regret: rec.Regret, BestValue: rec.BestValue,
+		rows = append(rows, row{Iter: rec.Iter, Evals: rec.Evals, Regret: rec.Regret, BestValue: rec.BestValue,
 			FitS: rec.FitS, ProposeS: rec.ProposeS, EvalS: rec.EvalS, Fallback: fallback != ""})
 	}
 	if err := r.bestEvaluated(ctx, spec, st.ID, rows); err != nil {
@@ -494,7 +505,7 @@ func (r *runner) rows(ctx context.Context, spec RunSpec) ([]Row, error) {
 // params as its runs are, for its noise-free values: ok is false when it
 // has none to give (no sdk.NoiseFree, no declared f*, or a shared plugin
 // instance, which is not opened twice).
-func (s *Suite) noiseFree(ctx context.Context, spec RunSpec, params map[string]string) (sdk.NoiseFree, sdk.Info, bool, error) {
+func (s *Suite) noiseFree(ctx context.Context, spec runSpec, params map[string]string) (sdk.NoiseFree, sdk.Info, bool, error) {
 	obj, exclusive, err := s.opener()(ctx, spec.Problem.Name)
 	if err != nil || exclusive {
 		return nil, sdk.Info{}, false, nil
@@ -518,7 +529,7 @@ func (s *Suite) noiseFree(ctx context.Context, spec RunSpec, params map[string]s
 // noise-free regret; and Row.BestTrueRegret, the smallest noise-free regret
 // among those trials. Objectives without a declared f* or a noise-free
 // evaluation (and exclusive, expensive ones) are left without.
-func (r *runner) bestEvaluated(ctx context.Context, spec RunSpec, studyID int64, rows []Row) error {
+func (r *runner) bestEvaluated(ctx context.Context, spec runSpec, studyID int64, rows []row) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -566,7 +577,7 @@ func (r *runner) bestEvaluated(ctx context.Context, spec RunSpec, studyID int64,
 }
 
 // progress logs one line per finished run.
-func (r *runner) progress(res RunResult, done, total int) {
+func (r *runner) progress(res runResult, done, total int) {
 	ev := r.s.Logger.Info()
 	if res.Status == StatusFailed {
 		ev = r.s.Logger.Error().Str("error", res.Err)

@@ -80,7 +80,7 @@ func TestSmoke(t *testing.T) {
 }
 
 // countingOpener opens synthetic objectives whose evaluations call onEval.
-func countingOpener(onEval func()) Opener {
+func countingOpener(onEval func()) opener {
 	return func(ctx context.Context, name string) (sdk.Objective, bool, error) {
 		obj, ex, err := Synthetic(ctx, name)
 		if err != nil {
@@ -338,5 +338,15 @@ func TestBestTrueRegret(t *testing.T) {
 	}
 	if !differs {
 		t.Error("with noise variance 4 the oracle rule never differed from the user's rule")
+	}
+}
+
+// TestInvalidErrorUnwraps: errors.Is and errors.As see through an
+// InvalidError to its cause (its Unwrap method is what they call).
+func TestInvalidErrorUnwraps(t *testing.T) {
+	cause := errors.New("bad value")
+	var err error = &InvalidError{Err: cause}
+	if !errors.Is(err, cause) {
+		t.Errorf("errors.Is(%v, cause) = false", err)
 	}
 }

@@ -88,11 +88,11 @@ func (p Problem) Label() string {
 	return b.String()
 }
 
-// Seed derives the study seed of run index (0-based) of a problem label,
+// seed derives the study seed of run index (0-based) of a problem label,
 // batch size and, when acquisition is not "", acquisition: the first 8 bytes
 // of a 64-bit FNV-1a hash of the fields, passed through the SplitMix64
 // finalizer so that neighbouring indices give unrelated seeds.
-func Seed(label, acquisition string, batch, index int) uint64 {
+func seed(label, acquisition string, batch, index int) uint64 {
 	h := fnv.New64a()
 	var buf [8]byte
 	write := func(s string) {
@@ -118,8 +118,8 @@ func mix64(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// RunSpec identifies one run of a suite.
-type RunSpec struct {
+// runSpec identifies one run of a suite.
+type runSpec struct {
 	Problem     Problem
 	Acquisition string
 	Batch       int    // |B|
@@ -127,20 +127,10 @@ type RunSpec struct {
 	Seed        uint64 // the study seed (Seed)
 }
 
-// StudyName is the run's study name in the suite's database:
+// studyName is the run's study name in the suite's database:
 // "bench/<label>/<acquisition>/q<batch>/s<index>".
-func (r RunSpec) StudyName() string {
+func (r runSpec) studyName() string {
 	return fmt.Sprintf("bench/%s/%s/q%d/s%d", r.Problem.Label(), r.Acquisition, r.Batch, r.Index)
-}
-
-// key identifies a run in maps (label, acquisition, batch, index).
-type runKey struct {
-	label, acq   string
-	batch, index int
-}
-
-func (r RunSpec) key() runKey {
-	return runKey{r.Problem.Label(), r.Acquisition, r.Batch, r.Index}
 }
 
 // groupKey identifies a (problem, batch) figure/table.
@@ -149,11 +139,11 @@ type groupKey struct {
 	batch int
 }
 
-// Specs lists every run of the suite, seed index outermost (so a suite
+// specs lists every run of the suite, seed index outermost (so a suite
 // interrupted early still holds complete comparisons for its first seeds),
 // then problem, batch size and acquisition in the order given.
-func (s *Suite) Specs() []RunSpec {
-	var out []RunSpec
+func (s *Suite) specs() []runSpec {
+	var out []runSpec
 	for i := 0; i < s.seeds(); i++ {
 		for _, p := range s.Problems {
 			for _, q := range s.batches() {
@@ -162,8 +152,8 @@ func (s *Suite) Specs() []RunSpec {
 					if s.SeedByAcq {
 						sa = a
 					}
-					out = append(out, RunSpec{Problem: p, Acquisition: a, Batch: q, Index: i,
-						Seed: Seed(p.Label(), sa, q, i)})
+					out = append(out, runSpec{Problem: p, Acquisition: a, Batch: q, Index: i,
+						Seed: seed(p.Label(), sa, q, i)})
 				}
 			}
 		}

@@ -10,11 +10,11 @@ import (
 func TestSeedDeterministicAndDistinct(t *testing.T) {
 	// Pinned: changing the derivation would make every existing output
 	// directory's studies incompatible with the suite (see compatible).
-	if got, want := Seed("synthetic/branin", "", 1, 0), Seed("synthetic/branin", "", 1, 0); got != want {
+	if got, want := seed("synthetic/branin", "", 1, 0), seed("synthetic/branin", "", 1, 0); got != want {
 		t.Fatalf("Seed not deterministic: %d vs %d", got, want)
 	}
 	const pinned = uint64(0x5c4caa0e92c0a538)
-	if got := Seed("synthetic/branin", "", 1, 0); got != pinned {
+	if got := seed("synthetic/branin", "", 1, 0); got != pinned {
 		t.Errorf("Seed(branin, -, 1, 0) = %#x, pinned %#x (did the derivation change?)", got, pinned)
 	}
 	seen := map[uint64]string{}
@@ -29,21 +29,21 @@ func TestSeedDeterministicAndDistinct(t *testing.T) {
 		for _, a := range []string{"", "ei", "tes-ep"} {
 			for _, q := range []int{1, 3, 10} {
 				for i := range 20 {
-					add(strings.Join([]string{label, a, string(rune('0' + q)), string(rune('a' + i))}, "/"), Seed(label, a, q, i))
+					add(strings.Join([]string{label, a, string(rune('0' + q)), string(rune('a' + i))}, "/"), seed(label, a, q, i))
 				}
 			}
 		}
 	}
 	// Field boundaries are length-prefixed: moving characters between
 	// label and acquisition changes the seed.
-	if Seed("ab", "c", 1, 0) == Seed("a", "bc", 1, 0) {
+	if seed("ab", "c", 1, 0) == seed("a", "bc", 1, 0) {
 		t.Error("Seed ignores the boundary between label and acquisition")
 	}
 }
 
 func TestSpecsCommonRandomNumbers(t *testing.T) {
 	s := Suite{Problems: []Problem{{Name: "synthetic/branin"}}, Acquisitions: []string{"ei", "random"}, Batches: []int{1, 3}, Seeds: 2}
-	specs := s.Specs()
+	specs := s.specs()
 	if len(specs) != 8 {
 		t.Fatalf("%d specs, want 8", len(specs))
 	}
@@ -59,13 +59,13 @@ func TestSpecsCommonRandomNumbers(t *testing.T) {
 			t.Errorf("acquisitions of %v have different seeds %d and %d", k, prev, sp.Seed)
 		}
 		bySeed[k] = sp.Seed
-		names[sp.StudyName()] = true
+		names[sp.studyName()] = true
 	}
 	if len(names) != len(specs) {
 		t.Errorf("study names are not unique: %v", names)
 	}
 	s.SeedByAcq = true
-	specs = s.Specs()
+	specs = s.specs()
 	if specs[0].Seed == specs[1].Seed {
 		t.Error("SeedByAcq: ei and random share a seed")
 	}
@@ -126,12 +126,12 @@ func TestSuiteValidate(t *testing.T) {
 		{"dup acq", func(s *Suite) { s.Acquisitions = []string{"ei", "ei"} }, "twice"},
 		{"bad batch", func(s *Suite) { s.Batches = []int{0} }, "batch"},
 		{"huge batch", func(s *Suite) { s.Batches = []int{host.MaxBatch + 1} }, "MaxBatch"},
-		{"many seeds", func(s *Suite) { s.Seeds = MaxSeeds + 1 }, "MaxSeeds"},
-		{"many jobs", func(s *Suite) { s.Jobs = MaxJobs + 1 }, "MaxJobs"},
+		{"many seeds", func(s *Suite) { s.Seeds = maxSeeds + 1 }, "MaxSeeds"},
+		{"many jobs", func(s *Suite) { s.Jobs = maxJobs + 1 }, "MaxJobs"},
 		{"many iterations", func(s *Suite) { s.Iters = host.MaxTrials + 1 }, "MaxTrials"},
 		{"many runs", func(s *Suite) {
-			s.Seeds, s.Batches = MaxSeeds, nil
-			for q := 1; q <= MaxRuns/MaxSeeds+1; q++ {
+			s.Seeds, s.Batches = maxSeeds, nil
+			for q := 1; q <= maxRuns/maxSeeds+1; q++ {
 				s.Batches = append(s.Batches, q)
 			}
 		}, "MaxRuns"},
@@ -154,7 +154,7 @@ func TestSuiteValidate(t *testing.T) {
 
 func TestStudyOptions(t *testing.T) {
 	s := Suite{Init: 2, InitAtLeastBatch: true}
-	spec := RunSpec{Problem: Problem{Name: "p", Params: map[string]string{"noise_var": "0"}}, Acquisition: "ei", Batch: 4, Seed: 7}
+	spec := runSpec{Problem: Problem{Name: "p", Params: map[string]string{"noise_var": "0"}}, Acquisition: "ei", Batch: 4, Seed: 7}
 	o := s.studyOptions(spec, nil)
 	if o.Init != 4 || o.NoInit {
 		t.Errorf("Init = %d (NoInit %v), want max(2, 4) = 4", o.Init, o.NoInit)

@@ -73,12 +73,12 @@ func quantile(xs []float64, q float64) float64 {
 	return s[i] + (h-float64(i))*(s[i+1]-s[i])
 }
 
-// Curve is the per-iteration regret statistic of one acquisition's runs:
+// regretCurve is the per-iteration regret statistic of one acquisition's runs:
 // at iteration Iter[i], over the N[i] runs that reached it, the median of
 // log10 of the immediate regret and its quartiles (what the figures plot,
 // on the scale the summary tables rank by: one run stuck far away moves
 // neither), and the paper's mean immediate regret with its standard error.
-type Curve struct {
+type regretCurve struct {
 	Acquisition string
 	Iter        []int
 	N           []int
@@ -87,9 +87,9 @@ type Curve struct {
 	Mean, SE       []float64
 }
 
-// curve builds the Curve of runs (all of one acquisition) up to iters.
-func curve(acquisition string, runs []RunResult, iters int) Curve {
-	c := Curve{Acquisition: acquisition}
+// curve builds the regretCurve of runs (all of one acquisition) up to iters.
+func curve(acquisition string, runs []runResult, iters int) regretCurve {
+	c := regretCurve{Acquisition: acquisition}
 	for t := 1; t <= iters; t++ {
 		var rs, logs []float64
 		for _, r := range runs {
@@ -115,19 +115,19 @@ func curve(acquisition string, runs []RunResult, iters int) Curve {
 // finalRegret returns a run's regret at iteration iters, if it got there.
 // A failed run has none even if it holds that iteration: it is reported
 // with the failures (summary.md, exit status), never as a complete run.
-func finalRegret(r RunResult, iters int) (float64, bool) {
-	return finalOf(r, iters, func(row *Row) *float64 { return row.Regret })
+func finalRegret(r runResult, iters int) (float64, bool) {
+	return finalOf(r, iters, func(row *row) *float64 { return row.Regret })
 }
 
 // finalBestEval is finalRegret for the best-evaluated regret (the user's
 // rule).
-func finalBestEval(r RunResult, iters int) (float64, bool) {
-	return finalOf(r, iters, func(row *Row) *float64 { return row.BestEvalRegret })
+func finalBestEval(r runResult, iters int) (float64, bool) {
+	return finalOf(r, iters, func(row *row) *float64 { return row.BestEvalRegret })
 }
 
 // finalOf returns the field of the run's row at iteration iters that field
 // selects, unless the run failed or the row or the field is missing.
-func finalOf(r RunResult, iters int, field func(*Row) *float64) (float64, bool) {
+func finalOf(r runResult, iters int, field func(*row) *float64) (float64, bool) {
 	if r.Status == StatusFailed {
 		return 0, false
 	}
@@ -139,7 +139,7 @@ func finalOf(r RunResult, iters int, field func(*Row) *float64) (float64, bool) 
 }
 
 // rowAt returns the run's row of iteration t, or nil.
-func rowAt(r RunResult, t int) *Row {
+func rowAt(r runResult, t int) *row {
 	if t >= 1 && t <= len(r.Rows) && r.Rows[t-1].Iter == t {
 		return &r.Rows[t-1]
 	}

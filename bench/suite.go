@@ -23,8 +23,8 @@ import (
 const (
 	DefaultIters = 30
 	DefaultInit  = 2 // the paper's §5: "initialized with 2 data samples"
-	DefaultSeeds = 1
-	DefaultJobs  = 1
+	defaultSeeds = 1
+	defaultJobs  = 1
 )
 
 // Suite is a benchmark: every combination of Problems × Acquisitions ×
@@ -79,7 +79,7 @@ type Suite struct {
 	// Out is the output directory (required; created if missing).
 	Out string
 	// Open opens a run's objective (nil → Synthetic).
-	Open Opener
+	Open opener
 	// Logger gets one line per finished run; the studies log to it at warn
 	// level (debug when it is at debug level).
 	Logger zerolog.Logger
@@ -89,10 +89,10 @@ type Suite struct {
 	EvalTimeout time.Duration
 }
 
-// Opener returns a fresh objective for one run. Runs of an objective
+// opener returns a fresh objective for one run. Runs of an objective
 // reported exclusive (one shared instance, e.g. a plugin process) never
 // overlap; non-exclusive objectives must be independent per call.
-type Opener func(ctx context.Context, name string) (obj sdk.Objective, exclusive bool, err error)
+type opener func(ctx context.Context, name string) (obj sdk.Objective, exclusive bool, err error)
 
 // Synthetic opens the built-in problems (problems.New): synthetic/<name>
 // objectives, the user suite's user/<name> and the mixed suite's
@@ -102,10 +102,10 @@ func Synthetic(_ context.Context, name string) (sdk.Objective, bool, error) {
 	return o, false, err
 }
 
-func (s *Suite) seeds() int { return max(s.Seeds, DefaultSeeds) }
+func (s *Suite) seeds() int { return max(s.Seeds, defaultSeeds) }
 func (s *Suite) iters() int { return cmp.Or(s.Iters, DefaultIters) }
-func (s *Suite) jobs() int  { return max(s.Jobs, DefaultJobs) }
-func (s *Suite) opener() Opener {
+func (s *Suite) jobs() int  { return max(s.Jobs, defaultJobs) }
+func (s *Suite) opener() opener {
 	if s.Open == nil {
 		return Synthetic
 	}
@@ -175,12 +175,12 @@ func (s *Suite) initFor(q int) int {
 // of exhausting the machine (each run's own sizes are bounded by host's
 // Max* limits, checked here too so that no run starts).
 const (
-	// MaxSeeds bounds Suite.Seeds.
-	MaxSeeds = 1000
-	// MaxJobs bounds Suite.Jobs: runs in parallel, each with its own GP.
-	MaxJobs = 256
-	// MaxRuns bounds problems × acquisitions × batches × seeds.
-	MaxRuns = 100000
+	// maxSeeds bounds Suite.Seeds.
+	maxSeeds = 1000
+	// maxJobs bounds Suite.Jobs: runs in parallel, each with its own GP.
+	maxJobs = 256
+	// maxRuns bounds problems × acquisitions × batches × seeds.
+	maxRuns = 100000
 )
 
 func (s *Suite) validate() error {
@@ -203,15 +203,15 @@ func (s *Suite) validate() error {
 		return fmt.Errorf("UCB β must be a finite number ≥ 0, got %v", s.UCBBeta)
 	case s.Out == "":
 		return fmt.Errorf("no output directory given")
-	case s.Seeds > MaxSeeds:
-		return fmt.Errorf("%d seeds exceed the limit of %d (MaxSeeds)", s.Seeds, MaxSeeds)
-	case s.Jobs > MaxJobs:
-		return fmt.Errorf("%d jobs exceed the limit of %d (MaxJobs)", s.Jobs, MaxJobs)
+	case s.Seeds > maxSeeds:
+		return fmt.Errorf("%d seeds exceed the limit of %d (MaxSeeds)", s.Seeds, maxSeeds)
+	case s.Jobs > maxJobs:
+		return fmt.Errorf("%d jobs exceed the limit of %d (MaxJobs)", s.Jobs, maxJobs)
 	case s.Iters > host.MaxTrials:
 		return fmt.Errorf("%d iterations exceed the limit of %d trials a study may have (host.MaxTrials)", s.Iters, host.MaxTrials)
 	}
-	if n := len(s.Problems) * len(s.Acquisitions) * len(s.batches()) * s.seeds(); n > MaxRuns {
-		return fmt.Errorf("%d runs (problems × acquisitions × batch sizes × seeds) exceed the limit of %d (MaxRuns)", n, MaxRuns)
+	if n := len(s.Problems) * len(s.Acquisitions) * len(s.batches()) * s.seeds(); n > maxRuns {
+		return fmt.Errorf("%d runs (problems × acquisitions × batch sizes × seeds) exceed the limit of %d (MaxRuns)", n, maxRuns)
 	}
 	for _, q := range s.batches() {
 		if q < 1 || q > host.MaxBatch {

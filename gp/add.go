@@ -22,14 +22,14 @@ import (
 // so the whole diagonal always carries the same jitter.
 func (g *GP) Add(X *mat.Dense, y []float64) (*GP, error) {
 	if X == nil {
-		return nil, fmt.Errorf("gp.Add: nil inputs: %w", ErrBadInput)
+		return nil, fmt.Errorf("gp.Add: nil inputs: %w", errBadInput)
 	}
 	k, d := X.Dims()
 	if d != g.d {
-		return nil, fmt.Errorf("gp.Add: X has %d columns, GP has dimension %d: %w", d, g.d, ErrBadInput)
+		return nil, fmt.Errorf("gp.Add: X has %d columns, GP has dimension %d: %w", d, g.d, errBadInput)
 	}
 	if len(y) != k {
-		return nil, fmt.Errorf("gp.Add: %d inputs but %d outputs: %w", k, len(y), ErrBadInput)
+		return nil, fmt.Errorf("gp.Add: %d inputs but %d outputs: %w", k, len(y), errBadInput)
 	}
 	if err := checkFiniteDense(X, "X"); err != nil {
 		return nil, fmt.Errorf("gp.Add: %w", err)

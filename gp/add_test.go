@@ -34,7 +34,7 @@ func TestAddMatchesNew(t *testing.T) {
 			}
 			checkClose(t, "factor", ga.chol.l, gn.chol.l, 1e-9, 1e-12)
 			checkClose(t, "alpha", ga.Alpha(), gn.Alpha(), 1e-8, 1e-10)
-			checkClose(t, "lml", []float64{ga.LogMarginalLikelihood()}, []float64{gn.LogMarginalLikelihood()}, 1e-10, 1e-10)
+			checkClose(t, "lml", []float64{ga.logMarginalLikelihood()}, []float64{gn.logMarginalLikelihood()}, 1e-10, 1e-10)
 			Q := randDense(rng, 6, 2)
 			am, av := make([]float64, 6), make([]float64, 6)
 			nm, nv := make([]float64, 6), make([]float64, 6)
@@ -66,13 +66,13 @@ func TestAddDuplicateNoiseFree(t *testing.T) {
 
 func TestAddErrors(t *testing.T) {
 	g := testProblem(t, NewSE([]float64{0.3, 0.3}, 1), 4, 0.01, 64)
-	if _, err := g.Add(mat.NewDense(1, 3, nil), []float64{0}); !errors.Is(err, ErrBadInput) {
+	if _, err := g.Add(mat.NewDense(1, 3, nil), []float64{0}); !errors.Is(err, errBadInput) {
 		t.Errorf("wrong dim: %v", err)
 	}
-	if _, err := g.Add(mat.NewDense(2, 2, nil), []float64{0}); !errors.Is(err, ErrBadInput) {
+	if _, err := g.Add(mat.NewDense(2, 2, nil), []float64{0}); !errors.Is(err, errBadInput) {
 		t.Errorf("len mismatch: %v", err)
 	}
-	if _, err := g.Add(mat.NewDense(1, 2, nil), []float64{nan()}); !errors.Is(err, ErrBadInput) {
+	if _, err := g.Add(mat.NewDense(1, 2, nil), []float64{nan()}); !errors.Is(err, errBadInput) {
 		t.Errorf("NaN y: %v", err)
 	}
 }
@@ -83,7 +83,7 @@ func TestAddNonFiniteX(t *testing.T) {
 	for _, v := range []float64{nan(), math.Inf(1), math.Inf(-1)} {
 		X := mat.NewDense(2, 2, []float64{0.5, 0.5, 0.2, v})
 		ga, err := g.Add(X, []float64{0.1, 0.2})
-		if !errors.Is(err, ErrBadInput) || ga != nil {
+		if !errors.Is(err, errBadInput) || ga != nil {
 			t.Errorf("X with %v: got %v, %v; want ErrBadInput", v, ga, err)
 		}
 	}

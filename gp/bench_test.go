@@ -139,7 +139,7 @@ func BenchmarkConditionedPredictVJP(b *testing.B) {
 	ct := startCPU(b)
 	defer ct.stop()
 	for i := 0; i < b.N; i++ {
-		c.PredictVJP(XB, gA, gb, gS)
+		c.predictVJP(XB, gA, gb, gS)
 	}
 }
 

@@ -10,22 +10,22 @@ import (
 	"github.com/tesbo/tesbo/internal/linalg"
 )
 
-// ErrNotPositiveDefinite is returned (wrapped) when a covariance matrix stays
-// indefinite after the largest jitter (MaxJitter × mean diagonal) was added.
+// errNotPositiveDefinite is returned (wrapped) when a covariance matrix stays
+// indefinite after the largest jitter (maxJitter × mean diagonal) was added.
 // Typical causes: NaN/Inf hyper-parameters, a noise-free model with many
 // duplicate inputs, or absurd length-scales. Fit a noise variance > 0 or
 // remove duplicates.
-var ErrNotPositiveDefinite = linalg.ErrNotPositiveDefinite
+var errNotPositiveDefinite = linalg.ErrNotPositiveDefinite
 
 // Jitter escalation for Cholesky factorizations: first try without jitter,
-// then add j·mean(diag) to the diagonal for j = MinJitter, 10·MinJitter, ...,
-// MaxJitter. The jitter used is recorded (GP.Jitter) and acts like extra
+// then add j·mean(diag) to the diagonal for j = minJitter, 10·minJitter, ...,
+// maxJitter. The jitter used is recorded (GP.Jitter) and acts like extra
 // observation noise of that size; 1e-4 of the signal variance is well below
 // the resolution of any standardized objective. The same policy holds for
 // every Cholesky factorization in this module.
 const (
-	MinJitter = linalg.MinJitter
-	MaxJitter = linalg.MaxJitter
+	minJitter = linalg.MinJitter
+	maxJitter = linalg.MaxJitter
 )
 
 // cholFactor is a lower-triangular Cholesky factor stored row-major.

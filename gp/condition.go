@@ -24,7 +24,7 @@ import (
 // costing O(n² s + s³) instead of O((n+s)³). K̃ is exactly the posterior
 // covariance of f_X* given y_D (Prior). Because f_X* is noise-free, K̃ is
 // singular when X* holds duplicate or nearly duplicate points; it is then
-// factorized with jitter escalation (see MinJitter), which amounts to
+// factorized with jitter escalation (see minJitter), which amounts to
 // observing f_X* with a tiny noise of variance Jitter(), and Prior reports
 // K̃ including that jitter so that all methods describe one Gaussian model.
 type Conditioned struct {
@@ -43,11 +43,11 @@ type Conditioned struct {
 // stays indefinite with maximal jitter.
 func (g *GP) Condition(Xs *mat.Dense) (*Conditioned, error) {
 	if Xs == nil {
-		return nil, fmt.Errorf("gp.Condition: nil X*: %w", ErrBadInput)
+		return nil, fmt.Errorf("gp.Condition: nil X*: %w", errBadInput)
 	}
 	s, d := Xs.Dims()
 	if d != g.d {
-		return nil, fmt.Errorf("gp.Condition: X* has %d columns, GP has dimension %d: %w", d, g.d, ErrBadInput)
+		return nil, fmt.Errorf("gp.Condition: X* has %d columns, GP has dimension %d: %w", d, g.d, errBadInput)
 	}
 	if err := checkFiniteDense(Xs, "X*"); err != nil {
 		return nil, fmt.Errorf("gp.Condition: %w", err)
@@ -98,14 +98,8 @@ func transpose(a []float64, r, c int) []float64 {
 	return out
 }
 
-// GP returns the unconditioned posterior.
-func (c *Conditioned) GP() *GP { return c.g }
-
-// Xs returns the conditioning set X* (s×d). Do not modify.
-func (c *Conditioned) Xs() *mat.Dense { return c.xs.x }
-
-// Jitter returns the jitter added to K̃'s diagonal (0 when well conditioned).
-func (c *Conditioned) Jitter() float64 { return c.lt.jitter }
+// jitter returns the jitter added to K̃'s diagonal (0 when well conditioned).
+func (c *Conditioned) jitter() float64 { return c.lt.jitter }
 
 // Prior returns p(f_X* | y_D) = N(m̃, K̃): m̃ = K_X*D (K_DD+σ_n²I)⁻¹ y and
 // K̃ = K_X*X* − K_X*D (K_DD+σ_n²I)⁻¹ K_DX* (+ Jitter()·I). This is the
@@ -191,7 +185,7 @@ func (c *Conditioned) predict(XB *mat.Dense) condPred {
 	return p
 }
 
-// PredictVJP is the reverse-mode gradient of Predict: given gA = ∂L/∂A
+// predictVJP is the reverse-mode gradient of Predict: given gA = ∂L/∂A
 // (q×s), gb = ∂L/∂b (q) and gS = ∂L/∂S (q×q, every entry free), any of
 // them nil for zero, it returns ∂L/∂XB (q×d). Writing A = K_BX* H + K_BD H_D
 // with H = K̃⁻¹, H_D = −G K̃⁻¹, G = (K_DD+σ_n²I)⁻¹ K_DX*, and
@@ -202,7 +196,7 @@ func (c *Conditioned) predict(XB *mat.Dense) condPred {
 //	∂L/∂K_BB  = gS,
 //
 // chained through ∇_x k.
-func (c *Conditioned) PredictVJP(XB *mat.Dense, gA *mat.Dense, gb []float64, gS *mat.Dense) *mat.Dense {
+func (c *Conditioned) predictVJP(XB *mat.Dense, gA *mat.Dense, gb []float64, gS *mat.Dense) *mat.Dense {
 	if _, d := XB.Dims(); d != c.g.d {
 		panic(fmt.Sprintf("gp: Conditioned.PredictVJP: XB has %d columns, GP has dimension %d", d, c.g.d))
 	}

@@ -77,8 +77,8 @@ func TestConditionMatchesGeneric(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Jitter() != 0 {
-				t.Fatalf("unexpected jitter %g for well-separated X*", c.Jitter())
+			if c.jitter() != 0 {
+				t.Fatalf("unexpected jitter %g for well-separated X*", c.jitter())
 			}
 			wA, wb, wS, wm, wK := genericCondition(t, g, Xs, XB)
 			A, b, S := c.Predict(XB)
@@ -113,8 +113,8 @@ func TestConditionNearDuplicates(t *testing.T) {
 		if err != nil {
 			t.Fatalf("eps=%g: %v", eps, err)
 		}
-		if c.Jitter() <= 0 || c.Jitter() > MaxJitter*1.0001 {
-			t.Errorf("eps=%g: jitter %g, want in (0, %g]", eps, c.Jitter(), MaxJitter)
+		if c.jitter() <= 0 || c.jitter() > maxJitter*1.0001 {
+			t.Errorf("eps=%g: jitter %g, want in (0, %g]", eps, c.jitter(), maxJitter)
 		}
 		A, b, S := c.Predict(randDense(newRNG(34), 5, 2))
 		for _, v := range append(append(denseData(A), b...), denseData(S)...) {

@@ -20,17 +20,17 @@
 //   - Everything is float64. Posterior variances are clamped at ≥ 0 (round
 //     off makes them slightly negative at training inputs of a nearly
 //     noise-free model). Cholesky factorizations use jitter escalation
-//     (MinJitter…MaxJitter × mean diagonal) and fail with
-//     ErrNotPositiveDefinite beyond that; invalid data (NaN/Inf, size
-//     mismatches) fails with ErrBadInput. No public function returns NaN
+//     (minJitter…maxJitter × mean diagonal) and fail with
+//     errNotPositiveDefinite beyond that; invalid data (NaN/Inf, size
+//     mismatches) fails with errBadInput. No public function returns NaN
 //     without an error for finite inputs.
 //   - Kernels: NewSE and NewMatern52 panic on a length-scale or signal
 //     variance that is ≤ 0, NaN or Inf (a programming error; an invalid
 //     kernel would evaluate to NaN). Kernel.WithParams takes any log-values
 //     (the fit explores them) and can therefore produce an invalid kernel;
-//     CheckKernel tells, New and Fit return ErrBadInput for one and
-//     CrossCov, CrossCovGradX and CrossCovParamGrad panic. The Kernel methods themselves (Eval, GradX, ParamGrad,
-//     SampleFrequencies) have the precondition CheckKernel(k) == nil and
+//     checkKernel tells, New and Fit return errBadInput for one and
+//     CrossCov, crossCovGradX and crossCovParamGrad panic. The Kernel methods themselves (Eval, GradX, ParamGrad,
+//     SampleFrequencies) have the precondition checkKernel(k) == nil and
 //     do not check it.
 //   - Query methods without an error result (MeanVar, Predict, Joint,
 //     Conditioned.Predict, the VJPs, Path.Eval) panic, like gonum, on a
@@ -45,7 +45,7 @@
 //
 //   - NewSE: the paper's kernel k = σ_s² exp(−½(x−x')ᵀΛ⁻²(x−x')) (§3);
 //     NewMatern52 the Matérn-5/2 alternative. CrossCov gives K_XY,
-//     CrossCovGradX and CrossCovParamGrad its derivatives with respect to
+//     crossCovGradX and crossCovParamGrad its derivatives with respect to
 //     the query points and the log-hyper-parameters.
 //   - New, GP.MeanVar, GP.Predict, GP.Joint: Eq. (1), μ_x and σ_x²
 //     (GP.MeanVarY, GP.PredictY, GP.JointY: the same for noisy y).
@@ -100,7 +100,7 @@
 // tiled kernels that run on GOMAXPROCS goroutines and give bit-for-bit
 // the same results for any GOMAXPROCS; below, gonum's routines as before.
 // Fit runs its starts on a 512-point subset and polishes on all data
-// (LargeFitMin, FitSettings.Subset). SamplePaths evaluates each path's
+// (largeFitMin, FitSettings.Subset). SamplePaths evaluates each path's
 // prior draw at the data on GOMAXPROCS goroutines at any n (same
 // arithmetic, same results). For thousands of observations LocalData
 // selects a local model's data: the observations in a box around the
@@ -108,16 +108,11 @@
 // up).
 //
 // Predict for q = 10,000 queries at n = 200, d = 6 (BenchmarkPredict10k)
-// takes 91–99 ms of CPU on one core of the 2-core AMD EPYC test machine
-// (146–154 ms with one Trsm per block before), against a 50 ms target.
-// Four CPU profiles split it into: the variances' triangular solve, q n²/2
-// = 2e8 multiply-adds, ≈ 37 ms (39%; ≈ 5.4 G multiply-adds/s = 11 GFLOP/s,
-// the speed of gonum's 2-wide SSE2 GEMV kernel); the kernel's q n = 2e6
-// exponentials ≈ 34 ms (36%; ≈ 17 ns per math.Exp); squared distances,
-// the block transposition, sums of squares and means ≈ 11 ms; samples in
-// runtime.asyncPreempt (preemption on the shared core) ≈ 8 ms. The solve
-// and the exponentials alone exceed 50 ms, and neither shrinks by
-// reformulation: an exact variance is a quadratic form with a dense n×n
+// misses its 50 ms target on one core (profile in docs/results/README.md,
+// "Measurements behind the code"): three quarters of its time are the
+// variances' triangular solve, q n²/2 multiply-adds at the speed of
+// gonum's 2-wide SSE2 GEMV kernel, and the kernel's q n exponentials.
+// Neither shrinks by reformulation: an exact variance is a quadratic form with a dense n×n
 // matrix per query, which costs about n²/2 multiply-adds however it is
 // arranged (the triangular solve's count; an explicit inverse needs as
 // many and is less accurate), and there is one exponential per

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
@@ -21,13 +22,13 @@ type Prior struct {
 	LogNoiseMean, LogNoiseSD   float64
 }
 
-// DefaultPrior returns the prior Fit uses unless told otherwise: length-scales
+// defaultPrior returns the prior Fit uses unless told otherwise: length-scales
 // centred at 0.5 (half the unit cube) with a factor-e^1.5 ≈ 4.5 standard
 // deviation, signal variance centred at 1 (standardized outputs) with the
 // same spread, noise variance centred at 1e-2 with a factor-e³ ≈ 20 spread.
 // It is weak: with tens of points the likelihood dominates, with 1–3 points
 // it keeps the fit away from the degenerate ℓ → 0 / σ_s² → 0 solutions.
-func DefaultPrior() Prior {
+func defaultPrior() Prior {
 	return Prior{
 		LogLengthMean: math.Log(0.5), LogLengthSD: 1.5,
 		LogVarMean: 0, LogVarSD: 1.5,
@@ -35,7 +36,7 @@ func DefaultPrior() Prior {
 	}
 }
 
-// ScaledPrior returns the prior the host uses by default: DefaultPrior with
+// ScaledPrior returns the prior the host uses by default: defaultPrior with
 // a tighter length-scale prior whose centre grows with the dimension d and
 // a signal-variance prior centred above the data's variance,
 //
@@ -48,8 +49,8 @@ func DefaultPrior() Prior {
 // in BO: with the weak prior and few, clustered observations a dimension
 // along which the data barely vary gets ℓ ≈ 5–10 (it looks irrelevant), the
 // posterior-mean maximizer then sits on a face of the cube and nothing
-// explores that dimension again (seen on Hartmann-3, where it cost 3 of 10
-// runs a regret of 0.008).
+// explores that dimension again (seen on Hartmann-3; the figures are in
+// docs/results/README.md, "Measurements behind the code").
 //
 // The outputs are standardized over the evaluated points, but BO evaluates
 // where the model expects high values, so the function's variance over the
@@ -57,10 +58,10 @@ func DefaultPrior() Prior {
 // A signal variance centred at 6 (BoTorch's default prior, Gamma(2, 0.15),
 // has its mode at 6.7) keeps the model from believing it has seen the
 // function's whole range; it lets fewer Hartmann-3 runs settle on the
-// second-best mode (30 seeds: 1–2 against 4) without changing the other
-// benchmarks' results beyond their noise.
+// second-best mode without changing the other benchmarks' results beyond
+// their noise.
 func ScaledPrior(d int) Prior {
-	p := DefaultPrior()
+	p := defaultPrior()
 	p.LogLengthMean = math.Log(0.4) + 0.5*math.Log(float64(max(d, 1))/3)
 	p.LogLengthSD = 0.7
 	p.LogVarMean, p.LogVarSD = math.Log(6), 1
@@ -107,16 +108,16 @@ type FitSettings struct {
 	Rand *rand.Rand
 	// NoPrior switches MAP off (plain maximum marginal likelihood).
 	NoPrior bool
-	// Prior replaces DefaultPrior when non-nil.
+	// Prior replaces defaultPrior when non-nil.
 	Prior *Prior
 	// Bounds replaces DefaultBounds when non-nil.
 	Bounds *Bounds
 	// MaxIterations caps L-BFGS major iterations per start (0 means 200).
 	MaxIterations int
 	// Subset is the number of observations the starts run on: 0 means
-	// DefaultFitSubset from LargeFitMin observations on and all of them
+	// defaultFitSubset from largeFitMin observations on and all of them
 	// below, a negative value all of them always. When it is below n the
-	// best start is polished on all observations (see LargeFitMin).
+	// best start is polished on all observations (see largeFitMin).
 	Subset int
 }
 
@@ -128,11 +129,11 @@ type FitSettings struct {
 // X (n×d, n ≥ 1) holds unit-cube inputs, y standardized outputs.
 func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 	if X == nil {
-		return nil, fmt.Errorf("fit gp: nil inputs (need at least one observation): %w", ErrBadInput)
+		return nil, fmt.Errorf("fit gp: nil inputs (need at least one observation): %w", errBadInput)
 	}
 	n, d := X.Dims()
 	if len(y) != n {
-		return nil, fmt.Errorf("fit gp: %d inputs but %d outputs: %w", n, len(y), ErrBadInput)
+		return nil, fmt.Errorf("fit gp: %d inputs but %d outputs: %w", n, len(y), errBadInput)
 	}
 	if err := checkFiniteDense(X, "X"); err != nil {
 		return nil, fmt.Errorf("fit gp: %w", err)
@@ -141,7 +142,7 @@ func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 		return nil, fmt.Errorf("fit gp: %w", err)
 	}
 	if math.IsNaN(s.FixedNoise) || math.IsInf(s.FixedNoise, 0) || s.FixedNoise < 0 {
-		return nil, fmt.Errorf("fit gp: FixedNoise %v must be finite and ≥ 0: %w", s.FixedNoise, ErrBadInput)
+		return nil, fmt.Errorf("fit gp: FixedNoise %v must be finite and ≥ 0: %w", s.FixedNoise, errBadInput)
 	}
 	tmpl := s.Kernel
 	if tmpl == nil && s.Warm != nil {
@@ -154,11 +155,11 @@ func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 		}
 		tmpl = NewSE(ls, 1)
 	}
-	if err := CheckKernel(tmpl); err != nil {
+	if err := checkKernel(tmpl); err != nil {
 		return nil, fmt.Errorf("fit gp: kernel template: %w", err)
 	}
 	if tmpl.Dim() != d {
-		return nil, fmt.Errorf("fit gp: kernel dimension %d but X has %d columns: %w", tmpl.Dim(), d, ErrBadInput)
+		return nil, fmt.Errorf("fit gp: kernel dimension %d but X has %d columns: %w", tmpl.Dim(), d, errBadInput)
 	}
 	b := DefaultBounds()
 	if s.Bounds != nil {
@@ -166,7 +167,7 @@ func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 	}
 	e := newLMLEval(X, y, tmpl, s.FixedNoise, b)
 	if !s.NoPrior {
-		p := DefaultPrior()
+		p := defaultPrior()
 		if s.Prior != nil {
 			p = *s.Prior
 		}
@@ -338,7 +339,7 @@ func (e *lmlEval) optimize(theta0 []float64, maxIter int) error {
 	var lastF float64
 	lastG := make([]float64, nf)
 	eval := func(u []float64) {
-		if lastU != nil && equalSlices(lastU, u) {
+		if lastU != nil && slices.Equal(lastU, u) {
 			return
 		}
 		lastU = append(lastU[:0], u...)
@@ -348,11 +349,12 @@ func (e *lmlEval) optimize(theta0 []float64, maxIter int) error {
 		Func: func(u []float64) float64 { eval(u); return lastF },
 		Grad: func(g, u []float64) { eval(u); copy(g, lastG) },
 	}
-	// Tolerances are on the per-observation objective. Measured on GP data
-	// (d=6, n=50 and 200): the More–Thuente line search needs 10–30% fewer
-	// evaluations than gonum's default bisection, and these tolerances
-	// change the fitted LML by < 0.02 nats compared with 10× tighter ones
-	// while cutting warm-start evaluations from ~25 to ~6–16.
+	// Tolerances are on the per-observation objective. On GP data the
+	// More–Thuente line search needs fewer evaluations than gonum's default
+	// bisection, and these tolerances change the fitted LML by a negligible
+	// amount compared with 10× tighter ones while cutting warm-start
+	// evaluations severalfold (docs/results/README.md, "Measurements behind
+	// the code").
 	settings := &optimize.Settings{
 		GradientThreshold: 1e-4,
 		MajorIterations:   maxIter,
@@ -387,18 +389,6 @@ func (e *lmlEval) uObjective(u, gu, theta, gtheta []float64) float64 {
 		gu[i] = -gtheta[i] * (e.hi[i] - e.lo[i]) * s * (1 - s) * scale
 	}
 	return -v * scale
-}
-
-func equalSlices(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // objective returns log p(y|θ) + log p(θ) and writes its gradient with

@@ -9,14 +9,12 @@ import (
 )
 
 // Fitting at large n. One likelihood-and-gradient evaluation costs a
-// Cholesky factorization and an explicit inverse, about n³ flops: 1.0 s
-// of CPU at n = 2000 on the 2-core test machine (0.3 s factorization,
-// 0.7 s inverse; kernel matrix and gradient sums are a few per cent), and
-// a fit takes 7–25 of them per start: 125 for a cold 5-start fit at
-// n = 1500. From LargeFitMin observations on, Fit therefore
+// Cholesky factorization and an explicit inverse, about n³ flops, and a
+// fit takes 7–25 of them per start. From largeFitMin observations on, Fit
+// therefore
 //
 //  1. runs all of its starts (warm start and random restarts alike) on a
-//     subset of DefaultFitSubset observations drawn without replacement
+//     subset of defaultFitSubset observations drawn without replacement
 //     by a fixed-seed generator (a function of n alone, so a resumed
 //     study re-derives the same subset and the same trials), where an
 //     evaluation costs about (m/n)³ of a full one, and
@@ -26,22 +24,18 @@ import (
 //     below polishTol or after polishEvaluations evaluations on all data.
 //
 // The polish is what makes the result the full data's MAP estimate rather
-// than the subset's: at n = 1500, d = 6 the subset optimum was 19 nats of
-// full-data log density below the full optimum on GP data and 164 nats on
-// a smooth, nearly noise-free function (TestLargeFitNearFullFit); after
-// the polish, 0.4 and 3.9. On the GP data the full 5-start fit took 125
-// evaluations and 53 s of CPU, the subset path 8 full evaluations and
-// 6 s. In a BO run's steady state (warm start from the fit on the first
-// n − 20 points) the polish takes 2–4 full evaluations; the full path
-// took 7.
+// than the subset's (TestLargeFitNearFullFit), at a small fraction of the
+// full fit's cost, also in a BO run's steady state (warm start from the
+// fit on the first n − 20 points). The measurements are in
+// docs/results/README.md, "Measurements behind the code".
 
-// LargeFitMin is the number of observations from which Fit fits on a
+// largeFitMin is the number of observations from which Fit fits on a
 // subset and polishes on all data (see FitSettings.Subset).
-const LargeFitMin = 1024
+const largeFitMin = 1024
 
-// DefaultFitSubset is the subset size Fit uses from LargeFitMin
+// defaultFitSubset is the subset size Fit uses from largeFitMin
 // observations on unless FitSettings.Subset says otherwise.
-const DefaultFitSubset = 512
+const defaultFitSubset = 512
 
 // polishEvaluations bounds the full-data evaluations (with the gradient)
 // of the polish.
@@ -55,8 +49,8 @@ func subsetSize(n, s int) int {
 		return n
 	case s > 0:
 		return min(s, n)
-	case n >= LargeFitMin:
-		return DefaultFitSubset
+	case n >= largeFitMin:
+		return defaultFitSubset
 	}
 	return n
 }
@@ -165,8 +159,8 @@ func (e *lmlEval) polish(sub *lmlEval, starts ...[]float64) {
 // hyper-parameters about 1.4 posterior standard deviations apart along a
 // single direction: well inside what the data leave uncertain, and far
 // below what changes a BO proposal. In the steady state of a BO run (warm
-// start from the last iteration's fit) it ends the polish after 2–3
-// evaluations; chasing 0.1 nats took 7 at n = 2000.
+// start from the last iteration's fit) it ends the polish after a few
+// evaluations; chasing 0.1 nats takes more than twice as many.
 const polishTol = 1.0
 
 // inverseHessian returns the inverse of the Hessian of e's uObjective at
@@ -263,7 +257,7 @@ func (e *lmlEval) value(u []float64) float64 {
 	if err != nil {
 		return math.Inf(-1)
 	}
-	v := g.LogMarginalLikelihood()
+	v := g.logMarginalLikelihood()
 	if pr := e.prior; pr != nil {
 		add := func(i int, mu, sd float64) {
 			z := (theta[i] - mu) / sd

@@ -14,7 +14,7 @@ import (
 func mapObjective(t testing.TB, g *GP) float64 {
 	t.Helper()
 	e := newLMLEval(g.X(), g.Y(), g.Kernel(), 0, DefaultBounds())
-	p := DefaultPrior()
+	p := defaultPrior()
 	e.prior = &p
 	theta := append(g.Kernel().Params(), math.Log(g.NoiseVar()))
 	v, err := e.objective(theta, make([]float64, len(theta)))
@@ -92,7 +92,7 @@ func TestLargeFitBitwiseAcrossProcs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits at n = 1100")
 	}
-	const n = LargeFitMin + 76
+	const n = largeFitMin + 76
 	truth := NewSE([]float64{0.3, 0.4, 0.5}, 1)
 	X, y := gpData(t, truth, 1e-3, n, 7)
 	warm, err := New(truth, 1e-3, X, y)
@@ -107,7 +107,7 @@ func TestLargeFitBitwiseAcrossProcs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := append(g.Kernel().Params(), g.NoiseVar(), g.LogMarginalLikelihood())
+		got := append(g.Kernel().Params(), g.NoiseVar(), g.logMarginalLikelihood())
 		if ref == nil {
 			ref = got
 			continue
@@ -118,16 +118,16 @@ func TestLargeFitBitwiseAcrossProcs(t *testing.T) {
 			}
 		}
 	}
-	if a, b := fitSubset(n, DefaultFitSubset), fitSubset(n, DefaultFitSubset); !slices.Equal(a, b) || len(a) != DefaultFitSubset {
+	if a, b := fitSubset(n, defaultFitSubset), fitSubset(n, defaultFitSubset); !slices.Equal(a, b) || len(a) != defaultFitSubset {
 		t.Fatal("fitSubset is not a function of n")
 	}
 }
 
-// Below LargeFitMin (and with Subset < 0) Fit runs its starts on all
+// Below largeFitMin (and with Subset < 0) Fit runs its starts on all
 // data; Subset > 0 forces a subset at any n.
 func TestSubsetSize(t *testing.T) {
 	for _, c := range []struct{ n, s, want int }{
-		{LargeFitMin - 1, 0, LargeFitMin - 1}, {LargeFitMin, 0, DefaultFitSubset},
+		{largeFitMin - 1, 0, largeFitMin - 1}, {largeFitMin, 0, defaultFitSubset},
 		{5000, -1, 5000}, {300, 100, 100}, {50, 100, 50},
 	} {
 		if got := subsetSize(c.n, c.s); got != c.want {
@@ -156,7 +156,7 @@ func TestSubsetPathKernelsAndFixedNoise(t *testing.T) {
 			if fixed > 0 && sub.NoiseVar() != fixed {
 				t.Errorf("%s: noise %g, want the fixed %g", kname(k), sub.NoiseVar(), fixed)
 			}
-			got, want := sub.LogMarginalLikelihood(), full.LogMarginalLikelihood()
+			got, want := sub.logMarginalLikelihood(), full.logMarginalLikelihood()
 			if got < want-tol {
 				t.Errorf("%s fixed=%g: subset path LML %.3f, full fit %.3f", kname(k), fixed, got, want)
 			}

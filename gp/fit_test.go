@@ -52,13 +52,13 @@ func TestFitRecoversLengthscales(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.LogMarginalLikelihood() < gt.LogMarginalLikelihood() {
-		t.Errorf("fitted LML %.4f < LML at truth %.4f", g.LogMarginalLikelihood(), gt.LogMarginalLikelihood())
+	if g.logMarginalLikelihood() < gt.logMarginalLikelihood() {
+		t.Errorf("fitted LML %.4f < LML at truth %.4f", g.logMarginalLikelihood(), gt.logMarginalLikelihood())
 	}
 	t.Logf("fit: ℓ=%.4f σ_s²=%.4f σ_n²=%.5f LML=%.3f (truth LML %.3f)", got, g.Kernel().Variance(), g.NoiseVar(),
-		g.LogMarginalLikelihood(), gt.LogMarginalLikelihood())
+		g.logMarginalLikelihood(), gt.logMarginalLikelihood())
 	// The gradient vanishes at an interior optimum.
-	grad, err := g.LogMarginalLikelihoodGrad()
+	grad, err := g.logMarginalLikelihoodGrad()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,11 +86,11 @@ func TestFitMatern(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.LogMarginalLikelihood() < gt.LogMarginalLikelihood() {
-		t.Errorf("fitted LML %.4f < LML at truth %.4f", g.LogMarginalLikelihood(), gt.LogMarginalLikelihood())
+	if g.logMarginalLikelihood() < gt.logMarginalLikelihood() {
+		t.Errorf("fitted LML %.4f < LML at truth %.4f", g.logMarginalLikelihood(), gt.logMarginalLikelihood())
 	}
 	t.Logf("fit: ℓ=%.4f σ_s²=%.4f σ_n²=%.5f LML=%.3f (truth LML %.3f)", g.Kernel().(*Matern52).Lengthscales(),
-		g.Kernel().Variance(), g.NoiseVar(), g.LogMarginalLikelihood(), gt.LogMarginalLikelihood())
+		g.Kernel().Variance(), g.NoiseVar(), g.logMarginalLikelihood(), gt.logMarginalLikelihood())
 }
 
 // FixedNoise keeps σ_n² fixed; a warm start from the optimum stays there.
@@ -108,7 +108,7 @@ func TestFitFixedNoiseAndWarm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := warm.LogMarginalLikelihood() - cold.LogMarginalLikelihood(); math.Abs(d) > 1e-3*math.Abs(cold.LogMarginalLikelihood())+1e-3 {
+	if d := warm.logMarginalLikelihood() - cold.logMarginalLikelihood(); math.Abs(d) > 1e-3*math.Abs(cold.logMarginalLikelihood())+1e-3 {
 		t.Errorf("warm start from the optimum moved the LML by %g", d)
 	}
 	// Warm start after adding points works and is at least as good as the
@@ -119,8 +119,8 @@ func TestFitFixedNoiseAndWarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, _ := New(cold.Kernel(), 1e-4, X2, y2)
-	if w2.LogMarginalLikelihood() < base.LogMarginalLikelihood()-1e-9 {
-		t.Errorf("warm fit LML %g below its start %g", w2.LogMarginalLikelihood(), base.LogMarginalLikelihood())
+	if w2.logMarginalLikelihood() < base.logMarginalLikelihood()-1e-9 {
+		t.Errorf("warm fit LML %g below its start %g", w2.logMarginalLikelihood(), base.logMarginalLikelihood())
 	}
 }
 
@@ -148,8 +148,8 @@ func TestFitTinyData(t *testing.T) {
 				}
 			}
 			m, v := g.MeanVar([]float64{0.5, 0.4})
-			if math.IsNaN(m) || math.IsNaN(v) || math.IsNaN(g.LogMarginalLikelihood()) {
-				t.Errorf("NaN output: mean %v var %v lml %v", m, v, g.LogMarginalLikelihood())
+			if math.IsNaN(m) || math.IsNaN(v) || math.IsNaN(g.logMarginalLikelihood()) {
+				t.Errorf("NaN output: mean %v var %v lml %v", m, v, g.logMarginalLikelihood())
 			}
 		})
 	}
@@ -169,7 +169,7 @@ func TestFitErrors(t *testing.T) {
 		"bad noise":    {X, []float64{1, 2}, FitSettings{FixedNoise: -1}},
 		"kernel dim":   {X, []float64{1, 2}, FitSettings{Kernel: NewSE([]float64{1, 1}, 1)}},
 	} {
-		if _, err := Fit(tc.X, tc.y, tc.s); !errors.Is(err, ErrBadInput) {
+		if _, err := Fit(tc.X, tc.y, tc.s); !errors.Is(err, errBadInput) {
 			t.Errorf("%s: err = %v, want ErrBadInput", name, err)
 		}
 	}
@@ -196,7 +196,7 @@ func TestFitWarmFromBound(t *testing.T) {
 
 func TestSampleJointEmpty(t *testing.T) {
 	g := testProblem(t, NewSE([]float64{0.3, 0.3}, 1), 5, 0.01, 55)
-	if s := g.SampleJoint(newRNG(1), randDense(newRNG(2), 3, 2), 0); s != nil {
+	if s := g.sampleJoint(newRNG(1), randDense(newRNG(2), 3, 2), 0); s != nil {
 		t.Errorf("n=0: got %v, want nil", s)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // X, in the unit cube by convention; y are standardized outputs.
 //
 // A GP holds the Cholesky factor L of K_DD + σ_n² I (+ jitter, see
-// MinJitter) and α = (K_DD + σ_n² I)⁻¹ y, so a posterior mean costs O(n d)
+// minJitter) and α = (K_DD + σ_n² I)⁻¹ y, so a posterior mean costs O(n d)
 // and a variance O(n²). It is immutable after construction and safe for
 // concurrent reads.
 type GP struct {
@@ -38,18 +38,18 @@ type GP struct {
 	pool sync.Pool // *predictBuf
 }
 
-// ErrBadInput is wrapped by errors about invalid user data (NaN/Inf values,
+// errBadInput is wrapped by errors about invalid user data (NaN/Inf values,
 // mismatched sizes, negative variances).
-var ErrBadInput = errors.New("invalid input")
+var errBadInput = errors.New("invalid input")
 
 // New returns the GP posterior for kernel k, noise variance noiseVar ≥ 0
 // (σ_n², standardized output units) and observations y at the rows of X
 // (n×d, n ≥ 1, d = k.Dim()). X and y are copied.
 //
 // K_DD + σ_n² I is factorized by Cholesky with jitter escalation; an error
-// wrapping ErrNotPositiveDefinite is returned if it fails even with the
-// maximal jitter, and one wrapping ErrBadInput for an invalid kernel
-// (CheckKernel), NaN/Inf or mismatched data.
+// wrapping errNotPositiveDefinite is returned if it fails even with the
+// maximal jitter, and one wrapping errBadInput for an invalid kernel
+// (checkKernel), NaN/Inf or mismatched data.
 //
 // Constant outputs are fine: with y = 0 (what standardization makes of a
 // constant objective) α = 0, the posterior mean is 0 everywhere, the
@@ -57,21 +57,21 @@ var ErrBadInput = errors.New("invalid input")
 // likelihood is −½ log|K_DD+σ_n²I| − (n/2) log 2π; K_DD + σ_n² I does not
 // depend on y, so nothing becomes singular.
 func New(k Kernel, noiseVar float64, X *mat.Dense, y []float64) (*GP, error) {
-	if err := CheckKernel(k); err != nil {
+	if err := checkKernel(k); err != nil {
 		return nil, fmt.Errorf("gp.New: %w", err)
 	}
 	if X == nil {
-		return nil, fmt.Errorf("gp.New: nil inputs X (need at least one observation): %w", ErrBadInput)
+		return nil, fmt.Errorf("gp.New: nil inputs X (need at least one observation): %w", errBadInput)
 	}
 	n, d := X.Dims()
 	if d != k.Dim() {
-		return nil, fmt.Errorf("gp.New: X has %d columns but the kernel has dimension %d: %w", d, k.Dim(), ErrBadInput)
+		return nil, fmt.Errorf("gp.New: X has %d columns but the kernel has dimension %d: %w", d, k.Dim(), errBadInput)
 	}
 	if len(y) != n {
-		return nil, fmt.Errorf("gp.New: %d inputs but %d outputs: %w", n, len(y), ErrBadInput)
+		return nil, fmt.Errorf("gp.New: %d inputs but %d outputs: %w", n, len(y), errBadInput)
 	}
 	if math.IsNaN(noiseVar) || math.IsInf(noiseVar, 0) || noiseVar < 0 {
-		return nil, fmt.Errorf("gp.New: noise variance %v must be finite and ≥ 0: %w", noiseVar, ErrBadInput)
+		return nil, fmt.Errorf("gp.New: noise variance %v must be finite and ≥ 0: %w", noiseVar, errBadInput)
 	}
 	if err := checkFiniteDense(X, "X"); err != nil {
 		return nil, fmt.Errorf("gp.New: %w", err)
@@ -156,9 +156,9 @@ func (g *GP) Dim() int { return g.d }
 // Alpha returns α = (K_DD + σ_n² I)⁻¹ y. Do not modify.
 func (g *GP) Alpha() []float64 { return g.alpha }
 
-// LogMarginalLikelihood returns log p(y | X, θ) =
+// logMarginalLikelihood returns log p(y | X, θ) =
 // −½ yᵀ(K+σ_n²I)⁻¹y − ½ log|K+σ_n²I| − (n/2) log 2π.
-func (g *GP) LogMarginalLikelihood() float64 { return g.lml }
+func (g *GP) logMarginalLikelihood() float64 { return g.lml }
 
 // scaledRowD returns row i of X scaled by 1/ℓ (nil without a radial kernel).
 func (g *GP) scaledRowD(i int) []float64 {
@@ -269,30 +269,30 @@ func (g *GP) MeanVar(x []float64) (mean, variance float64) {
 	return mean, math.Max(g.k.Variance()-dot(k, k), 0)
 }
 
-// MeanVarY returns the posterior predictive mean and variance of a noisy
+// meanVarY returns the posterior predictive mean and variance of a noisy
 // observation y_x = f(x) + ε, ε ~ N(0, σ_n²) independent of the data's
 // noise: μ_x and σ_x² + NoiseVar() (MeanVar plus the noise). The jitter
 // (Jitter()) is a numerical device of the factorization, not part of the
 // observation model, and is not added.
-func (g *GP) MeanVarY(x []float64) (mean, variance float64) {
+func (g *GP) meanVarY(x []float64) (mean, variance float64) {
 	m, v := g.MeanVar(x)
 	return m, v + g.noise
 }
 
-// PredictY is Predict for noisy observations y = f + ε: the same means,
+// predictY is Predict for noisy observations y = f + ε: the same means,
 // variances plus NoiseVar() (see MeanVarY).
-func (g *GP) PredictY(X *mat.Dense, mean, variance []float64) {
+func (g *GP) predictY(X *mat.Dense, mean, variance []float64) {
 	g.Predict(X, mean, variance)
 	for i := range variance {
 		variance[i] += g.noise
 	}
 }
 
-// JointY returns the joint posterior predictive of noisy observations y_X
+// jointY returns the joint posterior predictive of noisy observations y_X
 // = f(X) + ε at the rows of X (q×d), each row with its own independent
 // noise (two rows at the same input are two observations): Joint's mean and
 // covariance plus NoiseVar()·I.
-func (g *GP) JointY(X *mat.Dense) (mean []float64, cov *mat.SymDense) {
+func (g *GP) jointY(X *mat.Dense) (mean []float64, cov *mat.SymDense) {
 	mean, cov = g.Joint(X)
 	for i := 0; i < cov.SymmetricDim(); i++ {
 		cov.SetSym(i, i, cov.At(i, i)+g.noise)
@@ -477,7 +477,7 @@ func checkFiniteDense(X *mat.Dense, name string) error {
 	for i := 0; i < r; i++ {
 		for j, v := range X.RawRowView(i) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%s[%d][%d] = %v: %w", name, i, j, v, ErrBadInput)
+				return fmt.Errorf("%s[%d][%d] = %v: %w", name, i, j, v, errBadInput)
 			}
 		}
 	}
@@ -488,7 +488,7 @@ func checkFiniteDense(X *mat.Dense, name string) error {
 func checkFiniteVec(y []float64, name string) error {
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s[%d] = %v: %w", name, i, v, ErrBadInput)
+			return fmt.Errorf("%s[%d] = %v: %w", name, i, v, errBadInput)
 		}
 	}
 	return nil

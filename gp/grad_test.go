@@ -56,7 +56,7 @@ func TestCrossCovGrads(t *testing.T) {
 	rng := newRNG(15)
 	for _, k := range kernels(3) {
 		X, Y := randDense(rng, 4, 3), randDense(rng, 5, 3)
-		gx := CrossCovGradX(k, X, Y)
+		gx := crossCovGradX(k, X, Y)
 		if len(gx) != 3 {
 			t.Fatalf("%s: %d query-gradient matrices, want 3", kname(k), len(gx))
 		}
@@ -80,7 +80,7 @@ func TestCrossCovGrads(t *testing.T) {
 				}
 			}
 		}
-		gth := CrossCovParamGrad(k, X, Y)
+		gth := crossCovParamGrad(k, X, Y)
 		p := k.Params()
 		if len(gth) != len(p) {
 			t.Fatalf("%s: %d parameter-gradient matrices, want %d", kname(k), len(gth), len(p))
@@ -218,11 +218,11 @@ func TestPredictVJP(t *testing.T) {
 			gA := mat.NewDense(q, s, randVec(rng, q*s))
 			gb := randVec(rng, q)
 			gS := mat.NewDense(q, q, randVec(rng, q*q))
-			got := c.PredictVJP(XB, gA, gb, gS)
+			got := c.predictVJP(XB, gA, gb, gS)
 			fd := fdGrad(predictLoss(c, gA, gb, gS, q, d), denseData(XB), fdStep)
 			checkClose(t, kname(k)+" PredictVJP", denseData(got), fd, fdRel, fdAbs)
 			// Each part alone (nil for the others).
-			gotA := c.PredictVJP(XB, gA, nil, nil)
+			gotA := c.predictVJP(XB, gA, nil, nil)
 			fdA := fdGrad(predictLoss(c, gA, nil, nil, q, d), denseData(XB), fdStep)
 			checkClose(t, kname(k)+" PredictVJP A only", denseData(gotA), fdA, fdRel, fdAbs)
 		}
@@ -233,7 +233,7 @@ func TestLMLGrad(t *testing.T) {
 	for _, k := range kernels(3) {
 		for trial, noise := range []float64{1e-3, 0.05, 0.3} {
 			g := testProblem(t, k, 30, noise, uint64(20+trial))
-			got, err := g.LogMarginalLikelihoodGrad()
+			got, err := g.logMarginalLikelihoodGrad()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -243,7 +243,7 @@ func TestLMLGrad(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				return gg.LogMarginalLikelihood()
+				return gg.logMarginalLikelihood()
 			}
 			checkClose(t, kname(k)+" LML grad", got, fdGrad(f, theta, fdStep), fdRel, 1e-6)
 		}
@@ -254,7 +254,7 @@ func TestLMLGrad(t *testing.T) {
 // seen by L-BFGS.
 func TestFitObjectiveGrad(t *testing.T) {
 	g := testProblem(t, NewSE([]float64{0.3, 0.4}, 1), 25, 0.02, 24)
-	p := DefaultPrior()
+	p := defaultPrior()
 	for _, fixed := range []float64{0, 0.02} {
 		e := newLMLEval(g.X(), g.Y(), g.Kernel(), fixed, DefaultBounds())
 		e.prior = &p
@@ -314,7 +314,7 @@ func TestPredictGrad(t *testing.T) {
 	gb := randVec(rng, q)
 	gS := mat.NewDense(q, q, randVec(rng, q*q))
 	for rep := 0; rep < 2; rep++ { // vjp may be called repeatedly
-		checkClose(t, "vjp", denseData(vjp(gA, gb, gS)), denseData(c.PredictVJP(XB, gA, gb, gS)), 1e-14, 1e-15)
+		checkClose(t, "vjp", denseData(vjp(gA, gb, gS)), denseData(c.predictVJP(XB, gA, gb, gS)), 1e-14, 1e-15)
 	}
 }
 
@@ -339,11 +339,11 @@ func TestLMLGradRandomPoints(t *testing.T) {
 			if g.Jitter() > 0 {
 				t.Fatalf("θ = %.3g needed jitter; the FD check wants a smooth point", theta)
 			}
-			got, err := g.LogMarginalLikelihoodGrad()
+			got, err := g.logMarginalLikelihoodGrad()
 			if err != nil {
 				t.Fatal(err)
 			}
-			fd := fdGrad(func(th []float64) float64 { return lml(th).LogMarginalLikelihood() }, theta, fdStep)
+			fd := fdGrad(func(th []float64) float64 { return lml(th).logMarginalLikelihood() }, theta, fdStep)
 			checkClose(t, fmt.Sprintf("%s θ=%.3g LML grad", kname(k0), theta), got, fd, fdRel, 1e-6)
 		}
 	}
@@ -362,7 +362,7 @@ func TestFitUObjectiveGrad(t *testing.T) {
 	rng := newRNG(28)
 	for _, k := range kernels(2) {
 		g := testProblem(t, k, 25, 0.02, 29)
-		p := DefaultPrior()
+		p := defaultPrior()
 		for _, fixed := range []float64{0, 0.02} {
 			e := newLMLEval(g.X(), g.Y(), g.Kernel(), fixed, DefaultBounds())
 			e.prior = &p

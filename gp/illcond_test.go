@@ -35,7 +35,7 @@ func TestDuplicatePoints(t *testing.T) {
 			t.Errorf("noise %g: jitter %g", noise, g.Jitter())
 		}
 		m, v := g.MeanVar([]float64{0.2, 0.2})
-		allFinite(t, "duplicates", m, v, g.LogMarginalLikelihood())
+		allFinite(t, "duplicates", m, v, g.logMarginalLikelihood())
 		if v < 0 {
 			t.Errorf("negative variance %g", v)
 		}
@@ -95,14 +95,14 @@ func TestBadInputs(t *testing.T) {
 		"zero var":    func() error { _, err := New(k.WithParams([]float64{0, 0, -800}), 0.1, X, []float64{1, 2}); return err },
 	}
 	for name, f := range cases {
-		if err := f(); !errors.Is(err, ErrBadInput) {
+		if err := f(); !errors.Is(err, errBadInput) {
 			t.Errorf("%s: err = %v, want ErrBadInput", name, err)
 		}
 	}
 }
 
 // A kernel so extreme that K+σ²I cannot be factorized must give
-// ErrNotPositiveDefinite, not a panic or NaN.
+// errNotPositiveDefinite, not a panic or NaN.
 type brokenKernel struct{ Kernel }
 
 func (brokenKernel) Eval(x, y []float64) float64 { return -1 }
@@ -110,7 +110,7 @@ func (brokenKernel) Eval(x, y []float64) float64 { return -1 }
 func TestIndefiniteError(t *testing.T) {
 	X := mat.NewDense(3, 1, []float64{0.1, 0.5, 0.9})
 	_, err := New(brokenKernel{NewSE([]float64{1}, 1)}, 0, X, []float64{1, 2, 3})
-	if !errors.Is(err, ErrNotPositiveDefinite) {
+	if !errors.Is(err, errNotPositiveDefinite) {
 		t.Fatalf("err = %v, want ErrNotPositiveDefinite", err)
 	}
 }
@@ -129,7 +129,7 @@ func (nanParamGrad) ParamGrad(dst, x, y []float64) float64 {
 
 func TestLMLGradError(t *testing.T) {
 	g := testProblem(t, nanParamGrad{NewSE([]float64{0.3, 0.3}, 1)}, 6, 0.01, 72)
-	grad, err := g.LogMarginalLikelihoodGrad()
+	grad, err := g.logMarginalLikelihoodGrad()
 	if err == nil {
 		t.Fatalf("no error; gradient %v", grad)
 	}
@@ -172,19 +172,19 @@ func TestKernelConstructorsPanic(t *testing.T) {
 		}
 		// Valid extremes stay valid and finite.
 		k := ctor([]float64{1e-100, 1e100}, 1e-300)
-		if err := CheckKernel(k); err != nil {
+		if err := checkKernel(k); err != nil {
 			t.Errorf("%s extreme but valid: %v", cn, err)
 		}
 		allFinite(t, cn+" extreme Eval", k.Eval([]float64{0.1, 0.2}, []float64{0.1, 0.7}), k.Eval([]float64{0.1, 0.2}, []float64{0.1, 0.2}))
 	}
 }
 
-// CheckKernel on kernels from WithParams (which accepts anything of the
+// checkKernel on kernels from WithParams (which accepts anything of the
 // right length), and the entry points that take a kernel.
 func TestCheckKernel(t *testing.T) {
 	X := mat.NewDense(2, 2, []float64{0.1, 0.2, 0.3, 0.4})
 	for _, k := range kernels(2) {
-		if err := CheckKernel(k); err != nil {
+		if err := checkKernel(k); err != nil {
 			t.Errorf("%s: valid kernel rejected: %v", kname(k), err)
 		}
 		for name, p := range map[string][]float64{
@@ -197,15 +197,15 @@ func TestCheckKernel(t *testing.T) {
 			"Inf log length": {math.Inf(1), 0, 0},
 		} {
 			kb := k.WithParams(p)
-			err := CheckKernel(kb)
-			if !errors.Is(err, ErrBadInput) {
+			err := checkKernel(kb)
+			if !errors.Is(err, errBadInput) {
 				t.Errorf("%s %s: CheckKernel = %v, want ErrBadInput", kname(k), name, err)
 				continue
 			}
-			if _, err := New(kb, 0.1, X, []float64{1, 2}); !errors.Is(err, ErrBadInput) {
+			if _, err := New(kb, 0.1, X, []float64{1, 2}); !errors.Is(err, errBadInput) {
 				t.Errorf("%s %s: New err = %v", kname(k), name, err)
 			}
-			if _, err := Fit(X, []float64{1, 2}, FitSettings{Kernel: kb}); !errors.Is(err, ErrBadInput) {
+			if _, err := Fit(X, []float64{1, 2}, FitSettings{Kernel: kb}); !errors.Is(err, errBadInput) {
 				t.Errorf("%s %s: Fit err = %v", kname(k), name, err)
 			}
 			func() {
@@ -218,7 +218,7 @@ func TestCheckKernel(t *testing.T) {
 			}()
 		}
 	}
-	if err := CheckKernel(nil); !errors.Is(err, ErrBadInput) {
+	if err := checkKernel(nil); !errors.Is(err, errBadInput) {
 		t.Errorf("nil kernel: %v", err)
 	}
 }
@@ -250,8 +250,8 @@ func TestNewZeroOutputs(t *testing.T) {
 			checkClose(t, "mean", m, make([]float64, 5), 0, 0)
 			checkClose(t, "variance", v, rv, 0, 0)
 			wantLML := -0.5*ref.chol.logDet() - 4*math.Log(2*math.Pi)
-			checkClose(t, "LML", []float64{g.LogMarginalLikelihood()}, []float64{wantLML}, 1e-14, 0)
-			grad, err := g.LogMarginalLikelihoodGrad()
+			checkClose(t, "LML", []float64{g.logMarginalLikelihood()}, []float64{wantLML}, 1e-14, 0)
+			grad, err := g.logMarginalLikelihoodGrad()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package gp
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -22,7 +23,7 @@ func (k nuggetSE) WithParams(p []float64) Kernel { return nuggetSE{k.Kernel.With
 
 func (k nuggetSE) Eval(x, y []float64) float64 {
 	v := k.Kernel.Eval(x, y)
-	if equalSlices(x, y) {
+	if slices.Equal(x, y) {
 		v -= k.delta * k.Variance()
 	}
 	return v
@@ -58,7 +59,7 @@ func nearDuplicates(m int, seed uint64) (*mat.Dense, []float64) {
 // With jitter, LogMarginalLikelihoodGrad is the gradient of
 // LogMarginalLikelihood as computed (jitter included) — checked by central
 // differences of New's likelihood at points where the escalation settles on
-// its top level c = MaxJitter (δ = 6e-5 against pair eigenvalues ≈ 6e-6
+// its top level c = maxJitter (δ = 6e-5 against pair eigenvalues ≈ 6e-6
 // and σ_n² = 1e-5 leaves an eigenvalue ≈ −4e-5 that the levels up to 1e-5
 // cannot lift). Leaving out the jitter's dependence on θ shifts the
 // log σ_s² entry by ½ c tr(W) σ_s² ≈ 8 and the log σ_n² entry by a
@@ -74,10 +75,10 @@ func TestLMLGradWithJitter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rel := g.chol.jitterRel; math.Abs(rel-MaxJitter) > 1e-9*MaxJitter {
-			t.Fatalf("jitter level %g, want the test to reach %g", rel, MaxJitter)
+		if rel := g.chol.jitterRel; math.Abs(rel-maxJitter) > 1e-9*maxJitter {
+			t.Fatalf("jitter level %g, want the test to reach %g", rel, maxJitter)
 		}
-		got, err := g.LogMarginalLikelihoodGrad()
+		got, err := g.logMarginalLikelihoodGrad()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,10 +88,10 @@ func TestLMLGradWithJitter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if math.Abs(gg.chol.jitterRel-g.chol.jitterRel) > 1e-9*MaxJitter {
+			if math.Abs(gg.chol.jitterRel-g.chol.jitterRel) > 1e-9*maxJitter {
 				t.Fatalf("jitter level changed within the finite-difference step: %g vs %g", gg.chol.jitterRel, g.chol.jitterRel)
 			}
-			return gg.LogMarginalLikelihood()
+			return gg.logMarginalLikelihood()
 		}
 		checkClose(t, "LML grad with jitter", got, fdGrad(f, theta, fdStep), fdRel, 1e-7)
 	}
@@ -125,12 +126,12 @@ func TestLMLGradWithJitterRadial(t *testing.T) {
 		theta := append(k.Params(), math.Log(nu))
 		got := make([]float64, 4)
 		_, rel := eval(theta, got)
-		if math.Abs(rel-MaxJitter) > 1e-9*MaxJitter {
-			t.Fatalf("%s: jitter level %g, want the test to reach %g", kname(k), rel, MaxJitter)
+		if math.Abs(rel-maxJitter) > 1e-9*maxJitter {
+			t.Fatalf("%s: jitter level %g, want the test to reach %g", kname(k), rel, maxJitter)
 		}
 		f := func(th []float64) float64 {
 			v, r := eval(th, make([]float64, 4))
-			if math.Abs(r-rel) > 1e-9*MaxJitter {
+			if math.Abs(r-rel) > 1e-9*maxJitter {
 				t.Fatalf("jitter level changed within the finite-difference step")
 			}
 			return v

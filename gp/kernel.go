@@ -19,7 +19,7 @@ import (
 // use.
 //
 // Preconditions. The evaluation methods (Eval, GradX, ParamGrad, Variance,
-// SampleFrequencies) assume a valid kernel, CheckKernel(k) == nil, and
+// SampleFrequencies) assume a valid kernel, checkKernel(k) == nil, and
 // finite x, y of length Dim() whose scaled squared distance Σ(x_i−y_i)²/ℓ_i²
 // does not overflow (|x_i−y_i|/ℓ_i ≲ 1e153; Matérn-5/2 would give Inf·0
 // there); they do not check, and return NaN otherwise. NewSE and NewMatern52 cannot build an invalid kernel (they
@@ -53,35 +53,35 @@ type Kernel interface {
 	SampleFrequencies(rng *rand.Rand, m int) *mat.Dense
 }
 
-// CheckKernel returns nil if k is usable: non-nil, Dim() ≥ 1, NumParams()
+// checkKernel returns nil if k is usable: non-nil, Dim() ≥ 1, NumParams()
 // = Dim()+1 = len(Params()), every log-parameter finite and σ_s² =
 // Variance() finite and > 0; for this package's kernels also 1/ℓ_i² finite
 // (ℓ_i ≳ 1e-154; smaller length-scales overflow the scaled distance and give
-// NaN at r = 0). Otherwise it returns an error wrapping ErrBadInput that
+// NaN at r = 0). Otherwise it returns an error wrapping errBadInput that
 // names the offending parameter.
-func CheckKernel(k Kernel) error {
+func checkKernel(k Kernel) error {
 	if k == nil {
-		return fmt.Errorf("nil kernel: %w", ErrBadInput)
+		return fmt.Errorf("nil kernel: %w", errBadInput)
 	}
 	d := k.Dim()
 	if d < 1 {
-		return fmt.Errorf("kernel dimension %d, need ≥ 1: %w", d, ErrBadInput)
+		return fmt.Errorf("kernel dimension %d, need ≥ 1: %w", d, errBadInput)
 	}
 	p := k.Params()
 	if k.NumParams() != d+1 || len(p) != d+1 {
-		return fmt.Errorf("kernel of dimension %d has %d parameters (NumParams %d), want %d: %w", d, len(p), k.NumParams(), d+1, ErrBadInput)
+		return fmt.Errorf("kernel of dimension %d has %d parameters (NumParams %d), want %d: %w", d, len(p), k.NumParams(), d+1, errBadInput)
 	}
 	for i, v := range p {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kernel log-parameter %d is %v (parameters %v): %w", i, v, p, ErrBadInput)
+			return fmt.Errorf("kernel log-parameter %d is %v (parameters %v): %w", i, v, p, errBadInput)
 		}
 	}
 	if s2 := k.Variance(); !(s2 > 0) || math.IsInf(s2, 1) {
-		return fmt.Errorf("kernel signal variance σ_s² = %v (log %v) must be finite and > 0: %w", s2, p[d], ErrBadInput)
+		return fmt.Errorf("kernel signal variance σ_s² = %v (log %v) must be finite and > 0: %w", s2, p[d], errBadInput)
 	}
 	if a, ok := k.(interface{ ard() *ardParams }); ok {
 		if err := a.ard().checkScale(); err != nil {
-			return fmt.Errorf("kernel %w: %w", err, ErrBadInput)
+			return fmt.Errorf("kernel %w: %w", err, errBadInput)
 		}
 	}
 	return nil
@@ -210,7 +210,7 @@ type SE struct{ ardParams }
 // NewSE returns an SE kernel with the given length-scales ℓ_i > 0 (input
 // units) and signal variance σ_s² > 0. It panics unless d = len(lengthscales)
 // ≥ 1 and every value is finite and > 0 (and ℓ_i ≳ 1e-154, see
-// CheckKernel): an invalid kernel would evaluate to NaN.
+// checkKernel): an invalid kernel would evaluate to NaN.
 func NewSE(lengthscales []float64, variance float64) *SE {
 	return &SE{newARD("NewSE", lengthscales, variance)}
 }
@@ -356,7 +356,7 @@ func paramGradRadial(k radialKernel, a *ardParams, dst, x, y []float64) float64 
 
 // CrossCov returns the cross-covariance matrix K_XY with entries
 // k(X_i, Y_j) (rows of X and Y are points). It panics if k is invalid
-// (CheckKernel) or the column counts differ from k.Dim() (programming
+// (checkKernel) or the column counts differ from k.Dim() (programming
 // errors, see the package doc).
 func CrossCov(k Kernel, X, Y *mat.Dense) *mat.Dense {
 	nx, ny := checkCross("CrossCov", k, X, Y)
@@ -365,21 +365,21 @@ func CrossCov(k Kernel, X, Y *mat.Dense) *mat.Dense {
 	return out
 }
 
-// CrossCovGradX returns the Jacobian of K_XY with respect to the query
+// crossCovGradX returns the Jacobian of K_XY with respect to the query
 // points X as d matrices G_c (nx×ny), G_c[i][j] = ∂k(X_i, Y_j)/∂X_ic:
 // moving row i of X changes only row i of K_XY, so these hold every
 // non-zero derivative. It panics like CrossCov.
-func CrossCovGradX(k Kernel, X, Y *mat.Dense) []*mat.Dense {
+func crossCovGradX(k Kernel, X, Y *mat.Dense) []*mat.Dense {
 	nx, ny := checkCross("CrossCovGradX", k, X, Y)
 	return crossGrads(k.Dim(), nx, ny, func(dst []float64, i, j int) {
 		k.GradX(dst, X.RawRowView(i), Y.RawRowView(j))
 	})
 }
 
-// CrossCovParamGrad returns ∂K_XY/∂θ_p for every log-hyper-parameter θ_p,
+// crossCovParamGrad returns ∂K_XY/∂θ_p for every log-hyper-parameter θ_p,
 // in the order of k.Params() (log ℓ_1..log ℓ_d, log σ_s²): d+1 matrices
 // nx×ny. It panics like CrossCov.
-func CrossCovParamGrad(k Kernel, X, Y *mat.Dense) []*mat.Dense {
+func crossCovParamGrad(k Kernel, X, Y *mat.Dense) []*mat.Dense {
 	nx, ny := checkCross("CrossCovParamGrad", k, X, Y)
 	return crossGrads(k.NumParams(), nx, ny, func(dst []float64, i, j int) {
 		k.ParamGrad(dst, X.RawRowView(i), Y.RawRowView(j))
@@ -389,7 +389,7 @@ func CrossCovParamGrad(k Kernel, X, Y *mat.Dense) []*mat.Dense {
 // checkCross panics on an invalid kernel or inputs of the wrong dimension
 // (programming errors, see the package doc) and returns the row counts.
 func checkCross(fn string, k Kernel, X, Y *mat.Dense) (nx, ny int) {
-	if err := CheckKernel(k); err != nil {
+	if err := checkKernel(k); err != nil {
 		panic("gp: " + fn + ": " + err.Error())
 	}
 	nx, dx := X.Dims()

@@ -35,7 +35,7 @@ func TestLargeNSolvesMatchTrsm(t *testing.T) {
 			t.Fatal(err)
 		}
 		mu, v := g2.MeanVar(Xs.RawRowView(0))
-		return [][]float64{denseData(A), b, denseData(S), denseData(c.PredictVJP(XB, gA, gb, gS)),
+		return [][]float64{denseData(A), b, denseData(S), denseData(c.predictVJP(XB, gA, gb, gS)),
 			m, denseData(cov), denseData(g.JointVJP(XB, gm, gS)), {mu, v}}
 	}
 	got := run()

@@ -10,21 +10,21 @@ import (
 	"github.com/tesbo/tesbo/internal/linalg"
 )
 
-// LogMarginalLikelihoodGrad returns ∂ log p(y|X,θ)/∂θ for θ = [kernel log
+// logMarginalLikelihoodGrad returns ∂ log p(y|X,θ)/∂θ for θ = [kernel log
 // params..., log σ_n²] (len NumParams()+1):
 //
 //	∂/∂θ_j = ½ tr((ααᵀ − (K+σ_n²I)⁻¹) ∂(K+σ_n²I)/∂θ_j),
 //
 // with ∂(σ_n² I)/∂ log σ_n² = σ_n² I. Costs O(n³) for the explicit inverse.
 //
-// It is the gradient of LogMarginalLikelihood() as computed: it reuses the
+// It is the gradient of logMarginalLikelihood() as computed: it reuses the
 // GP's own factor, so if the factorization needed a diagonal jitter
 // (Jitter()) the gradient is that of the jittered likelihood, with the
 // jitter moving with the hyper-parameters as the escalation defines it
 // (see lmlGrad). It returns an error, never a NaN or zero gradient, if the
-// explicit inverse fails (wrapping ErrNotPositiveDefinite) or the gradient
+// explicit inverse fails (wrapping errNotPositiveDefinite) or the gradient
 // is not finite.
-func (g *GP) LogMarginalLikelihoodGrad() ([]float64, error) {
+func (g *GP) logMarginalLikelihoodGrad() ([]float64, error) {
 	grad := make([]float64, g.k.NumParams()+1)
 	if _, err := lmlGrad(g.k, g.noise, g.x, g.y, true, grad, nil, g.chol); err != nil {
 		return nil, fmt.Errorf("gp: log marginal likelihood gradient (n=%d): %w", g.n, err)
@@ -77,7 +77,7 @@ func lmlGrad(k Kernel, noise float64, X *mat.Dense, y []float64, withNoise bool,
 	clear(grad)
 	// W = ααᵀ − K⁻¹ (lower triangle), overwriting the factor.
 	if !linalg.Inverse(c.l, c.n) {
-		return 0, fmt.Errorf("invert K+σ²I: %w", ErrNotPositiveDefinite)
+		return 0, fmt.Errorf("invert K+σ²I: %w", errNotPositiveDefinite)
 	}
 	W := c.l
 	for i := 0; i < n; i++ {

@@ -100,10 +100,10 @@ func LocalData(X *mat.Dense, y []float64, m int, cats []int) (Region, []int, *ma
 func LocalDataInt(X *mat.Dense, y []float64, m int, cats []int, intStep []float64) (Region, []int, *mat.Dense, error) {
 	n, d := X.Dims()
 	if n != len(y) || n == 0 {
-		return Region{}, nil, nil, fmt.Errorf("gp.LocalData: %d inputs and %d outputs: %w", n, len(y), ErrBadInput)
+		return Region{}, nil, nil, fmt.Errorf("gp.LocalData: %d inputs and %d outputs: %w", n, len(y), errBadInput)
 	}
 	if m < 1 || (cats != nil && len(cats) != d) || (intStep != nil && len(intStep) != d) {
-		return Region{}, nil, nil, fmt.Errorf("gp.LocalData: m = %d points, %d categories and %d Int steps for dimension %d: %w", m, len(cats), len(intStep), d, ErrBadInput)
+		return Region{}, nil, nil, fmt.Errorf("gp.LocalData: m = %d points, %d categories and %d Int steps for dimension %d: %w", m, len(cats), len(intStep), d, errBadInput)
 	}
 	reg := Region{Lo: make([]float64, d), Width: make([]float64, d)}
 	for j := range reg.Width {
@@ -181,7 +181,7 @@ func LocalDataInt(X *mat.Dense, y []float64, m int, cats []int, intStep []float6
 // their whole range (Lo 0, Width 1): a category is a bin of [0,1].
 func (g *GP) InRegion(r Region) (*GP, error) {
 	if len(r.Lo) != g.d || len(r.Width) != g.d {
-		return nil, fmt.Errorf("gp.InRegion: region of dimension %d for a GP of dimension %d: %w", len(r.Lo), g.d, ErrBadInput)
+		return nil, fmt.Errorf("gp.InRegion: region of dimension %d for a GP of dimension %d: %w", len(r.Lo), g.d, errBadInput)
 	}
 	var cats []int
 	if m, ok := g.k.(*Mixed); ok {
@@ -190,15 +190,15 @@ func (g *GP) InRegion(r Region) (*GP, error) {
 	p := g.k.Params()
 	for j, w := range r.Width {
 		if !(w > 0) || math.IsInf(w, 0) || math.IsNaN(r.Lo[j]) || math.IsInf(r.Lo[j], 0) {
-			return nil, fmt.Errorf("gp.InRegion: coordinate %d has offset %v and width %v (need a finite offset and a positive finite width): %w", j, r.Lo[j], w, ErrBadInput)
+			return nil, fmt.Errorf("gp.InRegion: coordinate %d has offset %v and width %v (need a finite offset and a positive finite width): %w", j, r.Lo[j], w, errBadInput)
 		}
 		if cats != nil && cats[j] > 0 && (r.Lo[j] != 0 || w != 1) {
-			return nil, fmt.Errorf("gp.InRegion: categorical coordinate %d must keep its whole range: %w", j, ErrBadInput)
+			return nil, fmt.Errorf("gp.InRegion: categorical coordinate %d must keep its whole range: %w", j, errBadInput)
 		}
 		p[j] -= math.Log(w)
 	}
 	k := g.k.WithParams(p)
-	if err := CheckKernel(k); err != nil {
+	if err := checkKernel(k); err != nil {
 		return nil, fmt.Errorf("gp.InRegion: %w", err)
 	}
 	U := mat.NewDense(g.n, g.d, nil)

@@ -43,7 +43,7 @@ func TestMixedEval(t *testing.T) {
 	if k.Eval(x, x) != k.Variance() {
 		t.Fatal("k(x,x) ≠ σ_s²")
 	}
-	if err := CheckKernel(k); err != nil {
+	if err := checkKernel(k); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -124,7 +124,7 @@ func TestMixedLMLGradAndFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grad, err := g.LogMarginalLikelihoodGrad()
+	grad, err := g.logMarginalLikelihoodGrad()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestMixedLMLGradAndFit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return h.LogMarginalLikelihood()
+		return h.logMarginalLikelihood()
 	}, p, 1e-5)
 	checkClose(t, "LML grad", grad, fd, 1e-5, 1e-6)
 	f, err := Fit(X, y, FitSettings{Kernel: k, Rand: newRNG(1)})

@@ -71,7 +71,7 @@ func TestPosteriorTextbook(t *testing.T) {
 			checkClose(t, "Joint mean", jm, wm, 1e-10, 1e-12)
 			checkClose(t, "Joint cov", denseData(jc), denseData(wc), 1e-9, 1e-12)
 			// LML.
-			checkClose(t, "LML", []float64{g.LogMarginalLikelihood()}, []float64{wl}, 1e-10, 1e-10)
+			checkClose(t, "LML", []float64{g.logMarginalLikelihood()}, []float64{wl}, 1e-10, 1e-10)
 		})
 	}
 }
@@ -116,11 +116,11 @@ func TestGenericKernelPath(t *testing.T) {
 		slow.Predict(Q, sm, sv)
 		checkClose(t, "mean", sm, fm, 1e-12, 1e-14)
 		checkClose(t, "var", sv, fv, 1e-10, 1e-14)
-		sg, err := slow.LogMarginalLikelihoodGrad()
+		sg, err := slow.logMarginalLikelihoodGrad()
 		if err != nil {
 			t.Fatal(err)
 		}
-		fg, err := fast.LogMarginalLikelihoodGrad()
+		fg, err := fast.logMarginalLikelihoodGrad()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,11 +185,11 @@ func TestPredictY(t *testing.T) {
 		fm, fv := make([]float64, 4), make([]float64, 4)
 		g.Predict(Q, fm, fv)
 		ym, yv := make([]float64, 4), make([]float64, 4)
-		g.PredictY(Q, ym, yv)
-		jm, jc := g.JointY(Q)
+		g.predictY(Q, ym, yv)
+		jm, jc := g.jointY(Q)
 		_, fc := g.Joint(Q)
 		for i := 0; i < 4; i++ {
-			m, v := g.MeanVarY(Q.RawRowView(i))
+			m, v := g.meanVarY(Q.RawRowView(i))
 			checkClose(t, "MeanVarY", []float64{m, v}, []float64{fm[i], fv[i] + noise}, 1e-12, 1e-14)
 			checkClose(t, "PredictY", []float64{ym[i], yv[i]}, []float64{fm[i], fv[i] + noise}, 0, 0)
 			for j := 0; j < 4; j++ {
@@ -220,7 +220,7 @@ func TestPredictY(t *testing.T) {
 			t.Fatal(err)
 		}
 		logp := -0.5*mat.Dot(mat.NewVecDense(4, r), &z) - 0.5*chol.LogDet() - 2*math.Log(2*math.Pi)
-		checkClose(t, kname(k)+" log p(y_Q|y_D)", []float64{logp}, []float64{ga.LogMarginalLikelihood() - g.LogMarginalLikelihood()}, 1e-10, 1e-10)
+		checkClose(t, kname(k)+" log p(y_Q|y_D)", []float64{logp}, []float64{ga.logMarginalLikelihood() - g.logMarginalLikelihood()}, 1e-10, 1e-10)
 	}
 }
 

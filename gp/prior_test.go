@@ -20,7 +20,7 @@ func TestScaledPriorCentres(t *testing.T) {
 		if got := math.Exp(p.LogVarMean); math.Abs(got-6) > 1e-12 || p.LogVarSD != 1 {
 			t.Errorf("d=%d: signal-variance centre %v sd %v, want 6 and 1", c.d, got, p.LogVarSD)
 		}
-		if w := DefaultPrior(); p.LogNoiseMean != w.LogNoiseMean || p.LogNoiseSD != w.LogNoiseSD {
+		if w := defaultPrior(); p.LogNoiseMean != w.LogNoiseMean || p.LogNoiseSD != w.LogNoiseSD {
 			t.Errorf("d=%d: the noise prior must be DefaultPrior's", c.d)
 		}
 	}
@@ -48,7 +48,7 @@ func TestScaledPriorKeepsNarrowDimension(t *testing.T) {
 		}
 		return math.Exp(g.Kernel().Params()[0])
 	}
-	weak, scaled := ell(DefaultPrior()), ell(ScaledPrior(2))
+	weak, scaled := ell(defaultPrior()), ell(ScaledPrior(2))
 	t.Logf("ℓ1: weak prior %.3g, scaled prior %.3g", weak, scaled)
 	if !(weak > 3 && scaled < 2) {
 		t.Fatalf("ℓ1 = %.3g with the weak prior (want > 3) and %.3g with the scaled one (want < 2)", weak, scaled)

@@ -12,15 +12,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// SampleJoint returns n joint draws of f at the rows of X (q×d) from the
+// sampleJoint returns n joint draws of f at the rows of X (q×d) from the
 // posterior N(mean, cov) of Joint, one draw per row of the n×q result:
 // f = mean + L_C z with L_C the Cholesky factor of cov (jitter escalation,
-// see MinJitter). If cov is numerically indefinite even with maximal jitter
+// see minJitter). If cov is numerically indefinite even with maximal jitter
 // (it is PSD in exact arithmetic), the symmetric square root from an
 // eigendecomposition with negative eigenvalues clamped to 0 is used instead.
 //
 // It returns nil for n ≤ 0 (gonum has no empty matrices).
-func (g *GP) SampleJoint(rng *rand.Rand, X *mat.Dense, n int) *mat.Dense {
+func (g *GP) sampleJoint(rng *rand.Rand, X *mat.Dense, n int) *mat.Dense {
 	if n <= 0 {
 		return nil
 	}
@@ -137,10 +137,10 @@ func (p *Path) shift(j int, offs []int) float64 {
 // approximation of a GP draw.
 func (g *GP) SamplePaths(rng *rand.Rand, n, features int) ([]*Path, error) {
 	if n < 0 || features < 1 {
-		return nil, fmt.Errorf("gp.SamplePaths: need n ≥ 0 paths and features ≥ 1 (got %d, %d): %w", n, features, ErrBadInput)
+		return nil, fmt.Errorf("gp.SamplePaths: need n ≥ 0 paths and features ≥ 1 (got %d, %d): %w", n, features, errBadInput)
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("gp.SamplePaths: nil random source: %w", ErrBadInput)
+		return nil, fmt.Errorf("gp.SamplePaths: nil random source: %w", errBadInput)
 	}
 	paths := make([]*Path, n)
 	d, nd := g.d, g.n
@@ -199,7 +199,7 @@ func (p *Path) Eval(x []float64) float64 {
 	f := p.prior(x)
 	if p.rk != nil {
 		var stack [16]float64
-		sx := stack[:0]
+		var sx []float64
 		if p.d <= len(stack) {
 			sx = stack[:p.d]
 		} else {

@@ -85,7 +85,7 @@ func TestSampleJointMoments(t *testing.T) {
 	g := testProblem(t, NewSE([]float64{0.3, 0.4}, 1), 10, 0.01, 42)
 	X := randDense(newRNG(43), 5, 2)
 	mean, cov := g.Joint(X)
-	S := g.SampleJoint(newRNG(44), X, 2000)
+	S := g.sampleJoint(newRNG(44), X, 2000)
 	checkMoments(t, "SampleJoint", S, mean, cov, 4)
 }
 

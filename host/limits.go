@@ -9,40 +9,34 @@ import (
 )
 
 // Size limits of a study. Options beyond them are refused by NewStudy and
-// OpenStudy (and Ask refuses a larger q) instead of exhausting the machine:
-// unchecked, a batch of 10⁹ random points grew to 24 GB before the kernel
-// killed the process, and a 10,000-parameter TES study printed nothing for
-// minutes. The figures quoted were measured on Hartmann-6 on a shared
-// 2-core machine.
+// OpenStudy (and Ask refuses a larger q) instead of exhausting the machine
+// (memory until the kernel kills the process, or minutes without output).
+// The measurements behind each limit are in docs/results/README.md,
+// "Measurements behind the code".
 const (
 	// MaxBatch bounds Options.Batch (and Ask's q): the acquisition
 	// optimizes the q points of a batch jointly, so its cost grows faster
-	// than q (ei took about 3 minutes per iteration with q = 1000).
+	// than q.
 	MaxBatch = 1000
 	// MaxBatchTES bounds the batch of the TES acquisitions (tes, tes-ep,
 	// tes-sp), which declare it (acq.BatchLimiter, tes.MaxBatch): α(B)
 	// integrates over the batch's q-dimensional outcome for every trusted
-	// maximizer, with q×q covariances (tes-ep: 9 s per iteration at
-	// q = 100 with 10 trusted maximizers).
+	// maximizer, with q×q covariances.
 	MaxBatchTES = tes.MaxBatch
 	// MaxTrusted bounds AcqOptions.Trusted, |X*|: p(x*|y_D) is one
 	// (|X*|−1)-dimensional Gaussian orthant probability per trusted
-	// maximizer (tes-ep: 25 s per iteration with 100 at q = 10, 164 s at
-	// q = 100).
+	// maximizer.
 	MaxTrusted = 100
 	// MaxTrials bounds the budget Init + Iters·Batch: every iteration,
 	// whatever the acquisition, fits a GP on all completed evaluations, in
-	// memory growing as n² and time as n³ (random search with batches of
-	// 1000: the fit on 1010 evaluations took 10 s, the one on 2010 more
-	// than 6 minutes, at 370 MB).
+	// memory growing as n² and time as n³.
 	MaxTrials = 5000
 	// MaxInit bounds Options.Init, the initial design (a budget of its own
 	// to say so when the design alone is too large).
 	MaxInit = MaxTrials
 	// MaxDim bounds the number of parameters: each iteration maximizes the
 	// acquisition (and the posterior mean, for the recommendation) over
-	// the d-dimensional cube (tes-ep: 4 s per iteration at d = 1000, 84 s
-	// at d = 10,000 with 11 evaluations).
+	// the d-dimensional cube.
 	MaxDim = 1000
 	// MaxParallel bounds Options.Parallel: no more evaluations run at once
 	// than a batch holds.
@@ -91,7 +85,7 @@ func (o Options) checkLimits() error {
 	case o.Init > MaxInit:
 		return fmt.Errorf("initial design of %d points exceeds the limit of %d (MaxInit): a GP is fitted on every evaluation, see MaxTrials", o.Init, MaxInit)
 	case o.Iters > MaxTrials || o.Init+o.Iters*o.Batch > MaxTrials:
-		return fmt.Errorf("budget of %d initial points + %d iterations × batch %d exceeds the limit of %d trials (MaxTrials): every iteration fits a GP on all evaluations, in memory growing as n² and time as n³ (10 s at 1010 evaluations, minutes at 2010)", o.Init, o.Iters, o.Batch, MaxTrials)
+		return fmt.Errorf("budget of %d initial points + %d iterations × batch %d exceeds the limit of %d trials (MaxTrials): every iteration fits a GP on all evaluations, in memory growing as n² and time as n³", o.Init, o.Iters, o.Batch, MaxTrials)
 	case o.Parallel > MaxParallel:
 		return fmt.Errorf("%d concurrent evaluations exceed the limit of %d (MaxParallel): no more evaluations run at once than a batch holds", o.Parallel, MaxParallel)
 	case o.Retries > MaxRetries:
@@ -103,7 +97,7 @@ func (o Options) checkLimits() error {
 // checkDim refuses spaces with more than MaxDim parameters.
 func checkDim(space *Space) error {
 	if d := space.Dim(); d > MaxDim {
-		return fmt.Errorf("the space has %d parameters, more than the limit of %d (MaxDim): every iteration maximizes the acquisition and the posterior mean over the d-dimensional cube (tes-ep took 84 s per iteration at d = 10,000)", d, MaxDim)
+		return fmt.Errorf("the space has %d parameters, more than the limit of %d (MaxDim): every iteration maximizes the acquisition and the posterior mean over the d-dimensional cube", d, MaxDim)
 	}
 	return nil
 }

@@ -65,9 +65,8 @@ const (
 	//
 	// Information-based acquisitions (TES, PES) deliberately query near,
 	// not at, the trusted maximizers, so the evaluated-points rule can
-	// understate how well they located x*: on Hartmann-3 (4 seeds, 30
-	// iterations) TES_ep's mean log10 regret is −1.0 with it and −2.95 with
-	// refinement.
+	// understate how well they located x* (docs/results/README.md,
+	// "Measurements behind the code").
 	RecommendAuto = "auto"
 )
 

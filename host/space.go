@@ -156,12 +156,6 @@ func (s *Space) Cardinality() (n float64, finite bool) {
 	return math.Min(n, math.MaxInt64), true
 }
 
-// hasContinuous reports whether any parameter is Float or LogFloat.
-func (s *Space) hasContinuous() bool {
-	_, finite := s.Cardinality()
-	return !finite
-}
-
 // intSteps returns, per coordinate, the width 1/k of one value's bin of
 // an Int parameter with k values and 0 for every other kind; nil when the
 // space has no Int (acq.State.IntStep).

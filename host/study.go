@@ -368,9 +368,6 @@ func (s *Study) Name() string { return s.name }
 // Info returns the objective's description the study was created with.
 func (s *Study) Info() sdk.Info { return s.info }
 
-// Space returns the study's search-space transform.
-func (s *Study) Space() *Space { return s.space }
-
 // Seed returns the study seed.
 func (s *Study) Seed() uint64 { return s.seed }
 

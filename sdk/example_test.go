@@ -2,6 +2,7 @@ package sdk_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/tesbo/tesbo/sdk"
@@ -29,10 +30,17 @@ func (sphere) Evaluate(_ context.Context, x []float64) (float64, error) {
 	return x[0]*x[0] + (x[1]-4)*(x[1]-4)/16 + l*l, nil
 }
 
-// A plugin's main serves its objective and nothing else.
+// A plugin's main serves its objective and nothing else:
+//
+//	func main() { sdk.ServeObjective(sphere{}) }
+//
+// The host then calls Info once and Evaluate for each trial, as here.
 func ExampleServeObjective() {
-	// func main() { sdk.ServeObjective(sphere{}) }
-	var _ sdk.Objective = sphere{}
+	var obj sdk.Objective = sphere{}
+	info, _ := obj.Info(context.Background())
+	y, _ := obj.Evaluate(context.Background(), []float64{0.5, 4, 0.01})
+	fmt.Printf("%s: %d parameters, f = %.4g\n", info.Name, len(info.Params), y)
+	// Output: sphere: 3 parameters, f = 0.5
 }
 
 // One binary can serve many objectives; the host lists the names.
@@ -43,6 +51,8 @@ func ExampleServeObjectives() {
 	// 		"mybench/other":  other{},
 	// 	})
 	// }
+
+	// Output:
 }
 
 // A suggester proposes whole batches from the history, like a Katib
@@ -61,7 +71,14 @@ func (gridSuggester) Suggest(_ context.Context, req sdk.SuggestRequest) ([][]flo
 	return out, nil
 }
 
+// A suggester's main is func main() { sdk.ServeSuggester(gridSuggester{}) };
+// the host asks it for each batch, as here.
 func ExampleServeSuggester() {
-	// func main() { sdk.ServeSuggester(gridSuggester{}) }
-	var _ sdk.Suggester = gridSuggester{}
+	var sug sdk.Suggester = gridSuggester{}
+	batch, _ := sug.Suggest(context.Background(), sdk.SuggestRequest{
+		Objective: sdk.Info{Params: []sdk.Param{{Name: "x", Kind: sdk.Float, Low: 0, High: 1}}},
+		Count:     3,
+	})
+	fmt.Println(batch)
+	// Output: [[0.25] [0.5] [0.75]]
 }

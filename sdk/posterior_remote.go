@@ -3,6 +3,7 @@ package sdk
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/tesbo/tesbo/internal/pluginwire"
@@ -108,23 +109,11 @@ func (r *remotePosterior) batchIndex(x []float64) int {
 		return -1
 	}
 	for i, b := range r.batch {
-		if equalPoints(b, x) {
+		if slices.Equal(b, x) {
 			return i
 		}
 	}
 	return -1
-}
-
-func equalPoints(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (r *remotePosterior) Dim() int          { return int(r.load().Dim) }
@@ -156,7 +145,7 @@ func (r *remotePosterior) MeanCov(points [][]float64) ([]float64, [][]float64) {
 	if r.bmean != nil && len(points) == len(r.batch) {
 		same := true
 		for i := range points {
-			same = same && equalPoints(points[i], r.batch[i])
+			same = same && slices.Equal(points[i], r.batch[i])
 		}
 		if same {
 			return copyMeanCov(r.bmean, r.bcov, len(points))

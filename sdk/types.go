@@ -208,7 +208,7 @@ func validateChoices(p Param) error {
 	case n > MaxChoices:
 		return fmt.Errorf("%d choices, at most %d are allowed", n, MaxChoices)
 	case !(p.Low == 0 && (p.High == 0 || p.High == float64(n-1))):
-		return fmt.Errorf("Low %v and High %v are set on a Categorical (its values are the indices of Choices; leave Low and High unset)", p.Low, p.High)
+		return fmt.Errorf("a Categorical has Low %v and High %v set (its values are the indices of Choices; leave Low and High unset)", p.Low, p.High)
 	}
 	seen := make(map[string]bool, n)
 	for k, c := range p.Choices {

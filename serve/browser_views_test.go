@@ -272,7 +272,7 @@ func TestBrowserStudyList(t *testing.T) {
 	evil := `<img src=x onerror="document.title='pwned'">`
 	s := openStudy(t, db, evil, "random", 3)
 	step(t, s)
-	waitJS(t, ctx, fmt.Sprintf(`document.querySelectorAll('#studies tbody tr').length === 3`), names, 5*time.Second)
+	waitJS(t, ctx, `document.querySelectorAll('#studies tbody tr').length === 3`, names, 5*time.Second)
 	if evalInt(t, ctx, `document.querySelectorAll('#studies img').length`) != 0 || evalJS[string](t, ctx, `document.title`) == "pwned" {
 		t.Fatal("markup in a study name was interpreted")
 	}

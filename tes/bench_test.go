@@ -20,7 +20,7 @@ import (
 //
 //	go test -run '^$' -bench 'Propose/tes-ep/B=1/' ./tes/
 func BenchmarkPropose(b *testing.B) {
-	for _, method := range []Method{EP, SP} {
+	for _, method := range []method{EP, SP} {
 		for _, q := range []int{1, 3, 10, 20, 40} {
 			if method == SP && q > 3 {
 				continue
@@ -30,8 +30,8 @@ func BenchmarkPropose(b *testing.B) {
 					name := fmt.Sprintf("%v/B=%d/n=%d/d=%d", method, q, n, d)
 					b.Run(name, func(b *testing.B) {
 						g := toyGP(b, 7, n, d, 0.25, 1e-4)
-						sc := &Scorer{Settings: Settings{Method: method}}
-						p := &Proposer{Scorer: sc}
+						sc := &scorer{Settings: Settings{Method: method}}
+						p := &proposer{Scorer: sc}
 						rng := rand.New(rand.NewPCG(1, 2))
 						b.ResetTimer()
 						for i := 0; i < b.N; i++ {
@@ -86,7 +86,7 @@ func BenchmarkProposeDefault(b *testing.B) {
 
 // BenchmarkPrepare measures only the query-independent part (Remark 2).
 func BenchmarkPrepare(b *testing.B) {
-	for _, method := range []Method{EP, SP} {
+	for _, method := range []method{EP, SP} {
 		for _, q := range []int{1, 40} {
 			for _, n := range []int{50, 400} {
 				d := 2
@@ -111,7 +111,7 @@ func BenchmarkPrepare(b *testing.B) {
 // optimizer's unit of work) at d = 6, n = 400 for |B| = 40 and 200
 // otherwise.
 func BenchmarkEval(b *testing.B) {
-	for _, method := range []Method{EP, SP} {
+	for _, method := range []method{EP, SP} {
 		for _, q := range []int{1, 3, 10, 20, 40} {
 			if method == SP && q > 3 {
 				continue
@@ -156,7 +156,7 @@ func BenchmarkFitPropose2000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p := &Proposer{Scorer: &Scorer{Settings: Settings{Method: EP}}}
+		p := &proposer{Scorer: &scorer{Settings: Settings{Method: EP}}}
 		st := &acq.State{GP: g, Rand: rand.New(rand.NewPCG(1, 2)), Iter: 1}
 		if _, err := p.Propose(context.Background(), st, q); err != nil {
 			b.Fatal(err)
@@ -216,7 +216,7 @@ func BenchmarkIteration(b *testing.B) {
 				}
 				t1 := time.Now()
 				fitCPU += processCPU() - c0
-				p := &Proposer{Scorer: &Scorer{Settings: Settings{Method: EP}}}
+				p := &proposer{Scorer: &scorer{Settings: Settings{Method: EP}}}
 				st := &acq.State{GP: g, Rand: rand.New(rand.NewPCG(1, 2)), Iter: 1}
 				if _, err := p.Propose(context.Background(), st, q); err != nil {
 					b.Fatal(err)

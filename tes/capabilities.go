@@ -22,10 +22,10 @@ var batchLimit = acq.Limit{
 // size their batches (acq.Sizer, sized.go) and carry their trusted
 // maximizers (acq.MaximizerCarrier, carry.go and stored.go).
 var (
-	_ acq.BatchLimiter     = (*Proposer)(nil)
-	_ acq.PendingAware     = (*Proposer)(nil)
-	_ acq.Sizer            = (*Proposer)(nil)
-	_ acq.MaximizerCarrier = (*Proposer)(nil)
+	_ acq.BatchLimiter     = (*proposer)(nil)
+	_ acq.PendingAware     = (*proposer)(nil)
+	_ acq.Sizer            = (*proposer)(nil)
+	_ acq.MaximizerCarrier = (*proposer)(nil)
 	_ acq.BatchLimiter     = (*Deliver)(nil)
 	_ acq.PendingAware     = (*Deliver)(nil)
 	_ acq.Sizer            = (*Deliver)(nil)
@@ -33,7 +33,7 @@ var (
 )
 
 // BatchLimit implements acq.BatchLimiter: at most MaxBatch points.
-func (p *Proposer) BatchLimit() acq.Limit { return batchLimit }
+func (p *proposer) BatchLimit() acq.Limit { return batchLimit }
 
 // BatchLimit implements acq.BatchLimiter: at most MaxBatch points.
 func (p *Deliver) BatchLimit() acq.Limit { return batchLimit }
@@ -41,7 +41,7 @@ func (p *Deliver) BatchLimit() acq.Limit { return batchLimit }
 // HandlesPending implements acq.PendingAware: pending points are held
 // fixed in the batch, so new points are chosen for the information they
 // add to what the running evaluations will bring.
-func (p *Proposer) HandlesPending() bool { return true }
+func (p *proposer) HandlesPending() bool { return true }
 
 // HandlesPending implements acq.PendingAware (as Proposer).
 func (p *Deliver) HandlesPending() bool { return true }

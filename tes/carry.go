@@ -9,15 +9,15 @@ import (
 
 // carried is what TES carries between iterations: the last iteration's
 // trusted maximizers X*, candidate starts of the next search for X*
-// (TrustedMaximizers). Storing it is what keeps a resumed study bitwise
+// (trustedMaximizers). Storing it is what keeps a resumed study bitwise
 // identical to an uninterrupted one.
 type carried struct {
 	XStar [][]float64 `json:"xstar"`
 }
 
-// CarriedState implements acq.Carrier: the X* of the latest Prepare as JSON,
+// carriedState implements acq.Carrier: the X* of the latest Prepare as JSON,
 // nil before the first.
-func (s *Scorer) CarriedState() ([]byte, error) {
+func (s *scorer) carriedState() ([]byte, error) {
 	s.mu.Lock()
 	prev := s.prev
 	s.mu.Unlock()
@@ -32,10 +32,10 @@ func (s *Scorer) CarriedState() ([]byte, error) {
 	return json.Marshal(c)
 }
 
-// RestoreState implements acq.Carrier: the next Prepare starts its search for
+// restoreState implements acq.Carrier: the next Prepare starts its search for
 // X* from the stored maximizers, as it would have in the process that stored
 // them. An empty state clears them.
-func (s *Scorer) RestoreState(state []byte) error {
+func (s *scorer) restoreState(state []byte) error {
 	var prev *mat.Dense
 	if len(state) > 0 {
 		var c carried
@@ -60,7 +60,7 @@ func (s *Scorer) RestoreState(state []byte) error {
 }
 
 // CarriedState implements acq.Carrier (see Scorer.CarriedState).
-func (p *Proposer) CarriedState() ([]byte, error) { return p.Scorer.CarriedState() }
+func (p *proposer) CarriedState() ([]byte, error) { return p.Scorer.carriedState() }
 
 // RestoreState implements acq.Carrier (see Scorer.RestoreState).
-func (p *Proposer) RestoreState(state []byte) error { return p.Scorer.RestoreState(state) }
+func (p *proposer) RestoreState(state []byte) error { return p.Scorer.restoreState(state) }

@@ -11,8 +11,8 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// DeliverSettings configure Deliver. The zero value gives the defaults.
-type DeliverSettings struct {
+// deliverSettings configure Deliver. The zero value gives the defaults.
+type deliverSettings struct {
 	// ExploitEvery is, for batches of one point, how often an iteration
 	// evaluates x̄ instead of TES's query: every ExploitEvery-th iteration
 	// (by the study's iteration number) when x̄ is worth evaluating. Zero means 4, so that about a quarter of the
@@ -26,11 +26,9 @@ type DeliverSettings struct {
 	MinDistance float64
 	// TrustRegion is the side of the box around the best trial in which
 	// TES's queries are searched, in units of the length-scales divided
-	// by their geometric mean (region.go). Zero means 0.2: on Hartmann-6
-	// (q = 4, 10 iterations, 60 seeds, best evaluated trial) sides
-	// 0.2 / 0.4 / 0.8 gave a median log10 regret of −1.43 / −1.22 / −0.90,
-	// and with 30 seeds 0.2 gave −1.04 against −0.63 for the whole cube
-	// (docs/results, fifth round). A negative value searches the whole
+	// by their geometric mean (region.go). Zero means 0.2, the side that
+	// gave the lowest regret on Hartmann-6 of those tried, below the whole
+	// cube's (docs/results/README.md, "Measurements behind the code"). A negative value searches the whole
 	// cube, as the paper's TES does.
 	TrustRegion float64
 	// DesignPoints is how many points (evaluated and pending) the study
@@ -46,7 +44,7 @@ type DeliverSettings struct {
 	NoWarp bool
 }
 
-func (s DeliverSettings) withDefaults() DeliverSettings {
+func (s deliverSettings) withDefaults() deliverSettings {
 	if s.ExploitEvery == 0 {
 		s.ExploitEvery = 4
 	}
@@ -105,17 +103,17 @@ func (s DeliverSettings) withDefaults() DeliverSettings {
 // evaluation count and the pending points are part of acq.State), so
 // resumed studies stay bitwise identical.
 type Deliver struct {
-	TES      *Proposer
-	Settings DeliverSettings
+	TES      *proposer
+	Settings deliverSettings
 }
 
-// NewDeliver returns the default acquisition for acq.Options o.
-func NewDeliver(o acq.Options) (*Deliver, error) {
+// newDeliver returns the default acquisition for acq.Options o.
+func newDeliver(o acq.Options) (*Deliver, error) {
 	p, err := newProposer(EP, o)
 	if err != nil {
 		return nil, err
 	}
-	return &Deliver{TES: p.(*Proposer)}, nil
+	return &Deliver{TES: p.(*proposer)}, nil
 }
 
 // Propose implements acq.Proposer.
@@ -170,7 +168,7 @@ func (p *Deliver) afterDesign(ctx context.Context, st *acq.State, q int, F *mat.
 // points, searched in the trust region (region.go) around the evaluated
 // point best unless it is the whole cube; xbar (may be nil) is a candidate
 // start of the search for X*.
-func (p *Deliver) query(ctx context.Context, st *acq.State, s DeliverSettings, best, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
+func (p *Deliver) query(ctx context.Context, st *acq.State, s deliverSettings, best, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
 	reg, ok := gp.Region{}, false
 	if s.TrustRegion > 0 {
 		reg, ok = trustRegion(st.GP, best, s.TrustRegion, st.IntStep)
@@ -208,7 +206,7 @@ func (p *Deliver) query(ctx context.Context, st *acq.State, s DeliverSettings, b
 // evaluated point, and x̄ farther than MinDistance length-scales from every
 // evaluated or pending point. The search starts from that evaluated point
 // and from the previous iteration's trusted maximizers.
-func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s DeliverSettings) (*mat.Dense, int, bool, error) {
+func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s deliverSettings) (*mat.Dense, int, bool, error) {
 	g := st.GP
 	X := g.X()
 	_, d := X.Dims()

@@ -48,7 +48,7 @@ func TestDeliverEvaluatesXBar(t *testing.T) {
 		// x̄ maximizes μ at least as well as a 1/200 grid.
 		return m >= top-1e-9
 	}
-	p, err := NewDeliver(acq.Options{})
+	p, err := newDeliver(acq.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +87,8 @@ func TestDeliverSkipsXBarWhenNotWorth(t *testing.T) {
 	ctx := context.Background()
 	g := toyGP(t, 3, 12, 2, 0.25, 1e-4)
 	top := gridMeanMax(g)
-	for _, s := range []DeliverSettings{{MinDistance: 1e9}, {ExploitEvery: -1}} {
-		p, err := NewDeliver(acq.Options{})
+	for _, s := range []deliverSettings{{MinDistance: 1e9}, {ExploitEvery: -1}} {
+		p, err := newDeliver(acq.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestDeliverSkipsXBarWhenNotWorth(t *testing.T) {
 // The default acquisition asks the host for warped outputs; NoWarp and the
 // paper's tes-ep do not.
 func TestDeliverWarpsOutputs(t *testing.T) {
-	p, err := NewDeliver(acq.Options{})
+	p, err := newDeliver(acq.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

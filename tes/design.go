@@ -31,7 +31,7 @@ const designCandidates = 1000
 // not make up the design. Under a local model the GP's inputs are region
 // coordinates: a local model smaller than d + 1 trials in a study that
 // is, too, gets its design inside the region.
-func (s DeliverSettings) design(st *acq.State, q int) *mat.Dense {
+func (s deliverSettings) design(st *acq.State, q int) *mat.Dense {
 	d := st.GP.Dim()
 	want := s.DesignPoints
 	if want == 0 {

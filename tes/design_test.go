@@ -52,9 +52,9 @@ func TestDeliverOpensWithDesign(t *testing.T) {
 	ctx := context.Background()
 	g := toyGP(t, 5, 2, 3, 0.3, 1e-4)
 	far := farQuantile(g.X())
-	propose := func(s DeliverSettings, st *acq.State, q int) *mat.Dense {
+	propose := func(s deliverSettings, st *acq.State, q int) *mat.Dense {
 		t.Helper()
-		p, err := NewDeliver(acq.Options{})
+		p, err := newDeliver(acq.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestDeliverOpensWithDesign(t *testing.T) {
 		}
 		return X
 	}
-	x := propose(DeliverSettings{}, deliverState(g, 1), 1).RawRowView(0)
+	x := propose(deliverSettings{}, deliverState(g, 1), 1).RawRowView(0)
 	if dd := nearest(x, g.X()); dd < far {
 		t.Fatalf("first proposal %v is %.3g from the data, want a space-filling point (≥ %.3g)", x, dd, far)
 	}
@@ -76,7 +76,7 @@ func TestDeliverOpensWithDesign(t *testing.T) {
 		"DesignPoints < 0": deliverState(g, 1),
 		"Evaluated = d+1":  {GP: g, Iter: 1, Rand: rand.New(rand.NewPCG(7, 1)), Evaluated: 4},
 	} {
-		s := DeliverSettings{}
+		s := deliverSettings{}
 		if name == "DesignPoints < 0" {
 			s.DesignPoints = -1
 		}
@@ -86,7 +86,7 @@ func TestDeliverOpensWithDesign(t *testing.T) {
 		}
 	}
 
-	X := propose(DeliverSettings{}, deliverState(g, 1), 3)
+	X := propose(deliverSettings{}, deliverState(g, 1), 3)
 	known := g.X()
 	for i := range 2 {
 		if dd := nearest(X.RawRowView(i), known); dd < far/2 {
@@ -100,7 +100,7 @@ func TestDeliverOpensWithDesign(t *testing.T) {
 
 	st := deliverState(g, 1)
 	st.Pending = mat.NewDense(1, 3, []float64{0.9, 0.1, 0.9})
-	X = propose(DeliverSettings{}, st, 3)
+	X = propose(deliverSettings{}, st, 3)
 	if dd := nearest(X.RawRowView(0), stackRows(g.X(), st.Pending)); dd < far/2 {
 		t.Fatalf("with (0.9, 0.1, 0.9) pending row 0 %v is %.3g from the known points, want space-filling", X.RawRowView(0), dd)
 	}
@@ -113,7 +113,7 @@ func TestDeliverOpensWithDesign(t *testing.T) {
 // still missing, at most maxQ of them.
 func TestDeliverSizedDesign(t *testing.T) {
 	g := toyGP(t, 5, 2, 3, 0.3, 1e-4)
-	p, err := NewDeliver(acq.Options{})
+	p, err := newDeliver(acq.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestSpaceFilling(t *testing.T) {
 func TestDeliverDesignFollowsStream(t *testing.T) {
 	g := toyGP(t, 5, 2, 3, 0.3, 1e-4)
 	first := func(seed uint64) []float64 {
-		p, err := NewDeliver(acq.Options{})
+		p, err := newDeliver(acq.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,7 +67,7 @@ func BatchSizeDiagnostic(ctx context.Context, st *acq.State, bmax int, s Setting
 // BatchGains maximizes α over batches of each size in sizes on this one
 // model (the Appendix G diagnostic for a given X*) and reports the
 // maximum re-estimated with fresh base points. Each size is optimized with
-// acq.Maximize under OptimizeDefaults(opt, B), from TES's usual starts plus,
+// acq.Maximize under optimizeDefaults(opt, B), from TES's usual starts plus,
 // when the previous entry of sizes is B−1, that size's maximizing batch
 // extended by each x* of X* — so the maximized α can grow with B only as
 // the information gain of a superset does, instead of depending on whether
@@ -93,24 +93,24 @@ func (m *Model) BatchGains(ctx context.Context, sizes []int, opt acq.OptimizeSet
 		t0 := time.Now()
 		f, err := m.Func(b, nil, rng)
 		if err != nil {
-			return out, fmt.Errorf("B = %d: %w", b, err)
+			return out, fmt.Errorf("batch size %d: %w", b, err)
 		}
-		x, _, err := acq.Maximize(ctx, &extendedStarts{Func: f, prev: prev}, b, d, OptimizeDefaults(opt, b), rng)
+		x, _, err := acq.Maximize(ctx, &extendedStarts{Func: f, prev: prev}, b, d, optimizeDefaults(opt, b), rng)
 		if err != nil {
-			return out, fmt.Errorf("B = %d: maximize α: %w", b, err)
+			return out, fmt.Errorf("batch size %d: maximize α: %w", b, err)
 		}
 		prev = x
 		fitted, _, err := f.Estimate(x)
 		if err != nil {
-			return out, fmt.Errorf("B = %d: α at the maximizer: %w", b, err)
+			return out, fmt.Errorf("batch size %d: α at the maximizer: %w", b, err)
 		}
 		fresh, err := m.Func(b, nil, rng)
 		if err != nil {
-			return out, fmt.Errorf("B = %d: %w", b, err)
+			return out, fmt.Errorf("batch size %d: %w", b, err)
 		}
 		a, se, err := fresh.Estimate(x)
 		if err != nil {
-			return out, fmt.Errorf("B = %d: re-estimate α: %w", b, err)
+			return out, fmt.Errorf("batch size %d: re-estimate α: %w", b, err)
 		}
 		out = append(out, BatchGain{B: b, Alpha: a, SE: se, Fitted: fitted, PerPoint: a / float64(b),
 			Batch: x, Seconds: time.Since(t0).Seconds()})

@@ -64,10 +64,10 @@
 //
 // Query-independent work, done once per BO iteration (Remark 2):
 //
-//   - TrustedMaximizers: X* as maximizers of gp.Path posterior samples (§4,
+//   - trustedMaximizers: X* as maximizers of gp.Path posterior samples (§4,
 //     following PES), maximized with acq.Maximize from the best observed
 //     inputs, the previous X* and space-filling points; near-duplicates
-//     (closer than TrustedSettings.DedupDistance length-scales) replaced.
+//     (closer than trustedSettings.DedupDistance length-scales) replaced.
 //   - gp.GP.Condition / Conditioned.Prior: p(f_X* | y_D) = N(m̃, K̃)
 //     (Eq. (1) at X*; Appendix C) — done in NewModel.
 //   - MaximizerProbabilities: p(x*|y_D) = P(f(x_i) − f(x*) ≤ 0 ∀ i ≠ x*),
@@ -75,7 +75,7 @@
 //     each a Gaussian orthant probability by Genz's randomized QMC with
 //     variable reordering (mvnCDF), normalised to sum to 1 (reading 3);
 //     each estimate carries a standard error.
-//   - MaximizerEP: q_ep(f_X* | y_D, x*) = N(μ_ep, Σ_ep) by expectation
+//   - maximizerEP: q_ep(f_X* | y_D, x*) = N(μ_ep, Σ_ep) by expectation
 //     propagation with one site per constraint c_x'ᵀ f_X* ≥ 0 (Appendix D):
 //     Σ_ep is Eq. (11) and μ_ep Eq. (12) — the source labels them
 //     eq:epmean and eq:epcov the wrong way round (reading 6), so cite
@@ -84,11 +84,11 @@
 //     β = −5, reading 5), damped site updates, rank-one updates of
 //     Σ_ep, a tolerance and a sweep cap; a non-positive cavity variance
 //     skips the update (logged at warn level by NewModel).
-//   - GroupedSampleSets / ImportanceSampleSets: the sets F_x* of TES_sp
+//   - groupedSampleSets / importanceSampleSets: the sets F_x* of TES_sp
 //     (§4.1): joint samples grouped by argmax, or importance sampling with a
 //     lower-truncated Gaussian for f(x*) and weights 1 − Φ(f⁺) (Appendix
 //     B), self-normalised (reading 2).
-//   - NewModel / NewModelAt: all of the above; Model.Func then fixes the
+//   - NewModel / modelAt: all of the above; Model.Func then fixes the
 //     base points for batches of q points.
 //
 // Query-dependent work, per evaluation of α(B) (Func.Eval):
@@ -102,7 +102,7 @@
 //   - spMixture.info (TES_sp): q_sp(y_B | y_D, x*) = Σ_{F_x*} w̄ N(A f + b,
 //     S + σ_n² I) and α_sp (the displays after Eq. (6) in §4.1 defining
 //     q_sp and α_sp, with |F_x*|⁻¹ inside the sum, reading 2).
-//   - gp.Conditioned.PredictVJP: ∂α/∂B from ∂α/∂A and ∂α/∂S (analytic,
+//   - gp.Conditioned.predictVJP: ∂α/∂B from ∂α/∂A and ∂α/∂S (analytic,
 //     reverse mode; checked against finite differences in the tests).
 //
 // The expectation over y_B uses Gauss–Hermite quadrature for one point (and
@@ -117,7 +117,7 @@
 //
 // Batches (§4.3): Func.Starts suggests batches from X* (most probable x*
 // first, then draws ∝ p(x*) with small perturbations); Proposer optimizes
-// the whole batch jointly with acq.Maximize (OptimizeDefaults). Pending
+// the whole batch jointly with acq.Maximize (optimizeDefaults). Pending
 // points P are conditioned on: α(B | P) = α(P ∪ B) − α(P).
 // BatchSizeDiagnostic (Model.BatchGains for a given model) reports max α
 // for B = 1..Bmax (Appendix G), re-estimated at each maximizer with fresh
@@ -146,11 +146,11 @@
 //
 // The quadratic term bounds TES_sp. With 5 distinct maximizers and the
 // default 128 samples each, |F| = 640: one α evaluation at q = 1 with its
-// gradient costs ~21 ms on one core (|F|² = 4·10⁵ exponentials and a few
-// |F|×|F| by |F|×8 matrix products in the factorised form, up to 8|F|²
-// exponentials in the windowed one; forcing the factorised form wherever it is safe
-// gains under 10%), against ~1.3 ms in d = 2, where maximizers often
-// coincide and |F| ≈ 170. A proposal makes ~150 evaluations: 1.4–1.9 s on
-// 2 cores in d = 6 (BenchmarkPropose), ~0.1 s in d = 2. SPSamples trades
-// this cost (∝ SPSamples²) against the estimator's bias near X*.
+// gradient costs |F|² = 4·10⁵ exponentials and a few |F|×|F| by |F|×8
+// matrix products in the factorised form (up to 8|F|² exponentials in the
+// windowed one), far more than in d = 2, where maximizers often coincide
+// and |F| ≈ 170; a proposal makes ~150 evaluations (BenchmarkPropose;
+// timings in docs/results/README.md, "Measurements behind the code").
+// SPSamples trades this cost (∝ SPSamples²) against the estimator's bias
+// near X*.
 package tes

@@ -9,9 +9,9 @@ import (
 	"github.com/tesbo/tesbo/internal/linalg"
 )
 
-// EPSettings controls expectation propagation for q_ep(f_X* | y_D, x*)
+// epSettings controls expectation propagation for q_ep(f_X* | y_D, x*)
 // (Appendix D). The zero value is the default.
-type EPSettings struct {
+type epSettings struct {
 	// Damping is the fraction δ ∈ (0, 1] of each site step taken (new site
 	// natural parameters = (1−δ)·old + δ·proposed). Zero means 1 (undamped),
 	// which from flat sites converges in ~10 sweeps for |X*| = 5
@@ -28,7 +28,7 @@ type EPSettings struct {
 	MaxSweeps int
 }
 
-func (s EPSettings) withDefaults() EPSettings {
+func (s epSettings) withDefaults() epSettings {
 	if s.Damping <= 0 || s.Damping > 1 {
 		s.Damping = 1
 	}
@@ -41,9 +41,9 @@ func (s EPSettings) withDefaults() EPSettings {
 	return s
 }
 
-// EPResult is the Gaussian approximation q_ep(f_X* | y_D, x*) = N(Mean, Cov)
+// epResult is the Gaussian approximation q_ep(f_X* | y_D, x*) = N(Mean, Cov)
 // of Appendix D together with diagnostics.
-type EPResult struct {
+type epResult struct {
 	Mean []float64     // μ_ep, Eq. (12) of the paper (labelled eq:epcov; the labels are swapped, reading 6 of the package doc)
 	Cov  *mat.SymDense // Σ_ep, Eq. (11)
 	// Sweeps is the number of sweeps of the final attempt; Converged reports
@@ -61,14 +61,14 @@ type EPResult struct {
 	Degenerate int
 }
 
-// MaximizerEP approximates the Gaussian N(mean, cov) of f_X* truncated to
+// maximizerEP approximates the Gaussian N(mean, cov) of f_X* truncated to
 // f_star ≥ f_i for every i ≠ star — the posterior p(f_X* | y_D, x*) of
 // Appendix D — by a Gaussian, using one EP site per constraint
 // c_iᵀ f ≥ 0 with c_i = e_star − e_i (|X*| − 1 sites). Sites start flat and
 // are updated sequentially with rank-one updates of Σ_ep; after every sweep
 // μ_ep and Σ_ep are recomputed from the site parameters to stop rounding
 // drift. Tilted moments use truncMoments (continued fraction below β = −5).
-func MaximizerEP(mean []float64, cov mat.Symmetric, star int, s EPSettings) (*EPResult, error) {
+func maximizerEP(mean []float64, cov mat.Symmetric, star int, s epSettings) (*epResult, error) {
 	k := len(mean)
 	if cov.SymmetricDim() != k {
 		return nil, fmt.Errorf("tes: EP: mean has %d entries but covariance is %d×%d", k, cov.SymmetricDim(), cov.SymmetricDim())
@@ -84,7 +84,7 @@ func MaximizerEP(mean []float64, cov mat.Symmetric, star int, s EPSettings) (*EP
 		return nil, fmt.Errorf("tes: EP: prior covariance has non-finite entries")
 	}
 	s = s.withDefaults()
-	var last *EPResult
+	var last *epResult
 	for damp := s.Damping; ; damp *= 0.5 {
 		r, err := runEP(mean, kt, k, star, s, damp)
 		if err != nil {
@@ -110,7 +110,7 @@ type epState struct {
 	sc      []float64 // scratch: Σ c
 }
 
-func runEP(mean, kt []float64, k, star int, s EPSettings, damp float64) (*EPResult, error) {
+func runEP(mean, kt []float64, k, star int, s epSettings, damp float64) (*epResult, error) {
 	st := &epState{
 		k: k, star: star, m: mean, kt: kt,
 		mu:  append([]float64(nil), mean...),
@@ -118,7 +118,7 @@ func runEP(mean, kt []float64, k, star int, s EPSettings, damp float64) (*EPResu
 		nu:  make([]float64, k), eta: make([]float64, k),
 		degen: make([]bool, k), sc: make([]float64, k),
 	}
-	res := &EPResult{Damping: damp}
+	res := &epResult{Damping: damp}
 	for i := 0; i < k; i++ {
 		if i == star {
 			continue

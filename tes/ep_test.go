@@ -52,7 +52,7 @@ func TestEPBivariateExact(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			k := mat.NewSymDense(2, tc.k)
 			wantM, wantC := truncatedBivariate(tc.m, k)
-			r, err := MaximizerEP(tc.m, k, 0, EPSettings{})
+			r, err := maximizerEP(tc.m, k, 0, epSettings{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func TestEPBivariateExact(t *testing.T) {
 				}
 			}
 			// Damped EP reaches the same fixed point (reading 5 of the package doc).
-			rd, err := MaximizerEP(tc.m, k, 0, EPSettings{Damping: 0.5})
+			rd, err := maximizerEP(tc.m, k, 0, epSettings{Damping: 0.5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,7 +235,7 @@ func TestEPFiveAgainstRejection(t *testing.T) {
 		m := append([]float64(nil), m0...)
 		m[tc.star] -= tc.lower
 		star := tc.star
-		r, err := MaximizerEP(m, k, star, EPSettings{})
+		r, err := maximizerEP(m, k, star, epSettings{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +282,7 @@ func TestEPDegenerateAndFallback(t *testing.T) {
 		1, 1, 0.2,
 		0.2, 0.2, 1,
 	})
-	r, err := MaximizerEP([]float64{0.1, 0.1, 0}, k, 0, EPSettings{})
+	r, err := maximizerEP([]float64{0.1, 0.1, 0}, k, 0, epSettings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,11 +321,11 @@ func TestEPDegenerateAndFallback(t *testing.T) {
 func TestLogEP(t *testing.T) {
 	var buf bytes.Buffer
 	log := zerolog.New(&buf)
-	logEP(log, 2, &EPResult{Converged: true, Sweeps: 9, Damping: 1})
+	logEP(log, 2, &epResult{Converged: true, Sweeps: 9, Damping: 1})
 	if buf.Len() != 0 {
 		t.Errorf("clean EP run logged %q", buf.String())
 	}
-	logEP(log, 3, &EPResult{Converged: true, Sweeps: 9, Damping: 1, Skipped: 2})
+	logEP(log, 3, &epResult{Converged: true, Sweeps: 9, Damping: 1, Skipped: 2})
 	var rec struct {
 		Level   string
 		Xstar   int

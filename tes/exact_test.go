@@ -142,7 +142,7 @@ func TestAgainstExactInformation(t *testing.T) {
 		var sp *Model
 		if slow {
 			var err error
-			sp, err = NewModelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP, SPSamples: 1000})
+			sp, err = modelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP, SPSamples: 1000})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +152,7 @@ func TestAgainstExactInformation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			xb, aEP, err := acq.Maximize(context.Background(), f, q, 2, OptimizeDefaults(acq.OptimizeSettings{}, q), rng)
+			xb, aEP, err := acq.Maximize(context.Background(), f, q, 2, optimizeDefaults(acq.OptimizeSettings{}, q), rng)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -153,7 +153,12 @@ func (f *Func) joint(X *mat.Dense) *mat.Dense {
 // ∂α/∂X into it. A failed evaluation (a covariance that stays indefinite)
 // is logged and rated −Inf.
 func (f *Func) Eval(X, grad *mat.Dense) float64 {
-	r, g, err := f.m.info(f.joint(X), f.q+f.np, f.epBase, f.spBase, grad != nil)
+	return f.evalWith(X, grad, f.epBase, f.spBase)
+}
+
+// evalWith is Eval with the given base points.
+func (f *Func) evalWith(X, grad *mat.Dense, eb []basePoints, sb basePoints) float64 {
+	r, g, err := f.m.info(f.joint(X), f.q+f.np, eb, sb, grad != nil)
 	if err != nil {
 		f.m.settings.Log.Debug().Err(err).Msg("tes: evaluation failed; rating the batch −Inf")
 		if grad != nil {
@@ -183,23 +188,7 @@ func (f *Func) EvalSample(X, grad *mat.Dense, rng *rand.Rand) float64 {
 	if (sb.Quad || sb.N == 0) && (len(eb) == 0 || eb[0].Quad) {
 		return f.Eval(X, grad)
 	}
-	r, g, err := f.m.info(f.joint(X), f.q+f.np, eb, sb, grad != nil)
-	if err != nil {
-		f.m.settings.Log.Debug().Err(err).Msg("tes: evaluation failed; rating the batch −Inf")
-		if grad != nil {
-			grad.Zero()
-		}
-		return math.Inf(-1)
-	}
-	if grad != nil {
-		_, d := X.Dims()
-		grad.Copy(g.Slice(f.np, f.np+f.q, 0, d))
-		if !allFinite(grad.RawMatrix().Data) {
-			grad.Zero()
-			return math.Inf(-1)
-		}
-	}
-	return r.Alpha - f.alpha0
+	return f.evalWith(X, grad, eb, sb)
 }
 
 // Estimate returns α(X) and the standard error of its fixed-sample

@@ -23,7 +23,7 @@ func TestFuncGradient(t *testing.T) {
 	for _, set := range []Settings{
 		{Method: EP},
 		{Method: SP, SPSamples: 40},
-		{Method: SP, SPSamples: 40, Sampling: Grouping},
+		{Method: SP, SPSamples: 40, Sampling: grouping},
 	} {
 		method := set.Method
 		rng := rand.New(rand.NewPCG(41, uint64(method)+uint64(set.Sampling)))
@@ -68,8 +68,8 @@ func TestInterfaces(t *testing.T) {
 	var _ acq.Differentiable = (*Func)(nil)
 	var _ acq.Starter = (*Func)(nil)
 	var _ acq.Stochastic = (*Func)(nil)
-	var _ acq.Scorer = (*Scorer)(nil)
-	var _ acq.Proposer = (*Proposer)(nil)
+	var _ acq.Scorer = (*scorer)(nil)
+	var _ acq.Proposer = (*proposer)(nil)
 
 	_, ep, _ := models(t, 91)
 	rng := rand.New(rand.NewPCG(91, 92))

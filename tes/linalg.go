@@ -42,11 +42,6 @@ func gemm(ta, tb bool, alpha float64, a []float64, ar, ac int, b []float64, br, 
 	blas64.Gemm(tA, tB, alpha, general(ar, ac, a), general(br, bc, b), beta, general(m, n, c))
 }
 
-// cholInverse returns (L Lᵀ)⁻¹ (full n×n row-major) from the factor L.
-func cholInverse(l []float64, n int) []float64 {
-	return cholInverseTo(make([]float64, n*n), l, n)
-}
-
 // cholInverseTo writes (L Lᵀ)⁻¹ into dst (n×n, full, symmetric) and returns
 // it.
 func cholInverseTo(dst, l []float64, n int) []float64 {

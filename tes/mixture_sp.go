@@ -396,7 +396,7 @@ func spSE(m *spMixture, base basePoints, val []float64) float64 {
 // mass, so α moves by at most ~1e-4·H(x*), while the evaluation cost is
 // quadratic in the number of samples (low-dimensional problems often keep
 // only a third of them).
-func newSPMixture(sets []SampleSet, pstar []float64) (*spMixture, error) {
+func newSPMixture(sets []sampleSet, pstar []float64) (*spMixture, error) {
 	if len(sets) == 0 {
 		return nil, fmt.Errorf("tes: no sample sets")
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 func randSPMixture(rng *rand.Rand, k, sets, per int) *spMixture {
-	var ss []SampleSet
+	var ss []sampleSet
 	p := make([]float64, sets)
 	for i := 0; i < sets; i++ {
 		data := randMatrix(rng, per, k, 1)
@@ -26,7 +26,7 @@ func randSPMixture(rng *rand.Rand, k, sets, per int) *spMixture {
 		for j := range w {
 			w[j] /= tot
 		}
-		ss = append(ss, SampleSet{Star: i, F: matDense(per, k, data), W: w})
+		ss = append(ss, sampleSet{Star: i, F: matDense(per, k, data), W: w})
 		p[i] = 0.3 + rng.Float64()
 	}
 	m, err := newSPMixture(ss, p)

@@ -15,13 +15,13 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// Method selects the TES approximation of p(f_X* | y_D, x*).
-type Method int
+// method selects the TES approximation of p(f_X* | y_D, x*).
+type method int
 
 const (
 	// EP is TES_ep (§4.2): a Gaussian q_ep(f_X* | y_D, x*) by expectation
 	// propagation, so q_ep(y_B | y_D, x*) is Gaussian (Eq. (7), App. E).
-	EP Method = iota
+	EP method = iota
 	// SP is TES_sp (§4.1): sample sets F_x*, so q_sp(y_B | y_D, x*) is a
 	// mixture of Gaussians with a shared covariance.
 	SP
@@ -29,41 +29,41 @@ const (
 
 // String returns the name the method is registered under with package acq:
 // "tes-sp" for SP and "tes-ep" otherwise (EP, the default).
-func (m Method) String() string {
+func (m method) String() string {
 	if m == SP {
 		return "tes-sp"
 	}
 	return "tes-ep"
 }
 
-// Sampling selects how TES_sp builds the sets F_x* (§4.1).
-type Sampling int
+// sampling selects how TES_sp builds the sets F_x* (§4.1).
+type sampling int
 
 const (
-	// Importance draws SPSamples weighted samples per x* (App. B): every
-	// x* keeps a set. The default.
-	Importance Sampling = iota
-	// Grouping draws SPSamples·|X*| joint samples and groups them by
+	// The zero value, importance sampling, draws SPSamples weighted
+	// samples per x* (App. B): every x* keeps a set. The default.
+	_ sampling = iota
+	// grouping draws SPSamples·|X*| joint samples and groups them by
 	// argmax; maximizers without a sample are dropped.
-	Grouping
+	grouping
 )
 
 // Settings configures TES. The zero value is TES_ep with the defaults
 // documented per field.
 type Settings struct {
 	// Method is EP (default) or SP.
-	Method Method
+	Method method
 	// Trusted is |X*|; zero means max(5, q) (the paper's prescription).
 	Trusted int
 	// Search configures the search for X* (zero value: its defaults).
-	Search TrustedSettings
+	Search trustedSettings
 	// EP configures expectation propagation (zero value: its defaults).
-	EP EPSettings
+	EP epSettings
 	// MVN configures the orthant probabilities p(x*|y_D) (zero value: its
 	// defaults).
 	MVN MVNSettings
-	// Sampling selects TES_sp's sample sets (default Importance).
-	Sampling Sampling
+	// Sampling selects TES_sp's sample sets (default: importance sampling).
+	Sampling sampling
 	// SPSamples is the number of samples per x* for TES_sp. Zero means 128.
 	SPSamples int
 	// BaseSamples is the number of Monte-Carlo base points of y_B for
@@ -130,9 +130,9 @@ type Model struct {
 	Probs *MaximizerProbs
 	// EPResults holds q_ep(f_X* | y_D, x*) per x* (TES_ep; nil for x*
 	// dropped by MinProb).
-	EPResults []*EPResult
+	EPResults []*epResult
 	// Sets holds F_x* (TES_sp).
-	Sets []SampleSet
+	Sets []sampleSet
 
 	settings Settings
 	noise    float64
@@ -142,7 +142,7 @@ type Model struct {
 }
 
 // NewModel builds the query-independent state for one BO iteration: k
-// trusted maximizers (TrustedMaximizers, seeded with prev), g conditioned on
+// trusted maximizers (trustedMaximizers, seeded with prev), g conditioned on
 // them, p(x*|y_D), and the EP posteriors or sample sets. All randomness
 // comes from rng.
 func NewModel(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, prev *mat.Dense, s Settings) (*Model, error) {
@@ -151,16 +151,16 @@ func NewModel(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, prev *mat.De
 	}
 	s = s.withDefaults()
 	t0 := time.Now()
-	xs, err := TrustedMaximizers(ctx, g, rng, k, prev, s.Search)
+	xs, err := trustedMaximizers(ctx, g, rng, k, prev, s.Search)
 	if err != nil {
 		return nil, err
 	}
 	return newModelAt(ctx, g, rng, xs, s, t0)
 }
 
-// NewModelAt builds the model for a given X* (rows of xs) instead of
+// modelAt builds the model for a given X* (rows of xs) instead of
 // searching for it.
-func NewModelAt(ctx context.Context, g *gp.GP, rng *rand.Rand, xs *mat.Dense, s Settings) (*Model, error) {
+func modelAt(ctx context.Context, g *gp.GP, rng *rand.Rand, xs *mat.Dense, s Settings) (*Model, error) {
 	if g == nil || rng == nil || xs == nil {
 		return nil, fmt.Errorf("tes: nil GP, random stream or X*")
 	}
@@ -207,13 +207,13 @@ func newModelAt(ctx context.Context, g *gp.GP, rng *rand.Rand, xs *mat.Dense, s 
 // buildEP runs EP for every x* with p ≥ MinProb, in parallel.
 func (m *Model) buildEP(mean []float64, cov *mat.SymDense) error {
 	k := len(mean)
-	m.EPResults = make([]*EPResult, k)
+	m.EPResults = make([]*epResult, k)
 	errs := make([]error, k)
 	parallel(k, func(j int) {
 		if m.Probs.P[j] < m.settings.MinProb {
 			return
 		}
-		m.EPResults[j], errs[j] = MaximizerEP(mean, cov, j, m.settings.EP)
+		m.EPResults[j], errs[j] = maximizerEP(mean, cov, j, m.settings.EP)
 	})
 	e := &epMixture{K: k}
 	tot := 0.0
@@ -244,7 +244,7 @@ func (m *Model) buildEP(mean []float64, cov *mat.SymDense) error {
 // sit off EP's fixed point even when the sweeps met the tolerance: warn.
 // Degenerate sites (near-duplicate maximizers, whose difference has no
 // prior variance) are expected and stay flat by design: debug.
-func logEP(log zerolog.Logger, j int, r *EPResult) {
+func logEP(log zerolog.Logger, j int, r *epResult) {
 	if !r.Converged {
 		log.Warn().Int("xstar", j).Int("sweeps", r.Sweeps).Int("skipped", r.Skipped).
 			Msg("tes: EP did not converge; using its last iterate")
@@ -262,15 +262,15 @@ func logEP(log zerolog.Logger, j int, r *EPResult) {
 func (m *Model) buildSP(rng *rand.Rand, mean []float64, cov *mat.SymDense) error {
 	var err error
 	switch m.settings.Sampling {
-	case Grouping:
-		m.Sets, err = GroupedSampleSets(rng, mean, cov, m.settings.SPSamples*len(mean))
+	case grouping:
+		m.Sets, err = groupedSampleSets(rng, mean, cov, m.settings.SPSamples*len(mean))
 	default:
-		m.Sets, err = ImportanceSampleSets(rng, mean, cov, m.settings.SPSamples)
+		m.Sets, err = importanceSampleSets(rng, mean, cov, m.settings.SPSamples)
 	}
 	if err != nil {
 		return err
 	}
-	var kept []SampleSet
+	var kept []sampleSet
 	for _, st := range m.Sets {
 		if m.Probs.P[st.Star] >= m.settings.MinProb {
 			kept = append(kept, st)

@@ -25,8 +25,9 @@ type MVNSettings struct {
 	MaxPoints int
 	// AbsTol and RelTol: stop when 3·SE ≤ max(AbsTol, RelTol·p). Zero means
 	// 1e-3 and 0.05: p(x*) only weights the terms of α, so a few per cent
-	// relative error is ample, and at |X*| = 50 (49-dimensional integrals)
-	// this keeps all fifty estimates near 0.2 s on one core.
+	// relative error is ample, and it keeps the estimates at |X*| = 50
+	// (49-dimensional integrals) fast (docs/results/README.md,
+	// "Measurements behind the code").
 	AbsTol, RelTol float64
 }
 

@@ -22,7 +22,7 @@ func models(t *testing.T, seed uint64) (*gp.GP, *Model, *Model) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := NewModelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP})
+	sp, err := modelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func nearXStar(rng *rand.Rand, m *Model, q int, sd float64) *mat.Dense {
 func TestAlphaBounds(t *testing.T) {
 	g, ep, sp := models(t, 51)
 	rng := rand.New(rand.NewPCG(52, 53))
-	grouped, err := NewModelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP, Sampling: Grouping})
+	grouped, err := modelAt(context.Background(), g, rng, ep.XStar, Settings{Method: SP, Sampling: grouping})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,9 +88,9 @@ func TestAlphaVanishesFarFromXStar(t *testing.T) {
 	}
 	xs := mat.NewDense(4, 1, []float64{0.2, 0.3, 0.7, 0.8})
 	far := mat.NewDense(1, 1, []float64{0.5 + 0.001}) // ≥ 6.6 ℓ from every x*
-	for _, method := range []Method{EP, SP} {
+	for _, method := range []method{EP, SP} {
 		rng := rand.New(rand.NewPCG(54, uint64(method)))
-		m, err := NewModelAt(context.Background(), g, rng, xs, Settings{Method: method})
+		m, err := modelAt(context.Background(), g, rng, xs, Settings{Method: method})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,10 +184,10 @@ func TestOneDimWeaklyCorrelatedPicksXStar(t *testing.T) {
 		t.Fatal(err)
 	}
 	xs := mat.NewDense(4, 1, []float64{0.22, 0.47, 0.75, 0.8})
-	for _, method := range []Method{EP, SP} {
+	for _, method := range []method{EP, SP} {
 		rng := rand.New(rand.NewPCG(61, uint64(method)))
 		// 64 samples per x* keep TES_sp's part of the test quick.
-		m, err := NewModelAt(context.Background(), g, rng, xs, Settings{Method: method, SPSamples: 64})
+		m, err := modelAt(context.Background(), g, rng, xs, Settings{Method: method, SPSamples: 64})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestOneDimWeaklyCorrelatedPicksXStar(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, v, err := acq.Maximize(context.Background(), f, 1, 1, OptimizeDefaults(acq.OptimizeSettings{}, 1), rng)
+		x, v, err := acq.Maximize(context.Background(), f, 1, 1, optimizeDefaults(acq.OptimizeSettings{}, 1), rng)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -99,7 +99,7 @@ func TestDeliverSearchesTrustRegion(t *testing.T) {
 	}
 	outside := 0
 	for _, L := range []float64{0, -1} {
-		p, err := NewDeliver(acq.Options{})
+		p, err := newDeliver(acq.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestDeliverSearchesTrustRegion(t *testing.T) {
 				continue
 			}
 			prev := p.TES.Scorer.previous(2)
-			xs := p.TES.Scorer.LastModel().XStar
+			xs := p.TES.Scorer.lastModel().XStar
 			if prev == nil || !mat.EqualApprox(prev, reg.RowsFromUnit(xs), 1e-15) {
 				t.Fatalf("carried X* %v is not the model's X* %v mapped back", prev, xs)
 			}

@@ -11,17 +11,17 @@ import (
 	"github.com/tesbo/tesbo/internal/linalg"
 )
 
-// SampleSet is F_x*, a weighted sample of p(f_X* | y_D, x*) for one x*
+// sampleSet is F_x*, a weighted sample of p(f_X* | y_D, x*) for one x*
 // (§4.1): the samples are the rows of F (|F|×|X*|) and W their
 // self-normalised weights (summing to 1; all equal for grouping).
-type SampleSet struct {
+type sampleSet struct {
 	Star int        // index of x* in X*
 	F    *mat.Dense // samples of f_X*, one per row
 	W    []float64  // self-normalised weights
 }
 
-// ESS returns the effective sample size (Σw)²/Σw² of the set.
-func (s *SampleSet) ESS() float64 {
+// ess returns the effective sample size (Σw)²/Σw² of the set.
+func (s *sampleSet) ess() float64 {
 	var s1, s2 float64
 	for _, w := range s.W {
 		s1 += w
@@ -33,11 +33,11 @@ func (s *SampleSet) ESS() float64 {
 	return s1 * s1 / s2
 }
 
-// Mean returns the weighted sample mean of f_X* and its standard error
+// mean returns the weighted sample mean of f_X* and its standard error
 // (delta-method standard error of a self-normalised estimator,
 // sqrt(Σ w_i² (f_i − f̄)²); with equal weights this is the usual s/√n up
 // to the n/(n−1) factor).
-func (s *SampleSet) Mean() (mean, se []float64) {
+func (s *sampleSet) mean() (mean, se []float64) {
 	n, k := s.F.Dims()
 	mean = make([]float64, k)
 	se = make([]float64, k)
@@ -58,12 +58,12 @@ func (s *SampleSet) Mean() (mean, se []float64) {
 	return mean, se
 }
 
-// GroupedSampleSets draws n joint samples of f_X* ~ N(mean, cov)
+// groupedSampleSets draws n joint samples of f_X* ~ N(mean, cov)
 // (= p(f_X* | y_D)) and groups them by their argmax (§4.1, second method):
 // the samples whose maximum is at x* form F_x* with equal weights. Maximizers
 // that receive no sample are dropped (the paper's rule), so the result may
 // hold fewer than |X*| sets; it is ordered by Star.
-func GroupedSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n int) ([]SampleSet, error) {
+func groupedSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n int) ([]sampleSet, error) {
 	k := len(mean)
 	if cov.SymmetricDim() != k || k == 0 || n <= 0 {
 		return nil, fmt.Errorf("tes: grouped samples: bad sizes (mean %d, cov %d, n %d)", k, cov.SymmetricDim(), n)
@@ -95,7 +95,7 @@ func GroupedSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n int)
 		rows[best] = append(rows[best], f...)
 		counts[best]++
 	}
-	var out []SampleSet
+	var out []sampleSet
 	for j := 0; j < k; j++ {
 		if counts[j] == 0 {
 			continue
@@ -104,12 +104,12 @@ func GroupedSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n int)
 		for i := range w {
 			w[i] = 1 / float64(counts[j])
 		}
-		out = append(out, SampleSet{Star: j, F: mat.NewDense(counts[j], k, rows[j]), W: w})
+		out = append(out, sampleSet{Star: j, F: mat.NewDense(counts[j], k, rows[j]), W: w})
 	}
 	return out, nil
 }
 
-// ImportanceSampleSets draws, for every x* ∈ X*, n importance samples of
+// importanceSampleSets draws, for every x* ∈ X*, n importance samples of
 // p(f_X* | y_D, x*) (§4.1, Appendix B): f_\* ~ p(f_\* | y_D), then
 // f(x*) ~ p(f(x*) | f_\*, y_D) truncated below at f⁺ = max f_\*, with weight
 // p(x* | f_\*, y_D) = 1 − Φ((f⁺ − μ_c)/σ_c), self-normalised within each
@@ -117,7 +117,7 @@ func GroupedSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n int)
 // deterministic function of f_\* (σ_c ≈ 0, a near-duplicate maximizer), the
 // weight is the indicator μ_c ≥ f⁺; a set whose weights are all zero is
 // dropped.
-func ImportanceSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n int) ([]SampleSet, error) {
+func importanceSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n int) ([]sampleSet, error) {
 	k := len(mean)
 	if cov.SymmetricDim() != k || k == 0 || n <= 0 {
 		return nil, fmt.Errorf("tes: importance samples: bad sizes (mean %d, cov %d, n %d)", k, cov.SymmetricDim(), n)
@@ -128,7 +128,7 @@ func ImportanceSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n i
 	l := make([]float64, k*k)
 	z := make([]float64, k)
 	logw := make([]float64, n)
-	var out []SampleSet
+	var out []sampleSet
 	for j := 0; j < k; j++ {
 		// Order X* with x* last: the Cholesky factor's last row gives the
 		// conditional p(f(x*) | f_\*): mean m_j + L_21 z, sd L_22.
@@ -195,7 +195,7 @@ func ImportanceSampleSets(rng *rand.Rand, mean []float64, cov mat.Symmetric, n i
 		for s := range w {
 			w[s] = math.Exp(logw[s] - lse)
 		}
-		out = append(out, SampleSet{Star: j, F: mat.NewDense(n, k, data), W: w})
+		out = append(out, sampleSet{Star: j, F: mat.NewDense(n, k, data), W: w})
 	}
 	return out, nil
 }

@@ -30,11 +30,11 @@ func symFromRows(r [][]float64) *mat.SymDense {
 func TestSampleSetsAgainstRejection(t *testing.T) {
 	m, k := seKernelPrior(t)
 	rng := rand.New(rand.NewPCG(11, 12))
-	is, err := ImportanceSampleSets(rng, m, k, 20000)
+	is, err := importanceSampleSets(rng, m, k, 20000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	grp, err := GroupedSampleSets(rng, m, k, 100000)
+	grp, err := groupedSampleSets(rng, m, k, 100000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestSampleSetsAgainstRejection(t *testing.T) {
 	}
 	checked := 0
 	for _, set := range grp {
-		if set.ESS() < 100 {
+		if set.ess() < 100 {
 			continue // too few grouped samples for a meaningful check
 		}
 		checkSetMean(t, "grouped", rng, m, k, set)
@@ -58,15 +58,15 @@ func TestSampleSetsAgainstRejection(t *testing.T) {
 	}
 	for _, set := range is {
 		checkSetMean(t, "importance", rng, m, k, set)
-		if set.ESS() < 1000 {
-			t.Errorf("x*_%d: importance ESS %.0f of 20000", set.Star, set.ESS())
+		if set.ess() < 1000 {
+			t.Errorf("x*_%d: importance ESS %.0f of 20000", set.Star, set.ess())
 		}
 	}
 }
 
-func checkSetMean(t *testing.T, name string, rng *rand.Rand, m []float64, k *mat.SymDense, set SampleSet) {
+func checkSetMean(t *testing.T, name string, rng *rand.Rand, m []float64, k *mat.SymDense, set sampleSet) {
 	t.Helper()
-	mean, se := set.Mean()
+	mean, se := set.mean()
 	rm, rc, acc := rejectionMoments(t, rng, m, k, set.Star, 300000)
 	for i := range mean {
 		rse := math.Sqrt(rc[i][i] / float64(acc))
@@ -84,7 +84,7 @@ func TestImportanceSampleSetsTailAndDuplicate(t *testing.T) {
 	// samples that satisfy the constraint.
 	m := []float64{-8, 0, 0.5}
 	k := symFromRows([][]float64{{0.3, 0, 0}, {0, 0.3, 0.1}, {0, 0.1, 0.3}})
-	sets, err := ImportanceSampleSets(rng, m, k, 2000)
+	sets, err := importanceSampleSets(rng, m, k, 2000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestImportanceSampleSetsTailAndDuplicate(t *testing.T) {
 	// Two identical maximizers: neither can strictly dominate; the set for
 	// each keeps only samples where it ties, which is all of them (f equal).
 	kd := symFromRows([][]float64{{1, 1, 0.3}, {1, 1, 0.3}, {0.3, 0.3, 1}})
-	sets, err = ImportanceSampleSets(rng, []float64{0, 0, -0.2}, kd, 500)
+	sets, err = importanceSampleSets(rng, []float64{0, 0, -0.2}, kd, 500)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestGroupingDropsUnlikelyMaximizer(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(61, 62))
-	m, err := NewModelAt(context.Background(), g, rng, pts, Settings{Method: SP, Sampling: Grouping, SPSamples: 20})
+	m, err := modelAt(context.Background(), g, rng, pts, Settings{Method: SP, Sampling: grouping, SPSamples: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestGroupingDropsUnlikelyMaximizer(t *testing.T) {
 	}
 }
 
-func starsOf(sets []SampleSet) []int {
+func starsOf(sets []sampleSet) []int {
 	s := make([]int, len(sets))
 	for i, st := range sets {
 		s[i] = st.Star

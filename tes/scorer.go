@@ -13,28 +13,28 @@ import (
 func init() {
 	acq.Register("tes-ep", func(o acq.Options) (acq.Proposer, error) { return newProposer(EP, o) })
 	acq.Register("tes-sp", func(o acq.Options) (acq.Proposer, error) { return newProposer(SP, o) })
-	acq.Register("tes", func(o acq.Options) (acq.Proposer, error) { return NewDeliver(o) })
+	acq.Register("tes", func(o acq.Options) (acq.Proposer, error) { return newDeliver(o) })
 }
 
 // newProposer maps acq.Options onto TES settings: Trusted → |X*|,
 // PathFeatures → features per sample path, MCSamples → BaseSamples.
-func newProposer(m Method, o acq.Options) (acq.Proposer, error) {
+func newProposer(m method, o acq.Options) (acq.Proposer, error) {
 	if o.Trusted < 0 {
 		return nil, fmt.Errorf("tes: trusted maximizers must be ≥ 0 (0 = max(5, batch)), got %d", o.Trusted)
 	}
 	s := Settings{
 		Method:      m,
 		Trusted:     o.Trusted,
-		Search:      TrustedSettings{Features: o.PathFeaturesOrDefault()},
+		Search:      trustedSettings{Features: o.PathFeaturesOrDefault()},
 		BaseSamples: o.MCSamples,
 	}
-	return &Proposer{Scorer: &Scorer{Settings: s}, Optimize: o.Optimize}, nil
+	return &proposer{Scorer: &scorer{Settings: s}, Optimize: o.Optimize}, nil
 }
 
-// Scorer is the TES acquisition as an acq.Scorer. It remembers the last
+// scorer is the TES acquisition as an acq.Scorer. It remembers the last
 // iteration's X* to seed the next search (§4, Remark 2), so use one Scorer
 // per study. Safe for concurrent use.
-type Scorer struct {
+type scorer struct {
 	Settings Settings
 
 	mu   sync.Mutex
@@ -45,7 +45,7 @@ type Scorer struct {
 // Prepare implements acq.Scorer: it builds the iteration's Model (X*,
 // conditioning, p(x*), EP or sample sets) and returns α(B) for batches of
 // q points given the state's pending points.
-func (s *Scorer) Prepare(ctx context.Context, st *acq.State, q int) (acq.Func, error) {
+func (s *scorer) Prepare(ctx context.Context, st *acq.State, q int) (acq.Func, error) {
 	f, err := s.prepare(ctx, st, q)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func (s *Scorer) Prepare(ctx context.Context, st *acq.State, q int) (acq.Func, e
 	return f, nil
 }
 
-func (s *Scorer) prepare(ctx context.Context, st *acq.State, q int) (*Func, error) {
+func (s *scorer) prepare(ctx context.Context, st *acq.State, q int) (*Func, error) {
 	return s.prepareWith(ctx, st, q, q, st.Pending, nil)
 }
 
@@ -61,7 +61,7 @@ func (s *Scorer) prepare(ctx context.Context, st *acq.State, q int) (*Func, erro
 // qx points and the rows of extra as further candidate starts of the search
 // for X* (next to the previous X*), and returns α for batches of q points
 // given the pending points.
-func (s *Scorer) prepareWith(ctx context.Context, st *acq.State, q, qx int, pending, extra *mat.Dense) (*Func, error) {
+func (s *scorer) prepareWith(ctx context.Context, st *acq.State, q, qx int, pending, extra *mat.Dense) (*Func, error) {
 	if st == nil || st.GP == nil || st.Rand == nil {
 		return nil, fmt.Errorf("tes: state needs a GP and a random stream")
 	}
@@ -79,7 +79,7 @@ func (s *Scorer) prepareWith(ctx context.Context, st *acq.State, q, qx int, pend
 // points (Settings.Trusted, or max(5, qx) when that is zero) and the rows
 // of extra as further candidate starts of the search for X*, and keeps its
 // X* for the next iteration.
-func (s *Scorer) model(ctx context.Context, st *acq.State, qx int, extra *mat.Dense) (*Model, error) {
+func (s *scorer) model(ctx context.Context, st *acq.State, qx int, extra *mat.Dense) (*Model, error) {
 	k := s.Settings.Trusted
 	if k <= 0 {
 		k = max(5, qx)
@@ -97,7 +97,7 @@ func (s *Scorer) model(ctx context.Context, st *acq.State, qx int, extra *mat.De
 
 // previous returns the last iteration's X* if its points have d
 // coordinates, else nil.
-func (s *Scorer) previous(d int) *mat.Dense {
+func (s *scorer) previous(d int) *mat.Dense {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.prev == nil {
@@ -110,7 +110,7 @@ func (s *Scorer) previous(d int) *mat.Dense {
 }
 
 // mapPrevious replaces the carried X* (if any) by f(X*), which may be nil.
-func (s *Scorer) mapPrevious(f func(*mat.Dense) *mat.Dense) {
+func (s *scorer) mapPrevious(f func(*mat.Dense) *mat.Dense) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.prev != nil {
@@ -118,26 +118,26 @@ func (s *Scorer) mapPrevious(f func(*mat.Dense) *mat.Dense) {
 	}
 }
 
-// LastModel returns the Model built by the latest Prepare (nil before).
-func (s *Scorer) LastModel() *Model {
+// lastModel returns the Model built by the latest Prepare (nil before).
+func (s *scorer) lastModel() *Model {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.last
 }
 
-// Proposer prepares TES and maximizes α jointly over the batch with
+// proposer prepares TES and maximizes α jointly over the batch with
 // acq.Maximize. Zero fields of Optimize take TES defaults that depend on q
-// (see OptimizeDefaults; TES_sp scores half as many raw candidates; from
-// LargeN observations on, half as many iterations) rather
+// (see optimizeDefaults; TES_sp scores half as many raw candidates; from
+// largeN observations on, half as many iterations) rather
 // than acq's, because α vanishes away from X* (most space-filling candidates
 // score ≈ 0) and the X*-based starts of Func.Starts are the informative
 // ones.
-type Proposer struct {
-	Scorer   *Scorer
+type proposer struct {
+	Scorer   *scorer
 	Optimize acq.OptimizeSettings
 }
 
-// OptimizeDefaults fills the zero fields of s with TES's defaults for a batch
+// optimizeDefaults fills the zero fields of s with TES's defaults for a batch
 // of q points. α vanishes away from X*, so few space-filling candidates are
 // scored (64 for q = 1, 32 up to q = 5, 16 beyond) and the X*-based starts
 // of Func.Starts do most of the work; 2 restarts come from the raw
@@ -146,7 +146,7 @@ type Proposer struct {
 // (within its Monte-Carlo error) after ~15 — and stops once an iteration
 // gains less than 1e-6·max(|α|,1) (1e-5 beyond q = 5), far below the
 // estimator's standard error.
-func OptimizeDefaults(s acq.OptimizeSettings, q int) acq.OptimizeSettings {
+func optimizeDefaults(s acq.OptimizeSettings, q int) acq.OptimizeSettings {
 	if s.RawSamples <= 0 {
 		switch {
 		case q == 1:
@@ -183,7 +183,7 @@ func OptimizeDefaults(s acq.OptimizeSettings, q int) acq.OptimizeSettings {
 }
 
 // Propose implements acq.Proposer.
-func (p *Proposer) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense, error) {
+func (p *proposer) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense, error) {
 	f, err := p.Scorer.prepare(ctx, st, q)
 	if err != nil {
 		return nil, err
@@ -196,13 +196,13 @@ func (p *Proposer) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dens
 // every batch scores the same: rather than an arbitrary one it returns the
 // first X*-based start — x* itself, then small perturbations of it — so that
 // the evaluations sharpen the posterior where it is sure the maximum is.
-func (p *Proposer) maximize(ctx context.Context, f *Func, st *acq.State, q int) (*mat.Dense, error) {
+func (p *proposer) maximize(ctx context.Context, f *Func, st *acq.State, q int) (*mat.Dense, error) {
 	return p.maximizeFrom(ctx, f, st, q, nil)
 }
 
 // maximizeFrom is maximize with, when prev (q−1 rows) is non-nil, prev
 // extended by each x* of X* as further starts (see BatchGains).
-func (p *Proposer) maximizeFrom(ctx context.Context, f *Func, st *acq.State, q int, prev *mat.Dense) (*mat.Dense, error) {
+func (p *proposer) maximizeFrom(ctx context.Context, f *Func, st *acq.State, q int, prev *mat.Dense) (*mat.Dense, error) {
 	if k, _ := f.m.XStar.Dims(); k == 1 {
 		if starts := f.Starts(q); len(starts) > 0 {
 			return starts[0], nil
@@ -212,13 +212,13 @@ func (p *Proposer) maximizeFrom(ctx context.Context, f *Func, st *acq.State, q i
 	if p.Scorer.Settings.Method == SP && opt.RawSamples <= 0 {
 		// A TES_sp evaluation costs ~|F|²: score half as many raw
 		// candidates (its X* starts are what usually wins).
-		opt.RawSamples = OptimizeDefaults(opt, q).RawSamples / 2
+		opt.RawSamples = optimizeDefaults(opt, q).RawSamples / 2
 	}
 	var af acq.Func = f
 	if prev != nil {
 		af = &extendedStarts{Func: f, prev: prev}
 	}
-	def := OptimizeDefaults(opt, q)
+	def := optimizeDefaults(opt, q)
 	if opt.MaxIter <= 0 {
 		def.MaxIter = largeMaxIter(def.MaxIter, st.GP.N())
 	}

@@ -21,7 +21,7 @@ func TestRegisteredPropose(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.(*Proposer).Scorer.Settings.SPSamples = 32 // keep TES_sp's part quick
+		p.(*proposer).Scorer.Settings.SPSamples = 32 // keep TES_sp's part quick
 		rng := rand.New(rand.NewPCG(101, 102))
 		for it, q := range []int{1, 3} {
 			st := &acq.State{GP: g, Rand: rng, Iter: it + 1}
@@ -42,7 +42,7 @@ func TestRegisteredPropose(t *testing.T) {
 				}
 			}
 		}
-		if m := p.(*Proposer).Scorer.LastModel(); m == nil || m.XStar.RawMatrix().Rows == 0 {
+		if m := p.(*proposer).Scorer.lastModel(); m == nil || m.XStar.RawMatrix().Rows == 0 {
 			t.Fatalf("%s: no model kept", name)
 		}
 	}
@@ -59,7 +59,7 @@ func TestProposeSingleTrustedMaximizer(t *testing.T) {
 	xs := mat.NewDense(1, 2, []float64{0.37, 0.61})
 	for _, q := range []int{1, 3} {
 		rng := rand.New(rand.NewPCG(5, uint64(q)))
-		m, err := NewModelAt(context.Background(), g, rng, xs, Settings{})
+		m, err := modelAt(context.Background(), g, rng, xs, Settings{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestProposeSingleTrustedMaximizer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := &Proposer{Scorer: &Scorer{}}
+		p := &proposer{Scorer: &scorer{}}
 		st := &acq.State{GP: g, Rand: rng}
 		x, err := p.maximize(context.Background(), f, st, q)
 		if err != nil {

@@ -22,7 +22,7 @@ import (
 // B_{b+1} is not worth it (acq.GainRule.Worth(g_b, g_{b+1})), or at maxQ.
 // A single point is always proposed. The cost is up to maxQ maximizations
 // instead of one.
-func (p *Proposer) ProposeSized(ctx context.Context, st *acq.State, maxQ int, r acq.GainRule) (*mat.Dense, error) {
+func (p *proposer) ProposeSized(ctx context.Context, st *acq.State, maxQ int, r acq.GainRule) (*mat.Dense, error) {
 	if err := checkSized(st, maxQ); err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func checkSized(st *acq.State, maxQ int) error {
 // Proposer.ProposeSized) and the gains g_1, g_2, … of the sizes it tried.
 // With first false even the first point must be worth it (g_1 against 0),
 // and the batch may be empty (nil).
-func (p *Proposer) grow(ctx context.Context, m *Model, st *acq.State, pending *mat.Dense, maxQ int, r acq.GainRule, first bool) (*mat.Dense, []float64, error) {
+func (p *proposer) grow(ctx context.Context, m *Model, st *acq.State, pending *mat.Dense, maxQ int, r acq.GainRule, first bool) (*mat.Dense, []float64, error) {
 	var best *mat.Dense
 	var gains []float64
 	alphaP := -1.0 // α(P), estimated once so that all gains share it

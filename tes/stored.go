@@ -9,7 +9,7 @@ import (
 // X* (rows, unit-cube coordinates) of a state that CarriedState returned
 // and a study stored with its iteration, the X* of that iteration's
 // Prepare. An empty state, or one without maximizers, gives none.
-func (p *Proposer) StoredMaximizers(state []byte) ([][]float64, error) {
+func (p *proposer) StoredMaximizers(state []byte) ([][]float64, error) {
 	return storedMaximizers(state)
 }
 

@@ -12,14 +12,14 @@ import (
 // StoredMaximizers reads back what CarriedState stored, for both TES
 // acquisitions that carry state.
 func TestStoredMaximizers(t *testing.T) {
-	var s Scorer
+	var s scorer
 	want := [][]float64{{0.1, 0.2}, {0.7, 0.9}, {0.5, 0.5}}
 	s.prev = mat.NewDense(3, 2, slices.Concat(want...))
-	state, err := s.CarriedState()
+	state, err := s.carriedState()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mc := range []acq.MaximizerCarrier{&Proposer{Scorer: &Scorer{}}, &Deliver{TES: &Proposer{Scorer: &Scorer{}}}} {
+	for _, mc := range []acq.MaximizerCarrier{&proposer{Scorer: &scorer{}}, &Deliver{TES: &proposer{Scorer: &scorer{}}}} {
 		got, err := mc.StoredMaximizers(state)
 		if err != nil {
 			t.Fatal(err)

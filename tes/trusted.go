@@ -13,21 +13,20 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// TrustedSettings controls the search for the trusted maximizers X*
+// trustedSettings controls the search for the trusted maximizers X*
 // (§4: maximizers of whole-function posterior samples, as in PES). The zero
 // value is the default.
-type TrustedSettings struct {
+type trustedSettings struct {
 	// Features is the number of random Fourier features per sample path.
 	// Zero means 1000.
 	Features int
 	// Optimize configures the maximization of each sample path. Zero fields
 	// default to 128 raw samples, 10 restarts from the best of them and 50
-	// L-BFGS-B iterations, plus the starts listed in TrustedMaximizers.
+	// L-BFGS-B iterations, plus the starts listed in trustedMaximizers.
 	// Restarts are cheap next to scoring raw samples, and with one restart
-	// the search missed the global maximum of 22–35% of paths once the data
-	// sat on a local mode (Hartmann-4, |B| = 3), which concentrated X* on
-	// that mode and stalled TES there (6 of 10 runs); with 8 restarts the
-	// misses fell to 1–9% and with 10 the stalled runs to 3 of 10.
+	// the search missed the global maximum of many paths once the data sat
+	// on a local mode, which concentrated X* on that mode and stalled TES
+	// there; more restarts cut both (docs/results/README.md, "Measurements behind the code").
 	Optimize acq.OptimizeSettings
 	// DedupDistance is the distance, in length-scale units, under which two
 	// maximizers count as the same point (the later one is dropped and a
@@ -47,7 +46,7 @@ type TrustedSettings struct {
 	Starts int
 }
 
-func (s TrustedSettings) withDefaults() TrustedSettings {
+func (s trustedSettings) withDefaults() trustedSettings {
 	if s.Features <= 0 {
 		s.Features = 1000
 	}
@@ -67,26 +66,7 @@ func (s TrustedSettings) withDefaults() TrustedSettings {
 	return s
 }
 
-// pathFunc adapts a sample path to acq.Func (q = 1) with its gradient and
-// suggested starts.
-type pathFunc struct {
-	p      *gp.Path
-	starts []*mat.Dense
-}
-
-func (f *pathFunc) Eval(X, grad *mat.Dense) float64 {
-	x := X.RawRowView(0)
-	if grad == nil {
-		return f.p.Eval(x)
-	}
-	return f.p.Grad(x, grad.RawRowView(0))
-}
-
-func (f *pathFunc) HasGradient() bool { return true }
-
-func (f *pathFunc) Starts(int) []*mat.Dense { return f.starts }
-
-// TrustedMaximizers draws k whole-function posterior samples (gp.SamplePaths)
+// trustedMaximizers draws k whole-function posterior samples (gp.SamplePaths)
 // and maximizes each over [0,1]^d with acq.Maximize, starting from the
 // best space-filling raw sample and from the Starts best (by the path's
 // value) of the candidates: the observed inputs with the largest y and the
@@ -94,7 +74,7 @@ func (f *pathFunc) Starts(int) []*mat.Dense { return f.starts }
 // closer than DedupDistance length-scales to an earlier one are dropped and
 // replaced by new paths (at most ExtraRounds times), so the result has at
 // most k rows and at least one.
-func TrustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, prev *mat.Dense, s TrustedSettings) (*mat.Dense, error) {
+func trustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, prev *mat.Dense, s trustedSettings) (*mat.Dense, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("tes: need at least one trusted maximizer, got %d", k)
 	}
@@ -143,8 +123,8 @@ func TrustedMaximizers(ctx context.Context, g *gp.GP, rng *rand.Rand, k int, pre
 // maximizePath maximizes one sample path over [0,1]^d with s.Optimize
 // (s with defaults), from its best raw samples and from the s.Starts
 // candidates where it is highest; it returns the maximizer and its value.
-func maximizePath(ctx context.Context, p *gp.Path, cands []*mat.Dense, s TrustedSettings, rng *rand.Rand) ([]float64, float64, error) {
-	f := &pathFunc{p: p, starts: pathStarts(p, cands, s.Starts)}
+func maximizePath(ctx context.Context, p *gp.Path, cands []*mat.Dense, s trustedSettings, rng *rand.Rand) ([]float64, float64, error) {
+	f := acq.PathFunc(p, pathStarts(p, cands, s.Starts))
 	x, v, err := acq.MaximizeMixed(ctx, f, 1, p.Dim(), p.Categories(), s.Optimize, rng)
 	if err != nil {
 		return nil, 0, fmt.Errorf("tes: maximize sample path: %w", err)

@@ -57,7 +57,7 @@ func stuckGP(t *testing.T) *gp.GP {
 }
 
 // TestTrustedSearchFindsPathMaxima checks the default sample-path search of
-// TrustedMaximizers against an exhaustive one (2,048 raw samples, 20
+// trustedMaximizers against an exhaustive one (2,048 raw samples, 20
 // restarts) on the same paths: the default must reach the path's global
 // maximum (within 1e-3) on at least 75% of them. This data set is harder
 // than the Hartmann-4 studies that prompted the test: the default misses 5
@@ -65,7 +65,7 @@ func stuckGP(t *testing.T) *gp.GP {
 // X* on the incumbent's mode.
 func TestTrustedSearchFindsPathMaxima(t *testing.T) {
 	g := stuckGP(t)
-	s := TrustedSettings{}.withDefaults()
+	s := trustedSettings{}.withDefaults()
 	thorough := acq.OptimizeSettings{RawSamples: 2048, Restarts: 20, MaxIter: 200}
 	rng := rand.New(rand.NewPCG(11, 12))
 	const n = 40

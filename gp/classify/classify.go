@@ -55,10 +55,8 @@
 // likelihood is satisfied once y_i f_i ≈ 2, and log q often prefers a small
 // σ_s² (9) with which p(success) at a failed point itself is still ≈ 0.05.
 // With σ_s² = 49 the classifier becomes confident where failures were
-// observed: on issue 14's objective (failures below 0.3 and above 0.8; 5
-// seeds, 12 iterations) 54 of 60 EI and 57 of 60 TES_ep proposals avoid the
-// failing regions with σ_s² = 49, 33 and 50 when log q picks σ_s² from
-// {1, 9, 49}.
+// observed, and more proposals avoid the failing regions than when log q
+// picks σ_s² (docs/results/README.md, "Measurements behind the code").
 package classify
 
 import (
@@ -80,15 +78,16 @@ var lengthscaleGrid = []float64{0.05, 0.1, 0.2, 0.4, 0.8}
 // package documentation.
 const signalVariance = 49
 
-// MaxPoints bounds the labelled points Fit uses. Each of its 2d + 5
-// Laplace fits costs a few O(n³) factorizations: with every trial kept,
-// one fit of 1,000 points in 6-d took 12 s, longer than the rest of a BO
-// iteration at that size. Beyond MaxPoints Fit keeps a subset (see
-// subset) that holds the failures and the successes that bound them.
-const MaxPoints = 300
+// maxPoints bounds the labelled points Fit uses. Each of its 2d + 5
+// Laplace fits costs a few O(n³) factorizations: with every trial kept, a
+// fit of a thousand points takes longer than the rest of a BO iteration at
+// that size (docs/results/README.md, "Measurements behind the code").
+// Beyond maxPoints Fit keeps a subset (see subset) that holds the failures
+// and the successes that bound them.
+const maxPoints = 300
 
-// ErrBadInput is wrapped by the errors Fit returns for unusable data.
-var ErrBadInput = errors.New("invalid input")
+// errBadInput is wrapped by the errors Fit returns for unusable data.
+var errBadInput = errors.New("invalid input")
 
 // Classifier is a fitted GP classifier. It is immutable and safe for
 // concurrent use.
@@ -104,22 +103,22 @@ type Classifier struct {
 // Fit fits the classifier to the rows of X labelled by success (true: the
 // evaluation succeeded). It needs at least one point; with labels of a
 // single class it still fits (p moves towards that class near the data).
-// With more than MaxPoints rows it fits the subset described at subset.
+// With more than maxPoints rows it fits the subset described at subset.
 func Fit(X *mat.Dense, success []bool) (*Classifier, error) {
 	if X == nil {
-		return nil, fmt.Errorf("classify: no inputs: %w", ErrBadInput)
+		return nil, fmt.Errorf("classify: no inputs: %w", errBadInput)
 	}
 	n, d := X.Dims()
 	if n == 0 || len(success) != n {
-		return nil, fmt.Errorf("classify: %d inputs and %d labels, need the same positive number: %w", n, len(success), ErrBadInput)
+		return nil, fmt.Errorf("classify: %d inputs and %d labels, need the same positive number: %w", n, len(success), errBadInput)
 	}
 	for _, v := range X.RawMatrix().Data {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("classify: input coordinate %v is not finite: %w", v, ErrBadInput)
+			return nil, fmt.Errorf("classify: input coordinate %v is not finite: %w", v, errBadInput)
 		}
 	}
-	if n > MaxPoints {
-		X, success = subset(X, success, MaxPoints)
+	if n > maxPoints {
+		X, success = subset(X, success, maxPoints)
 		n = len(success)
 	}
 	y := make([]float64, n)
@@ -172,10 +171,6 @@ func (c *Classifier) params() ([]float64, float64) {
 
 // Kernel returns the fitted kernel.
 func (c *Classifier) Kernel() gp.Kernel { return c.k }
-
-// LogMarginal returns the Laplace approximation log q(y) of the fitted
-// kernel's log marginal likelihood.
-func (c *Classifier) LogMarginal() float64 { return c.lml }
 
 // newtonIters bounds the Newton iterations of the mode search; probit
 // posteriors are log-concave and converge in well under this.
@@ -289,9 +284,9 @@ func mulVec(K *mat.SymDense, v []float64) []float64 {
 	return out.RawVector().Data
 }
 
-// Latent returns the latent predictive mean μ(x) and variance σ²(x). If dmu
+// latent returns the latent predictive mean μ(x) and variance σ²(x). If dmu
 // and dvar are non-nil (len d) it writes ∇μ and ∇σ² into them.
-func (c *Classifier) Latent(x, dmu, dvar []float64) (mu, vr float64) {
+func (c *Classifier) latent(x, dmu, dvar []float64) (mu, vr float64) {
 	n, d := c.xs.Dims()
 	ks := make([]float64, n)
 	var dk [][]float64
@@ -346,9 +341,9 @@ func (c *Classifier) Latent(x, dmu, dvar []float64) (mu, vr float64) {
 	return mu, vr
 }
 
-// Prob returns p(success | x) = Φ(μ(x)); if grad is non-nil (len d) it
+// prob returns p(success | x) = Φ(μ(x)); if grad is non-nil (len d) it
 // writes ∇p into it.
-func (c *Classifier) Prob(x, grad []float64) float64 {
+func (c *Classifier) prob(x, grad []float64) float64 {
 	p := math.Exp(c.LogProb(x, grad))
 	for i := range grad {
 		grad[i] *= p

@@ -35,12 +35,12 @@ func TestRecoversFailingRegion1D(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x := range []float64{0.02, 0.1, 0.2, 0.9, 0.97} {
-		if p := c.Prob([]float64{x}, nil); p > 0.05 {
+		if p := c.prob([]float64{x}, nil); p > 0.05 {
 			t.Errorf("p(success | %v) = %.3f in the failing region, want ≤ 0.05 (the floor)", x, p)
 		}
 	}
 	for _, x := range []float64{0.4, 0.5, 0.6, 0.7} {
-		if p := c.Prob([]float64{x}, nil); p < 0.85 {
+		if p := c.prob([]float64{x}, nil); p < 0.85 {
 			t.Errorf("p(success | %v) = %.3f in the succeeding region, want ≥ 0.85", x, p)
 		}
 	}
@@ -62,7 +62,7 @@ func TestRecoversFailingRegion2D(t *testing.T) {
 		if math.Abs(x[0]-0.6) < 0.05 {
 			continue // the boundary itself is uncertain
 		}
-		if (c.Prob(x, nil) > 0.5) != okt[i] {
+		if (c.prob(x, nil) > 0.5) != okt[i] {
 			wrong++
 		}
 	}
@@ -86,16 +86,16 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	for trial := 0; trial < 20; trial++ {
 		x := []float64{rng.Float64(), rng.Float64(), rng.Float64()}
 		dmu, dvar, dlp, dp := make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3)
-		c.Latent(x, dmu, dvar)
+		c.latent(x, dmu, dvar)
 		c.LogProb(x, dlp)
-		c.Prob(x, dp)
+		c.prob(x, dp)
 		for i := range x {
 			xp := append([]float64(nil), x...)
 			xm := append([]float64(nil), x...)
 			xp[i] += h
 			xm[i] -= h
-			mp, vp := c.Latent(xp, nil, nil)
-			mm, vm := c.Latent(xm, nil, nil)
+			mp, vp := c.latent(xp, nil, nil)
+			mm, vm := c.latent(xm, nil, nil)
 			check := func(name string, got, want float64) {
 				t.Helper()
 				if math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
@@ -105,7 +105,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 			check("μ", dmu[i], (mp-mm)/(2*h))
 			check("σ²", dvar[i], (vp-vm)/(2*h))
 			check("log p", dlp[i], (c.LogProb(xp, nil)-c.LogProb(xm, nil))/(2*h))
-			check("p", dp[i], (c.Prob(xp, nil)-c.Prob(xm, nil))/(2*h))
+			check("p", dp[i], (c.prob(xp, nil)-c.prob(xm, nil))/(2*h))
 		}
 	}
 }
@@ -117,7 +117,7 @@ func TestUnexploredIsHalf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := c.Prob([]float64{1, 1}, nil); math.Abs(p-0.5) > 0.02 {
+	if p := c.prob([]float64{1, 1}, nil); math.Abs(p-0.5) > 0.02 {
 		t.Errorf("p at an unexplored corner = %.3f, want ≈ 0.5", p)
 	}
 }
@@ -138,13 +138,13 @@ func TestLogProbFarTail(t *testing.T) {
 }
 
 func TestFitRejectsBadInput(t *testing.T) {
-	if _, err := Fit(nil, nil); !errors.Is(err, ErrBadInput) {
+	if _, err := Fit(nil, nil); !errors.Is(err, errBadInput) {
 		t.Errorf("nil inputs: err = %v", err)
 	}
-	if _, err := Fit(mat.NewDense(2, 1, []float64{0, 1}), []bool{true}); !errors.Is(err, ErrBadInput) {
+	if _, err := Fit(mat.NewDense(2, 1, []float64{0, 1}), []bool{true}); !errors.Is(err, errBadInput) {
 		t.Errorf("label count mismatch: err = %v", err)
 	}
-	if _, err := Fit(mat.NewDense(1, 1, []float64{math.NaN()}), []bool{true}); !errors.Is(err, ErrBadInput) {
+	if _, err := Fit(mat.NewDense(1, 1, []float64{math.NaN()}), []bool{true}); !errors.Is(err, errBadInput) {
 		t.Errorf("NaN input: err = %v", err)
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Beyond MaxPoints the classifier fitted to its subset still finds the
+// Beyond maxPoints the classifier fitted to its subset still finds the
 // failing region: on uniform test points it agrees with the true rule
-// (failure where x₀ + x₁ > 1.6) about as well as on data of MaxPoints.
+// (failure where x₀ + x₁ > 1.6) about as well as on data of maxPoints.
 func TestFitManyPoints(t *testing.T) {
 	accuracy := func(n int) float64 {
 		X, ok := failingCorner(n, 6)
@@ -18,8 +18,8 @@ func TestFitManyPoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r, _ := c.xs.Dims(); r > MaxPoints {
-			t.Fatalf("n = %d: fitted to %d points, want at most %d", n, r, MaxPoints)
+		if r, _ := c.xs.Dims(); r > maxPoints {
+			t.Fatalf("n = %d: fitted to %d points, want at most %d", n, r, maxPoints)
 		}
 		rng := rand.New(rand.NewPCG(5, 6))
 		right, x := 0, make([]float64, 6)
@@ -28,16 +28,16 @@ func TestFitManyPoints(t *testing.T) {
 			for j := range x {
 				x[j] = rng.Float64()
 			}
-			if (c.Prob(x, nil) > 0.5) == (x[0]+x[1] <= 1.6) {
+			if (c.prob(x, nil) > 0.5) == (x[0]+x[1] <= 1.6) {
 				right++
 			}
 		}
 		return float64(right) / tests
 	}
-	small, large := accuracy(MaxPoints), accuracy(1500)
-	t.Logf("accuracy on uniform test points: %d points %.3f, 1500 points %.3f", MaxPoints, small, large)
+	small, large := accuracy(maxPoints), accuracy(1500)
+	t.Logf("accuracy on uniform test points: %d points %.3f, 1500 points %.3f", maxPoints, small, large)
 	if large < 0.95 || large < small-0.02 {
-		t.Fatalf("fitted to 1500 points the classifier is right on %.3f of test points (%d points: %.3f), want ≥ 0.95 and no worse than 0.02 below", large, MaxPoints, small)
+		t.Fatalf("fitted to 1500 points the classifier is right on %.3f of test points (%d points: %.3f), want ≥ 0.95 and no worse than 0.02 below", large, maxPoints, small)
 	}
 }
 

@@ -395,7 +395,7 @@ func (d *data) read(k dataKey) error {
 	if err != nil {
 		return fmt.Errorf("cnn: %w", err)
 	}
-	// dataset's readers return pairs that pass dataset.CheckPair (same
+	// dataset's readers return pairs that pass dataset.checkPair (same
 	// image shape); a loader of your own must check it too, or scoring
 	// reads test images with the training shape.
 	train, test = train.Head(k.trainSize), test.Head(k.testSz)

@@ -29,30 +29,30 @@ const Prefix = "synthetic/"
 
 // Parameter keys Configure understands.
 const (
-	// KeyNoiseVar is the observation noise variance σ_n² (reserved: the host
+	// keyNoiseVar is the observation noise variance σ_n² (reserved: the host
 	// always sends the run's --noise-var, default 1e-4, so the paper's
 	// log10P setting needs --noise-var 2.511e-2). Absent or empty means the
 	// function's default: 1e-4 (the paper's), or the data set's 2.511e-2
 	// for log10p.
-	KeyNoiseVar = "noise_var"
-	// KeySeed seeds the observation noise (reserved: the host sends the
+	keyNoiseVar = "noise_var"
+	// keySeed seeds the observation noise (reserved: the host sends the
 	// study seed). Absent or empty means 0.
-	KeySeed = "seed"
+	keySeed = "seed"
 	// KeyDim is the dimension of the any-dimension functions (ackley, levy,
 	// rosenbrock, michalewicz, styblinskitang, griewank, rastrigin,
 	// dixonprice, powell and bbob-f1 … bbob-f24; default
-	// testfunc.DefaultDim = 2, 4 for powell).
+	// testfunc.defaultDim = 2, 4 for powell).
 	KeyDim = "dim"
 	// KeyInstance is the instance of a BBOB function bbob-f1 … bbob-f24
 	// (default 1): its random optimum, rotations and f-offset.
 	KeyInstance = "instance"
-	// KeySampleSeed selects gpsample's draw (default 0). It is not "seed":
+	// keySampleSeed selects gpsample's draw (default 0). It is not "seed":
 	// the study seed varies between a benchmark's runs, while the paper's
 	// runs all optimize one fixed draw.
-	KeySampleSeed = "sample_seed"
-	// KeyData is log10p's data directory (required), the directory holding
+	keySampleSeed = "sample_seed"
+	// keyData is log10p's data directory (required), the directory holding
 	// X_log10P.txt, Y_log10P.txt and hyperparameters_log10P.txt.
-	KeyData = "data"
+	keyData = "data"
 )
 
 // Objective serves one benchmark function. Evaluate returns a noisy
@@ -62,7 +62,7 @@ const (
 // configuration atomically.
 type Objective struct {
 	name  string             // testfunc registry name, or "" for a fixed function
-	fixed *testfunc.Function // the function of FromFunction
+	fixed *testfunc.Function // the function of fromFunction
 
 	mu         sync.RWMutex
 	configured bool
@@ -77,10 +77,10 @@ var (
 	_ sdk.NoiseFree    = (*Objective)(nil)
 )
 
-// FromFunction serves fn itself with the given noise variance (negative
+// fromFunction serves fn itself with the given noise variance (negative
 // means fn.NoiseVar) and noise seed. Configure accepts only noise_var and
 // seed for it.
-func FromFunction(fn *testfunc.Function, noiseVar float64, seed uint64) *Objective {
+func fromFunction(fn *testfunc.Function, noiseVar float64, seed uint64) *Objective {
 	return &Objective{fixed: fn, fn: fn, noiseVar: noiseVar, seed: seed, configured: true}
 }
 
@@ -107,12 +107,12 @@ func All() map[string]sdk.Objective {
 
 // Keys returns the parameter keys Configure accepts for this objective.
 func (o *Objective) Keys() []string {
-	keys := []string{KeyNoiseVar, KeySeed}
+	keys := []string{keyNoiseVar, keySeed}
 	switch {
 	case o.name == "gpsample":
-		keys = append(keys, KeySampleSeed)
+		keys = append(keys, keySampleSeed)
 	case o.name == "log10p":
-		keys = append(keys, KeyData)
+		keys = append(keys, keyData)
 	case testfunc.HasInstances(o.name):
 		keys = append(keys, KeyDim, KeyInstance)
 	case testfunc.AnyDim(o.name):
@@ -136,14 +136,14 @@ func (o *Objective) Configure(ctx context.Context, params map[string]string) err
 		}
 	}
 	noiseVar := -1.0
-	if s := strings.TrimSpace(params[KeyNoiseVar]); s != "" {
+	if s := strings.TrimSpace(params[keyNoiseVar]); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s: %s=%q, want a finite number ≥ 0", o.label(), KeyNoiseVar, s)
+			return fmt.Errorf("%s: %s=%q, want a finite number ≥ 0", o.label(), keyNoiseVar, s)
 		}
 		noiseVar = v
 	}
-	seed, err := parseSeed(o.label(), KeySeed, params[KeySeed])
+	seed, err := parseSeed(o.label(), keySeed, params[keySeed])
 	if err != nil {
 		return err
 	}
@@ -164,10 +164,10 @@ func (o *Objective) Configure(ctx context.Context, params map[string]string) err
 			}
 			s.Instance = i
 		}
-		if s.SampleSeed, err = parseSeed(o.label(), KeySampleSeed, params[KeySampleSeed]); err != nil {
+		if s.SampleSeed, err = parseSeed(o.label(), keySampleSeed, params[keySampleSeed]); err != nil {
 			return err
 		}
-		s.DataDir = strings.TrimSpace(params[KeyData])
+		s.DataDir = strings.TrimSpace(params[keyData])
 		if fn, err = testfunc.New(o.name, s); err != nil {
 			return fmt.Errorf("configure %s: %w", o.label(), err)
 		}
@@ -205,7 +205,7 @@ func (o *Objective) current() (*testfunc.Function, float64, uint64, error) {
 		if o.fn == nil && !o.configured {
 			if o.name == "log10p" {
 				o.mu.Unlock()
-				return nil, 0, 0, errors.New(Prefix + "log10p: no data directory configured: pass --param " + KeyData +
+				return nil, 0, 0, errors.New(Prefix + "log10p: no data directory configured: pass --param " + keyData +
 					"=DIR (the directory with X_log10P.txt, Y_log10P.txt, hyperparameters_log10P.txt)")
 			}
 			built, err := testfunc.New(o.name, testfunc.Settings{})
@@ -288,15 +288,8 @@ func (o *Objective) EvaluateNoiseFree(ctx context.Context, x []float64) (float64
 	return fn.Eval(x)
 }
 
-// Function returns the function currently served (nil and an error for an
-// unconfigured log10p).
-func (o *Objective) Function() (*testfunc.Function, error) {
-	fn, _, _, err := o.current()
-	return fn, err
-}
-
-// NoiseVar returns the observation noise variance currently in effect.
-func (o *Objective) NoiseVar() (float64, error) {
+// currentNoiseVar returns the observation noise variance currently in effect.
+func (o *Objective) currentNoiseVar() (float64, error) {
 	_, nv, _, err := o.current()
 	return nv, err
 }

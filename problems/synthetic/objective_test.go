@@ -99,7 +99,7 @@ func TestNoiseAndSeed(t *testing.T) {
 	if err := o.Configure(ctx, map[string]string{"noise_var": "", "seed": ""}); err != nil {
 		t.Fatal(err)
 	}
-	if nv, _ := o.NoiseVar(); nv != 1e-4 {
+	if nv, _ := o.currentNoiseVar(); nv != 1e-4 {
 		t.Errorf("default noise variance %g, want 1e-4", nv)
 	}
 	if y4, _ := o.Evaluate(ctx, x); y4 != f+0.01*testfunc.Noise(0, x) {
@@ -142,7 +142,7 @@ func TestFunctionParams(t *testing.T) {
 	if info.Optimum == nil || *info.Optimum != fn.Optimum {
 		t.Errorf("log10p Info.Optimum %v, want %g", info.Optimum, fn.Optimum)
 	}
-	if nv, _ := l.NoiseVar(); nv != 0.03 {
+	if nv, _ := l.currentNoiseVar(); nv != 0.03 {
 		t.Errorf("log10p default noise variance %g, want the data set's 0.03", nv)
 	}
 }
@@ -243,7 +243,7 @@ func TestBadParams(t *testing.T) {
 
 func TestFromFunction(t *testing.T) {
 	fn := testfunc.Branin()
-	o := FromFunction(fn, 0.04, 5)
+	o := fromFunction(fn, 0.04, 5)
 	x := []float64{0.3, 0.3}
 	y, err := o.Evaluate(ctx, x)
 	if err != nil {

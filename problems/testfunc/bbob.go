@@ -68,14 +68,14 @@ func BBOB(id, d, inst int) (*Function, error) {
 		Upper:      box(d, 5),
 		Optimum:    -fopt,
 		Maximizers: [][]float64{xstar},
-		NoiseVar:   DefaultNoiseVar,
+		NoiseVar:   defaultNoiseVar,
 		f:          func(x []float64) float64 { return -(core(x) + fopt) },
 	}, nil
 }
 
-// BBOBName returns COCO's name of function f_id ("sphere", …, "Lunacek
+// bbobName returns COCO's name of function f_id ("sphere", …, "Lunacek
 // bi-Rastrigin"), or "" for an id outside 1 … 24.
-func BBOBName(id int) string {
+func bbobName(id int) string {
 	if id < 1 || id > BBOBFunctions {
 		return ""
 	}

@@ -266,7 +266,7 @@ func TestBBOBBadArguments(t *testing.T) {
 			t.Errorf("BBOB(%d, %d, %d): want an error", c[0], c[1], c[2])
 		}
 	}
-	if BBOBName(24) != "Lunacek bi-Rastrigin" || BBOBName(1) != "sphere" || BBOBName(0) != "" {
+	if bbobName(24) != "Lunacek bi-Rastrigin" || bbobName(1) != "sphere" || bbobName(0) != "" {
 		t.Error("BBOBName")
 	}
 }

@@ -8,12 +8,12 @@ import "math"
 // (botorch.test_functions.synthetic), written here from the formulas; every
 // one is negated into maximization form.
 
-// Beale returns the negated Beale function on [−4.5, 4.5]²:
+// beale returns the negated Beale function on [−4.5, 4.5]²:
 //
 //	f(x) = −[(1.5 − x₁ + x₁x₂)² + (2.25 − x₁ + x₁x₂²)² + (2.625 − x₁ + x₁x₂³)²],
 //
 // with f* = 0 at (3, 0.5).
-func Beale() *Function {
+func beale() *Function {
 	value := func(x, dst []float64) float64 {
 		x1, x2 := x[0], x[1]
 		y2, y3 := x2*x2, x2*x2*x2
@@ -29,13 +29,13 @@ func Beale() *Function {
 	return smooth("beale", box(2, -4.5), box(2, 4.5), 0, [][]float64{{3, 0.5}}, value)
 }
 
-// Bukin returns the negated Bukin N.6 function on [−15, −5] × [−3, 3]:
+// bukin returns the negated Bukin N.6 function on [−15, −5] × [−3, 3]:
 //
 //	f(x) = −[100·√|x₂ − 0.01x₁²| + 0.01·|x₁ + 10|],
 //
 // with f* = 0 at (−10, 1). It is not differentiable along its ridge
 // x₂ = 0.01x₁², where the maximum lies, so it has no gradient.
-func Bukin() *Function {
+func bukin() *Function {
 	return &Function{
 		Name:       "bukin",
 		Dim:        2,
@@ -43,20 +43,20 @@ func Bukin() *Function {
 		Upper:      []float64{-5, 3},
 		Optimum:    0,
 		Maximizers: [][]float64{{-10, 1}},
-		NoiseVar:   DefaultNoiseVar,
+		NoiseVar:   defaultNoiseVar,
 		f: func(x []float64) float64 {
 			return -(100*math.Sqrt(math.Abs(x[1]-0.01*x[0]*x[0])) + 0.01*math.Abs(x[0]+10))
 		},
 	}
 }
 
-// DropWave returns the negated Drop-Wave function on [−5.12, 5.12]²: with
+// dropWave returns the negated Drop-Wave function on [−5.12, 5.12]²: with
 // r = ‖x‖,
 //
 //	f(x) = (1 + cos 12r) / (r²/2 + 2),
 //
 // with f* = 1 at x = 0.
-func DropWave() *Function {
+func dropWave() *Function {
 	value := func(x, dst []float64) float64 {
 		r2 := x[0]*x[0] + x[1]*x[1]
 		r := math.Sqrt(r2)
@@ -78,7 +78,7 @@ func DropWave() *Function {
 	return smooth("dropwave", box(2, -5.12), box(2, 5.12), 1, [][]float64{{0, 0}}, value)
 }
 
-// EggHolder returns the negated Eggholder function on [−512, 512]²:
+// eggHolder returns the negated Eggholder function on [−512, 512]²:
 //
 //	f(x) = (x₂ + 47)·sin√|x₂ + x₁/2 + 47| + x₁·sin√|x₁ − x₂ − 47|,
 //
@@ -86,7 +86,7 @@ func DropWave() *Function {
 // (512, 404.2318051137578), computed here (BoTorch quotes 959.6407 at
 // (512, 404.2319)). Its gradient is infinite where either root's argument
 // vanishes; Grad returns the finite part there.
-func EggHolder() *Function {
+func eggHolder() *Function {
 	value := func(x, dst []float64) float64 {
 		x1, x2 := x[0], x[1]
 		a, b := x2+x1/2+47, x1-x2-47
@@ -115,7 +115,7 @@ func EggHolder() *Function {
 	return smooth("eggholder", box(2, -512), box(2, 512), value(xstar, nil), [][]float64{xstar}, value)
 }
 
-// HolderTable returns the negated Hölder table function on [−10, 10]²:
+// holderTable returns the negated Hölder table function on [−10, 10]²:
 //
 //	f(x) = |sin x₁ · cos x₂ · exp|1 − ‖x‖/π||,
 //
@@ -123,7 +123,7 @@ func EggHolder() *Function {
 // f* = 19.208502567886743, computed here (BoTorch quotes 19.2085 at
 // (±8.05502, ±9.66459)). Its gradient is undefined where the product
 // vanishes and at ‖x‖ = π; Grad returns one side's there.
-func HolderTable() *Function {
+func holderTable() *Function {
 	value := func(x, dst []float64) float64 {
 		x1, x2 := x[0], x[1]
 		r := math.Hypot(x1, x2)
@@ -150,12 +150,12 @@ func HolderTable() *Function {
 	return smooth("holdertable", box(2, -10), box(2, 10), value(xs, nil), maximizers, value)
 }
 
-// ThreeHumpCamel returns the negated three-hump camel function on [−5, 5]²:
+// threeHumpCamel returns the negated three-hump camel function on [−5, 5]²:
 //
 //	f(x) = −[2x₁² − 1.05x₁⁴ + x₁⁶/6 + x₁x₂ + x₂²],
 //
 // with f* = 0 at x = 0.
-func ThreeHumpCamel() *Function {
+func threeHumpCamel() *Function {
 	value := func(x, dst []float64) float64 {
 		x1, x2 := x[0], x[1]
 		y := x1 * x1

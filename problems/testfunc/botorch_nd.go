@@ -21,18 +21,18 @@ func smooth(name string, lo, hi []float64, optimum float64, maximizers [][]float
 		Upper:      hi,
 		Optimum:    optimum,
 		Maximizers: maximizers,
-		NoiseVar:   DefaultNoiseVar,
+		NoiseVar:   defaultNoiseVar,
 		f:          func(x []float64) float64 { return value(x, nil) },
 		grad:       value,
 	}
 }
 
-// Griewank returns the negated Griewank function on [−600, 600]^d (d ≥ 1):
+// griewank returns the negated Griewank function on [−600, 600]^d (d ≥ 1):
 //
 //	f(x) = −[Σ x_i²/4000 − Π cos(x_i/√i) + 1],
 //
 // with f* = 0 at x = 0.
-func Griewank(d int) (*Function, error) {
+func griewank(d int) (*Function, error) {
 	if err := checkDim("griewank", d, 1); err != nil {
 		return nil, err
 	}
@@ -69,12 +69,12 @@ func Griewank(d int) (*Function, error) {
 	return smooth("griewank", box(d, -600), box(d, 600), 0, [][]float64{box(d, 0)}, value), nil
 }
 
-// Rastrigin returns the negated Rastrigin function on [−5.12, 5.12]^d (d ≥ 1):
+// rastrigin returns the negated Rastrigin function on [−5.12, 5.12]^d (d ≥ 1):
 //
 //	f(x) = −[10d + Σ (x_i² − 10 cos(2πx_i))],
 //
 // with f* = 0 at x = 0.
-func Rastrigin(d int) (*Function, error) {
+func rastrigin(d int) (*Function, error) {
 	if err := checkDim("rastrigin", d, 1); err != nil {
 		return nil, err
 	}
@@ -93,12 +93,12 @@ func Rastrigin(d int) (*Function, error) {
 	return smooth("rastrigin", box(d, -5.12), box(d, 5.12), 0, [][]float64{box(d, 0)}, value), nil
 }
 
-// DixonPrice returns the negated Dixon–Price function on [−10, 10]^d (d ≥ 1):
+// dixonPrice returns the negated Dixon–Price function on [−10, 10]^d (d ≥ 1):
 //
 //	f(x) = −[(x₁ − 1)² + Σ_{i=2}^d i·(2x_i² − x_{i−1})²],
 //
 // with f* = 0 at x_i = 2^{−(1 − 2^{1−i})} (x₁ = 1, x₂ = 2^{−1/2}, …).
-func DixonPrice(d int) (*Function, error) {
+func dixonPrice(d int) (*Function, error) {
 	if err := checkDim("dixonprice", d, 1); err != nil {
 		return nil, err
 	}
@@ -128,13 +128,13 @@ func DixonPrice(d int) (*Function, error) {
 	return smooth("dixonprice", box(d, -10), box(d, 10), 0, [][]float64{xstar}, value), nil
 }
 
-// Powell returns the negated Powell function on [−4, 5]^d, d a multiple of
+// powell returns the negated Powell function on [−4, 5]^d, d a multiple of
 // 4: for each block (a, b, c, e) of four consecutive coordinates,
 //
 //	f(x) = −Σ_blocks [(a + 10b)² + 5(c − e)² + (b − 2c)⁴ + 10(a − e)⁴],
 //
 // with f* = 0 at x = 0.
-func Powell(d int) (*Function, error) {
+func powell(d int) (*Function, error) {
 	if err := checkDim("powell", d, 4); err != nil {
 		return nil, err
 	}
@@ -159,13 +159,13 @@ func Powell(d int) (*Function, error) {
 	return smooth("powell", box(d, -4), box(d, 5), 0, [][]float64{box(d, 0)}, value), nil
 }
 
-// Cosine8 returns BoTorch's cosine mixture on [−1, 1]⁸, which BoTorch poses
+// cosine8 returns BoTorch's cosine mixture on [−1, 1]⁸, which BoTorch poses
 // as a maximization problem, so it is not negated:
 //
 //	f(x) = 0.1 Σ cos(5πx_i) − Σ x_i²,
 //
 // with f* = 0.8 at x = 0 (0.7999999999999999 as eight float64 terms sum).
-func Cosine8() *Function {
+func cosine8() *Function {
 	const d = 8
 	value := func(x, dst []float64) float64 {
 		var f float64
@@ -190,14 +190,14 @@ var (
 	shekelBeta = [10]float64{0.1, 0.2, 0.2, 0.4, 0.4, 0.6, 0.3, 0.7, 0.5, 0.5}
 )
 
-// Shekel returns the negated Shekel function (m = 10) on [0, 10]⁴:
+// shekel returns the negated Shekel function (m = 10) on [0, 10]⁴:
 //
 //	f(x) = Σ_{i=1}^{10} 1/(Σ_j (x_j − C_ij)² + β_i),
 //
 // with ten modes; f* = 10.53644315348353 at x* ≈ (4.0007469, 3.9995095,
 // 4.0007469, 3.9995095) (computed here by Newton's method from BoTorch's
 // published maximizer; BoTorch quotes −10.536443 for its minimum).
-func Shekel() *Function {
+func shekel() *Function {
 	value := func(x, dst []float64) float64 {
 		for j := range dst {
 			dst[j] = 0

@@ -22,21 +22,21 @@ func TestBoTorchDocumentedOptima(t *testing.T) {
 		at    [][]float64 // BoTorch's optimizers
 		atTol float64     // their published precision
 	}{
-		{Shekel(), 10.536443, 5e-7, [][]float64{{4.000747, 3.99951, 4.00075, 3.99951}}, 5e-6},
-		{Cosine8(), 0.8, 1e-15, [][]float64{box(8, 0)}, 0},
-		{must(Griewank(3)), 0, 0, [][]float64{box(3, 0)}, 0},
-		{must(Rastrigin(4)), 0, 0, [][]float64{box(4, 0)}, 0},
-		{must(DixonPrice(3)), 0, 1e-15, [][]float64{{1, math.Pow(2, -0.5), math.Pow(2, -0.75)}}, 1e-15},
-		{must(Powell(8)), 0, 0, [][]float64{box(8, 0)}, 0},
-		{Beale(), 0, 0, [][]float64{{3, 0.5}}, 0},
-		{Bukin(), 0, 0, [][]float64{{-10, 1}}, 0},
-		{DropWave(), 1, 0, [][]float64{{0, 0}}, 0},
+		{shekel(), 10.536443, 5e-7, [][]float64{{4.000747, 3.99951, 4.00075, 3.99951}}, 5e-6},
+		{cosine8(), 0.8, 1e-15, [][]float64{box(8, 0)}, 0},
+		{must(griewank(3)), 0, 0, [][]float64{box(3, 0)}, 0},
+		{must(rastrigin(4)), 0, 0, [][]float64{box(4, 0)}, 0},
+		{must(dixonPrice(3)), 0, 1e-15, [][]float64{{1, math.Pow(2, -0.5), math.Pow(2, -0.75)}}, 1e-15},
+		{must(powell(8)), 0, 0, [][]float64{box(8, 0)}, 0},
+		{beale(), 0, 0, [][]float64{{3, 0.5}}, 0},
+		{bukin(), 0, 0, [][]float64{{-10, 1}}, 0},
+		{dropWave(), 1, 0, [][]float64{{0, 0}}, 0},
 		// x₂* = 404.231805…, which BoTorch rounds up to 404.2319.
-		{EggHolder(), 959.6407, 5e-5, [][]float64{{512, 404.2319}}, 1e-4},
-		{HolderTable(), 19.2085, 5e-5, [][]float64{
+		{eggHolder(), 959.6407, 5e-5, [][]float64{{512, 404.2319}}, 1e-4},
+		{holderTable(), 19.2085, 5e-5, [][]float64{
 			{8.05502, 9.66459}, {-8.05502, -9.66459}, {-8.05502, 9.66459}, {8.05502, -9.66459},
 		}, 5e-6},
-		{ThreeHumpCamel(), 0, 0, [][]float64{{0, 0}}, 0},
+		{threeHumpCamel(), 0, 0, [][]float64{{0, 0}}, 0},
 	}
 	for _, c := range cases {
 		fn := c.fn
@@ -71,7 +71,7 @@ func TestBoTorchDocumentedOptima(t *testing.T) {
 // Bukin's maximum sits on the ridge x₂ = 0.01x₁², which uniform samples
 // never hit: points on the ridge and just beside it stay below f* = 0.
 func TestBukinRidge(t *testing.T) {
-	fn := Bukin()
+	fn := bukin()
 	for _, x1 := range linspace(-15, -5, 2001) {
 		for _, dx2 := range []float64{0, 1e-9, -1e-9, 1e-3} {
 			x := []float64{x1, 0.01*x1*x1 + dx2}

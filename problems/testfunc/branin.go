@@ -28,7 +28,7 @@ func Branin() *Function {
 		Lower:    []float64{0, 0},
 		Upper:    []float64{1, 1},
 		Optimum:  -braninS * braninT,
-		NoiseVar: DefaultNoiseVar,
+		NoiseVar: defaultNoiseVar,
 		Maximizers: [][]float64{
 			unit(-math.Pi, 12.275),
 			unit(math.Pi, 2.275),

@@ -2,13 +2,13 @@ package testfunc
 
 import "math"
 
-// Ackley returns the negated Ackley function on [−32.768, 32.768]^d (d ≥ 1):
+// ackley returns the negated Ackley function on [−32.768, 32.768]^d (d ≥ 1):
 //
 //	f(x) = 20·exp(−0.2·√(Σx_i²/d)) + exp(Σcos(2πx_i)/d) − 20 − e,
 //
 // with f* = 0 at x = 0. Its gradient is undefined at x = 0 (a cone tip);
 // Grad returns the zero subgradient there.
-func Ackley(d int) (*Function, error) {
+func ackley(d int) (*Function, error) {
 	if err := checkDim("ackley", d, 1); err != nil {
 		return nil, err
 	}
@@ -39,19 +39,19 @@ func Ackley(d int) (*Function, error) {
 		Upper:      box(d, 32.768),
 		Optimum:    0,
 		Maximizers: [][]float64{box(d, 0)},
-		NoiseVar:   DefaultNoiseVar,
+		NoiseVar:   defaultNoiseVar,
 		f:          func(x []float64) float64 { return value(x, nil) },
 		grad:       value,
 	}, nil
 }
 
-// Levy returns the negated Levy function on [−10, 10]^d (d ≥ 1): with
+// levy returns the negated Levy function on [−10, 10]^d (d ≥ 1): with
 // w_i = 1 + (x_i − 1)/4,
 //
 //	f(x) = −[sin²(πw₁) + Σ_{i<d} (w_i − 1)²(1 + 10 sin²(πw_i + 1)) + (w_d − 1)²(1 + sin²(2πw_d))],
 //
 // with f* = 0 at x = (1, …, 1).
-func Levy(d int) (*Function, error) {
+func levy(d int) (*Function, error) {
 	if err := checkDim("levy", d, 1); err != nil {
 		return nil, err
 	}
@@ -91,18 +91,18 @@ func Levy(d int) (*Function, error) {
 		Upper:      box(d, 10),
 		Optimum:    0,
 		Maximizers: [][]float64{box(d, 1)},
-		NoiseVar:   DefaultNoiseVar,
+		NoiseVar:   defaultNoiseVar,
 		f:          func(x []float64) float64 { return value(x, nil) },
 		grad:       value,
 	}, nil
 }
 
-// Rosenbrock returns the negated Rosenbrock function on [−5, 10]^d (d ≥ 2):
+// rosenbrock returns the negated Rosenbrock function on [−5, 10]^d (d ≥ 2):
 //
 //	f(x) = −Σ_{i<d} [100(x_{i+1} − x_i²)² + (x_i − 1)²],
 //
 // with f* = 0 at x = (1, …, 1).
-func Rosenbrock(d int) (*Function, error) {
+func rosenbrock(d int) (*Function, error) {
 	if err := checkDim("rosenbrock", d, 2); err != nil {
 		return nil, err
 	}
@@ -129,18 +129,18 @@ func Rosenbrock(d int) (*Function, error) {
 		Upper:      box(d, 10),
 		Optimum:    0,
 		Maximizers: [][]float64{box(d, 1)},
-		NoiseVar:   DefaultNoiseVar,
+		NoiseVar:   defaultNoiseVar,
 		f:          func(x []float64) float64 { return value(x, nil) },
 		grad:       value,
 	}, nil
 }
 
-// SixHumpCamel returns the negated six-hump camel function on [−3,3]×[−2,2]:
+// sixHumpCamel returns the negated six-hump camel function on [−3,3]×[−2,2]:
 //
 //	f(x) = −[(4 − 2.1x₁² + x₁⁴/3)x₁² + x₁x₂ + (−4 + 4x₂²)x₂²],
 //
 // with f* = 1.0316284534898774 at ±(0.0898420131, −0.7126564033).
-func SixHumpCamel() *Function {
+func sixHumpCamel() *Function {
 	value := func(x, dst []float64) float64 {
 		x1, x2 := x[0], x[1]
 		x12 := x1 * x1
@@ -161,7 +161,7 @@ func SixHumpCamel() *Function {
 			{camelMaximizer[0], camelMaximizer[1]},
 			{-camelMaximizer[0], -camelMaximizer[1]},
 		},
-		NoiseVar: DefaultNoiseVar,
+		NoiseVar: defaultNoiseVar,
 		f:        func(x []float64) float64 { return value(x, nil) },
 		grad:     value,
 	}
@@ -177,7 +177,7 @@ var (
 // michalewiczM is the steepness m of the Michalewicz function.
 const michalewiczM = 10
 
-// Michalewicz returns the negated Michalewicz function (m = 10) on [0, π]^d
+// michalewicz returns the negated Michalewicz function (m = 10) on [0, π]^d
 // (d ≥ 1):
 //
 //	f(x) = Σ_{i=1}^d sin(x_i)·sin^{2m}(i·x_i²/π).
@@ -186,7 +186,7 @@ const michalewiczM = 10
 // each computed here to machine precision; f* = 1.8013034101 (d = 2),
 // 4.6876581791 (d = 5), 9.6601517156 (d = 10), matching the published
 // minima −1.8013, −4.687658, −9.66015.
-func Michalewicz(d int) (*Function, error) {
+func michalewicz(d int) (*Function, error) {
 	if err := checkDim("michalewicz", d, 1); err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func Michalewicz(d int) (*Function, error) {
 		Upper:      box(d, math.Pi),
 		Optimum:    fstar,
 		Maximizers: [][]float64{xstar},
-		NoiseVar:   DefaultNoiseVar,
+		NoiseVar:   defaultNoiseVar,
 		f:          func(x []float64) float64 { return value(x, nil) },
 		grad:       value,
 	}, nil
@@ -304,14 +304,14 @@ func newtonPolish(d func(float64) float64, x, lo, hi float64) float64 {
 	return x
 }
 
-// StyblinskiTang returns the negated Styblinski–Tang function on [−5, 5]^d
+// styblinskiTang returns the negated Styblinski–Tang function on [−5, 5]^d
 // (d ≥ 1):
 //
 //	f(x) = −½ Σ (x_i⁴ − 16x_i² + 5x_i),
 //
 // with f* = 39.16616570377142·d at x_i = −2.903534027771178 (the smallest
 // root of 4x³ − 32x + 5 = 0).
-func StyblinskiTang(d int) (*Function, error) {
+func styblinskiTang(d int) (*Function, error) {
 	if err := checkDim("styblinskitang", d, 1); err != nil {
 		return nil, err
 	}
@@ -339,7 +339,7 @@ func StyblinskiTang(d int) (*Function, error) {
 		Upper:      box(d, 5),
 		Optimum:    value(xstar, nil),
 		Maximizers: [][]float64{xstar},
-		NoiseVar:   DefaultNoiseVar,
+		NoiseVar:   defaultNoiseVar,
 		f:          func(x []float64) float64 { return value(x, nil) },
 		grad:       value,
 	}, nil

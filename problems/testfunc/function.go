@@ -6,14 +6,14 @@ import (
 	"math"
 )
 
-// ErrNoGradient is returned by Function.Grad when the function has no
+// errNoGradient is returned by Function.Grad when the function has no
 // analytic gradient.
-var ErrNoGradient = errors.New("testfunc: function has no analytic gradient")
+var errNoGradient = errors.New("testfunc: function has no analytic gradient")
 
-// DefaultNoiseVar is the observation noise variance σ_n² = 1e-4 the paper uses
+// defaultNoiseVar is the observation noise variance σ_n² = 1e-4 the paper uses
 // for its synthetic functions (§5.1); it is Function.NoiseVar for every
 // function except Log10P, whose data set carries its own.
-const DefaultNoiseVar = 1e-4
+const defaultNoiseVar = 1e-4
 
 // domainTol is the relative slack (times the side length) within which an
 // input outside [Lower, Upper] is clamped rather than rejected: a host that
@@ -56,15 +56,15 @@ func (fn *Function) Eval(x []float64) (float64, error) {
 	return fn.f(xc), nil
 }
 
-// HasGrad reports whether Grad is available.
-func (fn *Function) HasGrad() bool { return fn.grad != nil }
+// hasGrad reports whether gradient is available.
+func (fn *Function) hasGrad() bool { return fn.grad != nil }
 
-// Grad writes ∇f(x) (native units, len Dim) into dst and returns f(x). It
-// returns ErrNoGradient if the function has none, and the errors of Eval. At
+// gradient writes ∇f(x) (native units, len Dim) into dst and returns f(x). It
+// returns errNoGradient if the function has none, and the errors of Eval. At
 // a clamped boundary input the gradient is the one at the clamped point.
-func (fn *Function) Grad(x, dst []float64) (float64, error) {
+func (fn *Function) gradient(x, dst []float64) (float64, error) {
 	if fn.grad == nil {
-		return math.NaN(), fmt.Errorf("%s: %w", fn.Name, ErrNoGradient)
+		return math.NaN(), fmt.Errorf("%s: %w", fn.Name, errNoGradient)
 	}
 	if len(dst) != fn.Dim {
 		return math.NaN(), fmt.Errorf("%s: gradient buffer has length %d, want %d", fn.Name, len(dst), fn.Dim)
@@ -86,14 +86,14 @@ func (fn *Function) EvalUnit(u []float64) (float64, error) {
 	return fn.Eval(x)
 }
 
-// GradUnit writes the gradient with respect to the unit-cube coordinates,
+// gradUnit writes the gradient with respect to the unit-cube coordinates,
 // ∂f/∂u_j = (Upper_j − Lower_j)·∂f/∂x_j, into dst and returns f(x(u)).
-func (fn *Function) GradUnit(u, dst []float64) (float64, error) {
+func (fn *Function) gradUnit(u, dst []float64) (float64, error) {
 	x, err := fn.ToNative(u)
 	if err != nil {
 		return math.NaN(), err
 	}
-	v, err := fn.Grad(x, dst)
+	v, err := fn.gradient(x, dst)
 	if err != nil {
 		return v, err
 	}
@@ -115,8 +115,8 @@ func (fn *Function) ToNative(u []float64) ([]float64, error) {
 	return x, nil
 }
 
-// ToUnit maps x in native units to u = (x − Lower)/(Upper − Lower) in a new slice.
-func (fn *Function) ToUnit(x []float64) ([]float64, error) {
+// toUnit maps x in native units to u = (x − Lower)/(Upper − Lower) in a new slice.
+func (fn *Function) toUnit(x []float64) ([]float64, error) {
 	if len(x) != fn.Dim {
 		return nil, fmt.Errorf("%s: input has dimension %d, want %d", fn.Name, len(x), fn.Dim)
 	}

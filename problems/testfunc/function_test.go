@@ -51,7 +51,7 @@ func TestNoPointExceedsOptimum(t *testing.T) {
 		for i := 0; i < samples; i++ {
 			best = math.Max(best, fn.f(uniform(rng, fn)))
 		}
-		for i := 0; i < starts && fn.HasGrad(); i++ {
+		for i := 0; i < starts && fn.hasGrad(); i++ {
 			_, v := refine(fn.grad, uniform(rng, fn), fn.Lower, fn.Upper)
 			best = math.Max(best, v)
 		}
@@ -67,12 +67,12 @@ func TestMaximizersAreStationary(t *testing.T) {
 	fs := allFunctions(t)
 	for _, label := range sortedKeys(fs) {
 		fn := fs[label]
-		if strings.HasPrefix(label, "ackley") || !fn.HasGrad() {
+		if strings.HasPrefix(label, "ackley") || !fn.hasGrad() {
 			continue // the cone tip at 0 has no gradient; bukin has none
 		}
 		g := make([]float64, fn.Dim)
 		for _, x := range fn.Maximizers {
-			if _, err := fn.Grad(x, g); err != nil {
+			if _, err := fn.gradient(x, g); err != nil {
 				t.Fatal(err)
 			}
 			for j, gj := range g {
@@ -109,11 +109,11 @@ func TestPublishedOptima(t *testing.T) {
 		{Branin(), -0.397887, 1e-6},                   // BoTorch's value
 		{Hartmann3(), 3.86278, 1e-5},                  // BoTorch / SFU, 5 digits
 		{Hartmann6(), 3.322368, 1e-6},                 // BoTorch's value
-		{SixHumpCamel(), 1.0316, 1e-4},                // SFU
-		{must(Michalewicz(2)), 1.8013, 1e-4},          // SFU
-		{must(Michalewicz(5)), 4.687658, 1e-6},        // SFU
-		{must(Michalewicz(10)), 9.66015, 1e-5},        // SFU
-		{must(StyblinskiTang(3)), 3 * 39.16617, 1e-4}, // −39.16617·d
+		{sixHumpCamel(), 1.0316, 1e-4},                // SFU
+		{must(michalewicz(2)), 1.8013, 1e-4},          // SFU
+		{must(michalewicz(5)), 4.687658, 1e-6},        // SFU
+		{must(michalewicz(10)), 9.66015, 1e-5},        // SFU
+		{must(styblinskiTang(3)), 3 * 39.16617, 1e-4}, // −39.16617·d
 	}
 	for _, c := range cases {
 		if math.Abs(c.fn.Optimum-c.want) > c.tol {
@@ -141,7 +141,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, label := range sortedKeys(fs) {
 		fn := fs[label]
-		if !fn.HasGrad() {
+		if !fn.hasGrad() {
 			if label != "bukin" { // non-differentiable on its ridge
 				t.Errorf("%s: no gradient", label)
 			}
@@ -155,7 +155,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 				w := fn.Upper[j] - fn.Lower[j]
 				x[j] = fn.Lower[j] + w*(1e-3+(1-2e-3)*rng.Float64())
 			}
-			v, err := fn.Grad(x, g)
+			v, err := fn.gradient(x, g)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 
 // GradUnit applies the chain rule for the unit-cube map.
 func TestUnitCubeMapping(t *testing.T) {
-	fn := SixHumpCamel() // a non-unit, non-square box
+	fn := sixHumpCamel() // a non-unit, non-square box
 	u := []float64{0.3, 0.8}
 	x, err := fn.ToNative(u)
 	if err != nil {
@@ -189,14 +189,14 @@ func TestUnitCubeMapping(t *testing.T) {
 	if math.Abs(x[0]+1.2) > 1e-15 || math.Abs(x[1]-1.2) > 1e-15 {
 		t.Fatalf("ToNative(%v) = %v", u, x)
 	}
-	back, _ := fn.ToUnit(x)
+	back, _ := fn.toUnit(x)
 	for j := range u {
 		if math.Abs(back[j]-u[j]) > 1e-15 {
 			t.Fatalf("ToUnit(ToNative(u)) = %v, want %v", back, u)
 		}
 	}
 	g := make([]float64, 2)
-	vu, err := fn.GradUnit(u, g)
+	vu, err := fn.gradUnit(u, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestBadInputs(t *testing.T) {
 		} else if !math.IsNaN(v) {
 			t.Errorf("Eval(%v) returned %g with its error, want NaN", x, v)
 		}
-		if _, err := fn.Grad(x, make([]float64, 3)); err == nil {
+		if _, err := fn.gradient(x, make([]float64, 3)); err == nil {
 			t.Errorf("Grad(%v): want an error", x)
 		}
 		if _, err := fn.Observe(x, 1e-4, 1); err == nil {
@@ -240,7 +240,7 @@ func TestBadInputs(t *testing.T) {
 	if _, err := fn.EvalUnit([]float64{0.5}); err == nil {
 		t.Error("EvalUnit with 1 coordinate: want an error")
 	}
-	if _, err := fn.Grad([]float64{0.5, 0.5, 0.5}, make([]float64, 2)); err == nil {
+	if _, err := fn.gradient([]float64{0.5, 0.5, 0.5}, make([]float64, 2)); err == nil {
 		t.Error("Grad with a short buffer: want an error")
 	}
 	// An ulp-sized overshoot of a bound (a host's u·(hi−lo)+lo) is clamped.
@@ -256,16 +256,16 @@ func TestBadInputs(t *testing.T) {
 		t.Error("Eval modified its input")
 	}
 	noGrad := &Function{Name: "nograd", Dim: 1, Lower: []float64{0}, Upper: []float64{1}, f: func(x []float64) float64 { return x[0] }}
-	if _, err := noGrad.Grad([]float64{0.5}, make([]float64, 1)); !errors.Is(err, ErrNoGradient) {
+	if _, err := noGrad.gradient([]float64{0.5}, make([]float64, 1)); !errors.Is(err, errNoGradient) {
 		t.Errorf("Grad without a gradient: %v, want ErrNoGradient", err)
 	}
 }
 
 func TestBadDimensions(t *testing.T) {
 	for name, mk := range map[string]func(int) (*Function, error){
-		"ackley": Ackley, "levy": Levy, "rosenbrock": Rosenbrock,
-		"michalewicz": Michalewicz, "styblinskitang": StyblinskiTang,
-		"griewank": Griewank, "rastrigin": Rastrigin, "dixonprice": DixonPrice, "powell": Powell,
+		"ackley": ackley, "levy": levy, "rosenbrock": rosenbrock,
+		"michalewicz": michalewicz, "styblinskitang": styblinskiTang,
+		"griewank": griewank, "rastrigin": rastrigin, "dixonprice": dixonPrice, "powell": powell,
 	} {
 		for _, d := range []int{-1, 0, 10001} {
 			if _, err := mk(d); err == nil {
@@ -273,11 +273,11 @@ func TestBadDimensions(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Rosenbrock(1); err == nil {
+	if _, err := rosenbrock(1); err == nil {
 		t.Error("Rosenbrock(1): want an error")
 	}
 	for _, d := range []int{1, 2, 6, 10} {
-		if _, err := Powell(d); err == nil {
+		if _, err := powell(d); err == nil {
 			t.Errorf("Powell(%d): want an error (blocks of 4)", d)
 		}
 	}

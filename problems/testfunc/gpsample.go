@@ -75,7 +75,7 @@ func GPSample(seed uint64) *Function {
 		Upper:      []float64{gpSampleSide, gpSampleSide},
 		Optimum:    s.optimum,
 		Maximizers: [][]float64{append([]float64(nil), s.maximizer...)},
-		NoiseVar:   DefaultNoiseVar,
+		NoiseVar:   defaultNoiseVar,
 		f:          func(x []float64) float64 { return s.value(x, nil) },
 		grad:       s.value,
 	}

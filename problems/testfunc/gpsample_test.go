@@ -113,7 +113,7 @@ func BenchmarkGPSampleGrad(b *testing.B) {
 	fn := GPSample(0)
 	x, g := []float64{3.1, 4.2}, make([]float64, 2)
 	for b.Loop() {
-		fn.Grad(x, g)
+		fn.gradient(x, g)
 	}
 }
 

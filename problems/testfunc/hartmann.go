@@ -87,7 +87,7 @@ func newHartmann(name string, h *hartmann, scale, shift, optimum float64, maximi
 		Upper:      box(d, 1),
 		Optimum:    optimum,
 		Maximizers: [][]float64{maximizer},
-		NoiseVar:   DefaultNoiseVar,
+		NoiseVar:   defaultNoiseVar,
 		f: func(x []float64) float64 {
 			return (h.value(x, nil) - shift) / scale
 		},
@@ -123,7 +123,7 @@ func Hartmann6() *Function {
 	return newHartmann("hartmann6", &hartmann6Params, 1, 0, hartmann6Optimum, hartmann6Maximizer[:])
 }
 
-// Hartmann4 returns the negated four-dimensional Hartmann function on [0,1]⁴
+// hartmann4 returns the negated four-dimensional Hartmann function on [0,1]⁴
 // in the standardized form of Picheny et al. (2013), which BoTorch's
 // Hartmann(dim=4) also uses (A and P are the first four columns of
 // Hartmann-6's):
@@ -133,7 +133,7 @@ func Hartmann6() *Function {
 // i.e. the negation of their (1.1 − Σ…)/0.839. f* = 3.13449414122 at
 // x* ≈ (0.187395, 0.194152, 0.557918, 0.264780) (computed here by multi-start
 // refinement; no digits of it are published with the definition).
-func Hartmann4() *Function {
+func hartmann4() *Function {
 	return newHartmann("hartmann4", &hartmann4Params, 0.839, 1.1, hartmann4Optimum, hartmann4Maximizer[:])
 }
 

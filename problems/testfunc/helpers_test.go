@@ -86,21 +86,21 @@ func allFunctions(t testing.TB) map[string]*Function {
 	fs := map[string]*Function{
 		"branin":       Branin(),
 		"hartmann3":    Hartmann3(),
-		"hartmann4":    Hartmann4(),
+		"hartmann4":    hartmann4(),
 		"hartmann6":    Hartmann6(),
-		"sixhumpcamel": SixHumpCamel(),
+		"sixhumpcamel": sixHumpCamel(),
 		"gpsample/0":   GPSample(0),
 		"gpsample/7":   GPSample(7),
 		"log10p/synth": syntheticLog10PFunc(t),
 		// BoTorch's functions beyond the classics.
-		"shekel":         Shekel(),
-		"cosine8":        Cosine8(),
-		"beale":          Beale(),
-		"bukin":          Bukin(),
-		"dropwave":       DropWave(),
-		"eggholder":      EggHolder(),
-		"holdertable":    HolderTable(),
-		"threehumpcamel": ThreeHumpCamel(),
+		"shekel":         shekel(),
+		"cosine8":        cosine8(),
+		"beale":          beale(),
+		"bukin":          bukin(),
+		"dropwave":       dropWave(),
+		"eggholder":      eggHolder(),
+		"holdertable":    holderTable(),
+		"threehumpcamel": threeHumpCamel(),
 	}
 	if haveRealLog10P() {
 		fn, err := Log10P(realLog10PDir)
@@ -111,9 +111,9 @@ func allFunctions(t testing.TB) map[string]*Function {
 	}
 	for _, d := range []int{1, 2, 5, 10} {
 		for name, mk := range map[string]func(int) (*Function, error){
-			"ackley": Ackley, "levy": Levy, "rosenbrock": Rosenbrock,
-			"michalewicz": Michalewicz, "styblinskitang": StyblinskiTang,
-			"griewank": Griewank, "rastrigin": Rastrigin, "dixonprice": DixonPrice,
+			"ackley": ackley, "levy": levy, "rosenbrock": rosenbrock,
+			"michalewicz": michalewicz, "styblinskitang": styblinskiTang,
+			"griewank": griewank, "rastrigin": rastrigin, "dixonprice": dixonPrice,
 		} {
 			if name == "rosenbrock" && d == 1 {
 				continue
@@ -126,7 +126,7 @@ func allFunctions(t testing.TB) map[string]*Function {
 		}
 	}
 	for _, d := range []int{4, 8} {
-		fn, err := Powell(d)
+		fn, err := powell(d)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,16 +6,16 @@ import (
 	"strings"
 )
 
-// DefaultDim is the dimension of the any-dimension functions (ackley, levy,
+// defaultDim is the dimension of the any-dimension functions (ackley, levy,
 // rosenbrock, michalewicz, styblinskitang, griewank, rastrigin, dixonprice,
 // the BBOB functions) when Settings.Dim is 0; powell, defined on blocks of
 // four coordinates, defaults to 4.
-const DefaultDim = 2
+const defaultDim = 2
 
 // Settings selects a member of a function family in New. The zero value
 // gives each function's default.
 type Settings struct {
-	// Dim is the dimension of an any-dimension function; 0 means DefaultDim.
+	// Dim is the dimension of an any-dimension function; 0 means defaultDim.
 	// For a fixed-dimension function it must be 0 or that dimension.
 	Dim int
 	// SampleSeed selects the draw of gpsample (0 is a valid draw, the default).
@@ -37,7 +37,7 @@ func fixed(f func() *Function) func(Settings) (*Function, error) {
 }
 
 func anyDim(f func(int) (*Function, error)) func(Settings) (*Function, error) {
-	return anyDimFrom(DefaultDim, f)
+	return anyDimFrom(defaultDim, f)
 }
 
 // anyDimFrom is anyDim with its own default dimension.
@@ -54,28 +54,28 @@ func anyDimFrom(def int, f func(int) (*Function, error)) func(Settings) (*Functi
 var registry = map[string]entry{
 	"branin":         {2, fixed(Branin)},
 	"hartmann3":      {3, fixed(Hartmann3)},
-	"hartmann4":      {4, fixed(Hartmann4)},
+	"hartmann4":      {4, fixed(hartmann4)},
 	"hartmann6":      {6, fixed(Hartmann6)},
 	"gpsample":       {2, func(s Settings) (*Function, error) { return GPSample(s.SampleSeed), nil }},
 	"log10p":         {2, func(s Settings) (*Function, error) { return Log10P(s.DataDir) }},
-	"sixhumpcamel":   {2, fixed(SixHumpCamel)},
-	"ackley":         {0, anyDim(Ackley)},
-	"levy":           {0, anyDim(Levy)},
-	"rosenbrock":     {0, anyDim(Rosenbrock)},
-	"michalewicz":    {0, anyDim(Michalewicz)},
-	"styblinskitang": {0, anyDim(StyblinskiTang)},
-	"shekel":         {4, fixed(Shekel)},
-	"cosine8":        {8, fixed(Cosine8)},
-	"griewank":       {0, anyDim(Griewank)},
-	"rastrigin":      {0, anyDim(Rastrigin)},
-	"dixonprice":     {0, anyDim(DixonPrice)},
-	"powell":         {0, anyDimFrom(4, Powell)},
-	"beale":          {2, fixed(Beale)},
-	"bukin":          {2, fixed(Bukin)},
-	"dropwave":       {2, fixed(DropWave)},
-	"eggholder":      {2, fixed(EggHolder)},
-	"holdertable":    {2, fixed(HolderTable)},
-	"threehumpcamel": {2, fixed(ThreeHumpCamel)},
+	"sixhumpcamel":   {2, fixed(sixHumpCamel)},
+	"ackley":         {0, anyDim(ackley)},
+	"levy":           {0, anyDim(levy)},
+	"rosenbrock":     {0, anyDim(rosenbrock)},
+	"michalewicz":    {0, anyDim(michalewicz)},
+	"styblinskitang": {0, anyDim(styblinskiTang)},
+	"shekel":         {4, fixed(shekel)},
+	"cosine8":        {8, fixed(cosine8)},
+	"griewank":       {0, anyDim(griewank)},
+	"rastrigin":      {0, anyDim(rastrigin)},
+	"dixonprice":     {0, anyDim(dixonPrice)},
+	"powell":         {0, anyDimFrom(4, powell)},
+	"beale":          {2, fixed(beale)},
+	"bukin":          {2, fixed(bukin)},
+	"dropwave":       {2, fixed(dropWave)},
+	"eggholder":      {2, fixed(eggHolder)},
+	"holdertable":    {2, fixed(holderTable)},
+	"threehumpcamel": {2, fixed(threeHumpCamel)},
 }
 
 // BBOBPrefix starts the registry names of the 24 BBOB functions,
@@ -87,7 +87,7 @@ func init() {
 		registry[fmt.Sprintf("%s%d", BBOBPrefix, id)] = entry{dim: 0, build: func(s Settings) (*Function, error) {
 			d := s.Dim
 			if d == 0 {
-				d = DefaultDim
+				d = defaultDim
 			}
 			inst := s.Instance
 			if inst == 0 {

@@ -20,7 +20,7 @@ func TestNewBuildsEveryName(t *testing.T) {
 		if fn.Name != name {
 			t.Errorf("New(%q).Name = %q", name, fn.Name)
 		}
-		wantDim := DefaultDim
+		wantDim := defaultDim
 		if name == "powell" {
 			wantDim = 4 // blocks of four coordinates
 		}

@@ -25,23 +25,23 @@ const CIFAR10Hint = "download the CIFAR-10 binary version (cifar-10-binary.tar.g
 func CIFAR10(dir string) (train, test *Set, err error) {
 	train = &Set{Name: "cifar10/train", H: cifarSide, W: cifarSide, C: 3, Classes: 10}
 	for i := 1; i <= 5; i++ {
-		b, err := ReadCIFAR10File(filepath.Join(dir, fmt.Sprintf("data_batch_%d.bin", i)))
+		b, err := readCIFAR10File(filepath.Join(dir, fmt.Sprintf("data_batch_%d.bin", i)))
 		if err != nil {
 			return nil, nil, err
 		}
 		train.Pixels = append(train.Pixels, b.Pixels...)
 		train.Labels = append(train.Labels, b.Labels...)
 	}
-	if test, err = ReadCIFAR10File(filepath.Join(dir, "test_batch.bin")); err != nil {
+	if test, err = readCIFAR10File(filepath.Join(dir, "test_batch.bin")); err != nil {
 		return nil, nil, err
 	}
 	test.Name = "cifar10/test"
 	return train, test, nil
 }
 
-// ReadCIFAR10File reads one CIFAR-10 binary batch file and converts the
+// readCIFAR10File reads one CIFAR-10 binary batch file and converts the
 // planes to height × width × channel order.
-func ReadCIFAR10File(path string) (*Set, error) {
+func readCIFAR10File(path string) (*Set, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, missing(path, CIFAR10Hint, err)

@@ -5,9 +5,9 @@
 // without the network code.
 //
 // Every reader returns an error, never panics, on missing, truncated or
-// malformed files: a *MissingError or *MalformedError naming the file and
+// malformed files: a *missingError or *MalformedError naming the file and
 // saying how to get a good copy. The training and test sets a reader
-// returns have the same image shape (CheckPair).
+// returns have the same image shape (checkPair).
 package dataset
 
 import (
@@ -27,13 +27,13 @@ type Set struct {
 	Labels  []byte // N labels in [0, Classes)
 }
 
-// Len returns the number of examples.
-func (s *Set) Len() int { return len(s.Labels) }
+// size returns the number of examples.
+func (s *Set) size() int { return len(s.Labels) }
 
-// Head returns the first n examples (all of them if n ≤ 0 or n ≥ Len),
+// Head returns the first n examples (all of them if n ≤ 0 or n ≥ size()),
 // sharing storage with s.
 func (s *Set) Head(n int) *Set {
-	if n <= 0 || n >= s.Len() {
+	if n <= 0 || n >= s.size() {
 		return s
 	}
 	h := *s
@@ -42,8 +42,8 @@ func (s *Set) Head(n int) *Set {
 	return &h
 }
 
-// Float32 returns the pixels scaled to [0, 1] (value/255).
-func (s *Set) Float32() []float32 {
+// scaledPixels returns the pixels scaled to [0, 1] (value/255).
+func (s *Set) scaledPixels() []float32 {
 	x := make([]float32, len(s.Pixels))
 	for i, p := range s.Pixels {
 		x[i] = float32(p) / 255
@@ -98,20 +98,20 @@ func (s *Set) IntLabels() []int {
 	return y
 }
 
-// MissingError reports a data file that does not exist, with what to do
+// missingError reports a data file that does not exist, with what to do
 // about it.
-type MissingError struct {
+type missingError struct {
 	Path string
 	Hint string // how to get the file
 }
 
 // Error says which file is missing and how to get it.
-func (e *MissingError) Error() string {
+func (e *missingError) Error() string {
 	return fmt.Sprintf("dataset: %s not found; %s", e.Path, e.Hint)
 }
 
-// Is makes errors.Is(err, fs.ErrNotExist) true for a MissingError.
-func (e *MissingError) Is(target error) bool { return target == fs.ErrNotExist }
+// Is makes errors.Is(err, fs.ErrNotExist) true for a missingError.
+func (e *missingError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // MalformedError reports a data file that exists but cannot be used
 // (wrong magic number, truncated, a label out of range, a shape that does
@@ -132,12 +132,12 @@ func (e *MalformedError) Error() string {
 // truncated file.
 func (e *MalformedError) Unwrap() error { return e.Err }
 
-// CheckPair checks that a training and a test set can be used together:
+// checkPair checks that a training and a test set can be used together:
 // each is non-empty, holds N·H·W·C pixels and labels in [0, Classes), and
 // both have the same image shape and number of classes. A network built for
 // the training images would otherwise read past the end of (or misread) the
 // test images when scoring them.
-func CheckPair(train, test *Set) error {
+func checkPair(train, test *Set) error {
 	for _, s := range []*Set{train, test} {
 		if err := s.check(); err != nil {
 			return err
@@ -159,12 +159,12 @@ func (s *Set) check() error {
 	if s.H < 1 || s.W < 1 || s.C < 1 || s.Classes < 1 {
 		return fmt.Errorf("set %s has image shape %d×%d×%d and %d classes; all must be positive", s.Name, s.H, s.W, s.C, s.Classes)
 	}
-	if s.Len() == 0 {
+	if s.size() == 0 {
 		return fmt.Errorf("set %s has no examples", s.Name)
 	}
-	if want := s.Len() * s.H * s.W * s.C; len(s.Pixels) != want {
+	if want := s.size() * s.H * s.W * s.C; len(s.Pixels) != want {
 		return fmt.Errorf("set %s has %d pixel values for %d images of %d×%d×%d, want %d",
-			s.Name, len(s.Pixels), s.Len(), s.H, s.W, s.C, want)
+			s.Name, len(s.Pixels), s.size(), s.H, s.W, s.C, want)
 	}
 	for i, l := range s.Labels {
 		if int(l) >= s.Classes {
@@ -174,10 +174,10 @@ func (s *Set) check() error {
 	return nil
 }
 
-// missing wraps err as a MissingError when it says the file does not exist.
+// missing wraps err as a missingError when it says the file does not exist.
 func missing(path, hint string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return &MissingError{Path: path, Hint: hint}
+		return &missingError{Path: path, Hint: hint}
 	}
 	return fmt.Errorf("dataset: %w", err)
 }

@@ -68,7 +68,7 @@ func TestReadIDX(t *testing.T) {
 		{"empty file", nil, "unexpected EOF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			idx, err := ReadIDX(bytes.NewReader(tc.file))
+			idx, err := readIDX(bytes.NewReader(tc.file))
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("ReadIDX: %v", err)
@@ -121,8 +121,8 @@ func TestFashionMNISTGenerated(t *testing.T) {
 			t.Fatalf("gz=%v: %v", gz, err)
 		}
 		for _, s := range []*Set{train, test} {
-			if s.Len() != 12 || s.H != 4 || s.W != 3 || s.C != 1 || s.Classes != 10 {
-				t.Fatalf("gz=%v: set %s has %d examples of %d×%d×%d, %d classes", gz, s.Name, s.Len(), s.H, s.W, s.C, s.Classes)
+			if s.size() != 12 || s.H != 4 || s.W != 3 || s.C != 1 || s.Classes != 10 {
+				t.Fatalf("gz=%v: set %s has %d examples of %d×%d×%d, %d classes", gz, s.Name, s.size(), s.H, s.W, s.C, s.Classes)
 			}
 			if s.Labels[11] != 1 || s.Pixels[11*12+5] != 11 {
 				t.Fatalf("gz=%v: example 11 has label %d and pixel %d, want 1 and 11", gz, s.Labels[11], s.Pixels[11*12+5])
@@ -138,7 +138,7 @@ func TestFashionMNISTGenerated(t *testing.T) {
 			t.Fatalf("Standardized value %v, want %v", z[3*12], want)
 		}
 		head := train.Head(5)
-		x, y := head.Float32(), head.IntLabels()
+		x, y := head.scaledPixels(), head.IntLabels()
 		if len(x) != 5*12 || len(y) != 5 || x[4*12] != 4.0/255 || y[3] != 3 {
 			t.Fatalf("Head(5): %d values, %d labels, x[48] = %v, y[3] = %d", len(x), len(y), x[48], y[3])
 		}
@@ -148,7 +148,7 @@ func TestFashionMNISTGenerated(t *testing.T) {
 func TestFashionMNISTErrors(t *testing.T) {
 	t.Run("missing directory", func(t *testing.T) {
 		_, _, err := FashionMNIST(filepath.Join(t.TempDir(), "nope"))
-		var me *MissingError
+		var me *missingError
 		if !errors.As(err, &me) || !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("error %v is not a MissingError", err)
 		}
@@ -223,7 +223,7 @@ func TestCheckPair(t *testing.T) {
 	good := func() *Set {
 		return &Set{Name: "s", H: 2, W: 3, C: 1, Classes: 10, Pixels: make([]byte, 2*6), Labels: []byte{0, 9}}
 	}
-	if err := CheckPair(good(), good()); err != nil {
+	if err := checkPair(good(), good()); err != nil {
 		t.Fatalf("CheckPair of two good sets: %v", err)
 	}
 	for _, tc := range []struct {
@@ -242,7 +242,7 @@ func TestCheckPair(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			train, test := good(), good()
 			tc.change(train, test)
-			if err := CheckPair(train, test); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			if err := checkPair(train, test); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("CheckPair error %v, want one containing %q", err, tc.wantErr)
 			}
 		})
@@ -273,8 +273,8 @@ func TestCIFAR10Generated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if train.Len() != 10 || test.Len() != 1 || train.H != 32 || train.C != 3 {
-		t.Fatalf("train %d, test %d examples, shape %d×%d×%d", train.Len(), test.Len(), train.H, train.W, train.C)
+	if train.size() != 10 || test.size() != 1 || train.H != 32 || train.C != 3 {
+		t.Fatalf("train %d, test %d examples, shape %d×%d×%d", train.size(), test.size(), train.H, train.W, train.C)
 	}
 	if fmt.Sprint(train.IntLabels()) != "[1 5 2 6 3 7 4 8 5 9]" || test.Labels[0] != 9 {
 		t.Fatalf("labels %v / %v", train.Labels, test.Labels)
@@ -290,14 +290,14 @@ func TestCIFAR10Errors(t *testing.T) {
 	t.Run("missing", func(t *testing.T) {
 		dir := t.TempDir()
 		_, _, err := CIFAR10(dir)
-		var me *MissingError
+		var me *missingError
 		if !errors.As(err, &me) || me.Path != filepath.Join(dir, "data_batch_1.bin") ||
 			!strings.Contains(err.Error(), "cifar-10-binary.tar.gz") {
 			t.Fatalf("error %v, want a MissingError for data_batch_1.bin with the download hint", err)
 		}
 	})
 	// Malformed files: a *MalformedError naming the file, with the download
-	// hint, through ReadCIFAR10File and through CIFAR10.
+	// hint, through readCIFAR10File and through CIFAR10.
 	for _, tc := range []struct {
 		name, file, wantErr string
 		content             []byte
@@ -314,7 +314,7 @@ func TestCIFAR10Errors(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "test_batch.bin"), cifarRecordBytes(4))
 			path := filepath.Join(dir, tc.file)
 			writeFile(t, path, tc.content)
-			_, err1 := ReadCIFAR10File(path)
+			_, err1 := readCIFAR10File(path)
 			_, _, err2 := CIFAR10(dir)
 			for _, err := range []error{err1, err2} {
 				var me *MalformedError
@@ -352,8 +352,8 @@ func TestFashionMNISTReal(t *testing.T) {
 		n    int
 		each int
 	}{{train, 60000, 6000}, {test, 10000, 1000}} {
-		if c.s.Len() != c.n || c.s.H != 28 || c.s.W != 28 || len(c.s.Pixels) != c.n*784 {
-			t.Fatalf("%s: %d examples of %d×%d, want %d of 28×28", c.s.Name, c.s.Len(), c.s.H, c.s.W, c.n)
+		if c.s.size() != c.n || c.s.H != 28 || c.s.W != 28 || len(c.s.Pixels) != c.n*784 {
+			t.Fatalf("%s: %d examples of %d×%d, want %d of 28×28", c.s.Name, c.s.size(), c.s.H, c.s.W, c.n)
 		}
 		// Fashion-MNIST is balanced: every class has exactly n/10 examples.
 		var count [10]int

@@ -27,7 +27,7 @@ const fashionMalformedHint = FashionMNISTHint +
 // FashionMNIST reads the training (60,000) and test (10,000) sets of
 // Fashion-MNIST from dir: 28×28×1 images, 10 classes. Each file may be
 // gzip-compressed (name.gz, tried first) or not. Test images of another
-// size than the training images are an error (see CheckPair).
+// size than the training images are an error (see checkPair).
 func FashionMNIST(dir string) (train, test *Set, err error) {
 	train, trainPath, err := readMNISTPair(dir, "train")
 	if err != nil {
@@ -37,7 +37,7 @@ func FashionMNIST(dir string) (train, test *Set, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := CheckPair(train, test); err != nil {
+	if err := checkPair(train, test); err != nil {
 		return nil, nil, &MalformedError{Path: testPath, Err: fmt.Errorf("does not fit %s: %w", trainPath, err), Hint: fashionMalformedHint}
 	}
 	return train, test, nil
@@ -75,9 +75,9 @@ func readMNISTPair(dir, prefix string) (*Set, string, error) {
 }
 
 // readIDXIn reads base.gz or, if that does not exist, base from dir, and
-// returns the path it read. A file that is missing is a MissingError (for
+// returns the path it read. A file that is missing is a missingError (for
 // base.gz), one that is unreadable as IDX a MalformedError.
-func readIDXIn(dir, base string) (*IDX, string, error) {
+func readIDXIn(dir, base string) (*idx, string, error) {
 	gz := filepath.Join(dir, base+".gz")
 	path := gz
 	f, err := os.Open(gz)
@@ -93,7 +93,7 @@ func readIDXIn(dir, base string) (*IDX, string, error) {
 		return nil, "", missing(path, FashionMNISTHint, err)
 	}
 	defer f.Close()
-	idx, err := ReadIDX(f)
+	idx, err := readIDX(f)
 	if err != nil {
 		return nil, "", &MalformedError{Path: path, Err: err, Hint: fashionMalformedHint}
 	}

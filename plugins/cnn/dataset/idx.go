@@ -7,14 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
-// IDX is the content of an IDX file (the MNIST family's format): a
+// idx is the content of an IDX file (the MNIST family's format): a
 // big-endian header — two zero bytes, a type byte (0x08 = unsigned byte,
 // the only type read here), the number of dimensions, then each dimension as
 // a uint32 — followed by the values in row-major order.
-type IDX struct {
+type idx struct {
 	Dims []int
 	Data []byte
 }
@@ -23,10 +22,10 @@ type IDX struct {
 // corrupt header cannot make the reader allocate without limit.
 const maxIDXValues = 1 << 30
 
-// ReadIDX reads an unsigned-byte IDX stream, gzip-compressed or not (a gzip
+// readIDX reads an unsigned-byte IDX stream, gzip-compressed or not (a gzip
 // stream is recognised by its magic bytes 1f 8b). It fails on a wrong magic
 // number, a truncated body or trailing bytes.
-func ReadIDX(r io.Reader) (*IDX, error) {
+func readIDX(r io.Reader) (*idx, error) {
 	br := bufio.NewReader(r)
 	if head, err := br.Peek(2); err == nil && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -70,7 +69,7 @@ func ReadIDX(r io.Reader) (*IDX, error) {
 	if n, _ := io.Copy(io.Discard, br); n > 0 {
 		return nil, fmt.Errorf("idx: %d trailing bytes after the %v values", n, dims)
 	}
-	return &IDX{Dims: dims, Data: data}, nil
+	return &idx{Dims: dims, Data: data}, nil
 }
 
 // truncated turns io.EOF into io.ErrUnexpectedEOF: in the middle of a file
@@ -80,18 +79,4 @@ func truncated(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
-}
-
-// ReadIDXFile reads an IDX file (see ReadIDX); errors name the file.
-func ReadIDXFile(path string) (*IDX, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	idx, err := ReadIDX(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return idx, nil
 }

@@ -2,7 +2,7 @@ package nn
 
 import "math"
 
-// Adam is the Adam optimizer (Kingma & Ba 2015) with the same L2 penalty
+// adam is the Adam optimizer (Kingma & Ba 2015) with the same L2 penalty
 // and inverse-time learning-rate decay as SGD (PyTorch's Adam with
 // weight_decay, i.e. L2 added to the gradient, not AdamW):
 //
@@ -12,7 +12,7 @@ import "math"
 //	w   ← w − η_t · (m/(1−β₁^{t+1})) / (√(v/(1−β₂^{t+1})) + ε)
 //
 // with β₁ = 0.9, β₂ = 0.999, ε = 1e-8.
-type Adam[T Float] struct {
+type adam[T float] struct {
 	LR, Decay, L2 float64
 
 	step int
@@ -26,15 +26,15 @@ const (
 	adamEps   = 1e-8
 )
 
-// Rate returns η_t for the next update.
-func (a *Adam[T]) Rate() float64 { return a.LR / (1 + a.Decay*float64(a.step)) }
+// rate returns η_t for the next update.
+func (a *adam[T]) rate() float64 { return a.LR / (1 + a.Decay*float64(a.step)) }
 
-// Steps returns the number of updates made.
-func (a *Adam[T]) Steps() int { return a.step }
+// steps returns the number of updates made.
+func (a *adam[T]) steps() int { return a.step }
 
 // Update applies one step to params using their accumulated gradients G.
 // The parameter list must be the same on every call.
-func (a *Adam[T]) Update(params []*Param[T]) {
+func (a *adam[T]) Update(params []*Param[T]) {
 	if a.m == nil {
 		a.m, a.v = make([][]T, len(params)), make([][]T, len(params))
 		for i, p := range params {
@@ -43,7 +43,7 @@ func (a *Adam[T]) Update(params []*Param[T]) {
 	}
 	t := float64(a.step + 1)
 	c1, c2 := 1-math.Pow(adamBeta1, t), 1-math.Pow(adamBeta2, t)
-	eta := T(a.Rate() / c1)
+	eta := T(a.rate() / c1)
 	b1, b2, s2, eps := T(adamBeta1), T(adamBeta2), T(1/math.Sqrt(c2)), T(adamEps)
 	for i, p := range params {
 		l2 := T(0)

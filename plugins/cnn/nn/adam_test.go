@@ -10,7 +10,7 @@ import (
 func TestAdamUpdate(t *testing.T) {
 	w := &Param[float64]{W: []float64{1, -2}, G: []float64{0.5, -0.25}, Decay: true}
 	b := &Param[float64]{W: []float64{3}, G: []float64{1}}
-	a := &Adam[float64]{LR: 0.1, Decay: 0.5, L2: 0.01}
+	a := &adam[float64]{LR: 0.1, Decay: 0.5, L2: 0.01}
 	params := []*Param[float64]{w, b}
 	type state struct{ m, v float64 }
 	st := map[*float64]*state{}
@@ -46,7 +46,7 @@ func TestAdamUpdate(t *testing.T) {
 			t.Fatalf("step %d: b = %v, want %v", step, b.W[0], wantB[0])
 		}
 	}
-	if a.Steps() != 2 || math.Abs(a.Rate()-0.05) > 1e-15 {
-		t.Fatalf("steps %d rate %v", a.Steps(), a.Rate())
+	if a.steps() != 2 || math.Abs(a.rate()-0.05) > 1e-15 {
+		t.Fatalf("steps %d rate %v", a.steps(), a.rate())
 	}
 }

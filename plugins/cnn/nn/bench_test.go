@@ -26,11 +26,11 @@ func benchTrain(b *testing.B, in Shape, filters, dense, batch int) {
 	for i := range y {
 		y[i] = rng.IntN(10)
 	}
-	opt := &SGD[float32]{LR: 0.01, Decay: 1e-4, Momentum: 0.9, L2: 1e-5}
+	opt := &sgd[float32]{LR: 0.01, Decay: 1e-4, Momentum: 0.9, L2: 1e-5}
 	params := net.Params()
 	step := func() {
-		net.ZeroGrad()
-		net.Gradient(x, y, batch)
+		net.zeroGrad()
+		net.gradient(x, y, batch)
 		opt.Update(params)
 	}
 	step() // allocate buffers

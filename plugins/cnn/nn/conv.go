@@ -7,14 +7,14 @@ import (
 	"gonum.org/v1/gonum/blas"
 )
 
-// Conv3x3 is a 3×3 convolution with stride 1 and zero padding 1 (output
+// conv3x3 is a 3×3 convolution with stride 1 and zero padding 1 (output
 // H×W equals input H×W), computed as im2col + GEMM:
 //
 //	cols[p, (ky·3+kx)·C + c] = x[b, y+ky−1, x+kx−1, c]   (0 outside the image)
 //	y[p, f] = Σ_k cols[p, k]·W[f, k] + bias[f]
 //
 // where p = (b, y, x) runs over the n·H·W output pixels and k over 9·C.
-type Conv3x3[T Float] struct {
+type conv3x3[T float] struct {
 	in      Shape
 	filters int
 	needDX  bool
@@ -27,12 +27,12 @@ type Conv3x3[T Float] struct {
 	smallInner        bool
 }
 
-// NewConv3x3 returns a convolution from shape in to `filters` channels with
+// newConv3x3 returns a convolution from shape in to `filters` channels with
 // He-normal weights, N(0, 2/(9·C)), drawn from rng, and zero biases.
 // needInputGrad = false skips ∂L/∂x (for a network's first layer).
-func NewConv3x3[T Float](in Shape, filters int, needInputGrad bool, rng *rand.Rand) *Conv3x3[T] {
+func newConv3x3[T float](in Shape, filters int, needInputGrad bool, rng *rand.Rand) *conv3x3[T] {
 	k := 9 * in.C
-	c := &Conv3x3[T]{
+	c := &conv3x3[T]{
 		in: in, filters: filters, needDX: needInputGrad,
 		w:    &Param[T]{Name: "conv.w", W: make([]T, filters*k), G: make([]T, filters*k), Decay: true},
 		bias: &Param[T]{Name: "conv.b", W: make([]T, filters), G: make([]T, filters)},
@@ -45,7 +45,7 @@ func NewConv3x3[T Float](in Shape, filters int, needInputGrad bool, rng *rand.Ra
 }
 
 // heInit fills w with He-normal values N(0, 2/fanIn) (He et al., 2015).
-func heInit[T Float](w []T, fanIn int, rng *rand.Rand) {
+func heInit[T float](w []T, fanIn int, rng *rand.Rand) {
 	sd := math.Sqrt(2 / float64(fanIn))
 	for i := range w {
 		w[i] = T(rng.NormFloat64() * sd)
@@ -53,19 +53,19 @@ func heInit[T Float](w []T, fanIn int, rng *rand.Rand) {
 }
 
 // In returns the per-example input shape.
-func (c *Conv3x3[T]) In() Shape { return c.in }
+func (c *conv3x3[T]) In() Shape { return c.in }
 
 // Out returns the per-example output shape (H, W, filters).
-func (c *Conv3x3[T]) Out() Shape { return Shape{c.in.H, c.in.W, c.filters} }
+func (c *conv3x3[T]) Out() Shape { return Shape{c.in.H, c.in.W, c.filters} }
 
 // Params returns the weights (filters × 9C, row f holds filter f in
 // (ky, kx, c) order) and the biases.
-func (c *Conv3x3[T]) Params() []*Param[T] { return []*Param[T]{c.w, c.bias} }
+func (c *conv3x3[T]) Params() []*Param[T] { return []*Param[T]{c.w, c.bias} }
 
 // transposedW returns Wᵀ (9C × F). It is recomputed on every call: W is at
 // most 256×2304 values, negligible next to the GEMMs that use it, and no
 // cache can go stale when W changes.
-func (c *Conv3x3[T]) transposedW() []T {
+func (c *conv3x3[T]) transposedW() []T {
 	k := 9 * c.in.C
 	c.wT = grow(c.wT, k*c.filters)
 	transpose(c.wT, c.w.W, c.filters, k)
@@ -73,7 +73,7 @@ func (c *Conv3x3[T]) transposedW() []T {
 }
 
 // Forward computes the convolution of n examples.
-func (c *Conv3x3[T]) Forward(x []T, n int, _ bool) []T {
+func (c *conv3x3[T]) Forward(x []T, n int, _ bool) []T {
 	c.n = n
 	k, f := 9*c.in.C, c.filters
 	rows := n * c.in.H * c.in.W
@@ -96,7 +96,7 @@ func (c *Conv3x3[T]) Forward(x []T, n int, _ bool) []T {
 
 // Backward accumulates ∂L/∂W = dyᵀ·cols and ∂L/∂bias = Σ_p dy[p, :], and
 // returns ∂L/∂x = col2im(dy·W) when the layer needs it.
-func (c *Conv3x3[T]) Backward(dy []T) []T {
+func (c *conv3x3[T]) Backward(dy []T) []T {
 	k, f := 9*c.in.C, c.filters
 	rows := c.n * c.in.H * c.in.W
 	// Bias gradient: column sums, one goroutine per filter range.
@@ -110,7 +110,7 @@ func (c *Conv3x3[T]) Backward(dy []T) []T {
 	})
 	// Both products read dy through gonum's axpy kernels, which skip zero
 	// multipliers: below a 2×2 max-pool at most one in four entries of dy
-	// is non-zero (and ReLU zeroes more), so this does a quarter of the
+	// is non-zero (and reLU zeroes more), so this does a quarter of the
 	// dense work or less — faster than the denser dot-product (NT) form.
 	// ∂W (F×K) += dyᵀ (F×rows) · cols (rows×K). With few input channels
 	// (K = 9C < 32) the axpys would be K long and mostly call overhead, so
@@ -137,7 +137,7 @@ func (c *Conv3x3[T]) Backward(dy []T) []T {
 
 // im2col writes one row of 9·C values per output pixel (see Conv3x3),
 // splitting the examples among goroutines.
-func im2col[T Float](cols, x []T, n int, s Shape) {
+func im2col[T float](cols, x []T, n int, s Shape) {
 	k := 9 * s.C
 	parallelFor(n, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
@@ -166,7 +166,7 @@ func im2col[T Float](cols, x []T, n int, s Shape) {
 // col2im is the adjoint of im2col: it adds each column entry back into the
 // input position it was copied from. Each example is summed by one goroutine
 // in a fixed order.
-func col2im[T Float](dx, cols []T, n int, s Shape) {
+func col2im[T float](dx, cols []T, n int, s Shape) {
 	k := 9 * s.C
 	parallelFor(n, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {

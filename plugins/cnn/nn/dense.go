@@ -6,9 +6,9 @@ import (
 	"gonum.org/v1/gonum/blas"
 )
 
-// Dense is a fully connected layer y = x·Wᵀ + b with W stored out × in
+// dense is a fully connected layer y = x·Wᵀ + b with W stored out × in
 // (row j holds the weights of output j).
-type Dense[T Float] struct {
+type dense[T float] struct {
 	in, out int
 	needDX  bool
 	w, bias *Param[T]
@@ -18,11 +18,11 @@ type Dense[T Float] struct {
 	y, dx []T
 }
 
-// NewDense returns a dense layer from in to out units with He-normal
+// newDense returns a dense layer from in to out units with He-normal
 // weights N(0, 2/in) drawn from rng and zero biases. needInputGrad = false
 // skips ∂L/∂x.
-func NewDense[T Float](in, out int, needInputGrad bool, rng *rand.Rand) *Dense[T] {
-	d := &Dense[T]{
+func newDense[T float](in, out int, needInputGrad bool, rng *rand.Rand) *dense[T] {
+	d := &dense[T]{
 		in: in, out: out, needDX: needInputGrad,
 		w:    &Param[T]{Name: "dense.w", W: make([]T, out*in), G: make([]T, out*in), Decay: true},
 		bias: &Param[T]{Name: "dense.b", W: make([]T, out), G: make([]T, out)},
@@ -32,17 +32,17 @@ func NewDense[T Float](in, out int, needInputGrad bool, rng *rand.Rand) *Dense[T
 }
 
 // In returns the per-example input shape {1, 1, in}.
-func (d *Dense[T]) In() Shape { return Shape{1, 1, d.in} }
+func (d *dense[T]) In() Shape { return Shape{1, 1, d.in} }
 
 // Out returns the per-example output shape {1, 1, out}.
-func (d *Dense[T]) Out() Shape { return Shape{1, 1, d.out} }
+func (d *dense[T]) Out() Shape { return Shape{1, 1, d.out} }
 
 // Params returns the weights (out × in) and biases.
-func (d *Dense[T]) Params() []*Param[T] { return []*Param[T]{d.w, d.bias} }
+func (d *dense[T]) Params() []*Param[T] { return []*Param[T]{d.w, d.bias} }
 
 // Forward computes y = x·Wᵀ + b for n examples. It keeps a reference to x
 // for Backward.
-func (d *Dense[T]) Forward(x []T, n int, _ bool) []T {
+func (d *dense[T]) Forward(x []T, n int, _ bool) []T {
 	d.n, d.x = n, x
 	d.y = grow(d.y, n*d.out)
 	for i := range n {
@@ -54,7 +54,7 @@ func (d *Dense[T]) Forward(x []T, n int, _ bool) []T {
 
 // Backward accumulates ∂L/∂W = dyᵀ·x and ∂L/∂b = Σ_i dy[i, :] and returns
 // ∂L/∂x = dy·W.
-func (d *Dense[T]) Backward(dy []T) []T {
+func (d *dense[T]) Backward(dy []T) []T {
 	n := d.n
 	for i := range n {
 		row := dy[i*d.out : (i+1)*d.out]
@@ -63,7 +63,7 @@ func (d *Dense[T]) Backward(dy []T) []T {
 		}
 	}
 	// Both products read dy through gonum's axpy kernels, which skip zero
-	// multipliers; after ReLU and dropout most of dy is zero.
+	// multipliers; after reLU and dropout most of dy is zero.
 	// ∂W (out×in) += dyᵀ (out×n) · x (n×in).
 	gemm(blas.Trans, blas.NoTrans, d.out, d.in, n, dy, d.out, d.x, d.in, 1, d.w.G, d.in)
 	if !d.needDX {

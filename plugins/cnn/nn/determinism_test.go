@@ -51,7 +51,7 @@ func TestTrainErrorsAndStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := Train(ctx, net, nil, nil, TrainSettings{}); err != ErrNoData {
+	if _, err := Train(ctx, net, nil, nil, TrainSettings{}); err != errNoData {
 		t.Errorf("no data: %v, want ErrNoData", err)
 	}
 	if _, err := Train(ctx, net, make([]float32, 15), []int{0}, TrainSettings{}); err == nil {

@@ -14,9 +14,9 @@
 //
 // The layers are generic over Float (float32 or float64). Training runs in
 // float32: gonum's pure-Go BLAS packs four float32 lanes per SSE instruction
-// against two float64, which measures 1.3–1.5× faster GEMMs here, halves the
-// memory traffic of the im2col buffers, and matches what the PyTorch peer
-// uses. The gradient checks run in float64, where central finite differences
+// against two float64, which makes its GEMMs faster (plugins/cnn's README,
+// "Throughput"), halves the memory traffic of the im2col buffers, and
+// matches what the PyTorch peer uses. The gradient checks run in float64, where central finite differences
 // are accurate to ~1e-8 and a wrong backward pass cannot hide in rounding
 // noise; a float32 check with loose tolerances runs as well.
 //
@@ -30,9 +30,9 @@
 // 64 long. Our driver (gemm.go) instead cuts C into tiles small enough for
 // gonum's serial path, shares them among GOMAXPROCS goroutines, and slices
 // the inner dimension so the operands stay in cache. Forward products use
-// the dot kernel (3–4× faster than short axpys here); backward products use
+// the dot kernel (several times faster than short axpys); backward products use
 // the axpy kernels with 192-wide tiles because those skip zero multipliers,
-// and below a 2×2 max-pool, ReLU and dropout most of the incoming gradient
+// and below a 2×2 max-pool, reLU and dropout most of the incoming gradient
 // is zero. See bench/README.md in the parent directory for throughput
 // against PyTorch.
 //
@@ -47,8 +47,8 @@
 // # Model and training
 //
 // NewCNN builds the tuning objective's network: two blocks of
-// [3×3 convolution (zero padding 1) → ReLU → 2×2 max-pool], then a dense layer
-// with ReLU and inverted dropout, then a linear layer into softmax
+// [3×3 convolution (zero padding 1) → reLU → 2×2 max-pool], then a dense layer
+// with reLU and inverted dropout, then a linear layer into softmax
 // cross-entropy. Train runs SGD with momentum (see SGD) with an L2 penalty on
 // the weights and the learning rate lr/(1 + decay·step).
 package nn

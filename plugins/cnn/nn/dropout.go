@@ -2,10 +2,10 @@ package nn
 
 import "math/rand/v2"
 
-// Dropout is inverted dropout: in training each value is kept with
+// dropout is inverted dropout: in training each value is kept with
 // probability 1−p and scaled by 1/(1−p), so the expected activation is
 // unchanged and evaluation is the identity.
-type Dropout[T Float] struct {
+type dropout[T float] struct {
 	shape Shape
 	p     float64
 	rng   *rand.Rand
@@ -16,23 +16,23 @@ type Dropout[T Float] struct {
 	y, dx []T
 }
 
-// NewDropout returns a dropout layer with drop probability p ∈ [0, 1) whose
+// newDropout returns a dropout layer with drop probability p ∈ [0, 1) whose
 // masks are drawn from rng (sequentially, so a fixed seed repeats them).
-func NewDropout[T Float](s Shape, p float64, rng *rand.Rand) *Dropout[T] {
-	return &Dropout[T]{shape: s, p: p, rng: rng, scale: T(1 / (1 - p))}
+func newDropout[T float](s Shape, p float64, rng *rand.Rand) *dropout[T] {
+	return &dropout[T]{shape: s, p: p, rng: rng, scale: T(1 / (1 - p))}
 }
 
 // In returns the per-example shape.
-func (d *Dropout[T]) In() Shape { return d.shape }
+func (d *dropout[T]) In() Shape { return d.shape }
 
 // Out returns the per-example shape (unchanged).
-func (d *Dropout[T]) Out() Shape { return d.shape }
+func (d *dropout[T]) Out() Shape { return d.shape }
 
 // Params returns nil: dropout has no parameters.
-func (d *Dropout[T]) Params() []*Param[T] { return nil }
+func (d *dropout[T]) Params() []*Param[T] { return nil }
 
 // Forward multiplies x by a fresh mask when train is set, else copies x.
-func (d *Dropout[T]) Forward(x []T, n int, train bool) []T {
+func (d *dropout[T]) Forward(x []T, n int, train bool) []T {
 	size := n * d.shape.Size()
 	d.train = train && d.p > 0
 	d.y = grow(d.y, size)
@@ -55,7 +55,7 @@ func (d *Dropout[T]) Forward(x []T, n int, train bool) []T {
 }
 
 // Backward applies the same mask to dy (identity in evaluation mode).
-func (d *Dropout[T]) Backward(dy []T) []T {
+func (d *dropout[T]) Backward(dy []T) []T {
 	d.dx = grow(d.dx, len(d.y))
 	if !d.train {
 		copy(d.dx, dy)

@@ -10,9 +10,9 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// Float is the element type of the network: float32 for training speed,
+// float is the element type of the network: float32 for training speed,
 // float64 for gradient checks.
-type Float interface {
+type float interface {
 	float32 | float64
 }
 
@@ -41,7 +41,7 @@ const kBlock = 256
 // over k-slices, and shares the tiles among GOMAXPROCS goroutines. Every
 // element of C is reduced by one goroutine in a fixed order, so the result
 // does not depend on scheduling.
-func gemm[T Float](tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemm[T float](tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -107,7 +107,7 @@ func tileSizes(m, n, rows, cols int) (tm, tn int) {
 }
 
 // gemmSerial is one BLAS call on a tile; the type switch picks Sgemm or Dgemm.
-func gemmSerial[T Float](tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemmSerial[T float](tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	switch a := any(a).(type) {
 	case []float32:
 		blas32.Implementation().Sgemm(tA, tB, m, n, k, 1, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
@@ -119,7 +119,7 @@ func gemmSerial[T Float](tA, tB blas.Transpose, m, n, k int, a []T, lda int, b [
 // transpose writes the transpose of the r×c row-major matrix src into dst
 // (c×r). It works in cache-sized blocks, split by rows of dst across
 // goroutines.
-func transpose[T Float](dst, src []T, r, c int) {
+func transpose[T float](dst, src []T, r, c int) {
 	const blk = 32
 	parallelFor(c, blk, func(lo, hi int) {
 		for j0 := lo; j0 < hi; j0 += blk {

@@ -125,7 +125,7 @@ func TestTranspose(t *testing.T) {
 func TestSGDUpdate(t *testing.T) {
 	w := &Param[float64]{W: []float64{1, -2}, G: []float64{0.5, 0.25}, Decay: true}
 	b := &Param[float64]{W: []float64{3}, G: []float64{1}}
-	s := &SGD[float64]{LR: 0.1, Decay: 0.5, Momentum: 0.9, L2: 0.01}
+	s := &sgd[float64]{LR: 0.1, Decay: 0.5, Momentum: 0.9, L2: 0.01}
 	params := []*Param[float64]{w, b}
 	s.Update(params)
 	// Step 0: η = 0.1; v = g + λw.
@@ -145,15 +145,15 @@ func TestSGDUpdate(t *testing.T) {
 			t.Fatalf("after step 1: w[%d] = %v, want %v", i, w.W[i], w0[i]-eta*v)
 		}
 	}
-	if s.Steps() != 2 || math.Abs(s.Rate()-0.1/2) > 1e-15 {
-		t.Fatalf("steps %d rate %v, want 2 and 0.05", s.Steps(), s.Rate())
+	if s.steps() != 2 || math.Abs(s.rate()-0.1/2) > 1e-15 {
+		t.Fatalf("steps %d rate %v, want 2 and 0.05", s.steps(), s.rate())
 	}
 }
 
 // TestSGDInlineL2MatchesAddL2Grad ties SGD's inline L2 term (g = G + λ·w
-// inside Update) to AddL2Grad, whose gradient TestL2Gradient checks against
-// central differences of L2Penalty: SGD with L2 = λ must move the weights
-// as AddL2Grad followed by SGD with L2 = 0 does, and leave the biases alone.
+// inside Update) to addL2Grad, whose gradient TestL2Gradient checks against
+// central differences of l2Penalty: SGD with L2 = λ must move the weights
+// as addL2Grad followed by SGD with L2 = 0 does, and leave the biases alone.
 // The first update is bit-identical (v starts at 0, so both compute G + λw);
 // later ones add μv, G and λw in another order and agree to rounding. If
 // Update dropped the L2 term or applied it to biases, the two would differ.
@@ -172,15 +172,15 @@ func TestSGDInlineL2MatchesAddL2Grad(t *testing.T) {
 		copy(p.W, randSlice(rng, len(p.W)))
 		copy(split[i].W, p.W)
 	}
-	optInline := &SGD[float64]{LR: 0.1, Decay: 0.1, Momentum: 0.9, L2: lambda}
-	optSplit := &SGD[float64]{LR: 0.1, Decay: 0.1, Momentum: 0.9}
+	optInline := &sgd[float64]{LR: 0.1, Decay: 0.1, Momentum: 0.9, L2: lambda}
+	optSplit := &sgd[float64]{LR: 0.1, Decay: 0.1, Momentum: 0.9}
 	for step := range steps {
 		for i, p := range inline {
 			copy(p.G, randSlice(rng, len(p.G)))
 			copy(split[i].G, p.G)
 		}
 		optInline.Update(inline)
-		AddL2Grad(split, lambda)
+		addL2Grad(split, lambda)
 		optSplit.Update(split)
 		for i, p := range inline {
 			for j, w := range p.W {

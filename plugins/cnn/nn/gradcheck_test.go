@@ -67,7 +67,7 @@ func compareGrad(t *testing.T, what string, analytic, numeric []float64) {
 // scalar L = Σ r ⊙ Forward(x) for a fixed random projection r, for the input
 // (when the layer returns ∂x) and for every parameter. reset is called
 // before every Forward (dropout uses it to replay its mask).
-func checkLayer(t *testing.T, name string, l Layer[float64], n int, rng *rand.Rand, reset func()) {
+func checkLayer(t *testing.T, name string, l layer[float64], n int, rng *rand.Rand, reset func()) {
 	t.Helper()
 	if reset == nil {
 		reset = func() {}
@@ -121,7 +121,7 @@ func TestConvGradient(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
-			c := NewConv3x3[float64](tc.in, tc.filters, true, rng)
+			c := newConv3x3[float64](tc.in, tc.filters, true, rng)
 			if c.smallInner != tc.smallInner {
 				t.Fatalf("smallInner = %v, want %v: the case no longer covers the GEMM forms it names", c.smallInner, tc.smallInner)
 			}
@@ -135,7 +135,7 @@ func TestConvGradient(t *testing.T) {
 
 func TestConvWithoutInputGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	c := NewConv3x3[float64](Shape{4, 4, 2}, 3, false, rng)
+	c := newConv3x3[float64](Shape{4, 4, 2}, 3, false, rng)
 	x := randSlice(rng, 2*c.In().Size())
 	c.Forward(x, 2, true)
 	if dx := c.Backward(randSlice(rng, 2*c.Out().Size())); dx != nil {
@@ -150,7 +150,7 @@ func TestConvWithoutInputGradient(t *testing.T) {
 func TestConvMatchesDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	in := Shape{5, 6, 3}
-	c := NewConv3x3[float64](in, 4, true, rng)
+	c := newConv3x3[float64](in, 4, true, rng)
 	for i := range c.bias.W {
 		c.bias.W[i] = rng.NormFloat64()
 	}
@@ -185,18 +185,18 @@ func TestConvMatchesDirect(t *testing.T) {
 
 func TestReLUGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	checkLayer(t, "relu", NewReLU[float64](Shape{3, 3, 2}), 3, rng, nil)
+	checkLayer(t, "relu", newReLU[float64](Shape{3, 3, 2}), 3, rng, nil)
 }
 
 func TestTanhGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	checkLayer(t, "tanh", NewTanh[float64](Shape{3, 3, 2}), 3, rng, nil)
+	checkLayer(t, "tanh", newTanh[float64](Shape{3, 3, 2}), 3, rng, nil)
 }
 
 func TestMaxPoolGradient(t *testing.T) {
 	for _, s := range []Shape{{4, 4, 3}, {5, 7, 2}} { // odd sizes drop the last row/column
 		rng := rand.New(rand.NewPCG(9, 10))
-		p := NewMaxPool2[float64](s)
+		p := newMaxPool2[float64](s)
 		if got, want := p.Out(), (Shape{s.H / 2, s.W / 2, s.C}); got != want {
 			t.Fatalf("out shape %+v, want %+v", got, want)
 		}
@@ -205,7 +205,7 @@ func TestMaxPoolGradient(t *testing.T) {
 }
 
 func TestMaxPoolForward(t *testing.T) {
-	p := NewMaxPool2[float64](Shape{2, 4, 1})
+	p := newMaxPool2[float64](Shape{2, 4, 1})
 	y := p.Forward([]float64{1, 5, 2, 0, 3, -1, 7, 4}, 1, false)
 	if y[0] != 5 || y[1] != 7 {
 		t.Fatalf("pool of [[1 5 2 0] [3 -1 7 4]] = %v, want [5 7]", y)
@@ -218,7 +218,7 @@ func TestDenseGradient(t *testing.T) {
 	// of the driver (tileSizes).
 	for _, n := range []int{3, 70} {
 		rng := rand.New(rand.NewPCG(11, 12))
-		d := NewDense[float64](7, 5, true, rng)
+		d := newDense[float64](7, 5, true, rng)
 		for i := range d.bias.W {
 			d.bias.W[i] = rng.NormFloat64()
 		}
@@ -230,7 +230,7 @@ func TestDropoutGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	s := Shape{1, 1, 20}
 	t.Run("eval mode is identity", func(t *testing.T) {
-		d := NewDropout[float64](s, 0.5, rand.New(rand.NewPCG(1, 1)))
+		d := newDropout[float64](s, 0.5, rand.New(rand.NewPCG(1, 1)))
 		x := randSlice(rng, 2*s.Size())
 		y := d.Forward(x, 2, false)
 		for i := range x {
@@ -247,7 +247,7 @@ func TestDropoutGradient(t *testing.T) {
 		}
 	})
 	t.Run("train mode with a replayed mask", func(t *testing.T) {
-		d := NewDropout[float64](s, 0.4, nil)
+		d := newDropout[float64](s, 0.4, nil)
 		reset := func() { d.rng = rand.New(rand.NewPCG(15, 16)) }
 		checkLayer(t, "dropout", d, 3, rng, reset)
 		kept := 0
@@ -272,18 +272,18 @@ func TestSoftmaxCrossEntropyGradient(t *testing.T) {
 	z := randSlice(rng, n*k)
 	labels := []int{0, 4, 2, 2}
 	grad := make([]float64, len(z))
-	SoftmaxCrossEntropy(z, labels, k, scale, grad)
+	softmaxCrossEntropy(z, labels, k, scale, grad)
 	num := make([]float64, len(z))
 	for i := range z {
-		num[i] = scale * centralDiff(&z[i], func() float64 { return SoftmaxCrossEntropy(z, labels, k, 1, nil) })
+		num[i] = scale * centralDiff(&z[i], func() float64 { return softmaxCrossEntropy(z, labels, k, 1, nil) })
 	}
 	compareGrad(t, "softmax-CE ∂z", grad, num)
 
 	// Value: uniform logits give log k per example; huge logits stay finite.
-	if got := SoftmaxCrossEntropy(make([]float64, k), []int{3}, k, 1, nil); math.Abs(got-math.Log(k)) > 1e-15 {
+	if got := softmaxCrossEntropy(make([]float64, k), []int{3}, k, 1, nil); math.Abs(got-math.Log(k)) > 1e-15 {
 		t.Errorf("loss of uniform logits = %v, want log %d", got, k)
 	}
-	if got := SoftmaxCrossEntropy([]float64{1000, 0}, []int{1}, 2, 1, nil); math.Abs(got-1000) > 1e-9 {
+	if got := softmaxCrossEntropy([]float64{1000, 0}, []int{1}, 2, 1, nil); math.Abs(got-1000) > 1e-9 {
 		t.Errorf("loss of logits (1000, 0) for class 1 = %v, want 1000", got)
 	}
 }
@@ -295,11 +295,11 @@ func TestL2Gradient(t *testing.T) {
 		{Name: "b", W: randSlice(rng, 3), G: make([]float64, 3)},
 	}
 	const lambda = 0.3
-	AddL2Grad(params, lambda)
+	addL2Grad(params, lambda)
 	for _, p := range params {
 		num := make([]float64, len(p.W))
 		for i := range p.W {
-			num[i] = centralDiff(&p.W[i], func() float64 { return L2Penalty(params, lambda) })
+			num[i] = centralDiff(&p.W[i], func() float64 { return l2Penalty(params, lambda) })
 		}
 		compareGrad(t, "L2 ∂"+p.Name, p.G, num)
 	}
@@ -325,15 +325,15 @@ func netGradient(t *testing.T, act Activation) {
 	net.Chunk = 2
 	rng := rand.New(rand.NewPCG(22, 23))
 	const m = 5
-	x := randSlice(rng, m*net.In().Size())
+	x := randSlice(rng, m*net.in().Size())
 	labels := []int{0, 2, 1, 1, 0}
-	net.ZeroGrad()
-	net.Gradient(x, labels, m)
+	net.zeroGrad()
+	net.gradient(x, labels, m)
 	mean := func() float64 {
 		var s float64
 		for i := range m {
-			logits := net.Forward(x[i*net.In().Size():(i+1)*net.In().Size()], 1, true)
-			s += SoftmaxCrossEntropy(logits, labels[i:i+1], 3, 1, nil)
+			logits := net.forward(x[i*net.in().Size():(i+1)*net.in().Size()], 1, true)
+			s += softmaxCrossEntropy(logits, labels[i:i+1], 3, 1, nil)
 		}
 		return s / m
 	}
@@ -353,7 +353,7 @@ func netGradient(t *testing.T, act Activation) {
 func TestFloat32Gradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 25))
 	in := Shape{4, 4, 3}
-	c := NewConv3x3[float32](in, 5, true, rng)
+	c := newConv3x3[float32](in, 5, true, rng)
 	const n = 2
 	x := make([]float32, n*in.Size())
 	for i := range x {

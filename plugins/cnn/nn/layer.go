@@ -8,7 +8,7 @@ type Shape struct{ H, W, C int }
 func (s Shape) Size() int { return s.H * s.W * s.C }
 
 // Param is one trainable tensor with its gradient accumulator.
-type Param[T Float] struct {
+type Param[T float] struct {
 	Name string
 	W    []T // values
 	G    []T // ∂L/∂W, accumulated by Backward until ZeroGrad
@@ -17,11 +17,11 @@ type Param[T Float] struct {
 	Decay bool
 }
 
-// Layer is one differentiable stage of a feed-forward network.
+// layer is one differentiable stage of a feed-forward network.
 //
 // Forward and Backward own their output slices: the result is valid until
 // the next call of the same method, and callers must not keep it.
-type Layer[T Float] interface {
+type layer[T float] interface {
 	// In and Out are the per-example input and output shapes.
 	In() Shape
 	Out() Shape
@@ -33,12 +33,12 @@ type Layer[T Float] interface {
 	// ∂L/∂θ into each parameter's G and returns ∂L/∂x, or nil when the
 	// layer was built without an input gradient (a network's first layer).
 	Backward(dy []T) []T
-	// Params lists the trainable tensors (none for ReLU, pooling, dropout).
+	// Params lists the trainable tensors (none for reLU, pooling, dropout).
 	Params() []*Param[T]
 }
 
 // grow returns s resized to n values, reusing its storage when large enough.
-func grow[T Float](s []T, n int) []T {
+func grow[T float](s []T, n int) []T {
 	if cap(s) >= n {
 		return s[:n]
 	}

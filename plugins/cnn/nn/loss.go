@@ -2,7 +2,7 @@ package nn
 
 import "math"
 
-// SoftmaxCrossEntropy returns the summed cross-entropy of n examples,
+// softmaxCrossEntropy returns the summed cross-entropy of n examples,
 //
 //	L = Σ_i −log softmax(z_i)[y_i],  softmax(z)_c = exp(z_c) / Σ_c' exp(z_c'),
 //
@@ -11,7 +11,7 @@ import "math"
 // logits; nil skips it). It works in float64 with the maximum logit
 // subtracted, so large logits do not overflow. Non-finite logits give a
 // non-finite loss (the caller's divergence check).
-func SoftmaxCrossEntropy[T Float](logits []T, labels []int, classes int, scale float64, grad []T) float64 {
+func softmaxCrossEntropy[T float](logits []T, labels []int, classes int, scale float64, grad []T) float64 {
 	var total float64
 	p := make([]float64, classes)
 	for i, y := range labels {
@@ -41,9 +41,9 @@ func SoftmaxCrossEntropy[T Float](logits []T, labels []int, classes int, scale f
 	return total
 }
 
-// L2Penalty returns (λ/2)·Σ w² over the parameters marked Decay (weights,
-// not biases), the regularizer whose gradient AddL2Grad adds.
-func L2Penalty[T Float](params []*Param[T], lambda float64) float64 {
+// l2Penalty returns (λ/2)·Σ w² over the parameters marked Decay (weights,
+// not biases), the regularizer whose gradient addL2Grad adds.
+func l2Penalty[T float](params []*Param[T], lambda float64) float64 {
 	var s float64
 	for _, p := range params {
 		if !p.Decay {
@@ -56,17 +56,17 @@ func L2Penalty[T Float](params []*Param[T], lambda float64) float64 {
 	return lambda / 2 * s
 }
 
-// AddL2Grad adds ∂/∂w (λ/2)·Σ w² = λ·w into G for the parameters marked
+// addL2Grad adds ∂/∂w (λ/2)·Σ w² = λ·w into G for the parameters marked
 // Decay.
 //
 // Train does not call it: SGD.Update adds the same λ·w inside its momentum
 // loop, which saves a pass over every weight per update and fixes the
 // rounding order of the recorded same-seed accuracies ((μv + G) + λw;
-// calling AddL2Grad first would round μv + (G + λw)). AddL2Grad and
-// L2Penalty are the reference form of the penalty, checked against central
+// calling addL2Grad first would round μv + (G + λw)). addL2Grad and
+// l2Penalty are the reference form of the penalty, checked against central
 // differences, and TestSGDInlineL2MatchesAddL2Grad checks SGD against
 // them; they also serve an optimizer that takes a plain gradient.
-func AddL2Grad[T Float](params []*Param[T], lambda float64) {
+func addL2Grad[T float](params []*Param[T], lambda float64) {
 	l := T(lambda)
 	for _, p := range params {
 		if !p.Decay {

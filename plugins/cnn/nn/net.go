@@ -13,8 +13,8 @@ const DefaultChunk = 64
 
 // Net is a feed-forward classifier: a chain of layers whose last output is
 // the class logits, trained with softmax cross-entropy.
-type Net[T Float] struct {
-	Layers  []Layer[T]
+type Net[T float] struct {
+	Layers  []layer[T]
 	Classes int
 	// Chunk bounds how many examples go through the layers at once; a
 	// mini-batch is processed in chunks whose gradients are summed in order.
@@ -31,7 +31,7 @@ type Config struct {
 	Filters int     // filters of both convolutions
 	Dense   int     // units of the hidden dense layer
 	Dropout float64 // drop probability after the dense layer, in [0, 1)
-	// Activation is the nonlinearity after each hidden layer: ReLU (the
+	// Activation is the nonlinearity after each hidden layer: reLU (the
 	// zero value) or Tanh.
 	Activation Activation
 }
@@ -45,20 +45,20 @@ const (
 )
 
 // activation returns the activation layer a for examples of shape s.
-func activation[T Float](a Activation, s Shape) Layer[T] {
+func activation[T float](a Activation, s Shape) layer[T] {
 	if a == TanhActivation {
-		return NewTanh[T](s)
+		return newTanh[T](s)
 	}
-	return NewReLU[T](s)
+	return newReLU[T](s)
 }
 
-// NewCNN builds the tuning objective's network: conv3×3(Filters) → ReLU →
-// maxpool2 → conv3×3(Filters) → ReLU → maxpool2 → dense(Dense) → ReLU →
-// dropout(Dropout) → dense(Classes), with tanh for every ReLU when
-// Activation is TanhActivation. (The layers run pooling before ReLU,
+// NewCNN builds the tuning objective's network: conv3×3(Filters) → reLU →
+// maxpool2 → conv3×3(Filters) → reLU → maxpool2 → dense(Dense) → reLU →
+// dropout(Dropout) → dense(Classes), with tanh for every reLU when
+// Activation is TanhActivation. (The layers run pooling before reLU,
 // which computes the same function and gradient.) Weights are He-normal from a stream
 // seeded by seed; dropout masks come from a second stream of the same seed.
-func NewCNN[T Float](cfg Config, seed uint64) (*Net[T], error) {
+func NewCNN[T float](cfg Config, seed uint64) (*Net[T], error) {
 	switch {
 	case cfg.Input.H < 4 || cfg.Input.W < 4 || cfg.Input.C < 1:
 		return nil, fmt.Errorf("nn: input shape %+v too small for two 2×2 poolings", cfg.Input)
@@ -73,28 +73,28 @@ func NewCNN[T Float](cfg Config, seed uint64) (*Net[T], error) {
 	}
 	init := rand.New(rand.NewPCG(seed, 0x636e6e2d696e6974)) // "cnn-init"
 	drop := rand.New(rand.NewPCG(seed, 0x636e6e2d64726f70)) // "cnn-drop"
-	// ReLU and tanh are monotone, so maxpool(act(x)) = act(maxpool(x)),
-	// with the same gradient (for ReLU, ties at a window maximum ≤ 0 give 0
+	// reLU and tanh are monotone, so maxpool(act(x)) = act(maxpool(x)),
+	// with the same gradient (for reLU, ties at a window maximum ≤ 0 give 0
 	// either way). Pooling first runs the activation on a quarter of the
 	// values.
-	c1 := NewConv3x3[T](cfg.Input, cfg.Filters, false, init)
-	p1 := NewMaxPool2[T](c1.Out())
+	c1 := newConv3x3[T](cfg.Input, cfg.Filters, false, init)
+	p1 := newMaxPool2[T](c1.Out())
 	r1 := activation[T](cfg.Activation, p1.Out())
-	c2 := NewConv3x3[T](r1.Out(), cfg.Filters, true, init)
-	p2 := NewMaxPool2[T](c2.Out())
+	c2 := newConv3x3[T](r1.Out(), cfg.Filters, true, init)
+	p2 := newMaxPool2[T](c2.Out())
 	r2 := activation[T](cfg.Activation, p2.Out())
-	d1 := NewDense[T](r2.Out().Size(), cfg.Dense, true, init)
+	d1 := newDense[T](r2.Out().Size(), cfg.Dense, true, init)
 	r3 := activation[T](cfg.Activation, d1.Out())
-	do := NewDropout[T](r3.Out(), cfg.Dropout, drop)
-	d2 := NewDense[T](cfg.Dense, cfg.Classes, true, init)
+	do := newDropout[T](r3.Out(), cfg.Dropout, drop)
+	d2 := newDense[T](cfg.Dense, cfg.Classes, true, init)
 	return &Net[T]{
-		Layers:  []Layer[T]{c1, p1, r1, c2, p2, r2, d1, r3, do, d2},
+		Layers:  []layer[T]{c1, p1, r1, c2, p2, r2, d1, r3, do, d2},
 		Classes: cfg.Classes,
 	}, nil
 }
 
-// In returns the per-example input shape.
-func (n *Net[T]) In() Shape { return n.Layers[0].In() }
+// in returns the per-example input shape.
+func (n *Net[T]) in() Shape { return n.Layers[0].In() }
 
 // Params lists every layer's trainable tensors in layer order.
 func (n *Net[T]) Params() []*Param[T] {
@@ -105,8 +105,8 @@ func (n *Net[T]) Params() []*Param[T] {
 	return ps
 }
 
-// ZeroGrad clears every parameter's gradient.
-func (n *Net[T]) ZeroGrad() {
+// zeroGrad clears every parameter's gradient.
+func (n *Net[T]) zeroGrad() {
 	for _, p := range n.Params() {
 		clear(p.G)
 	}
@@ -119,11 +119,11 @@ func (n *Net[T]) chunk() int {
 	return DefaultChunk
 }
 
-// Forward returns the logits of m examples (m × Classes). The result is
+// forward returns the logits of m examples (m × Classes). The result is
 // owned by the last layer; with m above the chunk size only the last
 // chunk's logits would survive, so Forward requires m ≤ Chunk — use
 // Predict for larger sets.
-func (n *Net[T]) Forward(x []T, m int, train bool) []T {
+func (n *Net[T]) forward(x []T, m int, train bool) []T {
 	h := x
 	for _, l := range n.Layers {
 		h = l.Forward(h, m, train)
@@ -131,18 +131,18 @@ func (n *Net[T]) Forward(x []T, m int, train bool) []T {
 	return h
 }
 
-// Gradient adds to each parameter's G the gradient of the mean
+// gradient adds to each parameter's G the gradient of the mean
 // cross-entropy over the m examples x with the given labels, and returns
 // that mean loss (without any L2 term). Training-mode layers (dropout) are
 // active.
-func (n *Net[T]) Gradient(x []T, labels []int, m int) float64 {
-	size, ch := n.In().Size(), n.chunk()
+func (n *Net[T]) gradient(x []T, labels []int, m int) float64 {
+	size, ch := n.in().Size(), n.chunk()
 	var loss float64
 	for lo := 0; lo < m; lo += ch {
 		hi := min(lo+ch, m)
-		logits := n.Forward(x[lo*size:hi*size], hi-lo, true)
+		logits := n.forward(x[lo*size:hi*size], hi-lo, true)
 		n.grad = grow(n.grad, len(logits))
-		loss += SoftmaxCrossEntropy(logits, labels[lo:hi], n.Classes, 1/float64(m), n.grad)
+		loss += softmaxCrossEntropy(logits, labels[lo:hi], n.Classes, 1/float64(m), n.grad)
 		g := n.grad
 		for i := len(n.Layers) - 1; i >= 0 && g != nil; i-- {
 			g = n.Layers[i].Backward(g)
@@ -159,10 +159,10 @@ func (n *Net[T]) Predict(x []T, m int, dst []int) []int {
 		dst = make([]int, m)
 	}
 	dst = dst[:m]
-	size, ch := n.In().Size(), n.chunk()
+	size, ch := n.in().Size(), n.chunk()
 	for lo := 0; lo < m; lo += ch {
 		hi := min(lo+ch, m)
-		logits := n.Forward(x[lo*size:hi*size], hi-lo, false)
+		logits := n.forward(x[lo*size:hi*size], hi-lo, false)
 		for i := range hi - lo {
 			dst[lo+i] = argmax(logits[i*n.Classes : (i+1)*n.Classes])
 		}
@@ -188,7 +188,7 @@ func (n *Net[T]) Accuracy(x []T, labels []int) float64 {
 
 // argmax returns the index of the largest value (the first on ties), or −1
 // if any value is NaN or infinite.
-func argmax[T Float](z []T) int {
+func argmax[T float](z []T) int {
 	best := -1
 	for i, v := range z {
 		f := float64(v)

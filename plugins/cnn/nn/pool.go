@@ -1,31 +1,31 @@
 package nn
 
-// MaxPool2 is 2×2 max-pooling with stride 2. An odd trailing row or column
+// maxPool2 is 2×2 max-pooling with stride 2. An odd trailing row or column
 // is dropped (floor), as in Keras's default "valid" pooling.
-type MaxPool2[T Float] struct {
+type maxPool2[T float] struct {
 	in, out Shape
 	n       int
 	arg     []int32 // index into the input of each output's maximum
 	y, dx   []T
 }
 
-// NewMaxPool2 returns a pooling layer for inputs of shape s (H, W ≥ 2).
-func NewMaxPool2[T Float](s Shape) *MaxPool2[T] {
-	return &MaxPool2[T]{in: s, out: Shape{s.H / 2, s.W / 2, s.C}}
+// newMaxPool2 returns a pooling layer for inputs of shape s (H, W ≥ 2).
+func newMaxPool2[T float](s Shape) *maxPool2[T] {
+	return &maxPool2[T]{in: s, out: Shape{s.H / 2, s.W / 2, s.C}}
 }
 
 // In returns the per-example input shape.
-func (p *MaxPool2[T]) In() Shape { return p.in }
+func (p *maxPool2[T]) In() Shape { return p.in }
 
 // Out returns the per-example output shape (H/2, W/2, C).
-func (p *MaxPool2[T]) Out() Shape { return p.out }
+func (p *maxPool2[T]) Out() Shape { return p.out }
 
 // Params returns nil: pooling has no parameters.
-func (p *MaxPool2[T]) Params() []*Param[T] { return nil }
+func (p *maxPool2[T]) Params() []*Param[T] { return nil }
 
 // Forward takes the maximum of each 2×2 window per channel. Ties go to the
 // first element in row-major window order.
-func (p *MaxPool2[T]) Forward(x []T, n int, _ bool) []T {
+func (p *maxPool2[T]) Forward(x []T, n int, _ bool) []T {
 	p.n = n
 	in, out := p.in, p.out
 	p.y = grow(p.y, n*out.Size())
@@ -63,7 +63,7 @@ func (p *MaxPool2[T]) Forward(x []T, n int, _ bool) []T {
 }
 
 // Backward routes each output gradient to the input that was the maximum.
-func (p *MaxPool2[T]) Backward(dy []T) []T {
+func (p *maxPool2[T]) Backward(dy []T) []T {
 	p.dx = grow(p.dx, p.n*p.in.Size())
 	inSize, outSize := p.in.Size(), p.out.Size()
 	parallelFor(p.n, 1, func(lo, hi int) {

@@ -1,25 +1,25 @@
 package nn
 
-// ReLU is the rectifier y = max(0, x), applied elementwise.
-type ReLU[T Float] struct {
+// reLU is the rectifier y = max(0, x), applied elementwise.
+type reLU[T float] struct {
 	shape Shape
 	y, dx []T
 }
 
-// NewReLU returns a ReLU for examples of the given shape.
-func NewReLU[T Float](s Shape) *ReLU[T] { return &ReLU[T]{shape: s} }
+// newReLU returns a reLU for examples of the given shape.
+func newReLU[T float](s Shape) *reLU[T] { return &reLU[T]{shape: s} }
 
 // In returns the per-example shape.
-func (r *ReLU[T]) In() Shape { return r.shape }
+func (r *reLU[T]) In() Shape { return r.shape }
 
 // Out returns the per-example shape (unchanged).
-func (r *ReLU[T]) Out() Shape { return r.shape }
+func (r *reLU[T]) Out() Shape { return r.shape }
 
-// Params returns nil: ReLU has no parameters.
-func (r *ReLU[T]) Params() []*Param[T] { return nil }
+// Params returns nil: reLU has no parameters.
+func (r *reLU[T]) Params() []*Param[T] { return nil }
 
 // Forward computes y = max(0, x).
-func (r *ReLU[T]) Forward(x []T, n int, _ bool) []T {
+func (r *reLU[T]) Forward(x []T, n int, _ bool) []T {
 	r.y = grow(r.y, n*r.shape.Size())
 	parallelFor(len(r.y), 1<<14, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -31,7 +31,7 @@ func (r *ReLU[T]) Forward(x []T, n int, _ bool) []T {
 
 // Backward passes dy where the output was positive: ∂y/∂x = 1[x > 0]
 // (the subgradient 0 is used at x = 0).
-func (r *ReLU[T]) Backward(dy []T) []T {
+func (r *reLU[T]) Backward(dy []T) []T {
 	r.dx = grow(r.dx, len(r.y))
 	parallelFor(len(r.y), 1<<14, func(lo, hi int) {
 		for i := lo; i < hi; i++ {

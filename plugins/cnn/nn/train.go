@@ -53,15 +53,15 @@ const (
 )
 
 // updater is one optimizer's step over a network's parameters.
-type updater[T Float] interface{ Update(params []*Param[T]) }
+type updater[T float] interface{ Update(params []*Param[T]) }
 
 // newUpdater returns s's optimizer.
-func newUpdater[T Float](s TrainSettings) (updater[T], error) {
+func newUpdater[T float](s TrainSettings) (updater[T], error) {
 	switch s.Optimizer {
 	case SGDOptimizer:
-		return &SGD[T]{LR: s.LR, Decay: s.Decay, Momentum: s.Momentum, L2: s.L2}, nil
+		return &sgd[T]{LR: s.LR, Decay: s.Decay, Momentum: s.Momentum, L2: s.L2}, nil
 	case AdamOptimizer:
-		return &Adam[T]{LR: s.LR, Decay: s.Decay, L2: s.L2}, nil
+		return &adam[T]{LR: s.LR, Decay: s.Decay, L2: s.L2}, nil
 	}
 	return nil, fmt.Errorf("nn: unknown optimizer %d", s.Optimizer)
 }
@@ -80,8 +80,8 @@ type TrainStats struct {
 	Diverged bool
 }
 
-// ErrNoData is returned by Train for an empty training set.
-var ErrNoData = errors.New("nn: no training examples")
+// errNoData is returned by Train for an empty training set.
+var errNoData = errors.New("nn: no training examples")
 
 // Train fits net to the m = len(labels) examples in x (m·In().Size()
 // values, example-major) by mini-batch SGD (or Adam, see Optimizer) on the mean cross-entropy plus
@@ -89,11 +89,11 @@ var ErrNoData = errors.New("nn: no training examples")
 // drawn from Seed; the last batch of an epoch may be smaller. Training
 // stops early, without error, when ctx is done (Stopped) or the loss
 // diverges (Diverged). The same seeds give bit-identical weights.
-func Train[T Float](ctx context.Context, net *Net[T], x []T, labels []int, s TrainSettings) (TrainStats, error) {
+func Train[T float](ctx context.Context, net *Net[T], x []T, labels []int, s TrainSettings) (TrainStats, error) {
 	s = s.withDefaults()
-	m, size := len(labels), net.In().Size()
+	m, size := len(labels), net.in().Size()
 	if m == 0 {
-		return TrainStats{}, ErrNoData
+		return TrainStats{}, errNoData
 	}
 	if len(x) != m*size {
 		return TrainStats{}, fmt.Errorf("nn: %d input values for %d examples of size %d", len(x), m, size)
@@ -131,8 +131,8 @@ func Train[T Float](ctx context.Context, net *Net[T], x []T, labels []int, s Tra
 			copy(bx[i*size:(i+1)*size], x[j*size:(j+1)*size])
 			by[i] = labels[j]
 		}
-		net.ZeroGrad()
-		loss := net.Gradient(bx[:len(idx)*size], by[:len(idx)], len(idx))
+		net.zeroGrad()
+		loss := net.gradient(bx[:len(idx)*size], by[:len(idx)], len(idx))
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
 			st.Diverged = true
 			st.Loss = loss

@@ -94,10 +94,10 @@ type Attack struct {
 	figured int // Eval of the best outcome last drawn
 }
 
-// New sets the attack up: it starts the FRS (unless f is given), loads the
+// newAttack sets the attack up: it starts the FRS (unless f is given), loads the
 // gallery, finds the attacker's face and measures its unedited distance.
-func New(ctx context.Context, cfg Config, f frs.FRS, log zerolog.Logger) (a *Attack, err error) {
-	cfg, err = cfg.Defaults()
+func newAttack(ctx context.Context, cfg Config, f frs.FRS, log zerolog.Logger) (a *Attack, err error) {
+	cfg, err = cfg.defaults()
 	if err != nil {
 		return nil, err
 	}
@@ -188,23 +188,14 @@ func (a *Attack) nearest(d []float64) Match {
 // Config returns the attack's configuration with defaults filled in.
 func (a *Attack) Config() Config { return a.cfg }
 
-// Gallery returns the gallery (do not modify).
-func (a *Attack) Gallery() *frs.Gallery { return a.gallery }
-
-// Original returns the attacker's unedited face region.
-func (a *Attack) Original() *image.RGBA { return a.original }
-
-// Unedited returns the nearest gallery entry of the unedited attacker.
-func (a *Attack) Unedited() Match { return a.unedited }
-
-// Evaluate renders the edits x (synth.Names order, each in [0, 1]),
+// evaluate renders the edits x (synth.Names order, each in [0, 1]),
 // obtains the FRS descriptor and returns the nearest gallery entry. In
 // landmarks mode a new best, and any evaluation whose distance is below θ,
 // is re-checked with full SSD detection (Outcome.Verified), which decides
 // Outcome.Success; a face that detection cannot find fails the evaluation
 // with ErrNoFace. A new best is saved and drawn as the Fig. 8 figure in
 // FigureDir.
-func (a *Attack) Evaluate(ctx context.Context, x []float64) (Outcome, error) {
+func (a *Attack) evaluate(ctx context.Context, x []float64) (Outcome, error) {
 	o, err := a.render(x)
 	if err != nil {
 		return Outcome{}, err
@@ -257,7 +248,7 @@ func (a *Attack) render(x []float64) (Outcome, error) {
 // distance) says so; on ErrNoFace o keeps the evaluated distance.
 func (a *Attack) measure(ctx context.Context, o *Outcome, recheck func(float64) bool) error {
 	switch a.cfg.Detect {
-	case DetectLandmarks:
+	case detectLandmarks:
 		d, err := a.frs.Describe(ctx, o.Image, a.landmarks)
 		if err != nil {
 			return fmt.Errorf("facerec: %w", err)
@@ -344,8 +335,8 @@ func (a *Attack) offer(o Outcome) {
 	}
 }
 
-// Best returns the best outcome so far (nil before any evaluation).
-func (a *Attack) Best() *Outcome {
+// currentBest returns the best outcome so far (nil before any evaluation).
+func (a *Attack) currentBest() *Outcome {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.best
@@ -356,7 +347,7 @@ func (a *Attack) Best() *Outcome {
 // each improvement), and stops the FRS if the attack started it.
 func (a *Attack) Close() error {
 	var errs []error
-	if a.Best() != nil && !a.noSave {
+	if a.currentBest() != nil && !a.noSave {
 		errs = append(errs, a.saveBest(true))
 	}
 	if a.ownFRS && a.frs != nil {
@@ -365,8 +356,8 @@ func (a *Attack) Close() error {
 	return errors.Join(errs...)
 }
 
-// BestFigurePath is where the best result's figure is saved.
-func (a *Attack) BestFigurePath() string { return filepath.Join(a.cfg.FigureDir, "best.png") }
+// bestFigurePath is where the best result's figure is saved.
+func (a *Attack) bestFigurePath() string { return filepath.Join(a.cfg.FigureDir, "best.png") }
 
 // saveBest writes best.png (Fig. 8) and best.json in FigureDir for the
 // current best, unless it was already written; final (the end-of-run save)
@@ -380,7 +371,7 @@ func (a *Attack) saveBest(final bool) error {
 	}
 	a.figured = o.Eval
 	a.mu.Unlock()
-	if err := a.SaveFigure(a.BestFigurePath(), *o); err != nil {
+	if err := a.SaveFigure(a.bestFigurePath(), *o); err != nil {
 		return err
 	}
 	s := a.summary(*o)

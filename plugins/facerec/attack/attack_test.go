@@ -51,7 +51,7 @@ func fakeObjective(t *testing.T, extra map[string]string) (*Objective, *attackte
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { o.Close() })
-	a, _ := o.Attack(context.Background())
+	a, _ := o.loadAttack(context.Background())
 	return o, f, a.Config()
 }
 
@@ -106,13 +106,13 @@ func TestParseParams(t *testing.T) {
 
 func TestZeroEditsGiveTheUneditedDistance(t *testing.T) {
 	o, _, _ := fakeObjective(t, nil)
-	a, _ := o.Attack(context.Background())
+	a, _ := o.loadAttack(context.Background())
 	r, err := o.EvaluateDetail(context.Background(), make([]float64, 8))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Value != a.Unedited().Distance || r.Meta["identity"] != a.Unedited().Identity {
-		t.Errorf("zero edits: %v %v, unedited %+v", r.Value, r.Meta, a.Unedited())
+	if r.Value != a.unedited.Distance || r.Meta["identity"] != a.unedited.Identity {
+		t.Errorf("zero edits: %v %v, unedited %+v", r.Value, r.Meta, a.unedited)
 	}
 }
 
@@ -222,13 +222,13 @@ func TestBestFigureAndSaveAll(t *testing.T) {
 	}
 }
 
-func readSummary(t *testing.T, path string) Summary {
+func readSummary(t *testing.T, path string) summary {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s Summary
+	var s summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -237,7 +237,7 @@ func readSummary(t *testing.T, path string) Summary {
 
 func TestConcurrentEvaluations(t *testing.T) {
 	o, _, _ := fakeObjective(t, nil)
-	a, _ := o.Attack(context.Background())
+	a, _ := o.loadAttack(context.Background())
 	var wg sync.WaitGroup
 	vals := make([]float64, 12)
 	evals := make([]int, 12)
@@ -246,7 +246,7 @@ func TestConcurrentEvaluations(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			x := []float64{float64(i) / 11, 0, 0, 0, float64(11-i) / 11, 0, 0, 0}
-			out, err := a.Evaluate(context.Background(), x)
+			out, err := a.evaluate(context.Background(), x)
 			if err != nil {
 				t.Error(err)
 				return
@@ -261,8 +261,8 @@ func TestConcurrentEvaluations(t *testing.T) {
 		seen[evals[i]] = true
 		min = math.Min(min, vals[i])
 	}
-	if len(seen) != 12 || a.Best().Distance != min {
-		t.Errorf("eval numbers %v, best %v, want 12 distinct numbers and best %v", evals, a.Best().Distance, min)
+	if len(seen) != 12 || a.currentBest().Distance != min {
+		t.Errorf("eval numbers %v, best %v, want 12 distinct numbers and best %v", evals, a.currentBest().Distance, min)
 	}
 }
 
@@ -272,12 +272,12 @@ func TestConcurrentEvaluations(t *testing.T) {
 // other), and the grey placeholder in (c) for a descriptor-file gallery.
 func TestSaveFigure(t *testing.T) {
 	cfg, f := fakeSetup(t)
-	a, err := New(context.Background(), cfg, f, zerolog.Nop())
+	a, err := newAttack(context.Background(), cfg, f, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	out, err := a.Evaluate(context.Background(), []float64{1, 0, 0, 0, 0, 0, 1, 0})
+	out, err := a.evaluate(context.Background(), []float64{1, 0, 0, 0, 0, 0, 1, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestSaveFigure(t *testing.T) {
 	if fig.Bounds() != (image.Rectangle{Max: l.Size}) || len(l.Images) != 3 {
 		t.Fatalf("figure %v with %d panels, want %v with 3", fig.Bounds(), len(l.Images), l.Size)
 	}
-	orig := a.Original()
+	orig := a.original
 	for i, r := range l.Images[:2] {
 		if r.Dy() != synth.FigureHeight || math.Abs(float64(r.Dx())-float64(synth.FigureHeight*orig.Bounds().Dx())/float64(orig.Bounds().Dy())) > 1 {
 			t.Errorf("panel %d at %v: want the attacker's aspect ratio at height %d", i, r, synth.FigureHeight)
@@ -342,7 +342,7 @@ func TestSaveFigure(t *testing.T) {
 // evaluations below θ are re-checked even when they are not a new best.
 func TestSuccessIsDecidedOnRedetection(t *testing.T) {
 	o, f, _ := fakeObjective(t, map[string]string{"threshold": "0.1"})
-	a, _ := o.Attack(context.Background())
+	a, _ := o.loadAttack(context.Background())
 	glasses := []float64{0, 0, 0, 0, 0, 0, 1, 0} // gallery row 0 exactly
 	meta := func(x []float64) map[string]string {
 		t.Helper()
@@ -360,7 +360,7 @@ func TestSuccessIsDecidedOnRedetection(t *testing.T) {
 		m["verified_distance"] != "0.150000" || m["success"] != "false" {
 		t.Errorf("evaluated 0, re-detected 0.15, θ = 0.1: meta %v, want below_threshold but no success", m)
 	}
-	best := a.Best()
+	best := a.currentBest()
 	if best.Success || !best.BelowThreshold || strings.Contains(a.Title(*best), "MATCH") || !strings.Contains(a.Title(*best), "no match") {
 		t.Errorf("best %+v titled %q: want no match", best, a.Title(*best))
 	}
@@ -390,12 +390,12 @@ func TestSuccessIsDecidedOnRedetection(t *testing.T) {
 // TestRecheck re-evaluates edits with detection without recording them.
 func TestRecheck(t *testing.T) {
 	o, f, _ := fakeObjective(t, map[string]string{"threshold": "0.1"})
-	a, _ := o.Attack(context.Background())
+	a, _ := o.loadAttack(context.Background())
 	ctx := context.Background()
-	if _, err := a.Evaluate(ctx, []float64{1, 0, 0, 0, 0, 0, 0, 0}); err != nil {
+	if _, err := a.evaluate(ctx, []float64{1, 0, 0, 0, 0, 0, 0, 0}); err != nil {
 		t.Fatal(err)
 	}
-	before := a.Best()
+	before := a.currentBest()
 	f.SetDetectShift(0.2)
 	// Far above θ and worse than the best: Evaluate would not re-check it.
 	r, err := a.Recheck(ctx, make([]float64, 8))
@@ -405,15 +405,15 @@ func TestRecheck(t *testing.T) {
 	if r.Verified == nil || math.Abs(r.Verified.Distance-r.Distance) > 0.2+1e-9 || r.Verified.Distance == r.Distance || r.Eval != 0 {
 		t.Errorf("recheck %+v: want a re-detected distance beside the evaluated one", r)
 	}
-	if a.Best() != before {
-		t.Errorf("Recheck changed the best: %+v", a.Best())
+	if a.currentBest() != before {
+		t.Errorf("Recheck changed the best: %+v", a.currentBest())
 	}
 	f.NoFaces.Store(true)
 	r, err = a.Recheck(ctx, []float64{0, 0, 0, 0, 0, 0, 1, 0})
 	if !errors.Is(err, ErrNoFace) || !r.NoFace || r.Verified != nil || r.Distance != 0 || r.Success || !strings.Contains(a.Title(r), "no face") {
 		t.Errorf("no face: %+v, %v; want ErrNoFace with the evaluated distance 0 kept", r, err)
 	}
-	next, err := a.Evaluate(ctx, []float64{0, 0, 0, 0, 0, 0, 0, 0.5})
+	next, err := a.evaluate(ctx, []float64{0, 0, 0, 0, 0, 0, 0, 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +428,7 @@ func TestRecheck(t *testing.T) {
 func TestSetupFailureIsAnError(t *testing.T) {
 	cfg, f := fakeSetup(t)
 	f.NoFaces.Store(true)
-	a, err := New(context.Background(), cfg, f, zerolog.Nop())
+	a, err := newAttack(context.Background(), cfg, f, zerolog.Nop())
 	if err == nil || a != nil || !strings.Contains(err.Error(), "no face found in the attacker photo") {
 		t.Errorf("New with no face in the attacker photo: %v, %v", a, err)
 	}

@@ -33,7 +33,7 @@ func benchAttack(b *testing.B, backend, detect string, sidecars int) *Attack {
 	if err := frs.WriteNPY(gal, rows); err != nil {
 		b.Fatal(err)
 	}
-	a, err := New(context.Background(), Config{Gallery: gal, Backend: backend, Detect: detect, Sidecars: sidecars,
+	a, err := newAttack(context.Background(), Config{Gallery: gal, Backend: backend, Detect: detect, Sidecars: sidecars,
 		FigureDir: dir, Timeout: 5 * time.Minute}, nil, zerolog.Nop())
 	if err != nil {
 		b.Fatal(err)
@@ -59,18 +59,18 @@ func randomX(rng *rand.Rand) []float64 {
 // pure-JS CPU backends, and full detection per image (ssd, tiny).
 func BenchmarkEvaluate(b *testing.B) {
 	for _, c := range []struct{ backend, detect string }{
-		{"wasm", DetectLandmarks}, {"cpu", DetectLandmarks}, {"wasm", DetectTiny}, {"wasm", DetectSSD},
+		{"wasm", detectLandmarks}, {"cpu", detectLandmarks}, {"wasm", detectTiny}, {"wasm", detectSSD},
 	} {
 		b.Run(c.backend+"/"+c.detect, func(b *testing.B) {
 			a := benchAttack(b, c.backend, c.detect, 1)
 			rng := rand.New(rand.NewPCG(5, 6))
 			ctx := context.Background()
-			if _, err := a.Evaluate(ctx, randomX(rng)); err != nil { // warm-up
+			if _, err := a.evaluate(ctx, randomX(rng)); err != nil { // warm-up
 				b.Fatal(err)
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := a.Evaluate(ctx, randomX(rng)); err != nil {
+				if _, err := a.evaluate(ctx, randomX(rng)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -81,7 +81,7 @@ func BenchmarkEvaluate(b *testing.B) {
 // BenchmarkSynthesis is the synthesis share of an evaluation on the real
 // attacker face.
 func BenchmarkSynthesis(b *testing.B) {
-	a := benchAttack(b, "wasm", DetectLandmarks, 1)
+	a := benchAttack(b, "wasm", detectLandmarks, 1)
 	rng := rand.New(rand.NewPCG(5, 6))
 	p, err := synth.FromVector(randomX(rng))
 	if err != nil {
@@ -100,7 +100,7 @@ func BenchmarkSynthesis(b *testing.B) {
 func BenchmarkThroughput(b *testing.B) {
 	for _, n := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("sidecars=%d", n), func(b *testing.B) {
-			a := benchAttack(b, "wasm", DetectLandmarks, n)
+			a := benchAttack(b, "wasm", detectLandmarks, n)
 			rng := rand.New(rand.NewPCG(7, 8))
 			ctx := context.Background()
 			const batch = 8
@@ -116,7 +116,7 @@ func BenchmarkThroughput(b *testing.B) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						if _, err := a.Evaluate(ctx, x); err != nil {
+						if _, err := a.evaluate(ctx, x); err != nil {
 							b.Error(err)
 						}
 					}()

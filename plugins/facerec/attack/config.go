@@ -15,14 +15,14 @@ import (
 
 // Detect modes: how the descriptor of a synthesized face is obtained.
 const (
-	// DetectLandmarks reuses the unedited face's landmarks (fast and
+	// detectLandmarks reuses the unedited face's landmarks (fast and
 	// deterministic: only the recognition network runs). Each new best,
 	// and each evaluation below θ, is re-checked with full SSD detection,
 	// which decides success.
-	DetectLandmarks = "landmarks"
-	// DetectSSD and DetectTiny run face detection on every synthesized image.
-	DetectSSD  = "ssd"
-	DetectTiny = "tiny"
+	detectLandmarks = "landmarks"
+	// detectSSD and detectTiny run face detection on every synthesized image.
+	detectSSD  = "ssd"
+	detectTiny = "tiny"
 )
 
 // Config is the attack's set-up. The zero value (after Defaults) attacks
@@ -59,7 +59,7 @@ type Config struct {
 	// Backend is the FRS: "wasm" (default), "cpu" or "exec:COMMAND" (see
 	// frs.Options.Backend).
 	Backend string
-	// Detect is DetectLandmarks (default), DetectSSD or DetectTiny.
+	// Detect is detectLandmarks (default), detectSSD or detectTiny.
 	Detect string
 	// Timeout bounds one FRS request; 0 means 2 minutes.
 	Timeout time.Duration
@@ -87,8 +87,8 @@ var paramDocs = map[string]string{
 // reservedParams are sent by the host to every Configurable objective.
 var reservedParams = map[string]bool{"noise_var": true, "seed": true}
 
-// ParamHelp returns one line per accepted --param key.
-func ParamHelp() string {
+// paramHelp returns one line per accepted --param key.
+func paramHelp() string {
 	keys := make([]string, 0, len(paramDocs))
 	for k := range paramDocs {
 		keys = append(keys, k)
@@ -139,8 +139,8 @@ func ParseParams(params map[string]string) (Config, error) {
 			c.Backend = v
 		case "detect":
 			c.Detect = v
-			if v != DetectLandmarks && v != DetectSSD && v != DetectTiny {
-				err = fmt.Errorf("must be %s, %s or %s", DetectLandmarks, DetectSSD, DetectTiny)
+			if v != detectLandmarks && v != detectSSD && v != detectTiny {
+				err = fmt.Errorf("must be %s, %s or %s", detectLandmarks, detectSSD, detectTiny)
 			}
 		case "frs_timeout":
 			c.Timeout, err = time.ParseDuration(v)
@@ -153,7 +153,7 @@ func ParseParams(params map[string]string) (Config, error) {
 			if reservedParams[k] {
 				continue
 			}
-			return Config{}, fmt.Errorf("facerec: unknown parameter %q; accepted --param keys:\n%s", k, ParamHelp())
+			return Config{}, fmt.Errorf("facerec: unknown parameter %q; accepted --param keys:\n%s", k, paramHelp())
 		}
 		if err != nil {
 			return Config{}, fmt.Errorf("facerec: --param %s=%s: %v", k, v, err)
@@ -162,9 +162,9 @@ func ParseParams(params map[string]string) (Config, error) {
 	return c, nil
 }
 
-// Defaults fills in the zero-value defaults (locating face-api's demo
+// defaults fills in the zero-value defaults (locating face-api's demo
 // photos when Attacker or Gallery is empty).
-func (c Config) Defaults() (Config, error) {
+func (c Config) defaults() (Config, error) {
 	if c.Threshold == 0 {
 		c.Threshold = 0.5
 	}
@@ -178,7 +178,7 @@ func (c Config) Defaults() (Config, error) {
 		c.Sidecars = runtime.NumCPU()
 	}
 	if c.Detect == "" {
-		c.Detect = DetectLandmarks
+		c.Detect = detectLandmarks
 	}
 	if c.Attacker == "" || c.Gallery == "" {
 		demo, err := frs.DemoDir()

@@ -14,10 +14,10 @@ import (
 	"github.com/tesbo/tesbo/plugins/facerec/synth"
 )
 
-// Summary is what best.json records about an outcome. Distance is the
+// summary is what best.json records about an outcome. Distance is the
 // evaluated (objective) distance; Verified, when present, the distance
 // with full face detection; Success is Verified.Distance < Threshold.
-type Summary struct {
+type summary struct {
 	Eval           int                `json:"eval"`
 	Label          string             `json:"label,omitempty"`
 	Params         map[string]float64 `json:"params"`
@@ -38,12 +38,12 @@ type Summary struct {
 	Final bool `json:"final"`
 }
 
-func (a *Attack) summary(o Outcome) Summary {
+func (a *Attack) summary(o Outcome) summary {
 	params := map[string]float64{}
 	for i, v := range o.Params.Vector() {
 		params[synth.Names[i]] = v
 	}
-	return Summary{
+	return summary{
 		Eval: o.Eval, Label: o.Label, Params: params, Glasses: o.Params.Glasses().String(),
 		Identity: o.Identity, Distance: o.Distance, Threshold: a.cfg.Threshold, BelowThreshold: o.BelowThreshold,
 		Success: o.Success, Shift: o.Shift, Verified: o.Verified, Unedited: a.unedited,
@@ -101,7 +101,7 @@ func (a *Attack) figure(o Outcome) (string, []synth.Panel) {
 		fmt.Sprintf("glasses %s  smile %.2f", p.Glasses(), p.Smile),
 		fmt.Sprintf("evaluated d = %.4f (%s, %s)", o.Distance, o.Identity, a.cfg.Detect),
 	}
-	if o.Verified != nil && a.cfg.Detect == DetectLandmarks {
+	if o.Verified != nil && a.cfg.Detect == detectLandmarks {
 		synthCaption = append(synthCaption, fmt.Sprintf("re-detected d = %.4f (%s)", o.Verified.Distance, o.Verified.Identity))
 	}
 	e := a.gallery.Entries[o.Index]
@@ -146,7 +146,7 @@ func (a *Attack) galleryFace(i int) image.Image {
 // images nor the best figure.
 func NewOffline(ctx context.Context, cfg Config, f frs.FRS, log zerolog.Logger) (*Attack, error) {
 	cfg.SaveAll = false
-	a, err := New(ctx, cfg, f, log)
+	a, err := newAttack(ctx, cfg, f, log)
 	if err != nil {
 		return nil, err
 	}

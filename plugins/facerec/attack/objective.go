@@ -19,7 +19,7 @@ const Name = "facerec"
 
 // Objective serves the attack to tesbo's host. It implements sdk.Objective
 // (value: the distance d to the nearest gallery face, minimized),
-// sdk.Configurable (the --param keys of ParamHelp) and sdk.Detailed
+// sdk.Configurable (the --param keys of paramHelp) and sdk.Detailed
 // (metadata: matched identity, distance, success d < θ, ...). The attack is
 // set up by Configure, or with defaults by the first evaluation.
 type Objective struct {
@@ -86,7 +86,7 @@ func (o *Objective) setupLocked(ctx context.Context) (*Attack, error) {
 	if o.NewFRS != nil {
 		f = o.NewFRS()
 	}
-	a, err := New(ctx, o.cfg, f, o.log)
+	a, err := newAttack(ctx, o.cfg, f, o.log)
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +94,9 @@ func (o *Objective) setupLocked(ctx context.Context) (*Attack, error) {
 	return a, nil
 }
 
-// Attack returns the attack, setting it up with the current configuration
+// loadAttack returns the attack, setting it up with the current configuration
 // if needed.
-func (o *Objective) Attack(ctx context.Context) (*Attack, error) {
+func (o *Objective) loadAttack(ctx context.Context) (*Attack, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.setupLocked(ctx)
@@ -118,11 +118,11 @@ func (o *Objective) Evaluate(ctx context.Context, x []float64) (float64, error) 
 // between the edited and the unedited attacker's descriptors) and, when
 // saved, image.
 func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result, error) {
-	a, err := o.Attack(ctx)
+	a, err := o.loadAttack(ctx)
 	if err != nil {
 		return sdk.Result{}, err
 	}
-	out, err := a.Evaluate(ctx, x)
+	out, err := a.evaluate(ctx, x)
 	if err != nil {
 		return sdk.Result{}, err
 	}
@@ -158,8 +158,8 @@ func (o *Objective) Close() error {
 	}
 	a := o.attack
 	o.attack = nil
-	if b := a.Best(); b != nil {
-		b.logFields(o.log.Info().Str("figure", a.BestFigurePath())).Msg("facerec: best result")
+	if b := a.currentBest(); b != nil {
+		b.logFields(o.log.Info().Str("figure", a.bestFigurePath())).Msg("facerec: best result")
 	}
 	if err := a.Close(); err != nil {
 		return fmt.Errorf("facerec: close: %w", err)

@@ -74,11 +74,11 @@ func TestRealObjective(t *testing.T) {
 	if err := o.Configure(ctx, realParams(t)); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := o.Attack(ctx)
-	if n := len(a.Gallery().Entries); n != 7 {
+	a, _ := o.loadAttack(ctx)
+	if n := len(a.gallery.Entries); n != 7 {
 		t.Errorf("gallery of sample1+sample4 has %d faces, want 7", n)
 	}
-	u := a.Unedited()
+	u := a.unedited
 	if !(u.Distance > 0.3 && u.Distance < 1.2) {
 		t.Errorf("unedited attacker at %v from the gallery", u)
 	}
@@ -170,7 +170,7 @@ func TestPluginEndToEnd(t *testing.T) {
 	// once more as the end-of-run result and stops the sidecars.
 	reg.Close()
 	deadline := time.Now().Add(10 * time.Second)
-	var last Summary
+	var last summary
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(filepath.Join(figDir, "best.json")); err == nil && json.Unmarshal(b, &last) == nil && last.Final {
 			if _, err := os.Stat(filepath.Join(figDir, "best.png")); err != nil {
@@ -191,11 +191,11 @@ func TestPluginEndToEnd(t *testing.T) {
 // photos again) are left out.
 func TestDefaultAttackerNotInGallery(t *testing.T) {
 	demo := requireInstalled(t)
-	c, err := Config{}.Defaults()
+	c, err := Config{}.defaults()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Attacker != filepath.Join(demo, "sample6.jpg") || c.Gallery != demo || c.Threshold != 0.5 || c.Detect != DetectLandmarks {
+	if c.Attacker != filepath.Join(demo, "sample6.jpg") || c.Gallery != demo || c.Threshold != 0.5 || c.Detect != detectLandmarks {
 		t.Fatalf("defaults %+v", c)
 	}
 	photos, err := frs.GalleryPhotos(c.Gallery, c.GalleryGlob, []string{c.Attacker})

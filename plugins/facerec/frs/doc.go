@@ -10,7 +10,7 @@
 // given.
 //
 // The FRS runs out of process and speaks a line-delimited JSON protocol over
-// stdin/stdout (../PROTOCOL.md, version ProtocolVersion). Two backends speak
+// stdin/stdout (../PROTOCOL.md, version protocolVersion). Two backends speak
 // it:
 //
 //   - the bundled sidecar frs.js in this directory: @vladmandic/face-api

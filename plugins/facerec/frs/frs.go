@@ -8,10 +8,10 @@ import (
 	"math"
 )
 
-// ProtocolVersion is the version of the sidecar protocol (PROTOCOL.md) this
+// protocolVersion is the version of the sidecar protocol (PROTOCOL.md) this
 // client speaks. A sidecar whose ready line announces another version is
 // refused.
-const ProtocolVersion = 1
+const protocolVersion = 1
 
 // DescriptorLen is the length of a face descriptor.
 const DescriptorLen = 128
@@ -43,8 +43,8 @@ type Detector string
 const (
 	// SSD is SSD-MobileNetV1: the more accurate detector (~0.7 s per image here).
 	SSD Detector = "ssd"
-	// Tiny is the tiny face detector: faster (~0.15–0.25 s), less accurate.
-	Tiny Detector = "tiny"
+	// tiny is the tiny face detector: faster (~0.15–0.25 s), less accurate.
+	tiny Detector = "tiny"
 )
 
 // AnalyzeOptions configures Analyze. The zero value means SSD, minimum score
@@ -67,12 +67,12 @@ type FRS interface {
 	Close() error
 }
 
-// ErrNotInstalled is wrapped by the error Start returns when the bundled
+// errNotInstalled is wrapped by the error Start returns when the bundled
 // sidecar's npm packages (or node itself) are missing.
-var ErrNotInstalled = errors.New("face-api sidecar not installed")
+var errNotInstalled = errors.New("face-api sidecar not installed")
 
-// ErrClosed is returned by calls on a closed Pool.
-var ErrClosed = errors.New("frs: pool closed")
+// errClosed is returned by calls on a closed Pool.
+var errClosed = errors.New("frs: pool closed")
 
 // Distance returns the Euclidean distance ‖a − b‖₂ between two descriptors,
 // the FRS's match score (smaller is more similar). It panics if the lengths

@@ -43,15 +43,6 @@ func (g *Gallery) Nearest(d []float64) (int, float64) {
 	return best, bestD
 }
 
-// Descriptors returns the descriptors as rows (shared, do not modify).
-func (g *Gallery) Descriptors() [][]float64 {
-	out := make([][]float64, len(g.Entries))
-	for i, e := range g.Entries {
-		out[i] = e.Descriptor
-	}
-	return out
-}
-
 // GalleryOptions configures LoadGallery for photo directories.
 type GalleryOptions struct {
 	// Analyze configures face detection in gallery photos.
@@ -87,7 +78,7 @@ func LoadGallery(ctx context.Context, f FRS, path string, o GalleryOptions) (*Ga
 	if st.IsDir() {
 		g, err = buildGallery(ctx, f, path, o)
 	} else {
-		g, err = LoadDescriptorFile(path)
+		g, err = loadDescriptorFile(path)
 	}
 	if err != nil {
 		return nil, err
@@ -98,8 +89,8 @@ func LoadGallery(ctx context.Context, f FRS, path string, o GalleryOptions) (*Ga
 	return g, nil
 }
 
-// LoadDescriptorFile reads a .npy or .json descriptor file (see LoadGallery).
-func LoadDescriptorFile(path string) (*Gallery, error) {
+// loadDescriptorFile reads a .npy or .json descriptor file (see LoadGallery).
+func loadDescriptorFile(path string) (*Gallery, error) {
 	var rows [][]float64
 	var names []string
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -109,7 +100,7 @@ func LoadDescriptorFile(path string) (*Gallery, error) {
 			return nil, fmt.Errorf("gallery: %w", err)
 		}
 		defer fh.Close()
-		if rows, err = ReadNPY(fh); err != nil {
+		if rows, err = readNPY(fh); err != nil {
 			return nil, fmt.Errorf("gallery %s: %w", path, err)
 		}
 		for i := range rows {
@@ -255,7 +246,7 @@ func analyzeCached(ctx context.Context, f FRS, path string, o GalleryOptions) ([
 	cacheFile := ""
 	if dir := cacheDir(o.CacheDir); dir != "" {
 		h := sha256.New()
-		fmt.Fprintf(h, "tesbo-frs-gallery/v%d/%s/%s/%g\n", ProtocolVersion, o.CacheTag, o.Analyze.Detector, o.Analyze.MinScore)
+		fmt.Fprintf(h, "tesbo-frs-gallery/v%d/%s/%s/%g\n", protocolVersion, o.CacheTag, o.Analyze.Detector, o.Analyze.MinScore)
 		h.Write(data)
 		cacheFile = filepath.Join(dir, hex.EncodeToString(h.Sum(nil))+".json")
 		if b, err := os.ReadFile(cacheFile); err == nil {

@@ -88,7 +88,7 @@ func TestReadNPYVariants(t *testing.T) {
 		fortran bool
 		vals    []float64
 	}{{"f8 C", "<f8", false, c}, {"f4 C", "<f4", false, c}, {"f8 Fortran", "<f8", true, f}, {"f8 big-endian", ">f8", false, c}} {
-		rows, err := ReadNPY(bytes.NewReader(npyBytes(tc.descr, tc.fortran, 2, 3, tc.vals)))
+		rows, err := readNPY(bytes.NewReader(npyBytes(tc.descr, tc.fortran, 2, 3, tc.vals)))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -97,7 +97,7 @@ func TestReadNPYVariants(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]byte{[]byte("not numpy at all"), npyBytes("<i8", false, 2, 3, c), npyBytes("<f8", false, 2, 3, c[:4])} {
-		if _, err := ReadNPY(bytes.NewReader(bad)); err == nil {
+		if _, err := readNPY(bytes.NewReader(bad)); err == nil {
 			t.Errorf("accepted %q…", bad[:min(len(bad), 40)])
 		}
 	}

@@ -48,7 +48,7 @@ var shared struct {
 // packages are missing.
 func requireInstalled(t testing.TB) {
 	t.Helper()
-	if _, err := SidecarDir(); err != nil {
+	if _, err := sidecarDir(); err != nil {
 		testenv.Need(t, fmt.Sprintf("face-api sidecar not installed: %v\nrun scripts/deps.sh (it runs `npm ci` in plugins/facerec/frs)", err))
 	}
 }

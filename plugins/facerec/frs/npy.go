@@ -13,9 +13,9 @@ import (
 	"strings"
 )
 
-// ReadNPY reads a NumPy .npy array of float64 ('<f8') or float32 ('<f4'),
+// readNPY reads a NumPy .npy array of float64 ('<f8') or float32 ('<f4'),
 // C or Fortran order, shape (N, D) or (D,), and returns its rows.
-func ReadNPY(r io.Reader) ([][]float64, error) {
+func readNPY(r io.Reader) ([][]float64, error) {
 	br := bufio.NewReader(r)
 	magic := make([]byte, 8)
 	if _, err := io.ReadFull(br, magic); err != nil {

@@ -31,7 +31,7 @@ type Options struct {
 	// means 1. The bundled sidecar is single-threaded: use one per core.
 	Workers int
 	// Dir is the bundled sidecar's directory (frs.js and node_modules); ""
-	// means SidecarDir(). For exec: backends, the working directory ("" =
+	// means sidecarDir(). For exec: backends, the working directory ("" =
 	// the current one).
 	Dir string
 	// Timeout bounds one request; a sidecar that does not answer in time is
@@ -85,7 +85,7 @@ func (w *worker) current() *process {
 }
 
 // Start resolves o.Backend, starts o.Workers sidecars in parallel and waits
-// until all are ready. The error wraps ErrNotInstalled when the bundled
+// until all are ready. The error wraps errNotInstalled when the bundled
 // sidecar's npm packages or node are missing.
 func Start(ctx context.Context, o Options) (*Pool, error) {
 	argv, dir, err := resolveCommand(o)
@@ -151,7 +151,7 @@ func resolveCommand(o Options) ([]string, string, error) {
 	case strings.HasPrefix(b, "exec:"):
 		cmd := strings.TrimSpace(strings.TrimPrefix(b, "exec:"))
 		if cmd == "" {
-			return nil, "", fmt.Errorf("backend %q: empty command after exec:", o.Backend)
+			return nil, "", fmt.Errorf("backend %q: no command after \"exec:\"", o.Backend)
 		}
 		// exec replaces the shell, so the parent-death signal and kills
 		// reach the user's program itself.
@@ -163,7 +163,7 @@ func resolveCommand(o Options) ([]string, string, error) {
 		dir := o.Dir
 		if dir == "" {
 			var err error
-			if dir, err = SidecarDir(); err != nil {
+			if dir, err = sidecarDir(); err != nil {
 				return nil, "", err
 			}
 		} else if err := checkSidecarDir(dir); err != nil {
@@ -171,7 +171,7 @@ func resolveCommand(o Options) ([]string, string, error) {
 		}
 		node, err := exec.LookPath("node")
 		if err != nil {
-			return nil, "", fmt.Errorf("%w: node not found in PATH (install Node.js ≥ 18): %v", ErrNotInstalled, err)
+			return nil, "", fmt.Errorf("%w: node not found in PATH (install Node.js ≥ 18): %v", errNotInstalled, err)
 		}
 		return []string{node, filepath.Join(dir, "frs.js"), "--backend", b}, dir, nil
 	default:
@@ -179,12 +179,12 @@ func resolveCommand(o Options) ([]string, string, error) {
 	}
 }
 
-// SidecarDir locates the bundled sidecar: $TESBO_FRS_DIR if set, else this
+// sidecarDir locates the bundled sidecar: $TESBO_FRS_DIR if set, else this
 // package's source directory (where the plugin was built from), else
 // plugins/facerec/frs under the working directory. The directory must hold
 // frs.js and an installed node_modules; otherwise the error wraps
-// ErrNotInstalled and says how to install it.
-func SidecarDir() (string, error) {
+// errNotInstalled and says how to install it.
+func sidecarDir() (string, error) {
 	var cands []string
 	if d := os.Getenv("TESBO_FRS_DIR"); d != "" {
 		return d, checkSidecarDir(d)
@@ -211,16 +211,16 @@ func SidecarDir() (string, error) {
 	if firstErr != nil {
 		return "", firstErr
 	}
-	return "", fmt.Errorf("%w: frs.js not found in %v (set TESBO_FRS_DIR to plugins/facerec/frs)", ErrNotInstalled, cands)
+	return "", fmt.Errorf("%w: frs.js not found in %v (set TESBO_FRS_DIR to plugins/facerec/frs)", errNotInstalled, cands)
 }
 
 func checkSidecarDir(d string) error {
 	if _, err := os.Stat(filepath.Join(d, "frs.js")); err != nil {
-		return fmt.Errorf("%w: %s has no frs.js", ErrNotInstalled, d)
+		return fmt.Errorf("%w: %s has no frs.js", errNotInstalled, d)
 	}
 	for _, pkg := range []string{"@vladmandic/face-api", "@tensorflow/tfjs", "@tensorflow/tfjs-backend-wasm"} {
 		if _, err := os.Stat(filepath.Join(d, "node_modules", pkg, "package.json")); err != nil {
-			return fmt.Errorf("%w: npm package %s missing in %s: run scripts/deps.sh (or `npm ci` in that directory)", ErrNotInstalled, pkg, d)
+			return fmt.Errorf("%w: npm package %s missing in %s: run scripts/deps.sh (or `npm ci` in that directory)", errNotInstalled, pkg, d)
 		}
 	}
 	return nil
@@ -245,7 +245,7 @@ func (p *Pool) ensure(w *worker) (*process, error) {
 	defer w.mu.Unlock()
 	if p.isClosed() {
 		proc.kill()
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	w.proc = proc
 	p.log.Debug().Int("worker", w.idx).Dur("start", time.Since(t0)).Msg("sidecar started")
@@ -255,8 +255,8 @@ func (p *Pool) ensure(w *worker) (*process, error) {
 // Info returns what the sidecars announced when they became ready.
 func (p *Pool) Info() Info { return p.info }
 
-// Workers returns the number of sidecar processes.
-func (p *Pool) Workers() int { return len(p.workers) }
+// size returns the number of sidecar processes.
+func (p *Pool) size() int { return len(p.workers) }
 
 // call runs one request on an idle sidecar and decodes its reply. If the
 // sidecar died during the request (not timed out), the request is retried
@@ -269,7 +269,7 @@ func (p *Pool) call(ctx context.Context, req *request) (*reply, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-p.closed:
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	type result struct {
 		r   *reply
@@ -296,7 +296,7 @@ func (p *Pool) call(ctx context.Context, req *request) (*reply, error) {
 
 func (p *Pool) attempt(w *worker, req *request) (*reply, error) {
 	if p.isClosed() {
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	proc, err := p.ensure(w)
 	if err != nil {
@@ -375,10 +375,10 @@ func (p *Pool) Describe(ctx context.Context, img image.Image, landmarks []Point)
 	return r.Descriptor, nil
 }
 
-// Chip returns the 150×150 aligned face chip the sidecar feeds to its
+// chip returns the 150×150 aligned face chip the sidecar feeds to its
 // recognition network for these landmarks, with its descriptor (for
 // inspection and tests; exec: backends may not support it).
-func (p *Pool) Chip(ctx context.Context, img image.Image, landmarks []Point) (*image.RGBA, []float64, error) {
+func (p *Pool) chip(ctx context.Context, img image.Image, landmarks []Point) (*image.RGBA, []float64, error) {
 	r, err := p.describe(ctx, img, landmarks, true)
 	if err != nil {
 		return nil, nil, err
@@ -450,7 +450,7 @@ func (p *Pool) pids() []int {
 // (node_modules/@vladmandic/face-api/demo), the plugin's default gallery and
 // attacker.
 func DemoDir() (string, error) {
-	dir, err := SidecarDir()
+	dir, err := sidecarDir()
 	if err != nil {
 		return "", err
 	}

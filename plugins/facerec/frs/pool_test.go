@@ -50,7 +50,7 @@ func someLandmarks() []Point {
 
 func TestExecBackendRoundTrip(t *testing.T) {
 	p := fakePool(t, 2, 10*time.Second)
-	if info := p.Info(); info.FRS != "fake 0" || info.Protocol != ProtocolVersion {
+	if info := p.Info(); info.FRS != "fake 0" || info.Protocol != protocolVersion {
 		t.Fatalf("info %+v", info)
 	}
 	img := uniform(20, 10, color.RGBA{255, 0, 51, 255})
@@ -172,7 +172,7 @@ func TestBadBackends(t *testing.T) {
 			t.Errorf("backend %q: started", b)
 		}
 	}
-	if _, err := Start(context.Background(), Options{Dir: t.TempDir()}); !errors.Is(err, ErrNotInstalled) ||
+	if _, err := Start(context.Background(), Options{Dir: t.TempDir()}); !errors.Is(err, errNotInstalled) ||
 		!strings.Contains(err.Error(), "frs.js") {
 		t.Errorf("empty sidecar dir: err = %v, want ErrNotInstalled", err)
 	}
@@ -244,7 +244,7 @@ func TestCloseStopsSidecars(t *testing.T) {
 			t.Errorf("sidecar %d still running after Close", pid)
 		}
 	}
-	if _, err := p.Describe(context.Background(), uniform(5, 5, color.RGBA{}), someLandmarks()); !errors.Is(err, ErrClosed) {
+	if _, err := p.Describe(context.Background(), uniform(5, 5, color.RGBA{}), someLandmarks()); !errors.Is(err, errClosed) {
 		t.Errorf("request after Close: %v, want ErrClosed", err)
 	}
 }

@@ -156,8 +156,8 @@ func (p *process) awaitReady(timeout time.Duration) error {
 			if !r.Ready {
 				return fmt.Errorf("sidecar failed to start: %s (stderr: %s)", r.Error, p.tail.String())
 			}
-			if r.Protocol != ProtocolVersion {
-				return fmt.Errorf("sidecar speaks protocol %d, this client speaks %d", r.Protocol, ProtocolVersion)
+			if r.Protocol != protocolVersion {
+				return fmt.Errorf("sidecar speaks protocol %d, this client speaks %d", r.Protocol, protocolVersion)
 			}
 			p.info = r.Info
 			return nil
@@ -225,7 +225,7 @@ func (p *process) roundTrip(req *request, timeout time.Duration) ([]byte, error)
 // request line has been written to the sidecar: from then on the request
 // is in flight.
 func (p *process) roundTripNotify(req *request, timeout time.Duration, sent func()) ([]byte, error) {
-	req.V = ProtocolVersion
+	req.V = protocolVersion
 	req.ID = p.nextID.Add(1)
 	data, err := json.Marshal(req)
 	if err != nil {

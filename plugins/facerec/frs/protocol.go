@@ -108,12 +108,12 @@ func encodeImage(img image.Image) (*wireImage, error) {
 	if w <= 0 || h <= 0 {
 		return nil, fmt.Errorf("empty image (%dx%d)", w, h)
 	}
-	return &wireImage{Width: w, Height: h, RGB: base64.StdEncoding.EncodeToString(RGBBytes(img))}, nil
+	return &wireImage{Width: w, Height: h, RGB: base64.StdEncoding.EncodeToString(rgbBytes(img))}, nil
 }
 
-// RGBBytes returns img's pixels as row-major 8-bit RGB (3 bytes per pixel,
+// rgbBytes returns img's pixels as row-major 8-bit RGB (3 bytes per pixel,
 // alpha dropped), the layout of the protocol's images.
-func RGBBytes(img image.Image) []byte {
+func rgbBytes(img image.Image) []byte {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	buf := make([]byte, 0, w*h*3)

@@ -22,7 +22,7 @@ import (
 func TestSidecarReady(t *testing.T) {
 	p := realPool(t)
 	info := p.Info()
-	if info.Protocol != ProtocolVersion || info.FRS != "face-api 1.7.15" || info.Backend != "wasm" {
+	if info.Protocol != protocolVersion || info.FRS != "face-api 1.7.15" || info.Backend != "wasm" {
 		t.Errorf("ready line: %+v", info)
 	}
 	t.Logf("ready: %+v", info)
@@ -111,7 +111,7 @@ func TestDescribeMatchesAnalyzeAndIgnoresOffset(t *testing.T) {
 	if dist := Distance(d2, f.Descriptor); dist > 1e-6 {
 		t.Errorf("Describe on a sub-image is %.2g from the full image's descriptor", dist)
 	}
-	chip, d3, err := p.Chip(ctx, sub, f.Landmarks)
+	chip, d3, err := p.chip(ctx, sub, f.Landmarks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestNoTensorLeak(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		roundTrip(&request{Op: "describe", Image: wi, Landmarks: toWirePoints(lm)})
 	}
-	roundTrip(&request{Op: "analyze", Image: wi, Detector: Tiny})
+	roundTrip(&request{Op: "analyze", Image: wi, Detector: tiny})
 	roundTrip(&request{Op: "analyze", Image: wi})
 	if after := tensors(); after != before {
 		t.Errorf("sidecar holds %d tensors after 7 requests, %d before", after, before)
@@ -396,7 +396,7 @@ func TestKilledSidecarIsRestarted(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	var wg sync.WaitGroup
-	for i := 0; i < p.Workers(); i++ {
+	for i := 0; i < p.size(); i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -407,8 +407,8 @@ func TestKilledSidecarIsRestarted(t *testing.T) {
 	}
 	wg.Wait()
 	after := p.pids()
-	if len(after) != p.Workers() {
-		t.Fatalf("%d sidecars running after restart, want %d", len(after), p.Workers())
+	if len(after) != p.size() {
+		t.Fatalf("%d sidecars running after restart, want %d", len(after), p.size())
 	}
 	for _, a := range after {
 		if dead[a] {

@@ -6,27 +6,27 @@ import (
 	"math/rand/v2"
 )
 
-// Edit names one facial region an edit draws in.
-type Edit int
+// edit names one facial region an edit draws in.
+type edit int
 
 const (
-	Beard Edit = iota
-	Mustache
-	ForeheadScar
-	CheekScar
-	Mole
-	Glasses
-	Smile
+	beard edit = iota
+	mustache
+	foreheadScar
+	cheekScar
+	moleEdit
+	glassesEdit
+	smileEdit
 	numEdits
 )
 
 // String returns the edit's name.
-func (e Edit) String() string {
+func (e edit) String() string {
 	return [...]string{"beard", "mustache", "forehead_scar", "cheek_scar", "mole", "glasses", "smile"}[e]
 }
 
-// Edits lists all edits in rendering order after Smile (which warps first).
-var Edits = []Edit{Beard, Mustache, ForeheadScar, CheekScar, Mole, Glasses, Smile}
+// edits lists all edits in rendering order after Smile (which warps first).
+var edits = []edit{beard, mustache, foreheadScar, cheekScar, moleEdit, glassesEdit, smileEdit}
 
 var (
 	hairColor  = rgb{38, 28, 22}
@@ -277,7 +277,7 @@ func newGlasses(f frame) *glasses {
 		ears: [2]vec{f.lm[0], f.lm[16]}}
 	pts := []vec{f.off(g.eyes[0], -0.45, -0.35), f.off(g.eyes[1], 0.45, 0.35),
 		f.off(g.eyes[0], -0.45, 0.35), f.off(g.eyes[1], 0.45, -0.35)}
-	for _, st := range []GlassesStyle{SquaredGlasses, RoundGlasses} {
+	for _, st := range []GlassesStyle{squaredGlasses, roundGlasses} {
 		for k := range g.eyes {
 			a, b := g.temple(st, k)
 			pts = append(pts, a, b)
@@ -289,7 +289,7 @@ func newGlasses(f frame) *glasses {
 
 // halfWidth is the lens's half width across the face.
 func (g *glasses) halfWidth(style GlassesStyle) float64 {
-	if style == RoundGlasses {
+	if style == roundGlasses {
 		return 0.3 * g.iod
 	}
 	return 0.4 * g.iod
@@ -312,7 +312,7 @@ func (g *glasses) lensSDF(style GlassesStyle, e vec) func(vec) float64 {
 	return func(p vec) float64 {
 		q := p.sub(e)
 		u, w := q.dot(g.ex), q.dot(g.ey)
-		if style == RoundGlasses {
+		if style == roundGlasses {
 			r := 0.3 * g.iod
 			return math.Hypot(u, w*1.08) - r
 		}
@@ -323,7 +323,7 @@ func (g *glasses) lensSDF(style GlassesStyle, e vec) func(vec) float64 {
 }
 
 func (g *glasses) render(c *canvas, style GlassesStyle) {
-	if style == NoGlasses {
+	if style == noGlasses {
 		return
 	}
 	t := math.Max(1, 0.04*g.iod)

@@ -91,10 +91,10 @@ func FigureLayout(title string, panels ...Panel) Layout {
 	return l
 }
 
-// Figure lays panels side by side as FigureLayout says, each with its
+// figure lays panels side by side as FigureLayout says, each with its
 // caption below and an optional title line on top: the layout of the
 // paper's Fig. 8 (original | synthesized | matched gallery face).
-func Figure(title string, panels ...Panel) *image.RGBA {
+func figure(title string, panels ...Panel) *image.RGBA {
 	l := FigureLayout(title, panels...)
 	out := image.NewRGBA(image.Rectangle{Max: l.Size})
 	draw.Draw(out, out.Bounds(), image.White, image.Point{}, draw.Src)
@@ -150,5 +150,5 @@ func SavePNG(path string, img image.Image) error {
 
 // SaveFigure renders Figure(title, panels...) and saves it as a PNG at path.
 func SaveFigure(path, title string, panels ...Panel) error {
-	return SavePNG(path, Figure(title, panels...))
+	return SavePNG(path, figure(title, panels...))
 }

@@ -56,9 +56,6 @@ func newFrame(lm []vec) frame {
 	return frame{o: lerp(eyeL, eyeR, 0.5), ex: ex, ey: vec{-ex.y, ex.x}, iod: iod, lm: lm}
 }
 
-// at maps face coordinates (u across, w down, in inter-ocular units) to pixels.
-func (f frame) at(u, w float64) vec { return f.o.add(f.ex.mul(u * f.iod)).add(f.ey.mul(w * f.iod)) }
-
 // off moves p by (u, w) inter-ocular units along the face axes.
 func (f frame) off(p vec, u, w float64) vec {
 	return p.add(f.ex.mul(u * f.iod)).add(f.ey.mul(w * f.iod))

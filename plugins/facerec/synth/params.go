@@ -5,12 +5,12 @@ import (
 	"math"
 )
 
-// NumParams is the number of edit parameters (the paper's 8).
-const NumParams = 8
+// numParams is the number of edit parameters (the paper's 8).
+const numParams = 8
 
 // Names are the parameter names in Vector order, as the objective declares
 // them.
-var Names = [NumParams]string{
+var Names = [numParams]string{
 	"beard", "mustache", "forehead_scar", "cheek_scar", "mole",
 	"glasses_square", "glasses_round", "smile",
 }
@@ -34,17 +34,17 @@ type Params struct {
 type GlassesStyle int
 
 const (
-	NoGlasses GlassesStyle = iota
-	SquaredGlasses
-	RoundGlasses
+	noGlasses GlassesStyle = iota
+	squaredGlasses
+	roundGlasses
 )
 
 // String returns "none", "squared" or "round".
 func (g GlassesStyle) String() string {
 	switch g {
-	case SquaredGlasses:
+	case squaredGlasses:
 		return "squared"
-	case RoundGlasses:
+	case roundGlasses:
 		return "round"
 	}
 	return "none"
@@ -53,12 +53,12 @@ func (g GlassesStyle) String() string {
 // Glasses snaps the two glasses parameters to a style.
 func (p Params) Glasses() GlassesStyle {
 	if p.GlassesSquare < 0.5 && p.GlassesRound < 0.5 {
-		return NoGlasses
+		return noGlasses
 	}
 	if p.GlassesSquare >= p.GlassesRound {
-		return SquaredGlasses
+		return squaredGlasses
 	}
-	return RoundGlasses
+	return roundGlasses
 }
 
 // Vector returns the parameters in Names order.
@@ -69,15 +69,15 @@ func (p Params) Vector() []float64 {
 
 // FromVector builds Params from x in Names order and validates them.
 func FromVector(x []float64) (Params, error) {
-	if len(x) != NumParams {
-		return Params{}, fmt.Errorf("synth: got %d parameters, want %d (%v)", len(x), NumParams, Names)
+	if len(x) != numParams {
+		return Params{}, fmt.Errorf("synth: got %d parameters, want %d (%v)", len(x), numParams, Names)
 	}
 	p := Params{x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]}
-	return p, p.Validate()
+	return p, p.validate()
 }
 
-// Validate reports the first parameter outside [0, 1] (or NaN), by name.
-func (p Params) Validate() error {
+// validate reports the first parameter outside [0, 1] (or NaN), by name.
+func (p Params) validate() error {
 	for i, v := range p.Vector() {
 		if math.IsNaN(v) || v < 0 || v > 1 {
 			return fmt.Errorf("synth: parameter %s = %v is outside its bounds [0, 1]", Names[i], v)

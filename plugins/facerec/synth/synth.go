@@ -7,9 +7,9 @@ import (
 	"math"
 )
 
-// NumLandmarks is the number of face landmarks Synthesizer needs (68-point
+// numLandmarks is the number of face landmarks Synthesizer needs (68-point
 // iBUG/dlib scheme).
-const NumLandmarks = 68
+const numLandmarks = 68
 
 // Synthesizer renders edits of one face. All placement work (polygons, hair
 // strands, masks) is done once in New; Render is then cheap and safe for
@@ -30,8 +30,8 @@ type Synthesizer struct {
 // New prepares edits of the face with the given 68 landmarks (pixel
 // coordinates in img's coordinate system) in img.
 func New(img image.Image, landmarks []Point) (*Synthesizer, error) {
-	if len(landmarks) != NumLandmarks {
-		return nil, fmt.Errorf("synth: got %d landmarks, want %d", len(landmarks), NumLandmarks)
+	if len(landmarks) != numLandmarks {
+		return nil, fmt.Errorf("synth: got %d landmarks, want %d", len(landmarks), numLandmarks)
 	}
 	lm := make([]vec, len(landmarks))
 	for i, p := range landmarks {
@@ -65,7 +65,7 @@ func New(img image.Image, landmarks []Point) (*Synthesizer, error) {
 // scars, mole and eyeglasses on top. Parameters outside [0, 1] are rejected.
 // Params{} returns a copy of the original image.
 func (s *Synthesizer) Render(p Params) (*image.RGBA, error) {
-	if err := p.Validate(); err != nil {
+	if err := p.validate(); err != nil {
 		return nil, err
 	}
 	c := s.base.clone()
@@ -79,29 +79,29 @@ func (s *Synthesizer) Render(p Params) (*image.RGBA, error) {
 	return c.image(), nil
 }
 
-// Region returns the rectangle (in image coordinates, clipped to the image)
+// region returns the rectangle (in image coordinates, clipped to the image)
 // outside which edit e never changes a pixel.
-func (s *Synthesizer) Region(e Edit) image.Rectangle {
+func (s *Synthesizer) region(e edit) image.Rectangle {
 	var r image.Rectangle
 	switch e {
-	case Beard:
+	case beard:
 		r = s.beard.region
-	case Mustache:
+	case mustache:
 		r = s.mustache.region
-	case ForeheadScar:
+	case foreheadScar:
 		r = s.forehead.region
-	case CheekScar:
+	case cheekScar:
 		r = s.cheek.region
-	case Mole:
+	case moleEdit:
 		r = s.mole.region
-	case Glasses:
+	case glassesEdit:
 		r = s.glasses.region
-	case Smile:
+	case smileEdit:
 		r = s.smile.region
 	}
 	return r.Intersect(s.bounds)
 }
 
-// InterOcular returns the distance between the eye centres in pixels, the
+// interOcular returns the distance between the eye centres in pixels, the
 // unit all edit sizes are expressed in.
-func (s *Synthesizer) InterOcular() float64 { return s.frame.iod }
+func (s *Synthesizer) interOcular() float64 { return s.frame.iod }

@@ -24,7 +24,7 @@ func (p pose) apply(u, w float64) Point {
 }
 
 func testLandmarks(p pose) []Point {
-	lm := make([]Point, NumLandmarks)
+	lm := make([]Point, numLandmarks)
 	for i, u := range facetest.UnitLandmarks() {
 		lm[i] = p.apply(u[0], u[1])
 	}
@@ -64,24 +64,24 @@ func newTestSynth(t testing.TB, p pose, w, h int) (*Synthesizer, *image.RGBA) {
 }
 
 // single returns Params with only edit e switched on at strength v.
-func single(e Edit, v float64) Params {
+func single(e edit, v float64) Params {
 	var p Params
 	switch e {
-	case Beard:
+	case beard:
 		p.Beard = v
-	case Mustache:
+	case mustache:
 		p.Mustache = v
-	case ForeheadScar:
+	case foreheadScar:
 		p.ForeheadScar = v
-	case CheekScar:
+	case cheekScar:
 		p.CheekScar = v
-	case Mole:
+	case moleEdit:
 		p.Mole = v
-	case Glasses:
+	case glassesEdit:
 		if v >= 0.5 {
 			p.GlassesRound = v
 		}
-	case Smile:
+	case smileEdit:
 		p.Smile = v
 	}
 	return p
@@ -134,7 +134,7 @@ func TestEachEditStaysInItsRegion(t *testing.T) {
 			}
 			return out
 		}()...)
-		face := lmBox.Inset(-int(0.6 * s.InterOcular()))
+		face := lmBox.Inset(-int(0.6 * s.interOcular()))
 		for _, c := range regionCases() {
 			out, err := s.Render(c.p)
 			if err != nil {
@@ -145,7 +145,7 @@ func TestEachEditStaysInItsRegion(t *testing.T) {
 				t.Errorf("%s: %s changed no pixel", ps.name, c.name)
 				continue
 			}
-			reg := s.Region(c.e)
+			reg := s.region(c.e)
 			outside := 0
 			for _, q := range pts {
 				if !q.In(reg) {
@@ -172,15 +172,15 @@ func TestEachEditStaysInItsRegion(t *testing.T) {
 // of the Glasses edit.
 type regionCase struct {
 	name string
-	e    Edit
+	e    edit
 	p    Params
 }
 
 func regionCases() []regionCase {
 	var out []regionCase
-	for _, e := range Edits {
+	for _, e := range edits {
 		for _, v := range []float64{0.3, 1} {
-			if e != Glasses {
+			if e != glassesEdit {
 				out = append(out, regionCase{fmt.Sprintf("%v at %.1f", e, v), e, single(e, v)})
 				continue
 			}
@@ -209,22 +209,22 @@ func TestPlacementFollowsLandmarks(t *testing.T) {
 		q := tilted.apply(u, w)
 		return q.X, q.Y
 	}
-	for _, e := range Edits {
+	for _, e := range edits {
 		oa, _ := sa.Render(single(e, 1))
 		ob, _ := sb.Render(single(e, 1))
 		_, ax, ay := changed(ia, oa)
 		_, bx, by := changed(ib, ob)
 		wx, wy := mapAB(ax, ay)
-		if d := math.Hypot(bx-wx, by-wy); d > 0.06*sb.InterOcular() {
+		if d := math.Hypot(bx-wx, by-wy); d > 0.06*sb.interOcular() {
 			t.Errorf("%v: changes centred at (%.1f, %.1f) on the tilted face, want (%.1f, %.1f) (off by %.1f px, eye distance %.0f)",
-				e, bx, by, wx, wy, d, sb.InterOcular())
+				e, bx, by, wx, wy, d, sb.interOcular())
 		}
 	}
 }
 
 func TestStrengthIsMonotone(t *testing.T) {
 	s, img := newTestSynth(t, frontal, 400, 480)
-	for _, e := range []Edit{Beard, Mustache, ForeheadScar, CheekScar, Mole} {
+	for _, e := range []edit{beard, mustache, foreheadScar, cheekScar, moleEdit} {
 		prev := -1.0
 		for _, v := range []float64{0.1, 0.4, 0.7, 1} {
 			out, _ := s.Render(single(e, v))
@@ -283,8 +283,8 @@ func TestGlassesSnapping(t *testing.T) {
 		sq, rd float64
 		want   GlassesStyle
 	}{
-		{0, 0, NoGlasses}, {0.49, 0.49, NoGlasses}, {0.5, 0, SquaredGlasses}, {0.9, 0.6, SquaredGlasses},
-		{0.7, 0.7, SquaredGlasses}, {0.2, 0.5, RoundGlasses}, {0.6, 0.61, RoundGlasses},
+		{0, 0, noGlasses}, {0.49, 0.49, noGlasses}, {0.5, 0, squaredGlasses}, {0.9, 0.6, squaredGlasses},
+		{0.7, 0.7, squaredGlasses}, {0.2, 0.5, roundGlasses}, {0.6, 0.61, roundGlasses},
 	} {
 		if got := (Params{GlassesSquare: tc.sq, GlassesRound: tc.rd}).Glasses(); got != tc.want {
 			t.Errorf("Glasses(%v, %v) = %v, want %v", tc.sq, tc.rd, got, tc.want)

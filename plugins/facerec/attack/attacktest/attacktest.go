@@ -113,11 +113,11 @@ func (f *FRS) Descriptor(img image.Image) []float64 {
 	return d
 }
 
-// Landmarks returns the 68 landmarks of a frontal face of 200 px centred
+// landmarks returns the 68 landmarks of a frontal face of 200 px centred
 // at (200, 230). In the 400×470 Photo, the attacker crop (landmark box plus
 // margins) covers the whole photo, so the crop's coordinates are the
 // photo's and one landmark set serves both.
-func Landmarks() []frs.Point {
+func landmarks() []frs.Point {
 	lm := make([]frs.Point, frs.NumLandmarks)
 	at := func(u, w float64) frs.Point { return frs.Point{X: 200 + (u-0.5)*200, Y: 230 + (w-0.5)*200} }
 	for i, u := range facetest.UnitLandmarks() {
@@ -126,8 +126,8 @@ func Landmarks() []frs.Point {
 	return lm
 }
 
-// Photo is a smooth, textured 400×470 "photo".
-func Photo() *image.RGBA {
+// photo is a smooth, textured 400×470 "photo".
+func photo() *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, 400, 470))
 	for y := 0; y < 470; y++ {
 		for x := 0; x < 400; x++ {
@@ -156,12 +156,12 @@ type Files struct {
 func Setup(t testing.TB) (Files, *FRS) {
 	t.Helper()
 	dir := t.TempDir()
-	photo := Photo()
+	photo := photo()
 	files := Files{Dir: dir, Attacker: filepath.Join(dir, "attacker.png"), Gallery: filepath.Join(dir, "gallery.npy")}
 	if err := synth.SavePNG(files.Attacker, photo); err != nil {
 		t.Fatal(err)
 	}
-	f := &FRS{landmarks: Landmarks(), photo: photo}
+	f := &FRS{landmarks: landmarks(), photo: photo}
 	lm := make([]synth.Point, len(f.landmarks))
 	for i, p := range f.landmarks {
 		lm[i] = synth.Point(p)

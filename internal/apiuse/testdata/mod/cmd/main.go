@@ -1,0 +1,12 @@
+package main
+
+import (
+	"fmt"
+
+	"example.com/mod/lib"
+)
+
+func main() {
+	lib.Used()
+	fmt.Println(lib.New().F)
+}
