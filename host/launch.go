@@ -201,7 +201,7 @@ func Resume(ctx context.Context, db *Storage, name string, r ResumeOptions) (*Ou
 		}
 		return nil, inputError(fmt.Errorf("read study %q: %w", name, err))
 	}
-	live, err := LiveWorkers(ctx, db, name)
+	live, err := liveWorkers(ctx, db.store(), name)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +217,7 @@ func Resume(ctx context.Context, db *Storage, name string, r ResumeOptions) (*Ou
 		}
 		if r.Iters > 0 {
 			// The budget is global: raise it for every worker.
-			if err := SetWorkerBudget(ctx, db, name, r.Iters); err != nil {
+			if err := setWorkerBudget(ctx, db.store(), name, r.Iters); err != nil {
 				return nil, inputError(err)
 			}
 		}
@@ -286,7 +286,7 @@ func Join(ctx context.Context, db *Storage, name string, j JoinOptions) (*Outcom
 	if err := CheckAsync(st.Acquisition); err != nil {
 		return nil, inputError(err)
 	}
-	if err := CheckRunAlone(ctx, db, name); err != nil {
+	if err := publicErr(checkRunAlone(ctx, db.store(), name)); err != nil {
 		return nil, err
 	}
 	ld, err := j.Load(ctx, st, info)
@@ -309,7 +309,7 @@ func join(ctx context.Context, db *Storage, name string, j JoinOptions, obj sdk.
 	if err != nil || !j.Summarize {
 		return out, err
 	}
-	if out.Study, out.Result, err = WorkerSummary(ctx, db, name, obj); err != nil {
+	if out.Study, out.Result, err = workerSummary(ctx, db.store(), name, obj); err != nil {
 		return out, fmt.Errorf("summarize study %q: %w", name, err)
 	}
 	out.Result.Elapsed = time.Since(start)

@@ -20,16 +20,11 @@ func (e *RunAloneError) Error() string {
 	return fmt.Sprintf("study %q was run by a single process, not by workers: continue it with resume, which gives exactly the trials of an uninterrupted run (a worker would not)", e.Study)
 }
 
-// CheckRunAlone returns a *RunAloneError when a trial of the stored study
+// checkRunAlone returns a *RunAloneError when a trial of the stored study
 // name was evaluated outside worker mode: its status is past pending and
 // it names no worker (the queue records the worker of every trial it
-// leases, and keeps it when the trial is reclaimed). RunWorker checks it;
-// a caller can check it before starting the objective's plugin.
-func CheckRunAlone(ctx context.Context, storage *Storage, name string) error {
-	return publicErr(checkRunAlone(ctx, storage.store(), name))
-}
-
-// checkRunAlone is CheckRunAlone on the store.
+// leases, and keeps it when the trial is reclaimed). RunWorker checks it,
+// and Join before starting the objective's plugin.
 func checkRunAlone(ctx context.Context, db store.Storage, name string) error {
 	row, err := db.Study(ctx, name)
 	if err != nil {

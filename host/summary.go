@@ -9,7 +9,7 @@ import (
 	"github.com/tesbo/tesbo/store"
 )
 
-// WorkerSummary summarizes a stored study — typically one workers shared,
+// workerSummary summarizes a stored study — typically one workers shared,
 // once they are done — as Run's Result does a single-process study: the
 // evaluations, the best observed trial and the recommendation x̄ with its
 // value and regret (the value noise-free when obj can evaluate without
@@ -19,11 +19,6 @@ import (
 // configured (as RunWorker leaves it). The Study it returns describes the
 // study (Name, Info, Settings, Seed, Trials) and must not be run.
 // Result.Elapsed is zero: the caller knows its own time.
-func WorkerSummary(ctx context.Context, storage *Storage, name string, obj sdk.Objective) (*Study, *Result, error) {
-	return workerSummary(ctx, storage.store(), name, obj)
-}
-
-// workerSummary is WorkerSummary on the store.
 func workerSummary(ctx context.Context, db store.Storage, name string, obj sdk.Objective) (*Study, *Result, error) {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {

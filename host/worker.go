@@ -29,8 +29,8 @@ import (
 // for the information they add to what the running evaluations will bring
 // (a point next to a running one adds little). The study's budget is
 // global: its initial design plus Options.Iters × Options.Batch
-// evaluations, whatever the number of workers (SetWorkerBudget changes
-// it). With Options.AutoBatch the proposer sizes each proposal by
+// evaluations, whatever the number of workers (Resume with
+// ResumeOptions.Iters changes it). With Options.AutoBatch the proposer sizes each proposal by
 // information gain (acq.Sizer), at most the idle slots. The proposer
 // stores each proposal's Record once its trials have all finished.
 
@@ -267,13 +267,8 @@ func heldBySingle(ctx context.Context, db store.Storage, id int64) error {
 	return publicErr(held)
 }
 
-// LiveWorkers reports whether workers are working on the stored study
+// liveWorkers reports whether workers are working on the stored study
 // name (so that a second process should join them as a worker).
-func LiveWorkers(ctx context.Context, storage *Storage, name string) (bool, error) {
-	return liveWorkers(ctx, storage.store(), name)
-}
-
-// liveWorkers is LiveWorkers on the store.
 func liveWorkers(ctx context.Context, db store.Storage, name string) (bool, error) {
 	row, err := db.Study(ctx, name)
 	if err != nil {
@@ -378,7 +373,7 @@ func (w *worker) studyDone(ctx context.Context) (bool, error) {
 	return f >= budget, err
 }
 
-// refreshBudget re-reads the study's budget, which SetWorkerBudget (resume
+// refreshBudget re-reads the study's budget, which setWorkerBudget (resume
 // --iters) may have raised while the workers run.
 func (w *worker) refreshBudget(ctx context.Context) (int, error) {
 	o, _, err := storedSettingsOf(ctx, w.db, w.name)
@@ -428,16 +423,11 @@ func (w *worker) followRecords(ctx context.Context) {
 	}
 }
 
-// SetWorkerBudget sets the iteration budget of the stored study name, a
+// setWorkerBudget sets the iteration budget of the stored study name, a
 // study workers share, to iters: a new total, as OpenStudy's Options.Iters,
 // so that the study runs Init + iters × Batch evaluations. Workers already
 // running take it up at their next proposal. A budget below the trials
 // already issued is refused.
-func SetWorkerBudget(ctx context.Context, storage *Storage, name string, iters int) error {
-	return setWorkerBudget(ctx, storage.store(), name, iters)
-}
-
-// setWorkerBudget is SetWorkerBudget on the store.
 func setWorkerBudget(ctx context.Context, db store.Storage, name string, iters int) error {
 	row, st, err := loadSettings(ctx, db, name)
 	if err != nil {

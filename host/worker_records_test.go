@@ -10,7 +10,7 @@ import (
 
 // Worker mode stores one record per proposal once its trials have all
 // finished (the proposer makes them), passes them to OnIteration in order,
-// and SetWorkerBudget raises the global budget of a study workers share.
+// and setWorkerBudget raises the global budget of a study workers share.
 func TestWorkerRecordsAndBudget(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t, filepath.Join(t.TempDir(), "w.db"))
@@ -56,10 +56,10 @@ func TestWorkerRecordsAndBudget(t *testing.T) {
 		}
 	}
 	check(work(), 3+3*2)
-	if err := SetWorkerBudget(ctx, wrap(db), "rec", 2); err == nil || !strings.Contains(err.Error(), "new total") {
+	if err := setWorkerBudget(ctx, db, "rec", 2); err == nil || !strings.Contains(err.Error(), "new total") {
 		t.Fatalf("budget below the trials issued: %v", err)
 	}
-	if err := SetWorkerBudget(ctx, wrap(db), "rec", 5); err != nil {
+	if err := setWorkerBudget(ctx, db, "rec", 5); err != nil {
 		t.Fatal(err)
 	}
 	check(work(), 3+5*2)
