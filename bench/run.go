@@ -20,7 +20,6 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
-	"github.com/tesbo/tesbo/internal/storebridge"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
@@ -134,7 +133,7 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{s: &s, db: db, st: storebridge.Wrap(db).(*host.Storage), params: params, locks: map[string]*sync.Mutex{}}
+	r := &runner{s: &s, db: db, params: params, locks: map[string]*sync.Mutex{}}
 	specs := s.specs()
 	rep := &Report{Runs: make([]runResult, len(specs))}
 	var done, failed atomic.Int64
@@ -202,7 +201,6 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 type runner struct {
 	s      *Suite
 	db     *store.DB
-	st     *host.Storage                // db as the host takes it
 	params map[string]map[string]string // problem label → objective parameters
 
 	mu    sync.Mutex
@@ -371,7 +369,7 @@ func (r *runner) runStudy(ctx context.Context, spec runSpec, res *runResult) err
 		if err := r.compatible(ctx, stored, o); err != nil {
 			return err
 		}
-		study, err = host.OpenStudy(ctx, r.st, name, host.Options{Iters: o.Iters, Proposer: proposer, Logger: o.Logger})
+		study, err = host.OpenStudy(ctx, hostStorage(r.db), name, host.Options{Iters: o.Iters, Proposer: proposer, Logger: o.Logger})
 		if err != nil {
 			return fmt.Errorf("reopen study: %w", err)
 		}
@@ -404,7 +402,7 @@ func (r *runner) runStudy(ctx context.Context, spec runSpec, res *runResult) err
 		if err != nil {
 			return fmt.Errorf("objective info: %w", err)
 		}
-		o.DB = r.st
+		o.DB = hostStorage(r.db)
 		if study, err = host.NewStudy(ctx, info, o); err != nil {
 			return fmt.Errorf("new study: %w", err)
 		}
@@ -444,7 +442,7 @@ func (r *runner) compatible(ctx context.Context, stored *store.Study, o host.Opt
 		return &incompatibleError{fmt.Errorf("study %q in %s has seed %d, the suite derives %d (was it run with a different seed rule?): use a new --out",
 			stored.Name, r.db.Path(), stored.Seed, o.Seed)}
 	}
-	have, _, err := host.StoredSettings(ctx, r.st, stored.Name)
+	have, _, err := host.StoredSettings(ctx, hostStorage(r.db), stored.Name)
 	if err != nil {
 		return fmt.Errorf("stored settings: %w", err)
 	}

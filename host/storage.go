@@ -82,15 +82,6 @@ func (st *Storage) Close() error { return st.s.Close() }
 // without its password, or ":memory:".
 func (st *Storage) Path() string { return st.s.Path() }
 
-// HasStudy reports whether a study called name exists.
-func (st *Storage) HasStudy(ctx context.Context, name string) (bool, error) {
-	_, err := st.s.Study(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
 // Trials returns the stored study name's trials ordered by ID (without
 // Names: see Study.Trials for those). A missing study gives an error
 // wrapping ErrNotFound.
@@ -100,17 +91,6 @@ func (st *Storage) Trials(ctx context.Context, name string) ([]Trial, error) {
 		return nil, err
 	}
 	return loadTrials(ctx, st.s, row.ID)
-}
-
-// CheckLease returns a *LeaseHeldError when a live process holds the
-// stored study name (so that a second one would be refused), nil when it
-// is free or its holder is gone.
-func (st *Storage) CheckLease(ctx context.Context, name string) error {
-	row, err := st.s.Study(ctx, name)
-	if err != nil {
-		return err
-	}
-	return publicErr(st.s.CheckLease(ctx, row.ID))
 }
 
 // IsPostgresURL reports whether target names a PostgreSQL database rather
@@ -129,12 +109,8 @@ func HasPassword(target string) bool { return store.HasPassword(target) }
 var (
 	// ErrNotFound: no study of that name.
 	ErrNotFound = store.ErrNotFound
-	// ErrExists: a study of that name already exists.
-	ErrExists = store.ErrExists
 	// ErrLocked: another program holds the database's lock for too long.
 	ErrLocked = store.ErrLocked
-	// ErrUnavailable: the database server cannot be reached.
-	ErrUnavailable = store.ErrUnavailable
 	// ErrCorrupt, ErrNotTesbo, ErrNewerSchema: the file is not a study
 	// database this tesbo can read.
 	ErrCorrupt     = store.ErrCorrupt
@@ -145,7 +121,7 @@ var (
 )
 
 // LeaseHeldError says that a live process holds the study (OpenStudy,
-// RunWorker and Storage.CheckLease refuse with it): who, since when, and
+// RunWorker, Start, Resume and Join refuse with it): who, since when, and
 // when its lease lapses unless renewed.
 type LeaseHeldError struct {
 	Study   string

@@ -133,9 +133,6 @@ func TestMemoryStorage(t *testing.T) {
 		} else if held := (*LeaseHeldError)(nil); !errors.As(err, &held) || held.Study != "s" {
 			t.Fatalf("errors.As(%v, *host.LeaseHeldError) = %+v", err, held)
 		}
-		if err := st.CheckLease(ctx, "s"); AsLeaseHeld(err) == nil {
-			t.Fatalf("CheckLease of a held study: %v", err)
-		}
 		if _, err := s.Run(ctx, obj); err != nil {
 			t.Fatal(err)
 		}
@@ -163,9 +160,6 @@ func TestMemoryStorage(t *testing.T) {
 	}
 	if _, err := mem.Trials(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("trials of a missing study: %v, want ErrNotFound", err)
-	}
-	if ok, err := mem.HasStudy(ctx, "s"); !ok || err != nil {
-		t.Fatalf("HasStudy = %v, %v", ok, err)
 	}
 	if mem.Path() != ":memory:" {
 		t.Fatal(mem.Path())

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// MemoryPath is what a Memory's Path returns.
-const MemoryPath = ":memory:"
+// memoryPath is what a Memory's Path returns.
+const memoryPath = ":memory:"
 
 // Memory is a Storage that keeps its studies in this process's memory:
 // for embedding tesbo without a file and for tests. It behaves as DB does,
@@ -74,8 +74,8 @@ func NewMemory() *Memory { return &Memory{m: &memData{}} }
 // Memory is a Storage.
 var _ Storage = (*Memory)(nil)
 
-// Path returns MemoryPath.
-func (d *Memory) Path() string { return MemoryPath }
+// Path returns memoryPath.
+func (d *Memory) Path() string { return memoryPath }
 
 // MigrationPending is false: a Memory's schema is always current.
 func (d *Memory) MigrationPending() bool { return false }

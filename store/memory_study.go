@@ -20,7 +20,7 @@ func (d *Memory) CreateStudy(ctx context.Context, s *Study) error {
 	now := time.Now()
 	err := d.write(ctx, func() error {
 		if d.m.byName(s.Name) != nil {
-			return fmt.Errorf("study %q %w in %s", s.Name, ErrExists, MemoryPath)
+			return fmt.Errorf("study %q %w in %s", s.Name, ErrExists, memoryPath)
 		}
 		d.m.lastID++
 		s.ID = d.m.lastID
@@ -43,7 +43,7 @@ func (d *Memory) Study(ctx context.Context, name string) (*Study, error) {
 	err := d.read(ctx, func() error {
 		s := d.m.byName(name)
 		if s == nil {
-			return fmt.Errorf("study %q %w in %s (studies: %v)", name, ErrNotFound, MemoryPath, d.m.names())
+			return fmt.Errorf("study %q %w in %s (studies: %v)", name, ErrNotFound, memoryPath, d.m.names())
 		}
 		row := s.row
 		row.Space, row.Settings = cloneRaw(s.row.Space), cloneRaw(s.row.Settings)
