@@ -101,8 +101,12 @@ type Launch struct {
 	// study of that name that exists already is joined (loaded by Load)
 	// rather than refused.
 	Shared bool
+	// Worker configures this process as a worker (Shared); a zero
+	// Parallel means Options.Parallel.
 	Worker WorkerOptions
-	Load   Loader
+	// Load loads a stored study's objective when Start joins a shared
+	// study of that name that exists already.
+	Load Loader
 	// OnStudy is called with the study before this process runs it alone
 	// (to attach progress output).
 	OnStudy func(*Study)
@@ -179,9 +183,10 @@ type ResumeOptions struct {
 	// is always continued as one of its workers.
 	Shared bool
 	// Worker configures this process as a worker (Parallel is set from
-	// Parallel or the study's).
+	// Parallel or the study's); its Logger is the study's logger too.
 	Worker WorkerOptions
-	Load   Loader
+	// Load loads the study's objective and custom acquisition.
+	Load Loader
 	// OnStudy is called with the study before this process runs it alone.
 	OnStudy func(*Study)
 	// Summarize: end with the study's summary (Outcome.Result).
@@ -235,6 +240,9 @@ func resumeAlone(ctx context.Context, db *Storage, name string, st Options, info
 			return nil, inputError(err)
 		}
 	}
+	if r.Load == nil {
+		return nil, errors.New("resume: ResumeOptions.Load is nil: Resume needs a Loader for the study's objective")
+	}
 	ld, err := r.Load(ctx, st, info)
 	if err != nil {
 		return nil, err
@@ -267,8 +275,10 @@ func resumeAlone(ctx context.Context, db *Storage, name string, st Options, info
 
 // JoinOptions configure Join.
 type JoinOptions struct {
+	// Worker configures this process as a worker.
 	Worker WorkerOptions
-	Load   Loader
+	// Load loads the study's objective.
+	Load Loader
 	// Summarize: end with the summary of the shared study
 	// (Outcome.Study and Outcome.Result).
 	Summarize bool
@@ -288,6 +298,9 @@ func Join(ctx context.Context, db *Storage, name string, j JoinOptions) (*Outcom
 	}
 	if err := publicErr(checkRunAlone(ctx, db.store(), name)); err != nil {
 		return nil, err
+	}
+	if j.Load == nil {
+		return nil, errors.New("join: JoinOptions.Load is nil: Join needs a Loader for the study's objective")
 	}
 	ld, err := j.Load(ctx, st, info)
 	if err != nil {

@@ -108,3 +108,39 @@ func TestInitFromObjective(t *testing.T) {
 		}
 	}
 }
+
+// Resume refuses a study another process holds, and Join one a single
+// process ran, before loading the objective (no plugin starts).
+func TestResumeJoinRefuseBeforeLoading(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	obj := newConfigCounter(unitInfo(1))
+	held, err := NewStudy(ctx, unitInfo(1), Options{DB: wrap(db), Name: "held", Acquisition: "random", Init: 2, Iters: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := false
+	load := func(context.Context, Options, sdk.Info) (Loaded, error) {
+		loaded = true
+		return Loaded{Objective: obj}, nil
+	}
+	_, err = Resume(ctx, wrap(db), "held", ResumeOptions{Load: load})
+	var lh *LeaseHeldError
+	var in *InputError
+	if !errors.As(err, &in) || !errors.As(err, &lh) || loaded {
+		t.Fatalf("resume of a held study: %v (loaded %v), want an *InputError wrapping *LeaseHeldError before loading", err, loaded)
+	}
+	if _, err := held.Run(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	held.Close()
+	_, err = Join(ctx, wrap(db), "held", JoinOptions{Load: load})
+	var alone *RunAloneError
+	if !errors.As(err, &alone) || loaded {
+		t.Fatalf("join of a single-process study: %v (loaded %v), want *RunAloneError before loading", err, loaded)
+	}
+	o, err := Resume(ctx, wrap(db), "held", ResumeOptions{Load: load, Summarize: true})
+	if err != nil || !o.Complete || o.Result == nil || o.Result.Evaluations != 3 {
+		t.Fatalf("resume of a complete study: %+v, %v; want Complete with its summary of 3 evaluations", o, err)
+	}
+}
