@@ -104,12 +104,15 @@ func Optimize(ctx context.Context, obj sdk.Objective, o Options) (*Result, error
 	return s.Run(ctx, obj)
 }
 
-// Run evaluates the study's trials with obj until the initial design and
-// Options.Iters BO iterations are complete: first any trials left in flight
-// (a resumed study re-runs them), then Ask, evaluate the batch with
-// Options.Parallel workers (timeout, retries with backoff; failures are
-// recorded, NaN/Inf count as failures), Tell, and one Record per iteration.
-// Each outcome is committed before the next Ask uses it.
+// Run evaluates the study's trials with obj until its budget is finished:
+// the initial design plus Options.Iters × Options.Batch evaluations (with
+// AutoBatch, Batch is the largest batch and an iteration may issue fewer).
+// It is the engine of engine.go run as one local worker: Options.Parallel
+// slots evaluate the trials in flight (a resumed study re-runs them first)
+// with a timeout and retries with backoff (failures are recorded, NaN/Inf
+// count as failures), and when nothing is in flight the next batch is
+// asked for, after the finished iteration's Record is stored. Each outcome
+// is committed before the next Ask uses it.
 //
 // Cancelling ctx stops proposing; evaluations in flight may finish and be
 // recorded during Options.Grace, then are abandoned (left in flight for a
@@ -126,17 +129,7 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 	}
 	evalCtx, stop := graceContext(ctx, s.opts.Grace)
 	defer stop()
-	last := s.lastRecord
-	emit := func(recs []Record) {
-		for i := range recs {
-			last = &recs[i]
-			s.cbMu.Lock()
-			if s.opts.OnIteration != nil {
-				s.opts.OnIteration(recs[i])
-			}
-			s.cbMu.Unlock()
-		}
-	}
+	l := newLocalEngine(s, obj, evalCtx)
 	// A process stopped between finishing an iteration's batch and storing
 	// its record: make the record now (nothing newer was asked, so the data
 	// are those the record describes).
@@ -146,34 +139,15 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 		s.mu.Unlock()
 		recs, err := s.report(evalCtx, obj, ts)
 		if err != nil {
-			return s.result(ctx, start, last), err
+			return s.result(ctx, start, l.last), err
 		}
-		emit(recs)
+		l.emit(recs)
 	}
-	for ctx.Err() == nil {
-		batch := s.InFlight()
-		if len(batch) == 0 {
-			if s.Done() {
-				break
-			}
-			var err error
-			if batch, err = s.Ask(ctx, 0); err != nil {
-				if ctx.Err() != nil {
-					break
-				}
-				return s.result(ctx, start, last), err
-			}
-		}
-		if err := s.evaluate(ctx, evalCtx, obj, batch); err != nil {
-			return s.result(ctx, start, last), err
-		}
-		recs, err := s.report(evalCtx, obj, batch)
-		if err != nil {
-			return s.result(ctx, start, last), err
-		}
-		emit(recs)
+	e := engine{q: l, p: l, slots: s.opts.Parallel, log: s.log}
+	if err := e.run(ctx, evalCtx); err != nil && ctx.Err() == nil {
+		return s.result(ctx, start, l.last), err
 	}
-	res := s.result(ctx, start, last)
+	res := s.result(ctx, start, l.last)
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("study %q interrupted after %d evaluations: %w", s.name, res.Evaluations, context.Cause(ctx))
 	}

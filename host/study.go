@@ -433,7 +433,31 @@ func (s *Study) Recorded() bool {
 }
 
 func (s *Study) doneLocked() bool {
-	return s.designIssued() == len(s.design) && s.lastIter >= s.opts.Iters && len(s.inFlightLocked()) == 0
+	_, more := s.nextBatchLocked()
+	return !more && len(s.inFlightLocked()) == 0
+}
+
+// nextBatchLocked returns the q to Ask for next under the study's budget,
+// Init + Iters × Batch evaluations (the one budget rule, Run's and the
+// workers'): 0 (all of it) while the initial design has points left, else
+// Batch or what the budget has left if fewer; more is false when the
+// budget is issued. Enqueued and attached trials do not count.
+func (s *Study) nextBatchLocked() (q int, more bool) {
+	design := s.designIssued()
+	if design < len(s.design) {
+		return 0, true
+	}
+	issued := 0
+	for _, t := range s.trials {
+		if t.Iteration >= 1 {
+			issued++
+		}
+	}
+	left := s.opts.Iters*s.opts.Batch - issued
+	if left <= 0 {
+		return 0, false
+	}
+	return min(left, s.opts.Batch), true
 }
 
 // counts returns the numbers of complete and failed trials.

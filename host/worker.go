@@ -102,6 +102,7 @@ type worker struct {
 
 	mu  sync.Mutex
 	res WorkerResult
+	rng *rand.Rand // poll jitter
 }
 
 // RunWorker joins the stored study name as a worker and evaluates its
@@ -160,16 +161,8 @@ func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	}
 	evalCtx, stop := graceContext(ctx, w.grace)
 	defer stop()
-	errs := make(chan error, o.Parallel)
-	for range o.Parallel {
-		go func() { errs <- w.slot(ctx, evalCtx) }()
-	}
-	var first error
-	for range o.Parallel {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-		}
-	}
+	e := engine{q: w, p: w, slots: o.Parallel, transient: true, log: w.log}
+	first := e.run(ctx, evalCtx)
 	w.mu.Lock()
 	res := w.res
 	w.mu.Unlock()
@@ -217,6 +210,7 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 		pool: newPool(opts, log), grace: opts.Grace, attempts: opts.Retries + 1,
 		budget: opts.Init + opts.Iters*opts.Batch, design: opts.Init}
 	w.prop = proposerRole{w: w}
+	w.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	return w, nil
 }
 
@@ -295,69 +289,41 @@ func (w *worker) heartbeat(ctx context.Context) {
 	}
 }
 
-// slot is one evaluation slot: take a trial, evaluate it, report it; when
-// the queue is empty, propose (if this worker is the proposer) or wait.
-func (w *worker) slot(ctx, evalCtx context.Context) error {
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	backoff := time.Duration(0)
-	for ctx.Err() == nil {
-		err := w.step(ctx, evalCtx, rng)
-		if err == nil {
-			backoff = 0
-			continue
-		}
-		if errors.Is(err, errStudyDone) || ctx.Err() != nil {
-			return nil
-		}
-		if !errors.Is(err, store.ErrUnavailable) && !errors.Is(err, store.ErrLocked) {
-			return err
-		}
-		// The database is down or restarting: wait and try again.
-		backoff = min(max(2*backoff, 100*time.Millisecond), 5*time.Second)
-		w.log.Warn().Err(err).Dur("retry_in", backoff).Msg("database unavailable; retrying")
-		select {
-		case <-time.After(backoff):
-		case <-ctx.Done():
-		}
+// take leases the next pending trial of the stored queue, returning lost
+// workers' trials to it when it is empty.
+func (w *worker) take(ctx context.Context) (*Trial, error) {
+	t, err := leaseTrial(ctx, w.db, w.id, w.h, w.o.LeaseTTL)
+	if err == nil && t == nil {
+		w.maybeReclaim(ctx)
 	}
-	return nil
+	return t, err
 }
 
-// errStudyDone ends a slot when the study is complete.
-var errStudyDone = errors.New("study complete")
-
-// step takes and evaluates one trial, or proposes, or waits a poll period.
-func (w *worker) step(ctx, evalCtx context.Context, rng *rand.Rand) error {
-	{
-		t, err := leaseTrial(ctx, w.db, w.id, w.h, w.o.LeaseTTL)
-		if err != nil {
-			return err
-		}
-		if t != nil {
-			return w.evaluate(ctx, evalCtx, t)
-		}
-		w.maybeReclaim(ctx)
-		n, err := w.prop.propose(ctx)
-		if err != nil || n > 0 {
-			return err
-		}
-		done, err := w.studyDone(ctx)
-		if err != nil {
-			return err
-		}
-		if done {
-			w.mu.Lock()
-			w.res.Done = true
-			w.mu.Unlock()
-			return errStudyDone
-		}
-		wait := time.Duration(float64(w.o.Poll) * (0.5 + rng.Float64()))
+// waiter waits a poll period (±50%): other workers change the queue.
+func (w *worker) waiter() func(ctx context.Context) {
+	return func(ctx context.Context) {
+		w.mu.Lock()
+		wait := time.Duration(float64(w.o.Poll) * (0.5 + w.rng.Float64()))
+		w.mu.Unlock()
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
 		}
-		return nil
 	}
+}
+
+// propose is the proposer role's (asynchronous) policy.
+func (w *worker) propose(ctx context.Context) (int, error) { return w.prop.propose(ctx) }
+
+// done reports whether the study is complete (and notes it in the result).
+func (w *worker) done(ctx context.Context) (bool, error) {
+	done, err := w.studyDone(ctx)
+	if done {
+		w.mu.Lock()
+		w.res.Done = true
+		w.mu.Unlock()
+	}
+	return done, err
 }
 
 // studyDone reports whether the whole budget is issued and finished.
