@@ -8,7 +8,8 @@
 // with the point snapped to its bin centre; a space with Categoricals gets
 // the mixed kernel gp.Mixed and the acquisition optimizer's search over
 // choices, acq.MaximizeMixed), evaluates an initial Latin hypercube design,
-// and then repeats, for Options.Iters iterations:
+// and then repeats until its budget, Options.Init + Options.Iters ×
+// Options.Batch evaluations, is finished:
 //
 //  1. standardize the completed values (maximizing: a minimizing objective
 //     is negated) and fit the GP by MAP, warm-started from the previous
@@ -16,7 +17,7 @@
 //  2. ask the acquisition (an acq.Proposer, e.g. "tes-ep") for
 //     Options.Batch points, with the trials still in flight as pending
 //     points; move any point that coincides with an earlier one;
-//  3. evaluate the batch with Options.Parallel workers, each attempt under
+//  3. evaluate the batch in Options.Parallel slots, each attempt under
 //     Options.EvalTimeout, failures retried Options.Retries times with
 //     exponential backoff and then recorded (errors and NaN/Inf values are
 //     failures and never reach the GP);
@@ -51,6 +52,18 @@
 // gives bitwise the same trials, whatever the evaluation order; driving a
 // Study with Ask/Tell gives the same trials as Optimize; and a study resumed
 // after a crash gives the same trials as an uninterrupted one.
+//
+// # One engine
+//
+// Run, RunWorker and Ask/Tell are views of one study state. Run and
+// RunWorker are the same loop (engine.go): evaluation slots take trials
+// from the study's queue, evaluate them in the evaluation pool and report
+// them; a slot that finds the queue empty asks the proposal policy for
+// more. Run is one local worker holding the study's lease, with a
+// synchronous policy (a whole batch only when nothing is in flight, so the
+// trials follow the seed exactly); RunWorker takes trials from the stored
+// queue that workers on any hosts share and proposes asynchronously (the
+// running trials pending). With Ask and Tell the caller is the evaluator.
 //
 // # Storage and resume
 //
@@ -95,10 +108,13 @@
 //  4. Launch.OpenDB opens the database, and Study.create stores the study
 //     and takes its lease (Start runs the study alone, or hands it to
 //     the worker loop, runWorker, on a shared database);
-//  5. Study.Run asks (Study.Ask: fit, propose) and Study.issue stores the
-//     batch's trials (store AddBatch: pending);
-//  6. Study.evaluate runs them (timeouts, retries) and Study.finish stores
-//     each outcome (store FinishTrial: complete or failed).
+//  5. Study.Run runs the engine as one local worker; when nothing is in
+//     flight its policy (localEngine.propose) asks (Study.Ask: fit,
+//     propose) and Study.issue stores the batch's trials (store AddBatch:
+//     pending);
+//  6. the slots take them (localEngine.take), the evaluation pool runs them
+//     (timeouts, retries) and Study.finish stores each outcome (store
+//     FinishTrial: complete or failed).
 //
 // Before this walk the command normalized the options four times,
 // validated them three times, built a throw-away Study to check them and

@@ -143,16 +143,16 @@ type Options struct {
 	// at least BatchGain (see acq.GainRule: 0.02 nats and 5% of the gain
 	// so far by default), up to Batch points (and, in worker mode, the idle
 	// evaluation slots). It needs an acquisition that implements acq.Sizer:
-	// tes, tes-ep, tes-sp. A study run by one process still runs Iters
-	// iterations, so it makes at most Init + Iters × Batch evaluations
-	// (the size never depends on the budget, so a study extended with
-	// more iterations proposes what one run with the larger budget
-	// would); in worker mode the budget stays Init + Iters × Batch
-	// evaluations.
+	// tes, tes-ep, tes-sp. The budget is Init + Iters × Batch evaluations,
+	// by one process or by workers, as for fixed batches: smaller batches
+	// make more than Iters iterations, and the last batch is at most what
+	// the budget has left.
 	AutoBatch bool `json:"auto_batch,omitempty"`
 	// BatchGain is AutoBatch's stopping rule (zero value: its defaults).
 	BatchGain acq.GainRule `json:"batch_gain,omitzero"`
-	// Iters is the number of BO iterations after the initial design (0 → 30).
+	// Iters is the number of BO iterations after the initial design (0 →
+	// 30): the study's budget is Init + Iters × Batch evaluations (the one
+	// budget rule of Run and of workers).
 	Iters int `json:"iters"`
 	// Init is the size of the initial Latin hypercube design (0 → 2, or
 	// none when NoInit is set).

@@ -15,6 +15,9 @@ import (
 // BudgetError is returned by OpenStudy when the new iteration budget
 // (Options.Iters) is below the BO iterations the study has already run:
 // the budget is the study's new total, not a number of iterations to add.
+// The budget counts evaluations (Iters × Batch after the initial design),
+// so with AutoBatch Done is the BO evaluations issued over Batch, rounded
+// up.
 type BudgetError struct {
 	Iters int // the budget asked for
 	Done  int // BO iterations already run
@@ -25,24 +28,26 @@ func (e *BudgetError) Error() string {
 		e.Iters, e.Done, e.Done+e.Iters, e.Iters)
 }
 
-// checkStoredBudget refuses a positive new budget iters below the BO
-// iterations stored study id has run. It only reads: a holder of the
-// study's lease can only add iterations, so a budget refused here stays
-// refused.
-func checkStoredBudget(ctx context.Context, db store.Storage, id int64, iters int) error {
+// checkStoredBudget refuses a positive new budget of iters iterations of
+// batch evaluations below the BO evaluations stored study id has issued.
+// It only reads: a holder of the study's lease can only add trials, so a
+// budget refused here stays refused.
+func checkStoredBudget(ctx context.Context, db store.Storage, id int64, iters, batch int) error {
 	if iters <= 0 {
 		return nil
 	}
-	its, err := db.Iterations(ctx, id)
+	ts, err := db.Trials(ctx, id)
 	if err != nil {
 		return err
 	}
-	done := 0
-	for _, it := range its {
-		done = max(done, it.Iteration)
+	issued := 0
+	for _, t := range ts {
+		if t.Iteration >= 1 {
+			issued++
+		}
 	}
-	if iters < done {
-		return &BudgetError{Iters: iters, Done: done}
+	if iters*batch < issued {
+		return &BudgetError{Iters: iters, Done: (issued + batch - 1) / batch}
 	}
 	return nil
 }

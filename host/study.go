@@ -268,7 +268,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	s.design = s.makeDesign()
 	// Refuse a budget below what has run before the lease, whose taking
 	// writes to the database.
-	if err := checkStoredBudget(ctx, db, row.ID, o.Iters); err != nil {
+	if err := checkStoredBudget(ctx, db, row.ID, o.Iters, opts.Batch); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	// Only the lease's holder may continue the study: take it before

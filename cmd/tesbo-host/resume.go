@@ -37,7 +37,7 @@ database; --iters sets a new total number of BO iterations.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.db, "db", "", "study database: SQLite path or postgres:// URL")
 	fl.StringVar(&f.study, "study", "", "study name")
-	fl.IntVar(&f.iters, "iters", 0, "total BO iterations (default: the study's); on a study workers share, the new budget of all its workers: init + iters × batch evaluations")
+	fl.IntVar(&f.iters, "iters", 0, "total BO iterations (default: the study's): the new budget, init + iters × batch evaluations (on a study workers share, of all its workers)")
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: the study's); on a study workers share, this process's evaluation slots")
 	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per plugin call for this process (the study's own limit still applies)")
 	f.common.register(cmd, "plugins directory (default: the one the study was started with)")

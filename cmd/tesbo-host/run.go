@@ -99,10 +99,10 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.StringVar(&f.objective, "objective", "", "objective to optimize, e.g. synthetic/branin (see 'tesbo-host plugins')")
 	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin")
 	fl.StringVar(&f.batchArg, "batch", strconv.Itoa(host.DefaultBatch), batchFlagHelp())
-	fl.IntVar(&f.batchMax, "batch-max", host.DefaultBatchMax, "with --batch auto: the largest batch (and, in worker mode, at most the idle evaluation slots)")
+	fl.IntVar(&f.batchMax, "batch-max", host.DefaultBatchMax, "with --batch auto: the largest batch (and, in worker mode, at most the idle evaluation slots); the budget is init + iters × batch-max evaluations")
 	fl.Float64Var(&f.minGain, "batch-min-gain", acq.DefaultMinGain, "with --batch auto: one more point must add at least this information gain about the maximizer, in nats")
 	fl.Float64Var(&f.relGain, "batch-rel-gain", acq.DefaultRelGain, "with --batch auto: one more point must add at least this fraction of the batch's information gain so far")
-	fl.IntVar(&f.iters, "iters", host.DefaultIters, fmt.Sprintf("BO iterations after the initial design (init + iters × batch at most %d trials)", host.MaxTrials))
+	fl.IntVar(&f.iters, "iters", host.DefaultIters, fmt.Sprintf("BO iterations after the initial design: the budget is init + iters × batch evaluations (with --batch auto, batch is --batch-max), at most %d trials", host.MaxTrials))
 	// Default 0 is not shown by --help; the usage text states the real one.
 	fl.IntVar(&f.init, "init", 0, "initial design size (default 2 for synthetic/* objectives, 10 for others, at most the points of an integer space)")
 	fl.IntVar(&f.trusted, "trusted", 0, fmt.Sprintf("number of trusted maximizers |X*| (default max(5, batch), at most %d)", host.MaxTrusted))
