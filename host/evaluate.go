@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -36,17 +35,17 @@ func graceContext(ctx context.Context, grace time.Duration) (context.Context, fu
 	return ectx, func() { close(done); cancel(context.Canceled) }
 }
 
-// pool is the evaluation pool: it runs trials Parallel at a time, each
-// attempt under the evaluation limit, with a panic, an error or a NaN/Inf
-// value contained as a failed attempt, and failed attempts retried with
-// exponential backoff. What it records goes through a recorder: the study
-// itself for Run, the trial queue for a worker.
+// pool is the evaluation pool the engine's slots (engine.go) run trials
+// in: each attempt under the evaluation limit, with a panic, an error or a
+// NaN/Inf value contained as a failed attempt. A single process retries a
+// failed attempt in place with exponential backoff (evalTrial, recording
+// through the study); a worker makes one attempt per lease (call) and the
+// stored queue retries.
 type pool struct {
-	parallel int
-	timeout  time.Duration // per attempt (Options.EvalTimeout; 0: none)
-	retries  int
-	backoff  time.Duration
-	log      zerolog.Logger
+	timeout time.Duration // per attempt (Options.EvalTimeout; 0: none)
+	retries int
+	backoff time.Duration
+	log     zerolog.Logger
 }
 
 // recorder stores the progress of evaluations.
@@ -59,7 +58,7 @@ type recorder interface {
 
 // newPool is the evaluation pool of a study with normalized options o.
 func newPool(o Options, log zerolog.Logger) pool {
-	return pool{parallel: o.Parallel, timeout: o.EvalTimeout, retries: o.Retries, backoff: o.RetryBackoff, log: log}
+	return pool{timeout: o.EvalTimeout, retries: o.Retries, backoff: o.RetryBackoff, log: log}
 }
 
 // valueError is the one rule for what counts as a failure: an error, or a
@@ -69,47 +68,6 @@ func valueError(r sdk.Result, err error) error {
 		return fmt.Errorf("objective returned %v", r.Value)
 	}
 	return err
-}
-
-// evaluate runs the study's batch in its evaluation pool.
-func (s *Study) evaluate(ctx, evalCtx context.Context, obj sdk.Objective, batch []Trial) error {
-	return newPool(s.opts, s.log).evaluate(ctx, evalCtx, obj, batch, s)
-}
-
-// evaluate runs the batch on p.parallel workers. Only storage errors
-// are returned; evaluation errors become failed trials.
-func (p pool) evaluate(ctx, evalCtx context.Context, obj sdk.Objective, batch []Trial, rec recorder) error {
-	jobs := make(chan Trial)
-	var wg sync.WaitGroup
-	var errMu sync.Mutex
-	var firstErr error
-	workers := min(p.parallel, len(batch))
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range jobs {
-				if err := p.evalTrial(ctx, evalCtx, obj, t, rec); err != nil {
-					errMu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					errMu.Unlock()
-				}
-			}
-		}()
-	}
-feed:
-	for _, t := range batch {
-		select {
-		case jobs <- t:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	return firstErr
 }
 
 // maxNeighbourReruns bounds the re-runs of one trial whose evaluation was

@@ -46,8 +46,12 @@ func (l *localEngine) emit(recs []Record) {
 	}
 }
 
-// take returns the first trial in flight that no slot has taken.
-func (l *localEngine) take(context.Context) (*Trial, error) {
+// take returns the first trial in flight that no slot has taken (none
+// once ctx has ended: the trials left stay in flight for a later Run).
+func (l *localEngine) take(ctx context.Context) (*Trial, error) {
+	if ctx.Err() != nil {
+		return nil, nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := l.s
