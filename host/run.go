@@ -86,8 +86,9 @@ type Result struct {
 	StudyTime time.Duration
 }
 
-// Optimize runs a new study of obj with options o until o.Iters BO
-// iterations are done or ctx is cancelled; see Study.Run.
+// Optimize runs a new study of obj with options o until its budget (the
+// initial design plus o.Iters × o.Batch evaluations) is finished or ctx is
+// cancelled; see Study.Run.
 func Optimize(ctx context.Context, obj sdk.Objective, o Options) (*Result, error) {
 	info, err := obj.Info(ctx)
 	if err != nil {
