@@ -413,8 +413,9 @@ func (s *Study) Iteration() int {
 	return s.lastIter
 }
 
-// Done reports whether the study has issued its whole initial design and
-// all its iterations and has nothing in flight.
+// Done reports whether the study has issued its whole budget (the initial
+// design and Options.Iters × Options.Batch evaluations) and has nothing in
+// flight.
 func (s *Study) Done() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
