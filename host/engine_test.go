@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Run is the engine as one local worker with the synchronous policy: with
@@ -27,6 +28,7 @@ func TestRunEngineSynchronous(t *testing.T) {
 	}
 	defer s.Close()
 	obj := funcObjective{info: unitInfo(2), f: func(_ context.Context, x []float64) (float64, error) {
+		time.Sleep(2 * time.Millisecond) // the other slots run meanwhile
 		ts := s.Trials()
 		i := slices.IndexFunc(ts, func(tr Trial) bool { return slices.Equal(tr.X, x) })
 		mu.Lock()
