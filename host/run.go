@@ -149,7 +149,7 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 		}
 		l.emit(recs)
 	}
-	e := engine{q: l, p: l, slots: s.opts.Parallel, log: s.log}
+	e := engine{q: l, p: l, slots: max(s.opts.Parallel, 1), log: s.log}
 	if err := e.run(ctx, evalCtx); err != nil && ctx.Err() == nil {
 		return s.result(ctx, start, l.last), err
 	}
