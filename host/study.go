@@ -438,6 +438,12 @@ func (s *Study) doneLocked() bool {
 	return !more && len(s.inFlightLocked()) == 0
 }
 
+// evaluationBudget is the one budget rule of Run and of workers: a study
+// with an initial design of design points makes design + iters × batch
+// evaluations (with AutoBatch, batch is the largest batch, so smaller
+// batches make more iterations).
+func evaluationBudget(design, iters, batch int) int { return design + iters*batch }
+
 // nextBatchLocked returns the q to Ask for next under the study's budget,
 // Init + Iters × Batch evaluations (the one budget rule, Run's and the
 // workers'): 0 (all of it) while the initial design has points left, else
@@ -448,13 +454,13 @@ func (s *Study) nextBatchLocked() (q int, more bool) {
 	if design < len(s.design) {
 		return 0, true
 	}
-	issued := 0
+	issued := len(s.design)
 	for _, t := range s.trials {
 		if t.Iteration >= 1 {
 			issued++
 		}
 	}
-	left := s.opts.Iters*s.opts.Batch - issued
+	left := evaluationBudget(len(s.design), s.opts.Iters, s.opts.Batch) - issued
 	if left <= 0 {
 		return 0, false
 	}

@@ -209,7 +209,7 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	}
 	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj,
 		pool: newPool(opts, log), grace: opts.Grace, attempts: opts.Retries + 1,
-		budget: opts.Init + opts.Iters*opts.Batch, design: opts.Init}
+		budget: evaluationBudget(opts.Init, opts.Iters, opts.Batch), design: opts.Init}
 	w.prop = proposerRole{w: w}
 	w.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	return w, nil
@@ -349,7 +349,7 @@ func (w *worker) refreshBudget(ctx context.Context) (int, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.budget = w.design + o.Iters*o.Batch
+	w.budget = evaluationBudget(w.design, o.Iters, o.Batch)
 	return w.budget, nil
 }
 
@@ -418,7 +418,7 @@ func setWorkerBudget(ctx context.Context, db store.Storage, name string, iters i
 			design++
 		}
 	}
-	if budget := max(design, o.Init) + iters*o.Batch; budget < len(ts) {
+	if budget := evaluationBudget(max(design, o.Init), iters, o.Batch); budget < len(ts) {
 		return fmt.Errorf("study %q has issued %d trials, more than the %d of a budget of %d iterations × batch %d (plus its initial design): the budget is the new total, not a number to add", name, len(ts), budget, iters, o.Batch)
 	}
 	settings, err := encodeSettings(o, st.Info)
