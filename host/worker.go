@@ -17,9 +17,9 @@ import (
 
 // Worker mode: any number of processes, on any hosts, work on one stored
 // study (typically on PostgreSQL). Each runs RunWorker, the engine of
-// engine.go on the stored queue: it takes trials
-// from the study's queue (store.QueueStore.LeaseTrial), evaluates them and reports
-// their outcomes. When the queue is empty, one of them — the holder of the
+// engine.go on the stored queue: it takes trials from the study's queue
+// (store.QueueStore.LeaseTrial), evaluates them and reports their
+// outcomes. When the queue is empty, one of them — the holder of the
 // study's lease, which makes it the proposer; another worker takes the
 // lease over when the proposer dies — proposes as many new points as there
 // are idle evaluation slots over all live workers (at most Options.Batch),
