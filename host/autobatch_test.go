@@ -152,6 +152,9 @@ func TestAutoBatchResumeExact(t *testing.T) {
 		}
 		db.Close()
 		sameTrials(t, want.Trials, reopenAndRun(t, path, 4))
+		// Its budget of 4 iterations took 5: reopened with that budget
+		// again, it is complete, not below the iterations run.
+		sameTrials(t, want.Trials, reopenAndRun(t, path, 4))
 	})
 }
 
