@@ -104,7 +104,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.Float64Var(&f.relGain, "batch-rel-gain", acq.DefaultRelGain, "with --batch auto: one more point must add at least this fraction of the batch's information gain so far")
 	fl.IntVar(&f.iters, "iters", host.DefaultIters, fmt.Sprintf("BO iterations after the initial design: the budget is init + iters × batch evaluations (with --batch auto, batch is --batch-max), at most %d trials", host.MaxTrials))
 	// Default 0 is not shown by --help; the usage text states the real one.
-	fl.IntVar(&f.init, "init", 0, "initial design size (default 2 for synthetic/* objectives, 10 for others, at most the points of an integer space)")
+	fl.IntVar(&f.init, "init", 0, "initial design size (default: the design the objective declares in its Info, 2 for synthetic/* objectives, else 10; at most the points of an integer space)")
 	fl.IntVar(&f.trusted, "trusted", 0, fmt.Sprintf("number of trusted maximizers |X*| (default max(5, batch), at most %d)", host.MaxTrusted))
 	fl.Uint64Var(&f.seed, "seed", 1, "study seed: the same seed gives the same trials")
 	fl.Float64Var(&f.noiseVar, "noise-var", host.DefaultNoiseVar, "observation-noise variance benchmark objectives add (sent as param noise_var)")

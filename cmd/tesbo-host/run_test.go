@@ -139,7 +139,7 @@ func TestRunHelp(t *testing.T) {
 			initLine = l
 		}
 	}
-	if !strings.Contains(initLine, "default 2 for synthetic/*") || strings.Contains(initLine, "(default -") {
+	if !strings.Contains(initLine, "the objective declares") || !strings.Contains(initLine, "2 for synthetic/*") || strings.Contains(initLine, "(default -") {
 		t.Fatalf("--init help: %q", initLine)
 	}
 	for _, want := range []string{"--recommend", "the paper's x̄", "extra", "evaluation outside the budget"} {

@@ -48,6 +48,12 @@ var rules = []rule{
 	{dir: "serve", not: above("serve"), skipTests: true, why: layers},
 	{dir: "bench", not: above("bench"), skipTests: true, why: layers},
 	{
+		dir:       "cmd/tesbo-host",
+		not:       []string{"store"},
+		skipTests: true, // tests look inside databases
+		why:       "the CLI reaches study databases through host (host.Storage), so storage stays host's business",
+	},
+	{
 		dir:       "plugins",
 		not:       []string{"host", "bench", "serve", "cmd"},
 		skipTests: true, // end-to-end tests may load a plugin through host/loader
