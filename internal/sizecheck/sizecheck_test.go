@@ -26,8 +26,7 @@ const (
 // function), with why. Delete an entry once its code is split; the test
 // fails on an entry that no longer matches anything, so the list cannot go
 // stale.
-var allowed = map[string]string{
-}
+var allowed = map[string]string{}
 
 // violation is a file or function over its bound.
 type violation struct {
