@@ -21,10 +21,9 @@ const (
 )
 
 // LocalAutoMin is the number of completed trials from which ModelAuto
-// uses the local model. An exact iteration (fit + a |B| = 20 TES_ep
-// proposal, d = 6) took ~9 s of CPU at n = 2000 and minutes at n = 4000
-// on the 2-core test machine (README, GP at scale), a local one with the
-// default 500 points about 2 s at any n.
+// uses the local model: past it an exact iteration's cost grows with n³
+// while a local one's stays that of DefaultLocalPoints trials (the
+// timings are in docs/results/README.md, "Measurements behind the code").
 const LocalAutoMin = 2500
 
 // DefaultLocalPoints is the local model's number of trials when

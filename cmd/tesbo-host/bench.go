@@ -49,12 +49,8 @@ type benchFlags struct {
 	changed func(name string) bool
 }
 
-func newBenchCmd() *cobra.Command {
-	var f benchFlags
-	cmd := &cobra.Command{
-		Use:   "bench --problems a,b --acqs x,y --seeds N --iters N [--batch N] --out DIR",
-		Short: "Run benchmark suites (every problem × acquisition × batch × seed) and write their results",
-		Long: `Run every combination of --problems × --acqs × --batch × --seeds through the
+// benchLong is the help text of bench.
+const benchLong = `Run every combination of --problems × --acqs × --batch × --seeds through the
 same BO loop as 'run' (in-process, --jobs runs at a time) and write to --out:
 
   studies.db   every run as a study (resumable)
@@ -116,8 +112,15 @@ with |X*| = --trusted (default 5) and maximize α for every --batch size
 Examples:
   tesbo-host bench --problems synthetic/branin --acqs ei,random --seeds 1 --iters 3 --out /tmp/smoke
   tesbo-host bench --problems synthetic/gpsample --acqs tes-ep,tes-sp,ei,ucb,mes,pes \
-      --seeds 10 --iters 50 --jobs 2 --out results/fig5a`,
-		Args: cobra.NoArgs,
+      --seeds 10 --iters 50 --jobs 2 --out results/fig5a`
+
+func newBenchCmd() *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "bench --problems a,b --acqs x,y --seeds N --iters N [--batch N] --out DIR",
+		Short: "Run benchmark suites (every problem × acquisition × batch × seed) and write their results",
+		Long:  benchLong,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.changed = cmd.Flags().Changed
 			return runBench(cmd, &f)

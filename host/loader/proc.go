@@ -2,8 +2,6 @@ package loader
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -125,29 +123,10 @@ func (p *proc) replay(ctx context.Context, s *session) error {
 // start launches the process and completes the handshake and Describe.
 func (p *proc) start(ctx context.Context) (*session, error) {
 	u, r := p.u, p.u.r
-	if err := u.verifySource(); err != nil {
-		return nil, err
-	}
-	cmd, err := u.command(ctx)
+	cmd, secure, err := u.startCommand(ctx)
 	if err != nil {
 		return nil, err
 	}
-	env := pluginEnv(os.Environ(), r.opts.envDeny(), r.opts.EnvAllow)
-	cmd.Env = append(env, cmd.Env...)
-	if lim := r.opts.MemoryLimit; lim > 0 {
-		// Later entries win: the limit overrides a GOMEMLIMIT of the host's.
-		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMEMLIMIT=%d", lim/10*9))
-	}
-
-	var secure *plugin.SecureConfig
-	if want := u.pin; want != "" && u.source == SourceExecutable {
-		sum, err := hex.DecodeString(want)
-		if err != nil || len(sum) != sha256.Size {
-			return nil, &Error{Plugin: u.name, Op: "start", Cause: ErrChecksum, Err: fmt.Errorf("checksum %q is not 64 hex digits", want)}
-		}
-		secure = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
-	}
-
 	grp, err := newProcGroup(cmd)
 	if err != nil {
 		r.log.Warn().Str("plugin", u.name).Err(err).Msg("the plugin's children may outlive a killed host")
@@ -156,32 +135,7 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	p.gen++
 	name := u.name
 	stderr := newTail(40)
-	logger := r.opts.logger().With().Str("plugin", name).Logger()
-	// Not Managed: go-plugin's managed clients live in a process-wide list
-	// that is never pruned (one entry per restart) and that CleanupClients
-	// kills wholesale, other registries' plugins included. The registry owns
-	// its processes instead: a restart kills the old client, Close kills
-	// every current one, and on Linux the group's watcher (procGroup) kills
-	// them if the host dies without Close.
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  pluginwire.Handshake,
-		VersionedPlugins: pluginwire.ClientSets(),
-		Cmd:              cmd,
-		SecureConfig:     secure,
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		AutoMTLS:         true,
-		SkipHostEnv:      true,
-		StartTimeout:     r.opts.startTimeout(),
-		Logger:           hclogBridge(r.opts.logger(), name),
-		Stderr:           stderr,
-		SyncStdout: &lineLogger{emit: func(line string) {
-			logger.Warn().Str("stdout", line).Msg("plugin wrote to stdout (ignored; plugins should log to stderr)")
-		}},
-		SyncStderr: &lineLogger{emit: func(line string) {
-			stderr.add(line)
-			logger.Info().Str("stderr", line).Msg("plugin stderr")
-		}},
-	})
+	client := r.newClient(name, cmd, secure, stderr)
 	s := &session{gen: p.gen, client: client, cmd: cmd, grp: grp, stderr: stderr}
 	fail := func(cause error, err error) (*session, error) {
 		// Kill returns once the process is reaped and its output drained,
