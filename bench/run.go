@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -222,58 +221,6 @@ func (s *Suite) prepare(ctx context.Context) (map[string]map[string]string, erro
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	return params, nil
-}
-
-// resolveParams merges each problem's own parameters with the suite's
-// (for objectives that accept them) and checks them on a probe instance, so
-// that a bad parameter stops the suite before any run starts.
-func (s *Suite) resolveParams(ctx context.Context) (map[string]map[string]string, error) {
-	out := map[string]map[string]string{}
-	used := map[string]bool{}
-	for _, p := range s.Problems {
-		obj, _, err := s.opener()(ctx, p.Name)
-		if err != nil {
-			return nil, err
-		}
-		params := map[string]string{}
-		for k, v := range p.Params {
-			if k != KeyNoiseVar {
-				params[k] = v
-			}
-		}
-		keyed, hasKeys := obj.(interface{ Keys() []string })
-		for k, v := range s.Params {
-			if _, own := params[k]; own {
-				continue // the problem's own value wins
-			}
-			if hasKeys && !slices.Contains(keyed.Keys(), k) {
-				continue
-			}
-			params[k] = v
-			used[k] = true
-		}
-		for k := range p.Params {
-			used[k] = true
-		}
-		o := s.studyOptions(runSpec{Problem: p, Batch: 1}, params)
-		if err := host.ConfigureObjective(ctx, obj, p.Name, o); err != nil {
-			return nil, fmt.Errorf("problem %s: %w", p.Label(), err)
-		}
-		info, err := obj.Info(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("problem %s: info: %w", p.Label(), err)
-		}
-		if info.Optimum == nil {
-			s.Logger.Warn().Str("problem", p.Label()).Msg("objective declares no optimum f*: its regret columns stay empty")
-		}
-		out[p.Label()] = params
-	}
-	for k := range s.Params {
-		if !used[k] {
-			return nil, fmt.Errorf("parameter %s is accepted by none of the problems", k)
-		}
-	}
-	return out, nil
 }
 
 // studyOptions are the host options of one run (without DB and callbacks).

@@ -11,6 +11,18 @@ import (
 	"github.com/tesbo/tesbo/sdk"
 )
 
+// Keyed is a problem that lists the parameters its Configure accepts, so
+// that a harness applying one set of parameters to many problems (tesbo-host
+// bench --param) gives each problem only the keys it knows.
+type Keyed interface {
+	Keys() []string
+}
+
+var (
+	_ Keyed = (*synthetic.Objective)(nil)
+	_ Keyed = (*usersuite.Objective)(nil)
+)
+
 // New opens the problem called name, a new instance per call:
 // synthetic/<name> (package synthetic, with its parameters unset: the
 // caller configures them), the user suite's user/<name> and the mixed
