@@ -62,20 +62,78 @@ func (e *LeaseHeldError) Error() string {
 		e.Study, host, e.PID, e.Since.Local().Format(time.RFC3339), left)
 }
 
-// dbLease is DB's Lease: a row of the leases table.
-type dbLease struct {
-	base     *DB // the database without a fence (leases fence through it)
-	view     *DB
+// leaseState is what a Lease knows of itself, whichever storage keeps its
+// row: the holder, the study, when it lapses and whether it was given up.
+type leaseState struct {
 	studyID  int64
 	study    string
 	holder   Holder
 	ttl      time.Duration
-	acquired time.Time
-	previous *Holder
+	previous *Holder // the holder taken over, if any
 
 	mu       sync.Mutex
 	expires  time.Time
 	released bool
+}
+
+// Holder returns who holds the lease.
+func (l *leaseState) Holder() Holder { return l.holder }
+
+// TTL returns how long the lease lasts after each renewal.
+func (l *leaseState) TTL() time.Duration { return l.ttl }
+
+// Expires returns when the lease lapses unless renewed.
+func (l *leaseState) Expires() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.expires
+}
+
+// TookOver returns the holder whose lease AcquireLease took over (it had
+// expired or its process was gone), if any.
+func (l *leaseState) TookOver() (Holder, bool) {
+	if l.previous == nil {
+		return Holder{}, false
+	}
+	return *l.previous, true
+}
+
+func (l *leaseState) renewed(exp time.Time) {
+	l.mu.Lock()
+	l.expires = exp
+	l.mu.Unlock()
+}
+
+func (l *leaseState) release() {
+	l.mu.Lock()
+	l.released = true
+	l.mu.Unlock()
+}
+
+func (l *leaseState) isReleased() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.released
+}
+
+// lostTo is the ErrLeaseLost error of a lease whose study's lease row is
+// now cur (nil: no row): who has the study now, if anyone.
+func (l *leaseState) lostTo(cur *leaseRow) error {
+	if l.isReleased() {
+		return fmt.Errorf("%w: this process released study %q", ErrLeaseLost, l.study)
+	}
+	if cur == nil || cur.holder == l.holder.ID {
+		return fmt.Errorf("%w: study %q has no holder (was the lease row deleted?)", ErrLeaseLost, l.study)
+	}
+	return fmt.Errorf("%w: host %s pid %d took study %q over at %s (this process did not renew its lease in time)",
+		ErrLeaseLost, cur.host, cur.pid, l.study, time.Unix(0, cur.acquired).Local().Format(time.RFC3339))
+}
+
+// dbLease is DB's Lease: a row of the leases table.
+type dbLease struct {
+	leaseState
+	base *DB // the database without a fence (leases fence through it)
+	view *DB
 }
 
 // leaseRow is a row of the leases table.
@@ -132,7 +190,7 @@ func (d *DB) AcquireLease(ctx context.Context, studyID int64, h Holder, ttl time
 		return nil, fmt.Errorf("acquire lease: need a holder ID and a positive TTL")
 	}
 	base := &DB{conn: d.conn}
-	l := &dbLease{base: base, studyID: studyID, holder: h, ttl: ttl}
+	l := &dbLease{base: base, leaseState: leaseState{studyID: studyID, holder: h, ttl: ttl}}
 	l.view = &DB{conn: d.conn, fence: l}
 	err := base.tx(ctx, func(tx *sqlTx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT name FROM studies WHERE id=?`, studyID).Scan(&l.study); err != nil {
@@ -152,7 +210,7 @@ func (d *DB) AcquireLease(ctx context.Context, studyID int64, h Holder, ttl time
 			}
 			l.previous = &Holder{ID: cur.holder, Host: cur.host, PID: cur.pid}
 		}
-		l.acquired, l.expires = now, now.Add(ttl)
+		l.expires = now.Add(ttl)
 		_, err = tx.ExecContext(ctx,
 			`INSERT INTO leases(study_id, scope, holder, host, pid, acquired_at, heartbeat_at, expires_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -203,28 +261,6 @@ func (d *DB) CheckLease(ctx context.Context, studyID int64) error {
 // holder does. Reads are not affected.
 func (l *dbLease) Storage() Storage { return l.view }
 
-// Holder returns who holds the lease.
-func (l *dbLease) Holder() Holder { return l.holder }
-
-// TTL returns how long the lease lasts after each renewal.
-func (l *dbLease) TTL() time.Duration { return l.ttl }
-
-// Expires returns when the lease lapses unless renewed.
-func (l *dbLease) Expires() time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.expires
-}
-
-// TookOver returns the holder whose lease AcquireLease took over (it had
-// expired or its process was gone), if any.
-func (l *dbLease) TookOver() (Holder, bool) {
-	if l.previous == nil {
-		return Holder{}, false
-	}
-	return *l.previous, true
-}
-
 // Renew extends the lease by its TTL from now. It retries on a locked
 // database like the other writes of a running study. A lease that was
 // taken over or released gives an error wrapping ErrLeaseLost.
@@ -247,18 +283,14 @@ func (l *dbLease) Renew(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("renew lease on study %q: %w", l.study, err)
 	}
-	l.mu.Lock()
-	l.expires = exp
-	l.mu.Unlock()
+	l.renewed(exp)
 	return nil
 }
 
 // Release gives the study up (it does nothing when the lease was already
 // lost). Writes through DB fail afterwards.
 func (l *dbLease) Release(ctx context.Context) error {
-	l.mu.Lock()
-	l.released = true
-	l.mu.Unlock()
+	l.release()
 	err := l.base.tx(ctx, func(tx *sqlTx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE study_id=? AND scope=? AND holder=?`,
 			l.studyID, scopeStudy, l.holder.ID)
@@ -285,19 +317,12 @@ func (l *dbLease) check(ctx context.Context, tx *sqlTx) error {
 
 // lost builds the ErrLeaseLost error: who has the study now, if anyone.
 func (l *dbLease) lost(ctx context.Context, tx *sqlTx) error {
-	l.mu.Lock()
-	released := l.released
-	l.mu.Unlock()
-	if released {
-		return fmt.Errorf("%w: this process released study %q", ErrLeaseLost, l.study)
+	if l.isReleased() {
+		return l.lostTo(nil)
 	}
 	cur, err := readLease(ctx, tx, l.studyID)
 	if err != nil {
 		return err
 	}
-	if cur == nil || cur.holder == l.holder.ID {
-		return fmt.Errorf("%w: study %q has no holder (was the lease row deleted?)", ErrLeaseLost, l.study)
-	}
-	return fmt.Errorf("%w: host %s pid %d took study %q over at %s (this process did not renew its lease in time)",
-		ErrLeaseLost, cur.host, cur.pid, l.study, time.Unix(0, cur.acquired).Local().Format(time.RFC3339))
+	return l.lostTo(cur)
 }

@@ -3,23 +3,14 @@ package store
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 )
 
 // memLease is Memory's Lease: the study's lease row, kept as DB keeps it.
 type memLease struct {
-	m        *memData
-	view     *Memory
-	studyID  int64
-	study    string
-	holder   Holder
-	ttl      time.Duration
-	previous *Holder
-
-	mu       sync.Mutex
-	expires  time.Time
-	released bool
+	leaseState
+	m    *memData
+	view *Memory
 }
 
 // AcquireLease is DB.AcquireLease.
@@ -27,7 +18,7 @@ func (d *Memory) AcquireLease(ctx context.Context, studyID int64, h Holder, ttl 
 	if ttl <= 0 || h.ID == "" {
 		return nil, fmt.Errorf("acquire lease: need a holder ID and a positive TTL")
 	}
-	l := &memLease{m: d.m, studyID: studyID, holder: h, ttl: ttl}
+	l := &memLease{m: d.m, leaseState: leaseState{studyID: studyID, holder: h, ttl: ttl}}
 	l.view = &Memory{m: d.m, fence: l}
 	err := d.read(ctx, func() error {
 		s := d.m.byID(studyID)
@@ -73,27 +64,6 @@ func (d *Memory) CheckLease(ctx context.Context, studyID int64) error {
 // Storage is dbLease.Storage: the Memory with writes fenced by l.
 func (l *memLease) Storage() Storage { return l.view }
 
-// Holder returns who holds the lease.
-func (l *memLease) Holder() Holder { return l.holder }
-
-// TTL returns how long the lease lasts after each renewal.
-func (l *memLease) TTL() time.Duration { return l.ttl }
-
-// Expires returns when the lease lapses unless renewed.
-func (l *memLease) Expires() time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.expires
-}
-
-// TookOver returns the holder whose lease was taken over, if any.
-func (l *memLease) TookOver() (Holder, bool) {
-	if l.previous == nil {
-		return Holder{}, false
-	}
-	return *l.previous, true
-}
-
 // Renew is dbLease.Renew.
 func (l *memLease) Renew(ctx context.Context) error {
 	var exp time.Time
@@ -110,17 +80,13 @@ func (l *memLease) Renew(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("renew lease on study %q: %w", l.study, err)
 	}
-	l.mu.Lock()
-	l.expires = exp
-	l.mu.Unlock()
+	l.renewed(exp)
 	return nil
 }
 
 // Release is dbLease.Release.
 func (l *memLease) Release(ctx context.Context) error {
-	l.mu.Lock()
-	l.released = true
-	l.mu.Unlock()
+	l.release()
 	err := (&Memory{m: l.m}).read(ctx, func() error {
 		if s := l.m.byID(l.studyID); s != nil && s.lease != nil && s.lease.holder == l.holder.ID {
 			s.lease = nil
@@ -144,19 +110,9 @@ func (l *memLease) check() error {
 
 // lost is dbLease.lost, called with the Memory locked.
 func (l *memLease) lost() error {
-	l.mu.Lock()
-	released := l.released
-	l.mu.Unlock()
-	if released {
-		return fmt.Errorf("%w: this process released study %q", ErrLeaseLost, l.study)
-	}
 	var cur *leaseRow
 	if s := l.m.byID(l.studyID); s != nil {
 		cur = s.lease
 	}
-	if cur == nil || cur.holder == l.holder.ID {
-		return fmt.Errorf("%w: study %q has no holder (was the lease row deleted?)", ErrLeaseLost, l.study)
-	}
-	return fmt.Errorf("%w: host %s pid %d took study %q over at %s (this process did not renew its lease in time)",
-		ErrLeaseLost, cur.host, cur.pid, l.study, time.Unix(0, cur.acquired).Local().Format(time.RFC3339))
+	return l.lostTo(cur)
 }
