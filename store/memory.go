@@ -155,21 +155,10 @@ func (d *Memory) AddBatch(ctx context.Context, studyID int64, it Iteration, tria
 		ids, slots := map[int]bool{}, map[[2]int]bool{}
 		for i := range trials {
 			t := &trials[i]
-			if t.Status == "" {
-				t.Status = Pending
-			}
-			if t.Status.Done() {
-				return fmt.Errorf("trial %d: new trials must be pending or running", t.ID)
-			}
-			x, err := encodeFloats(t.X)
+			x, u, err := newTrialRow(t, now)
 			if err != nil {
-				return fmt.Errorf("trial %d: x: %w", t.ID, err)
+				return err
 			}
-			u, err := encodeFloats(t.U)
-			if err != nil {
-				return fmt.Errorf("trial %d: u: %w", t.ID, err)
-			}
-			t.CreatedAt = now
 			slot := [2]int{t.Iteration, t.Index}
 			if s.trials[t.ID] != nil || ids[t.ID] || slots[slot] || s.hasSlot(slot) {
 				return fmt.Errorf("trial %d: %w: the ID or (iteration, index) is taken", t.ID, ErrConflict)

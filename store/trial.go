@@ -68,6 +68,26 @@ func nanos(t time.Time) any {
 	return t.UnixNano()
 }
 
+// newTrialRow checks a trial AddBatch is given (pending or running;
+// Status "" means pending), stamps its creation
+// time and encodes its points for storage.
+func newTrialRow(t *Trial, now time.Time) (x, u string, err error) {
+	if t.Status == "" {
+		t.Status = Pending
+	}
+	if t.Status.Done() {
+		return "", "", fmt.Errorf("trial %d: new trials must be pending or running", t.ID)
+	}
+	if x, err = encodeFloats(t.X); err != nil {
+		return "", "", fmt.Errorf("trial %d: x: %w", t.ID, err)
+	}
+	if u, err = encodeFloats(t.U); err != nil {
+		return "", "", fmt.Errorf("trial %d: u: %w", t.ID, err)
+	}
+	t.CreatedAt = now
+	return x, u, nil
+}
+
 // AddBatch records iteration it (unless a row for it exists already, e.g.
 // an initial design issued in several parts) and its proposed trials in one
 // transaction. Trial IDs are the caller's; an ID or (iteration, index)
@@ -97,21 +117,10 @@ func (d *DB) AddBatch(ctx context.Context, studyID int64, it Iteration, trials [
 		defer stmt.Close()
 		for i := range trials {
 			t := &trials[i]
-			if t.Status == "" {
-				t.Status = Pending
-			}
-			if t.Status.Done() {
-				return fmt.Errorf("trial %d: new trials must be pending or running", t.ID)
-			}
-			x, err := encodeFloats(t.X)
+			x, u, err := newTrialRow(t, now)
 			if err != nil {
-				return fmt.Errorf("trial %d: x: %w", t.ID, err)
+				return err
 			}
-			u, err := encodeFloats(t.U)
-			if err != nil {
-				return fmt.Errorf("trial %d: u: %w", t.ID, err)
-			}
-			t.CreatedAt = now
 			if _, err := stmt.ExecContext(ctx, studyID, t.ID, t.Iteration, t.Index, x, u, string(t.Status), now.UnixNano()); err != nil {
 				return fmt.Errorf("trial %d: %w", t.ID, err)
 			}
