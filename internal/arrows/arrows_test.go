@@ -5,12 +5,13 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // module is the import path of the repository's module.
@@ -91,7 +92,7 @@ func under(p, rel string) bool {
 
 // TestArrows fails for every import that breaks a rule.
 func TestArrows(t *testing.T) {
-	root := repoRoot(t)
+	root := testenv.RepoRoot(t)
 	for _, r := range rules {
 		imports, err := moduleImports(filepath.Join(root, filepath.FromSlash(r.dir)))
 		if err != nil {
@@ -163,23 +164,4 @@ func moduleImports(dir string) ([]fileImport, error) {
 		return out[i].pkg < out[j].pkg
 	})
 	return out, err
-}
-
-// repoRoot is the directory holding go.mod, found upwards from the test's
-// working directory.
-func repoRoot(t *testing.T) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
 }

@@ -6,11 +6,12 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 const (
@@ -42,7 +43,7 @@ func (v violation) String() string {
 // TestSizes fails listing every file and function over its bound that is
 // not in allowed, and every allowed entry that is no longer over.
 func TestSizes(t *testing.T) {
-	root := repoRoot(t)
+	root := testenv.RepoRoot(t)
 	found, err := scan(root)
 	if err != nil {
 		t.Fatal(err)
@@ -66,25 +67,6 @@ func TestSizes(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("%d size violations; split them by idea (files named for their content), or for generated code add the \"Code generated … DO NOT EDIT.\" header:\n\t%s",
 			len(bad), strings.Join(bad, "\n\t"))
-	}
-}
-
-// repoRoot is the directory holding go.mod, found upwards from the test's
-// working directory.
-func repoRoot(t *testing.T) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
 	}
 }
 
