@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -15,24 +10,7 @@ import (
 // evalCLI runs 'tesbo-host eval args' with stdin and returns its outputs.
 func evalCLI(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, append([]string{"eval"}, args...)...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "TESBO_PLUGINS="+pluginsDir)
-	cmd.Stdin = strings.NewReader(stdin)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	r := result{stdout: so.String(), stderr: se.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("eval %v: %v", args, err)
-	}
-	return r
+	return runBinaryInput(t, t.TempDir(), 2*time.Minute, nil, stdin, append([]string{"eval"}, args...)...)
 }
 
 // jsonLines decodes every stdout line.

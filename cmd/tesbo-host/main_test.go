@@ -145,10 +145,19 @@ func cli(t *testing.T, dir string, args ...string) result {
 // timeout, and returns its outputs.
 func runBinary(t *testing.T, dir string, timeout time.Duration, env []string, args ...string) result {
 	t.Helper()
+	return runBinaryInput(t, dir, timeout, env, "", args...)
+}
+
+// runBinaryInput is runBinary with stdin.
+func runBinaryInput(t *testing.T, dir string, timeout time.Duration, env []string, stdin string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binPath, args...)
 	cmd.Dir = dir
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	cmd.Env = append(append(os.Environ(), "TESBO_PLUGINS="+pluginsDir), env...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
