@@ -103,3 +103,10 @@ func TestCheckStudyName(t *testing.T) {
 		t.Fatalf("default name of a long objective: %v", err)
 	}
 }
+
+// An objective may declare any initial design the host accepts as Init.
+func TestMaxInitialDesignIsMaxInit(t *testing.T) {
+	if sdk.MaxInitialDesign != MaxInit {
+		t.Fatalf("sdk.MaxInitialDesign = %d, host.MaxInit = %d", sdk.MaxInitialDesign, MaxInit)
+	}
+}

@@ -110,8 +110,15 @@ func (i Info) Validate() error {
 	if i.Optimum != nil && (math.IsNaN(*i.Optimum) || math.IsInf(*i.Optimum, 0)) {
 		return fmt.Errorf("objective %q: %w: optimum is %v", i.Name, ErrBadSpace, *i.Optimum)
 	}
+	if i.InitialDesign < 0 || i.InitialDesign > MaxInitialDesign {
+		return fmt.Errorf("objective %q: %w: initial design of %d points, want 0 (the host's default) to %d", i.Name, ErrBadSpace, i.InitialDesign, MaxInitialDesign)
+	}
 	return nil
 }
+
+// MaxInitialDesign bounds Info.InitialDesign: the host fits a GP on every
+// evaluation and refuses studies of more than 5000 trials.
+const MaxInitialDesign = 5000
 
 // Space is a search space: the Params of an Info, in order.
 type Space []Param

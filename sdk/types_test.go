@@ -54,6 +54,17 @@ func TestInfoValidate(t *testing.T) {
 	if err := info.Validate(); err != nil || info.Dim() != 1 {
 		t.Fatalf("valid info: %v", err)
 	}
+	for _, n := range []int{-1, MaxInitialDesign + 1} {
+		info.InitialDesign = n
+		if err := info.Validate(); !errors.Is(err, ErrBadSpace) || !strings.Contains(err.Error(), "initial design") {
+			t.Fatalf("initial design %d: %v", n, err)
+		}
+	}
+	info.InitialDesign = MaxInitialDesign
+	if err := info.Validate(); err != nil {
+		t.Fatalf("initial design %d: %v", MaxInitialDesign, err)
+	}
+	info.InitialDesign = 0
 	info.Params = nil
 	if err := info.Validate(); err == nil || !strings.Contains(err.Error(), `objective "f"`) {
 		t.Fatalf("empty info: %v", err)
