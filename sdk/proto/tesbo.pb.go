@@ -408,6 +408,12 @@ type ObjectiveInfo struct {
 	// The initial design size the objective asks for when the study sets
 	// none (sdk.Info.InitialDesign); 0 leaves it to the host.
 	InitialDesign uint32 `protobuf:"varint,8,opt,name=initial_design,json=initialDesign,proto3" json:"initial_design,omitempty"`
+	// The plugin serves ReportEvaluate (every Go plugin built with an SDK
+	// that has sdk.Report does).
+	Reports bool `protobuf:"varint,11,opt,name=reports,proto3" json:"reports,omitempty"`
+	// The last step an evaluation reports (sdk.Info.MaxStep, e.g. epochs);
+	// 0 when unknown or when it reports none.
+	MaxStep       uint32 `protobuf:"varint,12,opt,name=max_step,json=maxStep,proto3" json:"max_step,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -494,6 +500,20 @@ func (x *ObjectiveInfo) GetNoiseFree() bool {
 func (x *ObjectiveInfo) GetInitialDesign() uint32 {
 	if x != nil {
 		return x.InitialDesign
+	}
+	return 0
+}
+
+func (x *ObjectiveInfo) GetReports() bool {
+	if x != nil {
+		return x.Reports
+	}
+	return false
+}
+
+func (x *ObjectiveInfo) GetMaxStep() uint32 {
+	if x != nil {
+		return x.MaxStep
 	}
 	return 0
 }
@@ -698,6 +718,178 @@ func (x *EvaluateResponse) GetMeta() map[string]string {
 	return nil
 }
 
+// ReportToPlugin is what the host sends on a ReportEvaluate stream: first
+// the evaluation, then one decision per intermediate value.
+type ReportToPlugin struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Evaluate *EvaluateRequest       `protobuf:"bytes,1,opt,name=evaluate,proto3" json:"evaluate,omitempty"` // the first message only
+	Prune    bool                   `protobuf:"varint,2,opt,name=prune,proto3" json:"prune,omitempty"`      // stop the evaluation now
+	// Set when the host could not record the value; the plugin's
+	// sdk.Report returns it as an error.
+	Error         string `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportToPlugin) Reset() {
+	*x = ReportToPlugin{}
+	mi := &file_tesbo_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportToPlugin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportToPlugin) ProtoMessage() {}
+
+func (x *ReportToPlugin) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportToPlugin.ProtoReflect.Descriptor instead.
+func (*ReportToPlugin) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ReportToPlugin) GetEvaluate() *EvaluateRequest {
+	if x != nil {
+		return x.Evaluate
+	}
+	return nil
+}
+
+func (x *ReportToPlugin) GetPrune() bool {
+	if x != nil {
+		return x.Prune
+	}
+	return false
+}
+
+func (x *ReportToPlugin) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+// ReportFromPlugin is what the plugin sends on a ReportEvaluate stream:
+// intermediate values, then the result.
+type ReportFromPlugin struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Intermediate  *IntermediateValue     `protobuf:"bytes,1,opt,name=intermediate,proto3" json:"intermediate,omitempty"`
+	Result        *EvaluateResponse      `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"` // the last message
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportFromPlugin) Reset() {
+	*x = ReportFromPlugin{}
+	mi := &file_tesbo_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportFromPlugin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportFromPlugin) ProtoMessage() {}
+
+func (x *ReportFromPlugin) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportFromPlugin.ProtoReflect.Descriptor instead.
+func (*ReportFromPlugin) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ReportFromPlugin) GetIntermediate() *IntermediateValue {
+	if x != nil {
+		return x.Intermediate
+	}
+	return nil
+}
+
+func (x *ReportFromPlugin) GetResult() *EvaluateResponse {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+// IntermediateValue is one sdk.Report call: the value (native units and
+// sign) the evaluation reached at step.
+type IntermediateValue struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Step          int64                  `protobuf:"varint,1,opt,name=step,proto3" json:"step,omitempty"`
+	Value         float64                `protobuf:"fixed64,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IntermediateValue) Reset() {
+	*x = IntermediateValue{}
+	mi := &file_tesbo_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IntermediateValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IntermediateValue) ProtoMessage() {}
+
+func (x *IntermediateValue) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IntermediateValue.ProtoReflect.Descriptor instead.
+func (*IntermediateValue) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *IntermediateValue) GetStep() int64 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *IntermediateValue) GetValue() float64 {
+	if x != nil {
+		return x.Value
+	}
+	return 0
+}
+
 type Point struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	X             []float64              `protobuf:"fixed64,1,rep,packed,name=x,proto3" json:"x,omitempty"`
@@ -707,7 +899,7 @@ type Point struct {
 
 func (x *Point) Reset() {
 	*x = Point{}
-	mi := &file_tesbo_proto_msgTypes[9]
+	mi := &file_tesbo_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -719,7 +911,7 @@ func (x *Point) String() string {
 func (*Point) ProtoMessage() {}
 
 func (x *Point) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[9]
+	mi := &file_tesbo_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -732,7 +924,7 @@ func (x *Point) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Point.ProtoReflect.Descriptor instead.
 func (*Point) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{9}
+	return file_tesbo_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Point) GetX() []float64 {
@@ -752,7 +944,7 @@ type Observation struct {
 
 func (x *Observation) Reset() {
 	*x = Observation{}
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -764,7 +956,7 @@ func (x *Observation) String() string {
 func (*Observation) ProtoMessage() {}
 
 func (x *Observation) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -777,7 +969,7 @@ func (x *Observation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Observation.ProtoReflect.Descriptor instead.
 func (*Observation) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{10}
+	return file_tesbo_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Observation) GetX() []float64 {
@@ -808,7 +1000,7 @@ type SuggestRequest struct {
 
 func (x *SuggestRequest) Reset() {
 	*x = SuggestRequest{}
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -820,7 +1012,7 @@ func (x *SuggestRequest) String() string {
 func (*SuggestRequest) ProtoMessage() {}
 
 func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -833,7 +1025,7 @@ func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestRequest.ProtoReflect.Descriptor instead.
 func (*SuggestRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{11}
+	return file_tesbo_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SuggestRequest) GetObjective() *ObjectiveInfo {
@@ -887,7 +1079,7 @@ type SuggestResponse struct {
 
 func (x *SuggestResponse) Reset() {
 	*x = SuggestResponse{}
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -899,7 +1091,7 @@ func (x *SuggestResponse) String() string {
 func (*SuggestResponse) ProtoMessage() {}
 
 func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -912,7 +1104,7 @@ func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestResponse.ProtoReflect.Descriptor instead.
 func (*SuggestResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{12}
+	return file_tesbo_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SuggestResponse) GetPoints() []*Point {
@@ -936,7 +1128,7 @@ type ScoreRequest struct {
 
 func (x *ScoreRequest) Reset() {
 	*x = ScoreRequest{}
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -948,7 +1140,7 @@ func (x *ScoreRequest) String() string {
 func (*ScoreRequest) ProtoMessage() {}
 
 func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -961,7 +1153,7 @@ func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreRequest.ProtoReflect.Descriptor instead.
 func (*ScoreRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{13}
+	return file_tesbo_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ScoreRequest) GetPosteriorBrokerId() uint32 {
@@ -1001,7 +1193,7 @@ type ScoreResponse struct {
 
 func (x *ScoreResponse) Reset() {
 	*x = ScoreResponse{}
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1013,7 +1205,7 @@ func (x *ScoreResponse) String() string {
 func (*ScoreResponse) ProtoMessage() {}
 
 func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1026,7 +1218,7 @@ func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreResponse.ProtoReflect.Descriptor instead.
 func (*ScoreResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{14}
+	return file_tesbo_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ScoreResponse) GetValue() float64 {
@@ -1045,7 +1237,7 @@ type PosteriorRequest struct {
 
 func (x *PosteriorRequest) Reset() {
 	*x = PosteriorRequest{}
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1057,7 +1249,7 @@ func (x *PosteriorRequest) String() string {
 func (*PosteriorRequest) ProtoMessage() {}
 
 func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1070,7 +1262,7 @@ func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorRequest.ProtoReflect.Descriptor instead.
 func (*PosteriorRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{15}
+	return file_tesbo_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PosteriorRequest) GetHandle() uint64 {
@@ -1095,7 +1287,7 @@ type PosteriorSummary struct {
 
 func (x *PosteriorSummary) Reset() {
 	*x = PosteriorSummary{}
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1107,7 +1299,7 @@ func (x *PosteriorSummary) String() string {
 func (*PosteriorSummary) ProtoMessage() {}
 
 func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1120,7 +1312,7 @@ func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorSummary.ProtoReflect.Descriptor instead.
 func (*PosteriorSummary) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{16}
+	return file_tesbo_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *PosteriorSummary) GetDim() int32 {
@@ -1169,7 +1361,7 @@ type MeanCovRequest struct {
 
 func (x *MeanCovRequest) Reset() {
 	*x = MeanCovRequest{}
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1181,7 +1373,7 @@ func (x *MeanCovRequest) String() string {
 func (*MeanCovRequest) ProtoMessage() {}
 
 func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1194,7 +1386,7 @@ func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovRequest.ProtoReflect.Descriptor instead.
 func (*MeanCovRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{17}
+	return file_tesbo_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *MeanCovRequest) GetHandle() uint64 {
@@ -1229,7 +1421,7 @@ type MeanCovResponse struct {
 
 func (x *MeanCovResponse) Reset() {
 	*x = MeanCovResponse{}
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1241,7 +1433,7 @@ func (x *MeanCovResponse) String() string {
 func (*MeanCovResponse) ProtoMessage() {}
 
 func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1254,7 +1446,7 @@ func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovResponse.ProtoReflect.Descriptor instead.
 func (*MeanCovResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{18}
+	return file_tesbo_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MeanCovResponse) GetMean() []float64 {
@@ -1289,7 +1481,7 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x04high\x18\x04 \x01(\x01R\x04high\x12\x18\n" +
 	"\achoices\x18\x05 \x03(\tR\achoices\"+\n" +
 	"\vInfoRequest\x12\x1c\n" +
-	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xa0\x02\n" +
+	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xd5\x02\n" +
 	"\rObjectiveInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12.\n" +
 	"\x06params\x18\x02 \x03(\v2\x16.tesbo.plugin.v1.ParamR\x06params\x12\x1a\n" +
@@ -1299,7 +1491,9 @@ const file_tesbo_proto_rawDesc = "" +
 	"\bdetailed\x18\x06 \x01(\bR\bdetailed\x12\x1d\n" +
 	"\n" +
 	"noise_free\x18\a \x01(\bR\tnoiseFree\x12%\n" +
-	"\x0einitial_design\x18\b \x01(\rR\rinitialDesignB\n" +
+	"\x0einitial_design\x18\b \x01(\rR\rinitialDesign\x12\x18\n" +
+	"\areports\x18\v \x01(\bR\areports\x12\x19\n" +
+	"\bmax_step\x18\f \x01(\rR\amaxStepB\n" +
 	"\n" +
 	"\b_optimum\"\xb2\x01\n" +
 	"\x10ConfigureRequest\x12\x1c\n" +
@@ -1318,7 +1512,17 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x04meta\x18\x02 \x03(\v2+.tesbo.plugin.v1.EvaluateResponse.MetaEntryR\x04meta\x1a7\n" +
 	"\tMetaEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x15\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"z\n" +
+	"\x0eReportToPlugin\x12<\n" +
+	"\bevaluate\x18\x01 \x01(\v2 .tesbo.plugin.v1.EvaluateRequestR\bevaluate\x12\x14\n" +
+	"\x05prune\x18\x02 \x01(\bR\x05prune\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\x95\x01\n" +
+	"\x10ReportFromPlugin\x12F\n" +
+	"\fintermediate\x18\x01 \x01(\v2\".tesbo.plugin.v1.IntermediateValueR\fintermediate\x129\n" +
+	"\x06result\x18\x02 \x01(\v2!.tesbo.plugin.v1.EvaluateResponseR\x06result\"=\n" +
+	"\x11IntermediateValue\x12\x12\n" +
+	"\x04step\x18\x01 \x01(\x03R\x04step\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value\"\x15\n" +
 	"\x05Point\x12\f\n" +
 	"\x01x\x18\x01 \x03(\x01R\x01x\"1\n" +
 	"\vObservation\x12\f\n" +
@@ -1372,11 +1576,12 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x14EVALUATE_MODE_DETAIL\x10\x01\x12\x1c\n" +
 	"\x18EVALUATE_MODE_NOISE_FREE\x10\x022Y\n" +
 	"\x06Plugin\x12O\n" +
-	"\bDescribe\x12 .tesbo.plugin.v1.DescribeRequest\x1a!.tesbo.plugin.v1.DescribeResponse2\xf6\x01\n" +
+	"\bDescribe\x12 .tesbo.plugin.v1.DescribeRequest\x1a!.tesbo.plugin.v1.DescribeResponse2\xd0\x02\n" +
 	"\tObjective\x12D\n" +
 	"\x04Info\x12\x1c.tesbo.plugin.v1.InfoRequest\x1a\x1e.tesbo.plugin.v1.ObjectiveInfo\x12R\n" +
 	"\tConfigure\x12!.tesbo.plugin.v1.ConfigureRequest\x1a\".tesbo.plugin.v1.ConfigureResponse\x12O\n" +
-	"\bEvaluate\x12 .tesbo.plugin.v1.EvaluateRequest\x1a!.tesbo.plugin.v1.EvaluateResponse2Y\n" +
+	"\bEvaluate\x12 .tesbo.plugin.v1.EvaluateRequest\x1a!.tesbo.plugin.v1.EvaluateResponse\x12X\n" +
+	"\x0eReportEvaluate\x12\x1f.tesbo.plugin.v1.ReportToPlugin\x1a!.tesbo.plugin.v1.ReportFromPlugin(\x010\x012Y\n" +
 	"\tSuggester\x12L\n" +
 	"\aSuggest\x12\x1f.tesbo.plugin.v1.SuggestRequest\x1a .tesbo.plugin.v1.SuggestResponse2U\n" +
 	"\vAcquisition\x12F\n" +
@@ -1398,7 +1603,7 @@ func file_tesbo_proto_rawDescGZIP() []byte {
 }
 
 var file_tesbo_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_tesbo_proto_goTypes = []any{
 	(Kind)(0),                 // 0: tesbo.plugin.v1.Kind
 	(ParamKind)(0),            // 1: tesbo.plugin.v1.ParamKind
@@ -1412,55 +1617,63 @@ var file_tesbo_proto_goTypes = []any{
 	(*ConfigureResponse)(nil), // 9: tesbo.plugin.v1.ConfigureResponse
 	(*EvaluateRequest)(nil),   // 10: tesbo.plugin.v1.EvaluateRequest
 	(*EvaluateResponse)(nil),  // 11: tesbo.plugin.v1.EvaluateResponse
-	(*Point)(nil),             // 12: tesbo.plugin.v1.Point
-	(*Observation)(nil),       // 13: tesbo.plugin.v1.Observation
-	(*SuggestRequest)(nil),    // 14: tesbo.plugin.v1.SuggestRequest
-	(*SuggestResponse)(nil),   // 15: tesbo.plugin.v1.SuggestResponse
-	(*ScoreRequest)(nil),      // 16: tesbo.plugin.v1.ScoreRequest
-	(*ScoreResponse)(nil),     // 17: tesbo.plugin.v1.ScoreResponse
-	(*PosteriorRequest)(nil),  // 18: tesbo.plugin.v1.PosteriorRequest
-	(*PosteriorSummary)(nil),  // 19: tesbo.plugin.v1.PosteriorSummary
-	(*MeanCovRequest)(nil),    // 20: tesbo.plugin.v1.MeanCovRequest
-	(*MeanCovResponse)(nil),   // 21: tesbo.plugin.v1.MeanCovResponse
-	nil,                       // 22: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
-	nil,                       // 23: tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	(*ReportToPlugin)(nil),    // 12: tesbo.plugin.v1.ReportToPlugin
+	(*ReportFromPlugin)(nil),  // 13: tesbo.plugin.v1.ReportFromPlugin
+	(*IntermediateValue)(nil), // 14: tesbo.plugin.v1.IntermediateValue
+	(*Point)(nil),             // 15: tesbo.plugin.v1.Point
+	(*Observation)(nil),       // 16: tesbo.plugin.v1.Observation
+	(*SuggestRequest)(nil),    // 17: tesbo.plugin.v1.SuggestRequest
+	(*SuggestResponse)(nil),   // 18: tesbo.plugin.v1.SuggestResponse
+	(*ScoreRequest)(nil),      // 19: tesbo.plugin.v1.ScoreRequest
+	(*ScoreResponse)(nil),     // 20: tesbo.plugin.v1.ScoreResponse
+	(*PosteriorRequest)(nil),  // 21: tesbo.plugin.v1.PosteriorRequest
+	(*PosteriorSummary)(nil),  // 22: tesbo.plugin.v1.PosteriorSummary
+	(*MeanCovRequest)(nil),    // 23: tesbo.plugin.v1.MeanCovRequest
+	(*MeanCovResponse)(nil),   // 24: tesbo.plugin.v1.MeanCovResponse
+	nil,                       // 25: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	nil,                       // 26: tesbo.plugin.v1.EvaluateResponse.MetaEntry
 }
 var file_tesbo_proto_depIdxs = []int32{
 	0,  // 0: tesbo.plugin.v1.DescribeResponse.kind:type_name -> tesbo.plugin.v1.Kind
 	1,  // 1: tesbo.plugin.v1.Param.kind:type_name -> tesbo.plugin.v1.ParamKind
 	5,  // 2: tesbo.plugin.v1.ObjectiveInfo.params:type_name -> tesbo.plugin.v1.Param
-	22, // 3: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	25, // 3: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
 	2,  // 4: tesbo.plugin.v1.EvaluateRequest.mode:type_name -> tesbo.plugin.v1.EvaluateMode
-	23, // 5: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
-	7,  // 6: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
-	13, // 7: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
-	12, // 8: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
-	12, // 9: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
-	12, // 10: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
-	21, // 11: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
-	13, // 12: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
-	12, // 13: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
-	3,  // 14: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
-	6,  // 15: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
-	8,  // 16: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
-	10, // 17: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
-	14, // 18: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
-	16, // 19: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
-	18, // 20: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
-	20, // 21: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
-	4,  // 22: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
-	7,  // 23: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
-	9,  // 24: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
-	11, // 25: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
-	15, // 26: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
-	17, // 27: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
-	19, // 28: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
-	21, // 29: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
-	22, // [22:30] is the sub-list for method output_type
-	14, // [14:22] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	26, // 5: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	10, // 6: tesbo.plugin.v1.ReportToPlugin.evaluate:type_name -> tesbo.plugin.v1.EvaluateRequest
+	14, // 7: tesbo.plugin.v1.ReportFromPlugin.intermediate:type_name -> tesbo.plugin.v1.IntermediateValue
+	11, // 8: tesbo.plugin.v1.ReportFromPlugin.result:type_name -> tesbo.plugin.v1.EvaluateResponse
+	7,  // 9: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
+	16, // 10: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
+	15, // 11: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
+	15, // 12: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
+	15, // 13: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
+	24, // 14: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
+	16, // 15: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
+	15, // 16: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
+	3,  // 17: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
+	6,  // 18: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
+	8,  // 19: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
+	10, // 20: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
+	12, // 21: tesbo.plugin.v1.Objective.ReportEvaluate:input_type -> tesbo.plugin.v1.ReportToPlugin
+	17, // 22: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
+	19, // 23: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
+	21, // 24: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
+	23, // 25: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
+	4,  // 26: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
+	7,  // 27: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
+	9,  // 28: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
+	11, // 29: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
+	13, // 30: tesbo.plugin.v1.Objective.ReportEvaluate:output_type -> tesbo.plugin.v1.ReportFromPlugin
+	18, // 31: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
+	20, // 32: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
+	22, // 33: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
+	24, // 34: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
+	26, // [26:35] is the sub-list for method output_type
+	17, // [17:26] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_tesbo_proto_init() }
@@ -1475,7 +1688,7 @@ func file_tesbo_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tesbo_proto_rawDesc), len(file_tesbo_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   21,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   5,
 		},

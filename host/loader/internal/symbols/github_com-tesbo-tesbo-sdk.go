@@ -21,6 +21,7 @@ func init() {
 		"LogFloat":           reflect.ValueOf(sdk.LogFloat),
 		"MaxChoices":         reflect.ValueOf(constant.MakeFromLiteral("65536", token.INT, 0)),
 		"MaxPosteriorPoints": reflect.ValueOf(constant.MakeFromLiteral("2000", token.INT, 0)),
+		"Report":             reflect.ValueOf(sdk.Report),
 		"Values":             reflect.ValueOf(sdk.Values),
 
 		// type definitions
