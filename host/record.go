@@ -149,7 +149,8 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 		rec.EvalS = lastT.Sub(first).Seconds()
 	}
 	s.mu.Lock()
-	rec.Evals, _ = s.counts()
+	complete, _, pruned := s.counts()
+	rec.Evals = complete + pruned
 	if b := s.bestObservedLocked(); b != nil {
 		v := b.Value
 		rec.BestObserved, rec.BestObservedX = &v, b.X

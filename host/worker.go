@@ -451,7 +451,7 @@ func (w *worker) maybeReclaim(ctx context.Context) {
 // abandoned because the worker is stopping is left to be reclaimed.
 func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	started := time.Now()
-	r, err := w.pool.call(evalCtx, w.obj, t.X)
+	r, err := w.pool.call(evalCtx, w.obj, t.X, nil)
 	if evalCtx.Err() != nil {
 		return nil
 	}

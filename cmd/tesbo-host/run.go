@@ -78,6 +78,7 @@ type runFlags struct {
 	kernel                    string
 	model                     string
 	localPoints               int
+	prune                     pruneFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -119,6 +120,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.StringVar(&f.kernel, "kernel", host.DefaultKernel, "GP kernel: matern52 (the default) or se (the paper's squared exponential)")
 	fl.StringVar(&f.model, "model", host.ModelAuto, modelHelp)
 	fl.IntVar(&f.localPoints, "local-points", 0, fmt.Sprintf("trials in the local model (default %d, at most %d)", host.DefaultLocalPoints, host.MaxLocalPoints))
+	f.prune.register(cmd)
 	f.common.register(cmd, "plugins directory (default $TESBO_PLUGINS or ./plugins)")
 	cmd.MarkFlagRequired("objective")
 	return cmd
@@ -225,6 +227,10 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	pruning, err := f.prune.pruning(host.IsPostgresURL(f.db))
+	if err != nil {
+		return err
+	}
 	log, err := f.logger()
 	if err != nil {
 		return err
@@ -270,6 +276,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 			Kernel:      f.kernel,
 			Model:       f.model,
 			LocalPoints: f.localPoints,
+			Pruning:     pruning,
 			Meta:        map[string]string{metaPlugins: absDir, metaObjective: f.objective},
 			Logger:      log,
 		},

@@ -33,10 +33,13 @@ func newTrialsCmd() *cobra.Command {
 		Use:   "trials --db PATH|URL --study NAME [--format table|json|csv] [--best N] [--sort id|value]",
 		Short: "List a study's trials",
 		Long: `List every trial of a stored study (SQLite file or postgres:// URL): id,
-state (complete, failed, running, queued), parameters by name, value,
+state (complete, pruned, failed, running, queued), parameters by name, value
+(a pruned trial's is the last it reported, at the step shown),
 error, the worker that evaluated it (host:pid; empty for a single-process
 run), attempts, and timings. --format json prints one JSON object per line.
---best N keeps the N best complete trials, best first; --sort value orders
+Trials of an objective that reports intermediate values get a step column
+(json: step and intermediates, [step, value] pairs). --best N keeps the N
+best complete trials, best first; --sort value orders
 by value, best first (in the objective's sense: lowest first when it is
 minimized), trials without a value last. It only reads --db, which may be
 on a read-only mount.`,
@@ -70,6 +73,11 @@ type trialRow struct {
 	Started  *time.Time        `json:"started,omitempty"`
 	Finished *time.Time        `json:"finished,omitempty"`
 	EvalS    float64           `json:"eval_s"`
+	// Step is the last step the evaluation reported (sdk.Report; a pruned
+	// trial's value is the one it reported there), Intermediates every
+	// reported (step, value); both absent for an objective that reports none.
+	Step          *int         `json:"step,omitempty"`
+	Intermediates [][2]float64 `json:"intermediates,omitempty"`
 }
 
 // trialState names a trial's status as 'trials' shows it (pending is
@@ -130,9 +138,16 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 			}
 		}
 		r.Choices = host.ChoiceNames(info.Params, t.X)
-		if t.Status == host.Complete {
+		if t.Status == host.Complete || t.Status == host.Pruned {
 			v := t.Value
 			r.Value = &v
+		}
+		if n := len(t.Intermediates); n > 0 {
+			step := t.Intermediates[n-1].Step
+			r.Step = &step
+			for _, p := range t.Intermediates {
+				r.Intermediates = append(r.Intermediates, [2]float64{float64(p.Step), p.Value})
+			}
 		}
 		if !t.StartedAt.IsZero() {
 			s := t.StartedAt
@@ -193,7 +208,7 @@ func selectTrials(rows []trialRow, best int, order string, minimize bool) []tria
 	if best > 0 {
 		var done []trialRow
 		for _, r := range rows {
-			if r.Value != nil {
+			if r.Value != nil && r.State == string(host.Complete) {
 				done = append(done, r)
 			}
 		}
@@ -233,6 +248,10 @@ var trialTail = []string{"value", "error", "worker", "attempts", "iter", "eval_s
 func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 	cw := csv.NewWriter(w)
 	head := append(append([]string{"id", "state"}, names...), trialTail...)
+	steps := hasSteps(rows)
+	if steps {
+		head = append(head, "step")
+	}
 	for i := range head {
 		head[i] = safetext.CSVCell(head[i])
 	}
@@ -248,6 +267,9 @@ func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 		}
 		tail := trialCells(r)
 		tail[1], tail[2] = safetext.CSVCell(tail[1]), safetext.CSVCell(tail[2]) // error, worker
+		if steps {
+			tail = append(tail, stepCell(r, ""))
+		}
 		cw.Write(append(rec, tail...))
 	}
 	cw.Flush()
@@ -259,7 +281,12 @@ func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 // escape sequence reaches the terminal.
 func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := append(append([]string{"ID", "STATE"}, names...), "VALUE", "WORKER", "ATTEMPTS", "ERROR")
+	head := append(append([]string{"ID", "STATE"}, names...), "VALUE")
+	steps := hasSteps(rows)
+	if steps {
+		head = append(head, "STEP")
+	}
+	head = append(head, "WORKER", "ATTEMPTS", "ERROR")
 	for i, h := range head {
 		if i > 0 {
 			fmt.Fprint(tw, "\t")
@@ -284,9 +311,27 @@ func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 		if worker == "" {
 			worker = "-"
 		}
-		fmt.Fprintf(tw, "\t%s\t%s\t%d\t%s\n", val, cell(worker), r.Attempts, cell(oneLine(r.Error)))
+		fmt.Fprintf(tw, "\t%s", val)
+		if steps {
+			fmt.Fprintf(tw, "\t%s", stepCell(r, "-"))
+		}
+		fmt.Fprintf(tw, "\t%s\t%d\t%s\n", cell(worker), r.Attempts, cell(oneLine(r.Error)))
 	}
 	return tw.Flush()
+}
+
+// hasSteps reports whether any trial reported intermediate values (the
+// table and CSV then get a step column).
+func hasSteps(rows []trialRow) bool {
+	return slices.ContainsFunc(rows, func(r trialRow) bool { return r.Step != nil })
+}
+
+// stepCell is a row's last reported step, or none.
+func stepCell(r trialRow, none string) string {
+	if r.Step == nil {
+		return none
+	}
+	return strconv.Itoa(*r.Step)
 }
 
 // cell returns s fit for one cell of a terminal table: control characters
