@@ -3,11 +3,13 @@ package loader
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/tesbo/tesbo/internal/testenv"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -65,3 +67,38 @@ func TestReportEveryPluginKind(t *testing.T) {
 		})
 	}
 }
+
+// The same through a Python plugin (examples/python-objective's
+// learning_curve.py, serving ReportEvaluate with objective.report_evaluate)
+// when a Python with grpcio is installed; under CI it must run.
+func TestReportPython(t *testing.T) {
+	dir := testenv.PythonPlugin(t, "../../examples/python-objective/learning_curve.py", "learning-curve-py")
+	r := open(t, dir, Options{})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "learning-curve-py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := o.Info(ctx); info.MaxStep != 8 {
+		t.Errorf("MaxStep = %d, want 8", info.MaxStep)
+	}
+	acc := func(lr, w float64, k int) float64 {
+		q := 1 - (math.Log10(lr)+2)*(math.Log10(lr)+2)/4 - (w-0.6)*(w-0.6)
+		return q * (1 - math.Exp(-float64(k)*lr*10))
+	}
+	x := []float64{0.01, 0.5}
+	rep := &stopAt{stop: 2}
+	v, err := o.Evaluate(sdk.WithReporter(ctx, rep), x)
+	want := []float64{1, acc(0.01, 0.5, 1), 2, acc(0.01, 0.5, 2)}
+	if err != nil || !slices.EqualFunc(rep.got, want, near) || !near(v, want[3]) {
+		t.Fatalf("pruned at 2: %v, %v; reported %v, want %v", v, err, rep.got, want)
+	}
+	if _, err := o.Evaluate(sdk.WithReporter(ctx, &stopAt{fail: 3}), x); err == nil || !strings.Contains(err.Error(), "no room for step") {
+		t.Fatalf("a reporter's error: %v", err)
+	}
+	if v, err := o.Evaluate(ctx, x); err != nil || !near(v, acc(0.01, 0.5, 8)) {
+		t.Fatalf("without a reporter: %v, %v; want %v", v, err, acc(0.01, 0.5, 8))
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
