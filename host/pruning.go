@@ -27,11 +27,17 @@ const (
 // intermediate values they report (sdk.Report). The zero value stops none.
 //
 // A trial stopped early is stored as pruned with the last value and step
-// it reported, counts in the study's budget, and is kept out of the GP: its
-// value is the objective after fewer steps (epochs), a different and
-// typically worse function than the one the GP models, and fitting it as a
-// final value would drag the model down where the pruner happened to stop
-// (multi-fidelity modelling is a separate feature).
+// it reported and counts in the study's budget. The GP sees it at that last
+// value, as if it were the final one, and recommendations never pick it.
+// This is a stand-in, not a model of the curve: the pruner stopped the
+// trial because it was behind the others at that step, and for curves that
+// still rise the value is pessimistic, which is what keeps the acquisition
+// from proposing the region again. Kept out of the GP entirely, pruned
+// points left no trace: on the learning-curve suite (problems/curves) BO
+// with EI then proposed the same pruned region over and over and ended
+// worse than training every trial fully. For curves that fall (overfitting)
+// the stand-in is optimistic; a model of the value across steps is the
+// multi-fidelity feature's job.
 //
 // The pruner compares a trial only with the trials of earlier iterations
 // (the initial design is iteration 0), which are finished when it runs in
@@ -190,6 +196,31 @@ func (s *Study) shouldPrune(id int, points []Intermediate) bool {
 	}
 	s.mu.Unlock()
 	return s.pruner.Prune(s.curveOf(id, points, false), history)
+}
+
+// anyComplete reports whether a trial ran to its end (a recommendation
+// needs one: a pruned trial's value is not the objective's).
+func (s *Study) anyComplete() bool {
+	for _, t := range s.trials {
+		if t.Status == Complete {
+			return true
+		}
+	}
+	return false
+}
+
+// bestComplete returns the row of the model's data (trial IDs ids) with
+// the largest score among complete trials, the earliest among equals: the
+// GP sees pruned trials too, but a recommendation is a trial that ran to
+// its end. Without pruned trials this is the row with the largest score.
+func (s *Study) bestComplete(ids []int, score []float64) int {
+	best := -1
+	for i, id := range ids {
+		if s.trials[id].Status == Complete && (best < 0 || score[i] > score[best]) {
+			best = i
+		}
+	}
+	return best
 }
 
 // curveOf is a trial's curve in the maximized sign convention.

@@ -81,6 +81,15 @@ func TestPrunedTrialsResumeBitwise(t *testing.T) {
 	if pruned == 0 || want.Pruned != pruned {
 		t.Fatalf("%d trials pruned (result says %d), want some", pruned, want.Pruned)
 	}
+	// The GP sees pruned trials at their last value; recommendations are
+	// complete trials.
+	ds := newDataset(want.Trials, 2, false)
+	if ds.n() != len(want.Trials) {
+		t.Fatalf("the model's data hold %d of %d finished trials", ds.n(), len(want.Trials))
+	}
+	if want.Best == nil || want.Trials[want.Best.TrialID].Status != Complete {
+		t.Fatalf("recommended %+v, not a complete trial", want.Best)
+	}
 	path := interruptedStudy(t, obj, pruningOptions(), 9)
 	db := openDB(t, path, false)
 	defer db.Close()

@@ -301,7 +301,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 			return nil, fmt.Errorf("study %q: trial IDs are not contiguous at %d", name, i)
 		}
 		s.trials[i].Names = space.names
-		if t.Status == Complete {
+		if t.Status.modelled() {
 			s.version++
 		}
 	}

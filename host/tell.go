@@ -99,7 +99,7 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 		}
 	}
 	s.trials[id] = t
-	if t.Status == Complete {
+	if t.Status.modelled() {
 		s.version++
 	}
 	s.mu.Unlock()

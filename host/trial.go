@@ -50,6 +50,11 @@ const (
 // Done reports whether the state is final.
 func (s Status) Done() bool { return s == Complete || s == Failed || s == Pruned }
 
+// modelled reports whether the GP sees a trial in the state: complete
+// ones at their value, pruned ones at their last reported value (see
+// Pruning).
+func (s Status) modelled() bool { return s == Complete || s == Pruned }
+
 // Params returns the trial's point X by parameter name (Int parameters
 // hold integral values). It is nil when the trial has no Names.
 func (t Trial) Params() map[string]float64 {

@@ -19,7 +19,7 @@ type pruneFlags struct {
 func (p *pruneFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&p.rule, "pruner", "", "stop trials early from the intermediate values the objective reports: median, asha or hyperband (default: none)")
-	fl.IntVar(&p.startup, "pruner-startup", 0, fmt.Sprintf("median: prune nothing until this many trials completed (at most %d)", host.MaxPrunerStartup))
+	fl.IntVar(&p.startup, "pruner-startup", 5, fmt.Sprintf("median: prune nothing until this many trials completed (at most %d)", host.MaxPrunerStartup))
 	fl.IntVar(&p.warmup, "pruner-warmup", 0, fmt.Sprintf("median: prune nothing before this step (at most %d)", sdk.MaxStepLimit))
 	fl.IntVar(&p.minTrial, "pruner-min-trials", 0, fmt.Sprintf("median: compare only when at least this many completed trials reported the step (at most %d)", host.MaxPrunerStartup))
 	fl.IntVar(&p.minStep, "pruner-min-step", 1, fmt.Sprintf("asha, hyperband: the first rung's step r (1 to %d)", sdk.MaxStepLimit))
