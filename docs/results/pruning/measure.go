@@ -56,6 +56,9 @@ func main() {
 		{"median", 3 * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5}},
 		{"asha", 3 * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3}},
 		{"hyperband", 3 * *iters, host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3}},
+		// Sensitivity: a later first comparison.
+		{"median-w9", 3 * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5, WarmupSteps: 9}},
+		{"asha-r3", 3 * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 3, Eta: 3}},
 	}
 	var w *csv.Writer
 	if *csvPath != "" {
