@@ -13,22 +13,22 @@ type Intermediate struct {
 	Value float64
 }
 
-// MaxIntermediates bounds a trial's intermediate values (one per step, and
+// maxIntermediates bounds a trial's intermediate values (one per step, and
 // steps are at most this large: sdk.MaxStepLimit).
-const MaxIntermediates = 1_000_000
+const maxIntermediates = 1_000_000
 
 // checkIntermediates refuses what the intermediates table cannot hold or a
 // pruned trial without the step it stopped at.
 func checkIntermediates(t *Trial) error {
-	if len(t.Intermediates) > MaxIntermediates {
-		return fmt.Errorf("%d intermediate values, at most %d", len(t.Intermediates), MaxIntermediates)
+	if len(t.Intermediates) > maxIntermediates {
+		return fmt.Errorf("%d intermediate values, at most %d", len(t.Intermediates), maxIntermediates)
 	}
 	for i, p := range t.Intermediates {
 		if math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
 			return fmt.Errorf("intermediate value at step %d is %v", p.Step, p.Value)
 		}
-		if p.Step < 0 || p.Step > MaxIntermediates || (i > 0 && p.Step <= t.Intermediates[i-1].Step) {
-			return fmt.Errorf("intermediate step %d: steps must increase from 0 to %d", p.Step, MaxIntermediates)
+		if p.Step < 0 || p.Step > maxIntermediates || (i > 0 && p.Step <= t.Intermediates[i-1].Step) {
+			return fmt.Errorf("intermediate step %d: steps must increase from 0 to %d", p.Step, maxIntermediates)
 		}
 	}
 	if t.Status == Pruned && len(t.Intermediates) == 0 {

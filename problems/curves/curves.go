@@ -128,8 +128,8 @@ func Names() []string {
 	return out
 }
 
-// Lookup returns the problem named name (with or without Prefix).
-func Lookup(name string) (*Problem, error) {
+// lookup returns the problem named name (with or without Prefix).
+func lookup(name string) (*Problem, error) {
 	short, _ := strings.CutPrefix(name, Prefix)
 	for _, p := range suite {
 		if p.Name == short {
@@ -160,7 +160,7 @@ type Objective struct {
 
 // New opens the problem named name as an objective.
 func New(name string) (*Objective, error) {
-	p, err := Lookup(name)
+	p, err := lookup(name)
 	if err != nil {
 		return nil, err
 	}
