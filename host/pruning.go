@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -44,6 +45,8 @@ const (
 // Run: its decisions do not depend on which of a batch's parallel
 // evaluations finishes first, so the study stays bitwise reproducible,
 // also across resume. The initial design is therefore never pruned.
+// Workers (RunWorker) compare with the trials of earlier iterations that
+// are finished in the database when the value is reported.
 type Pruning struct {
 	// Rule is "" (none), PrunerMedian, PrunerASHA or PrunerHyperband.
 	Rule string `json:"rule,omitempty"`
@@ -129,11 +132,11 @@ type Intermediate struct {
 	Value float64
 }
 
-// trialCurve is the sdk.Reporter of one evaluation attempt of trial id: it
-// keeps the values reported and asks the study's pruner after each.
+// trialCurve is the sdk.Reporter of one evaluation attempt: it keeps the
+// values reported and asks decide (the pruner, against the right history)
+// after each.
 type trialCurve struct {
-	s  *Study
-	id int
+	decide func(points []Intermediate) bool
 
 	mu     sync.Mutex
 	points []Intermediate
@@ -146,7 +149,12 @@ func (s *Study) newCurve(id int) *trialCurve {
 	if s.pruner == nil {
 		return nil
 	}
-	return &trialCurve{s: s, id: id}
+	return s.curveFor(id)
+}
+
+// curveFor returns a Reporter for trial id that asks the study's pruner.
+func (s *Study) curveFor(id int) *trialCurve {
+	return &trialCurve{decide: func(p []Intermediate) bool { return s.shouldPrune(id, p) }}
 }
 
 // Report implements sdk.Reporter. Once the pruner has said stop it keeps
@@ -164,7 +172,7 @@ func (c *trialCurve) Report(step int, value float64) (bool, error) {
 	}
 	c.points = append(c.points, Intermediate{Step: step, Value: value})
 	if !c.pruned {
-		c.pruned = c.s.shouldPrune(c.id, c.points)
+		c.pruned = c.decide(c.points)
 	}
 	return c.pruned, nil
 }
@@ -188,14 +196,41 @@ func (s *Study) shouldPrune(id int, points []Intermediate) bool {
 	}
 	s.mu.Lock()
 	iter := s.trials[id].Iteration
+	history := pruneHistory(s.trials, iter, s.info.Minimize)
+	s.mu.Unlock()
+	return s.pruner.Prune(curveOf(id, points, false, s.info.Minimize), history)
+}
+
+// newCurve returns the Reporter of a worker's attempt at t (nil without a
+// pruner). A worker holds no trials: each decision reads the study's
+// finished trials from the database, so it compares with what the workers
+// have finished by then (decisions are not reproducible across runs, as
+// nothing a worker does is).
+func (w *worker) newCurve(ctx context.Context, t *Trial) *trialCurve {
+	if w.pruner == nil {
+		return nil
+	}
+	return &trialCurve{decide: func(p []Intermediate) bool {
+		ts, err := loadTrials(ctx, w.db, w.id)
+		if err != nil {
+			w.log.Warn().Err(err).Int("trial", t.ID).Msg("could not read the study's trials to decide on stopping; the evaluation goes on")
+			return false
+		}
+		return w.pruner.Prune(curveOf(t.ID, p, false, w.minimize), pruneHistory(ts, t.Iteration, w.minimize))
+	}}
+}
+
+// pruneHistory is what a trial of iteration iter is compared with: the
+// curves of the finished (complete or pruned) trials of earlier
+// iterations that reported any.
+func pruneHistory(trials []Trial, iter int, minimize bool) []prune.Curve {
 	var history []prune.Curve
-	for _, t := range s.trials {
+	for _, t := range trials {
 		if t.Iteration < iter && (t.Status == Complete || t.Status == Pruned) && len(t.Intermediates) > 0 {
-			history = append(history, s.curveOf(t.ID, t.Intermediates, t.Status == Complete))
+			history = append(history, curveOf(t.ID, t.Intermediates, t.Status == Complete, minimize))
 		}
 	}
-	s.mu.Unlock()
-	return s.pruner.Prune(s.curveOf(id, points, false), history)
+	return history
 }
 
 // anyComplete reports whether a trial ran to its end (a recommendation
@@ -224,9 +259,9 @@ func (s *Study) bestComplete(ids []int, score []float64) int {
 }
 
 // curveOf is a trial's curve in the maximized sign convention.
-func (s *Study) curveOf(id int, points []Intermediate, complete bool) prune.Curve {
+func curveOf(id int, points []Intermediate, complete, minimize bool) prune.Curve {
 	sign := 1.0
-	if s.info.Minimize {
+	if minimize {
 		sign = -1
 	}
 	c := prune.Curve{ID: id, Complete: complete, Points: make([]prune.Point, len(points))}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/tesbo/tesbo/sdk"
 )
@@ -200,5 +201,36 @@ func TestPruningValidate(t *testing.T) {
 		if _, err := NewStudy(context.Background(), unitInfo(2), o); err == nil {
 			t.Errorf("%+v accepted", p)
 		}
+	}
+}
+
+// Workers sharing a study stop trials early too: the pruner compares with
+// the finished trials of earlier iterations read from the database, and
+// the pruned trials are stored with their last value and step.
+func TestWorkerPrunes(t *testing.T) {
+	ctx := context.Background()
+	obj := curveObjective{steps: 9}
+	info, _ := obj.Info(ctx)
+	for name, db := range map[string]*Storage{"memory": MemoryStorage(), "sqlite": wrap(openTestDB(t, t.TempDir()+"/w.db"))} {
+		t.Run(name, func(t *testing.T) {
+			o := Options{DB: db, Name: "w", Acquisition: "random", Batch: 2, Iters: 8, Init: 4, Seed: 3,
+				Pruning: Pruning{Rule: PrunerMedian}}
+			s, err := NewStudy(ctx, info, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			res, err := RunWorker(ctx, db, "w", obj, WorkerOptions{Parallel: 2, Poll: 2 * time.Millisecond})
+			if err != nil || !res.Done {
+				t.Fatalf("worker: %+v %v", res, err)
+			}
+			trials, err := db.Trials(ctx, "w")
+			if err != nil || len(trials) != 20 {
+				t.Fatalf("%d trials, %v", len(trials), err)
+			}
+			if checkPruned(t, trials, obj.steps) == 0 {
+				t.Fatal("the workers pruned nothing")
+			}
+		})
 	}
 }

@@ -62,7 +62,7 @@ func (s *Study) Report(trialID, step int, value float64) (prune bool, err error)
 	}
 	c := s.reports[trialID]
 	if c == nil {
-		c = &trialCurve{s: s, id: trialID}
+		c = s.curveFor(trialID)
 		s.reports[trialID] = c
 	}
 	s.mu.Unlock()

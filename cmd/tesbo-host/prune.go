@@ -27,9 +27,8 @@ func (p *pruneFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&p.maxStep, "pruner-max-step", 0, fmt.Sprintf("asha, hyperband: the last step of a full evaluation (default: the objective's declared MaxStep; at most %d)", sdk.MaxStepLimit))
 }
 
-// pruning checks the flags and returns the study's setting; shared says
-// the study runs on PostgreSQL, whose workers do not prune.
-func (p *pruneFlags) pruning(shared bool) (host.Pruning, error) {
+// pruning checks the flags and returns the study's setting.
+func (p *pruneFlags) pruning() (host.Pruning, error) {
 	bad := func(name string, v, lo, hi int) error {
 		if v < lo || v > hi {
 			return usagef("bad --%s %d: must be in [%d, %d]", name, v, lo, hi)
@@ -54,9 +53,6 @@ func (p *pruneFlags) pruning(shared bool) (host.Pruning, error) {
 		if err != nil {
 			return host.Pruning{}, err
 		}
-	}
-	if shared {
-		return host.Pruning{}, usagef("--pruner needs a study run by one process (a SQLite --db): workers sharing a PostgreSQL study do not stop trials early")
 	}
 	out := host.Pruning{Rule: p.rule}
 	if p.rule == host.PrunerMedian {

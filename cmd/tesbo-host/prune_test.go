@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 // curveScript reports a learning curve q·(1 − e^(−k/2)) for k = 1…9 and
@@ -94,9 +96,30 @@ func TestRunPrunerScript(t *testing.T) {
 		{[]string{"--pruner", "asha", "--pruner-eta", "101"}, []string{"--pruner-eta 101"}},
 		{[]string{"--pruner", "median", "--pruner-warmup", "-1"}, []string{"--pruner-warmup -1"}},
 		{[]string{"--pruner", "hyperband", "--pruner-max-step", "2000000"}, []string{"--pruner-max-step 2000000"}},
-		{[]string{"--pruner", "median", "--db", "postgres://localhost/x"}, []string{"--pruner needs a study run by one process"}},
 	} {
 		args := append([]string{"run", "--objective", "curve", "--plugins", plugins, "--db", "u.db"}, c.args...)
 		checkUsageError(t, cli(t, dir, args...), c.want)
+	}
+}
+
+// On PostgreSQL, run joins the study as a worker, and the worker stops
+// trials early as well.
+func TestRunPrunerPostgres(t *testing.T) {
+	pg := testenv.StartPostgres(t)
+	url := pg.NewDatabase(t)
+	dir := t.TempDir()
+	plugins := filepath.Join(dir, "plugins")
+	if err := os.Mkdir(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(plugins, "curve.go"), curveScript)
+	r := cli(t, dir, "run", "--objective", "curve", "--acq", "random", "--init", "4", "--iters", "12",
+		"--db", url, "--study", "pg", "--plugins", plugins, "--pruner", "median")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	r = cli(t, dir, "trials", "--db", url, "--study", "pg", "--format", "csv")
+	if r.code != 0 || !strings.Contains(r.stdout, ",pruned,") {
+		t.Fatalf("no pruned trial on PostgreSQL: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

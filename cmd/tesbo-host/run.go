@@ -227,7 +227,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	pruning, err := f.prune.pruning(host.IsPostgresURL(f.db))
+	pruning, err := f.prune.pruning()
 	if err != nil {
 		return err
 	}
