@@ -30,19 +30,25 @@ func Dominates(a, b []float64) bool {
 // maximization) that no other row dominates. Of several identical
 // non-dominated rows only the first (lowest index) is kept, so the result is
 // deterministic and has no duplicate vectors. Rows holding a NaN are never
-// on the front. Cost O(n²m); callers bound n (the host's trial counts).
+// on the front.
+//
+// Rows are visited in decreasing lexicographic order (ties by index): a row
+// can be dominated only by rows before it, and a row dominated by a dropped
+// row is dominated by the kept row that dropped it, so each row is compared
+// with the front kept so far only. Cost O(n log n · m + n·|front|·m).
 func Front(Y [][]float64) []int {
-	var out []int
+	var idx []int
 	for i, a := range Y {
-		if hasNaN(a) {
-			continue
+		if !hasNaN(a) {
+			idx = append(idx, i)
 		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return lexGreater(Y[idx[a]], Y[idx[b]]) })
+	var out []int
+	for _, i := range idx {
 		keep := true
-		for k, b := range Y {
-			if k == i || hasNaN(b) {
-				continue
-			}
-			if Dominates(b, a) || (k < i && equal(a, b)) {
+		for _, k := range out {
+			if Dominates(Y[k], Y[i]) || equal(Y[k], Y[i]) {
 				keep = false
 				break
 			}
@@ -51,7 +57,18 @@ func Front(Y [][]float64) []int {
 			out = append(out, i)
 		}
 	}
+	sort.Ints(out)
 	return out
+}
+
+// lexGreater reports whether a comes after b in lexicographic order.
+func lexGreater(a, b []float64) bool {
+	for j := range a {
+		if a[j] != b[j] {
+			return a[j] > b[j]
+		}
+	}
+	return false
 }
 
 // Hypervolume returns the Lebesgue measure of the region that the points of
