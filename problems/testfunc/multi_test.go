@@ -147,7 +147,7 @@ func TestZDTMaxHV(t *testing.T) {
 	for _, name := range []string{"zdt1", "zdt2", "zdt3"} {
 		p := mustMulti(t, name, MultiSettings{Dim: 3})
 		var ys [][]float64
-		const n = 20001
+		const n = 4001
 		for i := 0; i < n; i++ {
 			ys = append(ys, evalUnit(t, p, []float64{float64(i) / (n - 1), 0, 0}))
 		}
