@@ -173,6 +173,7 @@
 //     sample paths (gp.Path, one per output) for L weights, searched on
 //     uniform candidates, the evaluated points and perturbations of the
 //     observed feasible Pareto front (at most max(16, 2q) points).
+//
 //  2. The information. With x* = x*_Λ over T,
 //
 //     α(B) = I(y_B; x* | Λ, y_D) = E_λ[ H(y_B | y_D) − Σ_t p(x*_λ = t) H(y_B | y_D, x*_λ = t) ].
@@ -195,6 +196,7 @@
 //     concavity of log det. Labels with fewer than 8 samples are pooled
 //     into one group (a coarser x*, whose information is smaller, so the
 //     bound stays a lower bound up to sampling error).
+//
 //  3. Batches and pending points. α_LB is a log-determinant of (m·|B|)²
 //     matrices, smooth in B, with an analytic gradient (∂ log det C =
 //     tr(C⁻¹ ∂C) through A and S by gp.Conditioned.PredictGrad's VJP); the
