@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
-	"github.com/tesbo/tesbo/gp"
 )
 
 // multiTES is TES for studies with several outputs (objectives and
@@ -30,7 +29,7 @@ func (p *Deliver) ProposeMulti(ctx context.Context, s *acq.MultiState, q int) (*
 // ProposeMulti proposes q points that jointly maximize the information
 // lower bound α(B | pending).
 func (mt multiTES) ProposeMulti(ctx context.Context, s *acq.MultiState, q int) (*mat.Dense, error) {
-	if err := checkMulti(s, q); err != nil {
+	if err := acq.CheckMulti("tes", s, q); err != nil {
 		return nil, err
 	}
 	f, err := mt.prepare(s, q)
@@ -44,31 +43,6 @@ func (mt multiTES) ProposeMulti(ctx context.Context, s *acq.MultiState, q int) (
 		return nil, fmt.Errorf("tes: maximize the several-output information: %w", err)
 	}
 	return X, nil
-}
-
-// checkMulti validates what multi-output acquisitions rely on.
-func checkMulti(s *acq.MultiState, q int) error {
-	switch {
-	case s == nil || len(s.Outputs) == 0:
-		return fmt.Errorf("tes: a several-output state needs outputs")
-	case s.Rand == nil:
-		return fmt.Errorf("tes: the state has no random stream")
-	case q < 1:
-		return fmt.Errorf("tes: batch size %d must be positive", q)
-	case s.X == nil || s.Y == nil:
-		return fmt.Errorf("tes: the state has no evaluated points")
-	}
-	d := -1
-	for _, o := range s.Outputs {
-		if o.GP == nil || o.ToModel == nil {
-			return fmt.Errorf("tes: output %q has no GP or unit map", o.Name)
-		}
-		if d >= 0 && o.GP.Dim() != d {
-			return fmt.Errorf("tes: outputs' GPs differ in dimension")
-		}
-		d = o.GP.Dim()
-	}
-	return nil
 }
 
 // prepare builds the iteration's multiInfo and wraps it as an acq.Func.
@@ -108,7 +82,7 @@ func newMultiInfo(s *acq.MultiState, sc *scalarizer, T *mat.Dense, S int) (*mult
 		mi.f[i] = make([]float64, m*nT)
 	}
 	for k, o := range s.Outputs {
-		if err := sampleAt(o.GP, T, mi.f, k*nT, s.Rand); err != nil {
+		if err := acq.SampleAt(o.GP, T, mi.f, k*nT, s.Rand); err != nil {
 			return nil, fmt.Errorf("tes: output %q: %w", o.Name, err)
 		}
 		c, err := o.GP.Condition(T)
@@ -135,40 +109,6 @@ func newMultiInfo(s *acq.MultiState, sc *scalarizer, T *mat.Dense, S int) (*mult
 		}
 	}
 	return mi, nil
-}
-
-// sampleAt writes S joint samples of f at the rows of T from g's posterior
-// into dst[s][off : off+|T|].
-func sampleAt(g *gp.GP, T *mat.Dense, dst [][]float64, off int, rng interface{ NormFloat64() float64 }) error {
-	mean, cov := g.Joint(T)
-	n := len(mean)
-	var ch mat.Cholesky
-	jit := 1e-10
-	for !ch.Factorize(cov) {
-		if jit > 1e-2 {
-			return fmt.Errorf("posterior covariance at the trusted set is not positive definite")
-		}
-		for i := 0; i < n; i++ {
-			cov.SetSym(i, i, cov.At(i, i)+jit)
-		}
-		jit *= 10
-	}
-	var L mat.TriDense
-	ch.LTo(&L)
-	z := make([]float64, n)
-	for _, row := range dst {
-		for i := range z {
-			z[i] = rng.NormFloat64()
-		}
-		for i := 0; i < n; i++ {
-			v := mean[i]
-			for j := 0; j <= i; j++ {
-				v += L.At(i, j) * z[j]
-			}
-			row[off+i] = v
-		}
-	}
-	return nil
 }
 
 // multiFunc adapts multiInfo to acq.Func with an analytic gradient and

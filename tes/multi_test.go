@@ -129,7 +129,7 @@ func TestMultiInfoMonteCarlo(t *testing.T) {
 			f[i] = make([]float64, 2*(nT+2))
 		}
 		for k, o := range s.Outputs {
-			if err := sampleAt(o.GP, all, f, k*(nT+2), s.Rand); err != nil {
+			if err := acq.SampleAt(o.GP, all, f, k*(nT+2), s.Rand); err != nil {
 				t.Fatal(err)
 			}
 		}
