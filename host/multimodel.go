@@ -216,4 +216,3 @@ func orientedFeasible(info sdk.Info, y []float64) bool {
 	}
 	return true
 }
-
