@@ -24,6 +24,7 @@ func init() {
 		}
 	}
 	ucb := func(o Options) Scorer { return UCB{Beta: o.UCBBeta, Delta: o.UCBDelta} }
+	Register("parego", func(o Options) (Proposer, error) { return parego{settings: o.Optimize}, nil })
 	Register("ei", single(func(Options) Scorer { return ei{} }))
 	Register("pi", single(func(Options) Scorer { return pi{} }))
 	Register("ucb", single(ucb))

@@ -36,11 +36,11 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 		return fmt.Errorf("tell trial %d: %w", id, ErrNotInFlight)
 	}
 	t := s.trials[id]
-	evalErr = valueError(r, evalErr)
+	evalErr = valueError(r, evalErr, len(s.info.Outputs))
 	if evalErr != nil {
 		t.Status, t.Error, t.Value = Failed, store.CleanError(evalErr.Error()), 0
 	} else {
-		t.Status, t.Value, t.Meta = Complete, r.Value, r.Meta
+		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(s.info, r), r.Outputs, r.Meta
 	}
 	t.Attempts = max(st.attempts, 1)
 	if !st.started.IsZero() {

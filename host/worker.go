@@ -97,6 +97,7 @@ type worker struct {
 	lastIter int // last iteration record passed to OnIteration
 	log      zerolog.Logger
 	obj      sdk.Objective
+	info     sdk.Info // the stored study's objective
 	prop     proposerRole
 	reclaim  sync.Mutex
 	lastRec  time.Time
@@ -207,8 +208,8 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 			return nil, err
 		}
 	}
-	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj,
-		pool: newPool(opts, log), grace: opts.Grace, attempts: opts.Retries + 1,
+	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, info: info,
+		pool: newPool(opts, info, log), grace: opts.Grace, attempts: opts.Retries + 1,
 		budget: evaluationBudget(opts.Init, opts.Iters, opts.Batch), design: opts.Init}
 	w.prop = proposerRole{w: w}
 	w.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
@@ -455,13 +456,13 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	if evalCtx.Err() != nil {
 		return nil
 	}
-	err = valueError(r, err)
+	err = valueError(r, err, w.pool.outputs)
 	t.EvalSeconds, t.StartedAt = time.Since(started).Seconds(), started
 	if err != nil {
 		t.Status, t.Error = Failed, store.CleanError(err.Error())
 		w.log.Warn().Int("trial", t.ID).Int("attempt", t.Attempts).Err(err).Msg("evaluation failed")
 	} else {
-		t.Status, t.Value, t.Meta = Complete, r.Value, r.Meta
+		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(w.info, r), r.Outputs, r.Meta
 	}
 	ok, rerr := reportTrial(context.WithoutCancel(ctx), w.db, w.id, w.h, t, w.attempts)
 	if rerr != nil {

@@ -57,6 +57,7 @@ type memTrial struct {
 	finished             int64
 	evalSeconds          float64
 	meta                 string
+	outputs              string // encodeOutputs' text; "" for NULL
 	worker, holder       string
 	leaseExpires         int64
 }
@@ -243,6 +244,16 @@ func outcome(what string, t *Trial) (value *float64, meta string, err error) {
 	return value, meta, nil
 }
 
+// memOutputs is encodeOutputs as Memory stores it ("" for NULL).
+func memOutputs(what string, t *Trial) (string, error) {
+	v, err := encodeOutputs(t)
+	if err != nil {
+		return "", fmt.Errorf("%s trial %d: %w", what, t.ID, err)
+	}
+	s, _ := v.(string)
+	return s, nil
+}
+
 func deref(v *float64) float64 {
 	if v == nil {
 		return 0
@@ -253,6 +264,10 @@ func deref(v *float64) float64 {
 // FinishTrial is DB.FinishTrial.
 func (d *Memory) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
 	value, meta, err := outcome("finish", t)
+	if err != nil {
+		return err
+	}
+	outputs, err := memOutputs("finish", t)
 	if err != nil {
 		return err
 	}
@@ -272,7 +287,7 @@ func (d *Memory) FinishTrial(ctx context.Context, studyID int64, t *Trial) error
 		if !t.StartedAt.IsZero() {
 			r.started = t.StartedAt.UnixNano()
 		}
-		r.finished, r.evalSeconds, r.meta = t.FinishedAt.UnixNano(), t.EvalSeconds, meta
+		r.finished, r.evalSeconds, r.meta, r.outputs = t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs
 		return nil
 	})
 	if err != nil {
@@ -325,6 +340,11 @@ func (r *memTrial) trial() (Trial, error) {
 	if r.meta != "" {
 		if err := json.Unmarshal([]byte(r.meta), &t.Meta); err != nil {
 			return t, fmt.Errorf("load trial %d: meta: %w", t.ID, err)
+		}
+	}
+	if r.outputs != "" {
+		if t.Outputs, err = decodeFloats(r.outputs); err != nil {
+			return t, fmt.Errorf("load trial %d: outputs: %w", t.ID, err)
 		}
 	}
 	return t, nil

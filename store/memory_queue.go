@@ -179,6 +179,10 @@ func (d *Memory) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Tr
 	if err != nil {
 		return false, err
 	}
+	outputs, err := memOutputs("report", t)
+	if err != nil {
+		return false, err
+	}
 	if t.FinishedAt.IsZero() {
 		t.FinishedAt = time.Now()
 	}
@@ -196,7 +200,7 @@ func (d *Memory) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Tr
 				return nil
 			}
 			r.status, r.value, r.errText = t.Status, deref(value), errText
-			r.finished, r.evalSeconds, r.meta, r.leaseExpires = t.FinishedAt.UnixNano(), t.EvalSeconds, meta, 0
+			r.finished, r.evalSeconds, r.meta, r.outputs, r.leaseExpires = t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs, 0
 			return nil
 		}
 		// Already recorded by this very holder?

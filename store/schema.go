@@ -100,6 +100,11 @@ var migrations = []string{
 		error      TEXT NOT NULL DEFAULT '',
 		at         INTEGER NOT NULL
 	);`,
+	// 4 → 5: several outputs. A complete trial of an objective that
+	// declares several outputs keeps them all, as a JSON array in the
+	// order the objective declares them (its Info, in the study's
+	// settings, names them); NULL for one output.
+	`ALTER TABLE trials ADD COLUMN outputs TEXT;`,
 }
 
 func init() {
