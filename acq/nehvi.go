@@ -87,7 +87,7 @@ func (e nehvi) prepare(s *MultiState, q int) (*nehviFunc, error) {
 	obj, con, thr := kindsOf(s)
 	ref := s.RefPoint
 	if ref == nil {
-		ref = observedRef(s, obj)
+		ref = observedRef(s, obj, con)
 	}
 	if len(ref) != len(obj) {
 		return nil, fmt.Errorf("nehvi: reference point has %d values for %d objectives", len(ref), len(obj))
@@ -143,16 +143,29 @@ func (e nehvi) prepare(s *MultiState, q int) (*nehviFunc, error) {
 }
 
 // observedRef derives the reference point from the evaluated objectives
-// (pareto.RefPoint) when the study gives none.
-func observedRef(s *MultiState, obj []int) []float64 {
+// of the feasible evaluated points (all of them while none is feasible) by
+// pareto.RefPoint, when the study gives none.
+func observedRef(s *MultiState, obj, con []int) []float64 {
 	n, _ := s.Y.Dims()
-	Y := make([][]float64, n)
-	for i := range Y {
+	var all, feas [][]float64
+	for i := 0; i < n; i++ {
+		var y []float64
 		for _, k := range obj {
-			Y[i] = append(Y[i], s.Y.At(i, k))
+			y = append(y, s.Y.At(i, k))
+		}
+		all = append(all, y)
+		ok := true
+		for _, k := range con {
+			ok = ok && s.Y.At(i, k) >= 0
+		}
+		if ok {
+			feas = append(feas, y)
 		}
 	}
-	return pareto.RefPoint(Y)
+	if len(feas) > 0 {
+		return pareto.RefPoint(feas)
+	}
+	return pareto.RefPoint(all)
 }
 
 // weight is Π_c sigmoid((z_c − thr_c)/τ) for the model-unit outputs val.
