@@ -85,10 +85,7 @@ type nehviFunc struct {
 
 func (e nehvi) prepare(s *MultiState, q int) (*nehviFunc, error) {
 	obj, con, thr := kindsOf(s)
-	ref := s.RefPoint
-	if ref == nil {
-		ref = observedRef(s, obj, con)
-	}
+	ref := RefPointOf(s)
 	if len(ref) != len(obj) {
 		return nil, fmt.Errorf("nehvi: reference point has %d values for %d objectives", len(ref), len(obj))
 	}
@@ -142,10 +139,15 @@ func (e nehvi) prepare(s *MultiState, q int) (*nehviFunc, error) {
 	return f, nil
 }
 
-// observedRef derives the reference point from the evaluated objectives
-// of the feasible evaluated points (all of them while none is feasible) by
-// pareto.RefPoint, when the study gives none.
-func observedRef(s *MultiState, obj, con []int) []float64 {
+// RefPointOf returns the study's reference point (oriented values, one per
+// objective) or, when it gives none, the one pareto.RefPoint derives from
+// the objectives of the feasible evaluated points (all of them while none
+// is feasible).
+func RefPointOf(s *MultiState) []float64 {
+	if s.RefPoint != nil {
+		return s.RefPoint
+	}
+	obj, con, _ := kindsOf(s)
 	n, _ := s.Y.Dims()
 	var all, feas [][]float64
 	for i := 0; i < n; i++ {

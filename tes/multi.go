@@ -17,15 +17,6 @@ type multiTES struct {
 	Optimize acq.OptimizeSettings
 }
 
-var _ acq.MultiProposer = (*Deliver)(nil)
-
-// ProposeMulti implements acq.MultiProposer: the default acquisition "tes"
-// on a study with several outputs.
-func (p *Deliver) ProposeMulti(ctx context.Context, s *acq.MultiState, q int) (*mat.Dense, error) {
-	m := multiTES{Settings: multiSettings{Features: p.TES.Scorer.Settings.Search.Features}, Optimize: p.TES.Optimize}
-	return m.ProposeMulti(ctx, s, q)
-}
-
 // ProposeMulti proposes q points that jointly maximize the information
 // lower bound α(B | pending).
 func (mt multiTES) ProposeMulti(ctx context.Context, s *acq.MultiState, q int) (*mat.Dense, error) {
