@@ -207,7 +207,10 @@ func trustedSet(s *acq.MultiState, sc *scalarizer, set multiSettings) (*mat.Dens
 	return T, nil
 }
 
-// multiCandidates returns the points the paths are searched on.
+// multiCandidates returns the points the paths are searched on: n uniform
+// ones, the evaluated points, and 16 perturbations (standard deviation 0.02
+// and 0.004, alternately) of each of up to 32 points of the observed
+// feasible front.
 func multiCandidates(s *acq.MultiState, n int) [][]float64 {
 	nx, d := s.X.Dims()
 	var out [][]float64
@@ -224,8 +227,12 @@ func multiCandidates(s *acq.MultiState, n int) [][]float64 {
 	for _, i := range observedFront(s, 32) {
 		for r := 0; r < 16; r++ {
 			x := append([]float64(nil), s.X.RawRowView(i)...)
+			sd := 0.02
+			if r%2 == 1 {
+				sd = 0.004
+			}
 			for j := range x {
-				x[j] = math.Min(1, math.Max(0, x[j]+0.02*s.Rand.NormFloat64()))
+				x[j] = math.Min(1, math.Max(0, x[j]+sd*s.Rand.NormFloat64()))
 			}
 			out = append(out, x)
 		}

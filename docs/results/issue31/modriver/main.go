@@ -49,6 +49,7 @@ func main() {
 	iters := flag.Int("iters", 10, "BO iterations")
 	batch := flag.Int("batch", 1, "points per iteration")
 	initN := flag.Int("init", 0, "initial design (0: the problem's, 2(d+1))")
+	verbose := flag.Bool("v", false, "also print every trial (iteration, x, noise-free outputs) to stderr")
 	flag.Parse()
 	if *seeds < 1 || *seeds > 100 || *iters < 1 || *iters > 500 || *batch < 1 || *batch > 40 || *initN < 0 || *initN > 1000 {
 		fmt.Fprintln(os.Stderr, "modriver: seeds 1–100, iters 1–500, batch 1–40, init 0–1000")
@@ -58,7 +59,7 @@ func main() {
 	for _, p := range strings.Split(*probs, ",") {
 		for _, a := range strings.Split(*acqs, ",") {
 			for seed := 0; seed < *seeds; seed++ {
-				l, err := run(p, a, seed, *iters, *batch, *initN)
+				l, err := run(p, a, seed, *iters, *batch, *initN, *verbose)
 				if err != nil {
 					fmt.Fprintln(os.Stderr, "modriver:", err)
 					os.Exit(1)
@@ -69,7 +70,7 @@ func main() {
 	}
 }
 
-func run(name, acqName string, seed, iters, batch, initN int) (*line, error) {
+func run(name, acqName string, seed, iters, batch, initN int, verbose bool) (*line, error) {
 	obj, err := synthetic.NewMulti(name)
 	if err != nil {
 		return nil, err
@@ -96,6 +97,9 @@ func run(name, acqName string, seed, iters, batch, initN int) (*line, error) {
 		f, err := p.Eval(tr.X)
 		if err != nil {
 			return nil, err
+		}
+		if verbose {
+			fmt.Fprintf(os.Stderr, "%d %.4f %.4g feasible=%v\n", tr.Iteration, tr.U, f, p.Feasible(f))
 		}
 		if !p.Feasible(f) {
 			continue
