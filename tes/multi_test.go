@@ -276,7 +276,7 @@ func TestMeanFrontPoint(t *testing.T) {
 		func(x []float64) float64 { return 1 - x[0]*x[0] },
 	}, 6)
 	s.RefPoint = []float64{-0.1, -0.1}
-	if xb, _ := meanFrontPoint(context.Background(), s, 256); xb == nil || xb.At(0, 0) <= 0.5 {
+	if xb, _ := meanFrontPoints(context.Background(), s, 256, 1); xb == nil || xb.At(0, 0) <= 0.5 {
 		t.Errorf("x̄ = %v, want a point beyond the observed 0.5", xb)
 	}
 	X = mat.NewDense(8, 1, []float64{0.02, 0.15, 0.3, 0.42, 0.55, 0.8, 0.9, 0.98})
@@ -284,7 +284,7 @@ func TestMeanFrontPoint(t *testing.T) {
 		func(x []float64) float64 { return x[0] },
 		func(x []float64) float64 { return 0.7 - x[0] },
 	}, 7)
-	xb, _ := meanFrontPoint(context.Background(), s, 256)
+	xb, _ := meanFrontPoints(context.Background(), s, 256, 1)
 	if xb == nil || xb.At(0, 0) < 0.6 || xb.At(0, 0) > 0.72 {
 		t.Fatalf("x̄ = %v, want the feasible optimum near 0.7", xb)
 	}
@@ -293,7 +293,7 @@ func TestMeanFrontPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Rand = rand.New(rand.NewPCG(7, 7))
-	want, _ := meanFrontPoint(context.Background(), s, 512)
+	want, _ := meanFrontPoints(context.Background(), s, 512, 1)
 	s.Rand = rand.New(rand.NewPCG(7, 7))
 	B, err := d.ProposeMulti(context.Background(), s, 2)
 	if err != nil {
