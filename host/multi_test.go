@@ -149,3 +149,70 @@ func TestMultiOutputResumeExact(t *testing.T) {
 		}
 	}
 }
+
+// The last record's Pareto set is the observed front of the feasible
+// trials (a noise-free objective: the posterior means keep the order), its
+// hypervolume is that front's above the derived reference point, and the
+// feasible fraction counts the trials within the bound.
+func TestMultiOutputRecord(t *testing.T) {
+	obj := &twoObjectives{bound: 0.9}
+	res, err := Optimize(context.Background(), obj, Options{Acquisition: "parego", Batch: 2, Iters: 4, Init: 6, Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Multi
+	if m == nil || m.Pareto == nil || m.Hypervolume == nil || m.FeasibleFraction == nil || !m.RefPointDerived || len(m.RefPoint) != 2 {
+		t.Fatalf("multi record: %+v", m)
+	}
+	var feas []Trial
+	for _, tr := range res.Trials {
+		if tr.Outputs[2] <= 0.9 {
+			feas = append(feas, tr)
+		}
+	}
+	if want := float64(len(feas)) / float64(len(res.Trials)); *m.FeasibleFraction != want {
+		t.Errorf("feasible fraction %v, want %v", *m.FeasibleFraction, want)
+	}
+	var front []int // brute force: f1 maximized, f2 minimized
+	for _, a := range feas {
+		dominated := false
+		for _, b := range feas {
+			if b.Outputs[0] >= a.Outputs[0] && b.Outputs[1] <= a.Outputs[1] && (b.Outputs[0] > a.Outputs[0] || b.Outputs[1] < a.Outputs[1]) {
+				dominated = true
+			}
+		}
+		if !dominated {
+			front = append(front, a.ID)
+		}
+	}
+	if len(front) != len(m.Pareto.Trials) {
+		t.Fatalf("Pareto set %v, observed front %v", m.Pareto.Trials, front)
+	}
+	for i := range front {
+		if front[i] != m.Pareto.Trials[i] || len(m.Pareto.Outputs[i]) != 3 {
+			t.Fatalf("Pareto set %v, observed front %v", m.Pareto.Trials, front)
+		}
+	}
+	// The hypervolume of a 2-d front, by the staircase, in the native
+	// units (f1 up from ref[0], f2 down from ref[1]).
+	var hv float64
+	for _, id := range front {
+		tr := res.Trials[id]
+		w := tr.Outputs[0] - m.RefPoint[0]
+		h := m.RefPoint[1] - tr.Outputs[1]
+		if w <= 0 || h <= 0 {
+			continue
+		}
+		// the part of this point's box not covered by points with larger f1
+		top := m.RefPoint[1]
+		for _, o := range front {
+			if p := res.Trials[o]; p.Outputs[0] > tr.Outputs[0] {
+				top = math.Min(top, p.Outputs[1])
+			}
+		}
+		hv += w * math.Max(0, top-tr.Outputs[1])
+	}
+	if math.Abs(hv-*m.Hypervolume) > 1e-12*math.Max(1, hv) {
+		t.Errorf("hypervolume %v, staircase %v", *m.Hypervolume, hv)
+	}
+}
