@@ -216,3 +216,48 @@ func TestMultiOutputRecord(t *testing.T) {
 		t.Errorf("hypervolume %v, staircase %v", *m.Hypervolume, hv)
 	}
 }
+
+// Driving a several-output study with Ask and TellOutputs gives the trials
+// Optimize gives; AttachOutputs adds an evaluated point, and Tell and
+// Attach of one value are refused.
+func TestMultiOutputAskTell(t *testing.T) {
+	ctx := context.Background()
+	opts := Options{Acquisition: "parego", Batch: 2, Iters: 3, Init: 4, Seed: 21}
+	obj := &twoObjectives{bound: 0.9}
+	want, err := Optimize(ctx, obj, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := obj.Info(ctx)
+	s, err := NewStudy(ctx, info, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !s.Done() {
+		batch, err := s.Ask(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range batch {
+			if err := s.Tell(ctx, tr.ID, 1, nil); err == nil || !strings.Contains(err.Error(), "TellOutputs") {
+				t.Fatalf("Tell of one value: %v", err)
+			}
+			outs, _ := obj.EvaluateOutputs(ctx, tr.X)
+			if err := s.TellOutputs(ctx, tr.ID, outs, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got := s.Trials()
+	sameTrials(t, want.Trials, got)
+	if _, err := s.Attach(ctx, []float64{0.5, 0.5}, 1); err == nil || !strings.Contains(err.Error(), "AttachOutputs") {
+		t.Fatalf("Attach of one value: %v", err)
+	}
+	if _, err := s.AttachOutputs(ctx, []float64{0.5, 0.5}, []float64{1, 2}); err == nil || !strings.Contains(err.Error(), "returned 2 outputs, it declares 3") {
+		t.Fatalf("AttachOutputs of 2 outputs: %v", err)
+	}
+	tr, err := s.AttachOutputs(ctx, []float64{0.5, 0.5}, []float64{-0.09, 0.09, 1})
+	if err != nil || tr.Status != Complete || tr.Value != -0.09 || len(tr.Outputs) != 3 {
+		t.Fatalf("AttachOutputs: %+v, %v", tr, err)
+	}
+}
