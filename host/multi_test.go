@@ -48,8 +48,8 @@ func TestMultiOutputStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.opts.Acquisition != DefaultMultiAcquisition {
-		t.Errorf("acquisition %s, want the several-output default %s", s.opts.Acquisition, DefaultMultiAcquisition)
+	if s.opts.Acquisition != DefaultAcquisition {
+		t.Errorf("acquisition %s, want the default %s (tes has a several-output form)", s.opts.Acquisition, DefaultAcquisition)
 	}
 	for it := 1; it <= 3; it++ {
 		if fb := s.iters[it].fallback; fb != "" {
