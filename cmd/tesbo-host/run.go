@@ -99,7 +99,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.objective, "objective", "", "objective to optimize, e.g. synthetic/branin (see 'tesbo-host plugins')")
-	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin; for an objective of several outputs "+host.DefaultMultiAcquisition+" (the default there)")
+	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin; for an objective of several outputs one of "+strings.Join(host.MultiAcquisitions(), " "))
 	fl.StringVar(&f.batchArg, "batch", strconv.Itoa(host.DefaultBatch), batchFlagHelp())
 	fl.IntVar(&f.batchMax, "batch-max", host.DefaultBatchMax, "with --batch auto: the largest batch (and, in worker mode, at most the idle evaluation slots); the budget is init + iters × batch-max evaluations")
 	fl.Float64Var(&f.minGain, "batch-min-gain", acq.DefaultMinGain, "with --batch auto: one more point must add at least this information gain about the maximizer, in nats")
