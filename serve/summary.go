@@ -42,9 +42,9 @@ type summary struct {
 	BestObserved *float64 `json:"best_observed"`
 	// Recommendation is f(x̄) and Regret f* − f(x̄) (for a minimizing
 	// objective f(x̄) − f*) as of the latest finished iteration.
-	Recommendation *float64  `json:"recommendation"`
-	Regret         *float64  `json:"regret"`
-	Iteration      int       `json:"iteration"` // latest finished BO iteration
+	Recommendation *float64 `json:"recommendation"`
+	Regret         *float64 `json:"regret"`
+	Iteration      int      `json:"iteration"` // latest finished BO iteration
 	// Outputs are the objective's declared outputs when it has several
 	// (sdk.Info.Outputs); Pareto, Hypervolume and FeasibleFraction are then
 	// the latest record's (host.MultiRecord).
@@ -53,7 +53,7 @@ type summary struct {
 	Hypervolume      *float64     `json:"hypervolume,omitempty"`
 	FeasibleFraction *float64     `json:"feasible_fraction,omitempty"`
 	Created          time.Time    `json:"created"`
-	LastActivity   time.Time `json:"last_activity"`
+	LastActivity     time.Time    `json:"last_activity"`
 
 	id     int64
 	params []sdk.Param
