@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -162,6 +163,34 @@ func TestE2EOutputsBadInput(t *testing.T) {
 		r := cli(t, t.TempDir(), args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || len(errorLines(r.stderr)) != 1 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q on one line", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+// TestE2EOutputsBadInfo: a script declaring a constraint without a bound,
+// or two outputs of one name, is refused with one line naming the output
+// and exit status 2.
+func TestE2EOutputsBadInfo(t *testing.T) {
+	src, err := os.ReadFile("../../examples/script-outputs/tradeoff.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, edit := range map[string][2]string{
+		"nobound": {"Bound: sdk.Bound(1.2)", ""},
+		"dup":     {`Name: "loss"`, `Name: "cost"`},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name+".go"), []byte(strings.Replace(string(src), edit[0], edit[1], 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]string{
+		"nobound": `output 2 ("budget"): a constraint needs a Bound`,
+		"dup":     `output 1 ("cost"): duplicate name`,
+	} {
+		r := cli(t, t.TempDir(), "run", "--plugins", dir, "--objective", name, "--iters", "1", "--db", "e.db")
+		if r.code != 2 || !strings.Contains(r.stderr, want) || len(errorLines(r.stderr)) != 1 {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q on one line", name, r.code, r.stderr, want)
 		}
 	}
 }
