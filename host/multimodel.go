@@ -51,13 +51,15 @@ func multiProposer(info sdk.Info, o *Options, prop acq.Proposer) (acq.Proposer, 
 	if _, ok := prop.(acq.MultiProposer); ok {
 		return prop, nil
 	}
-	if o.Acquisition == DefaultAcquisition && o.Proposer == nil {
+	if o.Acquisition == DefaultAcquisition && o.Proposer == nil && DefaultMultiAcquisition != DefaultAcquisition {
 		p, err := acq.Lookup(DefaultMultiAcquisition, o.AcqOptions)
 		if err != nil {
 			return nil, err
 		}
-		o.Acquisition = DefaultMultiAcquisition
-		return p, nil
+		if _, ok := p.(acq.MultiProposer); ok {
+			o.Acquisition = DefaultMultiAcquisition
+			return p, nil
+		}
 	}
 	return nil, fmt.Errorf("acquisition %s cannot optimize objective %s's %d outputs (it is not an acq.MultiProposer): use one of %v",
 		o.Acquisition, info.Name, len(info.Outputs), MultiAcquisitions())
