@@ -264,3 +264,8 @@ var _ MultiProposer = parego{}
 func (parego) Propose(context.Context, *State, int) (*mat.Dense, error) {
 	return nil, fmt.Errorf("parego optimizes objectives with several outputs (sdk.Info.Outputs); this one has one: use another acquisition")
 }
+
+// HandlesPending implements PendingAware: pending points are fantasized
+// at the scalarized GP's posterior mean, so parego may propose while
+// evaluations run (worker mode).
+func (parego) HandlesPending() bool { return true }

@@ -149,3 +149,115 @@ func TestMultiOutputResumeExact(t *testing.T) {
 		}
 	}
 }
+
+// The last record's Pareto set is the observed front of the feasible
+// trials (a noise-free objective: the posterior means keep the order), its
+// hypervolume is that front's above the derived reference point, and the
+// feasible fraction counts the trials within the bound.
+func TestMultiOutputRecord(t *testing.T) {
+	obj := &twoObjectives{bound: 0.9}
+	res, err := Optimize(context.Background(), obj, Options{Acquisition: "parego", Batch: 2, Iters: 4, Init: 6, Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Multi
+	if m == nil || m.Pareto == nil || m.Hypervolume == nil || m.FeasibleFraction == nil || !m.RefPointDerived || len(m.RefPoint) != 2 {
+		t.Fatalf("multi record: %+v", m)
+	}
+	var feas []Trial
+	for _, tr := range res.Trials {
+		if tr.Outputs[2] <= 0.9 {
+			feas = append(feas, tr)
+		}
+	}
+	if want := float64(len(feas)) / float64(len(res.Trials)); *m.FeasibleFraction != want {
+		t.Errorf("feasible fraction %v, want %v", *m.FeasibleFraction, want)
+	}
+	var front []int // brute force: f1 maximized, f2 minimized
+	for _, a := range feas {
+		dominated := false
+		for _, b := range feas {
+			if b.Outputs[0] >= a.Outputs[0] && b.Outputs[1] <= a.Outputs[1] && (b.Outputs[0] > a.Outputs[0] || b.Outputs[1] < a.Outputs[1]) {
+				dominated = true
+			}
+		}
+		if !dominated {
+			front = append(front, a.ID)
+		}
+	}
+	if len(front) != len(m.Pareto.Trials) {
+		t.Fatalf("Pareto set %v, observed front %v", m.Pareto.Trials, front)
+	}
+	for i := range front {
+		if front[i] != m.Pareto.Trials[i] || len(m.Pareto.Outputs[i]) != 3 {
+			t.Fatalf("Pareto set %v, observed front %v", m.Pareto.Trials, front)
+		}
+	}
+	// The hypervolume of a 2-d front, by the staircase, in the native
+	// units (f1 up from ref[0], f2 down from ref[1]).
+	var hv float64
+	for _, id := range front {
+		tr := res.Trials[id]
+		w := tr.Outputs[0] - m.RefPoint[0]
+		h := m.RefPoint[1] - tr.Outputs[1]
+		if w <= 0 || h <= 0 {
+			continue
+		}
+		// the part of this point's box not covered by points with larger f1
+		top := m.RefPoint[1]
+		for _, o := range front {
+			if p := res.Trials[o]; p.Outputs[0] > tr.Outputs[0] {
+				top = math.Min(top, p.Outputs[1])
+			}
+		}
+		hv += w * math.Max(0, top-tr.Outputs[1])
+	}
+	if math.Abs(hv-*m.Hypervolume) > 1e-12*math.Max(1, hv) {
+		t.Errorf("hypervolume %v, staircase %v", *m.Hypervolume, hv)
+	}
+}
+
+// Driving a several-output study with Ask and TellOutputs gives the trials
+// Optimize gives; AttachOutputs adds an evaluated point, and Tell and
+// Attach of one value are refused.
+func TestMultiOutputAskTell(t *testing.T) {
+	ctx := context.Background()
+	opts := Options{Acquisition: "parego", Batch: 2, Iters: 3, Init: 4, Seed: 21}
+	obj := &twoObjectives{bound: 0.9}
+	want, err := Optimize(ctx, obj, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := obj.Info(ctx)
+	s, err := NewStudy(ctx, info, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !s.Done() {
+		batch, err := s.Ask(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range batch {
+			if err := s.Tell(ctx, tr.ID, 1, nil); err == nil || !strings.Contains(err.Error(), "TellOutputs") {
+				t.Fatalf("Tell of one value: %v", err)
+			}
+			outs, _ := obj.EvaluateOutputs(ctx, tr.X)
+			if err := s.TellOutputs(ctx, tr.ID, outs, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got := s.Trials()
+	sameTrials(t, want.Trials, got)
+	if _, err := s.Attach(ctx, []float64{0.5, 0.5}, 1); err == nil || !strings.Contains(err.Error(), "AttachOutputs") {
+		t.Fatalf("Attach of one value: %v", err)
+	}
+	if _, err := s.AttachOutputs(ctx, []float64{0.5, 0.5}, []float64{1, 2}); err == nil || !strings.Contains(err.Error(), "returned 2 outputs, it declares 3") {
+		t.Fatalf("AttachOutputs of 2 outputs: %v", err)
+	}
+	tr, err := s.AttachOutputs(ctx, []float64{0.5, 0.5}, []float64{-0.09, 0.09, 1})
+	if err != nil || tr.Status != Complete || tr.Value != -0.09 || len(tr.Outputs) != 3 {
+		t.Fatalf("AttachOutputs: %+v, %v", tr, err)
+	}
+}

@@ -14,9 +14,11 @@ import (
 )
 
 // DefaultMultiAcquisition is the acquisition of a study with several
-// outputs when the study leaves it at DefaultAcquisition and that has no
-// several-output form (acq.MultiProposer) yet.
-const DefaultMultiAcquisition = "parego"
+// outputs that leaves it at DefaultAcquisition: the one place to change it.
+// It is DefaultAcquisition itself, tes, whose several-output form (package
+// tes) implements acq.MultiProposer; a default without that form would be
+// replaced by this one.
+const DefaultMultiAcquisition = DefaultAcquisition
 
 // orientation maps an output's native value v to the acquisition's frame
 // (acq.Output): y = sign·v + off, larger is better for objectives and
@@ -49,16 +51,24 @@ func multiProposer(info sdk.Info, o *Options, prop acq.Proposer) (acq.Proposer, 
 	if _, ok := prop.(acq.MultiProposer); ok {
 		return prop, nil
 	}
-	if o.Acquisition == DefaultAcquisition && o.Proposer == nil {
+	if o.Acquisition == DefaultAcquisition && o.Proposer == nil && DefaultMultiAcquisition != DefaultAcquisition {
 		p, err := acq.Lookup(DefaultMultiAcquisition, o.AcqOptions)
 		if err != nil {
 			return nil, err
 		}
-		o.Acquisition = DefaultMultiAcquisition
-		return p, nil
+		if _, ok := p.(acq.MultiProposer); ok {
+			o.Acquisition = DefaultMultiAcquisition
+			return p, nil
+		}
 	}
-	return nil, fmt.Errorf("acquisition %s cannot optimize objective %s's %d outputs (it is not an acq.MultiProposer); use --acq %s",
-		o.Acquisition, info.Name, len(info.Outputs), DefaultMultiAcquisition)
+	return nil, fmt.Errorf("acquisition %s cannot optimize objective %s's %d outputs (it is not an acq.MultiProposer): use one of %v",
+		o.Acquisition, info.Name, len(info.Outputs), MultiAcquisitions())
+}
+
+// MultiAcquisitions returns the registered acquisitions that optimize
+// objectives of several outputs (acq.MultiProposer), sorted by name.
+func MultiAcquisitions() []string {
+	return registeredWith(func(p acq.Proposer) bool { _, ok := p.(acq.MultiProposer); return ok })
 }
 
 // proposeMulti is propose for a study with several outputs: one GP per

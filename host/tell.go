@@ -21,6 +21,9 @@ type evalStats struct {
 // failure. Failed trials are kept but never shown to the GP. ctx bounds the
 // write to the study's database.
 func (s *Study) Tell(ctx context.Context, trialID int, value float64, err error) error {
+	if m := len(s.info.Outputs); m > 0 && err == nil {
+		return fmt.Errorf("tell trial %d: objective %s declares %d outputs: tell them with TellOutputs", trialID, s.info.Name, m)
+	}
 	return s.TellResult(ctx, trialID, sdk.Result{Value: value}, err)
 }
 

@@ -142,6 +142,9 @@ type trialJSON struct {
 	Finished *time.Time        `json:"finished,omitempty"`
 	EvalS    float64           `json:"eval_s"`
 	Meta     map[string]string `json:"meta,omitempty"`
+	// Outputs are a complete trial's outputs (several-output objectives),
+	// in the order of the summary's outputs.
+	Outputs []float64 `json:"outputs,omitempty"`
 }
 
 func timePtr(t time.Time) *time.Time {
@@ -158,6 +161,7 @@ func trialOf(t store.Trial) trialJSON {
 	if t.Status == store.Complete {
 		v := t.Value
 		tj.Value = &v
+		tj.Outputs = t.Outputs
 	}
 	if tj.X == nil {
 		tj.X = []float64{}

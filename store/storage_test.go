@@ -245,7 +245,7 @@ func conformTrials(tr *transcript, d Storage) {
 		[]Trial{{ID: 3, Iteration: 1, Index: 0, X: []float64{2}, U: []float64{0.75}}}), "ok")
 	tr.must("start", d.StartTrial(ctx, s.ID, 0, 2, time.Now()), "ok")
 	done := Trial{ID: 0, Status: Complete, Value: -math.SmallestNonzeroFloat64, Attempts: 2, EvalSeconds: 0.1 + 0.2,
-		Meta: map[string]string{"k": "v", "bad": "\xff"}, Outputs: []float64{-math.SmallestNonzeroFloat64, 0.1 + 0.2, -0.0}}
+		Meta: map[string]string{"k": "v", "bad": "\xff"}, Outputs: []float64{-math.SmallestNonzeroFloat64, 0.1 + 0.2, math.Copysign(0, -1)}}
 	tr.must("finish complete", d.FinishTrial(ctx, s.ID, &done), "ok")
 	tr.must("finish twice", d.FinishTrial(ctx, s.ID, &done), ErrConflict.Error())
 	tr.must("start finished", d.StartTrial(ctx, s.ID, 0, 3, time.Now()), ErrConflict.Error())

@@ -61,15 +61,19 @@ type trialRow struct {
 	Params map[string]float64 `json:"params"`
 	// Choices name the Categorical parameters' values (Params holds the
 	// choices' indices).
-	Choices  map[string]string `json:"choices,omitempty"`
-	Value    *float64          `json:"value"`
-	Error    string            `json:"error"`
-	Worker   string            `json:"worker"`
-	Attempts int               `json:"attempts"`
-	Iter     int               `json:"iter"`
-	Started  *time.Time        `json:"started,omitempty"`
-	Finished *time.Time        `json:"finished,omitempty"`
-	EvalS    float64           `json:"eval_s"`
+	Choices map[string]string `json:"choices,omitempty"`
+	Value   *float64          `json:"value"`
+	// Outputs and Feasible are a complete trial's outputs by name and
+	// whether its constraints hold, for an objective with several.
+	Outputs  map[string]float64 `json:"outputs,omitempty"`
+	Feasible *bool              `json:"feasible,omitempty"`
+	Error    string             `json:"error"`
+	Worker   string             `json:"worker"`
+	Attempts int                `json:"attempts"`
+	Iter     int                `json:"iter"`
+	Started  *time.Time         `json:"started,omitempty"`
+	Finished *time.Time         `json:"finished,omitempty"`
+	EvalS    float64            `json:"eval_s"`
 }
 
 // trialState names a trial's status as 'trials' shows it (pending is
@@ -134,6 +138,7 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 			v := t.Value
 			r.Value = &v
 		}
+		setOutputs(&r, info, t)
 		if !t.StartedAt.IsZero() {
 			s := t.StartedAt
 			r.Started = &s
@@ -156,9 +161,9 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 		}
 		return nil
 	case "csv":
-		return writeTrialsCSV(out, names, rows)
+		return writeTrialsCSV(out, names, outputNames(info), rows)
 	}
-	return writeTrialsTable(out, names, rows)
+	return writeTrialsTable(out, names, outputNames(info), rows)
 }
 
 // selectTrials applies --best and --sort to rows (in ID order): with best
@@ -230,9 +235,9 @@ var trialTail = []string{"value", "error", "worker", "attempts", "iter", "eval_s
 // writeTrialsCSV writes the trials as CSV. The text cells (parameter and
 // choice names, errors, workers) come from plugins and go through
 // safetext.CSVCell, so a spreadsheet shows them and runs none as a formula.
-func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
+func writeTrialsCSV(w io.Writer, names, outputs []string, rows []trialRow) error {
 	cw := csv.NewWriter(w)
-	head := append(append([]string{"id", "state"}, names...), trialTail...)
+	head := append(append(append([]string{"id", "state"}, names...), outputHead(outputs)...), trialTail...)
 	for i := range head {
 		head[i] = safetext.CSVCell(head[i])
 	}
@@ -246,6 +251,7 @@ func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 			}
 			rec = append(rec, strconv.FormatFloat(r.Params[n], 'g', -1, 64))
 		}
+		rec = append(rec, outputCells(r, outputs, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })...)
 		tail := trialCells(r)
 		tail[1], tail[2] = safetext.CSVCell(tail[1]), safetext.CSVCell(tail[2]) // error, worker
 		cw.Write(append(rec, tail...))
@@ -257,9 +263,9 @@ func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 // writeTrialsTable writes the trials as an aligned table for a terminal;
 // text from plugins (names, choices, errors) goes through cell, so no
 // escape sequence reaches the terminal.
-func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
+func writeTrialsTable(w io.Writer, names, outputs []string, rows []trialRow) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := append(append([]string{"ID", "STATE"}, names...), "VALUE", "WORKER", "ATTEMPTS", "ERROR")
+	head := append(append(append([]string{"ID", "STATE"}, names...), outputHead(outputs)...), "VALUE", "WORKER", "ATTEMPTS", "ERROR")
 	for i, h := range head {
 		if i > 0 {
 			fmt.Fprint(tw, "\t")
@@ -275,6 +281,9 @@ func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 				continue
 			}
 			fmt.Fprintf(tw, "\t%.6g", r.Params[n])
+		}
+		for _, c := range outputCells(r, outputs, func(v float64) string { return fmt.Sprintf("%.6g", v) }) {
+			fmt.Fprintf(tw, "\t%s", c)
 		}
 		val := "-"
 		if r.Value != nil && !math.IsNaN(*r.Value) {
