@@ -195,6 +195,11 @@ type modelState struct {
 	// AcqState is what the acquisition carries to the next iteration
 	// (acq.Carrier), restored when the study is reopened.
 	AcqState json.RawMessage `json:"acq_state,omitempty"`
+	// Outputs are the fits of a study with several outputs, one per
+	// declared output (sdk.Info.Outputs); the fields above other than N,
+	// Fallback and AcqState are then unset.
+	Outputs []modelState `json:"outputs,omitempty"`
+	fitS    float64      // seconds this output's fit took (not stored)
 }
 
 // FallbackReason returns why a stored iteration (store.Iteration.Model)

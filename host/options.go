@@ -108,6 +108,12 @@ const (
 type Options struct {
 	// Name identifies the study in DB. "" means DefaultStudyName.
 	Name string `json:"-"`
+	// RefPoint is the reference point of a study whose objective declares
+	// several objective outputs: one native value per objective output,
+	// in their order in sdk.Info.Outputs. It replaces the objective's
+	// sdk.Info.RefPoint and is stored with the study's Info. nil: the
+	// objective's, else derived (see Study.refPoint).
+	RefPoint []float64 `json:"-"`
 	// DB stores the study (trials, config, resume state): OpenStorage
 	// or MemoryStorage. nil keeps the study in this Study value only.
 	DB *Storage `json:"-"`

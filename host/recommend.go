@@ -31,6 +31,9 @@ type Recommendation struct {
 // exactly as the next Ask would (and Ask then reuses that fit); if fitting
 // fails x̄ is the best observed point.
 func (s *Study) Recommend(ctx context.Context) (*Recommendation, error) {
+	if m := len(s.info.Outputs); m > 0 {
+		return nil, fmt.Errorf("study %q: recommend: objective %s has %d outputs, whose best trials are the Pareto set of Record.MultiRecord (Result.Multi)", s.name, s.info.Name, m)
+	}
 	rec, err := s.recommendOnView(ctx)
 	if err == nil && rec == nil {
 		return nil, fmt.Errorf("study %q: recommend: %w", s.name, ErrNoEvaluations)

@@ -85,6 +85,10 @@ type Result struct {
 	// finish of each iteration's evaluations); pauses between runs do not
 	// count.
 	StudyTime time.Duration
+	// Multi is the last Record's several-output summary (the Pareto set,
+	// hypervolume, feasibility) for an objective with several outputs;
+	// Best and BestObserved are then nil.
+	Multi *MultiRecord
 }
 
 // Optimize runs a new study of obj with options o until its budget (the
@@ -285,6 +289,13 @@ func (s *Study) result(ctx context.Context, start time.Time, last *Record) *Resu
 	s.mu.Unlock()
 	if last != nil {
 		res.BestValue, res.Regret = last.BestValue, last.Regret
+	}
+	if len(s.info.Outputs) > 0 {
+		res.BestObserved = nil
+		if last != nil {
+			res.Multi = last.MultiRecord
+		}
+		return res
 	}
 	if rc, err := s.recommendOnView(context.WithoutCancel(ctx)); err == nil {
 		res.Best = rc

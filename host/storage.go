@@ -174,7 +174,7 @@ func toStoreTrial(t Trial) store.Trial {
 	return store.Trial{ID: t.ID, Iteration: t.Iteration, Index: t.Index, X: t.X, U: t.U,
 		Status: store.Status(t.Status), Value: t.Value, Error: t.Error, Attempts: t.Attempts,
 		CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
-		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker,
+		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker, Outputs: t.Outputs,
 		Intermediates: convertIntermediates[store.Intermediate](t.Intermediates)}
 }
 
@@ -182,7 +182,7 @@ func fromStoreTrial(t store.Trial) Trial {
 	return Trial{ID: t.ID, Iteration: t.Iteration, Index: t.Index, X: t.X, U: t.U,
 		Status: Status(t.Status), Value: t.Value, Error: t.Error, Attempts: t.Attempts,
 		CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
-		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker,
+		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker, Outputs: t.Outputs,
 		Intermediates: convertIntermediates[Intermediate](t.Intermediates)}
 }
 

@@ -135,6 +135,16 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 	if err != nil {
 		return nil, err
 	}
+	if prop, err = multiProposer(info, &o, prop); err != nil {
+		return nil, err
+	}
+	if len(o.RefPoint) > 0 {
+		if err := sdk.CheckRefPoint(o.RefPoint, len(info.Objectives())); err != nil {
+			return nil, fmt.Errorf("objective %s: %w", info.Name, err)
+		}
+		info.RefPoint = append([]float64(nil), o.RefPoint...)
+		o.RefPoint = nil // kept in the stored Info
+	}
 	if o.Name == "" {
 		o.Name = DefaultStudyName(info.Name, time.Now())
 	}
@@ -351,7 +361,7 @@ func (s *Study) restoreIterations(its []store.Iteration) (carried json.RawMessag
 				return nil, fmt.Errorf("study %q iteration %d: bad model: %w", name, it.Iteration, err)
 			}
 			info.fallback = ms.Fallback
-			if len(ms.Params) > 0 {
+			if len(ms.Params) > 0 || len(ms.Outputs) > 0 {
 				s.lastModel = &ms
 			}
 			if len(ms.AcqState) > 0 {

@@ -24,6 +24,9 @@ type evalStats struct {
 // failure. Failed trials are kept but never shown to the GP. ctx bounds the
 // write to the study's database.
 func (s *Study) Tell(ctx context.Context, trialID int, value float64, err error) error {
+	if m := len(s.info.Outputs); m > 0 && err == nil {
+		return fmt.Errorf("tell trial %d: objective %s declares %d outputs: tell them with TellOutputs", trialID, s.info.Name, m)
+	}
 	return s.TellResult(ctx, trialID, sdk.Result{Value: value}, err)
 }
 
@@ -76,14 +79,14 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 		return fmt.Errorf("tell trial %d: %w", id, ErrNotInFlight)
 	}
 	t := s.trials[id]
-	evalErr = valueError(r, evalErr)
+	evalErr = valueError(r, evalErr, len(s.info.Outputs))
 	switch {
 	case evalErr != nil:
 		t.Status, t.Error, t.Value = Failed, store.CleanError(evalErr.Error()), 0
 	case st.pruned:
-		t.Status, t.Value, t.Meta = Pruned, r.Value, r.Meta
+		t.Status, t.Value, t.Meta = Pruned, resultValue(s.info, r), r.Meta
 	default:
-		t.Status, t.Value, t.Meta = Complete, r.Value, r.Meta
+		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(s.info, r), r.Outputs, r.Meta
 	}
 	t.Intermediates = st.curve
 	t.Attempts = max(st.attempts, 1)

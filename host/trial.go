@@ -6,15 +6,19 @@ import "time"
 // units, U the same point in the unit cube, Status, Value (native units, valid
 // when complete), Error (when failed), attempts and timings.
 type Trial struct {
-	ID          int       // 0-based, unique within the study
-	Iteration   int       // 0 = initial design, t ≥ 1 = BO iteration t
-	Index       int       // position within its iteration's batch
-	X           []float64 // native units
-	U           []float64 // the same point in the unit cube (what the GP sees)
-	Status      Status
-	Value       float64 // native units; meaningful when Status is Complete or Pruned
-	Error       string  // why it failed; empty otherwise
-	Attempts    int     // evaluation attempts made (retries + 1)
+	ID        int       // 0-based, unique within the study
+	Iteration int       // 0 = initial design, t ≥ 1 = BO iteration t
+	Index     int       // position within its iteration's batch
+	X         []float64 // native units
+	U         []float64 // the same point in the unit cube (what the GP sees)
+	Status    Status
+	Value     float64 // native units; meaningful when Status is Complete or Pruned
+	// Outputs are a complete trial's values of an objective with several
+	// declared outputs (sdk.Info.Outputs), in order, native units; Value
+	// is then the first objective output's.
+	Outputs     []float64
+	Error       string // why it failed; empty otherwise
+	Attempts    int    // evaluation attempts made (retries + 1)
 	CreatedAt   time.Time
 	StartedAt   time.Time // zero until started
 	FinishedAt  time.Time // zero until finished

@@ -100,6 +100,7 @@ type worker struct {
 	obj      sdk.Objective
 	pruner   prune.Pruner // nil: no early stopping
 	minimize bool
+	info     sdk.Info // the stored study's objective
 	prop     proposerRole
 	reclaim  sync.Mutex
 	lastRec  time.Time
@@ -214,8 +215,8 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 			return nil, err
 		}
 	}
-	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, pruner: pruner, minimize: info.Minimize,
-		pool: newPool(opts, log), grace: opts.Grace, attempts: opts.Retries + 1,
+	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, pruner: pruner, minimize: info.Minimize, info: info,
+		pool: newPool(opts, info, log), grace: opts.Grace, attempts: opts.Retries + 1,
 		budget: evaluationBudget(opts.Init, opts.Iters, opts.Batch), design: opts.Init}
 	w.prop = proposerRole{w: w}
 	w.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
@@ -463,7 +464,7 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	if evalCtx.Err() != nil {
 		return nil
 	}
-	err = valueError(r, err)
+	err = valueError(r, err, w.pool.outputs)
 	t.EvalSeconds, t.StartedAt = time.Since(started).Seconds(), started
 	var pruned bool
 	t.Intermediates, pruned = curve.outcome()
@@ -472,9 +473,9 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 		t.Status, t.Error = Failed, store.CleanError(err.Error())
 		w.log.Warn().Int("trial", t.ID).Int("attempt", t.Attempts).Err(err).Msg("evaluation failed")
 	case pruned:
-		t.Status, t.Value, t.Meta = Pruned, r.Value, r.Meta
+		t.Status, t.Value, t.Meta = Pruned, resultValue(w.info, r), r.Meta
 	default:
-		t.Status, t.Value, t.Meta = Complete, r.Value, r.Meta
+		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(w.info, r), r.Outputs, r.Meta
 	}
 	ok, rerr := reportTrial(context.WithoutCancel(ctx), w.db, w.id, w.h, t, w.attempts)
 	if rerr != nil {

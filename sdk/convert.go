@@ -15,6 +15,10 @@ func infoToProto(i Info) *pb.ObjectiveInfo {
 	for k, p := range i.Params {
 		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High, Choices: p.Choices}
 	}
+	for _, o := range i.Outputs {
+		out.Outputs = append(out.Outputs, &pb.Output{Name: o.Name, Goal: pb.OutputGoal(o.Goal), Feasible: pb.OutputSide(o.Feasible), Bound: o.Bound})
+	}
+	out.RefPoint = i.RefPoint
 	return out
 }
 
@@ -35,6 +39,10 @@ func infoFromProto(m *pb.ObjectiveInfo) Info {
 	for k, p := range m.Params {
 		out.Params[k] = Param{Name: p.GetName(), Kind: ParamKind(p.GetKind()), Low: p.GetLow(), High: p.GetHigh(), Choices: p.GetChoices()}
 	}
+	for _, o := range m.Outputs {
+		out.Outputs = append(out.Outputs, Output{Name: o.GetName(), Goal: Goal(o.GetGoal()), Feasible: Side(o.GetFeasible()), Bound: o.Bound})
+	}
+	out.RefPoint = m.RefPoint
 	return out
 }
 
@@ -42,7 +50,7 @@ func infoFromProto(m *pb.ObjectiveInfo) Info {
 func observationsFromProto(obs []*pb.Observation) []Observation {
 	out := make([]Observation, len(obs))
 	for i, o := range obs {
-		out[i] = Observation{X: o.GetX(), Value: o.GetValue()}
+		out[i] = Observation{X: o.GetX(), Value: o.GetValue(), Outputs: o.GetOutputs()}
 	}
 	return out
 }

@@ -147,6 +147,9 @@ type trialJSON struct {
 	// reported [step, value]: the trial's learning curve.
 	Step          *int         `json:"step,omitempty"`
 	Intermediates [][2]float64 `json:"intermediates,omitempty"`
+	// Outputs are a complete trial's outputs (several-output objectives),
+	// in the order of the summary's outputs.
+	Outputs []float64 `json:"outputs,omitempty"`
 }
 
 func timePtr(t time.Time) *time.Time {
@@ -163,6 +166,7 @@ func trialOf(t store.Trial) trialJSON {
 	if t.Status == store.Complete || t.Status == store.Pruned {
 		v := t.Value
 		tj.Value = &v
+		tj.Outputs = t.Outputs
 	}
 	if n := len(t.Intermediates); n > 0 {
 		step := t.Intermediates[n-1].Step

@@ -59,6 +59,7 @@ type memTrial struct {
 	evalSeconds          float64
 	meta                 string
 	intermediates        []Intermediate
+	outputs              string // encodeOutputs' text; "" for NULL
 	worker, holder       string
 	leaseExpires         int64
 }
@@ -248,6 +249,16 @@ func outcome(what string, t *Trial) (value *float64, meta string, err error) {
 	return value, meta, nil
 }
 
+// memOutputs is encodeOutputs as Memory stores it ("" for NULL).
+func memOutputs(what string, t *Trial) (string, error) {
+	v, err := encodeOutputs(t)
+	if err != nil {
+		return "", fmt.Errorf("%s trial %d: %w", what, t.ID, err)
+	}
+	s, _ := v.(string)
+	return s, nil
+}
+
 func deref(v *float64) float64 {
 	if v == nil {
 		return 0
@@ -258,6 +269,10 @@ func deref(v *float64) float64 {
 // FinishTrial is DB.FinishTrial.
 func (d *Memory) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
 	value, meta, err := outcome("finish", t)
+	if err != nil {
+		return err
+	}
+	outputs, err := memOutputs("finish", t)
 	if err != nil {
 		return err
 	}
@@ -277,7 +292,7 @@ func (d *Memory) FinishTrial(ctx context.Context, studyID int64, t *Trial) error
 		if !t.StartedAt.IsZero() {
 			r.started = t.StartedAt.UnixNano()
 		}
-		r.finished, r.evalSeconds, r.meta = t.FinishedAt.UnixNano(), t.EvalSeconds, meta
+		r.finished, r.evalSeconds, r.meta, r.outputs = t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs
 		r.intermediates = slices.Clone(t.Intermediates)
 		return nil
 	})
@@ -331,6 +346,11 @@ func (r *memTrial) trial() (Trial, error) {
 	if r.meta != "" {
 		if err := json.Unmarshal([]byte(r.meta), &t.Meta); err != nil {
 			return t, fmt.Errorf("load trial %d: meta: %w", t.ID, err)
+		}
+	}
+	if r.outputs != "" {
+		if t.Outputs, err = decodeFloats(r.outputs); err != nil {
+			return t, fmt.Errorf("load trial %d: outputs: %w", t.ID, err)
 		}
 	}
 	return t, nil

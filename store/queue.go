@@ -237,6 +237,10 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 		}
 		meta = string(b)
 	}
+	outputs, err := encodeOutputs(t)
+	if err != nil {
+		return false, fmt.Errorf("report trial %d: %w", t.ID, err)
+	}
 	if t.FinishedAt.IsZero() {
 		t.FinishedAt = time.Now()
 	}
@@ -252,9 +256,9 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 				errText, studyID, t.ID, h.ID)
 		} else {
 			res, err = tx.ExecContext(ctx,
-				`UPDATE trials SET status=?, value=?, error=?, finished_at=?, eval_seconds=?, meta=?, lease_expires=NULL
+				`UPDATE trials SET status=?, value=?, error=?, finished_at=?, eval_seconds=?, meta=?, outputs=?, lease_expires=NULL
 				 WHERE study_id=? AND id=? AND status='running' AND holder=?`,
-				string(t.Status), value, errText, t.FinishedAt.UnixNano(), t.EvalSeconds, meta, studyID, t.ID, h.ID)
+				string(t.Status), value, errText, t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs, studyID, t.ID, h.ID)
 		}
 		if err != nil {
 			return err

@@ -143,6 +143,11 @@ var migrations = []string{
 		value    REAL NOT NULL,
 		PRIMARY KEY (study_id, trial_id, step)
 	);`,
+	// 5 → 6: several outputs. A complete trial of an objective that
+	// declares several outputs keeps them all, as a JSON array in the
+	// order the objective declares them (its Info, in the study's
+	// settings, names them); NULL for one output.
+	`ALTER TABLE trials ADD COLUMN outputs TEXT;`,
 }
 
 func init() {

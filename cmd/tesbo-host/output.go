@@ -189,6 +189,11 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 		fmt.Fprintf(tw, "evaluations\t%d complete, %d failed, %d BO iterations\n", res.Evaluations, res.Failures, res.Iterations)
 	}
 	fmt.Fprintf(tw, "time\t%s\n", fmtTime(res, resumed))
+	if len(info.Outputs) > 0 {
+		printMultiSummary(tw, info, res.Multi)
+		tw.Flush()
+		return
+	}
 	dir := "max"
 	if info.Minimize {
 		dir = "min"

@@ -64,15 +64,19 @@ type trialRow struct {
 	Params map[string]float64 `json:"params"`
 	// Choices name the Categorical parameters' values (Params holds the
 	// choices' indices).
-	Choices  map[string]string `json:"choices,omitempty"`
-	Value    *float64          `json:"value"`
-	Error    string            `json:"error"`
-	Worker   string            `json:"worker"`
-	Attempts int               `json:"attempts"`
-	Iter     int               `json:"iter"`
-	Started  *time.Time        `json:"started,omitempty"`
-	Finished *time.Time        `json:"finished,omitempty"`
-	EvalS    float64           `json:"eval_s"`
+	Choices map[string]string `json:"choices,omitempty"`
+	Value   *float64          `json:"value"`
+	// Outputs and Feasible are a complete trial's outputs by name and
+	// whether its constraints hold, for an objective with several.
+	Outputs  map[string]float64 `json:"outputs,omitempty"`
+	Feasible *bool              `json:"feasible,omitempty"`
+	Error    string             `json:"error"`
+	Worker   string             `json:"worker"`
+	Attempts int                `json:"attempts"`
+	Iter     int                `json:"iter"`
+	Started  *time.Time         `json:"started,omitempty"`
+	Finished *time.Time         `json:"finished,omitempty"`
+	EvalS    float64            `json:"eval_s"`
 	// Step is the last step the evaluation reported (sdk.Report; a pruned
 	// trial's value is the one it reported there), Intermediates every
 	// reported (step, value); both absent for an objective that reports none.
@@ -149,6 +153,7 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 				r.Intermediates = append(r.Intermediates, [2]float64{float64(p.Step), p.Value})
 			}
 		}
+		setOutputs(&r, info, t)
 		if !t.StartedAt.IsZero() {
 			s := t.StartedAt
 			r.Started = &s
@@ -171,9 +176,9 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 		}
 		return nil
 	case "csv":
-		return writeTrialsCSV(out, names, rows)
+		return writeTrialsCSV(out, names, outputNames(info), rows)
 	}
-	return writeTrialsTable(out, names, rows)
+	return writeTrialsTable(out, names, outputNames(info), rows)
 }
 
 // selectTrials applies --best and --sort to rows (in ID order): with best
@@ -245,9 +250,9 @@ var trialTail = []string{"value", "error", "worker", "attempts", "iter", "eval_s
 // writeTrialsCSV writes the trials as CSV. The text cells (parameter and
 // choice names, errors, workers) come from plugins and go through
 // safetext.CSVCell, so a spreadsheet shows them and runs none as a formula.
-func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
+func writeTrialsCSV(w io.Writer, names, outputs []string, rows []trialRow) error {
 	cw := csv.NewWriter(w)
-	head := append(append([]string{"id", "state"}, names...), trialTail...)
+	head := append(append(append([]string{"id", "state"}, names...), outputHead(outputs)...), trialTail...)
 	steps := hasSteps(rows)
 	if steps {
 		head = append(head, "step")
@@ -265,6 +270,7 @@ func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 			}
 			rec = append(rec, strconv.FormatFloat(r.Params[n], 'g', -1, 64))
 		}
+		rec = append(rec, outputCells(r, outputs, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })...)
 		tail := trialCells(r)
 		tail[1], tail[2] = safetext.CSVCell(tail[1]), safetext.CSVCell(tail[2]) // error, worker
 		if steps {
@@ -279,9 +285,9 @@ func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 // writeTrialsTable writes the trials as an aligned table for a terminal;
 // text from plugins (names, choices, errors) goes through cell, so no
 // escape sequence reaches the terminal.
-func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
+func writeTrialsTable(w io.Writer, names, outputs []string, rows []trialRow) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := append(append([]string{"ID", "STATE"}, names...), "VALUE")
+	head := append(append(append([]string{"ID", "STATE"}, names...), outputHead(outputs)...), "VALUE")
 	steps := hasSteps(rows)
 	if steps {
 		head = append(head, "STEP")
@@ -302,6 +308,9 @@ func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 				continue
 			}
 			fmt.Fprintf(tw, "\t%.6g", r.Params[n])
+		}
+		for _, c := range outputCells(r, outputs, func(v float64) string { return fmt.Sprintf("%.6g", v) }) {
+			fmt.Fprintf(tw, "\t%s", c)
 		}
 		val := "-"
 		if r.Value != nil && !math.IsNaN(*r.Value) {

@@ -133,6 +133,106 @@ func (ParamKind) EnumDescriptor() ([]byte, []int) {
 	return file_tesbo_proto_rawDescGZIP(), []int{1}
 }
 
+// OutputGoal is what a study wants of one output (sdk.Goal).
+type OutputGoal int32
+
+const (
+	OutputGoal_OUTPUT_GOAL_MAXIMIZE   OutputGoal = 0
+	OutputGoal_OUTPUT_GOAL_MINIMIZE   OutputGoal = 1
+	OutputGoal_OUTPUT_GOAL_CONSTRAINT OutputGoal = 2
+)
+
+// Enum value maps for OutputGoal.
+var (
+	OutputGoal_name = map[int32]string{
+		0: "OUTPUT_GOAL_MAXIMIZE",
+		1: "OUTPUT_GOAL_MINIMIZE",
+		2: "OUTPUT_GOAL_CONSTRAINT",
+	}
+	OutputGoal_value = map[string]int32{
+		"OUTPUT_GOAL_MAXIMIZE":   0,
+		"OUTPUT_GOAL_MINIMIZE":   1,
+		"OUTPUT_GOAL_CONSTRAINT": 2,
+	}
+)
+
+func (x OutputGoal) Enum() *OutputGoal {
+	p := new(OutputGoal)
+	*p = x
+	return p
+}
+
+func (x OutputGoal) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OutputGoal) Descriptor() protoreflect.EnumDescriptor {
+	return file_tesbo_proto_enumTypes[2].Descriptor()
+}
+
+func (OutputGoal) Type() protoreflect.EnumType {
+	return &file_tesbo_proto_enumTypes[2]
+}
+
+func (x OutputGoal) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OutputGoal.Descriptor instead.
+func (OutputGoal) EnumDescriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{2}
+}
+
+// OutputSide is the feasible side of a constraint's bound (sdk.Side).
+type OutputSide int32
+
+const (
+	OutputSide_OUTPUT_SIDE_UNSPECIFIED OutputSide = 0
+	OutputSide_OUTPUT_SIDE_AT_MOST     OutputSide = 1 // feasible when output <= bound
+	OutputSide_OUTPUT_SIDE_AT_LEAST    OutputSide = 2 // feasible when output >= bound
+)
+
+// Enum value maps for OutputSide.
+var (
+	OutputSide_name = map[int32]string{
+		0: "OUTPUT_SIDE_UNSPECIFIED",
+		1: "OUTPUT_SIDE_AT_MOST",
+		2: "OUTPUT_SIDE_AT_LEAST",
+	}
+	OutputSide_value = map[string]int32{
+		"OUTPUT_SIDE_UNSPECIFIED": 0,
+		"OUTPUT_SIDE_AT_MOST":     1,
+		"OUTPUT_SIDE_AT_LEAST":    2,
+	}
+)
+
+func (x OutputSide) Enum() *OutputSide {
+	p := new(OutputSide)
+	*p = x
+	return p
+}
+
+func (x OutputSide) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OutputSide) Descriptor() protoreflect.EnumDescriptor {
+	return file_tesbo_proto_enumTypes[3].Descriptor()
+}
+
+func (OutputSide) Type() protoreflect.EnumType {
+	return &file_tesbo_proto_enumTypes[3]
+}
+
+func (x OutputSide) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OutputSide.Descriptor instead.
+func (OutputSide) EnumDescriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{3}
+}
+
 type EvaluateMode int32
 
 const (
@@ -166,11 +266,11 @@ func (x EvaluateMode) String() string {
 }
 
 func (EvaluateMode) Descriptor() protoreflect.EnumDescriptor {
-	return file_tesbo_proto_enumTypes[2].Descriptor()
+	return file_tesbo_proto_enumTypes[4].Descriptor()
 }
 
 func (EvaluateMode) Type() protoreflect.EnumType {
-	return &file_tesbo_proto_enumTypes[2]
+	return &file_tesbo_proto_enumTypes[4]
 }
 
 func (x EvaluateMode) Number() protoreflect.EnumNumber {
@@ -179,7 +279,7 @@ func (x EvaluateMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use EvaluateMode.Descriptor instead.
 func (EvaluateMode) EnumDescriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{2}
+	return file_tesbo_proto_rawDescGZIP(), []int{4}
 }
 
 type DescribeRequest struct {
@@ -413,7 +513,13 @@ type ObjectiveInfo struct {
 	Reports bool `protobuf:"varint,11,opt,name=reports,proto3" json:"reports,omitempty"`
 	// The last step an evaluation reports (sdk.Info.MaxStep, e.g. epochs);
 	// 0 when unknown or when it reports none.
-	MaxStep       uint32 `protobuf:"varint,12,opt,name=max_step,json=maxStep,proto3" json:"max_step,omitempty"`
+	MaxStep uint32 `protobuf:"varint,12,opt,name=max_step,json=maxStep,proto3" json:"max_step,omitempty"`
+	// Several named outputs (sdk.Info.Outputs); empty for an objective that
+	// returns one value.
+	Outputs []*Output `protobuf:"bytes,9,rep,name=outputs,proto3" json:"outputs,omitempty"`
+	// The reference point of a multi-objective study (sdk.Info.RefPoint):
+	// one native value per objective output, or empty.
+	RefPoint      []float64 `protobuf:"fixed64,10,rep,packed,name=ref_point,json=refPoint,proto3" json:"ref_point,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -518,6 +624,89 @@ func (x *ObjectiveInfo) GetMaxStep() uint32 {
 	return 0
 }
 
+func (x *ObjectiveInfo) GetOutputs() []*Output {
+	if x != nil {
+		return x.Outputs
+	}
+	return nil
+}
+
+func (x *ObjectiveInfo) GetRefPoint() []float64 {
+	if x != nil {
+		return x.RefPoint
+	}
+	return nil
+}
+
+// Output is one named output of an objective (sdk.Output).
+type Output struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Goal          OutputGoal             `protobuf:"varint,2,opt,name=goal,proto3,enum=tesbo.plugin.v1.OutputGoal" json:"goal,omitempty"`
+	Feasible      OutputSide             `protobuf:"varint,3,opt,name=feasible,proto3,enum=tesbo.plugin.v1.OutputSide" json:"feasible,omitempty"` // constraints only
+	Bound         *float64               `protobuf:"fixed64,4,opt,name=bound,proto3,oneof" json:"bound,omitempty"`                                // constraints only
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Output) Reset() {
+	*x = Output{}
+	mi := &file_tesbo_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Output) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Output) ProtoMessage() {}
+
+func (x *Output) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Output.ProtoReflect.Descriptor instead.
+func (*Output) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Output) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Output) GetGoal() OutputGoal {
+	if x != nil {
+		return x.Goal
+	}
+	return OutputGoal_OUTPUT_GOAL_MAXIMIZE
+}
+
+func (x *Output) GetFeasible() OutputSide {
+	if x != nil {
+		return x.Feasible
+	}
+	return OutputSide_OUTPUT_SIDE_UNSPECIFIED
+}
+
+func (x *Output) GetBound() float64 {
+	if x != nil && x.Bound != nil {
+		return *x.Bound
+	}
+	return 0
+}
+
 type ConfigureRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Objective     string                 `protobuf:"bytes,1,opt,name=objective,proto3" json:"objective,omitempty"`
@@ -528,7 +717,7 @@ type ConfigureRequest struct {
 
 func (x *ConfigureRequest) Reset() {
 	*x = ConfigureRequest{}
-	mi := &file_tesbo_proto_msgTypes[5]
+	mi := &file_tesbo_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -540,7 +729,7 @@ func (x *ConfigureRequest) String() string {
 func (*ConfigureRequest) ProtoMessage() {}
 
 func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[5]
+	mi := &file_tesbo_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -553,7 +742,7 @@ func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureRequest.ProtoReflect.Descriptor instead.
 func (*ConfigureRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{5}
+	return file_tesbo_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ConfigureRequest) GetObjective() string {
@@ -578,7 +767,7 @@ type ConfigureResponse struct {
 
 func (x *ConfigureResponse) Reset() {
 	*x = ConfigureResponse{}
-	mi := &file_tesbo_proto_msgTypes[6]
+	mi := &file_tesbo_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -590,7 +779,7 @@ func (x *ConfigureResponse) String() string {
 func (*ConfigureResponse) ProtoMessage() {}
 
 func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[6]
+	mi := &file_tesbo_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -603,7 +792,7 @@ func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureResponse.ProtoReflect.Descriptor instead.
 func (*ConfigureResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{6}
+	return file_tesbo_proto_rawDescGZIP(), []int{7}
 }
 
 type EvaluateRequest struct {
@@ -617,7 +806,7 @@ type EvaluateRequest struct {
 
 func (x *EvaluateRequest) Reset() {
 	*x = EvaluateRequest{}
-	mi := &file_tesbo_proto_msgTypes[7]
+	mi := &file_tesbo_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -629,7 +818,7 @@ func (x *EvaluateRequest) String() string {
 func (*EvaluateRequest) ProtoMessage() {}
 
 func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[7]
+	mi := &file_tesbo_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -642,7 +831,7 @@ func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateRequest.ProtoReflect.Descriptor instead.
 func (*EvaluateRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{7}
+	return file_tesbo_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *EvaluateRequest) GetObjective() string {
@@ -667,16 +856,19 @@ func (x *EvaluateRequest) GetMode() EvaluateMode {
 }
 
 type EvaluateResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Value         float64                `protobuf:"fixed64,1,opt,name=value,proto3" json:"value,omitempty"`
-	Meta          map[string]string      `protobuf:"bytes,2,rep,name=meta,proto3" json:"meta,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Value float64                `protobuf:"fixed64,1,opt,name=value,proto3" json:"value,omitempty"`
+	Meta  map[string]string      `protobuf:"bytes,2,rep,name=meta,proto3" json:"meta,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// One value per declared output (ObjectiveInfo.outputs), in order; empty
+	// for a single-output objective.
+	Outputs       []float64 `protobuf:"fixed64,3,rep,packed,name=outputs,proto3" json:"outputs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EvaluateResponse) Reset() {
 	*x = EvaluateResponse{}
-	mi := &file_tesbo_proto_msgTypes[8]
+	mi := &file_tesbo_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -688,7 +880,7 @@ func (x *EvaluateResponse) String() string {
 func (*EvaluateResponse) ProtoMessage() {}
 
 func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[8]
+	mi := &file_tesbo_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -701,7 +893,7 @@ func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateResponse.ProtoReflect.Descriptor instead.
 func (*EvaluateResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{8}
+	return file_tesbo_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *EvaluateResponse) GetValue() float64 {
@@ -714,6 +906,13 @@ func (x *EvaluateResponse) GetValue() float64 {
 func (x *EvaluateResponse) GetMeta() map[string]string {
 	if x != nil {
 		return x.Meta
+	}
+	return nil
+}
+
+func (x *EvaluateResponse) GetOutputs() []float64 {
+	if x != nil {
+		return x.Outputs
 	}
 	return nil
 }
@@ -733,7 +932,7 @@ type ReportToPlugin struct {
 
 func (x *ReportToPlugin) Reset() {
 	*x = ReportToPlugin{}
-	mi := &file_tesbo_proto_msgTypes[9]
+	mi := &file_tesbo_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -745,7 +944,7 @@ func (x *ReportToPlugin) String() string {
 func (*ReportToPlugin) ProtoMessage() {}
 
 func (x *ReportToPlugin) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[9]
+	mi := &file_tesbo_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -758,7 +957,7 @@ func (x *ReportToPlugin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportToPlugin.ProtoReflect.Descriptor instead.
 func (*ReportToPlugin) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{9}
+	return file_tesbo_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ReportToPlugin) GetEvaluate() *EvaluateRequest {
@@ -794,7 +993,7 @@ type ReportFromPlugin struct {
 
 func (x *ReportFromPlugin) Reset() {
 	*x = ReportFromPlugin{}
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -806,7 +1005,7 @@ func (x *ReportFromPlugin) String() string {
 func (*ReportFromPlugin) ProtoMessage() {}
 
 func (x *ReportFromPlugin) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -819,7 +1018,7 @@ func (x *ReportFromPlugin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportFromPlugin.ProtoReflect.Descriptor instead.
 func (*ReportFromPlugin) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{10}
+	return file_tesbo_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ReportFromPlugin) GetIntermediate() *IntermediateValue {
@@ -848,7 +1047,7 @@ type IntermediateValue struct {
 
 func (x *IntermediateValue) Reset() {
 	*x = IntermediateValue{}
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -860,7 +1059,7 @@ func (x *IntermediateValue) String() string {
 func (*IntermediateValue) ProtoMessage() {}
 
 func (x *IntermediateValue) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -873,7 +1072,7 @@ func (x *IntermediateValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntermediateValue.ProtoReflect.Descriptor instead.
 func (*IntermediateValue) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{11}
+	return file_tesbo_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *IntermediateValue) GetStep() int64 {
@@ -899,7 +1098,7 @@ type Point struct {
 
 func (x *Point) Reset() {
 	*x = Point{}
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -911,7 +1110,7 @@ func (x *Point) String() string {
 func (*Point) ProtoMessage() {}
 
 func (x *Point) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -924,7 +1123,7 @@ func (x *Point) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Point.ProtoReflect.Descriptor instead.
 func (*Point) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{12}
+	return file_tesbo_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Point) GetX() []float64 {
@@ -938,13 +1137,14 @@ type Observation struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	X             []float64              `protobuf:"fixed64,1,rep,packed,name=x,proto3" json:"x,omitempty"`
 	Value         float64                `protobuf:"fixed64,2,opt,name=value,proto3" json:"value,omitempty"`
+	Outputs       []float64              `protobuf:"fixed64,3,rep,packed,name=outputs,proto3" json:"outputs,omitempty"` // as EvaluateResponse.outputs
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Observation) Reset() {
 	*x = Observation{}
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -956,7 +1156,7 @@ func (x *Observation) String() string {
 func (*Observation) ProtoMessage() {}
 
 func (x *Observation) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -969,7 +1169,7 @@ func (x *Observation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Observation.ProtoReflect.Descriptor instead.
 func (*Observation) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{13}
+	return file_tesbo_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Observation) GetX() []float64 {
@@ -986,6 +1186,13 @@ func (x *Observation) GetValue() float64 {
 	return 0
 }
 
+func (x *Observation) GetOutputs() []float64 {
+	if x != nil {
+		return x.Outputs
+	}
+	return nil
+}
+
 type SuggestRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Objective     *ObjectiveInfo         `protobuf:"bytes,1,opt,name=objective,proto3" json:"objective,omitempty"`
@@ -1000,7 +1207,7 @@ type SuggestRequest struct {
 
 func (x *SuggestRequest) Reset() {
 	*x = SuggestRequest{}
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1012,7 +1219,7 @@ func (x *SuggestRequest) String() string {
 func (*SuggestRequest) ProtoMessage() {}
 
 func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1025,7 +1232,7 @@ func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestRequest.ProtoReflect.Descriptor instead.
 func (*SuggestRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{14}
+	return file_tesbo_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SuggestRequest) GetObjective() *ObjectiveInfo {
@@ -1079,7 +1286,7 @@ type SuggestResponse struct {
 
 func (x *SuggestResponse) Reset() {
 	*x = SuggestResponse{}
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1091,7 +1298,7 @@ func (x *SuggestResponse) String() string {
 func (*SuggestResponse) ProtoMessage() {}
 
 func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1104,7 +1311,7 @@ func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestResponse.ProtoReflect.Descriptor instead.
 func (*SuggestResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{15}
+	return file_tesbo_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SuggestResponse) GetPoints() []*Point {
@@ -1128,7 +1335,7 @@ type ScoreRequest struct {
 
 func (x *ScoreRequest) Reset() {
 	*x = ScoreRequest{}
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1140,7 +1347,7 @@ func (x *ScoreRequest) String() string {
 func (*ScoreRequest) ProtoMessage() {}
 
 func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1153,7 +1360,7 @@ func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreRequest.ProtoReflect.Descriptor instead.
 func (*ScoreRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{16}
+	return file_tesbo_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ScoreRequest) GetPosteriorBrokerId() uint32 {
@@ -1193,7 +1400,7 @@ type ScoreResponse struct {
 
 func (x *ScoreResponse) Reset() {
 	*x = ScoreResponse{}
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1205,7 +1412,7 @@ func (x *ScoreResponse) String() string {
 func (*ScoreResponse) ProtoMessage() {}
 
 func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1218,7 +1425,7 @@ func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreResponse.ProtoReflect.Descriptor instead.
 func (*ScoreResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{17}
+	return file_tesbo_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ScoreResponse) GetValue() float64 {
@@ -1237,7 +1444,7 @@ type PosteriorRequest struct {
 
 func (x *PosteriorRequest) Reset() {
 	*x = PosteriorRequest{}
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1249,7 +1456,7 @@ func (x *PosteriorRequest) String() string {
 func (*PosteriorRequest) ProtoMessage() {}
 
 func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1262,7 +1469,7 @@ func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorRequest.ProtoReflect.Descriptor instead.
 func (*PosteriorRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{18}
+	return file_tesbo_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *PosteriorRequest) GetHandle() uint64 {
@@ -1287,7 +1494,7 @@ type PosteriorSummary struct {
 
 func (x *PosteriorSummary) Reset() {
 	*x = PosteriorSummary{}
-	mi := &file_tesbo_proto_msgTypes[19]
+	mi := &file_tesbo_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1299,7 +1506,7 @@ func (x *PosteriorSummary) String() string {
 func (*PosteriorSummary) ProtoMessage() {}
 
 func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[19]
+	mi := &file_tesbo_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1312,7 +1519,7 @@ func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorSummary.ProtoReflect.Descriptor instead.
 func (*PosteriorSummary) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{19}
+	return file_tesbo_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *PosteriorSummary) GetDim() int32 {
@@ -1361,7 +1568,7 @@ type MeanCovRequest struct {
 
 func (x *MeanCovRequest) Reset() {
 	*x = MeanCovRequest{}
-	mi := &file_tesbo_proto_msgTypes[20]
+	mi := &file_tesbo_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1373,7 +1580,7 @@ func (x *MeanCovRequest) String() string {
 func (*MeanCovRequest) ProtoMessage() {}
 
 func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[20]
+	mi := &file_tesbo_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1386,7 +1593,7 @@ func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovRequest.ProtoReflect.Descriptor instead.
 func (*MeanCovRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{20}
+	return file_tesbo_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MeanCovRequest) GetHandle() uint64 {
@@ -1421,7 +1628,7 @@ type MeanCovResponse struct {
 
 func (x *MeanCovResponse) Reset() {
 	*x = MeanCovResponse{}
-	mi := &file_tesbo_proto_msgTypes[21]
+	mi := &file_tesbo_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1433,7 +1640,7 @@ func (x *MeanCovResponse) String() string {
 func (*MeanCovResponse) ProtoMessage() {}
 
 func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[21]
+	mi := &file_tesbo_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1446,7 +1653,7 @@ func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovResponse.ProtoReflect.Descriptor instead.
 func (*MeanCovResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{21}
+	return file_tesbo_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *MeanCovResponse) GetMean() []float64 {
@@ -1481,7 +1688,7 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x04high\x18\x04 \x01(\x01R\x04high\x12\x18\n" +
 	"\achoices\x18\x05 \x03(\tR\achoices\"+\n" +
 	"\vInfoRequest\x12\x1c\n" +
-	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xd5\x02\n" +
+	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xa5\x03\n" +
 	"\rObjectiveInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12.\n" +
 	"\x06params\x18\x02 \x03(\v2\x16.tesbo.plugin.v1.ParamR\x06params\x12\x1a\n" +
@@ -1493,9 +1700,18 @@ const file_tesbo_proto_rawDesc = "" +
 	"noise_free\x18\a \x01(\bR\tnoiseFree\x12%\n" +
 	"\x0einitial_design\x18\b \x01(\rR\rinitialDesign\x12\x18\n" +
 	"\areports\x18\v \x01(\bR\areports\x12\x19\n" +
-	"\bmax_step\x18\f \x01(\rR\amaxStepB\n" +
+	"\bmax_step\x18\f \x01(\rR\amaxStep\x121\n" +
+	"\aoutputs\x18\t \x03(\v2\x17.tesbo.plugin.v1.OutputR\aoutputs\x12\x1b\n" +
+	"\tref_point\x18\n" +
+	" \x03(\x01R\brefPointB\n" +
 	"\n" +
-	"\b_optimum\"\xb2\x01\n" +
+	"\b_optimum\"\xab\x01\n" +
+	"\x06Output\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
+	"\x04goal\x18\x02 \x01(\x0e2\x1b.tesbo.plugin.v1.OutputGoalR\x04goal\x127\n" +
+	"\bfeasible\x18\x03 \x01(\x0e2\x1b.tesbo.plugin.v1.OutputSideR\bfeasible\x12\x19\n" +
+	"\x05bound\x18\x04 \x01(\x01H\x00R\x05bound\x88\x01\x01B\b\n" +
+	"\x06_bound\"\xb2\x01\n" +
 	"\x10ConfigureRequest\x12\x1c\n" +
 	"\tobjective\x18\x01 \x01(\tR\tobjective\x12E\n" +
 	"\x06params\x18\x02 \x03(\v2-.tesbo.plugin.v1.ConfigureRequest.ParamsEntryR\x06params\x1a9\n" +
@@ -1506,10 +1722,11 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x0fEvaluateRequest\x12\x1c\n" +
 	"\tobjective\x18\x01 \x01(\tR\tobjective\x12\f\n" +
 	"\x01x\x18\x02 \x03(\x01R\x01x\x121\n" +
-	"\x04mode\x18\x03 \x01(\x0e2\x1d.tesbo.plugin.v1.EvaluateModeR\x04mode\"\xa2\x01\n" +
+	"\x04mode\x18\x03 \x01(\x0e2\x1d.tesbo.plugin.v1.EvaluateModeR\x04mode\"\xbc\x01\n" +
 	"\x10EvaluateResponse\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\x01R\x05value\x12?\n" +
-	"\x04meta\x18\x02 \x03(\v2+.tesbo.plugin.v1.EvaluateResponse.MetaEntryR\x04meta\x1a7\n" +
+	"\x04meta\x18\x02 \x03(\v2+.tesbo.plugin.v1.EvaluateResponse.MetaEntryR\x04meta\x12\x18\n" +
+	"\aoutputs\x18\x03 \x03(\x01R\aoutputs\x1a7\n" +
 	"\tMetaEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"z\n" +
@@ -1524,10 +1741,11 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x04step\x18\x01 \x01(\x03R\x04step\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x01R\x05value\"\x15\n" +
 	"\x05Point\x12\f\n" +
-	"\x01x\x18\x01 \x03(\x01R\x01x\"1\n" +
+	"\x01x\x18\x01 \x03(\x01R\x01x\"K\n" +
 	"\vObservation\x12\f\n" +
 	"\x01x\x18\x01 \x03(\x01R\x01x\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value\"\xf6\x01\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value\x12\x18\n" +
+	"\aoutputs\x18\x03 \x03(\x01R\aoutputs\"\xf6\x01\n" +
 	"\x0eSuggestRequest\x12<\n" +
 	"\tobjective\x18\x01 \x01(\v2\x1e.tesbo.plugin.v1.ObjectiveInfoR\tobjective\x126\n" +
 	"\ahistory\x18\x02 \x03(\v2\x1c.tesbo.plugin.v1.ObservationR\ahistory\x120\n" +
@@ -1570,7 +1788,17 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x10PARAM_KIND_FLOAT\x10\x00\x12\x12\n" +
 	"\x0ePARAM_KIND_INT\x10\x01\x12\x18\n" +
 	"\x14PARAM_KIND_LOG_FLOAT\x10\x02\x12\x1a\n" +
-	"\x16PARAM_KIND_CATEGORICAL\x10\x03*_\n" +
+	"\x16PARAM_KIND_CATEGORICAL\x10\x03*\\\n" +
+	"\n" +
+	"OutputGoal\x12\x18\n" +
+	"\x14OUTPUT_GOAL_MAXIMIZE\x10\x00\x12\x18\n" +
+	"\x14OUTPUT_GOAL_MINIMIZE\x10\x01\x12\x1a\n" +
+	"\x16OUTPUT_GOAL_CONSTRAINT\x10\x02*\\\n" +
+	"\n" +
+	"OutputSide\x12\x1b\n" +
+	"\x17OUTPUT_SIDE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13OUTPUT_SIDE_AT_MOST\x10\x01\x12\x18\n" +
+	"\x14OUTPUT_SIDE_AT_LEAST\x10\x02*_\n" +
 	"\fEvaluateMode\x12\x17\n" +
 	"\x13EVALUATE_MODE_VALUE\x10\x00\x12\x18\n" +
 	"\x14EVALUATE_MODE_DETAIL\x10\x01\x12\x1c\n" +
@@ -1602,78 +1830,84 @@ func file_tesbo_proto_rawDescGZIP() []byte {
 	return file_tesbo_proto_rawDescData
 }
 
-var file_tesbo_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_tesbo_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_tesbo_proto_goTypes = []any{
 	(Kind)(0),                 // 0: tesbo.plugin.v1.Kind
 	(ParamKind)(0),            // 1: tesbo.plugin.v1.ParamKind
-	(EvaluateMode)(0),         // 2: tesbo.plugin.v1.EvaluateMode
-	(*DescribeRequest)(nil),   // 3: tesbo.plugin.v1.DescribeRequest
-	(*DescribeResponse)(nil),  // 4: tesbo.plugin.v1.DescribeResponse
-	(*Param)(nil),             // 5: tesbo.plugin.v1.Param
-	(*InfoRequest)(nil),       // 6: tesbo.plugin.v1.InfoRequest
-	(*ObjectiveInfo)(nil),     // 7: tesbo.plugin.v1.ObjectiveInfo
-	(*ConfigureRequest)(nil),  // 8: tesbo.plugin.v1.ConfigureRequest
-	(*ConfigureResponse)(nil), // 9: tesbo.plugin.v1.ConfigureResponse
-	(*EvaluateRequest)(nil),   // 10: tesbo.plugin.v1.EvaluateRequest
-	(*EvaluateResponse)(nil),  // 11: tesbo.plugin.v1.EvaluateResponse
-	(*ReportToPlugin)(nil),    // 12: tesbo.plugin.v1.ReportToPlugin
-	(*ReportFromPlugin)(nil),  // 13: tesbo.plugin.v1.ReportFromPlugin
-	(*IntermediateValue)(nil), // 14: tesbo.plugin.v1.IntermediateValue
-	(*Point)(nil),             // 15: tesbo.plugin.v1.Point
-	(*Observation)(nil),       // 16: tesbo.plugin.v1.Observation
-	(*SuggestRequest)(nil),    // 17: tesbo.plugin.v1.SuggestRequest
-	(*SuggestResponse)(nil),   // 18: tesbo.plugin.v1.SuggestResponse
-	(*ScoreRequest)(nil),      // 19: tesbo.plugin.v1.ScoreRequest
-	(*ScoreResponse)(nil),     // 20: tesbo.plugin.v1.ScoreResponse
-	(*PosteriorRequest)(nil),  // 21: tesbo.plugin.v1.PosteriorRequest
-	(*PosteriorSummary)(nil),  // 22: tesbo.plugin.v1.PosteriorSummary
-	(*MeanCovRequest)(nil),    // 23: tesbo.plugin.v1.MeanCovRequest
-	(*MeanCovResponse)(nil),   // 24: tesbo.plugin.v1.MeanCovResponse
-	nil,                       // 25: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
-	nil,                       // 26: tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	(OutputGoal)(0),           // 2: tesbo.plugin.v1.OutputGoal
+	(OutputSide)(0),           // 3: tesbo.plugin.v1.OutputSide
+	(EvaluateMode)(0),         // 4: tesbo.plugin.v1.EvaluateMode
+	(*DescribeRequest)(nil),   // 5: tesbo.plugin.v1.DescribeRequest
+	(*DescribeResponse)(nil),  // 6: tesbo.plugin.v1.DescribeResponse
+	(*Param)(nil),             // 7: tesbo.plugin.v1.Param
+	(*InfoRequest)(nil),       // 8: tesbo.plugin.v1.InfoRequest
+	(*ObjectiveInfo)(nil),     // 9: tesbo.plugin.v1.ObjectiveInfo
+	(*Output)(nil),            // 10: tesbo.plugin.v1.Output
+	(*ConfigureRequest)(nil),  // 11: tesbo.plugin.v1.ConfigureRequest
+	(*ConfigureResponse)(nil), // 12: tesbo.plugin.v1.ConfigureResponse
+	(*EvaluateRequest)(nil),   // 13: tesbo.plugin.v1.EvaluateRequest
+	(*EvaluateResponse)(nil),  // 14: tesbo.plugin.v1.EvaluateResponse
+	(*ReportToPlugin)(nil),    // 15: tesbo.plugin.v1.ReportToPlugin
+	(*ReportFromPlugin)(nil),  // 16: tesbo.plugin.v1.ReportFromPlugin
+	(*IntermediateValue)(nil), // 17: tesbo.plugin.v1.IntermediateValue
+	(*Point)(nil),             // 18: tesbo.plugin.v1.Point
+	(*Observation)(nil),       // 19: tesbo.plugin.v1.Observation
+	(*SuggestRequest)(nil),    // 20: tesbo.plugin.v1.SuggestRequest
+	(*SuggestResponse)(nil),   // 21: tesbo.plugin.v1.SuggestResponse
+	(*ScoreRequest)(nil),      // 22: tesbo.plugin.v1.ScoreRequest
+	(*ScoreResponse)(nil),     // 23: tesbo.plugin.v1.ScoreResponse
+	(*PosteriorRequest)(nil),  // 24: tesbo.plugin.v1.PosteriorRequest
+	(*PosteriorSummary)(nil),  // 25: tesbo.plugin.v1.PosteriorSummary
+	(*MeanCovRequest)(nil),    // 26: tesbo.plugin.v1.MeanCovRequest
+	(*MeanCovResponse)(nil),   // 27: tesbo.plugin.v1.MeanCovResponse
+	nil,                       // 28: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	nil,                       // 29: tesbo.plugin.v1.EvaluateResponse.MetaEntry
 }
 var file_tesbo_proto_depIdxs = []int32{
 	0,  // 0: tesbo.plugin.v1.DescribeResponse.kind:type_name -> tesbo.plugin.v1.Kind
 	1,  // 1: tesbo.plugin.v1.Param.kind:type_name -> tesbo.plugin.v1.ParamKind
-	5,  // 2: tesbo.plugin.v1.ObjectiveInfo.params:type_name -> tesbo.plugin.v1.Param
-	25, // 3: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
-	2,  // 4: tesbo.plugin.v1.EvaluateRequest.mode:type_name -> tesbo.plugin.v1.EvaluateMode
-	26, // 5: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
-	10, // 6: tesbo.plugin.v1.ReportToPlugin.evaluate:type_name -> tesbo.plugin.v1.EvaluateRequest
-	14, // 7: tesbo.plugin.v1.ReportFromPlugin.intermediate:type_name -> tesbo.plugin.v1.IntermediateValue
-	11, // 8: tesbo.plugin.v1.ReportFromPlugin.result:type_name -> tesbo.plugin.v1.EvaluateResponse
-	7,  // 9: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
-	16, // 10: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
-	15, // 11: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
-	15, // 12: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
-	15, // 13: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
-	24, // 14: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
-	16, // 15: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
-	15, // 16: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
-	3,  // 17: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
-	6,  // 18: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
-	8,  // 19: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
-	10, // 20: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
-	12, // 21: tesbo.plugin.v1.Objective.ReportEvaluate:input_type -> tesbo.plugin.v1.ReportToPlugin
-	17, // 22: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
-	19, // 23: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
-	21, // 24: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
-	23, // 25: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
-	4,  // 26: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
-	7,  // 27: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
-	9,  // 28: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
-	11, // 29: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
-	13, // 30: tesbo.plugin.v1.Objective.ReportEvaluate:output_type -> tesbo.plugin.v1.ReportFromPlugin
-	18, // 31: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
-	20, // 32: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
-	22, // 33: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
-	24, // 34: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
-	26, // [26:35] is the sub-list for method output_type
-	17, // [17:26] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	7,  // 2: tesbo.plugin.v1.ObjectiveInfo.params:type_name -> tesbo.plugin.v1.Param
+	10, // 3: tesbo.plugin.v1.ObjectiveInfo.outputs:type_name -> tesbo.plugin.v1.Output
+	2,  // 4: tesbo.plugin.v1.Output.goal:type_name -> tesbo.plugin.v1.OutputGoal
+	3,  // 5: tesbo.plugin.v1.Output.feasible:type_name -> tesbo.plugin.v1.OutputSide
+	28, // 6: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	4,  // 7: tesbo.plugin.v1.EvaluateRequest.mode:type_name -> tesbo.plugin.v1.EvaluateMode
+	29, // 8: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	13, // 9: tesbo.plugin.v1.ReportToPlugin.evaluate:type_name -> tesbo.plugin.v1.EvaluateRequest
+	17, // 10: tesbo.plugin.v1.ReportFromPlugin.intermediate:type_name -> tesbo.plugin.v1.IntermediateValue
+	14, // 11: tesbo.plugin.v1.ReportFromPlugin.result:type_name -> tesbo.plugin.v1.EvaluateResponse
+	9,  // 12: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
+	19, // 13: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
+	18, // 14: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
+	18, // 15: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
+	18, // 16: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
+	27, // 17: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
+	19, // 18: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
+	18, // 19: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
+	5,  // 20: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
+	8,  // 21: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
+	11, // 22: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
+	13, // 23: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
+	15, // 24: tesbo.plugin.v1.Objective.ReportEvaluate:input_type -> tesbo.plugin.v1.ReportToPlugin
+	20, // 25: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
+	22, // 26: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
+	24, // 27: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
+	26, // 28: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
+	6,  // 29: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
+	9,  // 30: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
+	12, // 31: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
+	14, // 32: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
+	16, // 33: tesbo.plugin.v1.Objective.ReportEvaluate:output_type -> tesbo.plugin.v1.ReportFromPlugin
+	21, // 34: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
+	23, // 35: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
+	25, // 36: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
+	27, // 37: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
+	29, // [29:38] is the sub-list for method output_type
+	20, // [20:29] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_tesbo_proto_init() }
@@ -1682,13 +1916,14 @@ func file_tesbo_proto_init() {
 		return
 	}
 	file_tesbo_proto_msgTypes[4].OneofWrappers = []any{}
+	file_tesbo_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tesbo_proto_rawDesc), len(file_tesbo_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   24,
+			NumEnums:      5,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   5,
 		},

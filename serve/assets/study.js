@@ -200,7 +200,7 @@
       $('scatter').appendChild(el('p', 'The first ' + MAX_SCATTER + ' of ' + S.params.length + ' parameters are drawn.', 'hint'));
     }
     $('logy').addEventListener('change', (e) => { S.logY = e.target.checked; makeProgress(); render(); });
-    new ResizeObserver(() => { drawParallel(); drawContour(); }).observe($('parallel-box'));
+    new ResizeObserver(() => { drawParallel(); drawContour(); drawPareto(); }).observe($('parallel-box'));
   }
 
   function sortedTrials() {
@@ -217,6 +217,7 @@
     renderScatter(ts);
     renderTable(ts);
     drawParallel();
+    drawPareto();
   }
 
   function renderFacts() {
@@ -420,6 +421,21 @@
     $('contour-note').textContent = 'Posterior mean of iteration ' + g.iteration + ' over ' + g.x.name + ' × ' + g.y.name +
       ', the other parameters at x̄ (orange cross); dots: completed trials (all, projected). Colour from ' +
       fmt(min ? r.hi : r.lo) + ' (dark) to ' + fmt(min ? r.lo : r.hi) + ' (yellow, best).';
+  }
+
+  // drawPareto draws the Pareto front of an objective with two or more
+  // objective outputs (the first two).
+  function drawPareto() {
+    const outs = (S.summary && S.summary.outputs) || [];
+    const box = $('pareto-box');
+    box.hidden = !S.loaded || outs.filter((o) => o.goal !== 'constraint').length < 2;
+    if (box.hidden) return;
+    const n = C.pareto($('pareto'), outs, sortedTrials(), S.summary.pareto);
+    $('pareto').dataset.points = String(n);
+    const s = S.summary;
+    $('pareto-note').textContent = 'Orange: the evaluated Pareto set (' + (s.pareto || []).length + ' trials)' +
+      (s.hypervolume != null ? ', hypervolume ' + fmt(s.hypervolume) : '') +
+      (s.feasible_fraction != null ? '; feasible: ' + fmt(s.feasible_fraction) + ' of the complete trials' : '') + '.';
   }
 
   function drawParallel() {

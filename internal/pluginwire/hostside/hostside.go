@@ -18,6 +18,10 @@ func InfoToProto(i sdk.Info) *pb.ObjectiveInfo {
 	for k, p := range i.Params {
 		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High, Choices: p.Choices}
 	}
+	for _, o := range i.Outputs {
+		out.Outputs = append(out.Outputs, &pb.Output{Name: o.Name, Goal: pb.OutputGoal(o.Goal), Feasible: pb.OutputSide(o.Feasible), Bound: o.Bound})
+	}
+	out.RefPoint = i.RefPoint
 	return out
 }
 
@@ -38,6 +42,10 @@ func InfoFromProto(m *pb.ObjectiveInfo) sdk.Info {
 	for k, p := range m.Params {
 		out.Params[k] = sdk.Param{Name: p.GetName(), Kind: sdk.ParamKind(p.GetKind()), Low: p.GetLow(), High: p.GetHigh(), Choices: p.GetChoices()}
 	}
+	for _, o := range m.Outputs {
+		out.Outputs = append(out.Outputs, sdk.Output{Name: o.GetName(), Goal: sdk.Goal(o.GetGoal()), Feasible: sdk.Side(o.GetFeasible()), Bound: o.Bound})
+	}
+	out.RefPoint = m.RefPoint
 	return out
 }
 
@@ -45,7 +53,7 @@ func InfoFromProto(m *pb.ObjectiveInfo) sdk.Info {
 func ObservationsToProto(obs []sdk.Observation) []*pb.Observation {
 	out := make([]*pb.Observation, len(obs))
 	for i, o := range obs {
-		out[i] = &pb.Observation{X: o.X, Value: o.Value}
+		out[i] = &pb.Observation{X: o.X, Value: o.Value, Outputs: o.Outputs}
 	}
 	return out
 }
