@@ -63,8 +63,8 @@ func TestPluginEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(desc.Objectives) != len(testfunc.Names())+len(usersuite.Names())+len(curves.Names()) {
-		t.Errorf("plugin serves %v, want synthetic/ + %v, %v and %v", desc.Objectives, testfunc.Names(), usersuite.Names(), curves.Names())
+	if len(desc.Objectives) != len(testfunc.Names())+len(testfunc.MultiNames())+len(usersuite.Names())+len(curves.Names()) {
+		t.Errorf("plugin serves %v, want synthetic/ + %v, %v, %v and %v", desc.Objectives, testfunc.Names(), testfunc.MultiNames(), usersuite.Names(), curves.Names())
 	}
 	checkReportStream(t, ctx, pb.NewObjectiveClient(conn))
 
