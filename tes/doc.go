@@ -218,7 +218,14 @@
 // the conditional moments are estimated by sampling at T instead of by EP
 // or truncation at sampled fronts, and the bound is exact in the batch
 // (full (m·|B|)² covariances), so batches of 10–40 points are joint.
-// What it does not do yet: the single-output Deliver rules (an x̄ slot, a
-// trust region, the opening design) have no several-output counterpart
-// here; the host's initial design opens the study.
+//
+// Delivering (multi_deliver.go). The bound is about information, while the
+// user keeps the evaluated Pareto set; as Deliver does with x̄ for one
+// output, half the evaluations go to the points whose posterior means,
+// feasible by the constraints' means, most improve the hypervolume of the
+// evaluated points' posterior-mean front: every second single-point
+// iteration, the first ⌈q/2⌉ slots of a batch (chosen greedily), the rest
+// maximizing α_LB with them pending. The single-output trust region and
+// opening design have no several-output counterpart; the host's initial
+// design opens the study.
 package tes

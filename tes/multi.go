@@ -62,18 +62,19 @@ func (mt multiTES) prepare(s *acq.MultiState, q int) (*multiFunc, error) {
 
 // newMultiInfo draws S joint posterior samples of every output at T
 // (exactly, from each output's posterior N(μ_T, K_T|D)), labels each by
-// its trusted solution under every weight, groups the labels and
-// conditions each output on noise-free values at T.
+// its trusted solution under every weight, groups the labels, keeps the
+// total and the groups' covariances of the samples, and conditions each
+// output on noise-free values at T.
 func newMultiInfo(s *acq.MultiState, sc *scalarizer, T *mat.Dense, S int) (*multiInfo, error) {
 	nT, _ := T.Dims()
 	m := len(s.Outputs)
 	mi := &multiInfo{T: T, pending: s.Pending}
-	mi.f = make([][]float64, S)
-	for i := range mi.f {
-		mi.f[i] = make([]float64, m*nT)
+	f := make([][]float64, S)
+	for i := range f {
+		f[i] = make([]float64, m*nT)
 	}
 	for k, o := range s.Outputs {
-		if err := acq.SampleAt(o.GP, T, mi.f, k*nT, s.Rand); err != nil {
+		if err := acq.SampleAt(o.GP, T, f, k*nT, s.Rand); err != nil {
 			return nil, fmt.Errorf("tes: output %q: %w", o.Name, err)
 		}
 		c, err := o.GP.Condition(T)
@@ -83,17 +84,19 @@ func newMultiInfo(s *acq.MultiState, sc *scalarizer, T *mat.Dense, S int) (*mult
 		mi.cond = append(mi.cond, c)
 		mi.noise = append(mi.noise, math.Max(o.GP.NoiseVar(), 1e-8))
 	}
+	var groups [][][]int
 	for l := range sc.lambda {
 		labels := make([]int, S)
-		for si, fs := range mi.f {
+		for si, fs := range f {
 			i, ok := sc.best(l, nT, func(i, k int) float64 { return fs[k*nT+i] })
 			if !ok {
 				i = -1
 			}
 			labels[si] = i
 		}
-		mi.groups = append(mi.groups, groupSamples(labels))
+		groups = append(groups, groupSamples(labels))
 	}
+	mi.blocks = newBlocks(f, groups)
 	if s.Pending != nil {
 		if p, _ := s.Pending.Dims(); p > 0 {
 			mi.base, _ = mi.info(s.Pending, false)

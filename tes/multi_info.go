@@ -6,25 +6,23 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/gp"
-	"github.com/tesbo/tesbo/internal/linalg"
 )
 
 // multiInfo is the query-independent part of multi-output TES for one
 // iteration (see the package doc, "Several outputs"): the trusted set T,
-// each output's posterior conditioned on noise-free values at T, joint
-// posterior samples of every output at T and, for each scalarization λ_l,
-// the partition of those samples by their trusted solution x*_λ. Its
-// eval returns the Gaussian lower bound
+// each output's posterior conditioned on noise-free values at T, and the
+// covariances Σ_c of every output's values at T over all joint posterior
+// samples and within each group of samples that share a trusted solution
+// under a scalarization λ_l. Its eval returns the Gaussian lower bound
 //
-//	α(B) = ½ log det C_B − (1/L) Σ_l Σ_g p_lg ½ log det C_{B|lg}
+//	α(B) = ½ log det C_B − (1/L) Σ_l Σ_g p_lg ½ log det C_{B|lg},  C_c = D + A Σ_c Aᵀ,
 //
 // and its gradient with respect to the batch.
 type multiInfo struct {
 	T       *mat.Dense
 	cond    []*gp.Conditioned // per output, conditioned on f at T
 	noise   []float64         // per output σ_k²
-	f       [][]float64       // S samples, each m·|T| (output-major)
-	groups  [][][]int         // per λ: groups of sample indices
+	blocks  []covBlock        // the total covariance first, then the groups'
 	pending *mat.Dense
 	base    float64 // α(P), subtracted so that α(B|P) = α(P ∪ B) − α(P)
 }
@@ -75,11 +73,53 @@ func groupSamples(labels []int) [][]int {
 	return out
 }
 
-// covBlock is one covariance C = D + Cov_c(u) with its weight in α and its
-// gradient factors.
+// covBlock is one term of α: its weight (1 for the total covariance,
+// −p_lg/L for group g under λ_l) and Σ_c, the 1/n covariance of the
+// samples' values at T (m·|T| × m·|T|, output-major).
 type covBlock struct {
-	w       float64
-	members []int // nil: every sample
+	w     float64
+	sigma *mat.Dense
+}
+
+// newBlocks returns the total covariance of the samples f (each m·|T|
+// values) and, for each partition in groups (one per λ), each group's
+// covariance weighted by −(its share)/L. With 1/n normalization the total
+// is exactly the share-weighted within-group covariances plus the
+// between-group one, which makes α ≥ 0 (log det is concave).
+func newBlocks(f [][]float64, groups [][][]int) []covBlock {
+	all := make([]int, len(f))
+	for i := range all {
+		all[i] = i
+	}
+	out := []covBlock{{w: 1, sigma: sampleCov(f, all)}}
+	L := float64(len(groups))
+	for _, gs := range groups {
+		for _, g := range gs {
+			out = append(out, covBlock{w: -float64(len(g)) / float64(len(f)) / L, sigma: sampleCov(f, g)})
+		}
+	}
+	return out
+}
+
+// sampleCov is the 1/n covariance of the rows f[i], i in members.
+func sampleCov(f [][]float64, members []int) *mat.Dense {
+	M := len(f[0])
+	n := float64(len(members))
+	mu := make([]float64, M)
+	for _, i := range members {
+		for j, v := range f[i] {
+			mu[j] += v / n
+		}
+	}
+	c := mat.NewSymDense(M, nil)
+	d := make([]float64, M)
+	for _, i := range members {
+		for j, v := range f[i] {
+			d[j] = v - mu[j]
+		}
+		c.SymRankOne(c, 1/n, mat.NewVecDense(M, d))
+	}
+	return mat.DenseCopyOf(c)
 }
 
 // eval returns α(XB ∪ P) − α(P) and, when grad is non-nil (q×d), its
@@ -107,7 +147,7 @@ func (mi *multiInfo) info(X *mat.Dense, wantGrad bool) (float64, *mat.Dense) {
 	nB, d := X.Dims()
 	m := len(mi.cond)
 	nT, _ := mi.T.Dims()
-	dim := m * nB
+	dim, M := m*nB, m*nT
 	A := make([]*mat.Dense, m)
 	vjps := make([]func(gA *mat.Dense, gb []float64, gS *mat.Dense) *mat.Dense, m)
 	D := mat.NewSymDense(dim, nil)
@@ -124,36 +164,33 @@ func (mi *multiInfo) info(X *mat.Dense, wantGrad bool) (float64, *mat.Dense) {
 			}
 		}
 	}
-	// u_s = A f^s (the part of y_B's conditional mean that varies with f_T).
-	S := len(mi.f)
-	u := make([][]float64, S)
-	for s, fs := range mi.f {
-		us := make([]float64, dim)
-		for k := 0; k < m; k++ {
-			Ak := A[k].RawMatrix()
-			ft := fs[k*nT : (k+1)*nT]
-			for i := 0; i < nB; i++ {
-				us[k*nB+i] = linalg.Dot(Ak.Data[i*Ak.Stride:i*Ak.Stride+nT], ft)
-			}
-		}
-		u[s] = us
-	}
-	blocks := []covBlock{{w: 1}}
-	L := float64(len(mi.groups))
-	for _, gs := range mi.groups {
-		for _, g := range gs {
-			blocks = append(blocks, covBlock{w: -float64(len(g)) / float64(S) / L, members: g})
-		}
-	}
 	total := 0.0
 	var gD *mat.Dense  // Σ_c w_c ½ C_c⁻¹
-	var gAF *mat.Dense // Σ_c w_c C_c⁻¹ Cov_c(u, f)  (dim × m·nT)
+	var gAF *mat.Dense // Σ_c w_c C_c⁻¹ A Σ_c  (dim × M)
 	if wantGrad {
 		gD = mat.NewDense(dim, dim, nil)
-		gAF = mat.NewDense(dim, m*nT, nil)
+		gAF = mat.NewDense(dim, M, nil)
 	}
-	for _, b := range blocks {
-		C, cuf := mi.blockCov(D, u, b.members, wantGrad)
+	AS := mat.NewDense(dim, M, nil)
+	for _, b := range mi.blocks {
+		// AS = A Σ_c (A block-diagonal), C = D + AS Aᵀ.
+		for k := 0; k < m; k++ {
+			AS.Slice(k*nB, (k+1)*nB, 0, M).(*mat.Dense).Mul(A[k], b.sigma.Slice(k*nT, (k+1)*nT, 0, M))
+		}
+		C := mat.NewSymDense(dim, nil)
+		C.CopySym(D)
+		for l := 0; l < m; l++ {
+			var t mat.Dense
+			t.Mul(AS.Slice(0, dim, l*nT, (l+1)*nT), A[l].T())
+			for i := 0; i < dim; i++ {
+				for j := l * nB; j < (l+1)*nB; j++ {
+					if j >= i {
+						C.SetSym(i, j, C.At(i, j)+t.At(i, j-l*nB))
+					}
+				}
+			}
+		}
+		jitter(C)
 		var ch mat.Cholesky
 		if !ch.Factorize(C) {
 			return math.Inf(-1), mat.NewDense(nB, d, nil)
@@ -168,7 +205,7 @@ func (mi *multiInfo) info(X *mat.Dense, wantGrad bool) (float64, *mat.Dense) {
 			t.Scale(0.5*b.w, &inv)
 			gD.Add(gD, &t)
 			var g mat.Dense
-			g.Mul(&inv, cuf)
+			g.Mul(&inv, AS)
 			g.Scale(b.w, &g)
 			gAF.Add(gAF, &g)
 		}
@@ -185,65 +222,10 @@ func (mi *multiInfo) info(X *mat.Dense, wantGrad bool) (float64, *mat.Dense) {
 	return total, gX
 }
 
-// blockCov returns C = D + Cov(u) over the given samples (all when
-// members is nil; 1/n normalization, so the pooled covariance is the
-// p-weighted within-group covariance plus the between-group one exactly)
-// and, if wantCross, the cross-covariance Cov(u, f) (dim × m·|T|).
-func (mi *multiInfo) blockCov(D *mat.SymDense, u [][]float64, members []int, wantCross bool) (*mat.SymDense, *mat.Dense) {
-	if members == nil {
-		members = make([]int, len(u))
-		for i := range members {
-			members[i] = i
-		}
-	}
-	dim := D.SymmetricDim()
-	nf := len(mi.f[0])
-	n := float64(len(members))
-	mu := make([]float64, dim)
-	mf := make([]float64, nf)
-	for _, s := range members {
-		for i, v := range u[s] {
-			mu[i] += v / n
-		}
-		if wantCross {
-			for i, v := range mi.f[s] {
-				mf[i] += v / n
-			}
-		}
-	}
-	C := mat.NewSymDense(dim, nil)
-	C.CopySym(D)
-	cu := make([]float64, dim)
-	var cross *mat.Dense
-	if wantCross {
-		cross = mat.NewDense(dim, nf, nil)
-	}
-	cf := make([]float64, nf)
-	for _, s := range members {
-		for i := range cu {
-			cu[i] = u[s][i] - mu[i]
-		}
-		for i := 0; i < dim; i++ {
-			for j := i; j < dim; j++ {
-				C.SetSym(i, j, C.At(i, j)+cu[i]*cu[j]/n)
-			}
-		}
-		if wantCross {
-			for i := range cf {
-				cf[i] = mi.f[s][i] - mf[i]
-			}
-			raw := cross.RawMatrix()
-			for i := 0; i < dim; i++ {
-				row := raw.Data[i*raw.Stride : i*raw.Stride+nf]
-				a := cu[i] / n
-				for j, v := range cf {
-					row[j] += a * v
-				}
-			}
-		}
-	}
-	// A relative jitter keeps C positive definite when the noise is tiny
-	// and the batch repeats a trusted point.
+// jitter adds a relative jitter to C's diagonal, which keeps C positive
+// definite when the noise is tiny and the batch repeats a trusted point.
+func jitter(C *mat.SymDense) {
+	dim := C.SymmetricDim()
 	tr := 0.0
 	for i := 0; i < dim; i++ {
 		tr += C.At(i, i)
@@ -251,5 +233,4 @@ func (mi *multiInfo) blockCov(D *mat.SymDense, u [][]float64, members []int, wan
 	for i := 0; i < dim; i++ {
 		C.SetSym(i, i, C.At(i, i)+1e-10*tr/float64(dim)+1e-12)
 	}
-	return C, cross
 }

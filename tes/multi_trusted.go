@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
 	"github.com/tesbo/tesbo/pareto"
 )
 
@@ -24,8 +26,9 @@ type multiSettings struct {
 	// estimate the groups' moments. Zero means 256.
 	Samples int
 	// Candidates is the number of uniform points each path is searched on
-	// (besides the evaluated points and perturbations of the best ones).
-	// Zero means 512.
+	// (besides the evaluated points and perturbations of the best ones),
+	// for up to 4 outputs (candidateBudget scales it down beyond). Zero
+	// means 512.
 	Candidates int
 	// MaxTrusted caps |T|. Zero means max(16, 2q).
 	MaxTrusted int
@@ -126,32 +129,42 @@ func newScalarizer(s *acq.MultiState, L int, rng *rand.Rand) (*scalarizer, error
 }
 
 // best returns, for weight l, the index of the trusted solution among n
-// points whose outputs val(i, k) gives, and whether it is feasible.
+// points whose outputs val(i, k) gives, and whether it is feasible. It
+// visits the points by decreasing s_λ (ties by index) and stops at the
+// first feasible one, so val is asked for constraint outputs only as far
+// as needed (trustedSet evaluates them lazily); only when no point is
+// feasible are all constraint values read, for the least infeasible one.
 func (sc *scalarizer) best(l, n int, val func(i, k int) float64) (int, bool) {
-	bi, bv, fi, fv := -1, math.Inf(-1), -1, math.Inf(-1)
-	for i := 0; i < n; i++ {
-		margin := math.Inf(1)
-		for c, k := range sc.con {
-			margin = math.Min(margin, (val(i, k)-sc.thr[c])/sc.span[k])
-		}
-		if margin < 0 {
-			if margin > fv {
-				fi, fv = i, margin
-			}
-			continue
-		}
+	scal := make([]float64, n)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
 		mn, sum := math.Inf(1), 0.0
 		for j, k := range sc.obj {
 			z := sc.lambda[l][j] * ((val(i, k)-sc.lo[k])/sc.span[k] - 1)
 			mn = math.Min(mn, z)
 			sum += z
 		}
-		if v := mn + 0.05*sum; v > bv {
-			bi, bv = i, v
+		scal[i] = mn + 0.05*sum
+	}
+	sort.SliceStable(order, func(a, b int) bool { return scal[order[a]] > scal[order[b]] })
+	margin := func(i int) float64 {
+		v := math.Inf(1)
+		for c, k := range sc.con {
+			v = math.Min(v, (val(i, k)-sc.thr[c])/sc.span[k])
+		}
+		return v
+	}
+	for _, i := range order {
+		if margin(i) >= 0 {
+			return i, true
 		}
 	}
-	if bi >= 0 {
-		return bi, true
+	fi, fv := 0, math.Inf(-1)
+	for i := 0; i < n; i++ {
+		if v := margin(i); v > fv {
+			fi, fv = i, v
+		}
 	}
 	return fi, false
 }
@@ -163,20 +176,37 @@ func (sc *scalarizer) best(l, n int, val func(i, k int) float64) (int, bool) {
 // repeats, at most set.MaxTrusted rows (in path-major order, so a cap
 // keeps whole paths' solutions).
 func trustedSet(s *acq.MultiState, sc *scalarizer, set multiSettings) (*mat.Dense, error) {
-	cands := multiCandidates(s, set.Candidates)
+	cands := multiCandidates(s, candidateBudget(set.Candidates, len(s.Outputs)))
 	nc := len(cands)
 	m := len(s.Outputs)
-	vals := make([][]float64, m) // per output: path p's values at candidate i, p*nc+i
+	// vals[k][p*nc+i] is path p of output k at candidate i: computed for
+	// the objectives up front, for the constraints when best asks (NaN
+	// until then).
+	vals := make([][]float64, m)
+	paths := make([][]*gp.Path, m)
 	for k, o := range s.Outputs {
-		paths, err := o.GP.SamplePaths(s.Rand, set.Paths, set.Features)
-		if err != nil {
+		var err error
+		if paths[k], err = o.GP.SamplePaths(s.Rand, set.Paths, set.Features); err != nil {
 			return nil, fmt.Errorf("tes: sample paths of output %q: %w", o.Name, err)
 		}
 		vals[k] = make([]float64, set.Paths*nc)
-		for p, path := range paths {
+		for p, path := range paths[k] {
 			for i, x := range cands {
-				vals[k][p*nc+i] = path.Eval(x)
+				if o.Kind == acq.Objective {
+					vals[k][p*nc+i] = path.Eval(x)
+				} else {
+					vals[k][p*nc+i] = math.NaN()
+				}
 			}
+		}
+	}
+	val := func(p int) func(i, k int) float64 {
+		return func(i, k int) float64 {
+			v := &vals[k][p*nc+i]
+			if math.IsNaN(*v) {
+				*v = paths[k][p].Eval(cands[i])
+			}
+			return *v
 		}
 	}
 	for _, k := range sc.obj {
@@ -192,7 +222,7 @@ func trustedSet(s *acq.MultiState, sc *scalarizer, set multiSettings) (*mat.Dens
 	var rows []int
 	for p := 0; p < set.Paths && len(rows) < set.MaxTrusted; p++ {
 		for l := range sc.lambda {
-			i, _ := sc.best(l, nc, func(i, k int) float64 { return vals[k][p*nc+i] })
+			i, _ := sc.best(l, nc, val(p))
 			if !seen[i] && len(rows) < set.MaxTrusted {
 				seen[i] = true
 				rows = append(rows, i)
@@ -207,12 +237,25 @@ func trustedSet(s *acq.MultiState, sc *scalarizer, set multiSettings) (*mat.Dens
 	return T, nil
 }
 
+// candidateBudget scales the uniform candidates n (and with them the
+// perturbed front points) by min(1, 4/m) for m outputs: path evaluations,
+// most of multi-output TES's time, grow with m times the candidates, so
+// studies with many constraints search fewer points (SpeedReducer's 12
+// outputs: 170 uniform candidates).
+func candidateBudget(n, m int) int {
+	if m <= 4 {
+		return n
+	}
+	return max(64, n*4/m)
+}
+
 // multiCandidates returns the points the paths are searched on: n uniform
 // ones, the evaluated points, and 16 perturbations (standard deviation 0.02
-// and 0.004, alternately) of each of up to 32 points of the observed
+// and 0.004, alternately) of each of up to n/16 points of the observed
 // feasible front.
 func multiCandidates(s *acq.MultiState, n int) [][]float64 {
 	nx, d := s.X.Dims()
+	nf := max(1, n/16)
 	var out [][]float64
 	for i := 0; i < n; i++ {
 		x := make([]float64, d)
@@ -224,7 +267,7 @@ func multiCandidates(s *acq.MultiState, n int) [][]float64 {
 	for i := 0; i < nx; i++ {
 		out = append(out, append([]float64(nil), s.X.RawRowView(i)...))
 	}
-	for _, i := range observedFront(s, 32) {
+	for _, i := range observedFront(s, nf) {
 		for r := 0; r < 16; r++ {
 			x := append([]float64(nil), s.X.RawRowView(i)...)
 			sd := 0.02

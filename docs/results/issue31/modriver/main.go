@@ -4,7 +4,7 @@
 // multi-objective problem the hypervolume of the noise-free outputs of the
 // evaluated feasible trials and log10(max HV − HV); for a constrained one
 // the best feasible noise-free objective and its regret (both in BoTorch's
-// maximized sign convention, like ../shared peers' lines). It is a
+// maximized sign convention, as the BoTorch peer script prints them). It is a
 // development driver for issue 31, to put tesbo's figures next to
 // BoTorch's qLogNEHVI/qNParEGO (mo:NAME) and qLogNEI (con:NAME) runs.
 //
