@@ -55,6 +55,9 @@ type recorder interface {
 	start(ctx context.Context, id, attempt int, at time.Time) error
 	// finish records the trial's outcome.
 	finish(ctx context.Context, id int, r sdk.Result, evalErr error, st evalStats) error
+	// newCurve returns the sdk.Reporter of an attempt at trial id (nil
+	// when the study prunes nothing).
+	newCurve(id int) *trialCurve
 }
 
 // newPool is the evaluation pool of a study with normalized options o.
@@ -101,7 +104,8 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 		if err := rec.start(context.WithoutCancel(ctx), t.ID, attempt, started); err != nil {
 			return err
 		}
-		r, err := p.call(evalCtx, obj, t.X)
+		curve := rec.newCurve(t.ID)
+		r, err := p.call(evalCtx, obj, t.X, curve)
 		secs := time.Since(started).Seconds()
 		if evalCtx.Err() != nil {
 			return nil // abandoned: re-run on resume
@@ -121,7 +125,9 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 				p.log.Warn().Int("trial", t.ID).Int("attempts", attempt).Err(err).Msg("evaluation failed")
 			}
 			// Recorded even when ctx is cancelled meanwhile (during the grace).
-			return rec.finish(context.WithoutCancel(ctx), t.ID, r, err, evalStats{attempts: attempt, started: started, seconds: secs})
+			st := evalStats{attempts: attempt, started: started, seconds: secs}
+			st.curve, st.pruned = curve.outcome()
+			return rec.finish(context.WithoutCancel(ctx), t.ID, r, err, st)
 		}
 		if ctx.Err() != nil {
 			return nil // shutting down: leave it in flight for resume rather than retry now
@@ -141,17 +147,21 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 	}
 }
 
-// call runs one evaluation attempt under the per-evaluation timeout. It
+// call runs one evaluation attempt under the per-evaluation timeout, with
+// curve (unless nil) as the sdk.Reporter of its intermediate values. It
 // returns when the objective does or when the attempt's context ends, so an
 // objective that ignores its context cannot stall the study (its goroutine
 // is left to finish on its own). Panics become errors.
-func (p pool) call(evalCtx context.Context, obj sdk.Objective, x []float64) (sdk.Result, error) {
+func (p pool) call(evalCtx context.Context, obj sdk.Objective, x []float64, curve *trialCurve) (sdk.Result, error) {
 	limit := evalLimit(p.timeout, obj)
 	cctx, cancel := evalCtx, context.CancelFunc(func() {})
 	if limit > 0 {
 		cctx, cancel = context.WithTimeout(evalCtx, limit)
 	}
 	defer cancel()
+	if curve != nil {
+		cctx = sdk.WithReporter(cctx, curve)
+	}
 	type outcome struct {
 		r   sdk.Result
 		err error

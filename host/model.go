@@ -40,7 +40,7 @@ func newDataset(trials []Trial, d int, minimize bool) *dataset {
 	}
 	var raw []float64
 	for _, t := range trials {
-		if t.Status == Complete {
+		if t.Status.modelled() {
 			ds.ids = append(ds.ids, t.ID)
 			raw = append(raw, ds.sign*t.Value)
 		}
@@ -52,7 +52,7 @@ func newDataset(trials []Trial, d int, minimize bool) *dataset {
 	ds.X = mat.NewDense(n, d, nil)
 	k := 0
 	for _, t := range trials {
-		if t.Status == Complete {
+		if t.Status.modelled() {
 			ds.X.SetRow(k, t.U)
 			k++
 		}

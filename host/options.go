@@ -209,6 +209,9 @@ type Options struct {
 	// Recommend is RecommendAuto (default), RecommendEvaluated or
 	// RecommendRefine.
 	Recommend string `json:"recommend"`
+	// Pruning stops evaluations early from their intermediate values
+	// (zero: never).
+	Pruning Pruning `json:"pruning,omitzero"`
 
 	// EvalTimeout bounds one evaluation attempt (0: no limit). For an
 	// objective that bounds its evaluations itself once it is ready to
@@ -307,6 +310,7 @@ func (o Options) Normalized() Options {
 	if o.Grace == 0 {
 		o.Grace = DefaultGrace
 	}
+	o.Pruning = o.Pruning.normalized()
 	return o
 }
 
@@ -382,6 +386,9 @@ func (o Options) validate() error {
 	}
 	if !ValidRecommend(o.Recommend) {
 		return fmt.Errorf("unknown recommendation mode %q: known ones are %s, %s, %s", o.Recommend, RecommendAuto, RecommendEvaluated, RecommendRefine)
+	}
+	if err := o.Pruning.validate(); err != nil {
+		return err
 	}
 	for k := range o.Params {
 		if k == "noise_var" || k == "seed" {

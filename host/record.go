@@ -155,13 +155,14 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 	}
 	if len(s.info.Outputs) > 0 {
 		s.mu.Lock()
-		rec.Evals, _ = s.counts()
+		rec.Evals, _, _ = s.counts()
 		s.mu.Unlock()
 		s.multiRecord(&rec, it, ts)
 		return rec, nil
 	}
 	s.mu.Lock()
-	rec.Evals, _ = s.counts()
+	complete, _, pruned := s.counts()
+	rec.Evals = complete + pruned
 	if b := s.bestObservedLocked(); b != nil {
 		v := b.Value
 		rec.BestObserved, rec.BestObservedX = &v, b.X

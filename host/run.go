@@ -77,6 +77,7 @@ type Result struct {
 	Iterations   int      // BO iterations issued
 	Evaluations  int      // completed evaluations
 	Failures     int      // failed evaluations
+	Pruned       int      // evaluations stopped early (Options.Pruning)
 	Trials       []Trial
 	Elapsed      time.Duration // this Run
 	// StudyTime is the time the study has spent over all its runs:
@@ -280,7 +281,7 @@ func sameSpace(a, b []sdk.Param) error {
 func (s *Study) result(ctx context.Context, start time.Time, last *Record) *Result {
 	s.mu.Lock()
 	res := &Result{Study: s.name, Iterations: s.lastIter, Elapsed: time.Since(start)}
-	res.Evaluations, res.Failures = s.counts()
+	res.Evaluations, res.Failures, res.Pruned = s.counts()
 	res.BestObserved = s.bestObservedLocked()
 	res.StudyTime = s.studyTimeLocked()
 	res.Trials = make([]Trial, len(s.trials))

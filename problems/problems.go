@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tesbo/tesbo/problems/curves"
 	"github.com/tesbo/tesbo/problems/mixedsuite"
 	"github.com/tesbo/tesbo/problems/synthetic"
 	"github.com/tesbo/tesbo/problems/testfunc"
@@ -24,14 +25,20 @@ var (
 	_ Keyed = (*synthetic.Objective)(nil)
 	_ Keyed = (*synthetic.MultiObjective)(nil)
 	_ Keyed = (*usersuite.Objective)(nil)
+	_ Keyed = (*curves.Objective)(nil)
 )
 
 // New opens the problem called name, a new instance per call:
 // synthetic/<name> (package synthetic, with its parameters unset: the
 // caller configures them; the several-output problems of testfunc.NewMulti
-// as synthetic.MultiObjective), the user suite's user/<name> and the mixed
-// suite's mixed/<name>. This is how tesbo-host bench runs them in process.
+// as synthetic.MultiObjective), the user suite's user/<name>, the mixed
+// suite's mixed/<name> and the learning curves' curve/<name>. This is how
+// tesbo-host bench runs them in process.
 func New(name string) (sdk.Objective, error) {
+	if strings.HasPrefix(name, curves.Prefix) {
+		o, err := curves.New(name)
+		return o, err
+	}
 	if strings.HasPrefix(name, mixedsuite.Prefix) {
 		o, err := mixedsuite.New(name)
 		return o, err
@@ -56,10 +63,11 @@ func New(name string) (sdk.Objective, error) {
 }
 
 // Served are the objectives the synthetic plugin (plugins/synthetic)
-// serves, by name: every synthetic/<name> and the user suite's
-// user/<name>.
+// serves, by name: every synthetic/<name>, the user suite's user/<name>
+// and the learning curves' curve/<name>.
 func Served() map[string]sdk.Objective {
 	m := synthetic.All()
 	maps.Copy(m, usersuite.All())
+	maps.Copy(m, curves.All())
 	return m
 }

@@ -9,7 +9,8 @@ import pb "github.com/tesbo/tesbo/sdk/proto"
 // infoToProto converts an Info to its protocol message (capability flags
 // unset).
 func infoToProto(i Info) *pb.ObjectiveInfo {
-	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum, InitialDesign: uint32(max(i.InitialDesign, 0))}
+	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum, InitialDesign: uint32(max(i.InitialDesign, 0)),
+		MaxStep: uint32(min(max(i.MaxStep, 0), MaxStepLimit+1))}
 	out.Params = make([]*pb.Param, len(i.Params))
 	for k, p := range i.Params {
 		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High, Choices: p.Choices}
@@ -27,7 +28,7 @@ func infoFromProto(m *pb.ObjectiveInfo) Info {
 	if m == nil {
 		return Info{}
 	}
-	out := Info{Name: m.Name, Minimize: m.Minimize, InitialDesign: int(m.InitialDesign)}
+	out := Info{Name: m.Name, Minimize: m.Minimize, InitialDesign: int(m.InitialDesign), MaxStep: int(m.MaxStep)}
 	if m.Optimum != nil {
 		v := *m.Optimum
 		out.Optimum = &v

@@ -125,6 +125,7 @@ func (o *objectiveServer) Info(ctx context.Context, req *pb.InfoRequest) (resp *
 	_, resp.Configurable = obj.(Configurable)
 	_, resp.Detailed = obj.(Detailed)
 	_, resp.NoiseFree = obj.(NoiseFree)
+	resp.Reports = true
 	return resp, nil
 }
 
@@ -146,6 +147,11 @@ func (o *objectiveServer) Configure(ctx context.Context, req *pb.ConfigureReques
 
 func (o *objectiveServer) Evaluate(ctx context.Context, req *pb.EvaluateRequest) (_ *pb.EvaluateResponse, err error) {
 	defer o.srv.guard("Evaluate", &err)
+	return o.evaluate(ctx, req)
+}
+
+// evaluate runs the evaluation req asks for.
+func (o *objectiveServer) evaluate(ctx context.Context, req *pb.EvaluateRequest) (*pb.EvaluateResponse, error) {
 	obj, err := o.lookup(req.Objective)
 	if err != nil {
 		return nil, err

@@ -100,6 +100,11 @@ type Info struct {
 	// their order in Outputs; the hypervolume is measured from it. nil
 	// lets the host derive one from the evaluated trials.
 	RefPoint []float64 `json:",omitempty"`
+	// MaxStep is the last step an evaluation reports through Report (the
+	// number of epochs a training runs, say), 0 to MaxStepLimit; 0 when it
+	// reports nothing or does not know. Pruners that need the full
+	// resource (Hyperband) take it from here unless the study sets it.
+	MaxStep int `json:",omitempty"`
 }
 
 // Dim returns the number of parameters, the length of x in Evaluate.
@@ -126,8 +131,14 @@ func (i Info) Validate() error {
 	if err := i.validateOutputs(); err != nil {
 		return fmt.Errorf("objective %q: %w", i.Name, err)
 	}
+	if i.MaxStep < 0 || i.MaxStep > MaxStepLimit {
+		return fmt.Errorf("objective %q: %w: max step %d, want 0 (none) to %d", i.Name, ErrBadSpace, i.MaxStep, MaxStepLimit)
+	}
 	return nil
 }
+
+// MaxStepLimit bounds Info.MaxStep and the steps an evaluation reports.
+const MaxStepLimit = 1_000_000
 
 // MaxInitialDesign bounds Info.InitialDesign: the host fits a GP on every
 // evaluation and refuses studies of more than 5000 trials.

@@ -32,6 +32,7 @@ type summary struct {
 	Trials   int    `json:"trials"`
 	Complete int    `json:"complete"`
 	Failed   int    `json:"failed"`
+	Pruned   int    `json:"pruned"` // stopped early (run --pruner)
 	Running  int    `json:"running"`
 	Pending  int    `json:"pending"`
 	// Budget is the planned number of trials, Init + Iters·Batch.
@@ -78,7 +79,7 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 		return nil, err
 	}
 	sm := &summary{Name: name, Objective: row.Objective, Acquisition: row.Acquisition,
-		Trials: act.Trials, Complete: act.Complete, Failed: act.Failed, Running: act.Running, Pending: act.Pending,
+		Trials: act.Trials, Complete: act.Complete, Failed: act.Failed, Pruned: act.Pruned, Running: act.Running, Pending: act.Pending,
 		Budget: opts.Init + opts.Iters*opts.Batch, Minimize: info.Minimize, Optimum: info.Optimum,
 		Created: row.CreatedAt, LastActivity: act.LastChange, id: row.ID, params: info.Params, opts: opts,
 		Outputs: outputsOf(info)}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -58,6 +59,7 @@ type memTrial struct {
 	evalSeconds          float64
 	meta                 string
 	outputs              string // encodeOutputs' text; "" for NULL
+	intermediates        []Intermediate
 	worker, holder       string
 	leaseExpires         int64
 }
@@ -227,12 +229,15 @@ func outcome(what string, t *Trial) (value *float64, meta string, err error) {
 	if !t.Status.Done() {
 		return nil, "", fmt.Errorf("%s trial %d: status %q is not final", what, t.ID, t.Status)
 	}
-	if t.Status == Complete {
+	if t.Status.hasValue() {
 		if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) {
 			return nil, "", fmt.Errorf("%s trial %d: value %v is not finite", what, t.ID, t.Value)
 		}
 		v := t.Value
 		value = &v
+	}
+	if err := checkIntermediates(t); err != nil {
+		return nil, "", fmt.Errorf("%s trial %d: %w", what, t.ID, err)
 	}
 	if len(t.Meta) > 0 {
 		b, err := json.Marshal(t.Meta)
@@ -288,6 +293,7 @@ func (d *Memory) FinishTrial(ctx context.Context, studyID int64, t *Trial) error
 			r.started = t.StartedAt.UnixNano()
 		}
 		r.finished, r.evalSeconds, r.meta, r.outputs = t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs
+		r.intermediates = slices.Clone(t.Intermediates)
 		return nil
 	})
 	if err != nil {
@@ -323,7 +329,7 @@ func (d *Memory) SetRecord(ctx context.Context, studyID int64, iteration int, re
 func (r *memTrial) trial() (Trial, error) {
 	t := Trial{ID: r.id, Iteration: r.iteration, Index: r.index, Status: r.status, Value: r.value,
 		Error: r.errText, Attempts: r.attempts, CreatedAt: unixTime(r.created), EvalSeconds: r.evalSeconds,
-		Worker: r.worker}
+		Worker: r.worker, Intermediates: slices.Clone(r.intermediates)}
 	if r.started != 0 {
 		t.StartedAt = unixTime(r.started)
 	}

@@ -220,11 +220,14 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 		return false, fmt.Errorf("report trial %d: status %q is not final", t.ID, t.Status)
 	}
 	var value any
-	if t.Status == Complete {
+	if t.Status.hasValue() {
 		if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) {
 			return false, fmt.Errorf("report trial %d: value %v is not finite", t.ID, t.Value)
 		}
 		value = t.Value
+	}
+	if err := checkIntermediates(t); err != nil {
+		return false, fmt.Errorf("report trial %d: %w", t.ID, err)
 	}
 	var meta any
 	if len(t.Meta) > 0 {
@@ -267,7 +270,7 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 			if t.Status == Failed && t.Attempts < maxAttempts {
 				return addAttempt(ctx, tx, studyID, t.ID, t.Attempts, h.Name(), "failed", nil, errText)
 			}
-			return nil
+			return writeIntermediates(ctx, tx, studyID, t)
 		}
 		// Already recorded by this very call (a commit whose answer was lost
 		// to a broken connection, then retried)?

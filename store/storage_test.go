@@ -89,10 +89,10 @@ func (tr *transcript) trials(d Storage, studyID int64) []Trial {
 		tr.t.Fatal(err)
 	}
 	for _, t := range ts {
-		tr.add("trial %d it=%d idx=%d x=%s u=%s %s v=%016x err=%q att=%d c=%s s=%s f=%s eval=%016x meta=%v worker=%q outputs=%s",
+		tr.add("trial %d it=%d idx=%d x=%s u=%s %s v=%016x err=%q att=%d c=%s s=%s f=%s eval=%016x meta=%v worker=%q inter=%s outputs=%s",
 			t.ID, t.Iteration, t.Index, bits(t.X), bits(t.U), t.Status, math.Float64bits(t.Value), t.Error,
 			t.Attempts, setOrNot(t.CreatedAt), setOrNot(t.StartedAt), setOrNot(t.FinishedAt),
-			math.Float64bits(t.EvalSeconds), t.Meta, t.Worker, bits(t.Outputs))
+			math.Float64bits(t.EvalSeconds), t.Meta, t.Worker, interBits(t.Intermediates), bits(t.Outputs))
 	}
 	return ts
 }
@@ -156,6 +156,7 @@ func TestStorageConformance(t *testing.T) {
 		{"LeaseTakeover", conformLeaseTakeover},
 		{"Queue", conformQueue},
 		{"QueueOnce", conformQueueOnce},
+		{"Pruned", conformPruned},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			var first *transcript

@@ -17,17 +17,22 @@ import (
 type Status string
 
 // Trial states: pending (proposed, not started), running (an evaluation is
-// under way), complete (Value holds the result), failed (Error says why).
+// under way), complete (Value holds the result), failed (Error says why),
+// pruned (stopped early: Value is the last intermediate value, at Step).
 // Pending and running trials are "in flight"; a resumed study re-runs them.
 const (
 	Pending  Status = "pending"
 	Running  Status = "running"
 	Complete Status = "complete"
 	Failed   Status = "failed"
+	Pruned   Status = "pruned"
 )
 
 // Done reports whether the state is final.
-func (s Status) Done() bool { return s == Complete || s == Failed }
+func (s Status) Done() bool { return s == Complete || s == Failed || s == Pruned }
+
+// hasValue reports whether a trial in the state carries a value.
+func (s Status) hasValue() bool { return s == Complete || s == Pruned }
 
 // Trial is one proposed point and, once finished, its outcome.
 type Trial struct {
@@ -37,7 +42,7 @@ type Trial struct {
 	X         []float64 // native units
 	U         []float64 // the same point in the unit cube (what the GP sees)
 	Status    Status
-	Value     float64 // native units; meaningful when Status == Complete
+	Value     float64 // native units; meaningful when Status is Complete or Pruned
 	// Outputs are a complete trial's values of an objective with several
 	// declared outputs, in the order the objective declares them (native
 	// units); nil for a single-output objective.
@@ -52,6 +57,9 @@ type Trial struct {
 	// Worker is the host:pid of the worker that took the trial from the
 	// queue last (see queue.go); empty for trials a single process ran.
 	Worker string
+	// Intermediates are the values the evaluation reported, steps
+	// increasing (stored with its outcome; none while it runs).
+	Intermediates []Intermediate
 }
 
 // Iteration is a BO iteration's row: the model fitted to propose its batch
@@ -176,11 +184,14 @@ func (d *DB) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
 		return fmt.Errorf("finish trial %d: status %q is not final", t.ID, t.Status)
 	}
 	var value any
-	if t.Status == Complete {
+	if t.Status.hasValue() {
 		if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) {
 			return fmt.Errorf("finish trial %d: value %v is not finite", t.ID, t.Value)
 		}
 		value = t.Value
+	}
+	if err := checkIntermediates(t); err != nil {
+		return fmt.Errorf("finish trial %d: %w", t.ID, err)
 	}
 	var meta any
 	if len(t.Meta) > 0 {
@@ -207,7 +218,10 @@ func (d *DB) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
 		if err != nil {
 			return err
 		}
-		return oneRow(res, t.ID)
+		if err := oneRow(res, t.ID); err != nil {
+			return err
+		}
+		return writeIntermediates(ctx, tx, studyID, t)
 	})
 	if err != nil {
 		return fmt.Errorf("finish trial %d: %w", t.ID, err)
@@ -257,7 +271,7 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 	if d.version.Load() >= 4 {
 		worker = `worker`
 	}
-	if d.version.Load() >= 5 {
+	if d.version.Load() >= 6 {
 		outputs = `outputs`
 	}
 	rows, err := d.db.QueryContext(ctx,
@@ -310,6 +324,9 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load trials: %w", d.classify(err))
+	}
+	if err := d.loadIntermediates(ctx, studyID, out); err != nil {
+		return nil, fmt.Errorf("load trials: %w", err)
 	}
 	return out, nil
 }

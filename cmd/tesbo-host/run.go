@@ -80,6 +80,7 @@ type runFlags struct {
 	model                     string
 	localPoints               int
 	refPoint                  []float64
+	prune                     pruneFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -122,6 +123,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.StringVar(&f.model, "model", host.ModelAuto, modelHelp)
 	fl.Float64SliceVar(&f.refPoint, "ref-point", nil, "for an objective of several outputs: the hypervolume's reference point, one native value per objective output in their declared order, e.g. 10,5 (default: the objective's, else the nadir of the observed Pareto front minus 10% of its range)")
 	fl.IntVar(&f.localPoints, "local-points", 0, fmt.Sprintf("trials in the local model (default %d, at most %d)", host.DefaultLocalPoints, host.MaxLocalPoints))
+	f.prune.register(cmd)
 	f.common.register(cmd, "plugins directory (default $TESBO_PLUGINS or ./plugins)")
 	cmd.MarkFlagRequired("objective")
 	return cmd
@@ -230,6 +232,10 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	pruning, err := f.prune.pruning()
+	if err != nil {
+		return err
+	}
 	log, err := f.logger()
 	if err != nil {
 		return err
@@ -275,6 +281,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 			Kernel:      f.kernel,
 			Model:       f.model,
 			LocalPoints: f.localPoints,
+			Pruning:     pruning,
 			Meta:        map[string]string{metaPlugins: absDir, metaObjective: f.objective},
 			Logger:      log,
 		},

@@ -33,10 +33,13 @@ func newTrialsCmd() *cobra.Command {
 		Use:   "trials --db PATH|URL --study NAME [--format table|json|csv] [--best N] [--sort id|value]",
 		Short: "List a study's trials",
 		Long: `List every trial of a stored study (SQLite file or postgres:// URL): id,
-state (complete, failed, running, queued), parameters by name, value,
+state (complete, pruned, failed, running, queued), parameters by name, value
+(a pruned trial's is the last it reported, at the step shown),
 error, the worker that evaluated it (host:pid; empty for a single-process
 run), attempts, and timings. --format json prints one JSON object per line.
---best N keeps the N best complete trials, best first; --sort value orders
+Trials of an objective that reports intermediate values get a step column
+(json: step and intermediates, [step, value] pairs). --best N keeps the N
+best complete trials, best first; --sort value orders
 by value, best first (in the objective's sense: lowest first when it is
 minimized), trials without a value last. It only reads --db, which may be
 on a read-only mount.`,
@@ -74,6 +77,11 @@ type trialRow struct {
 	Started  *time.Time         `json:"started,omitempty"`
 	Finished *time.Time         `json:"finished,omitempty"`
 	EvalS    float64            `json:"eval_s"`
+	// Step is the last step the evaluation reported (sdk.Report; a pruned
+	// trial's value is the one it reported there), Intermediates every
+	// reported (step, value); both absent for an objective that reports none.
+	Step          *int         `json:"step,omitempty"`
+	Intermediates [][2]float64 `json:"intermediates,omitempty"`
 }
 
 // trialState names a trial's status as 'trials' shows it (pending is
@@ -134,11 +142,18 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 			}
 		}
 		r.Choices = host.ChoiceNames(info.Params, t.X)
-		if t.Status == host.Complete {
+		if t.Status == host.Complete || t.Status == host.Pruned {
 			v := t.Value
 			r.Value = &v
 		}
 		setOutputs(&r, info, t)
+		if n := len(t.Intermediates); n > 0 {
+			step := t.Intermediates[n-1].Step
+			r.Step = &step
+			for _, p := range t.Intermediates {
+				r.Intermediates = append(r.Intermediates, [2]float64{float64(p.Step), p.Value})
+			}
+		}
 		if !t.StartedAt.IsZero() {
 			s := t.StartedAt
 			r.Started = &s
@@ -198,7 +213,7 @@ func selectTrials(rows []trialRow, best int, order string, minimize bool) []tria
 	if best > 0 {
 		var done []trialRow
 		for _, r := range rows {
-			if r.Value != nil {
+			if r.Value != nil && r.State == string(host.Complete) {
 				done = append(done, r)
 			}
 		}
@@ -238,6 +253,10 @@ var trialTail = []string{"value", "error", "worker", "attempts", "iter", "eval_s
 func writeTrialsCSV(w io.Writer, names, outputs []string, rows []trialRow) error {
 	cw := csv.NewWriter(w)
 	head := append(append(append([]string{"id", "state"}, names...), outputHead(outputs)...), trialTail...)
+	steps := hasSteps(rows)
+	if steps {
+		head = append(head, "step")
+	}
 	for i := range head {
 		head[i] = safetext.CSVCell(head[i])
 	}
@@ -254,6 +273,9 @@ func writeTrialsCSV(w io.Writer, names, outputs []string, rows []trialRow) error
 		rec = append(rec, outputCells(r, outputs, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })...)
 		tail := trialCells(r)
 		tail[1], tail[2] = safetext.CSVCell(tail[1]), safetext.CSVCell(tail[2]) // error, worker
+		if steps {
+			tail = append(tail, stepCell(r, ""))
+		}
 		cw.Write(append(rec, tail...))
 	}
 	cw.Flush()
@@ -265,7 +287,12 @@ func writeTrialsCSV(w io.Writer, names, outputs []string, rows []trialRow) error
 // escape sequence reaches the terminal.
 func writeTrialsTable(w io.Writer, names, outputs []string, rows []trialRow) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := append(append(append([]string{"ID", "STATE"}, names...), outputHead(outputs)...), "VALUE", "WORKER", "ATTEMPTS", "ERROR")
+	head := append(append(append([]string{"ID", "STATE"}, names...), outputHead(outputs)...), "VALUE")
+	steps := hasSteps(rows)
+	if steps {
+		head = append(head, "STEP")
+	}
+	head = append(head, "WORKER", "ATTEMPTS", "ERROR")
 	for i, h := range head {
 		if i > 0 {
 			fmt.Fprint(tw, "\t")
@@ -293,9 +320,27 @@ func writeTrialsTable(w io.Writer, names, outputs []string, rows []trialRow) err
 		if worker == "" {
 			worker = "-"
 		}
-		fmt.Fprintf(tw, "\t%s\t%s\t%d\t%s\n", val, cell(worker), r.Attempts, cell(oneLine(r.Error)))
+		fmt.Fprintf(tw, "\t%s", val)
+		if steps {
+			fmt.Fprintf(tw, "\t%s", stepCell(r, "-"))
+		}
+		fmt.Fprintf(tw, "\t%s\t%d\t%s\n", cell(worker), r.Attempts, cell(oneLine(r.Error)))
 	}
 	return tw.Flush()
+}
+
+// hasSteps reports whether any trial reported intermediate values (the
+// table and CSV then get a step column).
+func hasSteps(rows []trialRow) bool {
+	return slices.ContainsFunc(rows, func(r trialRow) bool { return r.Step != nil })
+}
+
+// stepCell is a row's last reported step, or none.
+func stepCell(r trialRow, none string) string {
+	if r.Step == nil {
+		return none
+	}
+	return strconv.Itoa(*r.Step)
 }
 
 // cell returns s fit for one cell of a terminal table: control characters

@@ -129,9 +129,15 @@ func (o *Objective) evaluate(ctx context.Context, op string, x []float64, mode p
 		return sdk.Result{}, &Error{Plugin: o.name, Op: op, Cause: ErrBadInput, Err: err}
 	}
 	var resp *pb.EvaluateResponse
+	req := &pb.EvaluateRequest{Objective: o.remote, X: x, Mode: mode}
+	rep, reporting := sdk.ReporterFrom(ctx)
 	err := o.p.call(ctx, op, o.u.evalTimeout(), func(ctx context.Context, s *session) error {
 		var err error
-		resp, err = pb.NewObjectiveClient(s.rpc()).Evaluate(ctx, &pb.EvaluateRequest{Objective: o.remote, X: x, Mode: mode})
+		if reporting && o.caps.reports && mode != pb.EvaluateMode_EVALUATE_MODE_NOISE_FREE {
+			resp, err = reportEvaluate(ctx, pb.NewObjectiveClient(s.rpc()), req, rep)
+		} else {
+			resp, err = pb.NewObjectiveClient(s.rpc()).Evaluate(ctx, req)
+		}
 		return err
 	})
 	if err != nil {

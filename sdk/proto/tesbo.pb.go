@@ -508,6 +508,12 @@ type ObjectiveInfo struct {
 	// The initial design size the objective asks for when the study sets
 	// none (sdk.Info.InitialDesign); 0 leaves it to the host.
 	InitialDesign uint32 `protobuf:"varint,8,opt,name=initial_design,json=initialDesign,proto3" json:"initial_design,omitempty"`
+	// The plugin serves ReportEvaluate (every Go plugin built with an SDK
+	// that has sdk.Report does).
+	Reports bool `protobuf:"varint,11,opt,name=reports,proto3" json:"reports,omitempty"`
+	// The last step an evaluation reports (sdk.Info.MaxStep, e.g. epochs);
+	// 0 when unknown or when it reports none.
+	MaxStep uint32 `protobuf:"varint,12,opt,name=max_step,json=maxStep,proto3" json:"max_step,omitempty"`
 	// Several named outputs (sdk.Info.Outputs); empty for an objective that
 	// returns one value.
 	Outputs []*Output `protobuf:"bytes,9,rep,name=outputs,proto3" json:"outputs,omitempty"`
@@ -600,6 +606,20 @@ func (x *ObjectiveInfo) GetNoiseFree() bool {
 func (x *ObjectiveInfo) GetInitialDesign() uint32 {
 	if x != nil {
 		return x.InitialDesign
+	}
+	return 0
+}
+
+func (x *ObjectiveInfo) GetReports() bool {
+	if x != nil {
+		return x.Reports
+	}
+	return false
+}
+
+func (x *ObjectiveInfo) GetMaxStep() uint32 {
+	if x != nil {
+		return x.MaxStep
 	}
 	return 0
 }
@@ -897,6 +917,178 @@ func (x *EvaluateResponse) GetOutputs() []float64 {
 	return nil
 }
 
+// ReportToPlugin is what the host sends on a ReportEvaluate stream: first
+// the evaluation, then one decision per intermediate value.
+type ReportToPlugin struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Evaluate *EvaluateRequest       `protobuf:"bytes,1,opt,name=evaluate,proto3" json:"evaluate,omitempty"` // the first message only
+	Prune    bool                   `protobuf:"varint,2,opt,name=prune,proto3" json:"prune,omitempty"`      // stop the evaluation now
+	// Set when the host could not record the value; the plugin's
+	// sdk.Report returns it as an error.
+	Error         string `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportToPlugin) Reset() {
+	*x = ReportToPlugin{}
+	mi := &file_tesbo_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportToPlugin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportToPlugin) ProtoMessage() {}
+
+func (x *ReportToPlugin) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportToPlugin.ProtoReflect.Descriptor instead.
+func (*ReportToPlugin) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ReportToPlugin) GetEvaluate() *EvaluateRequest {
+	if x != nil {
+		return x.Evaluate
+	}
+	return nil
+}
+
+func (x *ReportToPlugin) GetPrune() bool {
+	if x != nil {
+		return x.Prune
+	}
+	return false
+}
+
+func (x *ReportToPlugin) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+// ReportFromPlugin is what the plugin sends on a ReportEvaluate stream:
+// intermediate values, then the result.
+type ReportFromPlugin struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Intermediate  *IntermediateValue     `protobuf:"bytes,1,opt,name=intermediate,proto3" json:"intermediate,omitempty"`
+	Result        *EvaluateResponse      `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"` // the last message
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportFromPlugin) Reset() {
+	*x = ReportFromPlugin{}
+	mi := &file_tesbo_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportFromPlugin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportFromPlugin) ProtoMessage() {}
+
+func (x *ReportFromPlugin) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportFromPlugin.ProtoReflect.Descriptor instead.
+func (*ReportFromPlugin) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ReportFromPlugin) GetIntermediate() *IntermediateValue {
+	if x != nil {
+		return x.Intermediate
+	}
+	return nil
+}
+
+func (x *ReportFromPlugin) GetResult() *EvaluateResponse {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+// IntermediateValue is one sdk.Report call: the value (native units and
+// sign) the evaluation reached at step.
+type IntermediateValue struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Step          int64                  `protobuf:"varint,1,opt,name=step,proto3" json:"step,omitempty"`
+	Value         float64                `protobuf:"fixed64,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IntermediateValue) Reset() {
+	*x = IntermediateValue{}
+	mi := &file_tesbo_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IntermediateValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IntermediateValue) ProtoMessage() {}
+
+func (x *IntermediateValue) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IntermediateValue.ProtoReflect.Descriptor instead.
+func (*IntermediateValue) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *IntermediateValue) GetStep() int64 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *IntermediateValue) GetValue() float64 {
+	if x != nil {
+		return x.Value
+	}
+	return 0
+}
+
 type Point struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	X             []float64              `protobuf:"fixed64,1,rep,packed,name=x,proto3" json:"x,omitempty"`
@@ -906,7 +1098,7 @@ type Point struct {
 
 func (x *Point) Reset() {
 	*x = Point{}
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -918,7 +1110,7 @@ func (x *Point) String() string {
 func (*Point) ProtoMessage() {}
 
 func (x *Point) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -931,7 +1123,7 @@ func (x *Point) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Point.ProtoReflect.Descriptor instead.
 func (*Point) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{10}
+	return file_tesbo_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Point) GetX() []float64 {
@@ -952,7 +1144,7 @@ type Observation struct {
 
 func (x *Observation) Reset() {
 	*x = Observation{}
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -964,7 +1156,7 @@ func (x *Observation) String() string {
 func (*Observation) ProtoMessage() {}
 
 func (x *Observation) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -977,7 +1169,7 @@ func (x *Observation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Observation.ProtoReflect.Descriptor instead.
 func (*Observation) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{11}
+	return file_tesbo_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Observation) GetX() []float64 {
@@ -1015,7 +1207,7 @@ type SuggestRequest struct {
 
 func (x *SuggestRequest) Reset() {
 	*x = SuggestRequest{}
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1027,7 +1219,7 @@ func (x *SuggestRequest) String() string {
 func (*SuggestRequest) ProtoMessage() {}
 
 func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1040,7 +1232,7 @@ func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestRequest.ProtoReflect.Descriptor instead.
 func (*SuggestRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{12}
+	return file_tesbo_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SuggestRequest) GetObjective() *ObjectiveInfo {
@@ -1094,7 +1286,7 @@ type SuggestResponse struct {
 
 func (x *SuggestResponse) Reset() {
 	*x = SuggestResponse{}
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1106,7 +1298,7 @@ func (x *SuggestResponse) String() string {
 func (*SuggestResponse) ProtoMessage() {}
 
 func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1119,7 +1311,7 @@ func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestResponse.ProtoReflect.Descriptor instead.
 func (*SuggestResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{13}
+	return file_tesbo_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SuggestResponse) GetPoints() []*Point {
@@ -1143,7 +1335,7 @@ type ScoreRequest struct {
 
 func (x *ScoreRequest) Reset() {
 	*x = ScoreRequest{}
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1347,7 @@ func (x *ScoreRequest) String() string {
 func (*ScoreRequest) ProtoMessage() {}
 
 func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1360,7 @@ func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreRequest.ProtoReflect.Descriptor instead.
 func (*ScoreRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{14}
+	return file_tesbo_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ScoreRequest) GetPosteriorBrokerId() uint32 {
@@ -1208,7 +1400,7 @@ type ScoreResponse struct {
 
 func (x *ScoreResponse) Reset() {
 	*x = ScoreResponse{}
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1220,7 +1412,7 @@ func (x *ScoreResponse) String() string {
 func (*ScoreResponse) ProtoMessage() {}
 
 func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1233,7 +1425,7 @@ func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreResponse.ProtoReflect.Descriptor instead.
 func (*ScoreResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{15}
+	return file_tesbo_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ScoreResponse) GetValue() float64 {
@@ -1252,7 +1444,7 @@ type PosteriorRequest struct {
 
 func (x *PosteriorRequest) Reset() {
 	*x = PosteriorRequest{}
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1264,7 +1456,7 @@ func (x *PosteriorRequest) String() string {
 func (*PosteriorRequest) ProtoMessage() {}
 
 func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1277,7 +1469,7 @@ func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorRequest.ProtoReflect.Descriptor instead.
 func (*PosteriorRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{16}
+	return file_tesbo_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *PosteriorRequest) GetHandle() uint64 {
@@ -1302,7 +1494,7 @@ type PosteriorSummary struct {
 
 func (x *PosteriorSummary) Reset() {
 	*x = PosteriorSummary{}
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1314,7 +1506,7 @@ func (x *PosteriorSummary) String() string {
 func (*PosteriorSummary) ProtoMessage() {}
 
 func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1327,7 +1519,7 @@ func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorSummary.ProtoReflect.Descriptor instead.
 func (*PosteriorSummary) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{17}
+	return file_tesbo_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *PosteriorSummary) GetDim() int32 {
@@ -1376,7 +1568,7 @@ type MeanCovRequest struct {
 
 func (x *MeanCovRequest) Reset() {
 	*x = MeanCovRequest{}
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1388,7 +1580,7 @@ func (x *MeanCovRequest) String() string {
 func (*MeanCovRequest) ProtoMessage() {}
 
 func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1401,7 +1593,7 @@ func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovRequest.ProtoReflect.Descriptor instead.
 func (*MeanCovRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{18}
+	return file_tesbo_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MeanCovRequest) GetHandle() uint64 {
@@ -1436,7 +1628,7 @@ type MeanCovResponse struct {
 
 func (x *MeanCovResponse) Reset() {
 	*x = MeanCovResponse{}
-	mi := &file_tesbo_proto_msgTypes[19]
+	mi := &file_tesbo_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1448,7 +1640,7 @@ func (x *MeanCovResponse) String() string {
 func (*MeanCovResponse) ProtoMessage() {}
 
 func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[19]
+	mi := &file_tesbo_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1461,7 +1653,7 @@ func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovResponse.ProtoReflect.Descriptor instead.
 func (*MeanCovResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{19}
+	return file_tesbo_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *MeanCovResponse) GetMean() []float64 {
@@ -1496,7 +1688,7 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x04high\x18\x04 \x01(\x01R\x04high\x12\x18\n" +
 	"\achoices\x18\x05 \x03(\tR\achoices\"+\n" +
 	"\vInfoRequest\x12\x1c\n" +
-	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xf0\x02\n" +
+	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xa5\x03\n" +
 	"\rObjectiveInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12.\n" +
 	"\x06params\x18\x02 \x03(\v2\x16.tesbo.plugin.v1.ParamR\x06params\x12\x1a\n" +
@@ -1506,7 +1698,9 @@ const file_tesbo_proto_rawDesc = "" +
 	"\bdetailed\x18\x06 \x01(\bR\bdetailed\x12\x1d\n" +
 	"\n" +
 	"noise_free\x18\a \x01(\bR\tnoiseFree\x12%\n" +
-	"\x0einitial_design\x18\b \x01(\rR\rinitialDesign\x121\n" +
+	"\x0einitial_design\x18\b \x01(\rR\rinitialDesign\x12\x18\n" +
+	"\areports\x18\v \x01(\bR\areports\x12\x19\n" +
+	"\bmax_step\x18\f \x01(\rR\amaxStep\x121\n" +
 	"\aoutputs\x18\t \x03(\v2\x17.tesbo.plugin.v1.OutputR\aoutputs\x12\x1b\n" +
 	"\tref_point\x18\n" +
 	" \x03(\x01R\brefPointB\n" +
@@ -1535,7 +1729,17 @@ const file_tesbo_proto_rawDesc = "" +
 	"\aoutputs\x18\x03 \x03(\x01R\aoutputs\x1a7\n" +
 	"\tMetaEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x15\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"z\n" +
+	"\x0eReportToPlugin\x12<\n" +
+	"\bevaluate\x18\x01 \x01(\v2 .tesbo.plugin.v1.EvaluateRequestR\bevaluate\x12\x14\n" +
+	"\x05prune\x18\x02 \x01(\bR\x05prune\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\x95\x01\n" +
+	"\x10ReportFromPlugin\x12F\n" +
+	"\fintermediate\x18\x01 \x01(\v2\".tesbo.plugin.v1.IntermediateValueR\fintermediate\x129\n" +
+	"\x06result\x18\x02 \x01(\v2!.tesbo.plugin.v1.EvaluateResponseR\x06result\"=\n" +
+	"\x11IntermediateValue\x12\x12\n" +
+	"\x04step\x18\x01 \x01(\x03R\x04step\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value\"\x15\n" +
 	"\x05Point\x12\f\n" +
 	"\x01x\x18\x01 \x03(\x01R\x01x\"K\n" +
 	"\vObservation\x12\f\n" +
@@ -1600,11 +1804,12 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x14EVALUATE_MODE_DETAIL\x10\x01\x12\x1c\n" +
 	"\x18EVALUATE_MODE_NOISE_FREE\x10\x022Y\n" +
 	"\x06Plugin\x12O\n" +
-	"\bDescribe\x12 .tesbo.plugin.v1.DescribeRequest\x1a!.tesbo.plugin.v1.DescribeResponse2\xf6\x01\n" +
+	"\bDescribe\x12 .tesbo.plugin.v1.DescribeRequest\x1a!.tesbo.plugin.v1.DescribeResponse2\xd0\x02\n" +
 	"\tObjective\x12D\n" +
 	"\x04Info\x12\x1c.tesbo.plugin.v1.InfoRequest\x1a\x1e.tesbo.plugin.v1.ObjectiveInfo\x12R\n" +
 	"\tConfigure\x12!.tesbo.plugin.v1.ConfigureRequest\x1a\".tesbo.plugin.v1.ConfigureResponse\x12O\n" +
-	"\bEvaluate\x12 .tesbo.plugin.v1.EvaluateRequest\x1a!.tesbo.plugin.v1.EvaluateResponse2Y\n" +
+	"\bEvaluate\x12 .tesbo.plugin.v1.EvaluateRequest\x1a!.tesbo.plugin.v1.EvaluateResponse\x12X\n" +
+	"\x0eReportEvaluate\x12\x1f.tesbo.plugin.v1.ReportToPlugin\x1a!.tesbo.plugin.v1.ReportFromPlugin(\x010\x012Y\n" +
 	"\tSuggester\x12L\n" +
 	"\aSuggest\x12\x1f.tesbo.plugin.v1.SuggestRequest\x1a .tesbo.plugin.v1.SuggestResponse2U\n" +
 	"\vAcquisition\x12F\n" +
@@ -1626,7 +1831,7 @@ func file_tesbo_proto_rawDescGZIP() []byte {
 }
 
 var file_tesbo_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_tesbo_proto_goTypes = []any{
 	(Kind)(0),                 // 0: tesbo.plugin.v1.Kind
 	(ParamKind)(0),            // 1: tesbo.plugin.v1.ParamKind
@@ -1643,18 +1848,21 @@ var file_tesbo_proto_goTypes = []any{
 	(*ConfigureResponse)(nil), // 12: tesbo.plugin.v1.ConfigureResponse
 	(*EvaluateRequest)(nil),   // 13: tesbo.plugin.v1.EvaluateRequest
 	(*EvaluateResponse)(nil),  // 14: tesbo.plugin.v1.EvaluateResponse
-	(*Point)(nil),             // 15: tesbo.plugin.v1.Point
-	(*Observation)(nil),       // 16: tesbo.plugin.v1.Observation
-	(*SuggestRequest)(nil),    // 17: tesbo.plugin.v1.SuggestRequest
-	(*SuggestResponse)(nil),   // 18: tesbo.plugin.v1.SuggestResponse
-	(*ScoreRequest)(nil),      // 19: tesbo.plugin.v1.ScoreRequest
-	(*ScoreResponse)(nil),     // 20: tesbo.plugin.v1.ScoreResponse
-	(*PosteriorRequest)(nil),  // 21: tesbo.plugin.v1.PosteriorRequest
-	(*PosteriorSummary)(nil),  // 22: tesbo.plugin.v1.PosteriorSummary
-	(*MeanCovRequest)(nil),    // 23: tesbo.plugin.v1.MeanCovRequest
-	(*MeanCovResponse)(nil),   // 24: tesbo.plugin.v1.MeanCovResponse
-	nil,                       // 25: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
-	nil,                       // 26: tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	(*ReportToPlugin)(nil),    // 15: tesbo.plugin.v1.ReportToPlugin
+	(*ReportFromPlugin)(nil),  // 16: tesbo.plugin.v1.ReportFromPlugin
+	(*IntermediateValue)(nil), // 17: tesbo.plugin.v1.IntermediateValue
+	(*Point)(nil),             // 18: tesbo.plugin.v1.Point
+	(*Observation)(nil),       // 19: tesbo.plugin.v1.Observation
+	(*SuggestRequest)(nil),    // 20: tesbo.plugin.v1.SuggestRequest
+	(*SuggestResponse)(nil),   // 21: tesbo.plugin.v1.SuggestResponse
+	(*ScoreRequest)(nil),      // 22: tesbo.plugin.v1.ScoreRequest
+	(*ScoreResponse)(nil),     // 23: tesbo.plugin.v1.ScoreResponse
+	(*PosteriorRequest)(nil),  // 24: tesbo.plugin.v1.PosteriorRequest
+	(*PosteriorSummary)(nil),  // 25: tesbo.plugin.v1.PosteriorSummary
+	(*MeanCovRequest)(nil),    // 26: tesbo.plugin.v1.MeanCovRequest
+	(*MeanCovResponse)(nil),   // 27: tesbo.plugin.v1.MeanCovResponse
+	nil,                       // 28: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	nil,                       // 29: tesbo.plugin.v1.EvaluateResponse.MetaEntry
 }
 var file_tesbo_proto_depIdxs = []int32{
 	0,  // 0: tesbo.plugin.v1.DescribeResponse.kind:type_name -> tesbo.plugin.v1.Kind
@@ -1663,38 +1871,43 @@ var file_tesbo_proto_depIdxs = []int32{
 	10, // 3: tesbo.plugin.v1.ObjectiveInfo.outputs:type_name -> tesbo.plugin.v1.Output
 	2,  // 4: tesbo.plugin.v1.Output.goal:type_name -> tesbo.plugin.v1.OutputGoal
 	3,  // 5: tesbo.plugin.v1.Output.feasible:type_name -> tesbo.plugin.v1.OutputSide
-	25, // 6: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	28, // 6: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
 	4,  // 7: tesbo.plugin.v1.EvaluateRequest.mode:type_name -> tesbo.plugin.v1.EvaluateMode
-	26, // 8: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
-	9,  // 9: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
-	16, // 10: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
-	15, // 11: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
-	15, // 12: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
-	15, // 13: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
-	24, // 14: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
-	16, // 15: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
-	15, // 16: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
-	5,  // 17: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
-	8,  // 18: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
-	11, // 19: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
-	13, // 20: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
-	17, // 21: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
-	19, // 22: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
-	21, // 23: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
-	23, // 24: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
-	6,  // 25: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
-	9,  // 26: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
-	12, // 27: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
-	14, // 28: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
-	18, // 29: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
-	20, // 30: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
-	22, // 31: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
-	24, // 32: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
-	25, // [25:33] is the sub-list for method output_type
-	17, // [17:25] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	29, // 8: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	13, // 9: tesbo.plugin.v1.ReportToPlugin.evaluate:type_name -> tesbo.plugin.v1.EvaluateRequest
+	17, // 10: tesbo.plugin.v1.ReportFromPlugin.intermediate:type_name -> tesbo.plugin.v1.IntermediateValue
+	14, // 11: tesbo.plugin.v1.ReportFromPlugin.result:type_name -> tesbo.plugin.v1.EvaluateResponse
+	9,  // 12: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
+	19, // 13: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
+	18, // 14: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
+	18, // 15: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
+	18, // 16: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
+	27, // 17: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
+	19, // 18: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
+	18, // 19: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
+	5,  // 20: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
+	8,  // 21: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
+	11, // 22: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
+	13, // 23: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
+	15, // 24: tesbo.plugin.v1.Objective.ReportEvaluate:input_type -> tesbo.plugin.v1.ReportToPlugin
+	20, // 25: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
+	22, // 26: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
+	24, // 27: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
+	26, // 28: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
+	6,  // 29: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
+	9,  // 30: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
+	12, // 31: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
+	14, // 32: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
+	16, // 33: tesbo.plugin.v1.Objective.ReportEvaluate:output_type -> tesbo.plugin.v1.ReportFromPlugin
+	21, // 34: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
+	23, // 35: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
+	25, // 36: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
+	27, // 37: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
+	29, // [29:38] is the sub-list for method output_type
+	20, // [20:29] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_tesbo_proto_init() }
@@ -1710,7 +1923,7 @@ func file_tesbo_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tesbo_proto_rawDesc), len(file_tesbo_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   22,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   5,
 		},

@@ -12,7 +12,8 @@ import (
 // InfoToProto converts an Info to its protocol message (capability flags
 // unset).
 func InfoToProto(i sdk.Info) *pb.ObjectiveInfo {
-	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum, InitialDesign: uint32(max(i.InitialDesign, 0))}
+	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum, InitialDesign: uint32(max(i.InitialDesign, 0)),
+		MaxStep: uint32(min(max(i.MaxStep, 0), sdk.MaxStepLimit+1))}
 	out.Params = make([]*pb.Param, len(i.Params))
 	for k, p := range i.Params {
 		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High, Choices: p.Choices}
@@ -30,7 +31,7 @@ func InfoFromProto(m *pb.ObjectiveInfo) sdk.Info {
 	if m == nil {
 		return sdk.Info{}
 	}
-	out := sdk.Info{Name: m.Name, Minimize: m.Minimize, InitialDesign: int(m.InitialDesign)}
+	out := sdk.Info{Name: m.Name, Minimize: m.Minimize, InitialDesign: int(m.InitialDesign), MaxStep: int(m.MaxStep)}
 	if m.Optimum != nil {
 		v := *m.Optimum
 		out.Optimum = &v

@@ -28,6 +28,7 @@ func init() {
 		"MaxPosteriorPoints": reflect.ValueOf(constant.MakeFromLiteral("2000", token.INT, 0)),
 		"Maximize":           reflect.ValueOf(sdk.Maximize),
 		"Minimize":           reflect.ValueOf(sdk.Minimize),
+		"Report":             reflect.ValueOf(sdk.Report),
 		"Values":             reflect.ValueOf(sdk.Values),
 
 		// type definitions
