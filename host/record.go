@@ -155,7 +155,8 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 	}
 	if len(s.info.Outputs) > 0 {
 		s.mu.Lock()
-		rec.Evals, _, _ = s.counts()
+		complete, _, pruned := s.counts()
+		rec.Evals = complete + pruned
 		s.mu.Unlock()
 		s.multiRecord(&rec, it, ts)
 		return rec, nil

@@ -131,6 +131,10 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 			return nil, err
 		}
 	}
+	pruner, err := o.Pruning.pruner(info)
+	if err != nil {
+		return nil, err
+	}
 	if prop, err = multiProposer(info, &o, prop); err != nil {
 		return nil, err
 	}
@@ -140,10 +144,6 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 		}
 		info.RefPoint = append([]float64(nil), o.RefPoint...)
 		o.RefPoint = nil // kept in the stored Info
-	}
-	pruner, err := o.Pruning.pruner(info)
-	if err != nil {
-		return nil, err
 	}
 	if pruner != nil && len(info.Outputs) > 0 {
 		return nil, fmt.Errorf("objective %s has %d outputs: early stopping (a pruner) judges evaluations by one reported value; run it without one", info.Name, len(info.Outputs))

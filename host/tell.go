@@ -84,7 +84,7 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 	case evalErr != nil:
 		t.Status, t.Error, t.Value = Failed, store.CleanError(evalErr.Error()), 0
 	case st.pruned:
-		t.Status, t.Value, t.Outputs, t.Meta = Pruned, resultValue(s.info, r), r.Outputs, r.Meta
+		t.Status, t.Value, t.Meta = Pruned, resultValue(s.info, r), r.Meta
 	default:
 		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(s.info, r), r.Outputs, r.Meta
 	}

@@ -98,9 +98,9 @@ type worker struct {
 	lastIter int // last iteration record passed to OnIteration
 	log      zerolog.Logger
 	obj      sdk.Objective
-	info     sdk.Info     // the stored study's objective
 	pruner   prune.Pruner // nil: no early stopping
 	minimize bool
+	info     sdk.Info // the stored study's objective
 	prop     proposerRole
 	reclaim  sync.Mutex
 	lastRec  time.Time
@@ -215,7 +215,7 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 			return nil, err
 		}
 	}
-	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, info: info, pruner: pruner, minimize: info.Minimize,
+	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, pruner: pruner, minimize: info.Minimize, info: info,
 		pool: newPool(opts, info, log), grace: opts.Grace, attempts: opts.Retries + 1,
 		budget: evaluationBudget(opts.Init, opts.Iters, opts.Batch), design: opts.Init}
 	w.prop = proposerRole{w: w}
@@ -473,7 +473,7 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 		t.Status, t.Error = Failed, store.CleanError(err.Error())
 		w.log.Warn().Int("trial", t.ID).Int("attempt", t.Attempts).Err(err).Msg("evaluation failed")
 	case pruned:
-		t.Status, t.Value, t.Outputs, t.Meta = Pruned, resultValue(w.info, r), r.Outputs, r.Meta
+		t.Status, t.Value, t.Meta = Pruned, resultValue(w.info, r), r.Meta
 	default:
 		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(w.info, r), r.Outputs, r.Meta
 	}

@@ -90,6 +90,11 @@ type Info struct {
 	// noise with host.DefaultObjectiveInit (10) points. Cheap benchmark
 	// functions declare 2, the TES paper's §5 design.
 	InitialDesign int `json:",omitempty"`
+	// MaxStep is the last step an evaluation reports through Report (the
+	// number of epochs a training runs, say), 0 to MaxStepLimit; 0 when it
+	// reports nothing or does not know. Pruners that need the full
+	// resource (Hyperband) take it from here unless the study sets it.
+	MaxStep int `json:",omitempty"`
 	// Outputs, when set, declares that each evaluation returns several
 	// named outputs (objectives and/or constraints; at most MaxOutputs),
 	// returned by EvaluateOutputs (MultiOutput) in this order. Unset, the
@@ -100,11 +105,6 @@ type Info struct {
 	// their order in Outputs; the hypervolume is measured from it. nil
 	// lets the host derive one from the evaluated trials.
 	RefPoint []float64 `json:",omitempty"`
-	// MaxStep is the last step an evaluation reports through Report (the
-	// number of epochs a training runs, say), 0 to MaxStepLimit; 0 when it
-	// reports nothing or does not know. Pruners that need the full
-	// resource (Hyperband) take it from here unless the study sets it.
-	MaxStep int `json:",omitempty"`
 }
 
 // Dim returns the number of parameters, the length of x in Evaluate.
@@ -128,11 +128,11 @@ func (i Info) Validate() error {
 	if i.InitialDesign < 0 || i.InitialDesign > MaxInitialDesign {
 		return fmt.Errorf("objective %q: %w: initial design of %d points, want 0 (the host's default) to %d", i.Name, ErrBadSpace, i.InitialDesign, MaxInitialDesign)
 	}
-	if err := i.validateOutputs(); err != nil {
-		return fmt.Errorf("objective %q: %w", i.Name, err)
-	}
 	if i.MaxStep < 0 || i.MaxStep > MaxStepLimit {
 		return fmt.Errorf("objective %q: %w: max step %d, want 0 (none) to %d", i.Name, ErrBadSpace, i.MaxStep, MaxStepLimit)
+	}
+	if err := i.validateOutputs(); err != nil {
+		return fmt.Errorf("objective %q: %w", i.Name, err)
 	}
 	return nil
 }

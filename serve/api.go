@@ -142,14 +142,14 @@ type trialJSON struct {
 	Finished *time.Time        `json:"finished,omitempty"`
 	EvalS    float64           `json:"eval_s"`
 	Meta     map[string]string `json:"meta,omitempty"`
-	// Outputs are a complete trial's outputs (several-output objectives),
-	// in the order of the summary's outputs.
-	Outputs []float64 `json:"outputs,omitempty"`
 	// Step is the last step the evaluation reported (sdk.Report; a pruned
 	// trial's value is the one reported there), Intermediates every
 	// reported [step, value]: the trial's learning curve.
 	Step          *int         `json:"step,omitempty"`
 	Intermediates [][2]float64 `json:"intermediates,omitempty"`
+	// Outputs are a complete trial's outputs (several-output objectives),
+	// in the order of the summary's outputs.
+	Outputs []float64 `json:"outputs,omitempty"`
 }
 
 func timePtr(t time.Time) *time.Time {

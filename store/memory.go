@@ -58,8 +58,8 @@ type memTrial struct {
 	finished             int64
 	evalSeconds          float64
 	meta                 string
-	outputs              string // encodeOutputs' text; "" for NULL
 	intermediates        []Intermediate
+	outputs              string // encodeOutputs' text; "" for NULL
 	worker, holder       string
 	leaseExpires         int64
 }

@@ -167,12 +167,15 @@
 //     (distance to a utopia point, as in ParEGO) over the points where
 //     every constraint holds; if none does, it is the least infeasible
 //     point. Every feasible Pareto-optimal point of f maximizes s_λ for
-//     some λ, so the pair (λ, x*_λ) describes the feasible Pareto set of f;
-//     with one objective x*_λ is the feasible maximizer, TES's x* under
-//     constraints. T is the finite set of trusted solutions of 16 joint
-//     sample paths (gp.Path, one per output) for L weights, searched on
-//     uniform candidates, the evaluated points and perturbations of the
-//     observed feasible Pareto front (at most max(16, 2q) points).
+//     some λ (up to the small bias of ParEGO's augmentation term, which
+//     rules out points with unbounded trade-offs), so the pair (λ, x*_λ)
+//     describes the feasible Pareto set of f; with one objective x*_λ is
+//     the feasible maximizer, TES's x* under constraints. T is the finite
+//     set of trusted solutions of 16 joint sample paths (gp.Path, one per
+//     output) for L weights (4 per objective; 1 for one objective),
+//     searched on uniform candidates, the evaluated points and
+//     perturbations of the observed feasible Pareto front (at most
+//     max(16, 2q) points).
 //
 //  2. The information. With x* = x*_Λ over T,
 //
@@ -218,6 +221,10 @@
 // the conditional moments are estimated by sampling at T instead of by EP
 // or truncation at sampled fronts, and the bound is exact in the batch
 // (full (m·|B|)² covariances), so batches of 10–40 points are joint.
+// Cost: Prepare evaluates 16 paths per output on about a thousand
+// candidates (fewer beyond 4 outputs) and factors |T|×|T| covariances; an
+// evaluation of α_LB costs O(m²|B||T|² + (m|B|)³) per group, with the
+// groups' covariances of f_T computed once in Prepare.
 //
 // Delivering (multi_deliver.go). The bound is about information, while the
 // user keeps the evaluated Pareto set; as Deliver does with x̄ for one

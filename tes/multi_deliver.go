@@ -78,6 +78,9 @@ const multiExploitEvery = 2
 // nothing or lies within 1e-6 of an evaluated, pending or chosen point.
 func meanFrontPoints(ctx context.Context, s *acq.MultiState, n, k int) (*mat.Dense, error) {
 	mg := newMeanGain(s)
+	if len(mg.ref) == 0 {
+		return nil, nil // no finite evaluated outputs to measure from
+	}
 	_, d := s.X.Dims()
 	cands := multiCandidates(s, n)
 	var out *mat.Dense
@@ -127,6 +130,9 @@ type meanGain struct {
 
 func newMeanGain(s *acq.MultiState) *meanGain {
 	mg := &meanGain{s: s, ref: acq.RefPointOf(s)}
+	if len(mg.ref) == 0 {
+		return mg
+	}
 	nx, _ := s.X.Dims()
 	var base [][]float64
 	for i := 0; i < nx; i++ {

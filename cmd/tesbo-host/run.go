@@ -79,8 +79,8 @@ type runFlags struct {
 	kernel                    string
 	model                     string
 	localPoints               int
-	refPoint                  []float64
 	prune                     pruneFlags
+	refPoint                  []float64
 }
 
 func newRunCmd() *cobra.Command {

@@ -146,7 +146,6 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 			v := t.Value
 			r.Value = &v
 		}
-		setOutputs(&r, info, t)
 		if n := len(t.Intermediates); n > 0 {
 			step := t.Intermediates[n-1].Step
 			r.Step = &step
@@ -154,6 +153,7 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 				r.Intermediates = append(r.Intermediates, [2]float64{float64(p.Step), p.Value})
 			}
 		}
+		setOutputs(&r, info, t)
 		if !t.StartedAt.IsZero() {
 			s := t.StartedAt
 			r.Started = &s
