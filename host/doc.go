@@ -65,6 +65,20 @@
 // queue that workers on any hosts share and proposes asynchronously (the
 // running trials pending). With Ask and Tell the caller is the evaluator.
 //
+// # Several outputs
+//
+// An objective may declare several outputs (sdk.Info.Outputs: objectives
+// to maximize or minimize, and constraints with a bound) and return them
+// from one evaluation (sdk.MultiOutput; Study.TellOutputs and
+// Study.AttachOutputs with Ask/Tell). Such a study fits one GP per output
+// on the shared inputs, as step 1 fits the one (multimodel.go), fills an
+// acq.MultiState in the acquisition's frame — minimized outputs negated,
+// a constraint "y ≤ b" as the slack b − y, feasible at ≥ 0 — and calls
+// the acquisition's ProposeMulti (MultiAcquisitions lists those that have
+// one). Its records carry a MultiRecord: the evaluated Pareto set judged by
+// the outputs' posterior means, its hypervolume above the given or derived
+// reference point, and the feasible fraction (multirecord.go).
+//
 // # Storage and resume
 //
 // With Options.DB (a Storage: OpenStorage for a SQLite file or a PostgreSQL

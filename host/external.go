@@ -143,7 +143,7 @@ func (s *Study) suggest(ctx context.Context, t, q int) (*mat.Dense, error) {
 	for _, tr := range s.trials {
 		switch {
 		case tr.Status == Complete:
-			req.History = append(req.History, sdk.Observation{X: append([]float64(nil), tr.X...), Value: tr.Value})
+			req.History = append(req.History, sdk.Observation{X: append([]float64(nil), tr.X...), Value: tr.Value, Outputs: tr.Outputs})
 		case !tr.Status.Done():
 			req.Pending = append(req.Pending, append([]float64(nil), tr.X...))
 		}

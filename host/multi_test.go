@@ -77,6 +77,7 @@ func TestMultiOutputRefusals(t *testing.T) {
 		{Options{Acquisition: "ei"}, "not an acq.MultiProposer"},
 		{Options{RefPoint: []float64{1}}, "want one per objective output (2)"},
 		{Options{RefPoint: []float64{1, math.NaN()}}, "is NaN"},
+		{Options{Pruning: Pruning{Rule: PrunerMedian}}, "early stopping (a pruner) judges evaluations by one reported value"},
 	} {
 		_, err := NewStudy(context.Background(), info, c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

@@ -145,6 +145,9 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 		info.RefPoint = append([]float64(nil), o.RefPoint...)
 		o.RefPoint = nil // kept in the stored Info
 	}
+	if pruner != nil && len(info.Outputs) > 0 {
+		return nil, fmt.Errorf("objective %s has %d outputs: early stopping (a pruner) judges evaluations by one reported value; run it without one", info.Name, len(info.Outputs))
+	}
 	if o.Name == "" {
 		o.Name = DefaultStudyName(info.Name, time.Now())
 	}

@@ -104,8 +104,11 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 			}
 		}
 	}
-	if len(info.Outputs) > 0 {
-		sm.BestObserved = nil // the value column holds the first objective's only
+	if objs := info.Objectives(); len(objs) > 0 {
+		// A trial's value is its first objective output's: the progress
+		// chart follows that output, in its direction.
+		sm.BestObserved = nil
+		sm.Minimize = info.Outputs[objs[0]].Goal == sdk.Minimize
 	}
 	if err := sm.setState(s.db.CheckLease(ctx, row.ID)); err != nil {
 		return nil, err

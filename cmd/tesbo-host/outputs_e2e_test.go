@@ -52,6 +52,10 @@ func TestE2EOutputsEveryPluginKind(t *testing.T) {
 		t.Run(k.name, func(t *testing.T) {
 			dir, env := k.dir(t)
 			work := t.TempDir()
+			if r := cliEnv(t, work, env, "plugins", "--plugins", dir); r.code != 0 ||
+				!strings.Contains(r.stdout, "; outputs cost (minimize), loss (minimize), budget (≤ 1.2)") {
+				t.Fatalf("plugins: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
 			r := cliEnv(t, work, env, "run", "--plugins", dir, "--objective", k.objective, "--iters", "3", "--batch", "2",
 				"--init", "4", "--seed", "5", "--db", "e.db", "--study", "e", "--json", "--log-level", "warn")
 			if r.code != 0 || strings.Contains(r.stderr, "instead of the acquisition's") {

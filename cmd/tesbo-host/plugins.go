@@ -106,6 +106,9 @@ func describeSpace(info sdk.Info) string {
 	if info.Optimum != nil {
 		s += "; f* = " + g(*info.Optimum)
 	}
+	if len(info.Outputs) > 0 {
+		s += "; outputs " + describeOutputs(info)
+	}
 	return s
 }
 

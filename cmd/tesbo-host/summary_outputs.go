@@ -15,19 +15,7 @@ import (
 // for constraints the feasible fraction (and, with one objective, the best
 // feasible trial).
 func printMultiSummary(w io.Writer, info sdk.Info, m *host.MultiRecord) {
-	var outs []string
-	for _, o := range info.Outputs {
-		d := o.Goal.String()
-		if o.Goal == sdk.Constraint {
-			op := "≤"
-			if o.Feasible == sdk.AtLeast {
-				op = "≥"
-			}
-			d = fmt.Sprintf("%s %s", op, fmtG(*o.Bound))
-		}
-		outs = append(outs, fmt.Sprintf("%s (%s)", cell(o.Name), d))
-	}
-	fmt.Fprintf(w, "outputs\t%s\n", strings.Join(outs, ", "))
+	fmt.Fprintf(w, "outputs\t%s\n", cell(describeOutputs(info)))
 	if m == nil || m.Pareto == nil {
 		fmt.Fprintf(w, "pareto set\tnone yet (no BO iteration finished)\n")
 		return
@@ -49,6 +37,24 @@ func printMultiSummary(w io.Writer, info sdk.Info, m *host.MultiRecord) {
 		}
 		fmt.Fprintf(w, "hypervolume\t%s above the reference point %s (%s)\n", fmtG(*m.Hypervolume), fmtVec(m.RefPoint), how)
 	}
+}
+
+// describeOutputs renders the declared outputs as "cost (minimize), budget
+// (≤ 1.2)".
+func describeOutputs(info sdk.Info) string {
+	var outs []string
+	for _, o := range info.Outputs {
+		d := o.Goal.String()
+		if o.Goal == sdk.Constraint {
+			op := "≤"
+			if o.Feasible == sdk.AtLeast {
+				op = "≥"
+			}
+			d = fmt.Sprintf("%s %s", op, fmtG(*o.Bound))
+		}
+		outs = append(outs, fmt.Sprintf("%s (%s)", o.Name, d))
+	}
+	return strings.Join(outs, ", ")
 }
 
 func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
