@@ -65,6 +65,17 @@ func BestMean(g *gp.GP) (best int, means []float64) {
 	return best, means
 }
 
+// MaximizeMeanPinned is MaximizeMean over the slice of the cube where the
+// coordinates pinned by pin (State.Pinned; nil: none, MaximizeMean itself)
+// take their values. Its search over choices is not restricted to the
+// starts' combinations: a pinned choice may be one no start has.
+func MaximizeMeanPinned(ctx context.Context, g *gp.GP, starts *mat.Dense, pin []float64, rng *rand.Rand) (*mat.Dense, float64, error) {
+	if pin == nil {
+		return MaximizeMean(ctx, g, starts, rng)
+	}
+	return MaximizeMixed(ctx, PosteriorMean{GP: g, Start: starts}, 1, g.Dim(), CategoriesOf(g), OptimizeSettings{Pinned: pin}, rng)
+}
+
 // MaximizeMean returns x̄ = argmax μ over [0,1]^d (1×d) and μ(x̄), searched
 // by Maximize with its default settings from the best raw samples and from
 // every row of starts (may be nil), drawing from rng.

@@ -216,6 +216,11 @@ type Options struct {
 	// further one up to 30 s (0 → 500 ms).
 	RetryBackoff time.Duration `json:"retry_backoff"`
 
+	// Fixed pins parameters (native values by name; a Categorical by its
+	// choice's index) in every point the study proposes, while the model
+	// uses every trial (pin.go). Stored, so a resumed study keeps them.
+	Fixed map[string]float64 `json:"fixed,omitempty"`
+
 	// Meta is free-form data stored with the study (the CLI keeps its
 	// plugins directory here).
 	Meta map[string]string `json:"meta,omitempty"`

@@ -50,6 +50,7 @@ type Study struct {
 	trials    []Trial
 	queue     []int       // IDs of enqueued trials not yet asked (Enqueue)
 	design    [][]float64 // initial design (unit cube, snapped), a function of the seed
+	pins      *pinning    // Options.Fixed (nil: none)
 	lastIter  int         // largest BO iteration issued (0: none yet)
 	iters     map[int]*iterInfo
 	lastModel *modelState // most recent fitted hyper-parameters (warm start)
@@ -122,6 +123,10 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 	if err := checkDim(space); err != nil {
 		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
 	}
+	pins, err := space.pins(o.Fixed)
+	if err != nil {
+		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
+	}
 	prop := o.Proposer
 	if prop == nil && o.Suggester == nil {
 		if prop, err = acq.Lookup(o.Acquisition, o.AcqOptions); err != nil {
@@ -139,6 +144,7 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 		iters:  map[int]*iterInfo{},
 		refine: refines(o.Recommend, false),
 		log:    o.Logger.With().Str("study", o.Name).Logger(),
+		pins:   pins,
 	}
 	s.design = s.makeDesign()
 	return s, nil
@@ -253,6 +259,10 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
+	pins, err := space.pins(opts.Fixed)
+	if err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
 	prop := opts.Proposer
 	if prop == nil && opts.Suggester == nil {
 		if prop, err = acq.Lookup(opts.Acquisition, opts.AcqOptions); err != nil {
@@ -264,6 +274,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 		db: db, id: row.ID, iters: map[int]*iterInfo{},
 		refine: refines(opts.Recommend, false),
 		log:    opts.Logger.With().Str("study", name).Logger(),
+		pins:   pins,
 	}
 	s.design = s.makeDesign()
 	// Refuse a budget below what has run before the lease, whose taking

@@ -72,6 +72,7 @@ type runFlags struct {
 	seed                      uint64
 	noiseVar                  float64
 	params                    []string
+	fix                       []string
 	retries                   int
 	recommend                 string
 	gpPrior                   string
@@ -112,6 +113,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.StringVar(&f.study, "study", "", "study name in the database (default OBJECTIVE-TIMESTAMP-RANDOM, e.g. synthetic/branin-20261124-181516-3fa2c1)")
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: batch)")
 	fl.StringArrayVar(&f.params, "param", nil, "key=value passed to the objective (repeatable)")
+	fl.StringArrayVar(&f.fix, "fix", nil, "NAME=VALUE: pin a parameter in every proposed point (repeatable; VALUE in native units, a categorical's choice by name); the model still uses every trial")
 	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per evaluation attempt, e.g. 30s (0: none); a plugin past it is restarted")
 	fl.IntVar(&f.retries, "retries", 0, fmt.Sprintf("retries of a failed evaluation, with exponential backoff from 500ms (at most %d)", host.MaxRetries))
 	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
@@ -199,6 +201,23 @@ func (f *runFlags) validate() (map[string]string, error) {
 	return parseRunParams(f.params)
 }
 
+// parseFix parses run's --fix NAME=VALUE flags: names non-empty and
+// unique (the values are checked against the objective's space by host).
+func parseFix(kvs []string) (map[string]string, error) {
+	fix := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return nil, usagef("bad --fix %q: want NAME=VALUE", kv)
+		}
+		if _, dup := fix[k]; dup {
+			return nil, usagef("bad --fix %q: %s given twice", kv, k)
+		}
+		fix[k] = v
+	}
+	return fix, nil
+}
+
 // parseRunParams parses run's --param key=value flags: keys non-empty and
 // unique, noise_var and seed refused (they have their own flags).
 func parseRunParams(kvs []string) (map[string]string, error) {
@@ -222,6 +241,10 @@ func parseRunParams(kvs []string) (map[string]string, error) {
 func runNew(cmd *cobra.Command, f *runFlags) error {
 	f.initSet = cmd.Flags().Changed("init")
 	params, err := f.validate()
+	if err != nil {
+		return err
+	}
+	fix, err := parseFix(f.fix)
 	if err != nil {
 		return err
 	}
@@ -273,7 +296,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 			Meta:        map[string]string{metaPlugins: absDir, metaObjective: f.objective},
 			Logger:      log,
 		},
-		Objective: obj, ObjectiveName: f.objective,
+		Objective: obj, ObjectiveName: f.objective, Fix: fix,
 		// Only with every input checked does the database get touched.
 		OpenDB: func(ctx context.Context) (*host.Storage, error) {
 			db, err = openDB(ctx, sig, f.db, true, log)
