@@ -30,6 +30,13 @@ func (s *Study) makeDesign() [][]float64 {
 	if X == nil {
 		return nil
 	}
+	// A warm start's prior (WarmPrior) opens the design with the source
+	// studies' best points.
+	for i, x := range s.opts.warmPoints {
+		if u, err := s.space.ToUnit(x); err == nil && i < s.opts.Init {
+			X.SetRow(i, u)
+		}
+	}
 	return s.distinct(X, nil, 0, s.pins)
 }
 

@@ -54,6 +54,9 @@ type settingsRecord struct {
 	RetryBackoff time.Duration      `json:"retry_backoff"`
 	Meta         map[string]string  `json:"meta,omitempty"`
 	Fixed        map[string]float64 `json:"fixed,omitempty"`
+	WarmStart    []string           `json:"warm_start,omitempty"`
+	WarmMode     string             `json:"warm_start_mode,omitempty"`
+	WarmPoints   [][]float64        `json:"warm_points,omitempty"`
 	Info         sdk.Info           `json:"info"`
 }
 
@@ -66,7 +69,8 @@ func recordOf(o Options, info sdk.Info) settingsRecord {
 		NoiseVar: o.NoiseVar, ZeroNoise: o.ZeroNoise, FixNoise: o.FixNoise, Params: o.Params,
 		Kernel: o.Kernel, GPPrior: o.GPPrior, Model: o.Model, LocalPoints: o.LocalPoints,
 		Recommend: o.Recommend, EvalTimeout: o.EvalTimeout, Retries: o.Retries,
-		RetryBackoff: o.RetryBackoff, Meta: o.Meta, Fixed: o.Fixed, Info: info}
+		RetryBackoff: o.RetryBackoff, Meta: o.Meta, Fixed: o.Fixed,
+		WarmStart: o.WarmStart, WarmMode: o.WarmStartMode, WarmPoints: o.warmPoints, Info: info}
 }
 
 // options returns the stored options (not normalized).
@@ -77,7 +81,8 @@ func (r settingsRecord) options() Options {
 		NoiseVar: r.NoiseVar, ZeroNoise: r.ZeroNoise, FixNoise: r.FixNoise, Params: r.Params,
 		Kernel: r.Kernel, GPPrior: r.GPPrior, Model: r.Model, LocalPoints: r.LocalPoints,
 		Recommend: r.Recommend, EvalTimeout: r.EvalTimeout, Retries: r.Retries,
-		RetryBackoff: r.RetryBackoff, Meta: r.Meta, Fixed: r.Fixed}
+		RetryBackoff: r.RetryBackoff, Meta: r.Meta, Fixed: r.Fixed,
+		WarmStart: r.WarmStart, WarmStartMode: r.WarmMode, warmPoints: r.WarmPoints}
 }
 
 // storedSettings is a study's decoded settings: its normalized options

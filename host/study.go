@@ -96,6 +96,9 @@ type iterInfo struct {
 // Options for the rest.
 func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	s, err := newStudy(info, o.Normalized())
+	if err == nil && o.DB == nil && len(o.WarmStart) > 0 {
+		err = errors.New("warm start: Options.DB is required (the source studies are read from it)")
+	}
 	if err != nil || o.DB == nil {
 		return s, err
 	}
@@ -175,6 +178,17 @@ func resolveInit(o Options, info sdk.Info) Options {
 
 // create stores the new study in db under its name and takes its lease.
 func (s *Study) create(ctx context.Context, db store.Storage) error {
+	var imp *imported
+	if len(s.opts.WarmStart) > 0 {
+		var err error
+		if imp, err = s.readWarmStart(ctx, db); err != nil {
+			return err
+		}
+		if len(imp.best) > 0 {
+			s.opts.warmPoints = imp.best
+			s.design = s.makeDesign()
+		}
+	}
 	o, info := s.opts, s.info
 	spaceJSON, err := json.Marshal(info.Params)
 	if err != nil {
@@ -204,7 +218,14 @@ func (s *Study) create(ctx context.Context, db store.Storage) error {
 		return err
 	}
 	s.db, s.id, s.opts.DB = db, row.ID, &Storage{s: db}
-	return s.takeLease(ctx)
+	if err := s.takeLease(ctx); err != nil {
+		return err
+	}
+	if imp != nil {
+		s.logWarmStart(imp)
+		return s.storeImported(ctx, imp)
+	}
+	return nil
 }
 
 // checkCardinality refuses batches (and initial designs) larger than an

@@ -70,6 +70,9 @@ type trialRow struct {
 	Started  *time.Time        `json:"started,omitempty"`
 	Finished *time.Time        `json:"finished,omitempty"`
 	EvalS    float64           `json:"eval_s"`
+	// ImportedFrom names the study a warm start imported the trial from
+	// (its iter is host.ImportedIteration).
+	ImportedFrom string `json:"imported_from,omitempty"`
 }
 
 // trialState names a trial's status as 'trials' shows it (pending is
@@ -123,7 +126,7 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 	rows := make([]trialRow, len(ts))
 	for i, t := range ts {
 		r := trialRow{ID: t.ID, State: trialState(t.Status), Params: map[string]float64{}, Error: t.Error,
-			Worker: t.Worker, Attempts: t.Attempts, Iter: t.Iteration, EvalS: t.EvalSeconds}
+			Worker: t.Worker, Attempts: t.Attempts, Iter: t.Iteration, EvalS: t.EvalSeconds, ImportedFrom: t.Meta["imported_from"]}
 		for j, n := range names {
 			if j < len(t.X) {
 				r.Params[n] = t.X[j]
