@@ -75,6 +75,11 @@ type State struct {
 	// coordinates only by passing it to the inner optimizer (Pin); the
 	// host sets the pinned values on whatever comes back.
 	Pinned []float64
+	// Canonical, on a conditional space, sets the inactive coordinates of
+	// a point (length d) to their defaults in place and returns which are
+	// inactive; nil otherwise. Acquisitions pass it to the inner optimizer
+	// with the pins (Pin), so that they score only points the GP can see.
+	Canonical func(x []float64) []bool
 }
 
 // Dim returns the input dimension d of the problem.

@@ -65,15 +65,18 @@ func BestMean(g *gp.GP) (best int, means []float64) {
 	return best, means
 }
 
-// MaximizeMeanPinned is MaximizeMean over the slice of the cube where the
-// coordinates pinned by pin (State.Pinned; nil: none, MaximizeMean itself)
-// take their values. Its search over choices is not restricted to the
-// starts' combinations: a pinned choice may be one no start has.
-func MaximizeMeanPinned(ctx context.Context, g *gp.GP, starts *mat.Dense, pin []float64, rng *rand.Rand) (*mat.Dense, float64, error) {
-	if pin == nil {
+// MaximizeMeanPinned is MaximizeMean under the restrictions of set (its
+// Pinned and Canonical, see State.Pin; neither: MaximizeMean itself): over
+// the slice of the cube where the pinned coordinates take their values,
+// at canonical points of a conditional space. Its search over choices is
+// then not restricted to the starts' combinations: a pinned choice may be
+// one no start has.
+func MaximizeMeanPinned(ctx context.Context, g *gp.GP, starts *mat.Dense, set OptimizeSettings, rng *rand.Rand) (*mat.Dense, float64, error) {
+	if set.Pinned == nil && set.Canonical == nil {
 		return MaximizeMean(ctx, g, starts, rng)
 	}
-	return MaximizeMixed(ctx, PosteriorMean{GP: g, Start: starts}, 1, g.Dim(), CategoriesOf(g), OptimizeSettings{Pinned: pin}, rng)
+	restrict := OptimizeSettings{Pinned: set.Pinned, Canonical: set.Canonical}
+	return MaximizeMixed(ctx, PosteriorMean{GP: g, Start: starts}, 1, g.Dim(), CategoriesOf(g), restrict, rng)
 }
 
 // MaximizeMean returns x̄ = argmax μ over [0,1]^d (1×d) and μ(x̄), searched

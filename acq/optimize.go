@@ -70,6 +70,12 @@ type OptimizeSettings struct {
 	// search runs over the free coordinates only (see pin.go). It is set
 	// per iteration from State.Pinned (State.Pin), never stored.
 	Pinned []float64 `json:"-"`
+	// Canonical, when non-nil, makes a point (length d) of a conditional
+	// space canonical in place — its inactive coordinates at their
+	// defaults — and returns which coordinates are inactive (nil: none).
+	// The search then scores canonical points only (conditional.go). Set
+	// per iteration from State.Canonical, never stored.
+	Canonical func(x []float64) []bool `json:"-"`
 }
 
 func (s OptimizeSettings) withDefaults() OptimizeSettings {
@@ -131,6 +137,7 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 		return nil, math.NaN(), err
 	}
 	cats = freeCategories(cats, s.Pinned)
+	f = canonicalize(f, s.Canonical)
 	raw, rawVal, err := scoreRawSamples(ctx, f, q, d, cats, s, rng)
 	if err != nil {
 		return nil, math.NaN(), err
@@ -199,6 +206,11 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 	clipUnit(out.RawMatrix().Data)
 	mx.snap(out.RawMatrix().Data)
 	applyPins(out.RawMatrix().Data, s.Pinned)
+	if s.Canonical != nil {
+		for i := range q {
+			s.Canonical(out.RawRowView(i))
+		}
+	}
 	return out, bestVal, nil
 }
 

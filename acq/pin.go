@@ -16,10 +16,11 @@ import (
 // every observation, wherever its pinned coordinates lie, so the pins
 // restrict where the acquisition looks, not what the model knows.
 
-// Pin returns o with s.Pinned as its pins: the settings an acquisition
-// passes to MaximizeMixed so that its batch honours State.Pinned.
+// Pin returns o with the restrictions of s's search: its pins
+// (State.Pinned) and its canonical map (State.Canonical). It is what an
+// acquisition passes to MaximizeMixed so that its batch honours them.
 func (s *State) Pin(o OptimizeSettings) OptimizeSettings {
-	o.Pinned = s.Pinned
+	o.Pinned, o.Canonical = s.Pinned, s.Canonical
 	return o
 }
 

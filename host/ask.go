@@ -155,7 +155,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration, pins
 		pending = reg.RowsToUnit(pending, true)
 	}
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: pending, Log: s.log,
-		Feasible: s.feasibility(t, reg), IntStep: s.intSteps(reg), Evaluated: evaluated, Pinned: pins.inRegion(reg)}
+		Feasible: s.feasibility(t, reg), IntStep: s.intSteps(reg), Evaluated: evaluated, Pinned: pins.inRegion(reg), Canonical: s.space.canonicalFunc()}
 	t0 := time.Now()
 	X, err := s.proposeBatch(ctx, st, q)
 	it.ProposeSeconds = time.Since(t0).Seconds()

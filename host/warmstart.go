@@ -206,11 +206,11 @@ func matchParams(src, dst []sdk.Param) (*paramMatch, error) {
 func (m *paramMatch) point(x []float64) ([]float64, bool) {
 	out := make([]float64, len(m.from))
 	for i, j := range m.from {
-		if j < 0 || j >= len(x) || math.IsNaN(x[j]) {
+		if j < 0 || j >= len(x) {
 			return nil, false
 		}
-		out[i] = x[j]
-		if ch := m.choices[i]; ch != nil {
+		out[i] = x[j] // NaN (inactive there) is refused by ToUnit unless inactive here too
+		if ch := m.choices[i]; ch != nil && !math.IsNaN(x[j]) {
 			c := int(x[j])
 			if c < 0 || c >= len(ch) || ch[c] < 0 {
 				return nil, false

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/tesbo/tesbo/problems/conditional"
 	"github.com/tesbo/tesbo/problems/mixedsuite"
 	"github.com/tesbo/tesbo/problems/synthetic"
 	"github.com/tesbo/tesbo/problems/usersuite"
@@ -21,13 +22,18 @@ type Keyed interface {
 var (
 	_ Keyed = (*synthetic.Objective)(nil)
 	_ Keyed = (*usersuite.Objective)(nil)
+	_ Keyed = (*conditional.Objective)(nil)
 )
 
 // New opens the problem called name, a new instance per call:
 // synthetic/<name> (package synthetic, with its parameters unset: the
 // caller configures them), the user suite's user/<name> and the mixed
-// suite's mixed/<name>. This is how tesbo-host bench runs them in process.
+// suite's mixed/<name> and the conditional problems cond/<name>. This is how tesbo-host bench runs them in process.
 func New(name string) (sdk.Objective, error) {
+	if strings.HasPrefix(name, conditional.Prefix) {
+		o, err := conditional.New(name)
+		return o, err
+	}
 	if strings.HasPrefix(name, mixedsuite.Prefix) {
 		o, err := mixedsuite.New(name)
 		return o, err
@@ -48,10 +54,11 @@ func New(name string) (sdk.Objective, error) {
 }
 
 // Served are the objectives the synthetic plugin (plugins/synthetic)
-// serves, by name: every synthetic/<name> and the user suite's
-// user/<name>.
+// serves, by name: every synthetic/<name>, the user suite's user/<name>
+// and the conditional problems cond/<name>.
 func Served() map[string]sdk.Objective {
 	m := synthetic.All()
 	maps.Copy(m, usersuite.All())
+	maps.Copy(m, conditional.All())
 	return m
 }

@@ -28,20 +28,21 @@ func TestNewAndServed(t *testing.T) {
 		"mixed/nope":       "nope",
 		"synthetic/":       "problem synthetic/:",
 		"user/bumps2extra": "bumps2extra",
+		"cond/nope":        "the conditional problems are",
 	} {
 		if _, err := New(name); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("New(%q): error %v, want one containing %q", name, err, want)
 		}
 	}
 	served := Served()
-	for _, name := range []string{"synthetic/branin", "synthetic/bbob-f1", "user/bumps2"} {
+	for _, name := range []string{"synthetic/branin", "synthetic/bbob-f1", "user/bumps2", "cond/branches", "cond/branches-flat"} {
 		if served[name] == nil {
 			t.Errorf("Served lacks %s", name)
 		}
 	}
 	for name := range served {
-		if !strings.HasPrefix(name, "synthetic/") && !strings.HasPrefix(name, "user/") {
-			t.Errorf("Served holds %s: the plugin serves synthetic/* and user/* only", name)
+		if !strings.HasPrefix(name, "synthetic/") && !strings.HasPrefix(name, "user/") && !strings.HasPrefix(name, "cond/") {
+			t.Errorf("Served holds %s: the plugin serves synthetic/*, user/* and cond/* only", name)
 		}
 	}
 }

@@ -13,6 +13,9 @@ func infoToProto(i Info) *pb.ObjectiveInfo {
 	out.Params = make([]*pb.Param, len(i.Params))
 	for k, p := range i.Params {
 		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High, Choices: p.Choices}
+		if c := p.ActiveIf; c != nil {
+			out.Params[k].ActiveIf = &pb.Condition{Parent: c.Parent, Values: c.Values}
+		}
 	}
 	return out
 }
@@ -33,6 +36,9 @@ func infoFromProto(m *pb.ObjectiveInfo) Info {
 	}
 	for k, p := range m.Params {
 		out.Params[k] = Param{Name: p.GetName(), Kind: ParamKind(p.GetKind()), Low: p.GetLow(), High: p.GetHigh(), Choices: p.GetChoices()}
+		if c := p.GetActiveIf(); c != nil {
+			out.Params[k].ActiveIf = &Condition{Parent: c.GetParent(), Values: c.GetValues()}
+		}
 	}
 	return out
 }

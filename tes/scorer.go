@@ -88,7 +88,7 @@ func (s *scorer) model(ctx context.Context, st *acq.State, qx int, extra *mat.De
 	set := s.Settings.withLog(st.Log)
 	// Pinned parameters: X* are the maximizers over the slice the study
 	// proposes in, so α measures information about the maximizer there.
-	set.Search.Optimize.Pinned = st.Pinned
+	set.Search.Optimize.Pinned, set.Search.Optimize.Canonical = st.Pinned, st.Canonical
 	m, err := NewModel(ctx, st.GP, st.Rand, k, stackRows(prev, extra), set)
 	if err != nil {
 		return nil, err

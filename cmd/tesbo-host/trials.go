@@ -128,7 +128,7 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 		r := trialRow{ID: t.ID, State: trialState(t.Status), Params: map[string]float64{}, Error: t.Error,
 			Worker: t.Worker, Attempts: t.Attempts, Iter: t.Iteration, EvalS: t.EvalSeconds, ImportedFrom: t.Meta["imported_from"]}
 		for j, n := range names {
-			if j < len(t.X) {
+			if j < len(t.X) && !math.IsNaN(t.X[j]) { // NaN: inactive, left out
 				r.Params[n] = t.X[j]
 			}
 		}
@@ -247,7 +247,12 @@ func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 				rec = append(rec, safetext.CSVCell(c))
 				continue
 			}
-			rec = append(rec, strconv.FormatFloat(r.Params[n], 'g', -1, 64))
+			v, ok := r.Params[n]
+			if !ok { // inactive
+				rec = append(rec, "")
+				continue
+			}
+			rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
 		}
 		tail := trialCells(r)
 		tail[1], tail[2] = safetext.CSVCell(tail[1]), safetext.CSVCell(tail[2]) // error, worker
@@ -277,7 +282,11 @@ func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 				fmt.Fprintf(tw, "\t%s", cell(c))
 				continue
 			}
-			fmt.Fprintf(tw, "\t%.6g", r.Params[n])
+			if v, ok := r.Params[n]; ok {
+				fmt.Fprintf(tw, "\t%.6g", v)
+			} else {
+				fmt.Fprint(tw, "\t") // inactive
+			}
 		}
 		val := "-"
 		if r.Value != nil && !math.IsNaN(*r.Value) {

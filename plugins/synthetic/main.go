@@ -6,7 +6,8 @@
 // eggholder, holdertable, threehumpcamel; the 24 noiseless BBOB functions
 // bbob-f1 … bbob-f24 on [−5, 5]^d), all in maximization form with their
 // known optimum f*, and the user suite's problems (package problems/usersuite)
-// as "user/<name>".
+// as "user/<name>", and the conditional problems (package problems/conditional) as
+// "cond/branches" and "cond/branches-flat".
 //
 // Run parameters (--param key=value), see package problems/synthetic:
 //

@@ -281,7 +281,11 @@ type Param struct {
 	High  float64                `protobuf:"fixed64,4,opt,name=high,proto3" json:"high,omitempty"` // inclusive, native units
 	// The choice names of a PARAM_KIND_CATEGORICAL parameter, in index order
 	// (low and high are then unset or 0 and len(choices)-1).
-	Choices       []string `protobuf:"bytes,5,rep,name=choices,proto3" json:"choices,omitempty"`
+	Choices []string `protobuf:"bytes,5,rep,name=choices,proto3" json:"choices,omitempty"`
+	// When set, the parameter is conditional: active only when the
+	// categorical parameter condition.parent (declared earlier) takes one of
+	// condition.values. An inactive parameter's value is NaN in Evaluate.
+	ActiveIf      *Condition `protobuf:"bytes,6,opt,name=active_if,json=activeIf,proto3" json:"active_if,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -351,6 +355,66 @@ func (x *Param) GetChoices() []string {
 	return nil
 }
 
+func (x *Param) GetActiveIf() *Condition {
+	if x != nil {
+		return x.ActiveIf
+	}
+	return nil
+}
+
+// Condition of a conditional parameter (Param.active_if).
+type Condition struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Parent        string                 `protobuf:"bytes,1,opt,name=parent,proto3" json:"parent,omitempty"` // a categorical parameter declared earlier
+	Values        []string               `protobuf:"bytes,2,rep,name=values,proto3" json:"values,omitempty"` // its choices for which the parameter is active
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Condition) Reset() {
+	*x = Condition{}
+	mi := &file_tesbo_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Condition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Condition) ProtoMessage() {}
+
+func (x *Condition) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Condition.ProtoReflect.Descriptor instead.
+func (*Condition) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Condition) GetParent() string {
+	if x != nil {
+		return x.Parent
+	}
+	return ""
+}
+
+func (x *Condition) GetValues() []string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 type InfoRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Objective     string                 `protobuf:"bytes,1,opt,name=objective,proto3" json:"objective,omitempty"`
@@ -360,7 +424,7 @@ type InfoRequest struct {
 
 func (x *InfoRequest) Reset() {
 	*x = InfoRequest{}
-	mi := &file_tesbo_proto_msgTypes[3]
+	mi := &file_tesbo_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -372,7 +436,7 @@ func (x *InfoRequest) String() string {
 func (*InfoRequest) ProtoMessage() {}
 
 func (x *InfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[3]
+	mi := &file_tesbo_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -385,7 +449,7 @@ func (x *InfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoRequest.ProtoReflect.Descriptor instead.
 func (*InfoRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{3}
+	return file_tesbo_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *InfoRequest) GetObjective() string {
@@ -414,7 +478,7 @@ type ObjectiveInfo struct {
 
 func (x *ObjectiveInfo) Reset() {
 	*x = ObjectiveInfo{}
-	mi := &file_tesbo_proto_msgTypes[4]
+	mi := &file_tesbo_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -426,7 +490,7 @@ func (x *ObjectiveInfo) String() string {
 func (*ObjectiveInfo) ProtoMessage() {}
 
 func (x *ObjectiveInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[4]
+	mi := &file_tesbo_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -439,7 +503,7 @@ func (x *ObjectiveInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ObjectiveInfo.ProtoReflect.Descriptor instead.
 func (*ObjectiveInfo) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{4}
+	return file_tesbo_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ObjectiveInfo) GetName() string {
@@ -508,7 +572,7 @@ type ConfigureRequest struct {
 
 func (x *ConfigureRequest) Reset() {
 	*x = ConfigureRequest{}
-	mi := &file_tesbo_proto_msgTypes[5]
+	mi := &file_tesbo_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -520,7 +584,7 @@ func (x *ConfigureRequest) String() string {
 func (*ConfigureRequest) ProtoMessage() {}
 
 func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[5]
+	mi := &file_tesbo_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -533,7 +597,7 @@ func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureRequest.ProtoReflect.Descriptor instead.
 func (*ConfigureRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{5}
+	return file_tesbo_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ConfigureRequest) GetObjective() string {
@@ -558,7 +622,7 @@ type ConfigureResponse struct {
 
 func (x *ConfigureResponse) Reset() {
 	*x = ConfigureResponse{}
-	mi := &file_tesbo_proto_msgTypes[6]
+	mi := &file_tesbo_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -570,7 +634,7 @@ func (x *ConfigureResponse) String() string {
 func (*ConfigureResponse) ProtoMessage() {}
 
 func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[6]
+	mi := &file_tesbo_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -583,7 +647,7 @@ func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureResponse.ProtoReflect.Descriptor instead.
 func (*ConfigureResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{6}
+	return file_tesbo_proto_rawDescGZIP(), []int{7}
 }
 
 type EvaluateRequest struct {
@@ -597,7 +661,7 @@ type EvaluateRequest struct {
 
 func (x *EvaluateRequest) Reset() {
 	*x = EvaluateRequest{}
-	mi := &file_tesbo_proto_msgTypes[7]
+	mi := &file_tesbo_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -609,7 +673,7 @@ func (x *EvaluateRequest) String() string {
 func (*EvaluateRequest) ProtoMessage() {}
 
 func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[7]
+	mi := &file_tesbo_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -622,7 +686,7 @@ func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateRequest.ProtoReflect.Descriptor instead.
 func (*EvaluateRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{7}
+	return file_tesbo_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *EvaluateRequest) GetObjective() string {
@@ -656,7 +720,7 @@ type EvaluateResponse struct {
 
 func (x *EvaluateResponse) Reset() {
 	*x = EvaluateResponse{}
-	mi := &file_tesbo_proto_msgTypes[8]
+	mi := &file_tesbo_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -668,7 +732,7 @@ func (x *EvaluateResponse) String() string {
 func (*EvaluateResponse) ProtoMessage() {}
 
 func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[8]
+	mi := &file_tesbo_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -681,7 +745,7 @@ func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateResponse.ProtoReflect.Descriptor instead.
 func (*EvaluateResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{8}
+	return file_tesbo_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *EvaluateResponse) GetValue() float64 {
@@ -707,7 +771,7 @@ type Point struct {
 
 func (x *Point) Reset() {
 	*x = Point{}
-	mi := &file_tesbo_proto_msgTypes[9]
+	mi := &file_tesbo_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -719,7 +783,7 @@ func (x *Point) String() string {
 func (*Point) ProtoMessage() {}
 
 func (x *Point) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[9]
+	mi := &file_tesbo_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -732,7 +796,7 @@ func (x *Point) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Point.ProtoReflect.Descriptor instead.
 func (*Point) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{9}
+	return file_tesbo_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Point) GetX() []float64 {
@@ -752,7 +816,7 @@ type Observation struct {
 
 func (x *Observation) Reset() {
 	*x = Observation{}
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -764,7 +828,7 @@ func (x *Observation) String() string {
 func (*Observation) ProtoMessage() {}
 
 func (x *Observation) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -777,7 +841,7 @@ func (x *Observation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Observation.ProtoReflect.Descriptor instead.
 func (*Observation) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{10}
+	return file_tesbo_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Observation) GetX() []float64 {
@@ -808,7 +872,7 @@ type SuggestRequest struct {
 
 func (x *SuggestRequest) Reset() {
 	*x = SuggestRequest{}
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -820,7 +884,7 @@ func (x *SuggestRequest) String() string {
 func (*SuggestRequest) ProtoMessage() {}
 
 func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -833,7 +897,7 @@ func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestRequest.ProtoReflect.Descriptor instead.
 func (*SuggestRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{11}
+	return file_tesbo_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SuggestRequest) GetObjective() *ObjectiveInfo {
@@ -887,7 +951,7 @@ type SuggestResponse struct {
 
 func (x *SuggestResponse) Reset() {
 	*x = SuggestResponse{}
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -899,7 +963,7 @@ func (x *SuggestResponse) String() string {
 func (*SuggestResponse) ProtoMessage() {}
 
 func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -912,7 +976,7 @@ func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestResponse.ProtoReflect.Descriptor instead.
 func (*SuggestResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{12}
+	return file_tesbo_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SuggestResponse) GetPoints() []*Point {
@@ -936,7 +1000,7 @@ type ScoreRequest struct {
 
 func (x *ScoreRequest) Reset() {
 	*x = ScoreRequest{}
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -948,7 +1012,7 @@ func (x *ScoreRequest) String() string {
 func (*ScoreRequest) ProtoMessage() {}
 
 func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -961,7 +1025,7 @@ func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreRequest.ProtoReflect.Descriptor instead.
 func (*ScoreRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{13}
+	return file_tesbo_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ScoreRequest) GetPosteriorBrokerId() uint32 {
@@ -1001,7 +1065,7 @@ type ScoreResponse struct {
 
 func (x *ScoreResponse) Reset() {
 	*x = ScoreResponse{}
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1013,7 +1077,7 @@ func (x *ScoreResponse) String() string {
 func (*ScoreResponse) ProtoMessage() {}
 
 func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1026,7 +1090,7 @@ func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreResponse.ProtoReflect.Descriptor instead.
 func (*ScoreResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{14}
+	return file_tesbo_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ScoreResponse) GetValue() float64 {
@@ -1045,7 +1109,7 @@ type PosteriorRequest struct {
 
 func (x *PosteriorRequest) Reset() {
 	*x = PosteriorRequest{}
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1057,7 +1121,7 @@ func (x *PosteriorRequest) String() string {
 func (*PosteriorRequest) ProtoMessage() {}
 
 func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1070,7 +1134,7 @@ func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorRequest.ProtoReflect.Descriptor instead.
 func (*PosteriorRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{15}
+	return file_tesbo_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PosteriorRequest) GetHandle() uint64 {
@@ -1095,7 +1159,7 @@ type PosteriorSummary struct {
 
 func (x *PosteriorSummary) Reset() {
 	*x = PosteriorSummary{}
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1107,7 +1171,7 @@ func (x *PosteriorSummary) String() string {
 func (*PosteriorSummary) ProtoMessage() {}
 
 func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1120,7 +1184,7 @@ func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorSummary.ProtoReflect.Descriptor instead.
 func (*PosteriorSummary) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{16}
+	return file_tesbo_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PosteriorSummary) GetDim() int32 {
@@ -1169,7 +1233,7 @@ type MeanCovRequest struct {
 
 func (x *MeanCovRequest) Reset() {
 	*x = MeanCovRequest{}
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1181,7 +1245,7 @@ func (x *MeanCovRequest) String() string {
 func (*MeanCovRequest) ProtoMessage() {}
 
 func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1194,7 +1258,7 @@ func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovRequest.ProtoReflect.Descriptor instead.
 func (*MeanCovRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{17}
+	return file_tesbo_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *MeanCovRequest) GetHandle() uint64 {
@@ -1229,7 +1293,7 @@ type MeanCovResponse struct {
 
 func (x *MeanCovResponse) Reset() {
 	*x = MeanCovResponse{}
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1241,7 +1305,7 @@ func (x *MeanCovResponse) String() string {
 func (*MeanCovResponse) ProtoMessage() {}
 
 func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1254,7 +1318,7 @@ func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovResponse.ProtoReflect.Descriptor instead.
 func (*MeanCovResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{18}
+	return file_tesbo_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *MeanCovResponse) GetMean() []float64 {
@@ -1281,13 +1345,17 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x15.tesbo.plugin.v1.KindR\x04kind\x12\x1e\n" +
 	"\n" +
 	"objectives\x18\x02 \x03(\tR\n" +
-	"objectives\"\x8b\x01\n" +
+	"objectives\"\xc4\x01\n" +
 	"\x05Param\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12.\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1a.tesbo.plugin.v1.ParamKindR\x04kind\x12\x10\n" +
 	"\x03low\x18\x03 \x01(\x01R\x03low\x12\x12\n" +
 	"\x04high\x18\x04 \x01(\x01R\x04high\x12\x18\n" +
-	"\achoices\x18\x05 \x03(\tR\achoices\"+\n" +
+	"\achoices\x18\x05 \x03(\tR\achoices\x127\n" +
+	"\tactive_if\x18\x06 \x01(\v2\x1a.tesbo.plugin.v1.ConditionR\bactiveIf\";\n" +
+	"\tCondition\x12\x16\n" +
+	"\x06parent\x18\x01 \x01(\tR\x06parent\x12\x16\n" +
+	"\x06values\x18\x02 \x03(\tR\x06values\"+\n" +
 	"\vInfoRequest\x12\x1c\n" +
 	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xa0\x02\n" +
 	"\rObjectiveInfo\x12\x12\n" +
@@ -1398,7 +1466,7 @@ func file_tesbo_proto_rawDescGZIP() []byte {
 }
 
 var file_tesbo_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_tesbo_proto_goTypes = []any{
 	(Kind)(0),                 // 0: tesbo.plugin.v1.Kind
 	(ParamKind)(0),            // 1: tesbo.plugin.v1.ParamKind
@@ -1406,61 +1474,63 @@ var file_tesbo_proto_goTypes = []any{
 	(*DescribeRequest)(nil),   // 3: tesbo.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),  // 4: tesbo.plugin.v1.DescribeResponse
 	(*Param)(nil),             // 5: tesbo.plugin.v1.Param
-	(*InfoRequest)(nil),       // 6: tesbo.plugin.v1.InfoRequest
-	(*ObjectiveInfo)(nil),     // 7: tesbo.plugin.v1.ObjectiveInfo
-	(*ConfigureRequest)(nil),  // 8: tesbo.plugin.v1.ConfigureRequest
-	(*ConfigureResponse)(nil), // 9: tesbo.plugin.v1.ConfigureResponse
-	(*EvaluateRequest)(nil),   // 10: tesbo.plugin.v1.EvaluateRequest
-	(*EvaluateResponse)(nil),  // 11: tesbo.plugin.v1.EvaluateResponse
-	(*Point)(nil),             // 12: tesbo.plugin.v1.Point
-	(*Observation)(nil),       // 13: tesbo.plugin.v1.Observation
-	(*SuggestRequest)(nil),    // 14: tesbo.plugin.v1.SuggestRequest
-	(*SuggestResponse)(nil),   // 15: tesbo.plugin.v1.SuggestResponse
-	(*ScoreRequest)(nil),      // 16: tesbo.plugin.v1.ScoreRequest
-	(*ScoreResponse)(nil),     // 17: tesbo.plugin.v1.ScoreResponse
-	(*PosteriorRequest)(nil),  // 18: tesbo.plugin.v1.PosteriorRequest
-	(*PosteriorSummary)(nil),  // 19: tesbo.plugin.v1.PosteriorSummary
-	(*MeanCovRequest)(nil),    // 20: tesbo.plugin.v1.MeanCovRequest
-	(*MeanCovResponse)(nil),   // 21: tesbo.plugin.v1.MeanCovResponse
-	nil,                       // 22: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
-	nil,                       // 23: tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	(*Condition)(nil),         // 6: tesbo.plugin.v1.Condition
+	(*InfoRequest)(nil),       // 7: tesbo.plugin.v1.InfoRequest
+	(*ObjectiveInfo)(nil),     // 8: tesbo.plugin.v1.ObjectiveInfo
+	(*ConfigureRequest)(nil),  // 9: tesbo.plugin.v1.ConfigureRequest
+	(*ConfigureResponse)(nil), // 10: tesbo.plugin.v1.ConfigureResponse
+	(*EvaluateRequest)(nil),   // 11: tesbo.plugin.v1.EvaluateRequest
+	(*EvaluateResponse)(nil),  // 12: tesbo.plugin.v1.EvaluateResponse
+	(*Point)(nil),             // 13: tesbo.plugin.v1.Point
+	(*Observation)(nil),       // 14: tesbo.plugin.v1.Observation
+	(*SuggestRequest)(nil),    // 15: tesbo.plugin.v1.SuggestRequest
+	(*SuggestResponse)(nil),   // 16: tesbo.plugin.v1.SuggestResponse
+	(*ScoreRequest)(nil),      // 17: tesbo.plugin.v1.ScoreRequest
+	(*ScoreResponse)(nil),     // 18: tesbo.plugin.v1.ScoreResponse
+	(*PosteriorRequest)(nil),  // 19: tesbo.plugin.v1.PosteriorRequest
+	(*PosteriorSummary)(nil),  // 20: tesbo.plugin.v1.PosteriorSummary
+	(*MeanCovRequest)(nil),    // 21: tesbo.plugin.v1.MeanCovRequest
+	(*MeanCovResponse)(nil),   // 22: tesbo.plugin.v1.MeanCovResponse
+	nil,                       // 23: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	nil,                       // 24: tesbo.plugin.v1.EvaluateResponse.MetaEntry
 }
 var file_tesbo_proto_depIdxs = []int32{
 	0,  // 0: tesbo.plugin.v1.DescribeResponse.kind:type_name -> tesbo.plugin.v1.Kind
 	1,  // 1: tesbo.plugin.v1.Param.kind:type_name -> tesbo.plugin.v1.ParamKind
-	5,  // 2: tesbo.plugin.v1.ObjectiveInfo.params:type_name -> tesbo.plugin.v1.Param
-	22, // 3: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
-	2,  // 4: tesbo.plugin.v1.EvaluateRequest.mode:type_name -> tesbo.plugin.v1.EvaluateMode
-	23, // 5: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
-	7,  // 6: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
-	13, // 7: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
-	12, // 8: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
-	12, // 9: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
-	12, // 10: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
-	21, // 11: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
-	13, // 12: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
-	12, // 13: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
-	3,  // 14: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
-	6,  // 15: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
-	8,  // 16: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
-	10, // 17: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
-	14, // 18: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
-	16, // 19: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
-	18, // 20: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
-	20, // 21: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
-	4,  // 22: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
-	7,  // 23: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
-	9,  // 24: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
-	11, // 25: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
-	15, // 26: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
-	17, // 27: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
-	19, // 28: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
-	21, // 29: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
-	22, // [22:30] is the sub-list for method output_type
-	14, // [14:22] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	6,  // 2: tesbo.plugin.v1.Param.active_if:type_name -> tesbo.plugin.v1.Condition
+	5,  // 3: tesbo.plugin.v1.ObjectiveInfo.params:type_name -> tesbo.plugin.v1.Param
+	23, // 4: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	2,  // 5: tesbo.plugin.v1.EvaluateRequest.mode:type_name -> tesbo.plugin.v1.EvaluateMode
+	24, // 6: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	8,  // 7: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
+	14, // 8: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
+	13, // 9: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
+	13, // 10: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
+	13, // 11: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
+	22, // 12: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
+	14, // 13: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
+	13, // 14: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
+	3,  // 15: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
+	7,  // 16: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
+	9,  // 17: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
+	11, // 18: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
+	15, // 19: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
+	17, // 20: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
+	19, // 21: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
+	21, // 22: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
+	4,  // 23: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
+	8,  // 24: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
+	10, // 25: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
+	12, // 26: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
+	16, // 27: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
+	18, // 28: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
+	20, // 29: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
+	22, // 30: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
+	23, // [23:31] is the sub-list for method output_type
+	15, // [15:23] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_tesbo_proto_init() }
@@ -1468,14 +1538,14 @@ func file_tesbo_proto_init() {
 	if File_tesbo_proto != nil {
 		return
 	}
-	file_tesbo_proto_msgTypes[4].OneofWrappers = []any{}
+	file_tesbo_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tesbo_proto_rawDesc), len(file_tesbo_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   5,
 		},
