@@ -58,3 +58,33 @@ func TestMaximizePinned(t *testing.T) {
 		t.Fatal("pins of the wrong length accepted")
 	}
 }
+
+// On a conditional space MaximizeMixed scores canonical points only: here
+// x1 is inactive (fixed at 0.1) when x0 < 0.5, so the best canonical point
+// is (0.5, 0.9) with α = −0.09, not (0.2, 0.9), which is not a point of the
+// space (canonically (0.2, 0.1), α = −0.64).
+func TestMaximizeCanonical(t *testing.T) {
+	canon := func(x []float64) []bool {
+		if x[0] < 0.5 {
+			x[1] = 0.1
+			return []bool{false, true}
+		}
+		return nil
+	}
+	f := funcOf(func(X, g *mat.Dense) float64 {
+		x := X.RawRowView(0)
+		if g != nil {
+			g.Set(0, 0, -2*(x[0]-0.2))
+			g.Set(0, 1, -2*(x[1]-0.9))
+		}
+		return -(x[0]-0.2)*(x[0]-0.2) - (x[1]-0.9)*(x[1]-0.9)
+	})
+	X, v, err := MaximizeMixed(context.Background(), f, 1, 2, nil, OptimizeSettings{Canonical: canon, Workers: 1}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := X.RawRowView(0)
+	if x[0] < 0.5 || x[0] > 0.51 || math.Abs(x[1]-0.9) > 0.01 || math.Abs(v+0.09) > 1e-3 { // the step at x0 = 0.5 stops L-BFGS short
+		t.Fatalf("got %v (α %v), want (0.5, 0.9), α −0.09", x, v)
+	}
+}

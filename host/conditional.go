@@ -100,6 +100,21 @@ func (s *Space) canonical(u []float64) []bool {
 	return off
 }
 
+// activeOnly returns a copy of the native point x with its inactive
+// parameters NaN (x itself, copied, without conditions).
+func (s *Space) activeOnly(x []float64) []float64 {
+	out := slices.Clone(x)
+	if s.cond == nil {
+		return out
+	}
+	for i, a := range sdk.Space(s.params).Active(x) {
+		if !a {
+			out[i] = math.NaN()
+		}
+	}
+	return out
+}
+
 // canonicalFunc is canonical for acq.State.Canonical, nil without
 // conditions.
 func (s *Space) canonicalFunc() func([]float64) []bool {
