@@ -283,8 +283,12 @@ func (s *Study) issue(ctx context.Context, it store.Iteration, U [][]float64, fi
 	for i, u := range U {
 		u = append([]float64(nil), u...)
 		pins.applyUnit(u)
+		s.space.canonical(u) // a pin of an inactive parameter does not make it active
 		x := s.space.ToNative(u)
-		pins.applyNative(x)
+		if pins != nil {
+			pins.applyNative(x)
+			x = s.space.activeOnly(x)
+		}
 		trials[i] = Trial{
 			ID: len(s.trials) + i, Iteration: it.Iteration, Index: firstIndex + i,
 			X: x, U: u, Status: Pending,
@@ -317,6 +321,7 @@ func (s *Study) distinct(X *mat.Dense, existing []Trial, t int, pins *pinning) [
 	for i := range r {
 		u := s.space.Snap(X.RawRowView(i))
 		pins.applyUnit(u)
+		s.space.canonical(u)
 		if collides(u, taken) {
 			v, ok := s.nudge(u, taken, rng, pins)
 			if !ok {
@@ -399,6 +404,7 @@ func (s *Study) nudge(u []float64, taken [][]float64, rng interface {
 		}
 		v = s.space.Snap(v)
 		pins.applyUnit(v)
+		s.space.canonical(v)
 		if !collides(v, taken) {
 			return v, true
 		}
@@ -410,6 +416,7 @@ func (s *Study) nudge(u []float64, taken [][]float64, rng interface {
 		}
 		v = s.space.Snap(v)
 		pins.applyUnit(v)
+		s.space.canonical(v)
 		if !collides(v, taken) {
 			return v, true
 		}

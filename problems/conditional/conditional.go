@@ -47,17 +47,17 @@ func params(flat bool) []sdk.Param {
 }
 
 // f is the objective (maximized), a function of the active parameters
-// only: branch a a broad bowl (max 1.0), b a bowl over x1 and the integer k
-// (max 0.8), c a narrow peak (max 1.2, the optimum); z is shared.
+// only: branch a a broad bowl (max 0.9), b a bowl over x1 and the integer k
+// (max 0.8), c a peak (max 1.2, the optimum) that is low over most of its square; z is shared.
 func f(x []float64) float64 {
 	shared := -0.5 * sq(x[6]-0.3)
 	switch int(x[0]) {
 	case 0:
-		return 1 - sq(x[1]-0.2) - sq(x[2]-0.7) + shared
+		return 0.9 - sq(x[1]-0.2) - sq(x[2]-0.7) + shared
 	case 1:
 		return 0.8 - sq(x[1]-0.6) - 0.05*sq(x[3]-3) + shared
 	}
-	return Optimum*math.Exp(-20*(sq(x[4]-0.8)+sq(x[5]-0.3))) + shared
+	return Optimum*math.Exp(-3*(sq(x[4]-0.8)+sq(x[5]-0.3))) + shared
 }
 
 func sq(v float64) float64 { return v * v }

@@ -7,7 +7,8 @@
 # noise-free, so "reach" is value >= old best - TOL without noise luck.
 # The summary also gives the new study's recommendation (best_value of its
 # --json records) after its first evaluation.
-# Usage: sh docs/results/tuning/warmstart.sh [OUTDIR]   (from the repository root)
+# ACQ (default tes) is the new study's acquisition.
+# Usage: [ACQ=ei] sh docs/results/tuning/warmstart.sh [OUTDIR]   (from the repository root)
 set -eu
 OUT=${1:-docs/results/tuning/warmstart}
 mkdir -p "$OUT"
@@ -18,7 +19,7 @@ for spec in branin:20 hartmann6:40; do
 	for s in 1 2 3 4 5 6 7 8 9 10; do
 		db="$OUT/$p-$s.db"; rm -f "$db"
 		"$B" run --objective "synthetic/$p" --db "$db" --study old --iters "$iters" --seed "$s" --noise-var 0 --log-level error >/dev/null
-		"$B" run --objective "synthetic/$p" --db "$db" --study new --iters 10 --seed $((s + 100)) --noise-var 0 --warm-start old --log-level error --json >"$OUT/$p-$s-new-records.jsonl"
+		"$B" run --objective "synthetic/$p" --db "$db" --study new --iters 10 --seed $((s + 100)) --noise-var 0 --warm-start old --acq "${ACQ:-tes}" --log-level error --json >"$OUT/$p-$s-new-records.jsonl"
 		"$B" trials --db "$db" --study old --format json >"$OUT/$p-$s-old.jsonl"
 		"$B" trials --db "$db" --study new --format json >"$OUT/$p-$s-new.jsonl"
 		rm -f "$db"
