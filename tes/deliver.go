@@ -216,7 +216,7 @@ func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s deliverSe
 	best, means := acq.BestMean(g)
 	starts := mat.NewDense(1, d, append([]float64(nil), X.RawRowView(best)...))
 	starts = stackRows(starts, p.TES.Scorer.previous(d))
-	xbar, mbar, err := acq.MaximizeMeanPinned(ctx, g, starts, st.Pin(acq.OptimizeSettings{}), st.Rand)
+	xbar, mbar, err := acq.MaximizeMean(ctx, g, starts, st.Pin(acq.OptimizeSettings{}), st.Rand)
 	if err != nil {
 		return nil, best, false, fmt.Errorf("tes: maximize the posterior mean: %w", err)
 	}

@@ -199,6 +199,8 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("bad --model %q: use %s, %s or %s", f.model, host.ModelAuto, host.ModelExact, host.ModelLocal)
 	case f.localPoints < 0 || f.localPoints > host.MaxLocalPoints:
 		return nil, usagef("bad --local-points %d: must be in [0, %d] (0: %d)", f.localPoints, host.MaxLocalPoints, host.DefaultLocalPoints)
+	case len(f.warmStart) > host.MaxWarmStart:
+		return nil, usagef("%d --warm-start studies, at most %d", len(f.warmStart), host.MaxWarmStart)
 	case f.warmMode != host.WarmObservations && f.warmMode != host.WarmPrior:
 		return nil, usagef("bad --warm-start-mode %q: use %s or %s", f.warmMode, host.WarmObservations, host.WarmPrior)
 	case !host.ValidRecommend(f.recommend):

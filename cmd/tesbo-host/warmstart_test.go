@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tesbo/tesbo/host"
 )
 
 // TestRunWarmStart: --warm-start imports an earlier study's trials as
@@ -33,7 +35,7 @@ func TestRunWarmStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch {
-		case row.ImportedFrom == "old" && row.Iter == -2:
+		case row.ImportedFrom == "old" && row.Iter == host.ImportedIteration:
 			imported++
 		case row.Iter >= 1:
 			iters++

@@ -21,8 +21,8 @@ import (
 // Prefix starts the problems' names.
 const Prefix = "cond/"
 
-// Optimum is f*, reached in branch c at y = (0.8, 0.3), z = 0.3.
-const Optimum = 1.2
+// optimum is f*, reached in branch c at y = (0.8, 0.3), z = 0.3.
+const optimum = 1.2
 
 func on(values ...string) *sdk.Condition { return &sdk.Condition{Parent: "branch", Values: values} }
 
@@ -57,7 +57,7 @@ func f(x []float64) float64 {
 	case 1:
 		return 0.8 - sq(x[1]-0.6) - 0.05*sq(x[3]-3) + shared
 	}
-	return Optimum*math.Exp(-3*(sq(x[4]-0.8)+sq(x[5]-0.3))) + shared
+	return optimum*math.Exp(-3*(sq(x[4]-0.8)+sq(x[5]-0.3))) + shared
 }
 
 func sq(v float64) float64 { return v * v }
@@ -65,8 +65,8 @@ func sq(v float64) float64 { return v * v }
 // Objective is cond/branches or cond/branches-flat.
 type Objective struct{ flat bool }
 
-// Names are the problems' names.
-func Names() []string { return []string{Prefix + "branches", Prefix + "branches-flat"} }
+// names are the problems' names.
+func names() []string { return []string{Prefix + "branches", Prefix + "branches-flat"} }
 
 // New opens the problem called name.
 func New(name string) (*Objective, error) {
@@ -76,13 +76,13 @@ func New(name string) (*Objective, error) {
 	case Prefix + "branches-flat":
 		return &Objective{flat: true}, nil
 	}
-	return nil, fmt.Errorf("unknown problem %q: the conditional problems are %s", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("unknown problem %q: the conditional problems are %s", name, strings.Join(names(), ", "))
 }
 
 // All opens both problems, keyed by name.
 func All() map[string]sdk.Objective {
 	m := map[string]sdk.Objective{}
-	for _, n := range Names() {
+	for _, n := range names() {
 		m[n], _ = New(n)
 	}
 	return m
@@ -90,7 +90,7 @@ func All() map[string]sdk.Objective {
 
 // Info implements sdk.Objective.
 func (o *Objective) Info(context.Context) (sdk.Info, error) {
-	name, opt := Prefix+"branches", Optimum
+	name, opt := Prefix+"branches", optimum
 	if o.flat {
 		name += "-flat"
 	}
@@ -119,8 +119,10 @@ func (o *Objective) Evaluate(_ context.Context, x []float64) (float64, error) {
 	if len(x) != len(ps) {
 		return math.NaN(), fmt.Errorf("got %d coordinates, want %d", len(x), len(ps))
 	}
+	info, _ := o.Info(context.Background())
+	v := sdk.Values(info, x)
 	for i, a := range sdk.Space(ps).Active(x) {
-		if a == math.IsNaN(x[i]) {
+		if a != v.Active(ps[i].Name) { // an inactive parameter reached the objective, or an active one is missing
 			return math.NaN(), fmt.Errorf("parameter %s: value %v but active=%v", ps[i].Name, x[i], a)
 		}
 	}

@@ -26,10 +26,10 @@ func TestBranches(t *testing.T) {
 	}
 	nan := math.NaN()
 	best := []float64{2, nan, nan, nan, 0.8, 0.3, 0.3}
-	if v, err := c.Evaluate(ctx, best); err != nil || v != Optimum {
-		t.Fatalf("f(x*) = %v, %v; want %v", v, err, Optimum)
+	if v, err := c.Evaluate(ctx, best); err != nil || v != optimum {
+		t.Fatalf("f(x*) = %v, %v; want %v", v, err, optimum)
 	}
-	if v, err := flat.Evaluate(ctx, []float64{2, 0.1, 0.2, 3, 0.8, 0.3, 0.3}); err != nil || v != Optimum {
+	if v, err := flat.Evaluate(ctx, []float64{2, 0.1, 0.2, 3, 0.8, 0.3, 0.3}); err != nil || v != optimum {
 		t.Fatalf("flat f(x*) = %v, %v", v, err)
 	}
 	for _, bad := range [][]float64{
