@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tesbo/tesbo/sdk"
 )
@@ -210,4 +211,41 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// A warm-started study run by workers spends its whole budget on new
+// trials: the imported ones use up none of it.
+func TestWarmStartWorkerBudget(t *testing.T) {
+	ctx := context.Background()
+	db := MemoryStorage()
+	old := sourceStudy(t, db, &branin{}, Options{Acquisition: "ei", Iters: 3, Init: 3, Seed: 3})
+	info, _ := (&branin{}).Info(ctx)
+	s, err := NewStudy(ctx, info, Options{DB: db, Name: "new", Acquisition: "qei", Batch: 2, Iters: 2, Init: 2, Seed: 4, WarmStart: []string{"old"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	res, err := RunWorker(ctx, db, "new", &branin{}, WorkerOptions{Parallel: 2, Poll: time.Millisecond})
+	if err != nil || !res.Done {
+		t.Fatalf("worker: %+v %v", res, err)
+	}
+	row, _ := db.store().Study(ctx, "new")
+	ts, err := loadTrials(ctx, db.store(), row.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported, fresh := 0, 0
+	for _, tr := range ts {
+		if tr.Status != Complete {
+			t.Fatalf("trial %+v", tr)
+		}
+		if tr.Iteration == ImportedIteration {
+			imported++
+		} else {
+			fresh++
+		}
+	}
+	if imported != len(old) || fresh != 2+2*2 {
+		t.Fatalf("%d imported, %d new trials; want %d and 6", imported, fresh, len(old))
+	}
 }
