@@ -243,12 +243,17 @@ func validateChoices(p Param) error {
 }
 
 // Contains reports whether x has one finite coordinate per parameter, each
-// within its parameter's bounds (an exact index for a Categorical).
+// within its parameter's bounds (an exact index for a Categorical); an
+// inactive parameter of a conditional space (Condition) may hold anything.
 func (s Space) Contains(x []float64) bool {
 	if len(x) != len(s) {
 		return false
 	}
+	act := s.Active(x)
 	for i, p := range s {
+		if !act[i] { // an inactive parameter of a conditional space: any value
+			continue
+		}
 		lo, hi := p.Bounds()
 		if math.IsNaN(x[i]) || x[i] < lo || x[i] > hi {
 			return false
