@@ -13,6 +13,7 @@ import (
 
 	"github.com/tesbo/tesbo/internal/pluginwire"
 	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
+	"github.com/tesbo/tesbo/problems/conditional"
 	"github.com/tesbo/tesbo/problems/testfunc"
 	"github.com/tesbo/tesbo/problems/usersuite"
 	"github.com/tesbo/tesbo/sdk"
@@ -62,8 +63,8 @@ func TestPluginEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(desc.Objectives) != len(testfunc.Names())+len(usersuite.Names()) {
-		t.Errorf("plugin serves %v, want synthetic/ + %v and %v", desc.Objectives, testfunc.Names(), usersuite.Names())
+	if len(desc.Objectives) != len(testfunc.Names())+len(usersuite.Names())+len(conditional.All()) {
+		t.Errorf("plugin serves %v, want synthetic/ + %v, %v and the conditional problems", desc.Objectives, testfunc.Names(), usersuite.Names())
 	}
 
 	obj := pb.NewObjectiveClient(conn)
