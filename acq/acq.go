@@ -3,7 +3,8 @@
 // cube, numerically stable Gaussian helpers (log Φ, inverse Mills ratio,
 // log-EI) and the baseline acquisitions the TES paper compares against:
 // EI, PI, UCB, MES, PES, qEI, qEI-CL, BUCB, LP-EI, Thompson sampling and
-// random search.
+// random search; and, for studies with several outputs (multi.go), the
+// baselines nehvi (qLogNEHVI) and cei (constrained EI).
 //
 // Conventions (shared with package gp): inputs live in [0,1]^d, outputs are
 // standardized by the caller, a batch is a *mat.Dense with one point per row

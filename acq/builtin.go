@@ -10,6 +10,13 @@ import "fmt"
 // Greedy for how it simplifies GP-BUCB). qei optimizes the batch jointly; qei-cl is Greedy EI with the
 // constant lie Options.Lie (default min); lp-ei, ts and random build batches
 // themselves.
+//
+// nehvi and cei need a study with several outputs (MultiProposer; their
+// Propose refuses a single-output study): nehvi, the noisy expected
+// hypervolume improvement in log form, for several objectives with or
+// without constraints (with one objective it is the constrained noisy EI);
+// cei, EI times the probability of feasibility, for one objective under
+// outcome constraints.
 func init() {
 	single := func(sc func(Options) Scorer) factory {
 		return func(o Options) (Proposer, error) {
@@ -17,6 +24,7 @@ func init() {
 		}
 	}
 	ucb := func(o Options) Scorer { return UCB{Beta: o.UCBBeta, Delta: o.UCBDelta} }
+	Register("parego", func(o Options) (Proposer, error) { return parego{settings: o.Optimize}, nil })
 	Register("ei", single(func(Options) Scorer { return ei{} }))
 	Register("pi", single(func(Options) Scorer { return pi{} }))
 	Register("ucb", single(ucb))
@@ -50,6 +58,12 @@ func init() {
 		return thompson{Features: o.PathFeatures, Settings: pathWorkers(o)}, nil
 	})
 	Register("random", func(Options) (Proposer, error) { return random{}, nil })
+	Register("nehvi", func(o Options) (Proposer, error) {
+		return nehvi{Samples: o.MCSamples, Settings: o.optimizeSettingsOrDefault()}, nil
+	})
+	Register("cei", func(o Options) (Proposer, error) {
+		return cei{Settings: o.optimizeSettingsOrDefault()}, nil
+	})
 }
 
 // pathWorkers returns the settings the registered path-based acquisitions

@@ -63,5 +63,5 @@ func ExampleLookup() {
 	fmt.Println(acq.Names())
 	// Output:
 	// 1 1 true
-	// [bucb ei lp-ei mes pes pi qei qei-cl random ts ucb]
+	// [bucb cei ei lp-ei mes nehvi parego pes pi qei qei-cl random ts ucb]
 }

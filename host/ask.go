@@ -112,7 +112,7 @@ func (s *Study) Ask(ctx context.Context, q int, opts ...AskOption) ([]Trial, err
 	}
 	s.lastIter = t
 	s.iters[t] = &iterInfo{fitS: it.FitSeconds, proposeS: it.ProposeSeconds, fallback: ms.Fallback}
-	if len(ms.Params) > 0 {
+	if len(ms.Params) > 0 || len(ms.Outputs) > 0 {
 		s.lastModel = ms
 	}
 	return trials, nil
@@ -138,6 +138,9 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration, pins
 			return fallback(fmt.Sprintf("suggester %s: %v", s.opts.Acquisition, err))
 		}
 		return X, &modelState{}, nil
+	}
+	if len(s.info.Outputs) > 0 {
+		return s.proposeMulti(ctx, t, q, it, fallback)
 	}
 	ds := s.dataset()
 	if ds.n() == 0 {

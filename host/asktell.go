@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/tesbo/tesbo/sdk"
@@ -29,24 +28,10 @@ var ErrNoEvaluations = errors.New("no completed evaluations yet")
 // stopped between them leaves it in flight, to be evaluated like an
 // enqueued point.
 func (s *Study) Attach(ctx context.Context, x []float64, value float64) (Trial, error) {
-	if math.IsNaN(value) || math.IsInf(value, 0) {
-		return Trial{}, fmt.Errorf("attach: value %v is not finite", value)
+	if len(s.info.Outputs) > 0 {
+		return Trial{}, fmt.Errorf("attach: objective %s declares %d outputs: attach them with AttachOutputs", s.info.Name, len(s.info.Outputs))
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.issueExternal(ctx, x)
-	if err != nil {
-		return Trial{}, fmt.Errorf("attach: %w", err)
-	}
-	t.Status, t.Value, t.Attempts, t.FinishedAt = Complete, value, 1, time.Now()
-	if s.db != nil {
-		if err := finishTrial(ctx, s.db, s.id, &t); err != nil {
-			return Trial{}, fmt.Errorf("attach: %w", err)
-		}
-	}
-	s.trials[t.ID] = t
-	s.version++
-	return t, nil
+	return s.attachResult(ctx, x, sdk.Result{Value: value})
 }
 
 // Enqueue adds the point x (native units) as a pending trial of

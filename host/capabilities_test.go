@@ -100,10 +100,15 @@ func TestBuiltinCapabilitiesAsBefore(t *testing.T) {
 	if got, want := builtin(SizedAcquisitions()), []string{"tes", "tes-ep", "tes-sp"}; !slices.Equal(got, want) {
 		t.Errorf("SizedAcquisitions() = %v, want %v", got, want)
 	}
-	async := []string{"tes", "tes-ep", "tes-sp", "qei", "qei-cl", "bucb", "lp-ei", "random"}
+	// The several-output acquisitions (cei, nehvi, parego) fantasize
+	// pending points too.
+	async := []string{"tes", "tes-ep", "tes-sp", "qei", "qei-cl", "bucb", "lp-ei", "random", "cei", "nehvi", "parego"}
 	slices.Sort(async)
 	if got := builtin(AsyncAcquisitions()); !slices.Equal(got, async) {
 		t.Errorf("AsyncAcquisitions() = %v, want %v", got, async)
+	}
+	if got, want := builtin(MultiAcquisitions()), []string{"cei", "nehvi", "parego", "tes"}; !slices.Equal(got, want) {
+		t.Errorf("MultiAcquisitions() = %v, want %v", got, want)
 	}
 	limits := BatchLimits()
 	delete(limits, "test-declaring")

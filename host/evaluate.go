@@ -45,6 +45,7 @@ type pool struct {
 	timeout time.Duration // per attempt (Options.EvalTimeout; 0: none)
 	retries int
 	backoff time.Duration
+	outputs int // the objective's declared outputs (0: one value)
 	log     zerolog.Logger
 }
 
@@ -54,16 +55,23 @@ type recorder interface {
 	start(ctx context.Context, id, attempt int, at time.Time) error
 	// finish records the trial's outcome.
 	finish(ctx context.Context, id int, r sdk.Result, evalErr error, st evalStats) error
+	// newCurve returns the sdk.Reporter of an attempt at trial id (nil
+	// when the study prunes nothing).
+	newCurve(id int) *trialCurve
 }
 
 // newPool is the evaluation pool of a study with normalized options o.
-func newPool(o Options, log zerolog.Logger) pool {
-	return pool{timeout: o.EvalTimeout, retries: o.Retries, backoff: o.RetryBackoff, log: log}
+func newPool(o Options, info sdk.Info, log zerolog.Logger) pool {
+	return pool{timeout: o.EvalTimeout, retries: o.Retries, backoff: o.RetryBackoff, outputs: len(info.Outputs), log: log}
 }
 
 // valueError is the one rule for what counts as a failure: an error, or a
-// value that is NaN or infinite (it would poison the GP).
-func valueError(r sdk.Result, err error) error {
+// value that is NaN or infinite (it would poison the GP); for an objective
+// of several declared outputs, anything but one finite value per output.
+func valueError(r sdk.Result, err error, outputs int) error {
+	if err == nil && outputs > 0 {
+		return checkOutputs(r.Outputs, outputs)
+	}
 	if err == nil && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
 		return fmt.Errorf("objective returned %v", r.Value)
 	}
@@ -96,7 +104,8 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 		if err := rec.start(context.WithoutCancel(ctx), t.ID, attempt, started); err != nil {
 			return err
 		}
-		r, err := p.call(evalCtx, obj, t.X)
+		curve := rec.newCurve(t.ID)
+		r, err := p.call(evalCtx, obj, t.X, curve)
 		secs := time.Since(started).Seconds()
 		if evalCtx.Err() != nil {
 			return nil // abandoned: re-run on resume
@@ -110,13 +119,15 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 			attempt-- // the same attempt again
 			continue
 		}
-		err = valueError(r, err)
+		err = valueError(r, err, p.outputs)
 		if err == nil || attempt > p.retries {
 			if err != nil {
 				p.log.Warn().Int("trial", t.ID).Int("attempts", attempt).Err(err).Msg("evaluation failed")
 			}
 			// Recorded even when ctx is cancelled meanwhile (during the grace).
-			return rec.finish(context.WithoutCancel(ctx), t.ID, r, err, evalStats{attempts: attempt, started: started, seconds: secs})
+			st := evalStats{attempts: attempt, started: started, seconds: secs}
+			st.curve, st.pruned = curve.outcome()
+			return rec.finish(context.WithoutCancel(ctx), t.ID, r, err, st)
 		}
 		if ctx.Err() != nil {
 			return nil // shutting down: leave it in flight for resume rather than retry now
@@ -136,17 +147,21 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 	}
 }
 
-// call runs one evaluation attempt under the per-evaluation timeout. It
+// call runs one evaluation attempt under the per-evaluation timeout, with
+// curve (unless nil) as the sdk.Reporter of its intermediate values. It
 // returns when the objective does or when the attempt's context ends, so an
 // objective that ignores its context cannot stall the study (its goroutine
 // is left to finish on its own). Panics become errors.
-func (p pool) call(evalCtx context.Context, obj sdk.Objective, x []float64) (sdk.Result, error) {
+func (p pool) call(evalCtx context.Context, obj sdk.Objective, x []float64, curve *trialCurve) (sdk.Result, error) {
 	limit := evalLimit(p.timeout, obj)
 	cctx, cancel := evalCtx, context.CancelFunc(func() {})
 	if limit > 0 {
 		cctx, cancel = context.WithTimeout(evalCtx, limit)
 	}
 	defer cancel()
+	if curve != nil {
+		cctx = sdk.WithReporter(cctx, curve)
+	}
 	type outcome struct {
 		r   sdk.Result
 		err error
@@ -161,7 +176,9 @@ func (p pool) call(evalCtx context.Context, obj sdk.Objective, x []float64) (sdk
 			}
 			ch <- o
 		}()
-		if d, ok := obj.(sdk.Detailed); ok {
+		if m, ok := obj.(sdk.MultiOutput); ok && p.outputs > 0 {
+			o.r.Outputs, o.err = m.EvaluateOutputs(cctx, xc)
+		} else if d, ok := obj.(sdk.Detailed); ok {
 			o.r, o.err = d.EvaluateDetail(cctx, xc)
 		} else {
 			o.r.Value, o.err = obj.Evaluate(cctx, xc)

@@ -29,7 +29,7 @@ type localEngine struct {
 // newLocalEngine is study s's local worker, whose records are made under
 // evalCtx. The trials in flight (re-run on resume) come first.
 func newLocalEngine(s *Study, obj sdk.Objective, evalCtx context.Context) *localEngine {
-	return &localEngine{s: s, obj: obj, pool: newPool(s.opts, s.log), evalCtx: evalCtx,
+	return &localEngine{s: s, obj: obj, pool: newPool(s.opts, s.info, s.log), evalCtx: evalCtx,
 		toReport: s.InFlight(), last: s.lastRecord, taken: map[int]bool{}, changed: make(chan struct{})}
 }
 

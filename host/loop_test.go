@@ -465,7 +465,7 @@ func TestDeferredMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := raw.Exec(`DROP TABLE workers; DROP TABLE trial_attempts; DROP INDEX trials_queue; ALTER TABLE trials DROP COLUMN worker; ALTER TABLE trials DROP COLUMN holder; ALTER TABLE trials DROP COLUMN lease_expires; DROP TABLE iterations; UPDATE tesbo_meta SET value='1' WHERE key='schema_version'`); err != nil {
+	if _, err := raw.Exec(`DROP TABLE intermediates; ALTER TABLE trials DROP COLUMN step; DROP TABLE workers; DROP TABLE trial_attempts; DROP INDEX trials_queue; ALTER TABLE trials DROP COLUMN worker; ALTER TABLE trials DROP COLUMN holder; ALTER TABLE trials DROP COLUMN lease_expires; ALTER TABLE trials DROP COLUMN outputs; DROP TABLE iterations; UPDATE tesbo_meta SET value='1' WHERE key='schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()

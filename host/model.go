@@ -40,7 +40,7 @@ func newDataset(trials []Trial, d int, minimize bool) *dataset {
 	}
 	var raw []float64
 	for _, t := range trials {
-		if t.Status == Complete {
+		if t.Status.modelled() {
 			ds.ids = append(ds.ids, t.ID)
 			raw = append(raw, ds.sign*t.Value)
 		}
@@ -52,7 +52,7 @@ func newDataset(trials []Trial, d int, minimize bool) *dataset {
 	ds.X = mat.NewDense(n, d, nil)
 	k := 0
 	for _, t := range trials {
-		if t.Status == Complete {
+		if t.Status.modelled() {
 			ds.X.SetRow(k, t.U)
 			k++
 		}
@@ -195,6 +195,11 @@ type modelState struct {
 	// AcqState is what the acquisition carries to the next iteration
 	// (acq.Carrier), restored when the study is reopened.
 	AcqState json.RawMessage `json:"acq_state,omitempty"`
+	// Outputs are the fits of a study with several outputs, one per
+	// declared output (sdk.Info.Outputs); the fields above other than N,
+	// Fallback and AcqState are then unset.
+	Outputs []modelState `json:"outputs,omitempty"`
+	fitS    float64      // seconds this output's fit took (not stored)
 }
 
 // FallbackReason returns why a stored iteration (store.Iteration.Model)

@@ -108,6 +108,12 @@ const (
 type Options struct {
 	// Name identifies the study in DB. "" means DefaultStudyName.
 	Name string `json:"-"`
+	// RefPoint is the reference point of a study whose objective declares
+	// several objective outputs: one native value per objective output,
+	// in their order in sdk.Info.Outputs. It replaces the objective's
+	// sdk.Info.RefPoint and is stored with the study's Info. nil: the
+	// objective's, else derived (see Study.refPoint).
+	RefPoint []float64 `json:"-"`
 	// DB stores the study (trials, config, resume state): OpenStorage
 	// or MemoryStorage. nil keeps the study in this Study value only.
 	DB *Storage `json:"-"`
@@ -203,6 +209,9 @@ type Options struct {
 	// Recommend is RecommendAuto (default), RecommendEvaluated or
 	// RecommendRefine.
 	Recommend string `json:"recommend"`
+	// Pruning stops evaluations early from their intermediate values
+	// (zero: never).
+	Pruning Pruning `json:"pruning,omitzero"`
 
 	// EvalTimeout bounds one evaluation attempt (0: no limit). For an
 	// objective that bounds its evaluations itself once it is ready to
@@ -319,6 +328,7 @@ func (o Options) Normalized() Options {
 	if len(o.WarmStart) > 0 && o.WarmStartMode == "" {
 		o.WarmStartMode = WarmObservations
 	}
+	o.Pruning = o.Pruning.normalized()
 	return o
 }
 
@@ -397,6 +407,9 @@ func (o Options) validate() error {
 	}
 	if !ValidRecommend(o.Recommend) {
 		return fmt.Errorf("unknown recommendation mode %q: known ones are %s, %s, %s", o.Recommend, RecommendAuto, RecommendEvaluated, RecommendRefine)
+	}
+	if err := o.Pruning.validate(); err != nil {
+		return err
 	}
 	for k := range o.Params {
 		if k == "noise_var" || k == "seed" {

@@ -31,6 +31,9 @@ type Recommendation struct {
 // exactly as the next Ask would (and Ask then reuses that fit); if fitting
 // fails x̄ is the best observed point.
 func (s *Study) Recommend(ctx context.Context) (*Recommendation, error) {
+	if m := len(s.info.Outputs); m > 0 {
+		return nil, fmt.Errorf("study %q: recommend: objective %s has %d outputs, whose best trials are the Pareto set of Record.MultiRecord (Result.Multi)", s.name, s.info.Name, m)
+	}
 	rec, err := s.recommendOnView(ctx)
 	if err == nil && rec == nil {
 		return nil, fmt.Errorf("study %q: recommend: %w", s.name, ErrNoEvaluations)
@@ -56,7 +59,7 @@ func (s *Study) recommendOnView(ctx context.Context) (*Recommendation, error) {
 func (s *Study) recommend(ctx context.Context) (*Recommendation, error) {
 	d := s.space.Dim()
 	ds := s.dataset()
-	if ds.n() == 0 {
+	if ds.n() == 0 || !s.anyComplete() {
 		return nil, nil
 	}
 	t := s.lastIter + 1
@@ -64,16 +67,11 @@ func (s *Study) recommend(ctx context.Context) (*Recommendation, error) {
 	fr, err := s.fitCached(ds, t)
 	if err != nil {
 		s.log.Warn().Err(err).Msg("recommending the best observation: the GP could not be fitted")
-		best := 0
-		for i, v := range ds.y {
-			if v > ds.y[best] {
-				best = i
-			}
-		}
-		return s.evaluatedRec(ds.ids[best], math.NaN()), nil
+		return s.evaluatedRec(ds.ids[s.bestComplete(ds.ids, ds.y)], math.NaN()), nil
 	}
 	g := fr.gp // fitted on ds.X: its observed inputs are the dataset's rows (region coordinates for a local model)
-	best, mean := acq.BestMean(g)
+	_, mean := acq.BestMean(g)
+	best := s.bestComplete(ds.ids, mean)
 	rec := s.evaluatedRec(ds.ids[best], ds.native(mean[best]))
 	if !s.refine {
 		return rec, nil

@@ -53,6 +53,11 @@ type Record struct {
 	Choices             []map[string]string `json:"choices,omitempty"`
 	BestChoices         map[string]string   `json:"best_choices,omitempty"`
 	BestObservedChoices map[string]string   `json:"best_observed_choices,omitempty"`
+
+	// MultiRecord is set for an objective with several outputs (then
+	// BestObserved and Regret are null, and BestValue and BestX are the
+	// best feasible trial's with one objective, else null).
+	*MultiRecord
 }
 
 // ChoiceNames maps the Categorical parameters of params to the names of
@@ -148,8 +153,17 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 	if !first.IsZero() && lastT.After(first) {
 		rec.EvalS = lastT.Sub(first).Seconds()
 	}
+	if len(s.info.Outputs) > 0 {
+		s.mu.Lock()
+		complete, _, pruned := s.counts()
+		rec.Evals = complete + pruned
+		s.mu.Unlock()
+		s.multiRecord(&rec, it, ts)
+		return rec, nil
+	}
 	s.mu.Lock()
-	rec.Evals, _ = s.counts()
+	complete, _, pruned := s.counts()
+	rec.Evals = complete + pruned
 	if b := s.bestObservedLocked(); b != nil {
 		v := b.Value
 		rec.BestObserved, rec.BestObservedX = &v, b.X

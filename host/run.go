@@ -77,6 +77,7 @@ type Result struct {
 	Iterations   int      // BO iterations issued
 	Evaluations  int      // completed evaluations
 	Failures     int      // failed evaluations
+	Pruned       int      // evaluations stopped early (Options.Pruning)
 	Trials       []Trial
 	Elapsed      time.Duration // this Run
 	// StudyTime is the time the study has spent over all its runs:
@@ -84,6 +85,10 @@ type Result struct {
 	// finish of each iteration's evaluations); pauses between runs do not
 	// count.
 	StudyTime time.Duration
+	// Multi is the last Record's several-output summary (the Pareto set,
+	// hypervolume, feasibility) for an objective with several outputs;
+	// Best and BestObserved are then nil.
+	Multi *MultiRecord
 }
 
 // Optimize runs a new study of obj with options o until its budget (the
@@ -284,7 +289,7 @@ func sameSpace(a, b []sdk.Param) error {
 func (s *Study) result(ctx context.Context, start time.Time, last *Record) *Result {
 	s.mu.Lock()
 	res := &Result{Study: s.name, Iterations: s.lastIter, Elapsed: time.Since(start)}
-	res.Evaluations, res.Failures = s.counts()
+	res.Evaluations, res.Failures, res.Pruned = s.counts()
 	res.BestObserved = s.bestObservedLocked()
 	res.StudyTime = s.studyTimeLocked()
 	res.Trials = make([]Trial, len(s.trials))
@@ -292,6 +297,13 @@ func (s *Study) result(ctx context.Context, start time.Time, last *Record) *Resu
 	s.mu.Unlock()
 	if last != nil {
 		res.BestValue, res.Regret = last.BestValue, last.Regret
+	}
+	if len(s.info.Outputs) > 0 {
+		res.BestObserved = nil
+		if last != nil {
+			res.Multi = last.MultiRecord
+		}
+		return res
 	}
 	if rc, err := s.recommendOnView(context.WithoutCancel(ctx)); err == nil {
 		res.Best = rc

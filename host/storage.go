@@ -174,14 +174,32 @@ func toStoreTrial(t Trial) store.Trial {
 	return store.Trial{ID: t.ID, Iteration: t.Iteration, Index: t.Index, X: t.X, U: t.U,
 		Status: store.Status(t.Status), Value: t.Value, Error: t.Error, Attempts: t.Attempts,
 		CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
-		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker}
+		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker, Outputs: t.Outputs,
+		Intermediates: convertIntermediates[store.Intermediate](t.Intermediates)}
 }
 
 func fromStoreTrial(t store.Trial) Trial {
 	return Trial{ID: t.ID, Iteration: t.Iteration, Index: t.Index, X: t.X, U: t.U,
 		Status: Status(t.Status), Value: t.Value, Error: t.Error, Attempts: t.Attempts,
 		CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
-		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker}
+		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker, Outputs: t.Outputs,
+		Intermediates: convertIntermediates[Intermediate](t.Intermediates)}
+}
+
+// convertIntermediates converts between host's and store's Intermediate
+// (the same fields); nil stays nil.
+func convertIntermediates[To, From ~struct {
+	Step  int
+	Value float64
+}](in []From) []To {
+	if in == nil {
+		return nil
+	}
+	out := make([]To, len(in))
+	for i, p := range in {
+		out[i] = To(p)
+	}
+	return out
 }
 
 func fromStoreTrials(ts []store.Trial) []Trial {

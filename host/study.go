@@ -14,6 +14,7 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
+	"github.com/tesbo/tesbo/prune"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
@@ -42,16 +43,18 @@ type Study struct {
 	opts     Options
 	seed     uint64
 	proposer acq.Proposer
+	pruner   prune.Pruner  // nil: no early stopping (Options.Pruning)
 	db       store.Storage // through the lease once it is taken (lease.go)
 	id       int64
 	log      zerolog.Logger
 	lease    *studyLease // nil without a DB
 
 	trials    []Trial
-	queue     []int       // IDs of enqueued trials not yet asked (Enqueue)
-	design    [][]float64 // initial design (unit cube, snapped), a function of the seed
-	pins      *pinning    // Options.Fixed (nil: none)
-	lastIter  int         // largest BO iteration issued (0: none yet)
+	queue     []int               // IDs of enqueued trials not yet asked (Enqueue)
+	reports   map[int]*trialCurve // intermediate values of trials told by Report (Ask/Tell)
+	design    [][]float64         // initial design (unit cube, snapped), a function of the seed
+	pins      *pinning            // Options.Fixed (nil: none)
+	lastIter  int                 // largest BO iteration issued (0: none yet)
 	iters     map[int]*iterInfo
 	lastModel *modelState // most recent fitted hyper-parameters (warm start)
 	version   int         // bumped by every completed evaluation
@@ -136,6 +139,20 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 			return nil, err
 		}
 	}
+	pruner, err := o.Pruning.pruner(info)
+	if err != nil {
+		return nil, err
+	}
+	if prop, err = multiProposer(info, &o, prop); err != nil {
+		return nil, err
+	}
+	if len(o.RefPoint) > 0 {
+		if err := sdk.CheckRefPoint(o.RefPoint, len(info.Objectives())); err != nil {
+			return nil, fmt.Errorf("objective %s: %w", info.Name, err)
+		}
+		info.RefPoint = append([]float64(nil), o.RefPoint...)
+		o.RefPoint = nil // kept in the stored Info
+	}
 	if o.Name == "" {
 		o.Name = DefaultStudyName(info.Name, time.Now())
 	}
@@ -143,7 +160,7 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 		return nil, err
 	}
 	s := &Study{
-		name: o.Name, info: info, space: space, opts: o, seed: o.Seed, proposer: prop,
+		name: o.Name, info: info, space: space, opts: o, seed: o.Seed, proposer: prop, pruner: pruner,
 		iters:  map[int]*iterInfo{},
 		refine: refines(o.Recommend, false),
 		log:    o.Logger.With().Str("study", o.Name).Logger(),
@@ -284,6 +301,10 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
+	pruner, err := opts.Pruning.pruner(st.Info)
+	if err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
 	prop := opts.Proposer
 	if prop == nil && opts.Suggester == nil {
 		if prop, err = acq.Lookup(opts.Acquisition, opts.AcqOptions); err != nil {
@@ -291,7 +312,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 		}
 	}
 	s := &Study{
-		name: name, info: st.Info, space: space, opts: opts, seed: row.Seed, proposer: prop,
+		name: name, info: st.Info, space: space, opts: opts, seed: row.Seed, proposer: prop, pruner: pruner,
 		db: db, id: row.ID, iters: map[int]*iterInfo{},
 		refine: refines(opts.Recommend, false),
 		log:    opts.Logger.With().Str("study", name).Logger(),
@@ -322,7 +343,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 			return nil, fmt.Errorf("study %q: trial IDs are not contiguous at %d", name, i)
 		}
 		s.trials[i].Names = space.names
-		if t.Status == Complete {
+		if t.Status.modelled() {
 			s.version++
 		}
 	}
@@ -372,7 +393,7 @@ func (s *Study) restoreIterations(its []store.Iteration) (carried json.RawMessag
 				return nil, fmt.Errorf("study %q iteration %d: bad model: %w", name, it.Iteration, err)
 			}
 			info.fallback = ms.Fallback
-			if len(ms.Params) > 0 {
+			if len(ms.Params) > 0 || len(ms.Outputs) > 0 {
 				s.lastModel = &ms
 			}
 			if len(ms.AcqState) > 0 {
@@ -499,14 +520,16 @@ func (s *Study) nextBatchLocked() (q int, more bool) {
 	return min(left, s.opts.Batch), true
 }
 
-// counts returns the numbers of complete and failed trials.
-func (s *Study) counts() (complete, failed int) {
+// counts returns the numbers of complete, failed and pruned trials.
+func (s *Study) counts() (complete, failed, pruned int) {
 	for _, t := range s.trials {
 		switch t.Status {
 		case Complete:
 			complete++
 		case Failed:
 			failed++
+		case Pruned:
+			pruned++
 		}
 	}
 	return

@@ -39,7 +39,7 @@ func workerSummary(ctx context.Context, db store.Storage, name string, obj sdk.O
 	}
 	for i, t := range s.trials {
 		s.trials[i].Names = space.names
-		if t.Status == Complete {
+		if t.Status.modelled() {
 			s.version++
 		}
 	}

@@ -9,11 +9,14 @@ import (
 	"github.com/tesbo/tesbo/store"
 )
 
-// evalStats describes how an evaluation went (zero for Tell).
+// evalStats describes how an evaluation went (zero for Tell): with the
+// intermediate values it reported, and whether the pruner stopped it.
 type evalStats struct {
 	attempts int
 	started  time.Time
 	seconds  float64
+	curve    []Intermediate
+	pruned   bool
 }
 
 // Tell records the outcome of trial trialID: its value, or the error that
@@ -21,12 +24,52 @@ type evalStats struct {
 // failure. Failed trials are kept but never shown to the GP. ctx bounds the
 // write to the study's database.
 func (s *Study) Tell(ctx context.Context, trialID int, value float64, err error) error {
+	if m := len(s.info.Outputs); m > 0 && err == nil {
+		return fmt.Errorf("tell trial %d: objective %s declares %d outputs: tell them with TellOutputs", trialID, s.info.Name, m)
+	}
 	return s.TellResult(ctx, trialID, sdk.Result{Value: value}, err)
 }
 
-// TellResult is Tell with the metadata of an sdk.Result.
+// TellResult is Tell with the metadata of an sdk.Result. A trial whose
+// intermediate values went to Report is recorded with them, as pruned
+// (with the value told, its last one) when the pruner said stop.
 func (s *Study) TellResult(ctx context.Context, trialID int, r sdk.Result, err error) error {
-	return s.finish(ctx, trialID, r, err, evalStats{})
+	var st evalStats
+	s.mu.Lock()
+	c := s.reports[trialID]
+	s.mu.Unlock()
+	st.curve, st.pruned = c.outcome()
+	if err := s.finish(ctx, trialID, r, err, st); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	delete(s.reports, trialID)
+	s.mu.Unlock()
+	return nil
+}
+
+// Report records an intermediate value of trial trialID, which the caller
+// is evaluating (Ask/Tell: the form of sdk.Report for it), and says
+// whether the study's pruner (Options.Pruning) wants the evaluation
+// stopped. A caller told to stop tells the trial's last value, and Tell
+// records the trial as pruned. Steps must increase; the values are kept
+// with the trial's outcome also without a pruner.
+func (s *Study) Report(trialID, step int, value float64) (prune bool, err error) {
+	s.mu.Lock()
+	if trialID < 0 || trialID >= len(s.trials) || s.trials[trialID].Status.Done() {
+		s.mu.Unlock()
+		return false, fmt.Errorf("report trial %d: %w", trialID, ErrNotInFlight)
+	}
+	if s.reports == nil {
+		s.reports = map[int]*trialCurve{}
+	}
+	c := s.reports[trialID]
+	if c == nil {
+		c = s.curveFor(trialID)
+		s.reports[trialID] = c
+	}
+	s.mu.Unlock()
+	return c.Report(step, value)
 }
 
 func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error, st evalStats) error {
@@ -36,12 +79,16 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 		return fmt.Errorf("tell trial %d: %w", id, ErrNotInFlight)
 	}
 	t := s.trials[id]
-	evalErr = valueError(r, evalErr)
-	if evalErr != nil {
+	evalErr = valueError(r, evalErr, len(s.info.Outputs))
+	switch {
+	case evalErr != nil:
 		t.Status, t.Error, t.Value = Failed, store.CleanError(evalErr.Error()), 0
-	} else {
-		t.Status, t.Value, t.Meta = Complete, r.Value, r.Meta
+	case st.pruned:
+		t.Status, t.Value, t.Meta = Pruned, resultValue(s.info, r), r.Meta
+	default:
+		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(s.info, r), r.Outputs, r.Meta
 	}
+	t.Intermediates = st.curve
 	t.Attempts = max(st.attempts, 1)
 	if !st.started.IsZero() {
 		t.StartedAt = st.started
@@ -55,7 +102,7 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 		}
 	}
 	s.trials[id] = t
-	if t.Status == Complete {
+	if t.Status.modelled() {
 		s.version++
 	}
 	s.mu.Unlock()

@@ -94,6 +94,9 @@ func (o Options) checkWarmStart() error {
 // readWarmStart reads the source studies of Options.WarmStart from db and
 // matches their completed trials to the study's space.
 func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported, error) {
+	if len(s.info.Outputs) > 0 {
+		return nil, fmt.Errorf("warm start: objective %s has several outputs, which warm starts do not import yet (each trial's single value only)", s.info.Name)
+	}
 	imp := &imported{}
 	type ranked struct {
 		x     []float64
@@ -107,6 +110,9 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 		}
 		if err != nil {
 			return nil, fmt.Errorf("warm start from %q: %w", name, err)
+		}
+		if len(st.Info.Outputs) > 0 {
+			return nil, fmt.Errorf("warm start from %q: it has several outputs, which warm starts do not import yet", name)
 		}
 		if s.opts.WarmStartMode == WarmObservations && st.Info.Minimize != s.info.Minimize {
 			return nil, fmt.Errorf("warm start from %q: its objective %s the value, this one does the opposite: not the same objective (use the prior mode)", name, direction(st.Info.Minimize))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/tesbo/tesbo/prune"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
@@ -98,6 +99,9 @@ type worker struct {
 	lastIter int // last iteration record passed to OnIteration
 	log      zerolog.Logger
 	obj      sdk.Objective
+	pruner   prune.Pruner // nil: no early stopping
+	minimize bool
+	info     sdk.Info // the stored study's objective
 	prop     proposerRole
 	reclaim  sync.Mutex
 	lastRec  time.Time
@@ -198,6 +202,10 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	if _, err := NewSpace(info.Params); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
+	pruner, err := opts.Pruning.pruner(info)
+	if err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
 	if opts.Grace == 0 {
 		opts.Grace = DefaultGrace
 	}
@@ -213,8 +221,8 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 		return nil, err
 	}
 	imp := importedCount(ts)
-	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj,
-		pool: newPool(opts, log), grace: opts.Grace, attempts: opts.Retries + 1,
+	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, pruner: pruner, minimize: info.Minimize, info: info,
+		pool: newPool(opts, info, log), grace: opts.Grace, attempts: opts.Retries + 1,
 		budget: evaluationBudget(opts.Init, opts.Iters, opts.Batch) + imp, design: opts.Init, imported: imp}
 	w.prop = proposerRole{w: w}
 	w.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
@@ -457,17 +465,23 @@ func (w *worker) maybeReclaim(ctx context.Context) {
 // abandoned because the worker is stopping is left to be reclaimed.
 func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	started := time.Now()
-	r, err := w.pool.call(evalCtx, w.obj, t.X)
+	curve := w.newCurve(ctx, t)
+	r, err := w.pool.call(evalCtx, w.obj, t.X, curve)
 	if evalCtx.Err() != nil {
 		return nil
 	}
-	err = valueError(r, err)
+	err = valueError(r, err, w.pool.outputs)
 	t.EvalSeconds, t.StartedAt = time.Since(started).Seconds(), started
-	if err != nil {
+	var pruned bool
+	t.Intermediates, pruned = curve.outcome()
+	switch {
+	case err != nil:
 		t.Status, t.Error = Failed, store.CleanError(err.Error())
 		w.log.Warn().Int("trial", t.ID).Int("attempt", t.Attempts).Err(err).Msg("evaluation failed")
-	} else {
-		t.Status, t.Value, t.Meta = Complete, r.Value, r.Meta
+	case pruned:
+		t.Status, t.Value, t.Meta = Pruned, resultValue(w.info, r), r.Meta
+	default:
+		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(w.info, r), r.Outputs, r.Meta
 	}
 	ok, rerr := reportTrial(context.WithoutCancel(ctx), w.db, w.id, w.h, t, w.attempts)
 	if rerr != nil {

@@ -159,7 +159,7 @@ func (s *Study) reload(ctx context.Context) error {
 	s.version = 0
 	for i, t := range ts {
 		s.trials[i].Names = s.space.names
-		if t.Status == Complete {
+		if t.Status.modelled() {
 			s.version++
 		}
 	}

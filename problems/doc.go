@@ -8,6 +8,7 @@
 //	                     seeded observation noise: "synthetic/<name>"
 //	problems/usersuite   the user suite: "user/<name>"
 //	problems/mixedsuite  the mixed-space suite: "mixed/<name>"
+//	problems/curves      learning curves for early stopping: "curve/<name>"
 //
 // Both consumers import this package and nothing here imports them back:
 // the benchmark runner (package bench, tesbo-host bench) opens the problems

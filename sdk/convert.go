@@ -9,7 +9,8 @@ import pb "github.com/tesbo/tesbo/sdk/proto"
 // infoToProto converts an Info to its protocol message (capability flags
 // unset).
 func infoToProto(i Info) *pb.ObjectiveInfo {
-	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum, InitialDesign: uint32(max(i.InitialDesign, 0))}
+	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum, InitialDesign: uint32(max(i.InitialDesign, 0)),
+		MaxStep: uint32(min(max(i.MaxStep, 0), MaxStepLimit+1))}
 	out.Params = make([]*pb.Param, len(i.Params))
 	for k, p := range i.Params {
 		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High, Choices: p.Choices}
@@ -17,6 +18,10 @@ func infoToProto(i Info) *pb.ObjectiveInfo {
 			out.Params[k].ActiveIf = &pb.Condition{Parent: c.Parent, Values: c.Values}
 		}
 	}
+	for _, o := range i.Outputs {
+		out.Outputs = append(out.Outputs, &pb.Output{Name: o.Name, Goal: pb.OutputGoal(o.Goal), Feasible: pb.OutputSide(o.Feasible), Bound: o.Bound})
+	}
+	out.RefPoint = i.RefPoint
 	return out
 }
 
@@ -26,7 +31,7 @@ func infoFromProto(m *pb.ObjectiveInfo) Info {
 	if m == nil {
 		return Info{}
 	}
-	out := Info{Name: m.Name, Minimize: m.Minimize, InitialDesign: int(m.InitialDesign)}
+	out := Info{Name: m.Name, Minimize: m.Minimize, InitialDesign: int(m.InitialDesign), MaxStep: int(m.MaxStep)}
 	if m.Optimum != nil {
 		v := *m.Optimum
 		out.Optimum = &v
@@ -40,6 +45,10 @@ func infoFromProto(m *pb.ObjectiveInfo) Info {
 			out.Params[k].ActiveIf = &Condition{Parent: c.GetParent(), Values: c.GetValues()}
 		}
 	}
+	for _, o := range m.Outputs {
+		out.Outputs = append(out.Outputs, Output{Name: o.GetName(), Goal: Goal(o.GetGoal()), Feasible: Side(o.GetFeasible()), Bound: o.Bound})
+	}
+	out.RefPoint = m.RefPoint
 	return out
 }
 
@@ -47,7 +56,7 @@ func infoFromProto(m *pb.ObjectiveInfo) Info {
 func observationsFromProto(obs []*pb.Observation) []Observation {
 	out := make([]Observation, len(obs))
 	for i, o := range obs {
-		out[i] = Observation{X: o.GetX(), Value: o.GetValue()}
+		out[i] = Observation{X: o.GetX(), Value: o.GetValue(), Outputs: o.GetOutputs()}
 	}
 	return out
 }

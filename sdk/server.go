@@ -116,10 +116,16 @@ func (o *objectiveServer) Info(ctx context.Context, req *pb.InfoRequest) (resp *
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	if _, multi := obj.(MultiOutput); len(info.Outputs) > 0 && !multi {
+		if _, detailed := obj.(Detailed); !detailed {
+			return nil, status.Errorf(codes.FailedPrecondition, "objective %q declares Outputs but implements neither sdk.MultiOutput (EvaluateOutputs) nor sdk.Detailed", req.Objective)
+		}
+	}
 	resp = infoToProto(info)
 	_, resp.Configurable = obj.(Configurable)
 	_, resp.Detailed = obj.(Detailed)
 	_, resp.NoiseFree = obj.(NoiseFree)
+	resp.Reports = true
 	return resp, nil
 }
 
@@ -141,6 +147,11 @@ func (o *objectiveServer) Configure(ctx context.Context, req *pb.ConfigureReques
 
 func (o *objectiveServer) Evaluate(ctx context.Context, req *pb.EvaluateRequest) (_ *pb.EvaluateResponse, err error) {
 	defer o.srv.guard("Evaluate", &err)
+	return o.evaluate(ctx, req)
+}
+
+// evaluate runs the evaluation req asks for.
+func (o *objectiveServer) evaluate(ctx context.Context, req *pb.EvaluateRequest) (*pb.EvaluateResponse, error) {
 	obj, err := o.lookup(req.Objective)
 	if err != nil {
 		return nil, err
@@ -152,7 +163,7 @@ func (o *objectiveServer) Evaluate(ctx context.Context, req *pb.EvaluateRequest)
 			if err != nil {
 				return nil, toStatus(err)
 			}
-			return &pb.EvaluateResponse{Value: r.Value, Meta: r.Meta}, nil
+			return &pb.EvaluateResponse{Value: r.Value, Meta: r.Meta, Outputs: r.Outputs}, nil
 		}
 	case pb.EvaluateMode_EVALUATE_MODE_NOISE_FREE:
 		nf, ok := obj.(NoiseFree)
@@ -164,6 +175,13 @@ func (o *objectiveServer) Evaluate(ctx context.Context, req *pb.EvaluateRequest)
 			return nil, toStatus(err)
 		}
 		return &pb.EvaluateResponse{Value: v}, nil
+	}
+	if m, ok := obj.(MultiOutput); ok {
+		outs, err := m.EvaluateOutputs(ctx, req.X)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		return &pb.EvaluateResponse{Outputs: outs}, nil
 	}
 	v, err := obj.Evaluate(ctx, req.X)
 	if err != nil {

@@ -97,6 +97,21 @@ type Info struct {
 	// noise with host.DefaultObjectiveInit (10) points. Cheap benchmark
 	// functions declare 2, the TES paper's §5 design.
 	InitialDesign int `json:",omitempty"`
+	// MaxStep is the last step an evaluation reports through Report (the
+	// number of epochs a training runs, say), 0 to MaxStepLimit; 0 when it
+	// reports nothing or does not know. Pruners that need the full
+	// resource (Hyperband) take it from here unless the study sets it.
+	MaxStep int `json:",omitempty"`
+	// Outputs, when set, declares that each evaluation returns several
+	// named outputs (objectives and/or constraints; at most MaxOutputs),
+	// returned by EvaluateOutputs (MultiOutput) in this order. Unset, the
+	// objective returns one value from Evaluate, as before.
+	Outputs []Output `json:",omitempty"`
+	// RefPoint is the reference point of a study with several objective
+	// outputs: one value per objective output, in native units and in
+	// their order in Outputs; the hypervolume is measured from it. nil
+	// lets the host derive one from the evaluated trials.
+	RefPoint []float64 `json:",omitempty"`
 }
 
 // Dim returns the number of parameters, the length of x in Evaluate.
@@ -120,8 +135,17 @@ func (i Info) Validate() error {
 	if i.InitialDesign < 0 || i.InitialDesign > MaxInitialDesign {
 		return fmt.Errorf("objective %q: %w: initial design of %d points, want 0 (the host's default) to %d", i.Name, ErrBadSpace, i.InitialDesign, MaxInitialDesign)
 	}
+	if i.MaxStep < 0 || i.MaxStep > MaxStepLimit {
+		return fmt.Errorf("objective %q: %w: max step %d, want 0 (none) to %d", i.Name, ErrBadSpace, i.MaxStep, MaxStepLimit)
+	}
+	if err := i.validateOutputs(); err != nil {
+		return fmt.Errorf("objective %q: %w", i.Name, err)
+	}
 	return nil
 }
+
+// MaxStepLimit bounds Info.MaxStep and the steps an evaluation reports.
+const MaxStepLimit = 1_000_000
 
 // MaxInitialDesign bounds Info.InitialDesign: the host fits a GP on every
 // evaluation and refuses studies of more than 5000 trials.
@@ -270,6 +294,9 @@ func (s Space) Contains(x []float64) bool {
 type Result struct {
 	Value float64
 	Meta  map[string]string
+	// Outputs are the values of an objective with Info.Outputs, one per
+	// declared output in order (native units); Value is then unused.
+	Outputs []float64 `json:",omitempty"`
 }
 
 // Observation is one completed evaluation: the point X and the observed
@@ -279,4 +306,7 @@ type Result struct {
 type Observation struct {
 	X     []float64
 	Value float64
+	// Outputs are the observed outputs of an objective with Info.Outputs,
+	// one per declared output in order.
+	Outputs []float64 `json:",omitempty"`
 }

@@ -143,6 +143,14 @@ type trialJSON struct {
 	Finished *time.Time        `json:"finished,omitempty"`
 	EvalS    float64           `json:"eval_s"`
 	Meta     map[string]string `json:"meta,omitempty"`
+	// Step is the last step the evaluation reported (sdk.Report; a pruned
+	// trial's value is the one reported there), Intermediates every
+	// reported [step, value]: the trial's learning curve.
+	Step          *int         `json:"step,omitempty"`
+	Intermediates [][2]float64 `json:"intermediates,omitempty"`
+	// Outputs are a complete trial's outputs (several-output objectives),
+	// in the order of the summary's outputs.
+	Outputs []float64 `json:"outputs,omitempty"`
 }
 
 func timePtr(t time.Time) *time.Time {
@@ -156,9 +164,18 @@ func trialOf(t store.Trial) trialJSON {
 	tj := trialJSON{ID: t.ID, Iteration: t.Iteration, Index: t.Index, Status: string(t.Status), Error: t.Error,
 		Attempts: t.Attempts, X: t.X, Created: timePtr(t.CreatedAt), Started: timePtr(t.StartedAt),
 		Finished: timePtr(t.FinishedAt), EvalS: t.EvalSeconds, Meta: t.Meta}
-	if t.Status == store.Complete {
+	if t.Status == store.Complete || t.Status == store.Pruned {
 		v := t.Value
 		tj.Value = &v
+		tj.Outputs = t.Outputs
+	}
+	if n := len(t.Intermediates); n > 0 {
+		step := t.Intermediates[n-1].Step
+		tj.Step = &step
+		tj.Intermediates = make([][2]float64, n)
+		for i, p := range t.Intermediates {
+			tj.Intermediates[i] = [2]float64{float64(p.Step), p.Value}
+		}
 	}
 	if tj.X == nil {
 		tj.X = []float64{}

@@ -35,7 +35,7 @@ func (s *Server) writeCSV(w http.ResponseWriter, sm *summary, trials []store.Tri
 	row := make([]string, 0, len(head)+len(sm.params))
 	for _, t := range trials {
 		value := ""
-		if t.Status == store.Complete {
+		if t.Status == store.Complete || t.Status == store.Pruned {
 			value = f(t.Value)
 		}
 		row = append(row[:0], strconv.Itoa(t.ID), strconv.Itoa(t.Iteration), strconv.Itoa(t.Index),

@@ -32,6 +32,7 @@ type summary struct {
 	Trials   int    `json:"trials"`
 	Complete int    `json:"complete"`
 	Failed   int    `json:"failed"`
+	Pruned   int    `json:"pruned"` // stopped early (run --pruner)
 	Running  int    `json:"running"`
 	Pending  int    `json:"pending"`
 	// Budget is the planned number of trials, Init + Iters·Batch.
@@ -42,11 +43,18 @@ type summary struct {
 	BestObserved *float64 `json:"best_observed"`
 	// Recommendation is f(x̄) and Regret f* − f(x̄) (for a minimizing
 	// objective f(x̄) − f*) as of the latest finished iteration.
-	Recommendation *float64  `json:"recommendation"`
-	Regret         *float64  `json:"regret"`
-	Iteration      int       `json:"iteration"` // latest finished BO iteration
-	Created        time.Time `json:"created"`
-	LastActivity   time.Time `json:"last_activity"`
+	Recommendation *float64 `json:"recommendation"`
+	Regret         *float64 `json:"regret"`
+	Iteration      int      `json:"iteration"` // latest finished BO iteration
+	// Outputs are the objective's declared outputs when it has several
+	// (sdk.Info.Outputs); Pareto, Hypervolume and FeasibleFraction are then
+	// the latest record's (host.MultiRecord).
+	Outputs          []outputJSON `json:"outputs,omitempty"`
+	Pareto           []int        `json:"pareto,omitempty"`
+	Hypervolume      *float64     `json:"hypervolume,omitempty"`
+	FeasibleFraction *float64     `json:"feasible_fraction,omitempty"`
+	Created          time.Time    `json:"created"`
+	LastActivity     time.Time    `json:"last_activity"`
 
 	id     int64
 	params []sdk.Param
@@ -71,9 +79,10 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 		return nil, err
 	}
 	sm := &summary{Name: name, Objective: row.Objective, Acquisition: row.Acquisition,
-		Trials: act.Trials, Complete: act.Complete, Failed: act.Failed, Running: act.Running, Pending: act.Pending,
+		Trials: act.Trials, Complete: act.Complete, Failed: act.Failed, Pruned: act.Pruned, Running: act.Running, Pending: act.Pending,
 		Budget: opts.Init + opts.Iters*opts.Batch, Minimize: info.Minimize, Optimum: info.Optimum,
-		Created: row.CreatedAt, LastActivity: act.LastChange, id: row.ID, params: info.Params, opts: opts}
+		Created: row.CreatedAt, LastActivity: act.LastChange, id: row.ID, params: info.Params, opts: opts,
+		Outputs: outputsOf(info)}
 	sm.BestObserved = act.MaxValue
 	if info.Minimize {
 		sm.BestObserved = act.MinValue
@@ -88,6 +97,15 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 			return nil, fmt.Errorf("study %q: bad stored record: %w", name, err)
 		}
 		sm.Recommendation, sm.Regret, sm.Iteration = rec.BestValue, rec.Regret, rec.Iter
+		if m := rec.MultiRecord; m != nil {
+			sm.Hypervolume, sm.FeasibleFraction = m.Hypervolume, m.FeasibleFraction
+			if m.Pareto != nil {
+				sm.Pareto = m.Pareto.Trials
+			}
+		}
+	}
+	if len(info.Outputs) > 0 {
+		sm.BestObserved = nil // the value column holds the first objective's only
 	}
 	if err := sm.setState(s.db.CheckLease(ctx, row.ID)); err != nil {
 		return nil, err
@@ -134,4 +152,29 @@ func (s *Server) loadSummaries(ctx context.Context) ([]*summary, error) {
 		out = append(out, sm)
 	}
 	return out, nil
+}
+
+// outputJSON is a declared output as the page reads it: goal "maximize",
+// "minimize" or "constraint", and a constraint's feasible side
+// ("at_most": output ≤ bound, or "at_least") and bound.
+type outputJSON struct {
+	Name     string   `json:"name"`
+	Goal     string   `json:"goal"`
+	Feasible string   `json:"feasible,omitempty"`
+	Bound    *float64 `json:"bound,omitempty"`
+}
+
+func outputsOf(info sdk.Info) []outputJSON {
+	var out []outputJSON
+	for _, o := range info.Outputs {
+		oj := outputJSON{Name: o.Name, Goal: o.Goal.String(), Bound: o.Bound}
+		switch o.Feasible {
+		case sdk.AtMost:
+			oj.Feasible = "at_most"
+		case sdk.AtLeast:
+			oj.Feasible = "at_least"
+		}
+		out = append(out, oj)
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -57,6 +58,8 @@ type memTrial struct {
 	finished             int64
 	evalSeconds          float64
 	meta                 string
+	intermediates        []Intermediate
+	outputs              string // encodeOutputs' text; "" for NULL
 	worker, holder       string
 	leaseExpires         int64
 }
@@ -226,12 +229,15 @@ func outcome(what string, t *Trial) (value *float64, meta string, err error) {
 	if !t.Status.Done() {
 		return nil, "", fmt.Errorf("%s trial %d: status %q is not final", what, t.ID, t.Status)
 	}
-	if t.Status == Complete {
+	if t.Status.hasValue() {
 		if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) {
 			return nil, "", fmt.Errorf("%s trial %d: value %v is not finite", what, t.ID, t.Value)
 		}
 		v := t.Value
 		value = &v
+	}
+	if err := checkIntermediates(t); err != nil {
+		return nil, "", fmt.Errorf("%s trial %d: %w", what, t.ID, err)
 	}
 	if len(t.Meta) > 0 {
 		b, err := json.Marshal(t.Meta)
@@ -241,6 +247,16 @@ func outcome(what string, t *Trial) (value *float64, meta string, err error) {
 		meta = string(b)
 	}
 	return value, meta, nil
+}
+
+// memOutputs is encodeOutputs as Memory stores it ("" for NULL).
+func memOutputs(what string, t *Trial) (string, error) {
+	v, err := encodeOutputs(t)
+	if err != nil {
+		return "", fmt.Errorf("%s trial %d: %w", what, t.ID, err)
+	}
+	s, _ := v.(string)
+	return s, nil
 }
 
 func deref(v *float64) float64 {
@@ -253,6 +269,10 @@ func deref(v *float64) float64 {
 // FinishTrial is DB.FinishTrial.
 func (d *Memory) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
 	value, meta, err := outcome("finish", t)
+	if err != nil {
+		return err
+	}
+	outputs, err := memOutputs("finish", t)
 	if err != nil {
 		return err
 	}
@@ -272,7 +292,8 @@ func (d *Memory) FinishTrial(ctx context.Context, studyID int64, t *Trial) error
 		if !t.StartedAt.IsZero() {
 			r.started = t.StartedAt.UnixNano()
 		}
-		r.finished, r.evalSeconds, r.meta = t.FinishedAt.UnixNano(), t.EvalSeconds, meta
+		r.finished, r.evalSeconds, r.meta, r.outputs = t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs
+		r.intermediates = slices.Clone(t.Intermediates)
 		return nil
 	})
 	if err != nil {
@@ -308,7 +329,7 @@ func (d *Memory) SetRecord(ctx context.Context, studyID int64, iteration int, re
 func (r *memTrial) trial() (Trial, error) {
 	t := Trial{ID: r.id, Iteration: r.iteration, Index: r.index, Status: r.status, Value: r.value,
 		Error: r.errText, Attempts: r.attempts, CreatedAt: unixTime(r.created), EvalSeconds: r.evalSeconds,
-		Worker: r.worker}
+		Worker: r.worker, Intermediates: slices.Clone(r.intermediates)}
 	if r.started != 0 {
 		t.StartedAt = unixTime(r.started)
 	}
@@ -325,6 +346,11 @@ func (r *memTrial) trial() (Trial, error) {
 	if r.meta != "" {
 		if err := json.Unmarshal([]byte(r.meta), &t.Meta); err != nil {
 			return t, fmt.Errorf("load trial %d: meta: %w", t.ID, err)
+		}
+	}
+	if r.outputs != "" {
+		if t.Outputs, err = decodeFloats(r.outputs); err != nil {
+			return t, fmt.Errorf("load trial %d: outputs: %w", t.ID, err)
 		}
 	}
 	return t, nil

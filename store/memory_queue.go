@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -179,6 +180,10 @@ func (d *Memory) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Tr
 	if err != nil {
 		return false, err
 	}
+	outputs, err := memOutputs("report", t)
+	if err != nil {
+		return false, err
+	}
 	if t.FinishedAt.IsZero() {
 		t.FinishedAt = time.Now()
 	}
@@ -196,7 +201,8 @@ func (d *Memory) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Tr
 				return nil
 			}
 			r.status, r.value, r.errText = t.Status, deref(value), errText
-			r.finished, r.evalSeconds, r.meta, r.leaseExpires = t.FinishedAt.UnixNano(), t.EvalSeconds, meta, 0
+			r.finished, r.evalSeconds, r.meta, r.outputs, r.leaseExpires = t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs, 0
+			r.intermediates = slices.Clone(t.Intermediates)
 			return nil
 		}
 		// Already recorded by this very holder?

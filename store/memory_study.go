@@ -110,6 +110,8 @@ func (d *Memory) Activity(ctx context.Context, studyID int64) (Activity, error) 
 				*a.MaxValue, *a.MinValue = max(*a.MaxValue, t.value), min(*a.MinValue, t.value)
 			case Failed:
 				a.Failed++
+			case Pruned:
+				a.Pruned++
 			}
 			last = max(last, t.created, t.started, t.finished)
 		}

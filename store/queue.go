@@ -220,11 +220,14 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 		return false, fmt.Errorf("report trial %d: status %q is not final", t.ID, t.Status)
 	}
 	var value any
-	if t.Status == Complete {
+	if t.Status.hasValue() {
 		if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) {
 			return false, fmt.Errorf("report trial %d: value %v is not finite", t.ID, t.Value)
 		}
 		value = t.Value
+	}
+	if err := checkIntermediates(t); err != nil {
+		return false, fmt.Errorf("report trial %d: %w", t.ID, err)
 	}
 	var meta any
 	if len(t.Meta) > 0 {
@@ -233,6 +236,10 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 			return false, fmt.Errorf("report trial %d: meta: %w", t.ID, err)
 		}
 		meta = string(b)
+	}
+	outputs, err := encodeOutputs(t)
+	if err != nil {
+		return false, fmt.Errorf("report trial %d: %w", t.ID, err)
 	}
 	if t.FinishedAt.IsZero() {
 		t.FinishedAt = time.Now()
@@ -249,9 +256,9 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 				errText, studyID, t.ID, h.ID)
 		} else {
 			res, err = tx.ExecContext(ctx,
-				`UPDATE trials SET status=?, value=?, error=?, finished_at=?, eval_seconds=?, meta=?, lease_expires=NULL
+				`UPDATE trials SET status=?, value=?, error=?, finished_at=?, eval_seconds=?, meta=?, outputs=?, lease_expires=NULL
 				 WHERE study_id=? AND id=? AND status='running' AND holder=?`,
-				string(t.Status), value, errText, t.FinishedAt.UnixNano(), t.EvalSeconds, meta, studyID, t.ID, h.ID)
+				string(t.Status), value, errText, t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs, studyID, t.ID, h.ID)
 		}
 		if err != nil {
 			return err
@@ -263,7 +270,7 @@ func (d *DB) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial,
 			if t.Status == Failed && t.Attempts < maxAttempts {
 				return addAttempt(ctx, tx, studyID, t.ID, t.Attempts, h.Name(), "failed", nil, errText)
 			}
-			return nil
+			return writeIntermediates(ctx, tx, studyID, t)
 		}
 		// Already recorded by this very call (a commit whose answer was lost
 		// to a broken connection, then retried)?

@@ -100,6 +100,54 @@ var migrations = []string{
 		error      TEXT NOT NULL DEFAULT '',
 		at         INTEGER NOT NULL
 	);`,
+	// 4 → 5: early stopping. A trial may end 'pruned' (stopped early; its
+	// value is the last one it reported, at step), which the status CHECK
+	// of migration 1 refuses and SQLite cannot alter: the trials table is
+	// rebuilt, the same way on both dialects, with the new CHECK and a step
+	// column. intermediates holds the values an evaluation reported, one
+	// row per trial and step.
+	`CREATE TABLE trials_v5 (
+		study_id      INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+		id            INTEGER NOT NULL,
+		iteration     INTEGER NOT NULL,
+		batch_index   INTEGER NOT NULL,
+		x             TEXT NOT NULL,
+		u             TEXT NOT NULL,
+		status        TEXT NOT NULL CHECK (status IN ('pending','running','complete','failed','pruned')),
+		value         REAL,
+		error         TEXT NOT NULL DEFAULT '',
+		attempts      INTEGER NOT NULL DEFAULT 0,
+		created_at    INTEGER NOT NULL,
+		started_at    INTEGER,
+		finished_at   INTEGER,
+		eval_seconds  REAL,
+		meta          TEXT,
+		worker        TEXT NOT NULL DEFAULT '',
+		holder        TEXT NOT NULL DEFAULT '',
+		lease_expires INTEGER,
+		step          INTEGER,
+		PRIMARY KEY (study_id, id),
+		UNIQUE (study_id, iteration, batch_index)
+	);
+	INSERT INTO trials_v5(study_id, id, iteration, batch_index, x, u, status, value, error, attempts,
+		created_at, started_at, finished_at, eval_seconds, meta, worker, holder, lease_expires)
+	SELECT study_id, id, iteration, batch_index, x, u, status, value, error, attempts,
+		created_at, started_at, finished_at, eval_seconds, meta, worker, holder, lease_expires FROM trials;
+	DROP TABLE trials;
+	ALTER TABLE trials_v5 RENAME TO trials;
+	CREATE INDEX trials_queue ON trials(study_id, status, id);
+	CREATE TABLE intermediates (
+		study_id INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+		trial_id INTEGER NOT NULL,
+		step     INTEGER NOT NULL,
+		value    REAL NOT NULL,
+		PRIMARY KEY (study_id, trial_id, step)
+	);`,
+	// 5 → 6: several outputs. A complete trial of an objective that
+	// declares several outputs keeps them all, as a JSON array in the
+	// order the objective declares them (its Info, in the study's
+	// settings, names them); NULL for one output.
+	`ALTER TABLE trials ADD COLUMN outputs TEXT;`,
 }
 
 func init() {

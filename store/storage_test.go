@@ -89,10 +89,10 @@ func (tr *transcript) trials(d Storage, studyID int64) []Trial {
 		tr.t.Fatal(err)
 	}
 	for _, t := range ts {
-		tr.add("trial %d it=%d idx=%d x=%s u=%s %s v=%016x err=%q att=%d c=%s s=%s f=%s eval=%016x meta=%v worker=%q",
+		tr.add("trial %d it=%d idx=%d x=%s u=%s %s v=%016x err=%q att=%d c=%s s=%s f=%s eval=%016x meta=%v worker=%q inter=%s outputs=%s",
 			t.ID, t.Iteration, t.Index, bits(t.X), bits(t.U), t.Status, math.Float64bits(t.Value), t.Error,
 			t.Attempts, setOrNot(t.CreatedAt), setOrNot(t.StartedAt), setOrNot(t.FinishedAt),
-			math.Float64bits(t.EvalSeconds), t.Meta, t.Worker)
+			math.Float64bits(t.EvalSeconds), t.Meta, t.Worker, interBits(t.Intermediates), bits(t.Outputs))
 	}
 	return ts
 }
@@ -156,6 +156,7 @@ func TestStorageConformance(t *testing.T) {
 		{"LeaseTakeover", conformLeaseTakeover},
 		{"Queue", conformQueue},
 		{"QueueOnce", conformQueueOnce},
+		{"Pruned", conformPruned},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			var first *transcript
@@ -245,14 +246,15 @@ func conformTrials(tr *transcript, d Storage) {
 		[]Trial{{ID: 3, Iteration: 1, Index: 0, X: []float64{2}, U: []float64{0.75}}}), "ok")
 	tr.must("start", d.StartTrial(ctx, s.ID, 0, 2, time.Now()), "ok")
 	done := Trial{ID: 0, Status: Complete, Value: -math.SmallestNonzeroFloat64, Attempts: 2, EvalSeconds: 0.1 + 0.2,
-		Meta: map[string]string{"k": "v", "bad": "\xff"}}
+		Meta: map[string]string{"k": "v", "bad": "\xff"}, Outputs: []float64{-math.SmallestNonzeroFloat64, 0.1 + 0.2, math.Copysign(0, -1)}}
 	tr.must("finish complete", d.FinishTrial(ctx, s.ID, &done), "ok")
 	tr.must("finish twice", d.FinishTrial(ctx, s.ID, &done), ErrConflict.Error())
 	tr.must("start finished", d.StartTrial(ctx, s.ID, 0, 3, time.Now()), ErrConflict.Error())
 	tr.must("start unknown", d.StartTrial(ctx, s.ID, 99, 1, time.Now()), ErrConflict.Error())
 	tr.must("infinite value", d.FinishTrial(ctx, s.ID, &Trial{ID: 1, Status: Complete, Value: math.Inf(1)}), "error")
 	tr.must("not final", d.FinishTrial(ctx, s.ID, &Trial{ID: 1, Status: Running}), "error")
-	failed := Trial{ID: 1, Status: Failed, Value: 7, Error: "boom\x00" + strings.Repeat("é", MaxErrorBytes), Attempts: 1, StartedAt: time.Now()}
+	tr.must("infinite output", d.FinishTrial(ctx, s.ID, &Trial{ID: 1, Status: Complete, Value: 1, Outputs: []float64{1, math.NaN()}}), "error")
+	failed := Trial{ID: 1, Status: Failed, Value: 7, Outputs: []float64{1, 2}, Error: "boom\x00" + strings.Repeat("é", MaxErrorBytes), Attempts: 1, StartedAt: time.Now()}
 	tr.must("finish failed", d.FinishTrial(ctx, s.ID, &failed), "ok")
 	tr.must("record", d.SetRecord(ctx, s.ID, 1, json.RawMessage(`{"best":-1}`)), "ok")
 	tr.must("record of no iteration", d.SetRecord(ctx, s.ID, 5, json.RawMessage(`{}`)), ErrNotFound.Error())
@@ -262,7 +264,8 @@ func conformTrials(tr *transcript, d Storage) {
 			tr.t.Errorf("trial %d x = %v, want %v bit for bit", i, ts[i].X, want)
 		}
 	}
-	if ts[0].Value != done.Value || ts[0].Meta["k"] != "v" || len(ts[1].Error) > MaxErrorBytes+40 {
+	if ts[0].Value != done.Value || ts[0].Meta["k"] != "v" || len(ts[1].Error) > MaxErrorBytes+40 ||
+		bits(ts[0].Outputs) != bits(done.Outputs) || ts[1].Outputs != nil || ts[2].Outputs != nil {
 		tr.t.Errorf("outcomes read back: %+v %+v", ts[0], ts[1])
 	}
 	its, err := d.Iterations(ctx, s.ID)
@@ -386,7 +389,7 @@ func conformQueue(tr *transcript, d Storage) {
 	t0 := lease(w1, time.Minute)
 	t1 := lease(w1, time.Minute)
 	t2 := lease(w2, time.Millisecond) // its lease lapses at once
-	t0.Status, t0.Value, t0.Meta, t0.EvalSeconds = Complete, 1.0/3, map[string]string{"m": "1"}, 0.5
+	t0.Status, t0.Value, t0.Meta, t0.EvalSeconds, t0.Outputs = Complete, 1.0/3, map[string]string{"m": "1"}, 0.5, []float64{1.0 / 3, -7e-300}
 	report("complete", w1, *t0, 3)
 	report("again", w1, *t0, 3)      // a retried commit: accepted once more
 	report("by another", w2, *t0, 3) // not the holder: late

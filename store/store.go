@@ -93,7 +93,7 @@ import (
 // SchemaVersion is the schema this package writes. Older databases are
 // migrated on Open (or by Migrate, with Options.DeferMigration); newer ones
 // are refused.
-const SchemaVersion = 4
+const SchemaVersion = 6
 
 // Errors callers can test for with errors.Is.
 var (

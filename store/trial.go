@@ -17,29 +17,38 @@ import (
 type Status string
 
 // Trial states: pending (proposed, not started), running (an evaluation is
-// under way), complete (Value holds the result), failed (Error says why).
+// under way), complete (Value holds the result), failed (Error says why),
+// pruned (stopped early: Value is the last intermediate value, at Step).
 // Pending and running trials are "in flight"; a resumed study re-runs them.
 const (
 	Pending  Status = "pending"
 	Running  Status = "running"
 	Complete Status = "complete"
 	Failed   Status = "failed"
+	Pruned   Status = "pruned"
 )
 
 // Done reports whether the state is final.
-func (s Status) Done() bool { return s == Complete || s == Failed }
+func (s Status) Done() bool { return s == Complete || s == Failed || s == Pruned }
+
+// hasValue reports whether a trial in the state carries a value.
+func (s Status) hasValue() bool { return s == Complete || s == Pruned }
 
 // Trial is one proposed point and, once finished, its outcome.
 type Trial struct {
-	ID          int       // 0-based, unique within the study
-	Iteration   int       // 0 = initial design, t ≥ 1 = BO iteration t
-	Index       int       // position within its iteration's batch
-	X           []float64 // native units
-	U           []float64 // the same point in the unit cube (what the GP sees)
-	Status      Status
-	Value       float64 // native units; meaningful when Status == Complete
-	Error       string  // why it failed; empty otherwise
-	Attempts    int     // evaluation attempts made (retries + 1)
+	ID        int       // 0-based, unique within the study
+	Iteration int       // 0 = initial design, t ≥ 1 = BO iteration t
+	Index     int       // position within its iteration's batch
+	X         []float64 // native units
+	U         []float64 // the same point in the unit cube (what the GP sees)
+	Status    Status
+	Value     float64 // native units; meaningful when Status is Complete or Pruned
+	// Outputs are a complete trial's values of an objective with several
+	// declared outputs, in the order the objective declares them (native
+	// units); nil for a single-output objective.
+	Outputs     []float64
+	Error       string // why it failed; empty otherwise
+	Attempts    int    // evaluation attempts made (retries + 1)
 	CreatedAt   time.Time
 	StartedAt   time.Time // zero until started
 	FinishedAt  time.Time // zero until finished
@@ -48,6 +57,9 @@ type Trial struct {
 	// Worker is the host:pid of the worker that took the trial from the
 	// queue last (see queue.go); empty for trials a single process ran.
 	Worker string
+	// Intermediates are the values the evaluation reported, steps
+	// increasing (stored with its outcome; none while it runs).
+	Intermediates []Intermediate
 }
 
 // Iteration is a BO iteration's row: the model fitted to propose its batch
@@ -172,11 +184,14 @@ func (d *DB) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
 		return fmt.Errorf("finish trial %d: status %q is not final", t.ID, t.Status)
 	}
 	var value any
-	if t.Status == Complete {
+	if t.Status.hasValue() {
 		if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) {
 			return fmt.Errorf("finish trial %d: value %v is not finite", t.ID, t.Value)
 		}
 		value = t.Value
+	}
+	if err := checkIntermediates(t); err != nil {
+		return fmt.Errorf("finish trial %d: %w", t.ID, err)
 	}
 	var meta any
 	if len(t.Meta) > 0 {
@@ -186,20 +201,27 @@ func (d *DB) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
 		}
 		meta = string(b)
 	}
+	outputs, err := encodeOutputs(t)
+	if err != nil {
+		return fmt.Errorf("finish trial %d: %w", t.ID, err)
+	}
 	if t.FinishedAt.IsZero() {
 		t.FinishedAt = time.Now()
 	}
-	err := d.retryTx(ctx, "finish trial", func(tx *sqlTx) error {
+	err = d.retryTx(ctx, "finish trial", func(tx *sqlTx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE trials SET status=?, value=?, error=?, attempts=?, started_at=coalesce(?, started_at),
-			        finished_at=?, eval_seconds=?, meta=?
+			        finished_at=?, eval_seconds=?, meta=?, outputs=?
 			 WHERE study_id=? AND id=? AND status IN ('pending','running')`,
 			string(t.Status), value, CleanError(t.Error), t.Attempts, nanos(t.StartedAt),
-			t.FinishedAt.UnixNano(), t.EvalSeconds, meta, studyID, t.ID)
+			t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs, studyID, t.ID)
 		if err != nil {
 			return err
 		}
-		return oneRow(res, t.ID)
+		if err := oneRow(res, t.ID); err != nil {
+			return err
+		}
+		return writeIntermediates(ctx, tx, studyID, t)
 	})
 	if err != nil {
 		return fmt.Errorf("finish trial %d: %w", t.ID, err)
@@ -245,13 +267,16 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 	if d.version.Load() < 1 {
 		return nil, nil
 	}
-	worker := `''`
+	worker, outputs := `''`, `NULL`
 	if d.version.Load() >= 4 {
 		worker = `worker`
 	}
+	if d.version.Load() >= 6 {
+		outputs = `outputs`
+	}
 	rows, err := d.db.QueryContext(ctx,
 		`SELECT id, iteration, batch_index, x, u, status, value, error, attempts,
-		        created_at, started_at, finished_at, eval_seconds, meta, `+worker+`
+		        created_at, started_at, finished_at, eval_seconds, meta, `+worker+`, `+outputs+`
 		 FROM trials WHERE study_id=? ORDER BY id`, studyID)
 	if err != nil {
 		return nil, fmt.Errorf("load trials: %w", d.classify(err))
@@ -264,9 +289,9 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 		var value, evalS sql.NullFloat64
 		var started, finished sql.NullInt64
 		var created int64
-		var meta sql.NullString
+		var meta, outs sql.NullString
 		if err := rows.Scan(&t.ID, &t.Iteration, &t.Index, &x, &u, &status, &value, &t.Error, &t.Attempts,
-			&created, &started, &finished, &evalS, &meta, &t.Worker); err != nil {
+			&created, &started, &finished, &evalS, &meta, &t.Worker, &outs); err != nil {
 			return nil, fmt.Errorf("load trials: %w", d.classify(err))
 		}
 		t.Status = Status(status)
@@ -290,10 +315,18 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 				return nil, fmt.Errorf("load trial %d: meta: %w", t.ID, err)
 			}
 		}
+		if outs.Valid && outs.String != "" {
+			if t.Outputs, err = decodeFloats(outs.String); err != nil {
+				return nil, fmt.Errorf("load trial %d: outputs: %w", t.ID, err)
+			}
+		}
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load trials: %w", d.classify(err))
+	}
+	if err := d.loadIntermediates(ctx, studyID, out); err != nil {
+		return nil, fmt.Errorf("load trials: %w", err)
 	}
 	return out, nil
 }
@@ -352,6 +385,25 @@ func encodeFloats(x []float64) (string, error) {
 	}
 	b, err := json.Marshal(y)
 	return string(b), err
+}
+
+// encodeOutputs returns what a finished trial stores as its outputs: its
+// Outputs as encodeFloats writes them when it is complete and has any, else
+// NULL.
+func encodeOutputs(t *Trial) (any, error) {
+	if t.Status != Complete || len(t.Outputs) == 0 {
+		return nil, nil
+	}
+	for _, v := range t.Outputs {
+		if math.IsNaN(v) { // encodeFloats keeps NaN (an inactive parameter) as null; an output must be a number
+			return nil, errors.New("outputs: an output is NaN")
+		}
+	}
+	s, err := encodeFloats(t.Outputs)
+	if err != nil {
+		return nil, fmt.Errorf("outputs: %w", err)
+	}
+	return s, nil
 }
 
 // decodeFloats decodes encodeFloats' array (null: NaN).

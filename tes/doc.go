@@ -153,4 +153,86 @@
 // timings in docs/results/README.md, "Measurements behind the code").
 // SPSamples trades this cost (∝ SPSamples²) against the estimator's bias
 // near X*.
+//
+// # Several outputs
+//
+// For a study with several outputs (acq.MultiState: objectives to maximize
+// and constraint outputs feasible at ≥ 0, one GP per output, independent a
+// posteriori), "tes" implements acq.MultiProposer (multi.go,
+// multi_trusted.go, multi_info.go). What it learns about, and how:
+//
+//  1. Trusted solutions. A weight λ is drawn uniformly from the simplex of
+//     the objectives. For a function sample f (all outputs), its trusted
+//     solution x*_λ(f) maximizes the augmented Chebyshev scalarization s_λ
+//     (distance to a utopia point, as in ParEGO) over the points where
+//     every constraint holds; if none does, it is the least infeasible
+//     point. Every feasible Pareto-optimal point of f maximizes s_λ for
+//     some λ (up to the small bias of ParEGO's augmentation term, which
+//     rules out points with unbounded trade-offs), so the pair (λ, x*_λ)
+//     describes the feasible Pareto set of f; with one objective x*_λ is
+//     the feasible maximizer, TES's x* under constraints. T is the finite
+//     set of trusted solutions of 16 joint sample paths (gp.Path, one per
+//     output) for L weights (4 per objective; 1 for one objective),
+//     searched on uniform candidates, the evaluated points and
+//     perturbations of the observed feasible Pareto front (at most
+//     max(16, 2q) points).
+//
+//  2. The information. With x* = x*_Λ over T,
+//
+//     α(B) = I(y_B; x* | Λ, y_D) = E_λ[ H(y_B | y_D) − Σ_t p(x*_λ = t) H(y_B | y_D, x*_λ = t) ].
+//
+//     H(y_B | y_D) is Gaussian: ½ log det(2πe C_B). Given f_T, y_B is
+//     Gaussian with mean A f_T + b and covariance S + Σ_ε (Appendix C's
+//     conditioning, per output), and x* is a function of f_T, so by the
+//     law of total covariance C_{B|t} = Cov[y_B | x* = t] = S + Σ_ε +
+//     A Cov[f_T | x* = t] Aᵀ, with the cross-output blocks of
+//     Cov[f_T | x* = t] (the label couples the outputs). A Gaussian has the
+//     largest entropy for its covariance, so H(y_B | x* = t) ≤
+//     ½ log det(2πe C_{B|t}) and
+//
+//     α(B) ≥ α_LB(B) = ½ log det C_B − (1/L) Σ_l Σ_t p_lt ½ log det C_{B|lt}.
+//
+//     The moments come from S = 256 exact joint samples of every output at
+//     T, grouped by their trusted solution under each λ_l; with 1/n
+//     normalization the pooled covariance is exactly the within-group
+//     average plus the between-group covariance, so α_LB ≥ 0 by the
+//     concavity of log det. Labels with fewer than 8 samples are pooled
+//     into one group (a coarser x*, whose information is smaller, so the
+//     bound stays a lower bound up to sampling error).
+//
+//  3. Batches and pending points. α_LB is a log-determinant of (m·|B|)²
+//     matrices, smooth in B, with an analytic gradient (∂ log det C =
+//     tr(C⁻¹ ∂C) through A and S by gp.Conditioned.PredictGrad's VJP); the
+//     q points are optimized jointly, and pending points P are conditioned
+//     on as for one output: α(B | P) = α_LB(P ∪ B) − α_LB(P).
+//
+// Relatives and where this differs. PESMO (Hernández-Lobato et al. 2016)
+// targets the Pareto set with EP on a sampled set, one point at a time;
+// MESMO (Belakaria et al. 2019) and PFES (Suzuki et al. 2020) target the
+// Pareto front's values through truncated Gaussians over the dominated
+// region; JES for several objectives (Tu et al. 2022) targets sampled
+// (X*, Y*) pairs with a moment-matched Gaussian lower bound like the one
+// here. PESC (Hernández-Lobato et al. 2015) carries PES to constraints with
+// EP, and cEI (Gardner et al. 2014) weights EI by the probability of
+// feasibility. Ours keeps TES's finite set of trusted solutions: the
+// quantity is discrete (which trusted solution wins under a random
+// Chebyshev weight, as in the random scalarizations of Paria et al. 2019),
+// constraints enter through the label rather than a feasibility factor,
+// the conditional moments are estimated by sampling at T instead of by EP
+// or truncation at sampled fronts, and the bound is exact in the batch
+// (full (m·|B|)² covariances), so batches of 10–40 points are joint.
+// Cost: Prepare evaluates 16 paths per output on about a thousand
+// candidates (fewer beyond 4 outputs) and factors |T|×|T| covariances; an
+// evaluation of α_LB costs O(m²|B||T|² + (m|B|)³) per group, with the
+// groups' covariances of f_T computed once in Prepare.
+//
+// Delivering (multi_deliver.go). The bound is about information, while the
+// user keeps the evaluated Pareto set; as Deliver does with x̄ for one
+// output, half the evaluations go to the points whose posterior means,
+// feasible by the constraints' means, most improve the hypervolume of the
+// evaluated points' posterior-mean front: every second single-point
+// iteration, the first ⌈q/2⌉ slots of a batch (chosen greedily), the rest
+// maximizing α_LB with them pending. The single-output trust region and
+// opening design have no several-output counterpart; the host's initial
+// design opens the study.
 package tes

@@ -12,7 +12,7 @@ func TestBatchFlagHelpFromRegistry(t *testing.T) {
 	if got := batchFlagHelp(); got != want {
 		t.Fatalf("--batch usage\n got %s\nwant %s", got, want)
 	}
-	if got := newWorkerCmd().Long; !strings.Contains(got, "(acquisitions\nbucb, lp-ei, qei, qei-cl, random, tes, tes-ep, tes-sp).") {
+	if got := newWorkerCmd().Long; !strings.Contains(got, "(acquisitions\nbucb, cei, lp-ei, nehvi, parego, qei, qei-cl, random, tes, tes-ep, tes-sp).") {
 		t.Fatalf("worker help does not list the acquisitions that handle pending points:\n%s", got)
 	}
 	if got := andList([]string{"a"}); got != "a" {

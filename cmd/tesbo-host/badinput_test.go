@@ -70,7 +70,7 @@ func badInputDatabases(t *testing.T, dir string) (older, good string) {
 	} else {
 		d.Close()
 	}
-	rawExec(t, older, `DROP TABLE workers; DROP TABLE trial_attempts; DROP INDEX trials_queue; ALTER TABLE trials DROP COLUMN worker; ALTER TABLE trials DROP COLUMN holder; ALTER TABLE trials DROP COLUMN lease_expires; DROP TABLE iterations; UPDATE tesbo_meta SET value='1' WHERE key='schema_version';
+	rawExec(t, older, `DROP TABLE intermediates; ALTER TABLE trials DROP COLUMN step; DROP TABLE workers; DROP TABLE trial_attempts; DROP INDEX trials_queue; ALTER TABLE trials DROP COLUMN worker; ALTER TABLE trials DROP COLUMN holder; ALTER TABLE trials DROP COLUMN lease_expires; ALTER TABLE trials DROP COLUMN outputs; DROP TABLE iterations; UPDATE tesbo_meta SET value='1' WHERE key='schema_version';
 		INSERT INTO studies(name, objective, acquisition, seed, space, settings, created_at, updated_at)
 		VALUES ('taken', 'grid', 'random', 1, '[]', '{}', 0, 0)`)
 	// A directory where the database should be: unreadable as a database

@@ -184,8 +184,17 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 	fmt.Fprintf(tw, "study\t%s (in %s)\n", study.Name(), host.Redact(dbPath))
 	fmt.Fprintf(tw, "objective\t%s\n", objectiveName(s, info))
 	fmt.Fprintf(tw, "acquisition\t%s, batch %d, seed %d\n", s.Acquisition, s.Batch, study.Seed())
-	fmt.Fprintf(tw, "evaluations\t%d complete, %d failed, %d BO iterations\n", res.Evaluations, res.Failures, res.Iterations)
+	if res.Pruned > 0 {
+		fmt.Fprintf(tw, "evaluations\t%d complete, %d pruned, %d failed, %d BO iterations\n", res.Evaluations, res.Pruned, res.Failures, res.Iterations)
+	} else {
+		fmt.Fprintf(tw, "evaluations\t%d complete, %d failed, %d BO iterations\n", res.Evaluations, res.Failures, res.Iterations)
+	}
 	fmt.Fprintf(tw, "time\t%s\n", fmtTime(res, resumed))
+	if len(info.Outputs) > 0 {
+		printMultiSummary(tw, info, res.Multi)
+		tw.Flush()
+		return
+	}
 	dir := "max"
 	if info.Minimize {
 		dir = "min"

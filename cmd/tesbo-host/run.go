@@ -14,6 +14,7 @@ import (
 
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // dbBusyTimeout is how long the CLI waits for another process's lock on
@@ -81,6 +82,8 @@ type runFlags struct {
 	kernel                    string
 	model                     string
 	localPoints               int
+	prune                     pruneFlags
+	refPoint                  []float64
 }
 
 func newRunCmd() *cobra.Command {
@@ -100,7 +103,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.objective, "objective", "", "objective to optimize, e.g. synthetic/branin (see 'tesbo-host plugins')")
-	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin")
+	fl.StringVar(&f.acq, "acq", host.DefaultAcquisition, "acquisition: tes tes-ep tes-sp ei pi ucb mes pes qei qei-cl bucb lp-ei ts random, or an acquisition plugin; for an objective of several outputs one of "+strings.Join(host.MultiAcquisitions(), " "))
 	fl.StringVar(&f.batchArg, "batch", strconv.Itoa(host.DefaultBatch), batchFlagHelp())
 	fl.IntVar(&f.batchMax, "batch-max", host.DefaultBatchMax, "with --batch auto: the largest batch (and, in worker mode, at most the idle evaluation slots); the budget is init + iters × batch-max evaluations")
 	fl.Float64Var(&f.minGain, "batch-min-gain", acq.DefaultMinGain, "with --batch auto: one more point must add at least this information gain about the maximizer, in nats")
@@ -124,7 +127,9 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.StringVar(&f.gpPrior, "gp-prior", host.PriorScaled, gpPriorHelp)
 	fl.StringVar(&f.kernel, "kernel", host.DefaultKernel, "GP kernel: matern52 (the default) or se (the paper's squared exponential)")
 	fl.StringVar(&f.model, "model", host.ModelAuto, modelHelp)
+	fl.Float64SliceVar(&f.refPoint, "ref-point", nil, "for an objective of several outputs: the hypervolume's reference point, one native value per objective output in their declared order, e.g. 10,5 (default: the objective's, else the nadir of the observed Pareto front minus 10% of its range)")
 	fl.IntVar(&f.localPoints, "local-points", 0, fmt.Sprintf("trials in the local model (default %d, at most %d)", host.DefaultLocalPoints, host.MaxLocalPoints))
+	f.prune.register(cmd)
 	f.common.register(cmd, "plugins directory (default $TESBO_PLUGINS or ./plugins)")
 	cmd.MarkFlagRequired("objective")
 	return cmd
@@ -203,6 +208,8 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("%d --warm-start studies, at most %d", len(f.warmStart), host.MaxWarmStart)
 	case f.warmMode != host.WarmObservations && f.warmMode != host.WarmPrior:
 		return nil, usagef("bad --warm-start-mode %q: use %s or %s", f.warmMode, host.WarmObservations, host.WarmPrior)
+	case len(f.refPoint) > sdk.MaxOutputs:
+		return nil, usagef("bad --ref-point: %d values, an objective has at most %d outputs", len(f.refPoint), sdk.MaxOutputs)
 	case !host.ValidRecommend(f.recommend):
 		return nil, usagef("bad --recommend %q: use %s, %s or %s", f.recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}
@@ -258,6 +265,10 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	}
 	// Warm-started from observations, the imported trials are the design.
 	noDesign := f.initSet && f.init == 0 || !f.initSet && len(f.warmStart) > 0 && f.warmMode == host.WarmObservations
+	pruning, err := f.prune.pruning()
+	if err != nil {
+		return err
+	}
 	log, err := f.logger()
 	if err != nil {
 		return err
@@ -291,7 +302,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	var out *output
 	o, err := host.Start(ctx, host.Launch{
 		Options: host.Options{
-			Name: f.study, Acquisition: f.acq, Proposer: custom.proposer, Suggester: custom.suggester,
+			Name: f.study, Acquisition: f.acq, RefPoint: f.refPoint, Proposer: custom.proposer, Suggester: custom.suggester,
 			AcqOptions: acq.Options{Trusted: f.trusted},
 			Batch:      f.batch, AutoBatch: f.autoBatch, BatchGain: gainRule(f.minGain, f.relGain),
 			Iters: f.iters, Init: f.init, NoInit: noDesign, InitFromObjective: !f.initSet && !noDesign,
@@ -304,6 +315,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 			Kernel:      f.kernel,
 			Model:       f.model,
 			LocalPoints: f.localPoints,
+			Pruning:     pruning,
 			Meta:        map[string]string{metaPlugins: absDir, metaObjective: f.objective},
 			Logger:      log,
 		},

@@ -33,10 +33,13 @@ func newTrialsCmd() *cobra.Command {
 		Use:   "trials --db PATH|URL --study NAME [--format table|json|csv] [--best N] [--sort id|value]",
 		Short: "List a study's trials",
 		Long: `List every trial of a stored study (SQLite file or postgres:// URL): id,
-state (complete, failed, running, queued), parameters by name, value,
+state (complete, pruned, failed, running, queued), parameters by name, value
+(a pruned trial's is the last it reported, at the step shown),
 error, the worker that evaluated it (host:pid; empty for a single-process
 run), attempts, and timings. --format json prints one JSON object per line.
---best N keeps the N best complete trials, best first; --sort value orders
+Trials of an objective that reports intermediate values get a step column
+(json: step and intermediates, [step, value] pairs). --best N keeps the N
+best complete trials, best first; --sort value orders
 by value, best first (in the objective's sense: lowest first when it is
 minimized), trials without a value last. It only reads --db, which may be
 on a read-only mount.`,
@@ -61,15 +64,24 @@ type trialRow struct {
 	Params map[string]float64 `json:"params"`
 	// Choices name the Categorical parameters' values (Params holds the
 	// choices' indices).
-	Choices  map[string]string `json:"choices,omitempty"`
-	Value    *float64          `json:"value"`
-	Error    string            `json:"error"`
-	Worker   string            `json:"worker"`
-	Attempts int               `json:"attempts"`
-	Iter     int               `json:"iter"`
-	Started  *time.Time        `json:"started,omitempty"`
-	Finished *time.Time        `json:"finished,omitempty"`
-	EvalS    float64           `json:"eval_s"`
+	Choices map[string]string `json:"choices,omitempty"`
+	Value   *float64          `json:"value"`
+	// Outputs and Feasible are a complete trial's outputs by name and
+	// whether its constraints hold, for an objective with several.
+	Outputs  map[string]float64 `json:"outputs,omitempty"`
+	Feasible *bool              `json:"feasible,omitempty"`
+	Error    string             `json:"error"`
+	Worker   string             `json:"worker"`
+	Attempts int                `json:"attempts"`
+	Iter     int                `json:"iter"`
+	Started  *time.Time         `json:"started,omitempty"`
+	Finished *time.Time         `json:"finished,omitempty"`
+	EvalS    float64            `json:"eval_s"`
+	// Step is the last step the evaluation reported (sdk.Report; a pruned
+	// trial's value is the one it reported there), Intermediates every
+	// reported (step, value); both absent for an objective that reports none.
+	Step          *int         `json:"step,omitempty"`
+	Intermediates [][2]float64 `json:"intermediates,omitempty"`
 	// ImportedFrom names the study a warm start imported the trial from
 	// (its iter is host.ImportedIteration).
 	ImportedFrom string `json:"imported_from,omitempty"`
@@ -133,10 +145,18 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 			}
 		}
 		r.Choices = host.ChoiceNames(info.Params, t.X)
-		if t.Status == host.Complete {
+		if t.Status == host.Complete || t.Status == host.Pruned {
 			v := t.Value
 			r.Value = &v
 		}
+		if n := len(t.Intermediates); n > 0 {
+			step := t.Intermediates[n-1].Step
+			r.Step = &step
+			for _, p := range t.Intermediates {
+				r.Intermediates = append(r.Intermediates, [2]float64{float64(p.Step), p.Value})
+			}
+		}
+		setOutputs(&r, info, t)
 		if !t.StartedAt.IsZero() {
 			s := t.StartedAt
 			r.Started = &s
@@ -159,9 +179,9 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 		}
 		return nil
 	case "csv":
-		return writeTrialsCSV(out, names, rows)
+		return writeTrialsCSV(out, names, outputNames(info), rows)
 	}
-	return writeTrialsTable(out, names, rows)
+	return writeTrialsTable(out, names, outputNames(info), rows)
 }
 
 // selectTrials applies --best and --sort to rows (in ID order): with best
@@ -196,7 +216,7 @@ func selectTrials(rows []trialRow, best int, order string, minimize bool) []tria
 	if best > 0 {
 		var done []trialRow
 		for _, r := range rows {
-			if r.Value != nil {
+			if r.Value != nil && r.State == string(host.Complete) {
 				done = append(done, r)
 			}
 		}
@@ -233,9 +253,13 @@ var trialTail = []string{"value", "error", "worker", "attempts", "iter", "eval_s
 // writeTrialsCSV writes the trials as CSV. The text cells (parameter and
 // choice names, errors, workers) come from plugins and go through
 // safetext.CSVCell, so a spreadsheet shows them and runs none as a formula.
-func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
+func writeTrialsCSV(w io.Writer, names, outputs []string, rows []trialRow) error {
 	cw := csv.NewWriter(w)
-	head := append(append([]string{"id", "state"}, names...), trialTail...)
+	head := append(append(append([]string{"id", "state"}, names...), outputHead(outputs)...), trialTail...)
+	steps := hasSteps(rows)
+	if steps {
+		head = append(head, "step")
+	}
 	for i := range head {
 		head[i] = safetext.CSVCell(head[i])
 	}
@@ -254,8 +278,12 @@ func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 			}
 			rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
 		}
+		rec = append(rec, outputCells(r, outputs, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })...)
 		tail := trialCells(r)
 		tail[1], tail[2] = safetext.CSVCell(tail[1]), safetext.CSVCell(tail[2]) // error, worker
+		if steps {
+			tail = append(tail, stepCell(r, ""))
+		}
 		cw.Write(append(rec, tail...))
 	}
 	cw.Flush()
@@ -265,9 +293,14 @@ func writeTrialsCSV(w io.Writer, names []string, rows []trialRow) error {
 // writeTrialsTable writes the trials as an aligned table for a terminal;
 // text from plugins (names, choices, errors) goes through cell, so no
 // escape sequence reaches the terminal.
-func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
+func writeTrialsTable(w io.Writer, names, outputs []string, rows []trialRow) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := append(append([]string{"ID", "STATE"}, names...), "VALUE", "WORKER", "ATTEMPTS", "ERROR")
+	head := append(append(append([]string{"ID", "STATE"}, names...), outputHead(outputs)...), "VALUE")
+	steps := hasSteps(rows)
+	if steps {
+		head = append(head, "STEP")
+	}
+	head = append(head, "WORKER", "ATTEMPTS", "ERROR")
 	for i, h := range head {
 		if i > 0 {
 			fmt.Fprint(tw, "\t")
@@ -288,6 +321,9 @@ func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 				fmt.Fprint(tw, "\t") // inactive
 			}
 		}
+		for _, c := range outputCells(r, outputs, func(v float64) string { return fmt.Sprintf("%.6g", v) }) {
+			fmt.Fprintf(tw, "\t%s", c)
+		}
 		val := "-"
 		if r.Value != nil && !math.IsNaN(*r.Value) {
 			val = fmt.Sprintf("%.6g", *r.Value)
@@ -296,9 +332,27 @@ func writeTrialsTable(w io.Writer, names []string, rows []trialRow) error {
 		if worker == "" {
 			worker = "-"
 		}
-		fmt.Fprintf(tw, "\t%s\t%s\t%d\t%s\n", val, cell(worker), r.Attempts, cell(oneLine(r.Error)))
+		fmt.Fprintf(tw, "\t%s", val)
+		if steps {
+			fmt.Fprintf(tw, "\t%s", stepCell(r, "-"))
+		}
+		fmt.Fprintf(tw, "\t%s\t%d\t%s\n", cell(worker), r.Attempts, cell(oneLine(r.Error)))
 	}
 	return tw.Flush()
+}
+
+// hasSteps reports whether any trial reported intermediate values (the
+// table and CSV then get a step column).
+func hasSteps(rows []trialRow) bool {
+	return slices.ContainsFunc(rows, func(r trialRow) bool { return r.Step != nil })
+}
+
+// stepCell is a row's last reported step, or none.
+func stepCell(r trialRow, none string) string {
+	if r.Step == nil {
+		return none
+	}
+	return strconv.Itoa(*r.Step)
 }
 
 // cell returns s fit for one cell of a terminal table: control characters

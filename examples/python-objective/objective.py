@@ -33,6 +33,7 @@ import concurrent.futures
 import datetime
 import math
 import os
+import queue
 import sys
 import threading
 
@@ -82,6 +83,52 @@ class Objective(pbg.ObjectiveServicer):
         if len(request.x) != 2:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "want 2 coordinates")
         return pb.EvaluateResponse(value=branin(request.x[0], request.x[1]))
+
+
+def report_evaluate(request_iterator, context, evaluate):
+    """Serves the ReportEvaluate stream for an objective whose evaluation
+    reports intermediate values (early stopping; learning_curve.py uses it).
+
+    evaluate(request, report) gets the EvaluateRequest and a function
+    report(step, value) that sends the value the evaluation reached at step
+    (an epoch, say) to the host and returns True when the host wants the
+    evaluation stopped; it returns the EvaluateResponse (a stopped
+    evaluation returns its last value). It runs in a thread of its own,
+    while this generator relays its reports and the host's answers."""
+    try:
+        first = next(request_iterator)
+    except StopIteration:
+        return
+    out, answers = queue.Queue(), queue.Queue()
+
+    def report(step, value):
+        out.put(pb.ReportFromPlugin(intermediate=pb.IntermediateValue(step=step, value=value)))
+        answer = answers.get()
+        if answer is None:
+            raise RuntimeError("the host closed the evaluation")
+        if answer.error:
+            raise RuntimeError(answer.error)
+        return answer.prune
+
+    def run():
+        try:
+            out.put(pb.ReportFromPlugin(result=evaluate(first.evaluate, report)))
+        except Exception as e:  # noqa: BLE001 (reported to the host)
+            out.put(e)
+
+    threading.Thread(target=run, daemon=True).start()
+    while True:
+        m = out.get()
+        if isinstance(m, Exception):
+            context.abort(grpc.StatusCode.UNKNOWN, str(m))
+        yield m
+        if m.HasField("result"):
+            return
+        try:
+            answers.put(next(request_iterator))
+        except StopIteration:
+            answers.put(None)
+            return
 
 
 def raw_handler(fn, streaming=False):

@@ -95,6 +95,11 @@ class ObjectiveStub(object):
                 request_serializer=tesbo__pb2.EvaluateRequest.SerializeToString,
                 response_deserializer=tesbo__pb2.EvaluateResponse.FromString,
                 )
+        self.ReportEvaluate = channel.stream_stream(
+                '/tesbo.plugin.v1.Objective/ReportEvaluate',
+                request_serializer=tesbo__pb2.ReportToPlugin.SerializeToString,
+                response_deserializer=tesbo__pb2.ReportFromPlugin.FromString,
+                )
 
 
 class ObjectiveServicer(object):
@@ -120,6 +125,18 @@ class ObjectiveServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReportEvaluate(self, request_iterator, context):
+        """ReportEvaluate is Evaluate for an evaluation that reports intermediate
+        values (sdk.Report) and may be stopped early. The host sends one
+        ReportToPlugin with the evaluation; the plugin answers each
+        intermediate value it reports with a ReportFromPlugin carrying it and
+        waits for the host's ReportToPlugin with the decision, and ends with a
+        ReportFromPlugin carrying the result. Served when ObjectiveInfo.reports.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ObjectiveServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -137,6 +154,11 @@ def add_ObjectiveServicer_to_server(servicer, server):
                     servicer.Evaluate,
                     request_deserializer=tesbo__pb2.EvaluateRequest.FromString,
                     response_serializer=tesbo__pb2.EvaluateResponse.SerializeToString,
+            ),
+            'ReportEvaluate': grpc.stream_stream_rpc_method_handler(
+                    servicer.ReportEvaluate,
+                    request_deserializer=tesbo__pb2.ReportToPlugin.FromString,
+                    response_serializer=tesbo__pb2.ReportFromPlugin.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -198,6 +220,23 @@ class Objective(object):
         return grpc.experimental.unary_unary(request, target, '/tesbo.plugin.v1.Objective/Evaluate',
             tesbo__pb2.EvaluateRequest.SerializeToString,
             tesbo__pb2.EvaluateResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReportEvaluate(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(request_iterator, target, '/tesbo.plugin.v1.Objective/ReportEvaluate',
+            tesbo__pb2.ReportToPlugin.SerializeToString,
+            tesbo__pb2.ReportFromPlugin.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -89,6 +89,10 @@ func New(ctx context.Context, obj sdk.Objective, name string) (*Server, error) {
 	if err := info.Validate(); err != nil {
 		return nil, err
 	}
+	if len(info.Outputs) > 0 {
+		// The protocol carries one value per point.
+		return nil, fmt.Errorf("objective %s returns %d outputs; eval serves objectives of one value (run a study of it instead)", name, len(info.Outputs))
+	}
 	sp, err := host.NewSpace(info.Params)
 	if err != nil {
 		return nil, fmt.Errorf("objective %s: %w", name, err)

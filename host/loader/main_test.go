@@ -52,7 +52,7 @@ var testModes = map[string]func() int{}
 var testPlugins = []string{
 	"objective", "multi", "suggester", "acquisition", "crashstart", "stdoutjunk",
 	"hangstart", "exitmid", "panic", "hang", "nan", "badbounds", "badkind", "noparams",
-	"neighbours",
+	"neighbours", "reporting",
 }
 
 func buildTestPlugins() (string, error) {

@@ -129,19 +129,46 @@ func (o *Objective) evaluate(ctx context.Context, op string, x []float64, mode p
 		return sdk.Result{}, &Error{Plugin: o.name, Op: op, Cause: ErrBadInput, Err: err}
 	}
 	var resp *pb.EvaluateResponse
+	req := &pb.EvaluateRequest{Objective: o.remote, X: x, Mode: mode}
+	rep, reporting := sdk.ReporterFrom(ctx)
 	err := o.p.call(ctx, op, o.u.evalTimeout(), func(ctx context.Context, s *session) error {
 		var err error
-		resp, err = pb.NewObjectiveClient(s.rpc()).Evaluate(ctx, &pb.EvaluateRequest{Objective: o.remote, X: x, Mode: mode})
+		if reporting && o.caps.reports && mode != pb.EvaluateMode_EVALUATE_MODE_NOISE_FREE {
+			resp, err = reportEvaluate(ctx, pb.NewObjectiveClient(s.rpc()), req, rep)
+		} else {
+			resp, err = pb.NewObjectiveClient(s.rpc()).Evaluate(ctx, req)
+		}
 		return err
 	})
 	if err != nil {
 		return sdk.Result{}, o.named(err)
+	}
+	if m := len(o.currentInfo().Outputs); m > 0 && mode != pb.EvaluateMode_EVALUATE_MODE_NOISE_FREE {
+		outs, err := checkOutputs(resp.GetOutputs(), m)
+		if err != nil {
+			return sdk.Result{}, &Error{Plugin: o.name, Op: op, Cause: ErrBadValue, Err: fmt.Errorf("f(%v): %w", x, err)}
+		}
+		return sdk.Result{Value: resp.GetValue(), Outputs: outs, Meta: resp.GetMeta()}, nil
 	}
 	v := resp.GetValue()
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return sdk.Result{}, &Error{Plugin: o.name, Op: op, Cause: ErrBadValue, Err: fmt.Errorf("f(%v) = %v", x, v)}
 	}
 	return sdk.Result{Value: v, Meta: resp.GetMeta()}, nil
+}
+
+// checkOutputs checks that a plugin of m declared outputs returned m finite
+// values.
+func checkOutputs(outs []float64, m int) ([]float64, error) {
+	if len(outs) != m {
+		return nil, fmt.Errorf("returned %d outputs, the objective declares %d (EvaluateOutputs returns one value per Info.Outputs entry)", len(outs), m)
+	}
+	for k, v := range outs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("output %d is %v", k, v)
+		}
+	}
+	return outs, nil
 }
 
 // named puts the objective's public name on errors from a multi-objective

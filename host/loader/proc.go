@@ -483,11 +483,11 @@ func (p *proc) info(ctx context.Context, public, remote string) (sdk.Info, caps,
 	if err := info.Validate(); err != nil {
 		return sdk.Info{}, caps{}, &Error{Plugin: public, Op: "info", Cause: ErrBadSpace, Err: err}
 	}
-	return info, caps{configurable: resp.Configurable, detailed: resp.Detailed, noiseFree: resp.NoiseFree}, nil
+	return info, caps{configurable: resp.Configurable, detailed: resp.Detailed, noiseFree: resp.NoiseFree, reports: resp.Reports}, nil
 }
 
 // caps are the optional interfaces an objective implements.
-type caps struct{ configurable, detailed, noiseFree bool }
+type caps struct{ configurable, detailed, noiseFree, reports bool }
 
 // evalTimeout is the timeout for Evaluate and Suggest calls of u:
 // EvalTimeout when set (an objective script may legitimately run longer than

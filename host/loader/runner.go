@@ -58,6 +58,10 @@ func runScript(p string, unrestrictedOK bool) int {
 	pool := &scriptPool{path: p, unrestricted: unrestrictedOK, idle: []*Script{s}}
 	switch s.Kind {
 	case KindObjective:
+		if s.EvaluateOutputs != nil {
+			sdk.ServeObjective(scriptMultiObjective{scriptObjective{pool}})
+			break
+		}
 		sdk.ServeObjective(scriptObjective{pool})
 	case KindAcquisition:
 		sdk.ServeAcquisition(scriptAcquisition{pool})
@@ -125,6 +129,19 @@ func (o scriptObjective) Evaluate(ctx context.Context, x []float64) (float64, er
 	}
 	defer o.pool.put(s)
 	return s.Evaluate(ctx, x)
+}
+
+// scriptMultiObjective serves a script of several outputs (its
+// EvaluateOutputs); Evaluate is never called for it.
+type scriptMultiObjective struct{ scriptObjective }
+
+func (o scriptMultiObjective) EvaluateOutputs(ctx context.Context, x []float64) ([]float64, error) {
+	s, err := o.pool.get()
+	if err != nil {
+		return nil, err
+	}
+	defer o.pool.put(s)
+	return s.EvaluateOutputs(ctx, x)
 }
 
 type scriptAcquisition struct{ pool *scriptPool }

@@ -99,14 +99,16 @@ func analyzeScript(files []string, unrestrictedOK bool) (Kind, string, error) {
 		}
 	}
 	switch {
-	case funcs["Score"] && (funcs["Info"] || funcs["Evaluate"]):
+	case funcs["Score"] && (funcs["Info"] || funcs["Evaluate"] || funcs["EvaluateOutputs"]):
 		return KindUnknown, "", errors.New("defines both Score (acquisition) and Info/Evaluate (objective); a script is one or the other")
 	case funcs["Score"]:
 		return KindAcquisition, pkg, nil
-	case funcs["Info"] && funcs["Evaluate"]:
+	case funcs["Evaluate"] && funcs["EvaluateOutputs"]:
+		return KindUnknown, "", errors.New("defines both Evaluate (one output) and EvaluateOutputs (several); an objective script defines one of them")
+	case funcs["Info"] && (funcs["Evaluate"] || funcs["EvaluateOutputs"]):
 		return KindObjective, pkg, nil
-	case funcs["Info"] || funcs["Evaluate"]:
-		return KindUnknown, "", errors.New("an objective script must define both func Info() sdk.Info and func Evaluate(ctx context.Context, x []float64) (float64, error)")
+	case funcs["Info"] || funcs["Evaluate"] || funcs["EvaluateOutputs"]:
+		return KindUnknown, "", errors.New("an objective script must define both func Info() sdk.Info and func Evaluate(ctx context.Context, x []float64) (float64, error) (or, for several outputs, func EvaluateOutputs(ctx context.Context, x []float64) ([]float64, error))")
 	}
 	return KindUnknown, "", fmt.Errorf("package %s is not a plugin: a script defines Info and Evaluate (objective) or Score (acquisition), a Go plugin directory is package main with func main", pkg)
 }
@@ -199,7 +201,10 @@ type Script struct {
 	Kind     Kind
 	Info     func() sdk.Info
 	Evaluate func(context.Context, []float64) (float64, error)
-	Score    func(sdk.Posterior, [][]float64) float64
+	// EvaluateOutputs is set instead of Evaluate for a script of several
+	// outputs (sdk.MultiOutput).
+	EvaluateOutputs func(context.Context, []float64) ([]float64, error)
+	Score           func(sdk.Posterior, [][]float64) float64
 }
 
 // CompileScript loads the script at path (a .go file or a directory) with
@@ -259,7 +264,11 @@ func CompileScript(p string, unrestrictedOK bool) (*Script, error) {
 		if err := get("Info", &s.Info); err != nil {
 			return nil, err
 		}
-		if err := get("Evaluate", &s.Evaluate); err != nil {
+		if multi, _ := topLevelFuncs(files); multi["EvaluateOutputs"] {
+			if err := get("EvaluateOutputs", &s.EvaluateOutputs); err != nil {
+				return nil, err
+			}
+		} else if err := get("Evaluate", &s.Evaluate); err != nil {
 			return nil, err
 		}
 	case KindAcquisition:

@@ -196,7 +196,12 @@ func (o *Objective) Info(context.Context) (sdk.Info, error) {
 	if len(o.space) == len(MixedSpace) {
 		name = MixedName
 	}
-	return sdk.Info{Name: name, Params: append([]sdk.Param(nil), o.space...), Optimum: &one}, nil
+	o.mu.Lock()
+	epochs := o.set.Epochs
+	o.mu.Unlock()
+	// Each complete epoch reports its test accuracy (sdk.Report).
+	return sdk.Info{Name: name, Params: append([]sdk.Param(nil), o.space...), Optimum: &one,
+		MaxStep: min(int(epochs), sdk.MaxStepLimit)}, nil
 }
 
 // Configure applies the run parameters and loads the data set, so that a
@@ -278,7 +283,9 @@ func paramNames(space []sdk.Param) string {
 // for the configured epochs or until the time budget runs out, and returns
 // the accuracy on the test subset with metadata: train_s, eval_s, steps,
 // epochs_done, budget_hit, diverged, train_loss, train_images,
-// test_images, dataset.
+// test_images, dataset. When the host stops trials early (tesbo-host run
+// --pruner) it reports the test accuracy after each complete epoch
+// (sdk.Report) and, told to stop, returns that accuracy at once.
 func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result, error) {
 	h, err := decode(o.space, x)
 	if err != nil {
@@ -305,11 +312,19 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 		return sdk.Result{}, fmt.Errorf("cnn: %w", err)
 	}
 	tctx, cancel := context.WithTimeout(ctx, s.Budget)
-	st, err := nn.Train(tctx, net, d.xTrain, d.yTrain, nn.TrainSettings{
+	ts := nn.TrainSettings{
 		BatchSize: h.BatchSize, Epochs: s.Epochs, LR: h.LR, Decay: h.Decay, L2: h.L2,
 		Momentum: h.Momentum, Optimizer: h.Optimizer, Seed: s.Seed,
-	})
+	}
+	rep := epochReporter{ctx: ctx, net: net, d: d}
+	if _, ok := sdk.ReporterFrom(ctx); ok {
+		ts.AfterEpoch = rep.afterEpoch
+	}
+	st, err := nn.Train(tctx, net, d.xTrain, d.yTrain, ts)
 	cancel()
+	if err == nil {
+		err = rep.err
+	}
 	if err != nil {
 		return sdk.Result{}, fmt.Errorf("cnn: train: %w", err)
 	}
@@ -317,7 +332,10 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 		return sdk.Result{}, fmt.Errorf("cnn: evaluation cancelled: %w", ctx.Err())
 	}
 	start := time.Now()
-	acc := score(net, st, d)
+	acc := rep.last
+	if !rep.scoredLast(st) {
+		acc = score(net, st, d)
+	}
 	evalTime := time.Since(start)
 	sdk.Logger().Debug("evaluated", "x", x, "accuracy", acc, "train_s", st.Duration.Seconds(),
 		"epochs", st.Epochs, "budget_hit", st.Stopped)
@@ -333,6 +351,31 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 		"test_images":  strconv.Itoa(len(d.yTest)),
 		"dataset":      s.Dataset,
 	}}, nil
+}
+
+// epochReporter reports the test accuracy after each complete epoch and
+// stops training when the host says so.
+type epochReporter struct {
+	ctx   context.Context
+	net   *nn.Net[float32]
+	d     *data
+	epoch int     // the last epoch reported
+	last  float64 // its accuracy
+	err   error   // a report the host refused
+}
+
+// afterEpoch is nn.TrainSettings.AfterEpoch.
+func (r *epochReporter) afterEpoch(epoch int) bool {
+	r.epoch, r.last = epoch, score(r.net, nn.TrainStats{}, r.d)
+	prune, err := sdk.Report(r.ctx, epoch, r.last)
+	r.err = err
+	return prune || err != nil
+}
+
+// scoredLast reports whether the network was scored after its last update
+// (training ended at a reported epoch), so last is its accuracy.
+func (r *epochReporter) scoredLast(st nn.TrainStats) bool {
+	return r.epoch > 0 && !st.Diverged && st.Epochs == float64(r.epoch)
 }
 
 // score returns the test accuracy. After a diverged training it first

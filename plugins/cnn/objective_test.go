@@ -363,3 +363,47 @@ func TestScoreAfterDivergence(t *testing.T) {
 		t.Errorf("NaN network scored %v, want 0", got)
 	}
 }
+
+// stopAfter is an sdk.Reporter that records the reports and says stop at
+// epoch stop.
+type stopAfter struct {
+	stop   int
+	epochs []int
+	values []float64
+}
+
+func (s *stopAfter) Report(epoch int, v float64) (bool, error) {
+	s.epochs, s.values = append(s.epochs, epoch), append(s.values, v)
+	return epoch >= s.stop, nil
+}
+
+// TestEvaluateReportsEpochs: with a reporter in the context (a study with
+// a pruner) the objective reports the test accuracy after each epoch and,
+// told to stop, returns that accuracy after that epoch's updates; run to
+// its end it returns what it returns without reporting. Info's MaxStep is
+// the configured epochs.
+func TestEvaluateReportsEpochs(t *testing.T) {
+	dir := fakeFashion(t, 300, 100)
+	ctx := context.Background()
+	o := NewObjective()
+	if err := o.Configure(ctx, map[string]string{"data_dir": dir, "seed": "3", "noise_var": "0", "epochs": "3"}); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := o.Info(ctx); info.MaxStep != 3 {
+		t.Fatalf("MaxStep %d, want the 3 epochs", info.MaxStep)
+	}
+	plain, err := o.Evaluate(ctx, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := &stopAfter{stop: 99}
+	v, err := o.Evaluate(sdk.WithReporter(ctx, full), small)
+	if err != nil || v != plain || len(full.epochs) != 3 || full.values[2] != plain {
+		t.Fatalf("reporting run: %v (%v), reports %v %v; want %v after 3 epochs", v, err, full.epochs, full.values, plain)
+	}
+	early := &stopAfter{stop: 1}
+	r, err := o.EvaluateDetail(sdk.WithReporter(ctx, early), small)
+	if err != nil || len(early.epochs) != 1 || r.Value != early.values[0] || r.Value != full.values[0] || r.Meta["epochs_done"] != "1.000" {
+		t.Fatalf("stopped after epoch 1: %v (%v), reports %v, meta %v; want %v", r.Value, err, early.values, r.Meta, full.values[0])
+	}
+}

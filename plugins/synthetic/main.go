@@ -5,9 +5,11 @@
 // cosine8, griewank, rastrigin, dixonprice, powell, beale, bukin, dropwave,
 // eggholder, holdertable, threehumpcamel; the 24 noiseless BBOB functions
 // bbob-f1 … bbob-f24 on [−5, 5]^d), all in maximization form with their
-// known optimum f*, and the user suite's problems (package problems/usersuite)
-// as "user/<name>", and the conditional problems (package problems/conditional) as
-// "cond/branches" and "cond/branches-flat".
+// known optimum f*, the user suite's problems (package problems/usersuite)
+// as "user/<name>", the learning-curve suite (package problems/curves)
+// as "curve/<name>", whose evaluations report their accuracy every epoch
+// (sdk.Report) for tesbo-host run --pruner, and the conditional problems
+// (package problems/conditional) as "cond/branches" and "cond/branches-flat".
 //
 // Run parameters (--param key=value), see package problems/synthetic:
 //
@@ -38,5 +40,6 @@ import (
 func main() { sdk.ServeObjectives(objectives()) }
 
 // objectives are the benchmark functions and the user suite's problems
-// (user/<name>, package problems/usersuite): problems.Served.
+// (user/<name>, package problems/usersuite) and learning curves
+// (curve/<name>, package problems/curves): problems.Served.
 func objectives() map[string]sdk.Objective { return problems.Served() }

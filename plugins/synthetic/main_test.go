@@ -14,6 +14,7 @@ import (
 	"github.com/tesbo/tesbo/internal/pluginwire"
 	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
 	"github.com/tesbo/tesbo/problems/conditional"
+	"github.com/tesbo/tesbo/problems/curves"
 	"github.com/tesbo/tesbo/problems/testfunc"
 	"github.com/tesbo/tesbo/problems/usersuite"
 	"github.com/tesbo/tesbo/sdk"
@@ -63,9 +64,10 @@ func TestPluginEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(desc.Objectives) != len(testfunc.Names())+len(usersuite.Names())+len(conditional.All()) {
-		t.Errorf("plugin serves %v, want synthetic/ + %v, %v and the conditional problems", desc.Objectives, testfunc.Names(), usersuite.Names())
+	if len(desc.Objectives) != len(testfunc.Names())+len(testfunc.MultiNames())+len(usersuite.Names())+len(curves.Names())+len(conditional.All()) {
+		t.Errorf("plugin serves %v, want synthetic/ + %v, %v, %v and the conditional problems", desc.Objectives, testfunc.Names(), usersuite.Names(), curves.Names())
 	}
+	checkReportStream(t, ctx, pb.NewObjectiveClient(conn))
 
 	obj := pb.NewObjectiveClient(conn)
 	const name = "synthetic/hartmann6"
@@ -122,5 +124,42 @@ func TestPluginEndToEnd(t *testing.T) {
 	if _, err := obj.Evaluate(ctx, &pb.EvaluateRequest{Objective: "user/fail2", X: []float64{0.5, 0.5}}); err == nil ||
 		!strings.Contains(err.Error(), "evaluation failed in this region") {
 		t.Errorf("user/fail2 in its failing region: %v, want the region's error", err)
+	}
+}
+
+// checkReportStream runs curve/saturate2 on the ReportEvaluate stream and
+// stops it after its second epoch: the result is the second report.
+func checkReportStream(t *testing.T, ctx context.Context, obj pb.ObjectiveClient) {
+	t.Helper()
+	info, err := obj.Info(ctx, &pb.InfoRequest{Objective: "curve/saturate2"})
+	if err != nil || !info.Reports || info.MaxStep != curves.Steps {
+		t.Fatalf("curve/saturate2 info: %v (reports %v, max step %d)", err, info.GetReports(), info.GetMaxStep())
+	}
+	stream, err := obj.ReportEvaluate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&pb.ReportToPlugin{Evaluate: &pb.EvaluateRequest{Objective: "curve/saturate2", X: []float64{0.5, 0.5}}}); err != nil {
+		t.Fatal(err)
+	}
+	var last float64
+	for step := int64(1); ; step++ {
+		m, err := stream.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := m.GetResult(); r != nil {
+			if step != 3 || r.Value != last {
+				t.Fatalf("result %v after %d reports, want the second report's %v", r.Value, step-1, last)
+			}
+			return
+		}
+		if iv := m.GetIntermediate(); iv == nil || iv.Step != step {
+			t.Fatalf("message %d: %v", step, m)
+		}
+		last = m.GetIntermediate().Value
+		if err := stream.Send(&pb.ReportToPlugin{Prune: step == 2}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

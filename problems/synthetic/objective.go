@@ -94,12 +94,17 @@ func New(name string) (*Objective, error) {
 	return &Objective{name: name, noiseVar: -1}, nil
 }
 
-// All returns an Objective for every testfunc function, keyed by
-// Prefix+name, ready for sdk.ServeObjectives.
+// All returns an Objective for every testfunc function and every
+// several-output problem (MultiObjective), keyed by Prefix+name, ready for
+// sdk.ServeObjectives.
 func All() map[string]sdk.Objective {
 	m := make(map[string]sdk.Objective)
 	for _, n := range testfunc.Names() {
 		o, _ := New(n) // the names come from the registry
+		m[Prefix+n] = o
+	}
+	for _, n := range testfunc.MultiNames() {
+		o, _ := NewMulti(n) // the names come from the registry
 		m[Prefix+n] = o
 	}
 	return m

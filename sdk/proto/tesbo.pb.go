@@ -133,6 +133,106 @@ func (ParamKind) EnumDescriptor() ([]byte, []int) {
 	return file_tesbo_proto_rawDescGZIP(), []int{1}
 }
 
+// OutputGoal is what a study wants of one output (sdk.Goal).
+type OutputGoal int32
+
+const (
+	OutputGoal_OUTPUT_GOAL_MAXIMIZE   OutputGoal = 0
+	OutputGoal_OUTPUT_GOAL_MINIMIZE   OutputGoal = 1
+	OutputGoal_OUTPUT_GOAL_CONSTRAINT OutputGoal = 2
+)
+
+// Enum value maps for OutputGoal.
+var (
+	OutputGoal_name = map[int32]string{
+		0: "OUTPUT_GOAL_MAXIMIZE",
+		1: "OUTPUT_GOAL_MINIMIZE",
+		2: "OUTPUT_GOAL_CONSTRAINT",
+	}
+	OutputGoal_value = map[string]int32{
+		"OUTPUT_GOAL_MAXIMIZE":   0,
+		"OUTPUT_GOAL_MINIMIZE":   1,
+		"OUTPUT_GOAL_CONSTRAINT": 2,
+	}
+)
+
+func (x OutputGoal) Enum() *OutputGoal {
+	p := new(OutputGoal)
+	*p = x
+	return p
+}
+
+func (x OutputGoal) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OutputGoal) Descriptor() protoreflect.EnumDescriptor {
+	return file_tesbo_proto_enumTypes[2].Descriptor()
+}
+
+func (OutputGoal) Type() protoreflect.EnumType {
+	return &file_tesbo_proto_enumTypes[2]
+}
+
+func (x OutputGoal) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OutputGoal.Descriptor instead.
+func (OutputGoal) EnumDescriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{2}
+}
+
+// OutputSide is the feasible side of a constraint's bound (sdk.Side).
+type OutputSide int32
+
+const (
+	OutputSide_OUTPUT_SIDE_UNSPECIFIED OutputSide = 0
+	OutputSide_OUTPUT_SIDE_AT_MOST     OutputSide = 1 // feasible when output <= bound
+	OutputSide_OUTPUT_SIDE_AT_LEAST    OutputSide = 2 // feasible when output >= bound
+)
+
+// Enum value maps for OutputSide.
+var (
+	OutputSide_name = map[int32]string{
+		0: "OUTPUT_SIDE_UNSPECIFIED",
+		1: "OUTPUT_SIDE_AT_MOST",
+		2: "OUTPUT_SIDE_AT_LEAST",
+	}
+	OutputSide_value = map[string]int32{
+		"OUTPUT_SIDE_UNSPECIFIED": 0,
+		"OUTPUT_SIDE_AT_MOST":     1,
+		"OUTPUT_SIDE_AT_LEAST":    2,
+	}
+)
+
+func (x OutputSide) Enum() *OutputSide {
+	p := new(OutputSide)
+	*p = x
+	return p
+}
+
+func (x OutputSide) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OutputSide) Descriptor() protoreflect.EnumDescriptor {
+	return file_tesbo_proto_enumTypes[3].Descriptor()
+}
+
+func (OutputSide) Type() protoreflect.EnumType {
+	return &file_tesbo_proto_enumTypes[3]
+}
+
+func (x OutputSide) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OutputSide.Descriptor instead.
+func (OutputSide) EnumDescriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{3}
+}
+
 type EvaluateMode int32
 
 const (
@@ -166,11 +266,11 @@ func (x EvaluateMode) String() string {
 }
 
 func (EvaluateMode) Descriptor() protoreflect.EnumDescriptor {
-	return file_tesbo_proto_enumTypes[2].Descriptor()
+	return file_tesbo_proto_enumTypes[4].Descriptor()
 }
 
 func (EvaluateMode) Type() protoreflect.EnumType {
-	return &file_tesbo_proto_enumTypes[2]
+	return &file_tesbo_proto_enumTypes[4]
 }
 
 func (x EvaluateMode) Number() protoreflect.EnumNumber {
@@ -179,7 +279,7 @@ func (x EvaluateMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use EvaluateMode.Descriptor instead.
 func (EvaluateMode) EnumDescriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{2}
+	return file_tesbo_proto_rawDescGZIP(), []int{4}
 }
 
 type DescribeRequest struct {
@@ -472,6 +572,18 @@ type ObjectiveInfo struct {
 	// The initial design size the objective asks for when the study sets
 	// none (sdk.Info.InitialDesign); 0 leaves it to the host.
 	InitialDesign uint32 `protobuf:"varint,8,opt,name=initial_design,json=initialDesign,proto3" json:"initial_design,omitempty"`
+	// The plugin serves ReportEvaluate (every Go plugin built with an SDK
+	// that has sdk.Report does).
+	Reports bool `protobuf:"varint,11,opt,name=reports,proto3" json:"reports,omitempty"`
+	// The last step an evaluation reports (sdk.Info.MaxStep, e.g. epochs);
+	// 0 when unknown or when it reports none.
+	MaxStep uint32 `protobuf:"varint,12,opt,name=max_step,json=maxStep,proto3" json:"max_step,omitempty"`
+	// Several named outputs (sdk.Info.Outputs); empty for an objective that
+	// returns one value.
+	Outputs []*Output `protobuf:"bytes,9,rep,name=outputs,proto3" json:"outputs,omitempty"`
+	// The reference point of a multi-objective study (sdk.Info.RefPoint):
+	// one native value per objective output, or empty.
+	RefPoint      []float64 `protobuf:"fixed64,10,rep,packed,name=ref_point,json=refPoint,proto3" json:"ref_point,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -562,6 +674,103 @@ func (x *ObjectiveInfo) GetInitialDesign() uint32 {
 	return 0
 }
 
+func (x *ObjectiveInfo) GetReports() bool {
+	if x != nil {
+		return x.Reports
+	}
+	return false
+}
+
+func (x *ObjectiveInfo) GetMaxStep() uint32 {
+	if x != nil {
+		return x.MaxStep
+	}
+	return 0
+}
+
+func (x *ObjectiveInfo) GetOutputs() []*Output {
+	if x != nil {
+		return x.Outputs
+	}
+	return nil
+}
+
+func (x *ObjectiveInfo) GetRefPoint() []float64 {
+	if x != nil {
+		return x.RefPoint
+	}
+	return nil
+}
+
+// Output is one named output of an objective (sdk.Output).
+type Output struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Goal          OutputGoal             `protobuf:"varint,2,opt,name=goal,proto3,enum=tesbo.plugin.v1.OutputGoal" json:"goal,omitempty"`
+	Feasible      OutputSide             `protobuf:"varint,3,opt,name=feasible,proto3,enum=tesbo.plugin.v1.OutputSide" json:"feasible,omitempty"` // constraints only
+	Bound         *float64               `protobuf:"fixed64,4,opt,name=bound,proto3,oneof" json:"bound,omitempty"`                                // constraints only
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Output) Reset() {
+	*x = Output{}
+	mi := &file_tesbo_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Output) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Output) ProtoMessage() {}
+
+func (x *Output) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Output.ProtoReflect.Descriptor instead.
+func (*Output) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Output) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Output) GetGoal() OutputGoal {
+	if x != nil {
+		return x.Goal
+	}
+	return OutputGoal_OUTPUT_GOAL_MAXIMIZE
+}
+
+func (x *Output) GetFeasible() OutputSide {
+	if x != nil {
+		return x.Feasible
+	}
+	return OutputSide_OUTPUT_SIDE_UNSPECIFIED
+}
+
+func (x *Output) GetBound() float64 {
+	if x != nil && x.Bound != nil {
+		return *x.Bound
+	}
+	return 0
+}
+
 type ConfigureRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Objective     string                 `protobuf:"bytes,1,opt,name=objective,proto3" json:"objective,omitempty"`
@@ -572,7 +781,7 @@ type ConfigureRequest struct {
 
 func (x *ConfigureRequest) Reset() {
 	*x = ConfigureRequest{}
-	mi := &file_tesbo_proto_msgTypes[6]
+	mi := &file_tesbo_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -584,7 +793,7 @@ func (x *ConfigureRequest) String() string {
 func (*ConfigureRequest) ProtoMessage() {}
 
 func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[6]
+	mi := &file_tesbo_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -597,7 +806,7 @@ func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureRequest.ProtoReflect.Descriptor instead.
 func (*ConfigureRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{6}
+	return file_tesbo_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ConfigureRequest) GetObjective() string {
@@ -622,7 +831,7 @@ type ConfigureResponse struct {
 
 func (x *ConfigureResponse) Reset() {
 	*x = ConfigureResponse{}
-	mi := &file_tesbo_proto_msgTypes[7]
+	mi := &file_tesbo_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -634,7 +843,7 @@ func (x *ConfigureResponse) String() string {
 func (*ConfigureResponse) ProtoMessage() {}
 
 func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[7]
+	mi := &file_tesbo_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -647,7 +856,7 @@ func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureResponse.ProtoReflect.Descriptor instead.
 func (*ConfigureResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{7}
+	return file_tesbo_proto_rawDescGZIP(), []int{8}
 }
 
 type EvaluateRequest struct {
@@ -661,7 +870,7 @@ type EvaluateRequest struct {
 
 func (x *EvaluateRequest) Reset() {
 	*x = EvaluateRequest{}
-	mi := &file_tesbo_proto_msgTypes[8]
+	mi := &file_tesbo_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -673,7 +882,7 @@ func (x *EvaluateRequest) String() string {
 func (*EvaluateRequest) ProtoMessage() {}
 
 func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[8]
+	mi := &file_tesbo_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -686,7 +895,7 @@ func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateRequest.ProtoReflect.Descriptor instead.
 func (*EvaluateRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{8}
+	return file_tesbo_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *EvaluateRequest) GetObjective() string {
@@ -711,16 +920,19 @@ func (x *EvaluateRequest) GetMode() EvaluateMode {
 }
 
 type EvaluateResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Value         float64                `protobuf:"fixed64,1,opt,name=value,proto3" json:"value,omitempty"`
-	Meta          map[string]string      `protobuf:"bytes,2,rep,name=meta,proto3" json:"meta,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Value float64                `protobuf:"fixed64,1,opt,name=value,proto3" json:"value,omitempty"`
+	Meta  map[string]string      `protobuf:"bytes,2,rep,name=meta,proto3" json:"meta,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// One value per declared output (ObjectiveInfo.outputs), in order; empty
+	// for a single-output objective.
+	Outputs       []float64 `protobuf:"fixed64,3,rep,packed,name=outputs,proto3" json:"outputs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EvaluateResponse) Reset() {
 	*x = EvaluateResponse{}
-	mi := &file_tesbo_proto_msgTypes[9]
+	mi := &file_tesbo_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -732,7 +944,7 @@ func (x *EvaluateResponse) String() string {
 func (*EvaluateResponse) ProtoMessage() {}
 
 func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[9]
+	mi := &file_tesbo_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -745,7 +957,7 @@ func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateResponse.ProtoReflect.Descriptor instead.
 func (*EvaluateResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{9}
+	return file_tesbo_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *EvaluateResponse) GetValue() float64 {
@@ -762,6 +974,185 @@ func (x *EvaluateResponse) GetMeta() map[string]string {
 	return nil
 }
 
+func (x *EvaluateResponse) GetOutputs() []float64 {
+	if x != nil {
+		return x.Outputs
+	}
+	return nil
+}
+
+// ReportToPlugin is what the host sends on a ReportEvaluate stream: first
+// the evaluation, then one decision per intermediate value.
+type ReportToPlugin struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Evaluate *EvaluateRequest       `protobuf:"bytes,1,opt,name=evaluate,proto3" json:"evaluate,omitempty"` // the first message only
+	Prune    bool                   `protobuf:"varint,2,opt,name=prune,proto3" json:"prune,omitempty"`      // stop the evaluation now
+	// Set when the host could not record the value; the plugin's
+	// sdk.Report returns it as an error.
+	Error         string `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportToPlugin) Reset() {
+	*x = ReportToPlugin{}
+	mi := &file_tesbo_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportToPlugin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportToPlugin) ProtoMessage() {}
+
+func (x *ReportToPlugin) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportToPlugin.ProtoReflect.Descriptor instead.
+func (*ReportToPlugin) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ReportToPlugin) GetEvaluate() *EvaluateRequest {
+	if x != nil {
+		return x.Evaluate
+	}
+	return nil
+}
+
+func (x *ReportToPlugin) GetPrune() bool {
+	if x != nil {
+		return x.Prune
+	}
+	return false
+}
+
+func (x *ReportToPlugin) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+// ReportFromPlugin is what the plugin sends on a ReportEvaluate stream:
+// intermediate values, then the result.
+type ReportFromPlugin struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Intermediate  *IntermediateValue     `protobuf:"bytes,1,opt,name=intermediate,proto3" json:"intermediate,omitempty"`
+	Result        *EvaluateResponse      `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"` // the last message
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportFromPlugin) Reset() {
+	*x = ReportFromPlugin{}
+	mi := &file_tesbo_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportFromPlugin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportFromPlugin) ProtoMessage() {}
+
+func (x *ReportFromPlugin) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportFromPlugin.ProtoReflect.Descriptor instead.
+func (*ReportFromPlugin) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ReportFromPlugin) GetIntermediate() *IntermediateValue {
+	if x != nil {
+		return x.Intermediate
+	}
+	return nil
+}
+
+func (x *ReportFromPlugin) GetResult() *EvaluateResponse {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+// IntermediateValue is one sdk.Report call: the value (native units and
+// sign) the evaluation reached at step.
+type IntermediateValue struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Step          int64                  `protobuf:"varint,1,opt,name=step,proto3" json:"step,omitempty"`
+	Value         float64                `protobuf:"fixed64,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IntermediateValue) Reset() {
+	*x = IntermediateValue{}
+	mi := &file_tesbo_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IntermediateValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IntermediateValue) ProtoMessage() {}
+
+func (x *IntermediateValue) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IntermediateValue.ProtoReflect.Descriptor instead.
+func (*IntermediateValue) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *IntermediateValue) GetStep() int64 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *IntermediateValue) GetValue() float64 {
+	if x != nil {
+		return x.Value
+	}
+	return 0
+}
+
 type Point struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	X             []float64              `protobuf:"fixed64,1,rep,packed,name=x,proto3" json:"x,omitempty"`
@@ -771,7 +1162,7 @@ type Point struct {
 
 func (x *Point) Reset() {
 	*x = Point{}
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -783,7 +1174,7 @@ func (x *Point) String() string {
 func (*Point) ProtoMessage() {}
 
 func (x *Point) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -796,7 +1187,7 @@ func (x *Point) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Point.ProtoReflect.Descriptor instead.
 func (*Point) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{10}
+	return file_tesbo_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Point) GetX() []float64 {
@@ -810,13 +1201,14 @@ type Observation struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	X             []float64              `protobuf:"fixed64,1,rep,packed,name=x,proto3" json:"x,omitempty"`
 	Value         float64                `protobuf:"fixed64,2,opt,name=value,proto3" json:"value,omitempty"`
+	Outputs       []float64              `protobuf:"fixed64,3,rep,packed,name=outputs,proto3" json:"outputs,omitempty"` // as EvaluateResponse.outputs
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Observation) Reset() {
 	*x = Observation{}
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -828,7 +1220,7 @@ func (x *Observation) String() string {
 func (*Observation) ProtoMessage() {}
 
 func (x *Observation) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -841,7 +1233,7 @@ func (x *Observation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Observation.ProtoReflect.Descriptor instead.
 func (*Observation) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{11}
+	return file_tesbo_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Observation) GetX() []float64 {
@@ -858,6 +1250,13 @@ func (x *Observation) GetValue() float64 {
 	return 0
 }
 
+func (x *Observation) GetOutputs() []float64 {
+	if x != nil {
+		return x.Outputs
+	}
+	return nil
+}
+
 type SuggestRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Objective     *ObjectiveInfo         `protobuf:"bytes,1,opt,name=objective,proto3" json:"objective,omitempty"`
@@ -872,7 +1271,7 @@ type SuggestRequest struct {
 
 func (x *SuggestRequest) Reset() {
 	*x = SuggestRequest{}
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +1283,7 @@ func (x *SuggestRequest) String() string {
 func (*SuggestRequest) ProtoMessage() {}
 
 func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +1296,7 @@ func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestRequest.ProtoReflect.Descriptor instead.
 func (*SuggestRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{12}
+	return file_tesbo_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SuggestRequest) GetObjective() *ObjectiveInfo {
@@ -951,7 +1350,7 @@ type SuggestResponse struct {
 
 func (x *SuggestResponse) Reset() {
 	*x = SuggestResponse{}
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -963,7 +1362,7 @@ func (x *SuggestResponse) String() string {
 func (*SuggestResponse) ProtoMessage() {}
 
 func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -976,7 +1375,7 @@ func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestResponse.ProtoReflect.Descriptor instead.
 func (*SuggestResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{13}
+	return file_tesbo_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SuggestResponse) GetPoints() []*Point {
@@ -1000,7 +1399,7 @@ type ScoreRequest struct {
 
 func (x *ScoreRequest) Reset() {
 	*x = ScoreRequest{}
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1012,7 +1411,7 @@ func (x *ScoreRequest) String() string {
 func (*ScoreRequest) ProtoMessage() {}
 
 func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1025,7 +1424,7 @@ func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreRequest.ProtoReflect.Descriptor instead.
 func (*ScoreRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{14}
+	return file_tesbo_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ScoreRequest) GetPosteriorBrokerId() uint32 {
@@ -1065,7 +1464,7 @@ type ScoreResponse struct {
 
 func (x *ScoreResponse) Reset() {
 	*x = ScoreResponse{}
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1077,7 +1476,7 @@ func (x *ScoreResponse) String() string {
 func (*ScoreResponse) ProtoMessage() {}
 
 func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1090,7 +1489,7 @@ func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreResponse.ProtoReflect.Descriptor instead.
 func (*ScoreResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{15}
+	return file_tesbo_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ScoreResponse) GetValue() float64 {
@@ -1109,7 +1508,7 @@ type PosteriorRequest struct {
 
 func (x *PosteriorRequest) Reset() {
 	*x = PosteriorRequest{}
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1121,7 +1520,7 @@ func (x *PosteriorRequest) String() string {
 func (*PosteriorRequest) ProtoMessage() {}
 
 func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1134,7 +1533,7 @@ func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorRequest.ProtoReflect.Descriptor instead.
 func (*PosteriorRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{16}
+	return file_tesbo_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *PosteriorRequest) GetHandle() uint64 {
@@ -1159,7 +1558,7 @@ type PosteriorSummary struct {
 
 func (x *PosteriorSummary) Reset() {
 	*x = PosteriorSummary{}
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1171,7 +1570,7 @@ func (x *PosteriorSummary) String() string {
 func (*PosteriorSummary) ProtoMessage() {}
 
 func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1184,7 +1583,7 @@ func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorSummary.ProtoReflect.Descriptor instead.
 func (*PosteriorSummary) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{17}
+	return file_tesbo_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *PosteriorSummary) GetDim() int32 {
@@ -1233,7 +1632,7 @@ type MeanCovRequest struct {
 
 func (x *MeanCovRequest) Reset() {
 	*x = MeanCovRequest{}
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1245,7 +1644,7 @@ func (x *MeanCovRequest) String() string {
 func (*MeanCovRequest) ProtoMessage() {}
 
 func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1258,7 +1657,7 @@ func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovRequest.ProtoReflect.Descriptor instead.
 func (*MeanCovRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{18}
+	return file_tesbo_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *MeanCovRequest) GetHandle() uint64 {
@@ -1293,7 +1692,7 @@ type MeanCovResponse struct {
 
 func (x *MeanCovResponse) Reset() {
 	*x = MeanCovResponse{}
-	mi := &file_tesbo_proto_msgTypes[19]
+	mi := &file_tesbo_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1305,7 +1704,7 @@ func (x *MeanCovResponse) String() string {
 func (*MeanCovResponse) ProtoMessage() {}
 
 func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[19]
+	mi := &file_tesbo_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1318,7 +1717,7 @@ func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovResponse.ProtoReflect.Descriptor instead.
 func (*MeanCovResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{19}
+	return file_tesbo_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *MeanCovResponse) GetMean() []float64 {
@@ -1357,7 +1756,7 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x06parent\x18\x01 \x01(\tR\x06parent\x12\x16\n" +
 	"\x06values\x18\x02 \x03(\tR\x06values\"+\n" +
 	"\vInfoRequest\x12\x1c\n" +
-	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xa0\x02\n" +
+	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xa5\x03\n" +
 	"\rObjectiveInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12.\n" +
 	"\x06params\x18\x02 \x03(\v2\x16.tesbo.plugin.v1.ParamR\x06params\x12\x1a\n" +
@@ -1367,9 +1766,20 @@ const file_tesbo_proto_rawDesc = "" +
 	"\bdetailed\x18\x06 \x01(\bR\bdetailed\x12\x1d\n" +
 	"\n" +
 	"noise_free\x18\a \x01(\bR\tnoiseFree\x12%\n" +
-	"\x0einitial_design\x18\b \x01(\rR\rinitialDesignB\n" +
+	"\x0einitial_design\x18\b \x01(\rR\rinitialDesign\x12\x18\n" +
+	"\areports\x18\v \x01(\bR\areports\x12\x19\n" +
+	"\bmax_step\x18\f \x01(\rR\amaxStep\x121\n" +
+	"\aoutputs\x18\t \x03(\v2\x17.tesbo.plugin.v1.OutputR\aoutputs\x12\x1b\n" +
+	"\tref_point\x18\n" +
+	" \x03(\x01R\brefPointB\n" +
 	"\n" +
-	"\b_optimum\"\xb2\x01\n" +
+	"\b_optimum\"\xab\x01\n" +
+	"\x06Output\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
+	"\x04goal\x18\x02 \x01(\x0e2\x1b.tesbo.plugin.v1.OutputGoalR\x04goal\x127\n" +
+	"\bfeasible\x18\x03 \x01(\x0e2\x1b.tesbo.plugin.v1.OutputSideR\bfeasible\x12\x19\n" +
+	"\x05bound\x18\x04 \x01(\x01H\x00R\x05bound\x88\x01\x01B\b\n" +
+	"\x06_bound\"\xb2\x01\n" +
 	"\x10ConfigureRequest\x12\x1c\n" +
 	"\tobjective\x18\x01 \x01(\tR\tobjective\x12E\n" +
 	"\x06params\x18\x02 \x03(\v2-.tesbo.plugin.v1.ConfigureRequest.ParamsEntryR\x06params\x1a9\n" +
@@ -1380,18 +1790,30 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x0fEvaluateRequest\x12\x1c\n" +
 	"\tobjective\x18\x01 \x01(\tR\tobjective\x12\f\n" +
 	"\x01x\x18\x02 \x03(\x01R\x01x\x121\n" +
-	"\x04mode\x18\x03 \x01(\x0e2\x1d.tesbo.plugin.v1.EvaluateModeR\x04mode\"\xa2\x01\n" +
+	"\x04mode\x18\x03 \x01(\x0e2\x1d.tesbo.plugin.v1.EvaluateModeR\x04mode\"\xbc\x01\n" +
 	"\x10EvaluateResponse\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\x01R\x05value\x12?\n" +
-	"\x04meta\x18\x02 \x03(\v2+.tesbo.plugin.v1.EvaluateResponse.MetaEntryR\x04meta\x1a7\n" +
+	"\x04meta\x18\x02 \x03(\v2+.tesbo.plugin.v1.EvaluateResponse.MetaEntryR\x04meta\x12\x18\n" +
+	"\aoutputs\x18\x03 \x03(\x01R\aoutputs\x1a7\n" +
 	"\tMetaEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x15\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"z\n" +
+	"\x0eReportToPlugin\x12<\n" +
+	"\bevaluate\x18\x01 \x01(\v2 .tesbo.plugin.v1.EvaluateRequestR\bevaluate\x12\x14\n" +
+	"\x05prune\x18\x02 \x01(\bR\x05prune\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\x95\x01\n" +
+	"\x10ReportFromPlugin\x12F\n" +
+	"\fintermediate\x18\x01 \x01(\v2\".tesbo.plugin.v1.IntermediateValueR\fintermediate\x129\n" +
+	"\x06result\x18\x02 \x01(\v2!.tesbo.plugin.v1.EvaluateResponseR\x06result\"=\n" +
+	"\x11IntermediateValue\x12\x12\n" +
+	"\x04step\x18\x01 \x01(\x03R\x04step\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value\"\x15\n" +
 	"\x05Point\x12\f\n" +
-	"\x01x\x18\x01 \x03(\x01R\x01x\"1\n" +
+	"\x01x\x18\x01 \x03(\x01R\x01x\"K\n" +
 	"\vObservation\x12\f\n" +
 	"\x01x\x18\x01 \x03(\x01R\x01x\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value\"\xf6\x01\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value\x12\x18\n" +
+	"\aoutputs\x18\x03 \x03(\x01R\aoutputs\"\xf6\x01\n" +
 	"\x0eSuggestRequest\x12<\n" +
 	"\tobjective\x18\x01 \x01(\v2\x1e.tesbo.plugin.v1.ObjectiveInfoR\tobjective\x126\n" +
 	"\ahistory\x18\x02 \x03(\v2\x1c.tesbo.plugin.v1.ObservationR\ahistory\x120\n" +
@@ -1434,17 +1856,28 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x10PARAM_KIND_FLOAT\x10\x00\x12\x12\n" +
 	"\x0ePARAM_KIND_INT\x10\x01\x12\x18\n" +
 	"\x14PARAM_KIND_LOG_FLOAT\x10\x02\x12\x1a\n" +
-	"\x16PARAM_KIND_CATEGORICAL\x10\x03*_\n" +
+	"\x16PARAM_KIND_CATEGORICAL\x10\x03*\\\n" +
+	"\n" +
+	"OutputGoal\x12\x18\n" +
+	"\x14OUTPUT_GOAL_MAXIMIZE\x10\x00\x12\x18\n" +
+	"\x14OUTPUT_GOAL_MINIMIZE\x10\x01\x12\x1a\n" +
+	"\x16OUTPUT_GOAL_CONSTRAINT\x10\x02*\\\n" +
+	"\n" +
+	"OutputSide\x12\x1b\n" +
+	"\x17OUTPUT_SIDE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13OUTPUT_SIDE_AT_MOST\x10\x01\x12\x18\n" +
+	"\x14OUTPUT_SIDE_AT_LEAST\x10\x02*_\n" +
 	"\fEvaluateMode\x12\x17\n" +
 	"\x13EVALUATE_MODE_VALUE\x10\x00\x12\x18\n" +
 	"\x14EVALUATE_MODE_DETAIL\x10\x01\x12\x1c\n" +
 	"\x18EVALUATE_MODE_NOISE_FREE\x10\x022Y\n" +
 	"\x06Plugin\x12O\n" +
-	"\bDescribe\x12 .tesbo.plugin.v1.DescribeRequest\x1a!.tesbo.plugin.v1.DescribeResponse2\xf6\x01\n" +
+	"\bDescribe\x12 .tesbo.plugin.v1.DescribeRequest\x1a!.tesbo.plugin.v1.DescribeResponse2\xd0\x02\n" +
 	"\tObjective\x12D\n" +
 	"\x04Info\x12\x1c.tesbo.plugin.v1.InfoRequest\x1a\x1e.tesbo.plugin.v1.ObjectiveInfo\x12R\n" +
 	"\tConfigure\x12!.tesbo.plugin.v1.ConfigureRequest\x1a\".tesbo.plugin.v1.ConfigureResponse\x12O\n" +
-	"\bEvaluate\x12 .tesbo.plugin.v1.EvaluateRequest\x1a!.tesbo.plugin.v1.EvaluateResponse2Y\n" +
+	"\bEvaluate\x12 .tesbo.plugin.v1.EvaluateRequest\x1a!.tesbo.plugin.v1.EvaluateResponse\x12X\n" +
+	"\x0eReportEvaluate\x12\x1f.tesbo.plugin.v1.ReportToPlugin\x1a!.tesbo.plugin.v1.ReportFromPlugin(\x010\x012Y\n" +
 	"\tSuggester\x12L\n" +
 	"\aSuggest\x12\x1f.tesbo.plugin.v1.SuggestRequest\x1a .tesbo.plugin.v1.SuggestResponse2U\n" +
 	"\vAcquisition\x12F\n" +
@@ -1465,72 +1898,86 @@ func file_tesbo_proto_rawDescGZIP() []byte {
 	return file_tesbo_proto_rawDescData
 }
 
-var file_tesbo_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_tesbo_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_tesbo_proto_goTypes = []any{
 	(Kind)(0),                 // 0: tesbo.plugin.v1.Kind
 	(ParamKind)(0),            // 1: tesbo.plugin.v1.ParamKind
-	(EvaluateMode)(0),         // 2: tesbo.plugin.v1.EvaluateMode
-	(*DescribeRequest)(nil),   // 3: tesbo.plugin.v1.DescribeRequest
-	(*DescribeResponse)(nil),  // 4: tesbo.plugin.v1.DescribeResponse
-	(*Param)(nil),             // 5: tesbo.plugin.v1.Param
-	(*Condition)(nil),         // 6: tesbo.plugin.v1.Condition
-	(*InfoRequest)(nil),       // 7: tesbo.plugin.v1.InfoRequest
-	(*ObjectiveInfo)(nil),     // 8: tesbo.plugin.v1.ObjectiveInfo
-	(*ConfigureRequest)(nil),  // 9: tesbo.plugin.v1.ConfigureRequest
-	(*ConfigureResponse)(nil), // 10: tesbo.plugin.v1.ConfigureResponse
-	(*EvaluateRequest)(nil),   // 11: tesbo.plugin.v1.EvaluateRequest
-	(*EvaluateResponse)(nil),  // 12: tesbo.plugin.v1.EvaluateResponse
-	(*Point)(nil),             // 13: tesbo.plugin.v1.Point
-	(*Observation)(nil),       // 14: tesbo.plugin.v1.Observation
-	(*SuggestRequest)(nil),    // 15: tesbo.plugin.v1.SuggestRequest
-	(*SuggestResponse)(nil),   // 16: tesbo.plugin.v1.SuggestResponse
-	(*ScoreRequest)(nil),      // 17: tesbo.plugin.v1.ScoreRequest
-	(*ScoreResponse)(nil),     // 18: tesbo.plugin.v1.ScoreResponse
-	(*PosteriorRequest)(nil),  // 19: tesbo.plugin.v1.PosteriorRequest
-	(*PosteriorSummary)(nil),  // 20: tesbo.plugin.v1.PosteriorSummary
-	(*MeanCovRequest)(nil),    // 21: tesbo.plugin.v1.MeanCovRequest
-	(*MeanCovResponse)(nil),   // 22: tesbo.plugin.v1.MeanCovResponse
-	nil,                       // 23: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
-	nil,                       // 24: tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	(OutputGoal)(0),           // 2: tesbo.plugin.v1.OutputGoal
+	(OutputSide)(0),           // 3: tesbo.plugin.v1.OutputSide
+	(EvaluateMode)(0),         // 4: tesbo.plugin.v1.EvaluateMode
+	(*DescribeRequest)(nil),   // 5: tesbo.plugin.v1.DescribeRequest
+	(*DescribeResponse)(nil),  // 6: tesbo.plugin.v1.DescribeResponse
+	(*Param)(nil),             // 7: tesbo.plugin.v1.Param
+	(*Condition)(nil),         // 8: tesbo.plugin.v1.Condition
+	(*InfoRequest)(nil),       // 9: tesbo.plugin.v1.InfoRequest
+	(*ObjectiveInfo)(nil),     // 10: tesbo.plugin.v1.ObjectiveInfo
+	(*Output)(nil),            // 11: tesbo.plugin.v1.Output
+	(*ConfigureRequest)(nil),  // 12: tesbo.plugin.v1.ConfigureRequest
+	(*ConfigureResponse)(nil), // 13: tesbo.plugin.v1.ConfigureResponse
+	(*EvaluateRequest)(nil),   // 14: tesbo.plugin.v1.EvaluateRequest
+	(*EvaluateResponse)(nil),  // 15: tesbo.plugin.v1.EvaluateResponse
+	(*ReportToPlugin)(nil),    // 16: tesbo.plugin.v1.ReportToPlugin
+	(*ReportFromPlugin)(nil),  // 17: tesbo.plugin.v1.ReportFromPlugin
+	(*IntermediateValue)(nil), // 18: tesbo.plugin.v1.IntermediateValue
+	(*Point)(nil),             // 19: tesbo.plugin.v1.Point
+	(*Observation)(nil),       // 20: tesbo.plugin.v1.Observation
+	(*SuggestRequest)(nil),    // 21: tesbo.plugin.v1.SuggestRequest
+	(*SuggestResponse)(nil),   // 22: tesbo.plugin.v1.SuggestResponse
+	(*ScoreRequest)(nil),      // 23: tesbo.plugin.v1.ScoreRequest
+	(*ScoreResponse)(nil),     // 24: tesbo.plugin.v1.ScoreResponse
+	(*PosteriorRequest)(nil),  // 25: tesbo.plugin.v1.PosteriorRequest
+	(*PosteriorSummary)(nil),  // 26: tesbo.plugin.v1.PosteriorSummary
+	(*MeanCovRequest)(nil),    // 27: tesbo.plugin.v1.MeanCovRequest
+	(*MeanCovResponse)(nil),   // 28: tesbo.plugin.v1.MeanCovResponse
+	nil,                       // 29: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	nil,                       // 30: tesbo.plugin.v1.EvaluateResponse.MetaEntry
 }
 var file_tesbo_proto_depIdxs = []int32{
 	0,  // 0: tesbo.plugin.v1.DescribeResponse.kind:type_name -> tesbo.plugin.v1.Kind
 	1,  // 1: tesbo.plugin.v1.Param.kind:type_name -> tesbo.plugin.v1.ParamKind
-	6,  // 2: tesbo.plugin.v1.Param.active_if:type_name -> tesbo.plugin.v1.Condition
-	5,  // 3: tesbo.plugin.v1.ObjectiveInfo.params:type_name -> tesbo.plugin.v1.Param
-	23, // 4: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
-	2,  // 5: tesbo.plugin.v1.EvaluateRequest.mode:type_name -> tesbo.plugin.v1.EvaluateMode
-	24, // 6: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
-	8,  // 7: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
-	14, // 8: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
-	13, // 9: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
-	13, // 10: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
-	13, // 11: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
-	22, // 12: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
-	14, // 13: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
-	13, // 14: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
-	3,  // 15: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
-	7,  // 16: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
-	9,  // 17: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
-	11, // 18: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
-	15, // 19: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
-	17, // 20: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
-	19, // 21: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
-	21, // 22: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
-	4,  // 23: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
-	8,  // 24: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
-	10, // 25: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
-	12, // 26: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
-	16, // 27: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
-	18, // 28: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
-	20, // 29: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
-	22, // 30: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
-	23, // [23:31] is the sub-list for method output_type
-	15, // [15:23] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	8,  // 2: tesbo.plugin.v1.Param.active_if:type_name -> tesbo.plugin.v1.Condition
+	7,  // 3: tesbo.plugin.v1.ObjectiveInfo.params:type_name -> tesbo.plugin.v1.Param
+	11, // 4: tesbo.plugin.v1.ObjectiveInfo.outputs:type_name -> tesbo.plugin.v1.Output
+	2,  // 5: tesbo.plugin.v1.Output.goal:type_name -> tesbo.plugin.v1.OutputGoal
+	3,  // 6: tesbo.plugin.v1.Output.feasible:type_name -> tesbo.plugin.v1.OutputSide
+	29, // 7: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	4,  // 8: tesbo.plugin.v1.EvaluateRequest.mode:type_name -> tesbo.plugin.v1.EvaluateMode
+	30, // 9: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	14, // 10: tesbo.plugin.v1.ReportToPlugin.evaluate:type_name -> tesbo.plugin.v1.EvaluateRequest
+	18, // 11: tesbo.plugin.v1.ReportFromPlugin.intermediate:type_name -> tesbo.plugin.v1.IntermediateValue
+	15, // 12: tesbo.plugin.v1.ReportFromPlugin.result:type_name -> tesbo.plugin.v1.EvaluateResponse
+	10, // 13: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
+	20, // 14: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
+	19, // 15: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
+	19, // 16: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
+	19, // 17: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
+	28, // 18: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
+	20, // 19: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
+	19, // 20: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
+	5,  // 21: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
+	9,  // 22: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
+	12, // 23: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
+	14, // 24: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
+	16, // 25: tesbo.plugin.v1.Objective.ReportEvaluate:input_type -> tesbo.plugin.v1.ReportToPlugin
+	21, // 26: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
+	23, // 27: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
+	25, // 28: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
+	27, // 29: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
+	6,  // 30: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
+	10, // 31: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
+	13, // 32: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
+	15, // 33: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
+	17, // 34: tesbo.plugin.v1.Objective.ReportEvaluate:output_type -> tesbo.plugin.v1.ReportFromPlugin
+	22, // 35: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
+	24, // 36: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
+	26, // 37: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
+	28, // 38: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
+	30, // [30:39] is the sub-list for method output_type
+	21, // [21:30] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_tesbo_proto_init() }
@@ -1539,13 +1986,14 @@ func file_tesbo_proto_init() {
 		return
 	}
 	file_tesbo_proto_msgTypes[5].OneofWrappers = []any{}
+	file_tesbo_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tesbo_proto_rawDesc), len(file_tesbo_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   22,
+			NumEnums:      5,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   5,
 		},

@@ -133,9 +133,10 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Objective_Info_FullMethodName      = "/tesbo.plugin.v1.Objective/Info"
-	Objective_Configure_FullMethodName = "/tesbo.plugin.v1.Objective/Configure"
-	Objective_Evaluate_FullMethodName  = "/tesbo.plugin.v1.Objective/Evaluate"
+	Objective_Info_FullMethodName           = "/tesbo.plugin.v1.Objective/Info"
+	Objective_Configure_FullMethodName      = "/tesbo.plugin.v1.Objective/Configure"
+	Objective_Evaluate_FullMethodName       = "/tesbo.plugin.v1.Objective/Evaluate"
+	Objective_ReportEvaluate_FullMethodName = "/tesbo.plugin.v1.Objective/ReportEvaluate"
 )
 
 // ObjectiveClient is the client API for Objective service.
@@ -148,6 +149,13 @@ type ObjectiveClient interface {
 	Info(ctx context.Context, in *InfoRequest, opts ...grpc.CallOption) (*ObjectiveInfo, error)
 	Configure(ctx context.Context, in *ConfigureRequest, opts ...grpc.CallOption) (*ConfigureResponse, error)
 	Evaluate(ctx context.Context, in *EvaluateRequest, opts ...grpc.CallOption) (*EvaluateResponse, error)
+	// ReportEvaluate is Evaluate for an evaluation that reports intermediate
+	// values (sdk.Report) and may be stopped early. The host sends one
+	// ReportToPlugin with the evaluation; the plugin answers each
+	// intermediate value it reports with a ReportFromPlugin carrying it and
+	// waits for the host's ReportToPlugin with the decision, and ends with a
+	// ReportFromPlugin carrying the result. Served when ObjectiveInfo.reports.
+	ReportEvaluate(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ReportToPlugin, ReportFromPlugin], error)
 }
 
 type objectiveClient struct {
@@ -188,6 +196,19 @@ func (c *objectiveClient) Evaluate(ctx context.Context, in *EvaluateRequest, opt
 	return out, nil
 }
 
+func (c *objectiveClient) ReportEvaluate(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ReportToPlugin, ReportFromPlugin], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Objective_ServiceDesc.Streams[0], Objective_ReportEvaluate_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ReportToPlugin, ReportFromPlugin]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Objective_ReportEvaluateClient = grpc.BidiStreamingClient[ReportToPlugin, ReportFromPlugin]
+
 // ObjectiveServer is the server API for Objective service.
 // All implementations must embed UnimplementedObjectiveServer
 // for forward compatibility.
@@ -198,6 +219,13 @@ type ObjectiveServer interface {
 	Info(context.Context, *InfoRequest) (*ObjectiveInfo, error)
 	Configure(context.Context, *ConfigureRequest) (*ConfigureResponse, error)
 	Evaluate(context.Context, *EvaluateRequest) (*EvaluateResponse, error)
+	// ReportEvaluate is Evaluate for an evaluation that reports intermediate
+	// values (sdk.Report) and may be stopped early. The host sends one
+	// ReportToPlugin with the evaluation; the plugin answers each
+	// intermediate value it reports with a ReportFromPlugin carrying it and
+	// waits for the host's ReportToPlugin with the decision, and ends with a
+	// ReportFromPlugin carrying the result. Served when ObjectiveInfo.reports.
+	ReportEvaluate(grpc.BidiStreamingServer[ReportToPlugin, ReportFromPlugin]) error
 	mustEmbedUnimplementedObjectiveServer()
 }
 
@@ -216,6 +244,9 @@ func (UnimplementedObjectiveServer) Configure(context.Context, *ConfigureRequest
 }
 func (UnimplementedObjectiveServer) Evaluate(context.Context, *EvaluateRequest) (*EvaluateResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Evaluate not implemented")
+}
+func (UnimplementedObjectiveServer) ReportEvaluate(grpc.BidiStreamingServer[ReportToPlugin, ReportFromPlugin]) error {
+	return status.Errorf(codes.Unimplemented, "method ReportEvaluate not implemented")
 }
 func (UnimplementedObjectiveServer) mustEmbedUnimplementedObjectiveServer() {}
 func (UnimplementedObjectiveServer) testEmbeddedByValue()                   {}
@@ -292,6 +323,13 @@ func _Objective_Evaluate_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Objective_ReportEvaluate_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(ObjectiveServer).ReportEvaluate(&grpc.GenericServerStream[ReportToPlugin, ReportFromPlugin]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Objective_ReportEvaluateServer = grpc.BidiStreamingServer[ReportToPlugin, ReportFromPlugin]
+
 // Objective_ServiceDesc is the grpc.ServiceDesc for Objective service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -312,7 +350,14 @@ var Objective_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Objective_Evaluate_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "ReportEvaluate",
+			Handler:       _Objective_ReportEvaluate_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "tesbo.proto",
 }
 

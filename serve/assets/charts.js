@@ -264,5 +264,62 @@
     });
   }
 
-  window.tesboCharts = { fmtTick, logValues, numValues, axisFor, paramText, unit, fitted, viridis, parallel, contour, importanceBars };
+  // feasibleOutputs reports whether a trial's outputs satisfy every
+  // constraint among the declared outputs.
+  function feasibleOutputs(outputs, ys) {
+    return outputs.every((o, k) => o.goal !== 'constraint' ||
+      (o.feasible === 'at_least' ? ys[k] >= o.bound : ys[k] <= o.bound));
+  }
+
+  // pareto draws the completed trials of an objective with two objective
+  // outputs in the plane of those outputs: feasible trials as blue dots,
+  // infeasible ones as hollow red circles, and the evaluated Pareto set
+  // (ids, the latest record's) as orange dots joined by its staircase. It
+  // returns the number of trials drawn.
+  function pareto(canvas, outputs, trials, ids) {
+    const { g, w, h } = canvasIn(canvas, 360);
+    const objs = [];
+    outputs.forEach((o, k) => { if (o.goal !== 'constraint' && objs.length < 2) objs.push(k); });
+    const done = trials.filter((t) => t.status === 'complete' && t.outputs && t.outputs.length === outputs.length);
+    const left = 70, right = w - 12, top = 12, bottom = h - 40;
+    if (objs.length < 2 || !done.length) { g.fillText('No completed trial yet.', left, top + 20); return 0; }
+    const [a, b] = objs;
+    const range = (k) => {
+      let lo = Infinity, hi = -Infinity;
+      done.forEach((t) => { lo = Math.min(lo, t.outputs[k]); hi = Math.max(hi, t.outputs[k]); });
+      return hi > lo ? [lo, hi] : [lo - 1, hi + 1];
+    };
+    const [ax0, ax1] = range(a), [by0, by1] = range(b);
+    const X = (v) => left + (v - ax0) / (ax1 - ax0) * (right - left);
+    const Y = (v) => bottom - (v - by0) / (by1 - by0) * (bottom - top);
+    g.strokeStyle = '#555';
+    g.strokeRect(left, top, right - left, bottom - top);
+    g.fillStyle = '#222';
+    g.textAlign = 'center';
+    g.fillText(outputs[a].name + ' (' + outputs[a].goal + ')', (left + right) / 2, h - 8);
+    [[ax0, left], [ax1, right]].forEach(([v, x]) => g.fillText(fmtTick(v), x, bottom + 16));
+    g.textAlign = 'right';
+    [[by0, bottom], [by1, top + 10]].forEach(([v, y]) => g.fillText(fmtTick(v), left - 4, y));
+    g.save(); g.translate(14, (top + bottom) / 2); g.rotate(-Math.PI / 2); g.textAlign = 'center';
+    g.fillText(outputs[b].name + ' (' + outputs[b].goal + ')', 0, 0); g.restore();
+    done.forEach((t) => {
+      g.beginPath();
+      g.arc(X(t.outputs[a]), Y(t.outputs[b]), 3.5, 0, 2 * Math.PI);
+      if (feasibleOutputs(outputs, t.outputs)) { g.fillStyle = '#3b6fb6'; g.fill(); } else { g.strokeStyle = '#c0392b'; g.stroke(); }
+    });
+    const set = new Set(ids || []);
+    const front = done.filter((t) => set.has(t.id)).sort((p, q) => p.outputs[a] - q.outputs[a]);
+    g.strokeStyle = g.fillStyle = '#e67e22';
+    g.beginPath();
+    front.forEach((t, i) => {
+      const x = X(t.outputs[a]), y = Y(t.outputs[b]);
+      if (i) { g.lineTo(x, Y(front[i - 1].outputs[b])); g.lineTo(x, y); } else g.moveTo(x, y);
+    });
+    g.stroke();
+    front.forEach((t) => { g.beginPath(); g.arc(X(t.outputs[a]), Y(t.outputs[b]), 4.5, 0, 2 * Math.PI); g.fill(); });
+    g.textAlign = 'left';
+    return done.length;
+  }
+
+  window.tesboCharts = { fmtTick, logValues, numValues, axisFor, paramText, unit, fitted, viridis, parallel, contour, importanceBars, pareto };
 })();

@@ -13,9 +13,10 @@
   const PAGE = 100;        // table rows per page
   const MAX_COLS = 20;     // parameters shown as table columns
   const MAX_SCATTER = 24;  // parameters drawn in the scatter
+  const MAX_CURVES = 60;   // learning curves drawn (the latest trials')
   const COLORS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725']; // viridis fifths
   const INCRS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000];
-  const RANK = { pending: 0, running: 1, complete: 2, failed: 2 };
+  const RANK = { pending: 0, running: 1, complete: 2, failed: 2, pruned: 2 };
   const C = window.tesboCharts;
   const STATIC = ['1', 'true', 'yes'].includes(new URLSearchParams(location.search).get('static'));
 
@@ -199,7 +200,7 @@
       $('scatter').appendChild(el('p', 'The first ' + MAX_SCATTER + ' of ' + S.params.length + ' parameters are drawn.', 'hint'));
     }
     $('logy').addEventListener('change', (e) => { S.logY = e.target.checked; makeProgress(); render(); });
-    new ResizeObserver(() => { drawParallel(); drawContour(); }).observe($('parallel-box'));
+    new ResizeObserver(() => { drawParallel(); drawContour(); drawPareto(); }).observe($('parallel-box'));
   }
 
   function sortedTrials() {
@@ -211,10 +212,12 @@
     const ts = sortedTrials();
     renderFacts();
     renderProgress(ts);
+    renderCurves(ts);
     renderTimes();
     renderScatter(ts);
     renderTable(ts);
     drawParallel();
+    drawPareto();
   }
 
   function renderFacts() {
@@ -225,6 +228,7 @@
     st.className = 'state ' + s.state;
     $('f-evals').textContent = s.complete + ' / ' + s.budget + (s.running ? ' (' + s.running + ' running)' : '');
     $('f-failed').textContent = s.failed;
+    $('f-pruned').textContent = s.pruned;
     $('f-best').textContent = fmt(s.best_observed);
     $('f-rec').textContent = fmt(s.recommendation);
     $('f-regret').textContent = fmt(s.regret);
@@ -258,6 +262,33 @@
       $('regret').hidden = !reg[0].length;
       S.charts.regret.setData(reg);
     }
+  }
+
+  // Learning curves: the reported values of the latest MAX_CURVES trials
+  // that reported any; the chart is rebuilt when they change (its number
+  // of series does).
+  function renderCurves(ts) {
+    const shown = ts.filter((t) => t.intermediates && t.intermediates.length).slice(-MAX_CURVES);
+    $('curves-box').hidden = !shown.length;
+    const key = shown.map((t) => t.id + ':' + t.intermediates.length + ':' + t.status).join(',');
+    if (!shown.length || key === S.curvesKey) return;
+    S.curvesKey = key;
+    const steps = [...new Set(shown.flatMap((t) => t.intermediates.map((p) => p[0])))].sort((a, b) => a - b);
+    const at = new Map(steps.map((s, i) => [s, i]));
+    const data = [steps], series = [{ label: 'step' }];
+    for (const t of shown) {
+      const y = new Array(steps.length).fill(null);
+      t.intermediates.forEach(([s, v]) => { y[at.get(s)] = v; });
+      data.push(y);
+      const c = t.status === 'pruned' ? '#c62828' : t.status === 'complete' ? '#1565c0' : '#9e9e9e';
+      series.push({ label: 'trial ' + t.id, stroke: c, width: 1, spanGaps: true, points: { show: false } });
+    }
+    if (S.charts.curves) S.charts.curves.destroy();
+    S.charts.curves = plot($('curves'), {
+      height: 260, legend: { show: false }, scales: { x: { time: false } }, series,
+      axes: [{ label: 'step', incrs: INCRS }, { label: 'value', values: C.numValues, size: 70 }],
+    }, data);
+    $('curves').dataset.curves = String(shown.length);
   }
 
   function renderTimes() {
@@ -390,6 +421,21 @@
     $('contour-note').textContent = 'Posterior mean of iteration ' + g.iteration + ' over ' + g.x.name + ' × ' + g.y.name +
       ', the other parameters at x̄ (orange cross); dots: completed trials (all, projected). Colour from ' +
       fmt(min ? r.hi : r.lo) + ' (dark) to ' + fmt(min ? r.lo : r.hi) + ' (yellow, best).';
+  }
+
+  // drawPareto draws the Pareto front of an objective with two or more
+  // objective outputs (the first two).
+  function drawPareto() {
+    const outs = (S.summary && S.summary.outputs) || [];
+    const box = $('pareto-box');
+    box.hidden = !S.loaded || outs.filter((o) => o.goal !== 'constraint').length < 2;
+    if (box.hidden) return;
+    const n = C.pareto($('pareto'), outs, sortedTrials(), S.summary.pareto);
+    $('pareto').dataset.points = String(n);
+    const s = S.summary;
+    $('pareto-note').textContent = 'Orange: the evaluated Pareto set (' + (s.pareto || []).length + ' trials)' +
+      (s.hypervolume != null ? ', hypervolume ' + fmt(s.hypervolume) : '') +
+      (s.feasible_fraction != null ? '; feasible: ' + fmt(s.feasible_fraction) + ' of the complete trials' : '') + '.';
   }
 
   function drawParallel() {

@@ -12,7 +12,8 @@ import (
 // InfoToProto converts an Info to its protocol message (capability flags
 // unset).
 func InfoToProto(i sdk.Info) *pb.ObjectiveInfo {
-	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum, InitialDesign: uint32(max(i.InitialDesign, 0))}
+	out := &pb.ObjectiveInfo{Name: i.Name, Minimize: i.Minimize, Optimum: i.Optimum, InitialDesign: uint32(max(i.InitialDesign, 0)),
+		MaxStep: uint32(min(max(i.MaxStep, 0), sdk.MaxStepLimit+1))}
 	out.Params = make([]*pb.Param, len(i.Params))
 	for k, p := range i.Params {
 		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High, Choices: p.Choices}
@@ -20,6 +21,10 @@ func InfoToProto(i sdk.Info) *pb.ObjectiveInfo {
 			out.Params[k].ActiveIf = &pb.Condition{Parent: c.Parent, Values: c.Values}
 		}
 	}
+	for _, o := range i.Outputs {
+		out.Outputs = append(out.Outputs, &pb.Output{Name: o.Name, Goal: pb.OutputGoal(o.Goal), Feasible: pb.OutputSide(o.Feasible), Bound: o.Bound})
+	}
+	out.RefPoint = i.RefPoint
 	return out
 }
 
@@ -29,7 +34,7 @@ func InfoFromProto(m *pb.ObjectiveInfo) sdk.Info {
 	if m == nil {
 		return sdk.Info{}
 	}
-	out := sdk.Info{Name: m.Name, Minimize: m.Minimize, InitialDesign: int(m.InitialDesign)}
+	out := sdk.Info{Name: m.Name, Minimize: m.Minimize, InitialDesign: int(m.InitialDesign), MaxStep: int(m.MaxStep)}
 	if m.Optimum != nil {
 		v := *m.Optimum
 		out.Optimum = &v
@@ -43,6 +48,10 @@ func InfoFromProto(m *pb.ObjectiveInfo) sdk.Info {
 			out.Params[k].ActiveIf = &sdk.Condition{Parent: c.GetParent(), Values: c.GetValues()}
 		}
 	}
+	for _, o := range m.Outputs {
+		out.Outputs = append(out.Outputs, sdk.Output{Name: o.GetName(), Goal: sdk.Goal(o.GetGoal()), Feasible: sdk.Side(o.GetFeasible()), Bound: o.Bound})
+	}
+	out.RefPoint = m.RefPoint
 	return out
 }
 
@@ -50,7 +59,7 @@ func InfoFromProto(m *pb.ObjectiveInfo) sdk.Info {
 func ObservationsToProto(obs []sdk.Observation) []*pb.Observation {
 	out := make([]*pb.Observation, len(obs))
 	for i, o := range obs {
-		out[i] = &pb.Observation{X: o.X, Value: o.Value}
+		out[i] = &pb.Observation{X: o.X, Value: o.Value, Outputs: o.Outputs}
 	}
 	return out
 }

@@ -83,3 +83,56 @@ func TestTrainErrorsAndStop(t *testing.T) {
 		}
 	}
 }
+
+// TestAfterEpoch: AfterEpoch is called after each complete epoch; scoring
+// the network there leaves the weights bit for bit those of a run without
+// it, and returning true halts training after that epoch.
+func TestAfterEpoch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const m = 60
+	in := Shape{6, 6, 1}
+	x := make([]float32, m*in.Size())
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	y := make([]int, m)
+	for i := range y {
+		y[i] = rng.IntN(3)
+	}
+	train := func(after func(*Net[float32], int) bool) ([]*Param[float32], TrainStats) {
+		net, err := NewCNN[float32](Config{Input: in, Classes: 3, Filters: 4, Dense: 8, Dropout: 0.3}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := TrainSettings{BatchSize: 16, Epochs: 3, LR: 0.05, Seed: 3}
+		if after != nil {
+			s.AfterEpoch = func(e int) bool { return after(net, e) }
+		}
+		st, err := Train(context.Background(), net, x, y, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return net.Params(), st
+	}
+	plain, _ := train(nil)
+	var epochs []int
+	scored, st := train(func(n *Net[float32], e int) bool {
+		epochs = append(epochs, e)
+		n.Accuracy(x, y)
+		return false
+	})
+	if len(epochs) != 3 || epochs[0] != 1 || epochs[2] != 3 || st.Halted {
+		t.Fatalf("AfterEpoch calls %v, halted %v; want 1, 2, 3", epochs, st.Halted)
+	}
+	for i, p := range plain {
+		for j, w := range p.W {
+			if scored[i].W[j] != w {
+				t.Fatalf("%s[%d]: %v without scoring, %v with", p.Name, j, w, scored[i].W[j])
+			}
+		}
+	}
+	_, st = train(func(_ *Net[float32], e int) bool { return e == 2 })
+	if !st.Halted || st.Steps != 8 || st.Epochs != 2 {
+		t.Fatalf("halted after epoch 2: %+v, want 8 steps (4 per epoch)", st)
+	}
+}

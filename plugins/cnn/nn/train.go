@@ -23,6 +23,11 @@ type TrainSettings struct {
 	// Momentum) or AdamOptimizer.
 	Optimizer Optimizer
 	Seed      uint64 // seeds the per-epoch shuffles
+	// AfterEpoch, when set, is called after each complete epoch with its
+	// number (1, 2, …); returning true stops training there (Halted). It
+	// may use the network (e.g. score it: Predict changes nothing Train
+	// depends on, so the weights stay bit for bit those of a run without).
+	AfterEpoch func(epoch int) (stop bool)
 }
 
 func (s TrainSettings) withDefaults() TrainSettings {
@@ -78,6 +83,8 @@ type TrainStats struct {
 	// Diverged is set when the loss became NaN or infinite; training stops
 	// there and the network's predictions are then mostly −1 (wrong).
 	Diverged bool
+	// Halted is set when TrainSettings.AfterEpoch asked to stop.
+	Halted bool
 }
 
 // errNoData is returned by Train for an empty training set.
@@ -143,6 +150,10 @@ func Train[T float](ctx context.Context, net *Net[T], x []T, labels []int, s Tra
 		st.Epochs = float64(st.Steps) / float64(batchesPerEpoch)
 		if recent = append(recent, loss); len(recent) > 50 {
 			recent = recent[1:]
+		}
+		if b == batchesPerEpoch-1 && s.AfterEpoch != nil && s.AfterEpoch(st.Steps/batchesPerEpoch) {
+			st.Halted = true
+			break
 		}
 	}
 	if !st.Diverged && len(recent) > 0 {

@@ -13,14 +13,22 @@ import (
 func init() {
 	Symbols["github.com/tesbo/tesbo/sdk/sdk"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"AtLeast":            reflect.ValueOf(sdk.AtLeast),
+		"AtMost":             reflect.ValueOf(sdk.AtMost),
+		"Bound":              reflect.ValueOf(sdk.Bound),
 		"Categorical":        reflect.ValueOf(sdk.Categorical),
 		"Categories":         reflect.ValueOf(sdk.Categories),
+		"Constraint":         reflect.ValueOf(sdk.Constraint),
 		"ErrBadSpace":        reflect.ValueOf(&sdk.ErrBadSpace).Elem(),
 		"Float":              reflect.ValueOf(sdk.Float),
 		"Int":                reflect.ValueOf(sdk.Int),
 		"LogFloat":           reflect.ValueOf(sdk.LogFloat),
 		"MaxChoices":         reflect.ValueOf(constant.MakeFromLiteral("65536", token.INT, 0)),
+		"MaxOutputs":         reflect.ValueOf(constant.MakeFromLiteral("16", token.INT, 0)),
 		"MaxPosteriorPoints": reflect.ValueOf(constant.MakeFromLiteral("2000", token.INT, 0)),
+		"Maximize":           reflect.ValueOf(sdk.Maximize),
+		"Minimize":           reflect.ValueOf(sdk.Minimize),
+		"Report":             reflect.ValueOf(sdk.Report),
 		"Values":             reflect.ValueOf(sdk.Values),
 
 		// type definitions
@@ -29,15 +37,19 @@ func init() {
 		"Condition":      reflect.ValueOf((*sdk.Condition)(nil)),
 		"Configurable":   reflect.ValueOf((*sdk.Configurable)(nil)),
 		"Detailed":       reflect.ValueOf((*sdk.Detailed)(nil)),
+		"Goal":           reflect.ValueOf((*sdk.Goal)(nil)),
 		"Info":           reflect.ValueOf((*sdk.Info)(nil)),
+		"MultiOutput":    reflect.ValueOf((*sdk.MultiOutput)(nil)),
 		"Named":          reflect.ValueOf((*sdk.Named)(nil)),
 		"NoiseFree":      reflect.ValueOf((*sdk.NoiseFree)(nil)),
 		"Objective":      reflect.ValueOf((*sdk.Objective)(nil)),
 		"Observation":    reflect.ValueOf((*sdk.Observation)(nil)),
+		"Output":         reflect.ValueOf((*sdk.Output)(nil)),
 		"Param":          reflect.ValueOf((*sdk.Param)(nil)),
 		"ParamKind":      reflect.ValueOf((*sdk.ParamKind)(nil)),
 		"Posterior":      reflect.ValueOf((*sdk.Posterior)(nil)),
 		"Result":         reflect.ValueOf((*sdk.Result)(nil)),
+		"Side":           reflect.ValueOf((*sdk.Side)(nil)),
 		"Space":          reflect.ValueOf((*sdk.Space)(nil)),
 		"SuggestRequest": reflect.ValueOf((*sdk.SuggestRequest)(nil)),
 		"Suggester":      reflect.ValueOf((*sdk.Suggester)(nil)),
@@ -47,6 +59,7 @@ func init() {
 		"_Categorized":  reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_Categorized)(nil)),
 		"_Configurable": reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_Configurable)(nil)),
 		"_Detailed":     reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_Detailed)(nil)),
+		"_MultiOutput":  reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_MultiOutput)(nil)),
 		"_NoiseFree":    reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_NoiseFree)(nil)),
 		"_Objective":    reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_Objective)(nil)),
 		"_Posterior":    reflect.ValueOf((*_github_com_tesbo_tesbo_sdk_Posterior)(nil)),
@@ -92,6 +105,16 @@ type _github_com_tesbo_tesbo_sdk_Detailed struct {
 
 func (W _github_com_tesbo_tesbo_sdk_Detailed) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result, error) {
 	return W.WEvaluateDetail(ctx, x)
+}
+
+// _github_com_tesbo_tesbo_sdk_MultiOutput is an interface wrapper for MultiOutput type
+type _github_com_tesbo_tesbo_sdk_MultiOutput struct {
+	IValue           interface{}
+	WEvaluateOutputs func(ctx context.Context, x []float64) ([]float64, error)
+}
+
+func (W _github_com_tesbo_tesbo_sdk_MultiOutput) EvaluateOutputs(ctx context.Context, x []float64) ([]float64, error) {
+	return W.WEvaluateOutputs(ctx, x)
 }
 
 // _github_com_tesbo_tesbo_sdk_NoiseFree is an interface wrapper for NoiseFree type

@@ -1,0 +1,169 @@
+package acq
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/gp"
+)
+
+// cei is expected improvement with constraints (Gardner et al. 2014,
+// "Bayesian optimization with inequality constraints"; the criterion goes
+// back to Schonlau, Welch & Jones 1998): for one objective and independent
+// constraint outputs,
+//
+//	α(x) = log EI(x) + Σ_c log Φ((μ_c(x) − t_c)/σ_c(x)),
+//
+// the log of EI of the objective times the probability that every
+// constraint holds (t_c: the constraint's threshold in model units). The
+// incumbent is the largest posterior mean of the objective at the evaluated
+// points whose observed constraint values are all feasible; while none is,
+// α is the log probability of feasibility alone. Batches are greedy with
+// the kriging believer: each chosen point (and every pending one) is added
+// to every output's GP with its posterior mean as a fantasized
+// observation, which shrinks the variance there. The gradient is analytic.
+type cei struct {
+	Settings OptimizeSettings
+}
+
+// Propose implements Proposer: cei needs several outputs.
+func (cei) Propose(context.Context, *State, int) (*mat.Dense, error) {
+	return nil, needsOutputs("cei")
+}
+
+// HandlesPending reports that pending points are fantasized.
+func (cei) HandlesPending() bool { return true }
+
+// ProposeMulti implements MultiProposer.
+func (c cei) ProposeMulti(ctx context.Context, s *MultiState, q int) (*mat.Dense, error) {
+	if err := CheckMulti("cei", s, q); err != nil {
+		return nil, err
+	}
+	obj, con, thr := kindsOf(s)
+	if len(obj) != 1 {
+		return nil, fmt.Errorf("cei optimizes one objective under constraints, the study has %d objectives: use nehvi or tes", len(obj))
+	}
+	gps := make([]*gp.GP, len(s.Outputs))
+	for k, o := range s.Outputs {
+		gps[k] = o.GP
+	}
+	best, ok := feasibleBest(s, gps[obj[0]], con)
+	d := gps[0].Dim()
+	out := mat.NewDense(q, d, nil)
+	var err error
+	if s.Pending != nil {
+		if gps, err = believe(gps, s.Pending); err != nil {
+			return nil, err
+		}
+	}
+	for i := 0; i < q; i++ {
+		f := &ceiFunc{gps: gps, obj: obj[0], con: con, thr: thr, best: best, improve: ok}
+		w := FeasibilityWeighted(f, &State{Feasible: s.Feasible})
+		x, _, err := MaximizeMixed(ctx, w, 1, d, CategoriesOf(gps[0]), c.Settings, s.Rand)
+		if err != nil {
+			return nil, fmt.Errorf("cei: maximize: %w", err)
+		}
+		out.SetRow(i, x.RawRowView(0))
+		if i+1 < q {
+			if gps, err = believe(gps, x); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// believe adds the rows of X to every GP with their posterior means as
+// observations (the kriging believer).
+func believe(gps []*gp.GP, X *mat.Dense) ([]*gp.GP, error) {
+	n, _ := X.Dims()
+	out := make([]*gp.GP, len(gps))
+	for k, g := range gps {
+		y := make([]float64, n)
+		for i := range y {
+			y[i], _ = g.MeanVar(X.RawRowView(i))
+		}
+		var err error
+		if out[k], err = g.Add(X, y); err != nil {
+			return nil, fmt.Errorf("cei: fantasize pending points: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// feasibleBest returns the largest posterior mean of the objective at the
+// evaluated points whose observed constraints are all ≥ 0, and whether
+// there is one.
+func feasibleBest(s *MultiState, g *gp.GP, con []int) (float64, bool) {
+	n, _ := s.X.Dims()
+	best, ok := math.Inf(-1), false
+	for i := 0; i < n; i++ {
+		feas := true
+		for _, k := range con {
+			if s.Y.At(i, k) < 0 {
+				feas = false
+			}
+		}
+		if feas {
+			mu, _ := g.MeanVar(s.X.RawRowView(i))
+			best, ok = math.Max(best, mu), true
+		}
+	}
+	return best, ok
+}
+
+// ceiFunc is cei's α for one point.
+type ceiFunc struct {
+	gps     []*gp.GP
+	obj     int
+	con     []int
+	thr     []float64
+	best    float64
+	improve bool // false: no feasible incumbent, α = log P(feasible)
+}
+
+func (f *ceiFunc) HasGradient() bool { return true }
+func (f *ceiFunc) logScale() bool    { return true }
+
+func (f *ceiFunc) Eval(X, grad *mat.Dense) float64 {
+	x := X.RawRowView(0)
+	d := len(x)
+	var g []float64
+	if grad != nil {
+		g = grad.RawRowView(0)
+		for j := range g {
+			g[j] = 0
+		}
+	}
+	dm, dv := make([]float64, d), make([]float64, d)
+	total := 0.0
+	add := func(k int, term func(mu, sd float64) (v, dmu, dsd float64)) {
+		mu, v := f.gps[k].MeanVarGrad(x, dm, dv)
+		sd := math.Sqrt(math.Max(v, 1e-18))
+		val, dmu, dsd := term(mu, sd)
+		total += val
+		for j := range g {
+			g[j] += dmu*dm[j] + dsd*dv[j]/(2*sd)
+		}
+	}
+	if f.improve {
+		add(f.obj, func(mu, sd float64) (float64, float64, float64) { return logEI(mu, sd, f.best) })
+	}
+	for i, k := range f.con {
+		t := f.thr[i]
+		add(k, func(mu, sd float64) (float64, float64, float64) {
+			z := (mu - t) / sd
+			lp := LogPhi(z)
+			// d log Φ(z)/dz = φ(z)/Φ(z) = exp(log φ − log Φ).
+			r := math.Exp(-0.5*z*z - logSqrt2π - lp)
+			return lp, r / sd, -r * z / sd
+		})
+	}
+	if math.IsNaN(total) {
+		return math.Inf(-1)
+	}
+	return total
+}

@@ -1,0 +1,271 @@
+package acq
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/gp"
+)
+
+// parego is ParEGO (Knowles 2006, "ParEGO: a hybrid algorithm with on-line
+// landscape approximation for expensive multiobjective optimization
+// problems", IEEE Trans. Evol. Comput. 10(1):50–66), extended to outcome
+// constraints by the probability of feasibility (Gardner et al. 2014,
+// "Bayesian optimization with inequality constraints", ICML), for studies
+// with several outputs (MultiProposer). It is the baseline users compare
+// with, not the default.
+//
+// For each batch point j it draws a fresh weight vector λ uniformly from
+// the simplex over the m objectives (State.Rand; Knowles draws from an
+// evenly spaced subset of it), normalizes each oriented objective to
+// c_i ∈ [0, 1] over the evaluated points (0 best: c_i = (max_i − y_i) /
+// (max_i − min_i)), and scalarizes each evaluated point by the augmented
+// Chebyshev function
+//
+//	f_λ(y) = max_i λ_i c_i + ρ Σ_i λ_i c_i,   ρ = 0.05 (Knowles' value),
+//
+// fits one GP (package gp, MAP, warm-started from the first objective's
+// GP) to the standardized values −f_λ, and maximizes
+//
+//	log EI_λ(x) + Σ_k log P(g_k(x) ≥ 0),
+//
+// with EI's incumbent the best −f_λ among the feasible evaluated points
+// (only the feasibility term when none is feasible yet) and g_k the
+// constraint outputs' GPs (feasible at ToModel(0) and above). The batch's
+// earlier points and the pending points are fantasized at the scalarized
+// GP's posterior mean (kriging believer), as Greedy does. With a single
+// objective λ = 1 and f_λ is the normalized objective, so parego is then
+// constrained EI.
+type parego struct {
+	settings OptimizeSettings
+}
+
+// chebyshevRho is ρ of the augmented Chebyshev scalarization.
+const chebyshevRho = 0.05
+
+// ProposeMulti implements MultiProposer.
+func (p parego) ProposeMulti(ctx context.Context, s *MultiState, q int) (*mat.Dense, error) {
+	if err := checkMultiState(s, q); err != nil {
+		return nil, err
+	}
+	var objs, cons []int
+	for k, o := range s.Outputs {
+		if o.Kind == Constraint {
+			cons = append(cons, k)
+		} else {
+			objs = append(objs, k)
+		}
+	}
+	if len(objs) == 0 {
+		return nil, fmt.Errorf("parego: no objective output")
+	}
+	_, d := s.X.Dims()
+	out := mat.NewDense(q, d, nil)
+	var chosen *mat.Dense
+	for j := range q {
+		lambda := simplexWeights(len(objs), s)
+		y, best := scalarize(s, objs, cons, lambda)
+		g, err := gp.Fit(s.X, y, gp.FitSettings{Kernel: s.Outputs[objs[0]].GP.Kernel(), Warm: s.Outputs[objs[0]].GP, Rand: s.Rand})
+		if err != nil {
+			return nil, fmt.Errorf("parego: fit the scalarized GP for batch point %d: %w", j+1, err)
+		}
+		if fant := stackRows(s.Pending, chosen); fant != nil {
+			if g, err = addLie(g, g, fant, LieBeliever); err != nil {
+				return nil, err
+			}
+		}
+		f := &cfeasEI{g: g, best: best, hasBest: !math.IsInf(best, -1)}
+		for _, k := range cons {
+			f.cons = append(f.cons, s.Outputs[k].GP)
+			f.zero = append(f.zero, s.Outputs[k].ToModel(0))
+		}
+		st := &State{GP: g, Feasible: s.Feasible}
+		x, _, err := MaximizeMixed(ctx, FeasibilityWeighted(f, st), 1, d, CategoriesOf(g), p.settings, s.Rand)
+		if err != nil {
+			return nil, fmt.Errorf("parego: maximize for batch point %d: %w", j+1, err)
+		}
+		out.SetRow(j, x.RawRowView(0))
+		chosen = stackRows(chosen, x)
+	}
+	return out, nil
+}
+
+func checkMultiState(s *MultiState, q int) error {
+	switch {
+	case s == nil || len(s.Outputs) == 0:
+		return fmt.Errorf("acquisition state has no outputs")
+	case s.X == nil || s.Y == nil:
+		return fmt.Errorf("acquisition state has no observations")
+	case s.Rand == nil:
+		return fmt.Errorf("acquisition state has no random stream (MultiState.Rand)")
+	case q < 1:
+		return fmt.Errorf("batch size %d: must be at least 1", q)
+	}
+	for k, o := range s.Outputs {
+		if o.GP == nil || o.ToModel == nil {
+			return fmt.Errorf("output %d (%s) has no GP", k, o.Name)
+		}
+	}
+	return nil
+}
+
+// simplexWeights draws λ uniformly from the simplex {λ ≥ 0, Σλ = 1}: m
+// standard exponentials, normalized.
+func simplexWeights(m int, s *MultiState) []float64 {
+	w := make([]float64, m)
+	var sum float64
+	for i := range w {
+		w[i] = s.Rand.ExpFloat64()
+		sum += w[i]
+	}
+	for i := range w {
+		w[i] /= sum
+	}
+	return w
+}
+
+// scalarize returns the standardized values −f_λ of the evaluated points
+// (see parego) and the best of them among the feasible points (−Inf when
+// none is feasible).
+func scalarize(s *MultiState, objs, cons []int, lambda []float64) (y []float64, best float64) {
+	n, _ := s.Y.Dims()
+	lo, hi := make([]float64, len(objs)), make([]float64, len(objs))
+	for j, k := range objs {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+		for i := range n {
+			lo[j], hi[j] = math.Min(lo[j], s.Y.At(i, k)), math.Max(hi[j], s.Y.At(i, k))
+		}
+	}
+	raw := make([]float64, n)
+	for i := range n {
+		var mx, sum float64
+		for j, k := range objs {
+			c := 0.0
+			if r := hi[j] - lo[j]; r > 0 {
+				c = (hi[j] - s.Y.At(i, k)) / r
+			}
+			mx = math.Max(mx, lambda[j]*c)
+			sum += lambda[j] * c
+		}
+		raw[i] = -(mx + chebyshevRho*sum)
+	}
+	y = standardize(raw)
+	best = math.Inf(-1)
+	for i := range n {
+		feasible := true
+		for _, k := range cons {
+			feasible = feasible && s.Y.At(i, k) >= 0
+		}
+		if feasible {
+			best = math.Max(best, y[i])
+		}
+	}
+	return y, best
+}
+
+// standardize returns (v − mean)/sd (sd 1 when the values do not vary).
+func standardize(v []float64) []float64 {
+	var m float64
+	for _, x := range v {
+		m += x
+	}
+	m /= float64(len(v))
+	var ss float64
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	sd := 1.0
+	if len(v) > 1 {
+		if s := math.Sqrt(ss / float64(len(v)-1)); s > 1e-12 {
+			sd = s
+		}
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = (x - m) / sd
+	}
+	return out
+}
+
+// stackRows returns the rows of a above those of b (either may be nil).
+func stackRows(a, b *mat.Dense) *mat.Dense {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	ra, c := a.Dims()
+	rb, _ := b.Dims()
+	out := mat.NewDense(ra+rb, c, nil)
+	out.Slice(0, ra, 0, c).(*mat.Dense).Copy(a)
+	out.Slice(ra, ra+rb, 0, c).(*mat.Dense).Copy(b)
+	return out
+}
+
+// cfeasEI is log EI of g (incumbent best; left out when hasBest is false)
+// plus Σ_k log Φ((μ_k(x) − zero_k)/σ_k(x)), the log probability that
+// constraint k's GP is at or above its feasibility threshold zero_k.
+type cfeasEI struct {
+	g       *gp.GP
+	best    float64
+	hasBest bool
+	cons    []*gp.GP
+	zero    []float64
+}
+
+func (f *cfeasEI) HasGradient() bool { return true }
+func (f *cfeasEI) logScale() bool    { return true }
+
+// Eval implements Func for a single point (X is 1×d).
+func (f *cfeasEI) Eval(X, grad *mat.Dense) float64 {
+	x := X.RawRowView(0)
+	d := len(x)
+	var g []float64
+	if grad != nil {
+		g = grad.RawRowView(0)
+		for i := range g {
+			g[i] = 0
+		}
+	}
+	dm, dv := make([]float64, d), make([]float64, d)
+	var total float64
+	if f.hasBest {
+		m, v := f.g.MeanVarGrad(x, dm, dv)
+		sd := math.Sqrt(v)
+		a, am, as := logEI(m, sd, f.best)
+		total += a
+		for i := range g {
+			g[i] += am * dm[i]
+			if sd > 1e-150 {
+				g[i] += as * dv[i] / (2 * sd)
+			}
+		}
+	}
+	for k, c := range f.cons {
+		m, v := c.MeanVarGrad(x, dm, dv)
+		sd := math.Sqrt(math.Max(v, 1e-300))
+		z := (m - f.zero[k]) / sd
+		total += LogPhi(z)
+		dz := invMills(z) // d log Φ / dz
+		for i := range g {
+			g[i] += dz * (dm[i]/sd - (m-f.zero[k])*dv[i]/(2*v*sd))
+		}
+	}
+	return total
+}
+
+var _ MultiProposer = parego{}
+
+// Propose implements Proposer: parego needs a study with several outputs.
+func (parego) Propose(context.Context, *State, int) (*mat.Dense, error) {
+	return nil, fmt.Errorf("parego optimizes objectives with several outputs (sdk.Info.Outputs); this one has one: use another acquisition")
+}
+
+// HandlesPending implements PendingAware: pending points are fantasized
+// at the scalarized GP's posterior mean, so parego may propose while
+// evaluations run (worker mode).
+func (parego) HandlesPending() bool { return true }

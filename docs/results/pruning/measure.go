@@ -1,0 +1,195 @@
+//go:build ignore
+
+// measure.go compares early stopping with full training on the learning-
+// curve suite (package problems/curves): BO with EI, batch 1, for each
+// problem and seed, once training every trial to its last epoch and once
+// with each pruner. Run from the repository root:
+//
+//	go run docs/results/pruning/measure.go -seeds 10 > docs/results/pruning/table.md
+//
+// For each problem, full training's median final regret is the target; a
+// method's "epochs to" it is where the median over seeds of its incumbent
+// regret, as a function of epochs spent, first reaches the target, and
+// "saved" compares that with full training's.
+//
+// It writes runs.csv (one row per trial of every run) next to the table
+// when -csv is given. A run's incumbent is its best complete trial by
+// observed (noisy) value; its regret is the noise-free f* − acc(x, 27).
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/problems/curves"
+)
+
+type method struct {
+	name  string
+	iters int // BO iterations (pruned runs get more: they are cheaper)
+	prune host.Pruning
+}
+
+// point is a run's state after a trial: epochs spent so far and the
+// incumbent's regret.
+type point struct {
+	epochs int
+	regret float64
+}
+
+func main() {
+	seeds := flag.Int("seeds", 10, "seeds per problem and method")
+	iters := flag.Int("iters", 30, "BO iterations of full training; pruners get three times as many")
+	csvPath := flag.String("csv", "", "write every trial of every run here")
+	flag.Parse()
+	methods := []method{
+		{"full", *iters, host.Pruning{}},
+		{"median", 3 * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5}},
+		{"asha", 3 * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3}},
+		{"hyperband", 3 * *iters, host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3}},
+		// Sensitivity: a later first comparison.
+		{"median-w9", 3 * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5, WarmupSteps: 9}},
+		{"asha-r3", 3 * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 3, Eta: 3}},
+	}
+	var w *csv.Writer
+	if *csvPath != "" {
+		f, err := os.Create(*csvPath)
+		if err != nil {
+			fail(err)
+		}
+		defer f.Close()
+		w = csv.NewWriter(f)
+		defer w.Flush()
+		w.Write([]string{"problem", "method", "seed", "trial", "state", "epochs", "cum_epochs", "regret"})
+	}
+	start := time.Now()
+	fmt.Printf("BO with EI, batch 1, %d seeds; full training %d iterations after a %s-point design, pruners %d; %d epochs per full run; %d CPU cores (shared).\n\n",
+		*seeds, *iters, "2d", 3**iters, curves.Steps, runtime.NumCPU())
+	fmt.Println("| problem | method | final regret (median) | epochs (median) | regret at full's epochs (median) | epochs to full's final median regret | saved |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, p := range curves.Problems() {
+		runs := map[string][][]point{}
+		for _, m := range methods {
+			for s := 1; s <= *seeds; s++ {
+				runs[m.name] = append(runs[m.name], run(p, m, uint64(s), w))
+			}
+		}
+		report(p.Name, methods, runs)
+	}
+	fmt.Printf("\n%d runs in %s.\n", len(curves.Problems())*len(methods)**seeds, time.Since(start).Round(time.Second))
+}
+
+// run is one study; it returns its trajectory, one point per trial.
+func run(p *curves.Problem, m method, seed uint64, w *csv.Writer) []point {
+	obj, err := curves.New(curves.Prefix + p.Name)
+	if err != nil {
+		fail(err)
+	}
+	res, err := host.Optimize(context.Background(), obj, host.Options{
+		Acquisition: "ei", Batch: 1, Init: 2 * p.Dim, Iters: m.iters, Seed: seed, Pruning: m.prune,
+	})
+	if err != nil {
+		fail(fmt.Errorf("%s %s seed %d: %w", p.Name, m.name, seed, err))
+	}
+	var out []point
+	epochs, best, regret := 0, math.Inf(-1), math.Inf(1)
+	for _, t := range res.Trials {
+		n := len(t.Intermediates) // the epochs it ran
+		if m.prune.Rule == "" {
+			n = curves.Steps // without a pruner nothing is reported: every trial trains fully
+		}
+		epochs += n
+		if t.Status == host.Complete && t.Value > best {
+			best, regret = t.Value, p.Regret(t.X)
+		}
+		out = append(out, point{epochs, regret})
+		if w != nil {
+			w.Write([]string{p.Name, m.name, strconv.FormatUint(seed, 10), strconv.Itoa(t.ID), string(t.Status),
+				strconv.Itoa(n), strconv.Itoa(epochs), strconv.FormatFloat(regret, 'g', 6, 64)})
+		}
+	}
+	return out
+}
+
+// regretAt is the incumbent's regret once at most epochs were spent.
+func regretAt(traj []point, epochs int) float64 {
+	r := math.Inf(1)
+	for _, q := range traj {
+		if q.epochs > epochs {
+			break
+		}
+		r = q.regret
+	}
+	return r
+}
+
+// epochsTo is the fewest epochs E at which the median over runs of the
+// incumbent's regret after E epochs is at most target (+Inf if never):
+// where the method's median cost-to-regret curve crosses target.
+func epochsTo(runs [][]point, target float64) float64 {
+	last := 0
+	for _, tr := range runs {
+		last = max(last, tr[len(tr)-1].epochs)
+	}
+	for e := 1; e <= last; e++ {
+		at := make([]float64, len(runs))
+		for i, tr := range runs {
+			at[i] = regretAt(tr, e)
+		}
+		if median(at) <= target {
+			return float64(e)
+		}
+	}
+	return math.Inf(1)
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func report(name string, methods []method, runs map[string][][]point) {
+	var finals, fullEpochs []float64
+	for _, tr := range runs["full"] {
+		finals = append(finals, tr[len(tr)-1].regret)
+		fullEpochs = append(fullEpochs, float64(tr[len(tr)-1].epochs))
+	}
+	target, budget := median(finals), int(median(fullEpochs))
+	var fullTo float64
+	for _, m := range methods {
+		var fin, ep, at []float64
+		for _, tr := range runs[m.name] {
+			fin = append(fin, tr[len(tr)-1].regret)
+			ep = append(ep, float64(tr[len(tr)-1].epochs))
+			at = append(at, regretAt(tr, budget))
+		}
+		mt := epochsTo(runs[m.name], target)
+		if m.name == "full" {
+			fullTo = mt
+		}
+		saved := "—"
+		if m.name != "full" && !math.IsInf(mt, 1) {
+			saved = fmt.Sprintf("%.0f %%", 100*(1-mt/fullTo))
+		}
+		fmt.Printf("| %s | %s | %.3g | %.0f | %.3g | %.0f | %s |\n", name, m.name, median(fin), median(ep), median(at), mt, saved)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "measure:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,263 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// twoObjectives is a 2-d objective with two conflicting objectives and a
+// constraint: maximize f1 = −(x0−0.2)² − (x1−0.5)², minimize
+// f2 = (x0−0.8)² + (x1−0.5)², subject to g = x0 + x1 ≤ bound.
+type twoObjectives struct {
+	bound float64
+	calls int
+}
+
+func (o *twoObjectives) Info(context.Context) (sdk.Info, error) {
+	i := unitInfo(2)
+	i.Name = "two"
+	i.Outputs = []sdk.Output{{Name: "f1", Goal: sdk.Maximize}, {Name: "f2", Goal: sdk.Minimize},
+		{Name: "g", Goal: sdk.Constraint, Feasible: sdk.AtMost, Bound: sdk.Bound(o.bound)}}
+	return i, nil
+}
+
+func (o *twoObjectives) Evaluate(context.Context, []float64) (float64, error) {
+	return 0, errors.New("Evaluate called on an objective of several outputs")
+}
+
+func (o *twoObjectives) EvaluateOutputs(_ context.Context, x []float64) ([]float64, error) {
+	o.calls++
+	f1 := -(x[0]-0.2)*(x[0]-0.2) - (x[1]-0.5)*(x[1]-0.5)
+	f2 := (x[0]-0.8)*(x[0]-0.8) + (x[1]-0.5)*(x[1]-0.5)
+	return []float64{f1, f2, x[0] + x[1]}, nil
+}
+
+func TestMultiOutputStudy(t *testing.T) {
+	obj := &twoObjectives{bound: 10}
+	info, _ := obj.Info(context.Background())
+	s, err := NewStudy(context.Background(), info, Options{Batch: 2, Iters: 3, Init: 4, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(context.Background(), obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.opts.Acquisition != DefaultAcquisition {
+		t.Errorf("acquisition %s, want the default %s (tes has a several-output form)", s.opts.Acquisition, DefaultAcquisition)
+	}
+	for it := 1; it <= 3; it++ {
+		if fb := s.iters[it].fallback; fb != "" {
+			t.Errorf("iteration %d fell back: %s", it, fb)
+		}
+	}
+	if res.Evaluations != 10 || obj.calls != 10 {
+		t.Fatalf("%d evaluations, %d calls", res.Evaluations, obj.calls)
+	}
+	for _, tr := range res.Trials {
+		want, _ := obj.EvaluateOutputs(context.Background(), tr.X)
+		if tr.Status != Complete || len(tr.Outputs) != 3 || tr.Outputs[1] != want[1] || tr.Value != want[0] {
+			t.Fatalf("trial %d: %+v", tr.ID, tr)
+		}
+	}
+}
+
+func TestMultiOutputRefusals(t *testing.T) {
+	obj := &twoObjectives{bound: 1}
+	info, _ := obj.Info(context.Background())
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Acquisition: "ei"}, "not an acq.MultiProposer"},
+		{Options{RefPoint: []float64{1}}, "want one per objective output (2)"},
+		{Options{RefPoint: []float64{1, math.NaN()}}, "is NaN"},
+	} {
+		_, err := NewStudy(context.Background(), info, c.o)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: got %v, want %q", c.o, err, c.want)
+		}
+	}
+}
+
+// A constraint keeps parego's proposals out of the infeasible region: with
+// g = x0 + x1 ≤ 0.6 most BO proposals are feasible, while with the bound
+// lifted they go where both objectives are better (f1 peaks at x0 = 0.2,
+// f2 at x0 = 0.8, both at x1 = 0.5, so the front x0 ∈ [0.2, 0.8], x1 = 0.5
+// is mostly infeasible: x0 + x1 ≤ 0.6 holds on it only for x0 ≤ 0.1).
+func TestMultiOutputConstraintAvoidsInfeasible(t *testing.T) {
+	feasibleShare := func(bound float64) float64 {
+		obj := &twoObjectives{bound: bound}
+		res, err := Optimize(context.Background(), obj, Options{Acquisition: "parego", Batch: 2, Iters: 8, Init: 6, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := 0, 0
+		for _, tr := range res.Trials {
+			if tr.Iteration >= 1 {
+				n++
+				if tr.X[0]+tr.X[1] <= 0.6+1e-9 {
+					ok++
+				}
+			}
+		}
+		return float64(ok) / float64(n)
+	}
+	with, without := feasibleShare(0.6), feasibleShare(10)
+	t.Logf("share of BO proposals with x0+x1 ≤ 0.6: constrained %.2f, unconstrained %.2f", with, without)
+	if with < 0.7 || without > 0.5 {
+		t.Fatalf("constrained %.2f (want ≥ 0.7), unconstrained %.2f (want ≤ 0.5)", with, without)
+	}
+}
+
+// A two-objective study interrupted mid-batch and resumed in a new Study
+// gives bitwise the trials (points and every output) of an uninterrupted
+// one: the per-output fits' warm starts are stored with each iteration.
+func TestMultiOutputResumeExact(t *testing.T) {
+	ctx := context.Background()
+	opts := Options{Acquisition: "parego", Batch: 2, Iters: 5, Init: 4, Seed: 17, Grace: -1}
+	want, err := Optimize(ctx, &twoObjectives{bound: 0.9}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := interruptedStudy(t, &twoObjectives{bound: 0.9}, opts, 9)
+	db := openDB(t, path, false)
+	defer db.Close()
+	s, err := OpenStudy(ctx, wrap(db), "st", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Run(ctx, &twoObjectives{bound: 0.9}); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Trials()
+	sameTrials(t, want.Trials, got)
+	for i := range got {
+		for k := range got[i].Outputs {
+			if math.Float64bits(got[i].Outputs[k]) != math.Float64bits(want.Trials[i].Outputs[k]) {
+				t.Fatalf("trial %d output %d: %v vs %v", i, k, got[i].Outputs[k], want.Trials[i].Outputs[k])
+			}
+		}
+		if len(got[i].Outputs) != 3 {
+			t.Fatalf("trial %d has %d outputs after resume", i, len(got[i].Outputs))
+		}
+	}
+}
+
+// The last record's Pareto set is the observed front of the feasible
+// trials (a noise-free objective: the posterior means keep the order), its
+// hypervolume is that front's above the derived reference point, and the
+// feasible fraction counts the trials within the bound.
+func TestMultiOutputRecord(t *testing.T) {
+	obj := &twoObjectives{bound: 0.9}
+	res, err := Optimize(context.Background(), obj, Options{Acquisition: "parego", Batch: 2, Iters: 4, Init: 6, Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Multi
+	if m == nil || m.Pareto == nil || m.Hypervolume == nil || m.FeasibleFraction == nil || !m.RefPointDerived || len(m.RefPoint) != 2 {
+		t.Fatalf("multi record: %+v", m)
+	}
+	var feas []Trial
+	for _, tr := range res.Trials {
+		if tr.Outputs[2] <= 0.9 {
+			feas = append(feas, tr)
+		}
+	}
+	if want := float64(len(feas)) / float64(len(res.Trials)); *m.FeasibleFraction != want {
+		t.Errorf("feasible fraction %v, want %v", *m.FeasibleFraction, want)
+	}
+	var front []int // brute force: f1 maximized, f2 minimized
+	for _, a := range feas {
+		dominated := false
+		for _, b := range feas {
+			if b.Outputs[0] >= a.Outputs[0] && b.Outputs[1] <= a.Outputs[1] && (b.Outputs[0] > a.Outputs[0] || b.Outputs[1] < a.Outputs[1]) {
+				dominated = true
+			}
+		}
+		if !dominated {
+			front = append(front, a.ID)
+		}
+	}
+	if len(front) != len(m.Pareto.Trials) {
+		t.Fatalf("Pareto set %v, observed front %v", m.Pareto.Trials, front)
+	}
+	for i := range front {
+		if front[i] != m.Pareto.Trials[i] || len(m.Pareto.Outputs[i]) != 3 {
+			t.Fatalf("Pareto set %v, observed front %v", m.Pareto.Trials, front)
+		}
+	}
+	// The hypervolume of a 2-d front, by the staircase, in the native
+	// units (f1 up from ref[0], f2 down from ref[1]).
+	var hv float64
+	for _, id := range front {
+		tr := res.Trials[id]
+		w := tr.Outputs[0] - m.RefPoint[0]
+		h := m.RefPoint[1] - tr.Outputs[1]
+		if w <= 0 || h <= 0 {
+			continue
+		}
+		// the part of this point's box not covered by points with larger f1
+		top := m.RefPoint[1]
+		for _, o := range front {
+			if p := res.Trials[o]; p.Outputs[0] > tr.Outputs[0] {
+				top = math.Min(top, p.Outputs[1])
+			}
+		}
+		hv += w * math.Max(0, top-tr.Outputs[1])
+	}
+	if math.Abs(hv-*m.Hypervolume) > 1e-12*math.Max(1, hv) {
+		t.Errorf("hypervolume %v, staircase %v", *m.Hypervolume, hv)
+	}
+}
+
+// Driving a several-output study with Ask and TellOutputs gives the trials
+// Optimize gives; AttachOutputs adds an evaluated point, and Tell and
+// Attach of one value are refused.
+func TestMultiOutputAskTell(t *testing.T) {
+	ctx := context.Background()
+	opts := Options{Acquisition: "parego", Batch: 2, Iters: 3, Init: 4, Seed: 21}
+	obj := &twoObjectives{bound: 0.9}
+	want, err := Optimize(ctx, obj, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := obj.Info(ctx)
+	s, err := NewStudy(ctx, info, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !s.Done() {
+		batch, err := s.Ask(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range batch {
+			if err := s.Tell(ctx, tr.ID, 1, nil); err == nil || !strings.Contains(err.Error(), "TellOutputs") {
+				t.Fatalf("Tell of one value: %v", err)
+			}
+			outs, _ := obj.EvaluateOutputs(ctx, tr.X)
+			if err := s.TellOutputs(ctx, tr.ID, outs, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got := s.Trials()
+	sameTrials(t, want.Trials, got)
+	if _, err := s.Attach(ctx, []float64{0.5, 0.5}, 1); err == nil || !strings.Contains(err.Error(), "AttachOutputs") {
+		t.Fatalf("Attach of one value: %v", err)
+	}
+	if _, err := s.AttachOutputs(ctx, []float64{0.5, 0.5}, []float64{1, 2}); err == nil || !strings.Contains(err.Error(), "returned 2 outputs, it declares 3") {
+		t.Fatalf("AttachOutputs of 2 outputs: %v", err)
+	}
+	tr, err := s.AttachOutputs(ctx, []float64{0.5, 0.5}, []float64{-0.09, 0.09, 1})
+	if err != nil || tr.Status != Complete || tr.Value != -0.09 || len(tr.Outputs) != 3 {
+		t.Fatalf("AttachOutputs: %+v, %v", tr, err)
+	}
+}

@@ -1,0 +1,272 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/tesbo/tesbo/prune"
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// Pruner names (Pruning.Rule): the stopping rules of package prune.
+const (
+	PrunerMedian    = "median"
+	PrunerASHA      = "asha"
+	PrunerHyperband = "hyperband"
+)
+
+// Bounds of the pruning settings.
+const (
+	MaxPrunerEta     = 100
+	MaxPrunerStartup = 10000
+)
+
+// Pruning chooses how a study stops evaluations early from the
+// intermediate values they report (sdk.Report). The zero value stops none.
+//
+// A trial stopped early is stored as pruned with the last value and step
+// it reported and counts in the study's budget. The GP sees it at that last
+// value, as if it were the final one, and recommendations never pick it.
+// This is a stand-in, not a model of the curve: the pruner stopped the
+// trial because it was behind the others at that step, and for curves that
+// still rise the value is pessimistic, which is what keeps the acquisition
+// from proposing the region again. Kept out of the GP entirely, pruned
+// points left no trace: on the learning-curve suite (problems/curves) BO
+// with EI then proposed the same pruned region over and over and ended
+// worse than training every trial fully. For curves that fall (overfitting)
+// the stand-in is optimistic; a model of the value across steps is the
+// multi-fidelity feature's job.
+//
+// The pruner compares a trial only with the trials of earlier iterations
+// (the initial design is iteration 0), which are finished when it runs in
+// Run: its decisions do not depend on which of a batch's parallel
+// evaluations finishes first, so the study stays bitwise reproducible,
+// also across resume. The initial design is therefore never pruned.
+// Workers (RunWorker) compare with the trials of earlier iterations that
+// are finished in the database when the value is reported.
+type Pruning struct {
+	// Rule is "" (none), PrunerMedian, PrunerASHA or PrunerHyperband.
+	Rule string `json:"rule,omitempty"`
+	// StartupTrials, WarmupSteps and MinTrials configure the median rule
+	// (prune.Median; 0 to 10000 trials, 0 to sdk.MaxStepLimit steps).
+	StartupTrials int `json:"startup_trials,omitempty"`
+	WarmupSteps   int `json:"warmup_steps,omitempty"`
+	MinTrials     int `json:"min_trials,omitempty"`
+	// MinStep (r, default 1) and Eta (η, default 3, 2 to MaxPrunerEta)
+	// configure ASHA and Hyperband (prune.ASHA, prune.Hyperband).
+	MinStep int `json:"min_step,omitempty"`
+	Eta     int `json:"eta,omitempty"`
+	// MaxStep is the last step of a full evaluation (R), 0 for the
+	// objective's sdk.Info.MaxStep; Hyperband needs one of them.
+	MaxStep int `json:"max_step,omitempty"`
+}
+
+// normalized fills in ASHA's and Hyperband's defaults.
+func (p Pruning) normalized() Pruning {
+	if p.Rule == PrunerASHA || p.Rule == PrunerHyperband {
+		if p.MinStep == 0 {
+			p.MinStep = 1
+		}
+		if p.Eta == 0 {
+			p.Eta = 3
+		}
+	}
+	return p
+}
+
+// validate checks the settings (after normalized).
+func (p Pruning) validate() error {
+	steps := func(name string, v, lo int) error {
+		if v < lo || v > sdk.MaxStepLimit {
+			return fmt.Errorf("pruner %s %d outside [%d, %d]", name, v, lo, sdk.MaxStepLimit)
+		}
+		return nil
+	}
+	switch p.Rule {
+	case "", PrunerMedian, PrunerASHA, PrunerHyperband:
+	default:
+		return fmt.Errorf("unknown pruner %q: known ones are %s, %s, %s", p.Rule, PrunerMedian, PrunerASHA, PrunerHyperband)
+	}
+	if p.StartupTrials < 0 || p.StartupTrials > MaxPrunerStartup || p.MinTrials < 0 || p.MinTrials > MaxPrunerStartup {
+		return fmt.Errorf("pruner startup/min trials %d/%d outside [0, %d]", p.StartupTrials, p.MinTrials, MaxPrunerStartup)
+	}
+	if p.Eta != 0 && (p.Eta < 2 || p.Eta > MaxPrunerEta) {
+		return fmt.Errorf("pruner eta %d outside [2, %d]", p.Eta, MaxPrunerEta)
+	}
+	for _, e := range []error{steps("warm-up steps", p.WarmupSteps, 0), steps("min step", p.MinStep, 0), steps("max step", p.MaxStep, 0)} {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// pruner builds the rule for an objective that declares info (nil for no
+// pruning).
+func (p Pruning) pruner(info sdk.Info) (prune.Pruner, error) {
+	maxStep := p.MaxStep
+	if maxStep == 0 {
+		maxStep = info.MaxStep
+	}
+	switch p.Rule {
+	case PrunerMedian:
+		return prune.Median{StartupTrials: p.StartupTrials, WarmupSteps: p.WarmupSteps, MinTrials: p.MinTrials}, nil
+	case PrunerASHA:
+		return prune.ASHA{MinStep: p.MinStep, Eta: p.Eta, MaxStep: maxStep}, nil
+	case PrunerHyperband:
+		if maxStep < p.MinStep*p.Eta {
+			return nil, fmt.Errorf("hyperband needs the last step of a full evaluation of at least min step × eta = %d, got %d (set the pruner's max step, or declare sdk.Info.MaxStep in the objective)", p.MinStep*p.Eta, maxStep)
+		}
+		return prune.Hyperband{MinStep: p.MinStep, MaxStep: maxStep, Eta: p.Eta}, nil
+	}
+	return nil, nil
+}
+
+// Intermediate is one value an evaluation reported (sdk.Report): the value
+// in native units it reached at Step.
+type Intermediate struct {
+	Step  int
+	Value float64
+}
+
+// trialCurve is the sdk.Reporter of one evaluation attempt: it keeps the
+// values reported and asks decide (the pruner, against the right history)
+// after each.
+type trialCurve struct {
+	decide func(points []Intermediate) bool
+
+	mu     sync.Mutex
+	points []Intermediate
+	pruned bool
+}
+
+// newCurve returns the Reporter of an attempt at trial id, or nil when the
+// study prunes nothing.
+func (s *Study) newCurve(id int) *trialCurve {
+	if s.pruner == nil {
+		return nil
+	}
+	return s.curveFor(id)
+}
+
+// curveFor returns a Reporter for trial id that asks the study's pruner.
+func (s *Study) curveFor(id int) *trialCurve {
+	return &trialCurve{decide: func(p []Intermediate) bool { return s.shouldPrune(id, p) }}
+}
+
+// Report implements sdk.Reporter. Once the pruner has said stop it keeps
+// saying so; the values are still recorded.
+func (c *trialCurve) Report(step int, value float64) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case math.IsNaN(value) || math.IsInf(value, 0):
+		return false, fmt.Errorf("report: value %v at step %d is not finite", value, step)
+	case step < 0 || step > sdk.MaxStepLimit:
+		return false, fmt.Errorf("report: step %d outside [0, %d]", step, sdk.MaxStepLimit)
+	case len(c.points) > 0 && step <= c.points[len(c.points)-1].Step:
+		return false, fmt.Errorf("report: step %d after step %d: steps must increase", step, c.points[len(c.points)-1].Step)
+	}
+	c.points = append(c.points, Intermediate{Step: step, Value: value})
+	if !c.pruned {
+		c.pruned = c.decide(c.points)
+	}
+	return c.pruned, nil
+}
+
+// outcome returns what the attempt reported: its values and whether it
+// was told to stop.
+func (c *trialCurve) outcome() ([]Intermediate, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.points), c.pruned
+}
+
+// shouldPrune asks the pruner about trial id having reported points,
+// against the finished trials of earlier iterations (see Pruning).
+func (s *Study) shouldPrune(id int, points []Intermediate) bool {
+	if s.pruner == nil {
+		return false
+	}
+	s.mu.Lock()
+	iter := s.trials[id].Iteration
+	history := pruneHistory(s.trials, iter, s.info.Minimize)
+	s.mu.Unlock()
+	return s.pruner.Prune(curveOf(id, points, false, s.info.Minimize), history)
+}
+
+// newCurve returns the Reporter of a worker's attempt at t (nil without a
+// pruner). A worker holds no trials: each decision reads the study's
+// finished trials from the database, so it compares with what the workers
+// have finished by then (decisions are not reproducible across runs, as
+// nothing a worker does is).
+func (w *worker) newCurve(ctx context.Context, t *Trial) *trialCurve {
+	if w.pruner == nil {
+		return nil
+	}
+	return &trialCurve{decide: func(p []Intermediate) bool {
+		ts, err := loadTrials(ctx, w.db, w.id)
+		if err != nil {
+			w.log.Warn().Err(err).Int("trial", t.ID).Msg("could not read the study's trials to decide on stopping; the evaluation goes on")
+			return false
+		}
+		return w.pruner.Prune(curveOf(t.ID, p, false, w.minimize), pruneHistory(ts, t.Iteration, w.minimize))
+	}}
+}
+
+// pruneHistory is what a trial of iteration iter is compared with: the
+// curves of the finished (complete or pruned) trials of earlier
+// iterations that reported any.
+func pruneHistory(trials []Trial, iter int, minimize bool) []prune.Curve {
+	var history []prune.Curve
+	for _, t := range trials {
+		if t.Iteration < iter && (t.Status == Complete || t.Status == Pruned) && len(t.Intermediates) > 0 {
+			history = append(history, curveOf(t.ID, t.Intermediates, t.Status == Complete, minimize))
+		}
+	}
+	return history
+}
+
+// anyComplete reports whether a trial ran to its end (a recommendation
+// needs one: a pruned trial's value is not the objective's).
+func (s *Study) anyComplete() bool {
+	for _, t := range s.trials {
+		if t.Status == Complete {
+			return true
+		}
+	}
+	return false
+}
+
+// bestComplete returns the row of the model's data (trial IDs ids) with
+// the largest score among complete trials, the earliest among equals: the
+// GP sees pruned trials too, but a recommendation is a trial that ran to
+// its end. Without pruned trials this is the row with the largest score.
+func (s *Study) bestComplete(ids []int, score []float64) int {
+	best := -1
+	for i, id := range ids {
+		if s.trials[id].Status == Complete && (best < 0 || score[i] > score[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// curveOf is a trial's curve in the maximized sign convention.
+func curveOf(id int, points []Intermediate, complete, minimize bool) prune.Curve {
+	sign := 1.0
+	if minimize {
+		sign = -1
+	}
+	c := prune.Curve{ID: id, Complete: complete, Points: make([]prune.Point, len(points))}
+	for i, p := range points {
+		c.Points[i] = prune.Point{Step: p.Step, Value: sign * p.Value}
+	}
+	return c
+}

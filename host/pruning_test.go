@@ -1,0 +1,236 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// curveObjective trains for steps epochs: its value at epoch k is
+// q(x)·(1 − e^(−k/3)) with q(x) = 1 − ‖x − 0.3‖², reported through
+// sdk.Report after each epoch; when told to stop it returns its last value.
+type curveObjective struct{ steps int }
+
+func (o curveObjective) Info(context.Context) (sdk.Info, error) {
+	i := unitInfo(2)
+	i.MaxStep = o.steps
+	return i, nil
+}
+
+func (o curveObjective) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	q := 1 - (x[0]-0.3)*(x[0]-0.3) - (x[1]-0.3)*(x[1]-0.3)
+	var v float64
+	for k := 1; k <= o.steps; k++ {
+		v = q * (1 - math.Exp(-float64(k)/3))
+		if prune, err := sdk.Report(ctx, k, v); err != nil || prune {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+func pruningOptions() Options {
+	o := baseOptions(7)
+	o.Acquisition, o.Proposer = "test-random", randomProposer{} // uniform points: some fall behind
+	o.Batch, o.Iters, o.Init = 1, 10, 4
+	o.Pruning = Pruning{Rule: PrunerMedian}
+	return o
+}
+
+// checkPruned checks what a pruned trial holds: state, the last reported
+// value as its value, a step short of the full run, and that none of the
+// initial design was pruned. It returns the number of pruned trials.
+func checkPruned(t *testing.T, trials []Trial, steps int) int {
+	t.Helper()
+	n := 0
+	for _, tr := range trials {
+		if tr.Status == Complete && len(tr.Intermediates) != steps {
+			t.Errorf("complete trial %d reported %d values, want %d", tr.ID, len(tr.Intermediates), steps)
+		}
+		if tr.Status != Pruned {
+			continue
+		}
+		n++
+		last := tr.Intermediates[len(tr.Intermediates)-1]
+		if tr.Iteration == 0 || last.Step >= steps || math.Float64bits(last.Value) != math.Float64bits(tr.Value) {
+			t.Errorf("pruned trial %d (iteration %d): value %v, last report %+v of %d steps", tr.ID, tr.Iteration, tr.Value, last, steps)
+		}
+	}
+	return n
+}
+
+// A study with the median rule prunes trials that fall behind, stores them
+// pruned with their last value and step, counts them in its budget, and
+// resumes bitwise: a run interrupted mid-study and reopened ends with
+// exactly the trials — states, values, intermediate values — of an
+// uninterrupted one.
+func TestPrunedTrialsResumeBitwise(t *testing.T) {
+	ctx := context.Background()
+	obj := curveObjective{steps: 9}
+	want, err := Optimize(ctx, obj, pruningOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Trials) != 14 {
+		t.Fatalf("%d trials, want the budget of 14", len(want.Trials))
+	}
+	pruned := checkPruned(t, want.Trials, obj.steps)
+	if pruned == 0 || want.Pruned != pruned {
+		t.Fatalf("%d trials pruned (result says %d), want some", pruned, want.Pruned)
+	}
+	// The GP sees pruned trials at their last value; recommendations are
+	// complete trials.
+	ds := newDataset(want.Trials, 2, false)
+	if ds.n() != len(want.Trials) {
+		t.Fatalf("the model's data hold %d of %d finished trials", ds.n(), len(want.Trials))
+	}
+	if want.Best == nil || want.Trials[want.Best.TrialID].Status != Complete {
+		t.Fatalf("recommended %+v, not a complete trial", want.Best)
+	}
+	path := interruptedStudy(t, obj, pruningOptions(), 9)
+	db := openDB(t, path, false)
+	defer db.Close()
+	s, err := OpenStudy(ctx, wrap(db), "st", Options{Proposer: randomProposer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Run(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Trials()
+	sameTrials(t, want.Trials, got)
+	for i := range got {
+		if a, b := want.Trials[i].Intermediates, got[i].Intermediates; len(a) != len(b) {
+			t.Fatalf("trial %d: %d intermediate values, want %d", i, len(b), len(a))
+		} else {
+			for j := range a {
+				if a[j].Step != b[j].Step || math.Float64bits(a[j].Value) != math.Float64bits(b[j].Value) {
+					t.Fatalf("trial %d intermediate %d: %+v, want %+v", i, j, b[j], a[j])
+				}
+			}
+		}
+	}
+}
+
+// Without a pruner an objective's reports go nowhere and nothing changes.
+func TestNoPrunerNoReports(t *testing.T) {
+	o := pruningOptions()
+	o.Pruning = Pruning{}
+	res, err := Optimize(context.Background(), curveObjective{steps: 5}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range res.Trials {
+		if tr.Status != Complete || tr.Intermediates != nil {
+			t.Fatalf("trial %d: %s with %d intermediate values", tr.ID, tr.Status, len(tr.Intermediates))
+		}
+	}
+}
+
+// Ask/Tell: Study.Report records intermediate values and relays the
+// pruner's decision; Tell then stores the trial pruned at its last step.
+// Reports out of order or not finite are refused.
+func TestAskTellReport(t *testing.T) {
+	ctx := context.Background()
+	o := baseOptions(3)
+	o.Batch, o.Init, o.Iters = 1, 2, 2
+	o.Pruning = Pruning{Rule: PrunerMedian}
+	s, err := NewStudy(ctx, unitInfo(2), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The initial design reports 1, 2, 3 and 3, 4, 5: medians 2, 3, 4.
+	for i, base := range []float64{1, 3} {
+		ts, err := s.Ask(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k <= 3; k++ {
+			if p, err := s.Report(ts[0].ID, k, base+float64(k-1)); p || err != nil {
+				t.Fatalf("initial trial %d step %d: prune %v, %v", i, k, p, err)
+			}
+		}
+		if err := s.Tell(ctx, ts[0].ID, base+2, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, err := s.Ask(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ts[0].ID
+	if p, err := s.Report(id, 1, 2); p || err != nil { // 2 = median 2: kept
+		t.Fatalf("step 1: prune %v, %v", p, err)
+	}
+	if _, err := s.Report(id, 1, 5); err == nil {
+		t.Fatal("a repeated step was accepted")
+	}
+	if _, err := s.Report(id, 5, math.NaN()); err == nil {
+		t.Fatal("NaN was accepted")
+	}
+	if p, err := s.Report(id, 2, 2.5); !p || err != nil { // best 2.5 < median 3
+		t.Fatalf("step 2: prune %v, %v; want true", p, err)
+	}
+	if err := s.Tell(ctx, id, 2.5, nil); err != nil {
+		t.Fatal(err)
+	}
+	tr := s.Trials()[id]
+	if tr.Status != Pruned || tr.Value != 2.5 || len(tr.Intermediates) != 2 || tr.Intermediates[1].Step != 2 {
+		t.Fatalf("told trial: %+v", tr)
+	}
+	if _, err := s.Report(id, 3, 1); !errors.Is(err, ErrNotInFlight) {
+		t.Fatalf("report after tell: %v", err)
+	}
+}
+
+// Bad pruning settings are refused when the study is made.
+func TestPruningValidate(t *testing.T) {
+	for _, p := range []Pruning{
+		{Rule: "nope"}, {Rule: PrunerASHA, Eta: 1}, {Rule: PrunerASHA, Eta: MaxPrunerEta + 1},
+		{Rule: PrunerMedian, WarmupSteps: -1}, {Rule: PrunerMedian, StartupTrials: MaxPrunerStartup + 1},
+		{Rule: PrunerHyperband}, // no max step: unitInfo declares none
+		{Rule: PrunerASHA, MaxStep: sdk.MaxStepLimit + 1},
+	} {
+		o := baseOptions(1)
+		o.Pruning = p
+		if _, err := NewStudy(context.Background(), unitInfo(2), o); err == nil {
+			t.Errorf("%+v accepted", p)
+		}
+	}
+}
+
+// Workers sharing a study stop trials early too: the pruner compares with
+// the finished trials of earlier iterations read from the database, and
+// the pruned trials are stored with their last value and step.
+func TestWorkerPrunes(t *testing.T) {
+	ctx := context.Background()
+	obj := curveObjective{steps: 9}
+	info, _ := obj.Info(ctx)
+	for name, db := range map[string]*Storage{"memory": MemoryStorage(), "sqlite": wrap(openTestDB(t, t.TempDir()+"/w.db"))} {
+		t.Run(name, func(t *testing.T) {
+			o := Options{DB: db, Name: "w", Acquisition: "random", Batch: 2, Iters: 8, Init: 4, Seed: 3,
+				Pruning: Pruning{Rule: PrunerMedian}}
+			s, err := NewStudy(ctx, info, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			res, err := RunWorker(ctx, db, "w", obj, WorkerOptions{Parallel: 2, Poll: 2 * time.Millisecond})
+			if err != nil || !res.Done {
+				t.Fatalf("worker: %+v %v", res, err)
+			}
+			trials, err := db.Trials(ctx, "w")
+			if err != nil || len(trials) != 20 {
+				t.Fatalf("%d trials, %v", len(trials), err)
+			}
+			if checkPruned(t, trials, obj.steps) == 0 {
+				t.Fatal("the workers pruned nothing")
+			}
+		})
+	}
+}

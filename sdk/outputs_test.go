@@ -1,0 +1,80 @@
+package sdk
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func multiInfo(outs ...Output) Info {
+	return Info{Name: "f", Params: []Param{{Name: "x", Low: 0, High: 1}}, Outputs: outs}
+}
+
+func TestInfoValidateOutputs(t *testing.T) {
+	obj := Output{Name: "a", Goal: Maximize}
+	cost := Output{Name: "cost", Goal: Minimize}
+	con := Output{Name: "w", Goal: Constraint, Feasible: AtMost, Bound: Bound(2)}
+	good := []Info{
+		multiInfo(obj),
+		multiInfo(obj, cost),
+		multiInfo(obj, con),
+		func() Info { i := multiInfo(obj, cost, con); i.RefPoint = []float64{0, 10}; return i }(),
+	}
+	for _, i := range good {
+		if err := i.Validate(); err != nil {
+			t.Errorf("%+v: %v", i.Outputs, err)
+		}
+	}
+	many := make([]Output, MaxOutputs+1)
+	for k := range many {
+		many[k] = Output{Name: string(rune('a' + k))}
+	}
+	bad := map[string]Info{
+		"duplicate name":         multiInfo(obj, Output{Name: "a", Goal: Minimize}),
+		"needs a Bound":          multiInfo(obj, Output{Name: "w", Goal: Constraint, Feasible: AtMost}),
+		"Feasible side":          multiInfo(obj, Output{Name: "w", Goal: Constraint, Bound: Bound(1)}),
+		"not finite":             multiInfo(obj, Output{Name: "w", Goal: Constraint, Feasible: AtLeast, Bound: Bound(math.NaN())}),
+		"no objective":           multiInfo(con),
+		"empty name":             multiInfo(Output{Goal: Maximize}),
+		"unknown goal":           multiInfo(Output{Name: "a", Goal: 7}),
+		"those are a Constraint": multiInfo(Output{Name: "a", Bound: Bound(1)}),
+		"at most 16":             multiInfo(many...),
+		"want one per objective": func() Info { i := multiInfo(obj, cost); i.RefPoint = []float64{1}; return i }(),
+		"for several objectives": func() Info { i := multiInfo(obj, con); i.RefPoint = []float64{1}; return i }(),
+		"is +Inf":                func() Info { i := multiInfo(obj, cost); i.RefPoint = []float64{1, math.Inf(1)}; return i }(),
+		"leave Info.Minimize":    func() Info { i := multiInfo(obj, cost); i.Minimize = true; return i }(),
+		"needs several":          func() Info { i := multiInfo(); i.RefPoint = []float64{1, 2}; return i }(),
+	}
+	for want, i := range bad {
+		err := i.Validate()
+		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrBadSpace) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %v", want, err)
+		}
+	}
+}
+
+func TestOutputSatisfied(t *testing.T) {
+	le := Output{Name: "w", Goal: Constraint, Feasible: AtMost, Bound: Bound(2)}
+	ge := Output{Name: "w", Goal: Constraint, Feasible: AtLeast, Bound: Bound(2)}
+	if !le.Satisfied(2) || le.Satisfied(2.1) || !ge.Satisfied(2) || ge.Satisfied(1.9) || !(Output{Name: "a"}).Satisfied(-1e9) {
+		t.Fatal("Satisfied disagrees with the bound")
+	}
+	i := multiInfo(Output{Name: "a"}, le, Output{Name: "b", Goal: Minimize})
+	if got := i.Objectives(); len(got) != 2 || got[0] != 0 || got[1] != 2 {
+		t.Fatalf("Objectives = %v", got)
+	}
+}
+
+func TestInfoOutputsRoundTrip(t *testing.T) {
+	i := multiInfo(Output{Name: "a"}, Output{Name: "w", Goal: Constraint, Feasible: AtLeast, Bound: Bound(-0.5)}, Output{Name: "c", Goal: Minimize})
+	i.RefPoint = []float64{1, 2}
+	got := infoFromProto(infoToProto(i))
+	if len(got.Outputs) != 3 || got.Outputs[1].Goal != Constraint || got.Outputs[1].Feasible != AtLeast || *got.Outputs[1].Bound != -0.5 ||
+		got.Outputs[2].Goal != Minimize || got.Outputs[0].Bound != nil || len(got.RefPoint) != 2 || got.RefPoint[1] != 2 {
+		t.Fatalf("round trip: %+v", got)
+	}
+	if err := got.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

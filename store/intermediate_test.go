@@ -1,0 +1,167 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tesbo/tesbo/internal/testenv"
+)
+
+// interBits prints intermediate values step by step, values bit for bit.
+func interBits(p []Intermediate) string {
+	if p == nil {
+		return "nil"
+	}
+	var b strings.Builder
+	for _, q := range p {
+		fmt.Fprintf(&b, "%d:%016x ", q.Step, math.Float64bits(q.Value))
+	}
+	return "[" + b.String() + "]"
+}
+
+// conformPruned: a pruned trial keeps its last value and its intermediate
+// values bit for bit, through FinishTrial and through the worker queue;
+// malformed intermediate values are refused.
+func conformPruned(tr *transcript, d Storage) {
+	ctx := context.Background()
+	s := conformStudy(tr, d, "p")
+	var batch []Trial
+	for i := range 5 {
+		batch = append(batch, Trial{ID: i, Iteration: 0, Index: i, X: []float64{float64(i)}, U: []float64{0.5}})
+	}
+	tr.must("add", d.AddBatch(ctx, s.ID, Iteration{}, batch), "ok")
+	curve := []Intermediate{{0, 0.1 + 0.2}, {3, -math.SmallestNonzeroFloat64}, {7, 1e300}}
+	pruned := Trial{ID: 0, Status: Pruned, Value: 1e300, Attempts: 1, Intermediates: curve}
+	tr.must("finish pruned", d.FinishTrial(ctx, s.ID, &pruned), "ok")
+	complete := Trial{ID: 1, Status: Complete, Value: 2, Attempts: 1, Intermediates: []Intermediate{{1, 1}, {2, 2}}}
+	tr.must("finish complete with a curve", d.FinishTrial(ctx, s.ID, &complete), "ok")
+	tr.must("pruned without a curve", d.FinishTrial(ctx, s.ID, &Trial{ID: 2, Status: Pruned, Value: 1}), "error")
+	tr.must("steps not increasing", d.FinishTrial(ctx, s.ID, &Trial{ID: 2, Status: Pruned, Value: 1,
+		Intermediates: []Intermediate{{2, 1}, {2, 1}}}), "error")
+	tr.must("value not finite", d.FinishTrial(ctx, s.ID, &Trial{ID: 2, Status: Complete, Value: 1,
+		Intermediates: []Intermediate{{2, math.NaN()}}}), "error")
+	tr.must("pruned value not finite", d.FinishTrial(ctx, s.ID, &Trial{ID: 2, Status: Pruned, Value: math.Inf(-1),
+		Intermediates: []Intermediate{{2, 1}}}), "error")
+	h := Holder{ID: "w1", Host: "h", PID: 1}
+	tr.must("register", d.RegisterWorker(ctx, s.ID, h, 1, time.Minute), "ok")
+	lt, err := d.LeaseTrial(ctx, s.ID, h, time.Minute)
+	tr.must("lease", err, "ok")
+	if lt != nil {
+		lt.Status, lt.Value, lt.Intermediates = Pruned, 5, []Intermediate{{4, 5}}
+		ok, err := d.ReportTrial(ctx, s.ID, h, lt, 3)
+		tr.must(fmt.Sprintf("report pruned (accepted %v)", ok), err, "ok")
+	}
+	a, err := d.Activity(ctx, s.ID)
+	tr.add("activity complete=%d pruned=%d pending=%d %v", a.Complete, a.Pruned, a.Pending, err)
+	if a.Pruned != 2 || a.Complete != 1 {
+		tr.t.Errorf("activity counts %d pruned, %d complete; want 2 and 1", a.Pruned, a.Complete)
+	}
+	ts := tr.trials(d, s.ID)
+	if interBits(ts[0].Intermediates) != interBits(curve) || ts[0].Status != Pruned || ts[0].Value != 1e300 {
+		tr.t.Errorf("pruned trial read back: %+v", ts[0])
+	}
+}
+
+// A version-4 database (before early stopping) holding trials in every
+// state is migrated: the trials table is rebuilt with its data, its
+// index and constraints, and then takes pruned trials. On SQLite and, when
+// it is installed (always under CI), PostgreSQL.
+func TestMigrateToPruned(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "v4.db")
+		raw, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeV4(t, raw, dialectSQLite)
+		raw.Close()
+		d, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		checkMigratedV4(t, d)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		pg := testenv.StartPostgres(t)
+		url := pg.NewDatabase(t)
+		raw, err := sql.Open("pgx", url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeV4(t, raw, dialectPostgres)
+		raw.Close()
+		d, err := Open(url, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		checkMigratedV4(t, d)
+	})
+}
+
+// writeV4 writes the schema of version 4 and a study with a complete, a
+// failed, a running (leased) and a pending trial.
+func writeV4(t *testing.T, db *sql.DB, dl dialect) {
+	t.Helper()
+	for v := range 4 {
+		if _, err := db.Exec(dl.ddl(migrations[v])); err != nil {
+			t.Fatalf("migration %d: %v", v, err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO tesbo_meta VALUES ('schema_version','4')`,
+		`INSERT INTO studies(id, name, objective, acquisition, seed, space, settings, created_at, updated_at) VALUES (1,'old','o','a',5,'[]','{}',0,0)`,
+		`INSERT INTO trials(study_id,id,iteration,batch_index,x,u,status,value,error,attempts,created_at,finished_at,eval_seconds,meta,worker)
+		 VALUES (1,0,0,0,'[1]','[0.5]','complete',2.5,'',1,10,20,0.5,'{"k":"v"}','h:1')`,
+		`INSERT INTO trials(study_id,id,iteration,batch_index,x,u,status,error,attempts,created_at) VALUES (1,1,0,1,'[2]','[0.25]','failed','boom',3,11)`,
+		`INSERT INTO trials(study_id,id,iteration,batch_index,x,u,status,attempts,created_at,holder,lease_expires) VALUES (1,2,1,0,'[3]','[0.75]','running',1,12,'w',99)`,
+		`INSERT INTO trials(study_id,id,iteration,batch_index,x,u,status,created_at) VALUES (1,3,1,1,'[4]','[1]','pending',13)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+func checkMigratedV4(t *testing.T, d *DB) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := d.Study(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := d.Trials(ctx, s.ID)
+	if err != nil || len(ts) != 4 {
+		t.Fatalf("trials after migration: %v %+v", err, ts)
+	}
+	if ts[0].Status != Complete || ts[0].Value != 2.5 || ts[0].Meta["k"] != "v" || ts[0].Worker != "h:1" ||
+		ts[1].Status != Failed || ts[1].Error != "boom" || ts[1].Attempts != 3 || ts[2].Status != Running || ts[3].Status != Pending {
+		t.Fatalf("trials after migration: %+v", ts)
+	}
+	if p, r, f, err := d.QueueCounts(ctx, s.ID); err != nil || p != 1 || r != 1 || f != 2 {
+		t.Fatalf("queue counts after migration: %d %d %d %v", p, r, f, err)
+	}
+	// The (iteration, batch_index) uniqueness survived the rebuild.
+	if err := d.AddBatch(ctx, s.ID, Iteration{Iteration: 1}, []Trial{{ID: 9, Iteration: 1, Index: 1, X: []float64{0}, U: []float64{0}}}); err == nil {
+		t.Fatal("a second trial in slot (1, 1) was accepted after the migration")
+	}
+	p := Trial{ID: 3, Status: Pruned, Value: -1, Intermediates: []Intermediate{{1, 0}, {2, -1}}}
+	if err := d.FinishTrial(ctx, s.ID, &p); err != nil {
+		t.Fatalf("a pruned trial after the migration: %v", err)
+	}
+	var step int
+	if err := d.db.QueryRow(`SELECT step FROM trials WHERE study_id=? AND id=3`, s.ID).Scan(&step); err != nil || step != 2 {
+		t.Fatalf("stored step %d %v, want 2", step, err)
+	}
+	// The CHECK constraint still refuses unknown states.
+	if _, err := d.db.Exec(`UPDATE trials SET status='bogus' WHERE study_id=? AND id=0`, s.ID); err == nil {
+		t.Fatal("the rebuilt table accepts any status")
+	}
+}
