@@ -70,6 +70,17 @@ type State struct {
 	// leaves it zero lets acquisitions use GP.N() instead. An acquisition
 	// that opens with a space-filling design counts on it.
 	Evaluated int
+	// Pinned holds, per coordinate, the unit-cube value every proposed
+	// point must take (a fixed parameter), NaN for a free coordinate; nil
+	// when nothing is pinned. Acquisitions maximize over the free
+	// coordinates only by passing it to the inner optimizer (Pin); the
+	// host sets the pinned values on whatever comes back.
+	Pinned []float64
+	// Canonical, on a conditional space, sets the inactive coordinates of
+	// a point (length d) to their defaults in place and returns which are
+	// inactive; nil otherwise. Acquisitions pass it to the inner optimizer
+	// with the pins (Pin), so that they score only points the GP can see.
+	Canonical func(x []float64) []bool
 }
 
 // Dim returns the input dimension d of the problem.
@@ -168,7 +179,7 @@ func (o Optimized) Propose(ctx context.Context, s *State, q int) (*mat.Dense, er
 	if err != nil {
 		return nil, fmt.Errorf("prepare acquisition: %w", err)
 	}
-	X, _, err := MaximizeMixed(ctx, FeasibilityWeighted(f, s), q, s.Dim(), CategoriesOf(s.GP), o.Settings, s.Rand)
+	X, _, err := MaximizeMixed(ctx, FeasibilityWeighted(f, s), q, s.Dim(), CategoriesOf(s.GP), s.Pin(o.Settings), s.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("maximize acquisition: %w", err)
 	}

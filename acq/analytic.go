@@ -226,7 +226,7 @@ func (g Greedy) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error
 		if err != nil {
 			return nil, fmt.Errorf("prepare acquisition for batch point %d: %w", j+1, err)
 		}
-		x, _, err := MaximizeMixed(ctx, FeasibilityWeighted(f, s), 1, d, CategoriesOf(s.GP), g.Settings, s.Rand)
+		x, _, err := MaximizeMixed(ctx, FeasibilityWeighted(f, s), 1, d, CategoriesOf(s.GP), s.Pin(g.Settings), s.Rand)
 		if err != nil {
 			return nil, fmt.Errorf("maximize acquisition for batch point %d: %w", j+1, err)
 		}

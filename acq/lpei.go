@@ -48,7 +48,7 @@ func (lp localPenalization) Propose(ctx context.Context, s *State, q int) (*mat.
 	}
 	out := mat.NewDense(q, d, nil)
 	for j := 0; j < q; j++ {
-		x, _, err := MaximizeMixed(ctx, FeasibilityWeighted(f, s), 1, d, CategoriesOf(s.GP), lp.Settings, s.Rand)
+		x, _, err := MaximizeMixed(ctx, FeasibilityWeighted(f, s), 1, d, CategoriesOf(s.GP), s.Pin(lp.Settings), s.Rand)
 		if err != nil {
 			return nil, fmt.Errorf("lp-ei: batch point %d: %w", j+1, err)
 		}

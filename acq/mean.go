@@ -78,7 +78,17 @@ func BestMean(g *gp.GP) (best int, means []float64) {
 // unrestricted argmax μ often lay in a combination whose true value was
 // far worse than the best evaluated point's (docs/results/README.md,
 // "Measurements behind the code").
-func MaximizeMean(ctx context.Context, g *gp.GP, starts *mat.Dense, rng *rand.Rand) (*mat.Dense, float64, error) {
+//
+// set restricts the search (its Pinned and Canonical, see State.Pin; its
+// other fields are ignored): over the slice of the cube where the pinned
+// coordinates take their values, at canonical points of a conditional
+// space. The search over choices is then not restricted to the starts'
+// combinations: a pinned choice may be one no start has.
+func MaximizeMean(ctx context.Context, g *gp.GP, starts *mat.Dense, set OptimizeSettings, rng *rand.Rand) (*mat.Dense, float64, error) {
+	if set.Pinned != nil || set.Canonical != nil {
+		restrict := OptimizeSettings{Pinned: set.Pinned, Canonical: set.Canonical}
+		return MaximizeMixed(ctx, PosteriorMean{GP: g, Start: starts}, 1, g.Dim(), CategoriesOf(g), restrict, rng)
+	}
 	var f Func = PosteriorMean{GP: g, Start: starts}
 	cats := CategoriesOf(g)
 	if cats != nil {

@@ -121,7 +121,7 @@ func TestMaximizeMeanKeepsChoices(t *testing.T) {
 		t.Fatalf("unrestricted argmax μ in choice %d, want 2 (the test needs it elsewhere)", c)
 	}
 	start := mat.NewDense(1, 2, []float64{0.2, centre(0, 3)})
-	X, m, err := MaximizeMean(context.Background(), g, start, rng())
+	X, m, err := MaximizeMean(context.Background(), g, start, OptimizeSettings{}, rng())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestMaximizeMeanKeepsChoices(t *testing.T) {
 	if m0, _ := g.MeanVar(start.RawRowView(0)); !(m >= m0) {
 		t.Fatalf("μ(x̄) = %v below μ at the start %v", m, m0)
 	}
-	X, _, err = MaximizeMean(context.Background(), g, nil, rng())
+	X, _, err = MaximizeMean(context.Background(), g, nil, OptimizeSettings{}, rng())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestMaximizeMeanObservedCombinations(t *testing.T) {
 	if m, _ := g.MeanVar([]float64{0.5, centre(1, 3), centre(1, 3)}); !(m > 1) {
 		t.Fatalf("μ at the unobserved (1, 1) = %v, want > 1 (the test needs it)", m)
 	}
-	x, _, err := MaximizeMean(context.Background(), g, nil, rand.New(rand.NewPCG(1, 1)))
+	x, _, err := MaximizeMean(context.Background(), g, nil, OptimizeSettings{}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,6 +65,17 @@ type OptimizeSettings struct {
 	// restarts. 0 means runtime.GOMAXPROCS(0). The result does not depend
 	// on it.
 	Workers int `json:"workers"`
+	// Pinned, when non-nil, holds per coordinate (length d) the value
+	// every point of the batch must take, NaN for a free coordinate: the
+	// search runs over the free coordinates only (see pin.go). It is set
+	// per iteration from State.Pinned (State.Pin), never stored.
+	Pinned []float64 `json:"-"`
+	// Canonical, when non-nil, makes a point (length d) of a conditional
+	// space canonical in place — its inactive coordinates at their
+	// defaults — and returns which coordinates are inactive (nil: none).
+	// The search then scores canonical points only (conditional.go). Set
+	// per iteration from State.Canonical, never stored.
+	Canonical func(x []float64) []bool `json:"-"`
 }
 
 func (s OptimizeSettings) withDefaults() OptimizeSettings {
@@ -122,11 +133,17 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 		return nil, math.NaN(), fmt.Errorf("maximize: nil function or random stream")
 	}
 	s = s.withDefaults()
+	if err := checkPins(s.Pinned, d); err != nil {
+		return nil, math.NaN(), err
+	}
+	cats = freeCategories(cats, s.Pinned)
+	f = canonicalize(f, s.Canonical)
 	raw, rawVal, err := scoreRawSamples(ctx, f, q, d, cats, s, rng)
 	if err != nil {
 		return nil, math.NaN(), err
 	}
 	mx := newMixedSearch(cats, q, d)
+	mask := pinMask(mx.fixed, s.Pinned, q)
 	order := make([]int, s.RawSamples)
 	for i := range order {
 		order[i] = i
@@ -146,7 +163,7 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 	res := make([]float64, len(starts))
 	localFor := func(i int) (*problem, func([]float64) float64) {
 		p := newProblem(f, q, d, s.FDStep)
-		p.fixed = mx.fixed
+		p.fixed = mask
 		return p, func(x []float64) float64 {
 			switch s.Method {
 			case methodAdam:
@@ -188,6 +205,12 @@ func MaximizeMixed(ctx context.Context, f Func, q, d int, cats []int, s Optimize
 	out := mat.NewDense(q, d, append([]float64(nil), best...))
 	clipUnit(out.RawMatrix().Data)
 	mx.snap(out.RawMatrix().Data)
+	applyPins(out.RawMatrix().Data, s.Pinned)
+	if s.Canonical != nil {
+		for i := range q {
+			s.Canonical(out.RawRowView(i))
+		}
+	}
 	return out, bestVal, nil
 }
 
@@ -208,6 +231,11 @@ func scoreRawSamples(ctx context.Context, f Func, q, d int, cats []int, s Optimi
 		return nil, nil, fmt.Errorf("maximize: %d categories for dimension %d", len(cats), d)
 	}
 	snapRaw(raw, cats, q, d)
+	if s.Pinned != nil {
+		for i := 0; i < s.RawSamples; i++ {
+			applyPins(raw.RawRowView(i), s.Pinned)
+		}
+	}
 	rawVal := make([]float64, s.RawSamples)
 	var err error
 	if bs, ok := f.(batchScorer); ok && q == 1 {
@@ -257,6 +285,7 @@ func mixedStarts(f Func, raw *mat.Dense, order []int, q, d int, s OptimizeSettin
 			}
 			clipUnit(x)
 			mx.snap(x)
+			applyPins(x, s.Pinned)
 			starts = append(starts, x)
 		}
 	}

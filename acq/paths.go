@@ -126,7 +126,7 @@ func (t thompson) Propose(ctx context.Context, s *State, q int) (*mat.Dense, err
 	if err := checkState(s, q); err != nil {
 		return nil, err
 	}
-	X, _, err := pathMaxima(ctx, s.GP, q, orDefault(t.Features, 1000), t.Settings, s.Rand)
+	X, _, err := pathMaxima(ctx, s.GP, q, orDefault(t.Features, 1000), s.Pin(t.Settings), s.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("thompson sampling: %w", err)
 	}

@@ -3,6 +3,7 @@ package acq
 import (
 	"context"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -25,7 +26,7 @@ func TestPathSearchWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := get(p); got != (OptimizeSettings{Workers: 1}) {
+		if got := get(p); !reflect.DeepEqual(got, OptimizeSettings{Workers: 1}) {
 			t.Errorf("%s: path search settings %+v, want only Workers = 1", name, got)
 		}
 	}

@@ -30,7 +30,14 @@ func (s *Study) makeDesign() [][]float64 {
 	if X == nil {
 		return nil
 	}
-	return s.distinct(X, nil, 0)
+	// A warm start's prior (WarmPrior) opens the design with the source
+	// studies' best points.
+	for i, x := range s.opts.warmPoints {
+		if u, err := s.space.ToUnit(x); err == nil && i < s.opts.Init {
+			X.SetRow(i, u)
+		}
+	}
+	return s.distinct(X, nil, 0, s.pins)
 }
 
 // Ask returns the next q trials to evaluate, recorded as pending.
@@ -45,9 +52,13 @@ func (s *Study) makeDesign() [][]float64 {
 // evaluation yet, or when fitting or proposing fails, the iteration falls
 // back to space-filling random points (logged, and noted in the stored
 // model). Everything random comes from the study seed and the iteration.
-func (s *Study) Ask(ctx context.Context, q int) ([]Trial, error) {
+func (s *Study) Ask(ctx context.Context, q int, opts ...AskOption) ([]Trial, error) {
 	if q < 0 {
 		return nil, fmt.Errorf("ask: q must be ≥ 0, got %d", q)
+	}
+	pins, err := s.askPins(opts)
+	if err != nil {
+		return nil, err
 	}
 	// One proposal at a time: iteration t+1 starts from t's fit and the
 	// acquisition's carried state.
@@ -64,7 +75,7 @@ func (s *Study) Ask(ctx context.Context, q int) ([]Trial, error) {
 		if q == 0 || q > rem {
 			q = rem
 		}
-		return s.issue(ctx, store.Iteration{Iteration: 0}, s.design[issued:issued+q], issued)
+		return s.issue(ctx, store.Iteration{Iteration: 0}, s.design[issued:issued+q], issued, pins)
 	}
 	if q == 0 {
 		q = s.opts.Batch
@@ -84,7 +95,7 @@ func (s *Study) Ask(ctx context.Context, q int) ([]Trial, error) {
 	// Fit and acquisition on the snapshot, no lock held: Tell, Trials and
 	// Recommend go on meanwhile.
 	it := store.Iteration{Iteration: t}
-	X, ms, err := v.propose(ctx, t, q, &it)
+	X, ms, err := v.propose(ctx, t, q, &it, pins)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +106,7 @@ func (s *Study) Ask(ctx context.Context, q int) ([]Trial, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.adoptFitLocked(v)
-	trials, err := s.issue(ctx, it, s.distinct(X, s.trials, t), 0)
+	trials, err := s.issue(ctx, it, s.distinct(X, s.trials, t, pins), 0, pins)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +120,7 @@ func (s *Study) Ask(ctx context.Context, q int) ([]Trial, error) {
 
 // propose fits the model and runs the acquisition for iteration t, falling
 // back to space-filling points when that is impossible.
-func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*mat.Dense, *modelState, error) {
+func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration, pins *pinning) (*mat.Dense, *modelState, error) {
 	d := s.space.Dim()
 	fallback := func(reason string) (*mat.Dense, *modelState, error) {
 		s.log.Warn().Int("iter", t).Str("reason", reason).Msg("proposing space-filling random points instead of the acquisition's")
@@ -147,7 +158,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration) (*ma
 		pending = reg.RowsToUnit(pending, true)
 	}
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: pending, Log: s.log,
-		Feasible: s.feasibility(t, reg), IntStep: s.intSteps(reg), Evaluated: evaluated}
+		Feasible: s.feasibility(t, reg), IntStep: s.intSteps(reg), Evaluated: evaluated, Pinned: pins.inRegion(reg), Canonical: s.space.canonicalFunc()}
 	t0 := time.Now()
 	X, err := s.proposeBatch(ctx, st, q)
 	it.ProposeSeconds = time.Since(t0).Seconds()
@@ -268,13 +279,22 @@ func (s *Study) pendingMatrix() *mat.Dense {
 	return P
 }
 
-// issue records new pending trials for the unit-cube points U.
-func (s *Study) issue(ctx context.Context, it store.Iteration, U [][]float64, firstIndex int) ([]Trial, error) {
+// issue records new pending trials for the unit-cube points U, with the
+// pinned coordinates set exactly (pins may be nil).
+func (s *Study) issue(ctx context.Context, it store.Iteration, U [][]float64, firstIndex int, pins *pinning) ([]Trial, error) {
 	trials := make([]Trial, len(U))
 	for i, u := range U {
+		u = append([]float64(nil), u...)
+		pins.applyUnit(u)
+		s.space.canonical(u) // a pin of an inactive parameter does not make it active
+		x := s.space.ToNative(u)
+		if pins != nil {
+			pins.applyNative(x)
+			x = s.space.activeOnly(x)
+		}
 		trials[i] = Trial{
 			ID: len(s.trials) + i, Iteration: it.Iteration, Index: firstIndex + i,
-			X: s.space.ToNative(u), U: append([]float64(nil), u...), Status: Pending,
+			X: x, U: u, Status: Pending,
 			CreatedAt: time.Now(), Names: s.space.names,
 		}
 	}
@@ -289,9 +309,11 @@ func (s *Study) issue(ctx context.Context, it store.Iteration, U [][]float64, fi
 	return out, nil
 }
 
-// distinct snaps the rows of X to the space and moves every point that
-// coincides (within dupTol) with an existing trial or an earlier row.
-func (s *Study) distinct(X *mat.Dense, existing []Trial, t int) [][]float64 {
+// distinct snaps the rows of X to the space, sets their pinned
+// coordinates (pins may be nil), and moves every point that coincides
+// (within dupTol) with an existing trial or an earlier row along its free
+// coordinates.
+func (s *Study) distinct(X *mat.Dense, existing []Trial, t int, pins *pinning) [][]float64 {
 	rng := streamRand(s.seed, t, streamNudge)
 	taken := make([][]float64, 0, len(existing)+X.RawMatrix().Rows)
 	for _, tr := range existing {
@@ -301,8 +323,10 @@ func (s *Study) distinct(X *mat.Dense, existing []Trial, t int) [][]float64 {
 	out := make([][]float64, r)
 	for i := range r {
 		u := s.space.Snap(X.RawRowView(i))
+		pins.applyUnit(u)
+		s.space.canonical(u)
 		if collides(u, taken) {
-			v, ok := s.nudge(u, taken, rng)
+			v, ok := s.nudge(u, taken, rng, pins)
 			if !ok {
 				s.warnRepeat(t)
 			}
@@ -354,7 +378,7 @@ func (s *Study) nudge(u []float64, taken [][]float64, rng interface {
 	NormFloat64() float64
 	Float64() float64
 	IntN(int) int
-}) (v []float64, ok bool) {
+}, pins *pinning) (v []float64, ok bool) {
 	d := len(u)
 	var ints []int
 	for i, p := range s.space.params {
@@ -382,6 +406,8 @@ func (s *Study) nudge(u []float64, taken [][]float64, rng interface {
 			v[i] = clamp01(v[i] + step)
 		}
 		v = s.space.Snap(v)
+		pins.applyUnit(v)
+		s.space.canonical(v)
 		if !collides(v, taken) {
 			return v, true
 		}
@@ -392,6 +418,8 @@ func (s *Study) nudge(u []float64, taken [][]float64, rng interface {
 			v[i] = rng.Float64()
 		}
 		v = s.space.Snap(v)
+		pins.applyUnit(v)
+		s.space.canonical(v)
 		if !collides(v, taken) {
 			return v, true
 		}

@@ -54,7 +54,8 @@ func (s *Study) Enqueue(ctx context.Context, x []float64) (Trial, error) {
 }
 
 // issueExternal records the point x as a new pending trial of
-// ExternalIteration, keeping x exactly as given.
+// ExternalIteration, keeping x exactly as given (but for the inactive
+// parameters of a conditional space, which become NaN).
 func (s *Study) issueExternal(ctx context.Context, x []float64) (Trial, error) {
 	u, err := s.space.ToUnit(x)
 	if err != nil {
@@ -70,7 +71,7 @@ func (s *Study) issueExternal(ctx context.Context, x []float64) (Trial, error) {
 		return Trial{}, fmt.Errorf("the study holds %d attached or enqueued trials, the most it may", index)
 	}
 	t := Trial{ID: len(s.trials), Iteration: ExternalIteration, Index: index,
-		X: append([]float64(nil), x...), U: u, Status: Pending, CreatedAt: time.Now(), Names: s.space.names}
+		X: s.space.activeOnly(x), U: u, Status: Pending, CreatedAt: time.Now(), Names: s.space.names}
 	if s.db != nil {
 		if err := addBatch(ctx, s.db, s.id, store.Iteration{Iteration: ExternalIteration}, []Trial{t}); err != nil {
 			return Trial{}, err

@@ -53,6 +53,16 @@
 // Study with Ask/Tell gives the same trials as Optimize; and a study resumed
 // after a crash gives the same trials as an uninterrupted one.
 //
+// # Fixed, imported and conditional parameters
+//
+// Options.Fixed (and Ask's Fix option) pins parameters in every proposed
+// point while the model uses every trial (pin.go); Options.WarmStart
+// starts a study from earlier studies' trials, as observations or as a
+// prior on where to look (warmstart.go); a parameter with an
+// sdk.Condition is active only for some choices of its categorical
+// parent, NaN in native units when inactive and at a fixed default in
+// the unit cube (conditional.go).
+//
 // # One engine
 //
 // Run, RunWorker and Ask/Tell are views of one study state. Run and

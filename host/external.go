@@ -116,7 +116,7 @@ func (f *acqFunc) Eval(X, _ *mat.Dense) float64 {
 // scored successfully.
 func (sc acqScorer) propose(ctx context.Context, s *acq.State, q int, set acq.OptimizeSettings) (*mat.Dense, error) {
 	f, _ := sc.Prepare(ctx, s, q)
-	X, _, err := acq.MaximizeMixed(ctx, acq.FeasibilityWeighted(f, s), q, s.Dim(), acq.CategoriesOf(s.GP), set, s.Rand)
+	X, _, err := acq.MaximizeMixed(ctx, acq.FeasibilityWeighted(f, s), q, s.Dim(), acq.CategoriesOf(s.GP), s.Pin(set), s.Rand)
 	af := f.(*acqFunc)
 	if err == nil && !af.ok {
 		err = fmt.Errorf("every score failed (%d), first: %w", af.errs, af.err)

@@ -112,6 +112,11 @@ type Launch struct {
 	OnStudy func(*Study)
 	// Summarize: as a worker, end with the summary of the shared study.
 	Summarize bool
+	// Fix pins parameters given as text, NAME → VALUE (tesbo-host run
+	// --fix): a number in native units, a Categorical's choice by name.
+	// Start resolves them against the objective's Info and adds them to
+	// Options.Fixed.
+	Fix map[string]string
 }
 
 // Start makes a new study and runs it: alone, or on a shared database as
@@ -134,6 +139,9 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 	}
 	if o.Name == "" {
 		o.Name = DefaultStudyName(name, time.Now())
+	}
+	if o.Fixed, err = fixedFromText(info.Params, l.Fix, o.Fixed); err != nil {
+		return nil, inputError(err)
 	}
 	s, err := newStudy(info, o)
 	if err != nil {

@@ -57,7 +57,7 @@ func (o Options) localPoints(n int) int {
 // alone, so a resumed study rebuilds the same view.
 func (s *Study) modelData(ds *dataset) (*dataset, *gp.Region) {
 	m := s.opts.localPoints(ds.n())
-	if m == 0 || ds.n() == 0 {
+	if m == 0 || ds.n() == 0 || s.pins != nil || s.space.cond != nil { // pins, conditions: the exact model (pin.go, conditional.go)
 		return ds, nil
 	}
 	reg, rows, U, err := gp.LocalDataInt(ds.X, ds.y, m, s.space.Categories(), s.space.intSteps())

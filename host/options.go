@@ -225,6 +225,21 @@ type Options struct {
 	// further one up to 30 s (0 → 500 ms).
 	RetryBackoff time.Duration `json:"retry_backoff"`
 
+	// Fixed pins parameters (native values by name; a Categorical by its
+	// choice's index) in every point the study proposes, while the model
+	// uses every trial (pin.go). Stored, so a resumed study keeps them.
+	Fixed map[string]float64 `json:"fixed,omitempty"`
+	// WarmStart names earlier studies in DB whose completed trials start
+	// this study (at most MaxWarmStart), as WarmStartMode says: as
+	// observations (WarmObservations, the default) or as a prior on where
+	// to look (WarmPrior); see warmstart.go. Read when the study is
+	// created; what was imported is stored with it.
+	WarmStart     []string `json:"warm_start,omitempty"`
+	WarmStartMode string   `json:"warm_start_mode,omitempty"`
+	// warmPoints are WarmPrior's design points (native units), read from
+	// the source studies when the study is created and stored with it.
+	warmPoints [][]float64
+
 	// Meta is free-form data stored with the study (the CLI keeps its
 	// plugins directory here).
 	Meta map[string]string `json:"meta,omitempty"`
@@ -310,6 +325,9 @@ func (o Options) Normalized() Options {
 	if o.Grace == 0 {
 		o.Grace = DefaultGrace
 	}
+	if len(o.WarmStart) > 0 && o.WarmStartMode == "" {
+		o.WarmStartMode = WarmObservations
+	}
 	o.Pruning = o.Pruning.normalized()
 	return o
 }
@@ -370,6 +388,9 @@ func (o Options) validate() error {
 		return err
 	}
 	if err := o.checkAutoBatch(); err != nil {
+		return err
+	}
+	if err := o.checkWarmStart(); err != nil {
 		return err
 	}
 	if o.Kernel != KernelSE && o.Kernel != KernelMatern52 {

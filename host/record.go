@@ -65,7 +65,7 @@ type Record struct {
 func ChoiceNames(params []sdk.Param, x []float64) map[string]string {
 	var m map[string]string
 	for i, p := range params {
-		if p.Kind == sdk.Categorical && i < len(x) {
+		if p.Kind == sdk.Categorical && i < len(x) && !math.IsNaN(x[i]) { // NaN: inactive
 			if m == nil {
 				m = map[string]string{}
 			}

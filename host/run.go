@@ -261,7 +261,15 @@ func countWas(n int) string {
 
 // sameParam reports whether a and b declare the same parameter.
 func sameParam(a, b sdk.Param) bool {
-	return a.Name == b.Name && a.Kind == b.Kind && a.Low == b.Low && a.High == b.High && slices.Equal(a.Choices, b.Choices)
+	return a.Name == b.Name && a.Kind == b.Kind && a.Low == b.Low && a.High == b.High && slices.Equal(a.Choices, b.Choices) &&
+		sameCondition(a.ActiveIf, b.ActiveIf)
+}
+
+func sameCondition(a, b *sdk.Condition) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Parent == b.Parent && slices.Equal(a.Values, b.Values)
 }
 
 func sameSpace(a, b []sdk.Param) error {

@@ -35,7 +35,7 @@ func checkRunAlone(ctx context.Context, db store.Storage, name string) error {
 		return err
 	}
 	for _, t := range ts {
-		if t.Status != Pending && t.Worker == "" {
+		if t.Status != Pending && t.Worker == "" && t.Iteration != ImportedIteration { // a warm start's imports were never evaluated here
 			return &RunAloneError{Study: name}
 		}
 	}

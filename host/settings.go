@@ -30,31 +30,35 @@ const settingsVersion = 2
 // mean: a new stored option is a new field here (and, if its zero value is
 // not what old studies ran with, a new version).
 type settingsRecord struct {
-	Version      int               `json:"version,omitempty"`
-	Acquisition  string            `json:"acquisition"`
-	AcqOptions   acq.Options       `json:"acq_options"`
-	Batch        int               `json:"batch"`
-	AutoBatch    bool              `json:"auto_batch,omitempty"`
-	BatchGain    acq.GainRule      `json:"batch_gain,omitzero"`
-	Iters        int               `json:"iters"`
-	Init         int               `json:"init"`
-	NoInit       bool              `json:"no_init,omitempty"`
-	Parallel     int               `json:"parallel"`
-	NoiseVar     float64           `json:"noise_var"`
-	ZeroNoise    bool              `json:"zero_noise,omitempty"`
-	FixNoise     bool              `json:"fix_noise,omitempty"`
-	Params       map[string]string `json:"params,omitempty"`
-	Kernel       string            `json:"kernel"`
-	GPPrior      string            `json:"gp_prior,omitempty"`
-	Model        string            `json:"model,omitempty"`
-	LocalPoints  int               `json:"local_points,omitempty"`
-	Recommend    string            `json:"recommend"`
-	Pruning      Pruning           `json:"pruning,omitzero"`
-	EvalTimeout  time.Duration     `json:"eval_timeout"`
-	Retries      int               `json:"retries"`
-	RetryBackoff time.Duration     `json:"retry_backoff"`
-	Meta         map[string]string `json:"meta,omitempty"`
-	Info         sdk.Info          `json:"info"`
+	Version      int                `json:"version,omitempty"`
+	Acquisition  string             `json:"acquisition"`
+	AcqOptions   acq.Options        `json:"acq_options"`
+	Batch        int                `json:"batch"`
+	AutoBatch    bool               `json:"auto_batch,omitempty"`
+	BatchGain    acq.GainRule       `json:"batch_gain,omitzero"`
+	Iters        int                `json:"iters"`
+	Init         int                `json:"init"`
+	NoInit       bool               `json:"no_init,omitempty"`
+	Parallel     int                `json:"parallel"`
+	NoiseVar     float64            `json:"noise_var"`
+	ZeroNoise    bool               `json:"zero_noise,omitempty"`
+	FixNoise     bool               `json:"fix_noise,omitempty"`
+	Params       map[string]string  `json:"params,omitempty"`
+	Kernel       string             `json:"kernel"`
+	GPPrior      string             `json:"gp_prior,omitempty"`
+	Model        string             `json:"model,omitempty"`
+	LocalPoints  int                `json:"local_points,omitempty"`
+	Recommend    string             `json:"recommend"`
+	Pruning      Pruning            `json:"pruning,omitzero"`
+	EvalTimeout  time.Duration      `json:"eval_timeout"`
+	Retries      int                `json:"retries"`
+	RetryBackoff time.Duration      `json:"retry_backoff"`
+	Meta         map[string]string  `json:"meta,omitempty"`
+	Fixed        map[string]float64 `json:"fixed,omitempty"`
+	WarmStart    []string           `json:"warm_start,omitempty"`
+	WarmMode     string             `json:"warm_start_mode,omitempty"`
+	WarmPoints   [][]float64        `json:"warm_points,omitempty"`
+	Info         sdk.Info           `json:"info"`
 }
 
 // recordOf is the stored form of a study's options and Info.
@@ -66,7 +70,8 @@ func recordOf(o Options, info sdk.Info) settingsRecord {
 		NoiseVar: o.NoiseVar, ZeroNoise: o.ZeroNoise, FixNoise: o.FixNoise, Params: o.Params,
 		Kernel: o.Kernel, GPPrior: o.GPPrior, Model: o.Model, LocalPoints: o.LocalPoints,
 		Recommend: o.Recommend, Pruning: o.Pruning, EvalTimeout: o.EvalTimeout, Retries: o.Retries,
-		RetryBackoff: o.RetryBackoff, Meta: o.Meta, Info: info}
+		RetryBackoff: o.RetryBackoff, Meta: o.Meta, Fixed: o.Fixed,
+		WarmStart: o.WarmStart, WarmMode: o.WarmStartMode, WarmPoints: o.warmPoints, Info: info}
 }
 
 // options returns the stored options (not normalized).
@@ -77,7 +82,8 @@ func (r settingsRecord) options() Options {
 		NoiseVar: r.NoiseVar, ZeroNoise: r.ZeroNoise, FixNoise: r.FixNoise, Params: r.Params,
 		Kernel: r.Kernel, GPPrior: r.GPPrior, Model: r.Model, LocalPoints: r.LocalPoints,
 		Recommend: r.Recommend, Pruning: r.Pruning, EvalTimeout: r.EvalTimeout, Retries: r.Retries,
-		RetryBackoff: r.RetryBackoff, Meta: r.Meta}
+		RetryBackoff: r.RetryBackoff, Meta: r.Meta, Fixed: r.Fixed,
+		WarmStart: r.WarmStart, WarmStartMode: r.WarmMode, warmPoints: r.WarmPoints}
 }
 
 // storedSettings is a study's decoded settings: its normalized options

@@ -27,8 +27,9 @@ import (
 // two proposals that round to the same integers are recognised as duplicates.
 type Space struct {
 	params []sdk.Param
-	names  []string  // the parameters' names (Trial.Names)
-	lo, n  []float64 // Int: ⌈Low⌉ and the number of integers; unused otherwise
+	names  []string    // the parameters' names (Trial.Names)
+	lo, n  []float64   // Int: ⌈Low⌉ and the number of integers; unused otherwise
+	cond   *conditions // conditional parameters (conditional.go), nil when none
 }
 
 // NewSpace validates params (sdk.Space.Validate) and returns their transform.
@@ -49,6 +50,7 @@ func NewSpace(params []sdk.Param) (*Space, error) {
 			s.n[i] = float64(len(p.Choices))
 		}
 	}
+	s.cond = newConditions(params, s.n)
 	return s, nil
 }
 
@@ -69,7 +71,8 @@ func clamp01(u float64) float64 {
 }
 
 // ToNative maps a unit-cube point (coordinates clamped to [0,1]) to native
-// units, rounding Int parameters.
+// units, rounding Int parameters; an inactive parameter of a conditional
+// space is NaN.
 func (s *Space) ToNative(u []float64) []float64 {
 	x := make([]float64, len(s.params))
 	for i, p := range s.params {
@@ -91,19 +94,35 @@ func (s *Space) ToNative(u []float64) []float64 {
 			x[i] = math.Min(math.Max(p.Low+ui*(p.High-p.Low), p.Low), p.High)
 		}
 	}
+	if s.cond != nil {
+		for i, a := range s.activeUnit(u) {
+			if !a {
+				x[i] = math.NaN()
+			}
+		}
+	}
 	return x
 }
 
 // ToUnit maps a native point into the unit cube (Int coordinates to their
-// bin centres). It errors when x has the wrong length, a non-finite or
+// bin centres; an inactive parameter of a conditional space, whatever its
+// value, to its default). It errors when x has the wrong length, a non-finite or
 // out-of-bounds coordinate, or a non-integer value for an Int parameter.
 func (s *Space) ToUnit(x []float64) ([]float64, error) {
 	if len(x) != len(s.params) {
 		return nil, fmt.Errorf("point has %d coordinates, the space has %d parameters", len(x), len(s.params))
 	}
 	u := make([]float64, len(x))
+	var act []bool
+	if s.cond != nil {
+		act = sdk.Space(s.params).Active(x)
+	}
 	for i, p := range s.params {
 		v := x[i]
+		if act != nil && !act[i] {
+			u[i] = s.cond.def[i] // inactive: whatever x holds there
+			continue
+		}
 		if lo, hi := p.Bounds(); math.IsNaN(v) || math.IsInf(v, 0) || v < lo || v > hi {
 			return nil, fmt.Errorf("parameter %s: %v is outside [%v, %v]", p.Name, v, lo, hi)
 		}
@@ -124,7 +143,8 @@ func (s *Space) ToUnit(x []float64) ([]float64, error) {
 }
 
 // Snap returns u clamped to the cube with every Int and Categorical
-// coordinate moved to the centre of its bin: the unit-cube image of the
+// coordinate moved to the centre of its bin and every inactive coordinate
+// of a conditional space at its default: the unit-cube image of the
 // native point u maps to.
 func (s *Space) Snap(u []float64) []float64 {
 	out := make([]float64, len(u))
@@ -139,6 +159,7 @@ func (s *Space) Snap(u []float64) []float64 {
 		}
 		out[i] = ui
 	}
+	s.canonical(out)
 	return out
 }
 

@@ -53,6 +53,7 @@ type Study struct {
 	queue     []int               // IDs of enqueued trials not yet asked (Enqueue)
 	reports   map[int]*trialCurve // intermediate values of trials told by Report (Ask/Tell)
 	design    [][]float64         // initial design (unit cube, snapped), a function of the seed
+	pins      *pinning            // Options.Fixed (nil: none)
 	lastIter  int                 // largest BO iteration issued (0: none yet)
 	iters     map[int]*iterInfo
 	lastModel *modelState // most recent fitted hyper-parameters (warm start)
@@ -98,6 +99,9 @@ type iterInfo struct {
 // Options for the rest.
 func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	s, err := newStudy(info, o.Normalized())
+	if err == nil && o.DB == nil && len(o.WarmStart) > 0 {
+		err = errors.New("warm start: Options.DB is required (the source studies are read from it)")
+	}
 	if err != nil || o.DB == nil {
 		return s, err
 	}
@@ -123,6 +127,10 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
 	}
 	if err := checkDim(space); err != nil {
+		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
+	}
+	pins, err := space.pins(o.Fixed)
+	if err != nil {
 		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
 	}
 	prop := o.Proposer
@@ -159,6 +167,7 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 		iters:  map[int]*iterInfo{},
 		refine: refines(o.Recommend, false),
 		log:    o.Logger.With().Str("study", o.Name).Logger(),
+		pins:   pins,
 	}
 	s.design = s.makeDesign()
 	return s, nil
@@ -189,6 +198,17 @@ func resolveInit(o Options, info sdk.Info) Options {
 
 // create stores the new study in db under its name and takes its lease.
 func (s *Study) create(ctx context.Context, db store.Storage) error {
+	var imp *imported
+	if len(s.opts.WarmStart) > 0 {
+		var err error
+		if imp, err = s.readWarmStart(ctx, db); err != nil {
+			return err
+		}
+		if len(imp.best) > 0 {
+			s.opts.warmPoints = imp.best
+			s.design = s.makeDesign()
+		}
+	}
 	o, info := s.opts, s.info
 	spaceJSON, err := json.Marshal(info.Params)
 	if err != nil {
@@ -218,7 +238,14 @@ func (s *Study) create(ctx context.Context, db store.Storage) error {
 		return err
 	}
 	s.db, s.id, s.opts.DB = db, row.ID, &Storage{s: db}
-	return s.takeLease(ctx)
+	if err := s.takeLease(ctx); err != nil {
+		return err
+	}
+	if imp != nil {
+		s.logWarmStart(imp)
+		return s.storeImported(ctx, imp)
+	}
+	return nil
 }
 
 // checkCardinality refuses batches (and initial designs) larger than an
@@ -273,6 +300,10 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
+	pins, err := space.pins(opts.Fixed)
+	if err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
 	pruner, err := opts.Pruning.pruner(st.Info)
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
@@ -288,6 +319,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 		db: db, id: row.ID, iters: map[int]*iterInfo{},
 		refine: refines(opts.Recommend, false),
 		log:    opts.Logger.With().Str("study", name).Logger(),
+		pins:   pins,
 	}
 	s.design = s.makeDesign()
 	// Refuse a budget below what has run before the lease, whose taking

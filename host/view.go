@@ -16,6 +16,7 @@ func (s *Study) viewLocked() *Study {
 		proposer: s.proposer, id: s.id, log: s.log,
 		trials:    append([]Trial(nil), s.trials...),
 		design:    s.design,
+		pins:      s.pins,
 		lastIter:  s.lastIter,
 		lastModel: s.lastModel,
 		version:   s.version,

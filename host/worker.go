@@ -93,8 +93,9 @@ type worker struct {
 	pool     pool          // evaluates (one attempt per lease: the queue retries)
 	grace    time.Duration // Options.Grace
 	attempts int           // Options.Retries + 1: a trial's attempts before it fails
-	budget   int           // Init + Iters × Batch evaluations, refreshed (see refreshBudget)
+	budget   int           // Init + Iters × Batch evaluations (plus the imported trials), refreshed (see refreshBudget)
 	design   int
+	imported int // trials a warm start imported (they use up no budget)
 	lastIter int // last iteration record passed to OnIteration
 	log      zerolog.Logger
 	obj      sdk.Objective
@@ -215,9 +216,14 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 			return nil, err
 		}
 	}
+	ts, err := db.Trials(ctx, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	imp := importedCount(ts)
 	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, pruner: pruner, minimize: info.Minimize, info: info,
 		pool: newPool(opts, info, log), grace: opts.Grace, attempts: opts.Retries + 1,
-		budget: evaluationBudget(opts.Init, opts.Iters, opts.Batch), design: opts.Init}
+		budget: evaluationBudget(opts.Init, opts.Iters, opts.Batch) + imp, design: opts.Init, imported: imp}
 	w.prop = proposerRole{w: w}
 	w.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	return w, nil
@@ -357,7 +363,7 @@ func (w *worker) refreshBudget(ctx context.Context) (int, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.budget = evaluationBudget(w.design, o.Iters, o.Batch)
+	w.budget = evaluationBudget(w.design, o.Iters, o.Batch) + w.imported
 	return w.budget, nil
 }
 
@@ -426,7 +432,7 @@ func setWorkerBudget(ctx context.Context, db store.Storage, name string, iters i
 			design++
 		}
 	}
-	if budget := evaluationBudget(max(design, o.Init), iters, o.Batch); budget < len(ts) {
+	if budget := evaluationBudget(max(design, o.Init), iters, o.Batch); budget < len(ts)-importedCount(ts) {
 		return fmt.Errorf("study %q has issued %d trials, more than the %d of a budget of %d iterations × batch %d (plus its initial design): the budget is the new total, not a number to add", name, len(ts), budget, iters, o.Batch)
 	}
 	settings, err := encodeSettings(o, st.Info)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tesbo/tesbo/problems/conditional"
 	"github.com/tesbo/tesbo/problems/curves"
 	"github.com/tesbo/tesbo/problems/mixedsuite"
 	"github.com/tesbo/tesbo/problems/synthetic"
@@ -25,6 +26,7 @@ var (
 	_ Keyed = (*synthetic.Objective)(nil)
 	_ Keyed = (*synthetic.MultiObjective)(nil)
 	_ Keyed = (*usersuite.Objective)(nil)
+	_ Keyed = (*conditional.Objective)(nil)
 	_ Keyed = (*curves.Objective)(nil)
 )
 
@@ -32,9 +34,14 @@ var (
 // synthetic/<name> (package synthetic, with its parameters unset: the
 // caller configures them; the several-output problems of testfunc.NewMulti
 // as synthetic.MultiObjective), the user suite's user/<name>, the mixed
-// suite's mixed/<name> and the learning curves' curve/<name>. This is how
-// tesbo-host bench runs them in process.
+// suite's mixed/<name>, the learning curves' curve/<name> and the
+// conditional problems cond/<name>. This is how tesbo-host bench runs them
+// in process.
 func New(name string) (sdk.Objective, error) {
+	if strings.HasPrefix(name, conditional.Prefix) {
+		o, err := conditional.New(name)
+		return o, err
+	}
 	if strings.HasPrefix(name, curves.Prefix) {
 		o, err := curves.New(name)
 		return o, err
@@ -64,10 +71,11 @@ func New(name string) (sdk.Objective, error) {
 
 // Served are the objectives the synthetic plugin (plugins/synthetic)
 // serves, by name: every synthetic/<name>, the user suite's user/<name>
-// and the learning curves' curve/<name>.
+// the learning curves' curve/<name> and the conditional problems cond/<name>.
 func Served() map[string]sdk.Objective {
 	m := synthetic.All()
 	maps.Copy(m, usersuite.All())
 	maps.Copy(m, curves.All())
+	maps.Copy(m, conditional.All())
 	return m
 }

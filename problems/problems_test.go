@@ -28,6 +28,7 @@ func TestNewAndServed(t *testing.T) {
 		"mixed/nope":       "nope",
 		"synthetic/":       "problem synthetic/:",
 		"user/bumps2extra": "bumps2extra",
+		"cond/nope":        "the conditional problems are",
 		"curve/nope":       "nope",
 	} {
 		if _, err := New(name); err == nil || !strings.Contains(err.Error(), want) {
@@ -35,14 +36,14 @@ func TestNewAndServed(t *testing.T) {
 		}
 	}
 	served := Served()
-	for _, name := range []string{"synthetic/branin", "synthetic/bbob-f1", "user/bumps2", "curve/cross2"} {
+	for _, name := range []string{"synthetic/branin", "synthetic/bbob-f1", "user/bumps2", "curve/cross2", "cond/branches", "cond/branches-flat"} {
 		if served[name] == nil {
 			t.Errorf("Served lacks %s", name)
 		}
 	}
 	for name := range served {
-		if !strings.HasPrefix(name, "synthetic/") && !strings.HasPrefix(name, "user/") && !strings.HasPrefix(name, "curve/") {
-			t.Errorf("Served holds %s: the plugin serves synthetic/*, user/* and curve/* only", name)
+		if !strings.HasPrefix(name, "synthetic/") && !strings.HasPrefix(name, "user/") && !strings.HasPrefix(name, "curve/") && !strings.HasPrefix(name, "cond/") {
+			t.Errorf("Served holds %s: the plugin serves synthetic/*, user/*, curve/* and cond/* only", name)
 		}
 	}
 }

@@ -14,6 +14,9 @@ func infoToProto(i Info) *pb.ObjectiveInfo {
 	out.Params = make([]*pb.Param, len(i.Params))
 	for k, p := range i.Params {
 		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High, Choices: p.Choices}
+		if c := p.ActiveIf; c != nil {
+			out.Params[k].ActiveIf = &pb.Condition{Parent: c.Parent, Values: c.Values}
+		}
 	}
 	for _, o := range i.Outputs {
 		out.Outputs = append(out.Outputs, &pb.Output{Name: o.Name, Goal: pb.OutputGoal(o.Goal), Feasible: pb.OutputSide(o.Feasible), Bound: o.Bound})
@@ -38,6 +41,9 @@ func infoFromProto(m *pb.ObjectiveInfo) Info {
 	}
 	for k, p := range m.Params {
 		out.Params[k] = Param{Name: p.GetName(), Kind: ParamKind(p.GetKind()), Low: p.GetLow(), High: p.GetHigh(), Choices: p.GetChoices()}
+		if c := p.GetActiveIf(); c != nil {
+			out.Params[k].ActiveIf = &Condition{Parent: c.GetParent(), Values: c.GetValues()}
+		}
 	}
 	for _, o := range m.Outputs {
 		out.Outputs = append(out.Outputs, Output{Name: o.GetName(), Goal: Goal(o.GetGoal()), Feasible: Side(o.GetFeasible()), Bound: o.Bound})

@@ -51,6 +51,10 @@ type Param struct {
 	Low, High float64 // inclusive bounds in native units; unset for Categorical
 	// Choices are the names of a Categorical's options, in index order.
 	Choices []string `json:",omitempty"`
+	// ActiveIf, when set, makes the parameter conditional: it exists only
+	// when a Categorical declared before it takes one of the given
+	// choices (see Condition). nil: always active.
+	ActiveIf *Condition `json:",omitempty"`
 }
 
 // Bounds returns the inclusive range of the parameter's native values: Low
@@ -66,6 +70,9 @@ func (p Param) Bounds() (lo, hi float64) {
 // Categorical (v rounded to an index; "?" when out of range), else v in Go's
 // shortest 'g' form.
 func (p Param) Format(v float64) string {
+	if math.IsNaN(v) {
+		return "" // an inactive parameter (Condition)
+	}
 	if p.Kind == Categorical {
 		k := math.Round(v)
 		if k >= 0 && k < float64(len(p.Choices)) {
@@ -189,6 +196,9 @@ func (s Space) Validate() error {
 		case p.Kind == Int && math.Ceil(p.Low) > math.Floor(p.High):
 			return fmt.Errorf("%w: %s: no integer lies in [%v, %v]", ErrBadSpace, where, p.Low, p.High)
 		}
+		if err := s.checkCondition(i); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrBadSpace, where, err)
+		}
 		seen[p.Name] = true
 	}
 	return nil
@@ -257,12 +267,17 @@ func validateChoices(p Param) error {
 }
 
 // Contains reports whether x has one finite coordinate per parameter, each
-// within its parameter's bounds (an exact index for a Categorical).
+// within its parameter's bounds (an exact index for a Categorical); an
+// inactive parameter of a conditional space (Condition) may hold anything.
 func (s Space) Contains(x []float64) bool {
 	if len(x) != len(s) {
 		return false
 	}
+	act := s.Active(x)
 	for i, p := range s {
+		if !act[i] { // an inactive parameter of a conditional space: any value
+			continue
+		}
 		lo, hi := p.Bounds()
 		if math.IsNaN(x[i]) || x[i] < lo || x[i] > hi {
 			return false

@@ -50,12 +50,21 @@ func (v Named) Float(name string) float64 { return v.x[v.lookup(name)] }
 // (for an Int or a Categorical the value is already exact).
 func (v Named) Int(name string) int { return int(math.Round(v.x[v.lookup(name)])) }
 
-// Choice returns the chosen name of the Categorical parameter name.
+// Active reports whether parameter name is active at this point: always
+// for a parameter without a condition (Param.ActiveIf); for a conditional
+// one, whether the host sent a value (an inactive parameter is NaN).
+func (v Named) Active(name string) bool { return !math.IsNaN(v.x[v.lookup(name)]) }
+
+// Choice returns the chosen name of the Categorical parameter name, or ""
+// when it is inactive (see Active).
 func (v Named) Choice(name string) string {
 	i := v.lookup(name)
 	p := v.params[i]
 	if p.Kind != Categorical {
 		panic(fmt.Sprintf("sdk.Named.Choice: parameter %q is %v, not categorical", name, p.Kind))
+	}
+	if math.IsNaN(v.x[i]) {
+		return ""
 	}
 	k := math.Round(v.x[i])
 	if !(k >= 0 && k < float64(len(p.Choices))) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -40,13 +41,13 @@ type iterationJSON struct {
 	FitS     float64 `json:"fit_s"`
 	ProposeS float64 `json:"propose_s"`
 	// The rest is the record of a finished iteration (Done).
-	Done         bool      `json:"done"`
-	Evals        int       `json:"evals"`
-	EvalS        float64   `json:"eval_s"`
-	BestValue    *float64  `json:"best_value"`
-	BestObserved *float64  `json:"best_observed"`
-	Regret       *float64  `json:"regret"`
-	BestX        []float64 `json:"best_x"`
+	Done         bool     `json:"done"`
+	Evals        int      `json:"evals"`
+	EvalS        float64  `json:"eval_s"`
+	BestValue    *float64 `json:"best_value"`
+	BestObserved *float64 `json:"best_observed"`
+	Regret       *float64 `json:"regret"`
+	BestX        point    `json:"best_x"`
 	// BestChoices names best_x's categorical values.
 	BestChoices map[string]string `json:"best_choices,omitempty"`
 }
@@ -125,14 +126,14 @@ func iterationOf(it store.Iteration) (iterationJSON, error) {
 // trialJSON is a trial as the API sends it (X in the order of the study's
 // parameters).
 type trialJSON struct {
-	ID        int       `json:"id"`
-	Iteration int       `json:"iteration"`
-	Index     int       `json:"index"`
-	Status    string    `json:"status"`
-	Value     *float64  `json:"value"`
-	Error     string    `json:"error,omitempty"`
-	Attempts  int       `json:"attempts"`
-	X         []float64 `json:"x"`
+	ID        int      `json:"id"`
+	Iteration int      `json:"iteration"`
+	Index     int      `json:"index"`
+	Status    string   `json:"status"`
+	Value     *float64 `json:"value"`
+	Error     string   `json:"error,omitempty"`
+	Attempts  int      `json:"attempts"`
+	X         point    `json:"x"`
 	// Choices name the categorical parameters' values (X holds the
 	// choices' indices), as 'tesbo-host trials --format json' does; only
 	// in /api/trials' answer.
@@ -264,4 +265,22 @@ func fileName(name string) string {
 		b = b[:100]
 	}
 	return string(b)
+}
+
+// point is a point in native units whose NaN coordinates (the inactive
+// parameters of a conditional space) are written as null.
+type point []float64
+
+// MarshalJSON implements json.Marshaler.
+func (p point) MarshalJSON() ([]byte, error) {
+	if p == nil {
+		return []byte("null"), nil
+	}
+	out := make([]*float64, len(p))
+	for i := range p {
+		if !math.IsNaN(p[i]) {
+			out[i] = &p[i]
+		}
+	}
+	return json.Marshal(out)
 }

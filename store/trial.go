@@ -366,16 +366,24 @@ func (d *DB) Iterations(ctx context.Context, studyID int64) ([]Iteration, error)
 
 // encodeFloats writes a point as JSON; Go's shortest round-trip formatting
 // makes decode(encode(x)) bitwise equal to x.
+// encodeFloats encodes a point as a JSON array; NaN, an inactive
+// parameter of a conditional space, is null. ±Inf is refused.
 func encodeFloats(x []float64) (string, error) {
 	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if math.IsInf(v, 0) {
 			return "", errors.New("coordinate is not finite")
 		}
 	}
 	if x == nil {
 		x = []float64{}
 	}
-	b, err := json.Marshal(x)
+	y := make([]*float64, len(x))
+	for i := range x {
+		if !math.IsNaN(x[i]) {
+			y[i] = &x[i]
+		}
+	}
+	b, err := json.Marshal(y)
 	return string(b), err
 }
 
@@ -386,6 +394,11 @@ func encodeOutputs(t *Trial) (any, error) {
 	if t.Status != Complete || len(t.Outputs) == 0 {
 		return nil, nil
 	}
+	for _, v := range t.Outputs {
+		if math.IsNaN(v) { // encodeFloats keeps NaN (an inactive parameter) as null; an output must be a number
+			return nil, errors.New("outputs: an output is NaN")
+		}
+	}
 	s, err := encodeFloats(t.Outputs)
 	if err != nil {
 		return nil, fmt.Errorf("outputs: %w", err)
@@ -393,8 +406,21 @@ func encodeOutputs(t *Trial) (any, error) {
 	return s, nil
 }
 
+// decodeFloats decodes encodeFloats' array (null: NaN).
 func decodeFloats(s string) ([]float64, error) {
-	var x []float64
-	err := json.Unmarshal([]byte(s), &x)
-	return x, err
+	var y []*float64
+	if err := json.Unmarshal([]byte(s), &y); err != nil {
+		return nil, err
+	}
+	if y == nil {
+		return nil, nil
+	}
+	x := make([]float64, len(y))
+	for i, v := range y {
+		x[i] = math.NaN()
+		if v != nil {
+			x[i] = *v
+		}
+	}
+	return x, nil
 }

@@ -170,7 +170,10 @@ func (p *Deliver) afterDesign(ctx context.Context, st *acq.State, q int, F *mat.
 // start of the search for X*.
 func (p *Deliver) query(ctx context.Context, st *acq.State, s deliverSettings, best, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
 	reg, ok := gp.Region{}, false
-	if s.TrustRegion > 0 {
+	// With pinned parameters the search stays in the whole cube: the
+	// region around the best point need not meet the pinned slice. So it
+	// does on a conditional space, whose canonical map is the cube's.
+	if s.TrustRegion > 0 && st.Pinned == nil && st.Canonical == nil {
 		reg, ok = trustRegion(st.GP, best, s.TrustRegion, st.IntStep)
 	}
 	if !ok {
@@ -213,7 +216,7 @@ func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s deliverSe
 	best, means := acq.BestMean(g)
 	starts := mat.NewDense(1, d, append([]float64(nil), X.RawRowView(best)...))
 	starts = stackRows(starts, p.TES.Scorer.previous(d))
-	xbar, mbar, err := acq.MaximizeMean(ctx, g, starts, st.Rand)
+	xbar, mbar, err := acq.MaximizeMean(ctx, g, starts, st.Pin(acq.OptimizeSettings{}), st.Rand)
 	if err != nil {
 		return nil, best, false, fmt.Errorf("tes: maximize the posterior mean: %w", err)
 	}

@@ -85,7 +85,11 @@ func (s *scorer) model(ctx context.Context, st *acq.State, qx int, extra *mat.De
 		k = max(5, qx)
 	}
 	prev := s.previous(st.GP.Dim())
-	m, err := NewModel(ctx, st.GP, st.Rand, k, stackRows(prev, extra), s.Settings.withLog(st.Log))
+	set := s.Settings.withLog(st.Log)
+	// Pinned parameters: X* are the maximizers over the slice the study
+	// proposes in, so α measures information about the maximizer there.
+	set.Search.Optimize.Pinned, set.Search.Optimize.Canonical = st.Pinned, st.Canonical
+	m, err := NewModel(ctx, st.GP, st.Rand, k, stackRows(prev, extra), set)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +226,7 @@ func (p *proposer) maximizeFrom(ctx context.Context, f *Func, st *acq.State, q i
 	if opt.MaxIter <= 0 {
 		def.MaxIter = largeMaxIter(def.MaxIter, st.GP.N())
 	}
-	x, _, err := acq.MaximizeMixed(ctx, acq.FeasibilityWeighted(af, st), q, st.GP.Dim(), acq.CategoriesOf(st.GP), def, st.Rand)
+	x, _, err := acq.MaximizeMixed(ctx, acq.FeasibilityWeighted(af, st), q, st.GP.Dim(), acq.CategoriesOf(st.GP), st.Pin(def), st.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("tes: optimize α: %w", err)
 	}

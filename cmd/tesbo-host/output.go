@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -219,6 +220,9 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 			v := strconv.FormatFloat(res.Best.X[i], 'g', 6, 64)
 			if p.Kind == sdk.Categorical {
 				v = p.Format(res.Best.X[i])
+			}
+			if math.IsNaN(res.Best.X[i]) {
+				v = "(inactive)" // a conditional parameter
 			}
 			fmt.Fprintf(tw, "%s\t%s = %s\n", label, p.Name, v)
 		}

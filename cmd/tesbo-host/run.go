@@ -73,6 +73,9 @@ type runFlags struct {
 	seed                      uint64
 	noiseVar                  float64
 	params                    []string
+	fix                       []string
+	warmStart                 []string
+	warmMode                  string
 	retries                   int
 	recommend                 string
 	gpPrior                   string
@@ -115,6 +118,9 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.StringVar(&f.study, "study", "", "study name in the database (default OBJECTIVE-TIMESTAMP-RANDOM, e.g. synthetic/branin-20261124-181516-3fa2c1)")
 	fl.IntVar(&f.parallel, "parallel", 0, "concurrent evaluations (default: batch)")
 	fl.StringArrayVar(&f.params, "param", nil, "key=value passed to the objective (repeatable)")
+	fl.StringArrayVar(&f.fix, "fix", nil, "NAME=VALUE: pin a parameter in every proposed point (repeatable; VALUE in native units, a categorical's choice by name); the model still uses every trial")
+	fl.StringArrayVar(&f.warmStart, "warm-start", nil, "STUDY: start from the completed trials of an earlier study in the same --db (repeatable; parameters matched by name and kind, trials outside this space skipped)")
+	fl.StringVar(&f.warmMode, "warm-start-mode", host.WarmObservations, "with --warm-start: observations (same objective: the trials are data; no initial design unless --init=N) or prior (the objective changed: the initial design opens with the old studies' best points)")
 	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per evaluation attempt, e.g. 30s (0: none); a plugin past it is restarted")
 	fl.IntVar(&f.retries, "retries", 0, fmt.Sprintf("retries of a failed evaluation, with exponential backoff from 500ms (at most %d)", host.MaxRetries))
 	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
@@ -198,12 +204,33 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("bad --model %q: use %s, %s or %s", f.model, host.ModelAuto, host.ModelExact, host.ModelLocal)
 	case f.localPoints < 0 || f.localPoints > host.MaxLocalPoints:
 		return nil, usagef("bad --local-points %d: must be in [0, %d] (0: %d)", f.localPoints, host.MaxLocalPoints, host.DefaultLocalPoints)
+	case len(f.warmStart) > host.MaxWarmStart:
+		return nil, usagef("%d --warm-start studies, at most %d", len(f.warmStart), host.MaxWarmStart)
+	case f.warmMode != host.WarmObservations && f.warmMode != host.WarmPrior:
+		return nil, usagef("bad --warm-start-mode %q: use %s or %s", f.warmMode, host.WarmObservations, host.WarmPrior)
 	case len(f.refPoint) > sdk.MaxOutputs:
 		return nil, usagef("bad --ref-point: %d values, an objective has at most %d outputs", len(f.refPoint), sdk.MaxOutputs)
 	case !host.ValidRecommend(f.recommend):
 		return nil, usagef("bad --recommend %q: use %s, %s or %s", f.recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}
 	return parseRunParams(f.params)
+}
+
+// parseFix parses run's --fix NAME=VALUE flags: names non-empty and
+// unique (the values are checked against the objective's space by host).
+func parseFix(kvs []string) (map[string]string, error) {
+	fix := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return nil, usagef("bad --fix %q: want NAME=VALUE", kv)
+		}
+		if _, dup := fix[k]; dup {
+			return nil, usagef("bad --fix %q: %s given twice", kv, k)
+		}
+		fix[k] = v
+	}
+	return fix, nil
 }
 
 // parseRunParams parses run's --param key=value flags: keys non-empty and
@@ -232,6 +259,12 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	fix, err := parseFix(f.fix)
+	if err != nil {
+		return err
+	}
+	// Warm-started from observations, the imported trials are the design.
+	noDesign := f.initSet && f.init == 0 || !f.initSet && len(f.warmStart) > 0 && f.warmMode == host.WarmObservations
 	pruning, err := f.prune.pruning()
 	if err != nil {
 		return err
@@ -272,7 +305,8 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 			Name: f.study, Acquisition: f.acq, RefPoint: f.refPoint, Proposer: custom.proposer, Suggester: custom.suggester,
 			AcqOptions: acq.Options{Trusted: f.trusted},
 			Batch:      f.batch, AutoBatch: f.autoBatch, BatchGain: gainRule(f.minGain, f.relGain),
-			Iters: f.iters, Init: f.init, NoInit: f.initSet && f.init == 0, InitFromObjective: !f.initSet,
+			Iters: f.iters, Init: f.init, NoInit: noDesign, InitFromObjective: !f.initSet && !noDesign,
+			WarmStart: f.warmStart, WarmStartMode: f.warmMode,
 			Seed: f.seed, Parallel: f.parallel,
 			NoiseVar: f.noiseVar, ZeroNoise: f.noiseVar == 0, Params: params,
 			EvalTimeout: f.evalTimeout, Retries: f.retries,
@@ -285,7 +319,7 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 			Meta:        map[string]string{metaPlugins: absDir, metaObjective: f.objective},
 			Logger:      log,
 		},
-		Objective: obj, ObjectiveName: f.objective,
+		Objective: obj, ObjectiveName: f.objective, Fix: fix,
 		// Only with every input checked does the database get touched.
 		OpenDB: func(ctx context.Context) (*host.Storage, error) {
 			db, err = openDB(ctx, sig, f.db, true, log)

@@ -82,6 +82,9 @@ type trialRow struct {
 	// reported (step, value); both absent for an objective that reports none.
 	Step          *int         `json:"step,omitempty"`
 	Intermediates [][2]float64 `json:"intermediates,omitempty"`
+	// ImportedFrom names the study a warm start imported the trial from
+	// (its iter is host.ImportedIteration).
+	ImportedFrom string `json:"imported_from,omitempty"`
 }
 
 // trialState names a trial's status as 'trials' shows it (pending is
@@ -135,9 +138,9 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 	rows := make([]trialRow, len(ts))
 	for i, t := range ts {
 		r := trialRow{ID: t.ID, State: trialState(t.Status), Params: map[string]float64{}, Error: t.Error,
-			Worker: t.Worker, Attempts: t.Attempts, Iter: t.Iteration, EvalS: t.EvalSeconds}
+			Worker: t.Worker, Attempts: t.Attempts, Iter: t.Iteration, EvalS: t.EvalSeconds, ImportedFrom: t.Meta["imported_from"]}
 		for j, n := range names {
-			if j < len(t.X) {
+			if j < len(t.X) && !math.IsNaN(t.X[j]) { // NaN: inactive, left out
 				r.Params[n] = t.X[j]
 			}
 		}
@@ -268,7 +271,12 @@ func writeTrialsCSV(w io.Writer, names, outputs []string, rows []trialRow) error
 				rec = append(rec, safetext.CSVCell(c))
 				continue
 			}
-			rec = append(rec, strconv.FormatFloat(r.Params[n], 'g', -1, 64))
+			v, ok := r.Params[n]
+			if !ok { // inactive
+				rec = append(rec, "")
+				continue
+			}
+			rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
 		}
 		rec = append(rec, outputCells(r, outputs, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })...)
 		tail := trialCells(r)
@@ -307,7 +315,11 @@ func writeTrialsTable(w io.Writer, names, outputs []string, rows []trialRow) err
 				fmt.Fprintf(tw, "\t%s", cell(c))
 				continue
 			}
-			fmt.Fprintf(tw, "\t%.6g", r.Params[n])
+			if v, ok := r.Params[n]; ok {
+				fmt.Fprintf(tw, "\t%.6g", v)
+			} else {
+				fmt.Fprint(tw, "\t") // inactive
+			}
 		}
 		for _, c := range outputCells(r, outputs, func(v float64) string { return fmt.Sprintf("%.6g", v) }) {
 			fmt.Fprintf(tw, "\t%s", c)

@@ -141,6 +141,15 @@ func askTell(ctx context.Context, opts host.Options) {
 		os.Exit(1)
 	}
 	fmt.Printf("ask/tell: best %.5f at %v (same trials as Optimize with the same seed)\n", *best.Value, best.X)
+
+	// One more point with y pinned (host.Fix): the GP still learns from
+	// every trial, the acquisition searches over x alone.
+	pinned, err := study.Ask(ctx, 1, host.Fix(map[string]float64{"y": 0.7}))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "embed:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("ask/tell: next point with y pinned at 0.7: %v\n", pinned[0].X)
 }
 
 func deref(p *float64) float64 {

@@ -188,9 +188,15 @@ func checkPoint(info sdk.Info, x []float64) error {
 	if len(x) != len(info.Params) {
 		return fmt.Errorf("x has %d coordinates, the objective has %d parameters", len(x), len(info.Params))
 	}
+	act := sdk.Space(info.Params).Active(x)
 	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		switch {
+		case act[i] && (math.IsNaN(v) || math.IsInf(v, 0)):
 			return fmt.Errorf("x[%d] (%s) is %v", i, info.Params[i].Name, v)
+		case !act[i] && !math.IsNaN(v):
+			// An inactive parameter (sdk.Condition) never reaches the
+			// objective: the host sends NaN.
+			return fmt.Errorf("x[%d] (%s) is %v but inactive (want NaN)", i, info.Params[i].Name, v)
 		}
 	}
 	return nil

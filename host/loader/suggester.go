@@ -3,6 +3,7 @@ package loader
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/tesbo/tesbo/internal/pluginwire"
 	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
@@ -53,6 +54,11 @@ func (g *Suggester) Suggest(ctx context.Context, req sdk.SuggestRequest) ([][]fl
 	}
 	space := sdk.Space(req.Objective.Params)
 	for i, x := range pts {
+		for j, a := range space.Active(x) {
+			if !a {
+				x[j] = math.NaN() // an inactive parameter: whatever the suggester put there
+			}
+		}
 		if err := checkPoint(req.Objective, x); err != nil {
 			return nil, &Error{Plugin: g.u.name, Op: op, Cause: ErrBadOutput, Err: fmt.Errorf("point %d: %v", i, err)}
 		}

@@ -6,9 +6,10 @@
 // eggholder, holdertable, threehumpcamel; the 24 noiseless BBOB functions
 // bbob-f1 … bbob-f24 on [−5, 5]^d), all in maximization form with their
 // known optimum f*, the user suite's problems (package problems/usersuite)
-// as "user/<name>", and the learning-curve suite (package problems/curves)
+// as "user/<name>", the learning-curve suite (package problems/curves)
 // as "curve/<name>", whose evaluations report their accuracy every epoch
-// (sdk.Report) for tesbo-host run --pruner.
+// (sdk.Report) for tesbo-host run --pruner, and the conditional problems
+// (package problems/conditional) as "cond/branches" and "cond/branches-flat".
 //
 // Run parameters (--param key=value), see package problems/synthetic:
 //

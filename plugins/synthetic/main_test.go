@@ -13,6 +13,7 @@ import (
 
 	"github.com/tesbo/tesbo/internal/pluginwire"
 	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
+	"github.com/tesbo/tesbo/problems/conditional"
 	"github.com/tesbo/tesbo/problems/curves"
 	"github.com/tesbo/tesbo/problems/testfunc"
 	"github.com/tesbo/tesbo/problems/usersuite"
@@ -63,8 +64,8 @@ func TestPluginEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(desc.Objectives) != len(testfunc.Names())+len(testfunc.MultiNames())+len(usersuite.Names())+len(curves.Names()) {
-		t.Errorf("plugin serves %v, want synthetic/ + %v, %v, %v and %v", desc.Objectives, testfunc.Names(), testfunc.MultiNames(), usersuite.Names(), curves.Names())
+	if len(desc.Objectives) != len(testfunc.Names())+len(testfunc.MultiNames())+len(usersuite.Names())+len(curves.Names())+len(conditional.All()) {
+		t.Errorf("plugin serves %v, want synthetic/ + %v, %v, %v and the conditional problems", desc.Objectives, testfunc.Names(), usersuite.Names(), curves.Names())
 	}
 	checkReportStream(t, ctx, pb.NewObjectiveClient(conn))
 

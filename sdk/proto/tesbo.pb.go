@@ -381,7 +381,11 @@ type Param struct {
 	High  float64                `protobuf:"fixed64,4,opt,name=high,proto3" json:"high,omitempty"` // inclusive, native units
 	// The choice names of a PARAM_KIND_CATEGORICAL parameter, in index order
 	// (low and high are then unset or 0 and len(choices)-1).
-	Choices       []string `protobuf:"bytes,5,rep,name=choices,proto3" json:"choices,omitempty"`
+	Choices []string `protobuf:"bytes,5,rep,name=choices,proto3" json:"choices,omitempty"`
+	// When set, the parameter is conditional: active only when the
+	// categorical parameter condition.parent (declared earlier) takes one of
+	// condition.values. An inactive parameter's value is NaN in Evaluate.
+	ActiveIf      *Condition `protobuf:"bytes,6,opt,name=active_if,json=activeIf,proto3" json:"active_if,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -451,6 +455,66 @@ func (x *Param) GetChoices() []string {
 	return nil
 }
 
+func (x *Param) GetActiveIf() *Condition {
+	if x != nil {
+		return x.ActiveIf
+	}
+	return nil
+}
+
+// Condition of a conditional parameter (Param.active_if).
+type Condition struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Parent        string                 `protobuf:"bytes,1,opt,name=parent,proto3" json:"parent,omitempty"` // a categorical parameter declared earlier
+	Values        []string               `protobuf:"bytes,2,rep,name=values,proto3" json:"values,omitempty"` // its choices for which the parameter is active
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Condition) Reset() {
+	*x = Condition{}
+	mi := &file_tesbo_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Condition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Condition) ProtoMessage() {}
+
+func (x *Condition) ProtoReflect() protoreflect.Message {
+	mi := &file_tesbo_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Condition.ProtoReflect.Descriptor instead.
+func (*Condition) Descriptor() ([]byte, []int) {
+	return file_tesbo_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Condition) GetParent() string {
+	if x != nil {
+		return x.Parent
+	}
+	return ""
+}
+
+func (x *Condition) GetValues() []string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 type InfoRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Objective     string                 `protobuf:"bytes,1,opt,name=objective,proto3" json:"objective,omitempty"`
@@ -460,7 +524,7 @@ type InfoRequest struct {
 
 func (x *InfoRequest) Reset() {
 	*x = InfoRequest{}
-	mi := &file_tesbo_proto_msgTypes[3]
+	mi := &file_tesbo_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -472,7 +536,7 @@ func (x *InfoRequest) String() string {
 func (*InfoRequest) ProtoMessage() {}
 
 func (x *InfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[3]
+	mi := &file_tesbo_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -485,7 +549,7 @@ func (x *InfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoRequest.ProtoReflect.Descriptor instead.
 func (*InfoRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{3}
+	return file_tesbo_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *InfoRequest) GetObjective() string {
@@ -526,7 +590,7 @@ type ObjectiveInfo struct {
 
 func (x *ObjectiveInfo) Reset() {
 	*x = ObjectiveInfo{}
-	mi := &file_tesbo_proto_msgTypes[4]
+	mi := &file_tesbo_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -538,7 +602,7 @@ func (x *ObjectiveInfo) String() string {
 func (*ObjectiveInfo) ProtoMessage() {}
 
 func (x *ObjectiveInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[4]
+	mi := &file_tesbo_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -551,7 +615,7 @@ func (x *ObjectiveInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ObjectiveInfo.ProtoReflect.Descriptor instead.
 func (*ObjectiveInfo) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{4}
+	return file_tesbo_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ObjectiveInfo) GetName() string {
@@ -651,7 +715,7 @@ type Output struct {
 
 func (x *Output) Reset() {
 	*x = Output{}
-	mi := &file_tesbo_proto_msgTypes[5]
+	mi := &file_tesbo_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -663,7 +727,7 @@ func (x *Output) String() string {
 func (*Output) ProtoMessage() {}
 
 func (x *Output) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[5]
+	mi := &file_tesbo_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -676,7 +740,7 @@ func (x *Output) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Output.ProtoReflect.Descriptor instead.
 func (*Output) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{5}
+	return file_tesbo_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Output) GetName() string {
@@ -717,7 +781,7 @@ type ConfigureRequest struct {
 
 func (x *ConfigureRequest) Reset() {
 	*x = ConfigureRequest{}
-	mi := &file_tesbo_proto_msgTypes[6]
+	mi := &file_tesbo_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -729,7 +793,7 @@ func (x *ConfigureRequest) String() string {
 func (*ConfigureRequest) ProtoMessage() {}
 
 func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[6]
+	mi := &file_tesbo_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -742,7 +806,7 @@ func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureRequest.ProtoReflect.Descriptor instead.
 func (*ConfigureRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{6}
+	return file_tesbo_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ConfigureRequest) GetObjective() string {
@@ -767,7 +831,7 @@ type ConfigureResponse struct {
 
 func (x *ConfigureResponse) Reset() {
 	*x = ConfigureResponse{}
-	mi := &file_tesbo_proto_msgTypes[7]
+	mi := &file_tesbo_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -779,7 +843,7 @@ func (x *ConfigureResponse) String() string {
 func (*ConfigureResponse) ProtoMessage() {}
 
 func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[7]
+	mi := &file_tesbo_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -792,7 +856,7 @@ func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureResponse.ProtoReflect.Descriptor instead.
 func (*ConfigureResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{7}
+	return file_tesbo_proto_rawDescGZIP(), []int{8}
 }
 
 type EvaluateRequest struct {
@@ -806,7 +870,7 @@ type EvaluateRequest struct {
 
 func (x *EvaluateRequest) Reset() {
 	*x = EvaluateRequest{}
-	mi := &file_tesbo_proto_msgTypes[8]
+	mi := &file_tesbo_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -818,7 +882,7 @@ func (x *EvaluateRequest) String() string {
 func (*EvaluateRequest) ProtoMessage() {}
 
 func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[8]
+	mi := &file_tesbo_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -831,7 +895,7 @@ func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateRequest.ProtoReflect.Descriptor instead.
 func (*EvaluateRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{8}
+	return file_tesbo_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *EvaluateRequest) GetObjective() string {
@@ -868,7 +932,7 @@ type EvaluateResponse struct {
 
 func (x *EvaluateResponse) Reset() {
 	*x = EvaluateResponse{}
-	mi := &file_tesbo_proto_msgTypes[9]
+	mi := &file_tesbo_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -880,7 +944,7 @@ func (x *EvaluateResponse) String() string {
 func (*EvaluateResponse) ProtoMessage() {}
 
 func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[9]
+	mi := &file_tesbo_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -893,7 +957,7 @@ func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateResponse.ProtoReflect.Descriptor instead.
 func (*EvaluateResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{9}
+	return file_tesbo_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *EvaluateResponse) GetValue() float64 {
@@ -932,7 +996,7 @@ type ReportToPlugin struct {
 
 func (x *ReportToPlugin) Reset() {
 	*x = ReportToPlugin{}
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -944,7 +1008,7 @@ func (x *ReportToPlugin) String() string {
 func (*ReportToPlugin) ProtoMessage() {}
 
 func (x *ReportToPlugin) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[10]
+	mi := &file_tesbo_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -957,7 +1021,7 @@ func (x *ReportToPlugin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportToPlugin.ProtoReflect.Descriptor instead.
 func (*ReportToPlugin) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{10}
+	return file_tesbo_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ReportToPlugin) GetEvaluate() *EvaluateRequest {
@@ -993,7 +1057,7 @@ type ReportFromPlugin struct {
 
 func (x *ReportFromPlugin) Reset() {
 	*x = ReportFromPlugin{}
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1005,7 +1069,7 @@ func (x *ReportFromPlugin) String() string {
 func (*ReportFromPlugin) ProtoMessage() {}
 
 func (x *ReportFromPlugin) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[11]
+	mi := &file_tesbo_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1018,7 +1082,7 @@ func (x *ReportFromPlugin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportFromPlugin.ProtoReflect.Descriptor instead.
 func (*ReportFromPlugin) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{11}
+	return file_tesbo_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ReportFromPlugin) GetIntermediate() *IntermediateValue {
@@ -1047,7 +1111,7 @@ type IntermediateValue struct {
 
 func (x *IntermediateValue) Reset() {
 	*x = IntermediateValue{}
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1059,7 +1123,7 @@ func (x *IntermediateValue) String() string {
 func (*IntermediateValue) ProtoMessage() {}
 
 func (x *IntermediateValue) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[12]
+	mi := &file_tesbo_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1072,7 +1136,7 @@ func (x *IntermediateValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IntermediateValue.ProtoReflect.Descriptor instead.
 func (*IntermediateValue) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{12}
+	return file_tesbo_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *IntermediateValue) GetStep() int64 {
@@ -1098,7 +1162,7 @@ type Point struct {
 
 func (x *Point) Reset() {
 	*x = Point{}
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1110,7 +1174,7 @@ func (x *Point) String() string {
 func (*Point) ProtoMessage() {}
 
 func (x *Point) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[13]
+	mi := &file_tesbo_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1123,7 +1187,7 @@ func (x *Point) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Point.ProtoReflect.Descriptor instead.
 func (*Point) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{13}
+	return file_tesbo_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Point) GetX() []float64 {
@@ -1144,7 +1208,7 @@ type Observation struct {
 
 func (x *Observation) Reset() {
 	*x = Observation{}
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1156,7 +1220,7 @@ func (x *Observation) String() string {
 func (*Observation) ProtoMessage() {}
 
 func (x *Observation) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[14]
+	mi := &file_tesbo_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1169,7 +1233,7 @@ func (x *Observation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Observation.ProtoReflect.Descriptor instead.
 func (*Observation) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{14}
+	return file_tesbo_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Observation) GetX() []float64 {
@@ -1207,7 +1271,7 @@ type SuggestRequest struct {
 
 func (x *SuggestRequest) Reset() {
 	*x = SuggestRequest{}
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1219,7 +1283,7 @@ func (x *SuggestRequest) String() string {
 func (*SuggestRequest) ProtoMessage() {}
 
 func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[15]
+	mi := &file_tesbo_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1232,7 +1296,7 @@ func (x *SuggestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestRequest.ProtoReflect.Descriptor instead.
 func (*SuggestRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{15}
+	return file_tesbo_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SuggestRequest) GetObjective() *ObjectiveInfo {
@@ -1286,7 +1350,7 @@ type SuggestResponse struct {
 
 func (x *SuggestResponse) Reset() {
 	*x = SuggestResponse{}
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1298,7 +1362,7 @@ func (x *SuggestResponse) String() string {
 func (*SuggestResponse) ProtoMessage() {}
 
 func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[16]
+	mi := &file_tesbo_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1311,7 +1375,7 @@ func (x *SuggestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestResponse.ProtoReflect.Descriptor instead.
 func (*SuggestResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{16}
+	return file_tesbo_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SuggestResponse) GetPoints() []*Point {
@@ -1335,7 +1399,7 @@ type ScoreRequest struct {
 
 func (x *ScoreRequest) Reset() {
 	*x = ScoreRequest{}
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1347,7 +1411,7 @@ func (x *ScoreRequest) String() string {
 func (*ScoreRequest) ProtoMessage() {}
 
 func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[17]
+	mi := &file_tesbo_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1360,7 +1424,7 @@ func (x *ScoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreRequest.ProtoReflect.Descriptor instead.
 func (*ScoreRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{17}
+	return file_tesbo_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ScoreRequest) GetPosteriorBrokerId() uint32 {
@@ -1400,7 +1464,7 @@ type ScoreResponse struct {
 
 func (x *ScoreResponse) Reset() {
 	*x = ScoreResponse{}
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1412,7 +1476,7 @@ func (x *ScoreResponse) String() string {
 func (*ScoreResponse) ProtoMessage() {}
 
 func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[18]
+	mi := &file_tesbo_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1425,7 +1489,7 @@ func (x *ScoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreResponse.ProtoReflect.Descriptor instead.
 func (*ScoreResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{18}
+	return file_tesbo_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ScoreResponse) GetValue() float64 {
@@ -1444,7 +1508,7 @@ type PosteriorRequest struct {
 
 func (x *PosteriorRequest) Reset() {
 	*x = PosteriorRequest{}
-	mi := &file_tesbo_proto_msgTypes[19]
+	mi := &file_tesbo_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1456,7 +1520,7 @@ func (x *PosteriorRequest) String() string {
 func (*PosteriorRequest) ProtoMessage() {}
 
 func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[19]
+	mi := &file_tesbo_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1469,7 +1533,7 @@ func (x *PosteriorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorRequest.ProtoReflect.Descriptor instead.
 func (*PosteriorRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{19}
+	return file_tesbo_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *PosteriorRequest) GetHandle() uint64 {
@@ -1494,7 +1558,7 @@ type PosteriorSummary struct {
 
 func (x *PosteriorSummary) Reset() {
 	*x = PosteriorSummary{}
-	mi := &file_tesbo_proto_msgTypes[20]
+	mi := &file_tesbo_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1506,7 +1570,7 @@ func (x *PosteriorSummary) String() string {
 func (*PosteriorSummary) ProtoMessage() {}
 
 func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[20]
+	mi := &file_tesbo_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1519,7 +1583,7 @@ func (x *PosteriorSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PosteriorSummary.ProtoReflect.Descriptor instead.
 func (*PosteriorSummary) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{20}
+	return file_tesbo_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *PosteriorSummary) GetDim() int32 {
@@ -1568,7 +1632,7 @@ type MeanCovRequest struct {
 
 func (x *MeanCovRequest) Reset() {
 	*x = MeanCovRequest{}
-	mi := &file_tesbo_proto_msgTypes[21]
+	mi := &file_tesbo_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1580,7 +1644,7 @@ func (x *MeanCovRequest) String() string {
 func (*MeanCovRequest) ProtoMessage() {}
 
 func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[21]
+	mi := &file_tesbo_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1593,7 +1657,7 @@ func (x *MeanCovRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovRequest.ProtoReflect.Descriptor instead.
 func (*MeanCovRequest) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{21}
+	return file_tesbo_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *MeanCovRequest) GetHandle() uint64 {
@@ -1628,7 +1692,7 @@ type MeanCovResponse struct {
 
 func (x *MeanCovResponse) Reset() {
 	*x = MeanCovResponse{}
-	mi := &file_tesbo_proto_msgTypes[22]
+	mi := &file_tesbo_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1640,7 +1704,7 @@ func (x *MeanCovResponse) String() string {
 func (*MeanCovResponse) ProtoMessage() {}
 
 func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tesbo_proto_msgTypes[22]
+	mi := &file_tesbo_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1653,7 +1717,7 @@ func (x *MeanCovResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeanCovResponse.ProtoReflect.Descriptor instead.
 func (*MeanCovResponse) Descriptor() ([]byte, []int) {
-	return file_tesbo_proto_rawDescGZIP(), []int{22}
+	return file_tesbo_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *MeanCovResponse) GetMean() []float64 {
@@ -1680,13 +1744,17 @@ const file_tesbo_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x15.tesbo.plugin.v1.KindR\x04kind\x12\x1e\n" +
 	"\n" +
 	"objectives\x18\x02 \x03(\tR\n" +
-	"objectives\"\x8b\x01\n" +
+	"objectives\"\xc4\x01\n" +
 	"\x05Param\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12.\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1a.tesbo.plugin.v1.ParamKindR\x04kind\x12\x10\n" +
 	"\x03low\x18\x03 \x01(\x01R\x03low\x12\x12\n" +
 	"\x04high\x18\x04 \x01(\x01R\x04high\x12\x18\n" +
-	"\achoices\x18\x05 \x03(\tR\achoices\"+\n" +
+	"\achoices\x18\x05 \x03(\tR\achoices\x127\n" +
+	"\tactive_if\x18\x06 \x01(\v2\x1a.tesbo.plugin.v1.ConditionR\bactiveIf\";\n" +
+	"\tCondition\x12\x16\n" +
+	"\x06parent\x18\x01 \x01(\tR\x06parent\x12\x16\n" +
+	"\x06values\x18\x02 \x03(\tR\x06values\"+\n" +
 	"\vInfoRequest\x12\x1c\n" +
 	"\tobjective\x18\x01 \x01(\tR\tobjective\"\xa5\x03\n" +
 	"\rObjectiveInfo\x12\x12\n" +
@@ -1831,7 +1899,7 @@ func file_tesbo_proto_rawDescGZIP() []byte {
 }
 
 var file_tesbo_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_tesbo_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_tesbo_proto_goTypes = []any{
 	(Kind)(0),                 // 0: tesbo.plugin.v1.Kind
 	(ParamKind)(0),            // 1: tesbo.plugin.v1.ParamKind
@@ -1841,73 +1909,75 @@ var file_tesbo_proto_goTypes = []any{
 	(*DescribeRequest)(nil),   // 5: tesbo.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),  // 6: tesbo.plugin.v1.DescribeResponse
 	(*Param)(nil),             // 7: tesbo.plugin.v1.Param
-	(*InfoRequest)(nil),       // 8: tesbo.plugin.v1.InfoRequest
-	(*ObjectiveInfo)(nil),     // 9: tesbo.plugin.v1.ObjectiveInfo
-	(*Output)(nil),            // 10: tesbo.plugin.v1.Output
-	(*ConfigureRequest)(nil),  // 11: tesbo.plugin.v1.ConfigureRequest
-	(*ConfigureResponse)(nil), // 12: tesbo.plugin.v1.ConfigureResponse
-	(*EvaluateRequest)(nil),   // 13: tesbo.plugin.v1.EvaluateRequest
-	(*EvaluateResponse)(nil),  // 14: tesbo.plugin.v1.EvaluateResponse
-	(*ReportToPlugin)(nil),    // 15: tesbo.plugin.v1.ReportToPlugin
-	(*ReportFromPlugin)(nil),  // 16: tesbo.plugin.v1.ReportFromPlugin
-	(*IntermediateValue)(nil), // 17: tesbo.plugin.v1.IntermediateValue
-	(*Point)(nil),             // 18: tesbo.plugin.v1.Point
-	(*Observation)(nil),       // 19: tesbo.plugin.v1.Observation
-	(*SuggestRequest)(nil),    // 20: tesbo.plugin.v1.SuggestRequest
-	(*SuggestResponse)(nil),   // 21: tesbo.plugin.v1.SuggestResponse
-	(*ScoreRequest)(nil),      // 22: tesbo.plugin.v1.ScoreRequest
-	(*ScoreResponse)(nil),     // 23: tesbo.plugin.v1.ScoreResponse
-	(*PosteriorRequest)(nil),  // 24: tesbo.plugin.v1.PosteriorRequest
-	(*PosteriorSummary)(nil),  // 25: tesbo.plugin.v1.PosteriorSummary
-	(*MeanCovRequest)(nil),    // 26: tesbo.plugin.v1.MeanCovRequest
-	(*MeanCovResponse)(nil),   // 27: tesbo.plugin.v1.MeanCovResponse
-	nil,                       // 28: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
-	nil,                       // 29: tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	(*Condition)(nil),         // 8: tesbo.plugin.v1.Condition
+	(*InfoRequest)(nil),       // 9: tesbo.plugin.v1.InfoRequest
+	(*ObjectiveInfo)(nil),     // 10: tesbo.plugin.v1.ObjectiveInfo
+	(*Output)(nil),            // 11: tesbo.plugin.v1.Output
+	(*ConfigureRequest)(nil),  // 12: tesbo.plugin.v1.ConfigureRequest
+	(*ConfigureResponse)(nil), // 13: tesbo.plugin.v1.ConfigureResponse
+	(*EvaluateRequest)(nil),   // 14: tesbo.plugin.v1.EvaluateRequest
+	(*EvaluateResponse)(nil),  // 15: tesbo.plugin.v1.EvaluateResponse
+	(*ReportToPlugin)(nil),    // 16: tesbo.plugin.v1.ReportToPlugin
+	(*ReportFromPlugin)(nil),  // 17: tesbo.plugin.v1.ReportFromPlugin
+	(*IntermediateValue)(nil), // 18: tesbo.plugin.v1.IntermediateValue
+	(*Point)(nil),             // 19: tesbo.plugin.v1.Point
+	(*Observation)(nil),       // 20: tesbo.plugin.v1.Observation
+	(*SuggestRequest)(nil),    // 21: tesbo.plugin.v1.SuggestRequest
+	(*SuggestResponse)(nil),   // 22: tesbo.plugin.v1.SuggestResponse
+	(*ScoreRequest)(nil),      // 23: tesbo.plugin.v1.ScoreRequest
+	(*ScoreResponse)(nil),     // 24: tesbo.plugin.v1.ScoreResponse
+	(*PosteriorRequest)(nil),  // 25: tesbo.plugin.v1.PosteriorRequest
+	(*PosteriorSummary)(nil),  // 26: tesbo.plugin.v1.PosteriorSummary
+	(*MeanCovRequest)(nil),    // 27: tesbo.plugin.v1.MeanCovRequest
+	(*MeanCovResponse)(nil),   // 28: tesbo.plugin.v1.MeanCovResponse
+	nil,                       // 29: tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	nil,                       // 30: tesbo.plugin.v1.EvaluateResponse.MetaEntry
 }
 var file_tesbo_proto_depIdxs = []int32{
 	0,  // 0: tesbo.plugin.v1.DescribeResponse.kind:type_name -> tesbo.plugin.v1.Kind
 	1,  // 1: tesbo.plugin.v1.Param.kind:type_name -> tesbo.plugin.v1.ParamKind
-	7,  // 2: tesbo.plugin.v1.ObjectiveInfo.params:type_name -> tesbo.plugin.v1.Param
-	10, // 3: tesbo.plugin.v1.ObjectiveInfo.outputs:type_name -> tesbo.plugin.v1.Output
-	2,  // 4: tesbo.plugin.v1.Output.goal:type_name -> tesbo.plugin.v1.OutputGoal
-	3,  // 5: tesbo.plugin.v1.Output.feasible:type_name -> tesbo.plugin.v1.OutputSide
-	28, // 6: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
-	4,  // 7: tesbo.plugin.v1.EvaluateRequest.mode:type_name -> tesbo.plugin.v1.EvaluateMode
-	29, // 8: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
-	13, // 9: tesbo.plugin.v1.ReportToPlugin.evaluate:type_name -> tesbo.plugin.v1.EvaluateRequest
-	17, // 10: tesbo.plugin.v1.ReportFromPlugin.intermediate:type_name -> tesbo.plugin.v1.IntermediateValue
-	14, // 11: tesbo.plugin.v1.ReportFromPlugin.result:type_name -> tesbo.plugin.v1.EvaluateResponse
-	9,  // 12: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
-	19, // 13: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
-	18, // 14: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
-	18, // 15: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
-	18, // 16: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
-	27, // 17: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
-	19, // 18: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
-	18, // 19: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
-	5,  // 20: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
-	8,  // 21: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
-	11, // 22: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
-	13, // 23: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
-	15, // 24: tesbo.plugin.v1.Objective.ReportEvaluate:input_type -> tesbo.plugin.v1.ReportToPlugin
-	20, // 25: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
-	22, // 26: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
-	24, // 27: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
-	26, // 28: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
-	6,  // 29: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
-	9,  // 30: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
-	12, // 31: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
-	14, // 32: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
-	16, // 33: tesbo.plugin.v1.Objective.ReportEvaluate:output_type -> tesbo.plugin.v1.ReportFromPlugin
-	21, // 34: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
-	23, // 35: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
-	25, // 36: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
-	27, // 37: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
-	29, // [29:38] is the sub-list for method output_type
-	20, // [20:29] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	8,  // 2: tesbo.plugin.v1.Param.active_if:type_name -> tesbo.plugin.v1.Condition
+	7,  // 3: tesbo.plugin.v1.ObjectiveInfo.params:type_name -> tesbo.plugin.v1.Param
+	11, // 4: tesbo.plugin.v1.ObjectiveInfo.outputs:type_name -> tesbo.plugin.v1.Output
+	2,  // 5: tesbo.plugin.v1.Output.goal:type_name -> tesbo.plugin.v1.OutputGoal
+	3,  // 6: tesbo.plugin.v1.Output.feasible:type_name -> tesbo.plugin.v1.OutputSide
+	29, // 7: tesbo.plugin.v1.ConfigureRequest.params:type_name -> tesbo.plugin.v1.ConfigureRequest.ParamsEntry
+	4,  // 8: tesbo.plugin.v1.EvaluateRequest.mode:type_name -> tesbo.plugin.v1.EvaluateMode
+	30, // 9: tesbo.plugin.v1.EvaluateResponse.meta:type_name -> tesbo.plugin.v1.EvaluateResponse.MetaEntry
+	14, // 10: tesbo.plugin.v1.ReportToPlugin.evaluate:type_name -> tesbo.plugin.v1.EvaluateRequest
+	18, // 11: tesbo.plugin.v1.ReportFromPlugin.intermediate:type_name -> tesbo.plugin.v1.IntermediateValue
+	15, // 12: tesbo.plugin.v1.ReportFromPlugin.result:type_name -> tesbo.plugin.v1.EvaluateResponse
+	10, // 13: tesbo.plugin.v1.SuggestRequest.objective:type_name -> tesbo.plugin.v1.ObjectiveInfo
+	20, // 14: tesbo.plugin.v1.SuggestRequest.history:type_name -> tesbo.plugin.v1.Observation
+	19, // 15: tesbo.plugin.v1.SuggestRequest.pending:type_name -> tesbo.plugin.v1.Point
+	19, // 16: tesbo.plugin.v1.SuggestResponse.points:type_name -> tesbo.plugin.v1.Point
+	19, // 17: tesbo.plugin.v1.ScoreRequest.batch:type_name -> tesbo.plugin.v1.Point
+	28, // 18: tesbo.plugin.v1.ScoreRequest.batch_posterior:type_name -> tesbo.plugin.v1.MeanCovResponse
+	20, // 19: tesbo.plugin.v1.PosteriorSummary.observations:type_name -> tesbo.plugin.v1.Observation
+	19, // 20: tesbo.plugin.v1.MeanCovRequest.points:type_name -> tesbo.plugin.v1.Point
+	5,  // 21: tesbo.plugin.v1.Plugin.Describe:input_type -> tesbo.plugin.v1.DescribeRequest
+	9,  // 22: tesbo.plugin.v1.Objective.Info:input_type -> tesbo.plugin.v1.InfoRequest
+	12, // 23: tesbo.plugin.v1.Objective.Configure:input_type -> tesbo.plugin.v1.ConfigureRequest
+	14, // 24: tesbo.plugin.v1.Objective.Evaluate:input_type -> tesbo.plugin.v1.EvaluateRequest
+	16, // 25: tesbo.plugin.v1.Objective.ReportEvaluate:input_type -> tesbo.plugin.v1.ReportToPlugin
+	21, // 26: tesbo.plugin.v1.Suggester.Suggest:input_type -> tesbo.plugin.v1.SuggestRequest
+	23, // 27: tesbo.plugin.v1.Acquisition.Score:input_type -> tesbo.plugin.v1.ScoreRequest
+	25, // 28: tesbo.plugin.v1.Posterior.Summary:input_type -> tesbo.plugin.v1.PosteriorRequest
+	27, // 29: tesbo.plugin.v1.Posterior.MeanCov:input_type -> tesbo.plugin.v1.MeanCovRequest
+	6,  // 30: tesbo.plugin.v1.Plugin.Describe:output_type -> tesbo.plugin.v1.DescribeResponse
+	10, // 31: tesbo.plugin.v1.Objective.Info:output_type -> tesbo.plugin.v1.ObjectiveInfo
+	13, // 32: tesbo.plugin.v1.Objective.Configure:output_type -> tesbo.plugin.v1.ConfigureResponse
+	15, // 33: tesbo.plugin.v1.Objective.Evaluate:output_type -> tesbo.plugin.v1.EvaluateResponse
+	17, // 34: tesbo.plugin.v1.Objective.ReportEvaluate:output_type -> tesbo.plugin.v1.ReportFromPlugin
+	22, // 35: tesbo.plugin.v1.Suggester.Suggest:output_type -> tesbo.plugin.v1.SuggestResponse
+	24, // 36: tesbo.plugin.v1.Acquisition.Score:output_type -> tesbo.plugin.v1.ScoreResponse
+	26, // 37: tesbo.plugin.v1.Posterior.Summary:output_type -> tesbo.plugin.v1.PosteriorSummary
+	28, // 38: tesbo.plugin.v1.Posterior.MeanCov:output_type -> tesbo.plugin.v1.MeanCovResponse
+	30, // [30:39] is the sub-list for method output_type
+	21, // [21:30] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_tesbo_proto_init() }
@@ -1915,15 +1985,15 @@ func file_tesbo_proto_init() {
 	if File_tesbo_proto != nil {
 		return
 	}
-	file_tesbo_proto_msgTypes[4].OneofWrappers = []any{}
 	file_tesbo_proto_msgTypes[5].OneofWrappers = []any{}
+	file_tesbo_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tesbo_proto_rawDesc), len(file_tesbo_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   5,
 		},

@@ -47,6 +47,7 @@
   // paramText formats a parameter's value: its name for a categorical,
   // else fmt(v).
   function paramText(p, v, fmt) {
+    if (v === null || v === undefined) return fmt(v); // an inactive conditional parameter
     if (p && p.kind === 'categorical') return p.choices[Math.round(v)] ?? String(v);
     return fmt(v);
   }

@@ -17,6 +17,9 @@ func InfoToProto(i sdk.Info) *pb.ObjectiveInfo {
 	out.Params = make([]*pb.Param, len(i.Params))
 	for k, p := range i.Params {
 		out.Params[k] = &pb.Param{Name: p.Name, Kind: pb.ParamKind(p.Kind), Low: p.Low, High: p.High, Choices: p.Choices}
+		if c := p.ActiveIf; c != nil {
+			out.Params[k].ActiveIf = &pb.Condition{Parent: c.Parent, Values: c.Values}
+		}
 	}
 	for _, o := range i.Outputs {
 		out.Outputs = append(out.Outputs, &pb.Output{Name: o.Name, Goal: pb.OutputGoal(o.Goal), Feasible: pb.OutputSide(o.Feasible), Bound: o.Bound})
@@ -41,6 +44,9 @@ func InfoFromProto(m *pb.ObjectiveInfo) sdk.Info {
 	}
 	for k, p := range m.Params {
 		out.Params[k] = sdk.Param{Name: p.GetName(), Kind: sdk.ParamKind(p.GetKind()), Low: p.GetLow(), High: p.GetHigh(), Choices: p.GetChoices()}
+		if c := p.GetActiveIf(); c != nil {
+			out.Params[k].ActiveIf = &sdk.Condition{Parent: c.GetParent(), Values: c.GetValues()}
+		}
 	}
 	for _, o := range m.Outputs {
 		out.Outputs = append(out.Outputs, sdk.Output{Name: o.GetName(), Goal: sdk.Goal(o.GetGoal()), Feasible: sdk.Side(o.GetFeasible()), Bound: o.Bound})

@@ -34,6 +34,7 @@ func init() {
 		// type definitions
 		"Acquisition":    reflect.ValueOf((*sdk.Acquisition)(nil)),
 		"Categorized":    reflect.ValueOf((*sdk.Categorized)(nil)),
+		"Condition":      reflect.ValueOf((*sdk.Condition)(nil)),
 		"Configurable":   reflect.ValueOf((*sdk.Configurable)(nil)),
 		"Detailed":       reflect.ValueOf((*sdk.Detailed)(nil)),
 		"Goal":           reflect.ValueOf((*sdk.Goal)(nil)),

@@ -1,0 +1,189 @@
+package host
+
+import (
+	"context"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// pinSpace mixes every kind; the pins below include a LogFloat and a Float
+// whose unit-cube round trip is not exact, an Int and a Categorical.
+var pinSpace = sdk.Info{Name: "test/pins", Params: []sdk.Param{
+	{Name: "lr", Kind: sdk.LogFloat, Low: 1e-4, High: 1},
+	{Name: "layers", Kind: sdk.Int, Low: 1, High: 5},
+	{Name: "opt", Kind: sdk.Categorical, Choices: []string{"sgd", "adam", "rmsprop"}},
+	{Name: "x", Kind: sdk.Float, Low: 0, High: 1},
+	{Name: "w", Kind: sdk.Float, Low: -3, High: 7},
+}}
+
+var pins = map[string]float64{"lr": 0.003, "opt": 2, "w": 1.1}
+
+// pinObjective is smooth in the free coordinates and records every point
+// it is asked to evaluate.
+type pinObjective struct {
+	mu   sync.Mutex
+	seen [][]float64
+}
+
+func (o *pinObjective) Info(context.Context) (sdk.Info, error) { return pinSpace, nil }
+func (o *pinObjective) Evaluate(_ context.Context, x []float64) (float64, error) {
+	o.mu.Lock()
+	o.seen = append(o.seen, append([]float64(nil), x...))
+	o.mu.Unlock()
+	v := -math.Pow(math.Log10(x[0])+2.5, 2) - 0.3*math.Pow(x[1]-3, 2) - math.Pow(x[3]-0.7, 2) - 0.1*math.Pow(x[4]-2, 2)
+	if x[2] == 1 {
+		v += 0.5
+	}
+	return v, nil
+}
+
+// checkPinned fails unless every point holds the pinned values exactly.
+func checkPinned(t *testing.T, pts [][]float64, fixed map[string]float64) {
+	t.Helper()
+	for _, x := range pts {
+		for name, v := range fixed {
+			i := pinSpaceIndex(name)
+			if math.Float64bits(x[i]) != math.Float64bits(v) {
+				t.Fatalf("point %v: %s = %v, pinned at %v", x, name, x[i], v)
+			}
+		}
+	}
+}
+
+func pinSpaceIndex(name string) int {
+	for i, p := range pinSpace.Params {
+		if p.Name == name {
+			return i
+		}
+	}
+	panic(name)
+}
+
+// Every point a study with Options.Fixed proposes — the initial design,
+// each acquisition's batches — holds the pinned values exactly, in the
+// trials and in what the objective receives, and the free coordinates
+// still vary.
+func TestFixedInEveryPoint(t *testing.T) {
+	for _, name := range []string{"tes", "ei", "qei", "ts", "random"} {
+		t.Run(name, func(t *testing.T) {
+			obj := &pinObjective{}
+			res, err := Optimize(context.Background(), obj, Options{Acquisition: name, Batch: 2, Iters: 3, Init: 3, Seed: 5, Fixed: pins, Grace: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Trials) != 9 || len(obj.seen) != 9 {
+				t.Fatalf("%d trials, %d evaluations, want 9", len(res.Trials), len(obj.seen))
+			}
+			var xs [][]float64
+			free := map[float64]bool{}
+			for _, tr := range res.Trials {
+				xs = append(xs, tr.X)
+				free[tr.X[3]] = true
+			}
+			checkPinned(t, xs, pins)
+			checkPinned(t, obj.seen, pins)
+			if len(free) < 5 {
+				t.Fatalf("free coordinate x took only %d values", len(free))
+			}
+		})
+	}
+}
+
+// The pins are stored with the study: a study interrupted mid-run and
+// reopened without them proposes exactly the trials of an uninterrupted
+// run, every one pinned.
+func TestFixedResumeExact(t *testing.T) {
+	ctx := context.Background()
+	opts := Options{Batch: 2, Iters: 4, Init: 3, Seed: 9, Fixed: pins, Grace: -1}
+	want, err := Optimize(ctx, &pinObjective{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := interruptedStudy(t, &pinObjective{}, opts, 6)
+	db := openDB(t, path, false)
+	defer db.Close()
+	s, err := OpenStudy(ctx, wrap(db), "st", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Run(ctx, &pinObjective{}); err != nil {
+		t.Fatal(err)
+	}
+	sameTrials(t, want.Trials, s.Trials())
+	var xs [][]float64
+	for _, tr := range s.Trials() {
+		xs = append(xs, tr.X)
+	}
+	checkPinned(t, xs, pins)
+}
+
+// Ask's Fix option pins one call's points on top of the study's pins, and
+// the model still fits every completed trial, pinned or not.
+func TestAskFixUsesAllTrials(t *testing.T) {
+	ctx := context.Background()
+	s, err := NewStudy(ctx, pinSpace, Options{Init: 3, Seed: 2, Fixed: map[string]float64{"w": 1.1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &pinObjective{}
+	tell := func(ts []Trial) {
+		for _, tr := range ts {
+			v, _ := obj.Evaluate(ctx, tr.X)
+			if err := s.Tell(ctx, tr.ID, v, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ts, err := s.Ask(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tell(ts)
+	// Points elsewhere in the space, evaluated outside the study.
+	for _, x := range [][]float64{{0.1, 2, 0, 0.2, 5}, {0.01, 4, 1, 0.9, -2}} {
+		v, _ := obj.Evaluate(ctx, x)
+		if _, err := s.Attach(ctx, x, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one := map[string]float64{"layers": 4, "opt": 0}
+	for range 3 {
+		ts, err := s.Ask(ctx, 2, Fix(one))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var xs [][]float64
+		for _, tr := range ts {
+			xs = append(xs, tr.X)
+		}
+		checkPinned(t, xs, map[string]float64{"layers": 4, "opt": 0, "w": 1.1})
+		tell(ts)
+	}
+	if n := s.lastModel.N; n != len(s.Trials())-2 {
+		t.Fatalf("the last model fitted %d trials, want every completed one, %d", n, len(s.Trials())-2)
+	}
+	for _, bad := range []map[string]float64{{"nope": 1}, {"layers": 2.5}, {"w": 8}, {"opt": 3}} {
+		if _, err := s.Ask(ctx, 1, Fix(bad)); err == nil || !strings.Contains(err.Error(), "fixed parameter") {
+			t.Errorf("Fix(%v): err %v, want a refusal naming the fixed parameter", bad, err)
+		}
+	}
+}
+
+// Pins given as text (run --fix) take a categorical by its choice's name
+// and numbers in native units; anything else is refused with the flag.
+func TestFixedFromText(t *testing.T) {
+	got, err := fixedFromText(pinSpace.Params, map[string]string{"opt": "rmsprop", "lr": "0.003", "w": "1.1"}, nil)
+	if err != nil || len(got) != 3 || got["opt"] != 2 || got["lr"] != 0.003 || got["w"] != 1.1 {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	for _, bad := range []map[string]string{{"opt": "nadam"}, {"opt": "2"}, {"x": "inf"}, {"zz": "1"}} {
+		if _, err := fixedFromText(pinSpace.Params, bad, nil); err == nil || !strings.HasPrefix(err.Error(), "bad --fix") {
+			t.Errorf("%v: err %v, want a refusal of the flag", bad, err)
+		}
+	}
+}

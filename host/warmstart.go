@@ -1,0 +1,284 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
+)
+
+// Warm starts (Options.WarmStart, tesbo-host run --warm-start STUDY).
+//
+// A new study starts from the completed trials of earlier studies in the
+// same database. Their parameters are matched to the new space by name (a
+// parameter of the same name must have the same kind; a categorical's
+// choices are matched by name). A trial is skipped, and counted in the
+// log, when it lacks a parameter of the new space or a value lies outside
+// the new bounds or choices; parameters the new space does not have are
+// dropped. Options.WarmStartMode chooses what the trials become:
+//
+//   - WarmObservations (the default): the objective is the same, so the
+//     trials are observations. They are stored in the new study as
+//     complete trials of ImportedIteration (Trial.Meta "imported_from"
+//     names the source study), fitted by the GP like any other, and use
+//     up no budget and none of the initial design. The database then holds
+//     everything the study's model depends on, so a warm-started study
+//     resumes bitwise.
+//   - WarmPrior: the objective changed (another data set, another
+//     fidelity), so the old values are not observations of it. They are
+//     used as a prior on where to look: the initial design opens with the
+//     old studies' best points (best first, in each source's own
+//     direction), as Feurer, Springenberg & Hutter (AAAI 2015) initialize
+//     Bayesian optimization with the best configurations of related runs;
+//     the rest of the design is the usual Latin hypercube, and the GP sees
+//     only the new objective's values. The points are stored in the
+//     study's settings. This is deliberately not a GP prior mean equal to
+//     the old posterior mean: every acquisition (TES's conditioning on X*,
+//     its EP, the sample paths) works on a zero-mean GP of standardized
+//     values, and an old mean in another objective's units would need a
+//     scale fitted to the new values besides.
+//
+// With Options.Fixed the imported trials are imported wherever their
+// pinned parameters lie (the model uses all trials).
+
+// ImportedIteration is the Iteration of the trials a warm start imported
+// as observations (WarmObservations).
+const ImportedIteration = -2
+
+// Warm-start modes (Options.WarmStartMode).
+const (
+	WarmObservations = "observations"
+	WarmPrior        = "prior"
+)
+
+// MaxWarmStart bounds Options.WarmStart (source studies).
+const MaxWarmStart = 100
+
+// imported is what a warm start read from its source studies.
+type imported struct {
+	trials  []Trial     // matched complete trials, in source order (X native, U unit, Value)
+	best    [][]float64 // WarmPrior: the native points for the design, best first
+	skipped int         // trials lacking a parameter or outside the space
+	dropped []string    // source parameters the space does not have
+}
+
+// checkWarmStart validates the warm-start options (after Normalized).
+func (o Options) checkWarmStart() error {
+	if len(o.WarmStart) == 0 {
+		return nil
+	}
+	if o.WarmStartMode != WarmObservations && o.WarmStartMode != WarmPrior {
+		return fmt.Errorf("unknown warm-start mode %q: known ones are %s, %s", o.WarmStartMode, WarmObservations, WarmPrior)
+	}
+	if len(o.WarmStart) > MaxWarmStart {
+		return fmt.Errorf("%d warm-start studies, at most %d", len(o.WarmStart), MaxWarmStart)
+	}
+	for i, name := range o.WarmStart {
+		if slices.Contains(o.WarmStart[:i], name) {
+			return fmt.Errorf("warm-start study %q given twice", name)
+		}
+		if name == o.Name {
+			return fmt.Errorf("study %q cannot warm-start from itself", name)
+		}
+	}
+	return nil
+}
+
+// readWarmStart reads the source studies of Options.WarmStart from db and
+// matches their completed trials to the study's space.
+func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported, error) {
+	if len(s.info.Outputs) > 0 {
+		return nil, fmt.Errorf("warm start: objective %s has several outputs, which warm starts do not import yet (each trial's single value only)", s.info.Name)
+	}
+	imp := &imported{}
+	type ranked struct {
+		x     []float64
+		value float64 // maximizing
+	}
+	var pts []ranked
+	for _, name := range s.opts.WarmStart {
+		row, st, err := loadSettings(ctx, db, name)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("warm start: no study %q in this database (see 'tesbo-host serve' or the study names you ran)", name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("warm start from %q: %w", name, err)
+		}
+		if len(st.Info.Outputs) > 0 {
+			return nil, fmt.Errorf("warm start from %q: it has several outputs, which warm starts do not import yet", name)
+		}
+		if s.opts.WarmStartMode == WarmObservations && st.Info.Minimize != s.info.Minimize {
+			return nil, fmt.Errorf("warm start from %q: its objective %s the value, this one does the opposite: not the same objective (use the prior mode)", name, direction(st.Info.Minimize))
+		}
+		m, err := matchParams(st.Info.Params, s.space.params)
+		if err != nil {
+			return nil, fmt.Errorf("warm start from %q: %w", name, err)
+		}
+		for _, p := range st.Info.Params {
+			if s.space.index(p.Name) < 0 && !slices.Contains(imp.dropped, p.Name) {
+				imp.dropped = append(imp.dropped, p.Name)
+			}
+		}
+		ts, err := loadTrials(ctx, db, row.ID)
+		if err != nil {
+			return nil, fmt.Errorf("warm start from %q: %w", name, err)
+		}
+		for _, t := range ts {
+			if t.Status != Complete {
+				continue
+			}
+			x, ok := m.point(t.X)
+			var u []float64
+			if ok {
+				u, err = s.space.ToUnit(x)
+				ok = err == nil
+			}
+			if !ok {
+				imp.skipped++
+				continue
+			}
+			imp.trials = append(imp.trials, Trial{X: x, U: u, Value: t.Value,
+				Meta: map[string]string{"imported_from": name, "imported_id": strconv.Itoa(t.ID)}})
+			v := t.Value
+			if st.Info.Minimize {
+				v = -v
+			}
+			pts = append(pts, ranked{x, v})
+		}
+	}
+	if s.opts.WarmStartMode == WarmPrior {
+		sort.SliceStable(pts, func(i, j int) bool { return pts[i].value > pts[j].value })
+		for _, p := range pts {
+			if len(imp.best) == s.opts.Init {
+				break
+			}
+			if !slices.ContainsFunc(imp.best, func(b []float64) bool { return slices.Equal(b, p.x) }) {
+				imp.best = append(imp.best, p.x)
+			}
+		}
+		imp.trials = nil
+	}
+	return imp, nil
+}
+
+func direction(minimize bool) string {
+	if minimize {
+		return "minimizes"
+	}
+	return "maximizes"
+}
+
+// paramMatch maps a source study's points into the study's space: for
+// each parameter of the space, the source coordinate of the same name (-1:
+// none) and, for a categorical, the new index of each source choice (-1:
+// not a choice here).
+type paramMatch struct {
+	from    []int
+	choices [][]int
+}
+
+// matchParams matches the source parameters to the space's by name; a
+// parameter of the same name and another kind is an error.
+func matchParams(src, dst []sdk.Param) (*paramMatch, error) {
+	m := &paramMatch{from: make([]int, len(dst)), choices: make([][]int, len(dst))}
+	for i, p := range dst {
+		j := slices.IndexFunc(src, func(q sdk.Param) bool { return q.Name == p.Name })
+		m.from[i] = j
+		if j < 0 {
+			continue
+		}
+		if src[j].Kind != p.Kind {
+			return nil, fmt.Errorf("parameter %s is %v there and %v here: parameters are matched by name and kind", p.Name, src[j].Kind, p.Kind)
+		}
+		if p.Kind == sdk.Categorical {
+			m.choices[i] = make([]int, len(src[j].Choices))
+			for c, name := range src[j].Choices {
+				m.choices[i][c] = slices.Index(p.Choices, name)
+			}
+		}
+	}
+	return m, nil
+}
+
+// point maps a source point into the space's coordinates; ok is false
+// when it lacks a parameter or a choice (bounds are checked by ToUnit).
+func (m *paramMatch) point(x []float64) ([]float64, bool) {
+	out := make([]float64, len(m.from))
+	for i, j := range m.from {
+		if j < 0 || j >= len(x) {
+			return nil, false
+		}
+		out[i] = x[j] // NaN (inactive there) is refused by ToUnit unless inactive here too
+		if ch := m.choices[i]; ch != nil && !math.IsNaN(x[j]) {
+			c := int(x[j])
+			if c < 0 || c >= len(ch) || ch[c] < 0 {
+				return nil, false
+			}
+			out[i] = float64(ch[c])
+		}
+	}
+	return out, true
+}
+
+// storeImported records the imported trials (WarmObservations) as
+// complete trials of ImportedIteration, in two steps per batch as Attach
+// does (added, then finished): a process stopped between them leaves
+// them in flight, to be evaluated on resume like enqueued points.
+func (s *Study) storeImported(ctx context.Context, imp *imported) error {
+	if len(imp.trials) == 0 {
+		return nil
+	}
+	if len(imp.trials) > MaxTrials {
+		return fmt.Errorf("warm start: %d trials to import, more than %d (MaxTrials)", len(imp.trials), MaxTrials)
+	}
+	ts := make([]Trial, len(imp.trials))
+	for i, t := range imp.trials {
+		ts[i] = Trial{ID: len(s.trials) + i, Iteration: ImportedIteration, Index: i, X: t.X, U: t.U,
+			Status: Pending, Meta: t.Meta, Names: s.space.names}
+	}
+	if err := addBatch(ctx, s.db, s.id, store.Iteration{Iteration: ImportedIteration}, ts); err != nil {
+		return fmt.Errorf("warm start: %w", err)
+	}
+	for i := range ts {
+		ts[i].Status, ts[i].Value, ts[i].Attempts, ts[i].FinishedAt = Complete, imp.trials[i].Value, 1, time.Now()
+		if err := finishTrial(ctx, s.db, s.id, &ts[i]); err != nil {
+			return fmt.Errorf("warm start: %w", err)
+		}
+	}
+	s.mu.Lock()
+	s.trials = append(s.trials, ts...)
+	s.version += len(ts)
+	s.mu.Unlock()
+	return nil
+}
+
+// importedCount counts the trials a warm start imported.
+func importedCount(ts []store.Trial) int {
+	n := 0
+	for _, t := range ts {
+		if t.Iteration == ImportedIteration {
+			n++
+		}
+	}
+	return n
+}
+
+// logWarmStart reports what a warm start imported and skipped.
+func (s *Study) logWarmStart(imp *imported) {
+	ev := s.log.Info().Strs("from", s.opts.WarmStart).Str("mode", s.opts.WarmStartMode).Int("skipped", imp.skipped)
+	if len(imp.dropped) > 0 {
+		ev = ev.Strs("dropped_params", imp.dropped)
+	}
+	if s.opts.WarmStartMode == WarmPrior {
+		ev.Int("design_points", len(imp.best)).Msg("warm start: the initial design opens with the source studies' best points")
+		return
+	}
+	ev.Int("imported", len(imp.trials)).Msg("warm start: imported the source studies' trials as observations")
+}

@@ -1,0 +1,251 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// sourceStudy runs a finished study "old" of obj in db and returns its
+// trials.
+func sourceStudy(t *testing.T, db *Storage, obj sdk.Objective, o Options) []Trial {
+	t.Helper()
+	o.DB, o.Name, o.Grace = db, "old", -1
+	res, err := Optimize(context.Background(), obj, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Trials
+}
+
+// A study warm-started from another's trials (as observations) fits its
+// first model on exactly those trials: its first proposal, and the
+// hyper-parameters it fitted, are bitwise those of a study given the same
+// trials by Attach. The imported trials are marked, use up no budget, and
+// the source study is unchanged.
+func TestWarmStartFirstModel(t *testing.T) {
+	ctx := context.Background()
+	for _, acqName := range []string{"tes", "ei"} {
+		t.Run(acqName, func(t *testing.T) {
+			db := MemoryStorage()
+			old := sourceStudy(t, db, hartmann6(), Options{Acquisition: "ei", Iters: 6, Init: 4, Seed: 3})
+			o := Options{Acquisition: acqName, Iters: 2, NoInit: true, Seed: 8}
+			w := o
+			w.DB, w.Name, w.WarmStart = db, "new", []string{"old"}
+			warm, err := NewStudy(ctx, unitInfo(6), w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer warm.Close()
+			ref, err := NewStudy(ctx, unitInfo(6), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range old {
+				if _, err := ref.Attach(ctx, tr.X, tr.Value); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := warm.Trials()
+			if len(got) != len(old) {
+				t.Fatalf("%d trials imported, want %d", len(got), len(old))
+			}
+			for i, tr := range got {
+				if tr.Iteration != ImportedIteration || tr.Status != Complete || tr.Meta["imported_from"] != "old" ||
+					tr.Value != old[i].Value || !slices.Equal(tr.X, old[i].X) {
+					t.Fatalf("imported trial %d: %+v, want the source's trial %+v marked as imported", i, tr, old[i])
+				}
+			}
+			a, err := warm.Ask(ctx, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := ref.Ask(ctx, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if warm.lastModel == nil || warm.lastModel.N != len(old) || !slices.Equal(warm.lastModel.Params, ref.lastModel.Params) {
+				t.Fatalf("first model %+v, want %+v fitted on the %d imported trials", warm.lastModel, ref.lastModel, len(old))
+			}
+			sameTrials(t, []Trial{{ID: a[0].ID, Iteration: 1, X: a[0].X, U: a[0].U, Status: Pending}},
+				[]Trial{{ID: b[0].ID, Iteration: 1, X: b[0].X, U: b[0].U, Status: Pending}})
+			if q, more := warm.nextBatchLocked(); !more || q != 1 || a[0].Iteration != 1 {
+				t.Fatalf("after the import and one iteration: next batch %d, more %v; want the budget's second iteration", q, more)
+			}
+		})
+	}
+}
+
+// A warm-started study interrupted mid-run and reopened ends with exactly
+// the trials of an uninterrupted one (the imported trials are stored).
+func TestWarmStartResumeExact(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/w.db"
+	raw := openDB(t, path, true)
+	sourceStudy(t, wrap(raw), hartmann6(), Options{Acquisition: "ei", Iters: 4, Init: 4, Seed: 3})
+	o := Options{Batch: 2, Iters: 4, NoInit: true, Seed: 4, WarmStart: []string{"old"}, DB: wrap(raw), Grace: -1}
+	o.Name = "whole"
+	want, err := Optimize(ctx, hartmann6(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Name = "cut"
+	cctx, cancel := context.WithCancel(ctx)
+	var n atomic.Int64
+	o.OnTrial = func(Trial) {
+		if n.Add(1) == 3 {
+			cancel()
+		}
+	}
+	if _, err := Optimize(cctx, hartmann6(), o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	cancel()
+	s, err := OpenStudy(ctx, wrap(raw), "cut", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Run(ctx, hartmann6()); err != nil {
+		t.Fatal(err)
+	}
+	sameTrials(t, want.Trials, s.Trials())
+	if len(want.Trials) != 8+8 {
+		t.Fatalf("%d trials, want the 8 imported and 4 iterations × 2", len(want.Trials))
+	}
+	raw.Close()
+}
+
+// Parameters are matched by name and kind, categoricals by choice name;
+// trials lacking a parameter or outside the new bounds are skipped; the
+// prior mode opens the design with the source's best points and imports
+// no observations; bad sources are refused.
+func TestWarmStartMatchingAndPrior(t *testing.T) {
+	ctx := context.Background()
+	db := MemoryStorage()
+	src := sdk.Info{Name: "test/src", Params: []sdk.Param{
+		{Name: "x", Kind: sdk.Float, Low: 0, High: 1},
+		{Name: "opt", Kind: sdk.Categorical, Choices: []string{"sgd", "adam", "rmsprop"}},
+		{Name: "gone", Kind: sdk.Float, Low: 0, High: 1},
+	}}
+	obj := funcObjective{info: src, f: func(_ context.Context, x []float64) (float64, error) {
+		return -math.Pow(x[0]-0.3, 2) + x[1] + x[2], nil
+	}}
+	old := sourceStudy(t, db, obj, Options{Acquisition: "random", Iters: 20, Init: 4, Seed: 1})
+	// The new space: x narrowed to [0, 0.5], the choices reordered and one
+	// of them gone.
+	dst := sdk.Info{Name: "test/dst", Params: []sdk.Param{
+		{Name: "opt", Kind: sdk.Categorical, Choices: []string{"adam", "sgd"}},
+		{Name: "x", Kind: sdk.Float, Low: 0, High: 0.5},
+	}}
+	s, err := NewStudy(ctx, dst, Options{DB: db, Name: "new", NoInit: true, WarmStart: []string{"old"}, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][]float64
+	for _, tr := range old {
+		if tr.X[0] <= 0.5 && tr.X[1] != 2 {
+			want = append(want, []float64{1 - tr.X[1], tr.X[0]})
+		}
+	}
+	var got [][]float64
+	for _, tr := range s.Trials() {
+		got = append(got, tr.X)
+	}
+	if len(want) == 0 || len(want) == len(old) || !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("imported %v, want %v (of %d source trials)", got, want, len(old))
+	}
+	s.Close()
+
+	p, err := NewStudy(ctx, src, Options{DB: db, Name: "prior", Init: 3, WarmStart: []string{"old"}, WarmStartMode: WarmPrior, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := slices.Clone(old)
+	slices.SortStableFunc(best, func(a, b Trial) int { return -cmpFloat(a.Value, b.Value) })
+	ts, err := p.Ask(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 3 || len(p.Trials()) != 3 {
+		t.Fatalf("prior mode: %d design points and %d trials, want 3 and no imported trial", len(ts), len(p.Trials()))
+	}
+	for i, tr := range ts {
+		if !slices.Equal(tr.X, best[i].X) {
+			t.Fatalf("prior mode: design point %d %v, want the source's %d-th best %v", i, tr.X, i+1, best[i].X)
+		}
+	}
+	p.Close()
+
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{WarmStart: []string{"nope"}}, `no study "nope"`},
+		{Options{WarmStart: []string{"old", "old"}}, "given twice"},
+		{Options{WarmStart: []string{"old"}, WarmStartMode: "guess"}, "unknown warm-start mode"},
+	} {
+		c.o.DB, c.o.Name = db, "bad"
+		if _, err := NewStudy(ctx, src, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: err %v, want %q", c.o.WarmStart, err, c.want)
+		}
+	}
+	if _, err := NewStudy(ctx, sdk.Info{Name: "k", Params: []sdk.Param{{Name: "x", Kind: sdk.Int, Low: 0, High: 3}}},
+		Options{DB: db, Name: "kind", WarmStart: []string{"old"}}); err == nil || !strings.Contains(err.Error(), "matched by name and kind") {
+		t.Errorf("a parameter of another kind: err %v", err)
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// A warm-started study run by workers spends its whole budget on new
+// trials: the imported ones use up none of it.
+func TestWarmStartWorkerBudget(t *testing.T) {
+	ctx := context.Background()
+	db := MemoryStorage()
+	old := sourceStudy(t, db, &branin{}, Options{Acquisition: "ei", Iters: 3, Init: 3, Seed: 3})
+	info, _ := (&branin{}).Info(ctx)
+	s, err := NewStudy(ctx, info, Options{DB: db, Name: "new", Acquisition: "qei", Batch: 2, Iters: 2, Init: 2, Seed: 4, WarmStart: []string{"old"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	res, err := RunWorker(ctx, db, "new", &branin{}, WorkerOptions{Parallel: 2, Poll: time.Millisecond})
+	if err != nil || !res.Done {
+		t.Fatalf("worker: %+v %v", res, err)
+	}
+	row, _ := db.store().Study(ctx, "new")
+	ts, err := loadTrials(ctx, db.store(), row.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported, fresh := 0, 0
+	for _, tr := range ts {
+		if tr.Status != Complete {
+			t.Fatalf("trial %+v", tr)
+		}
+		if tr.Iteration == ImportedIteration {
+			imported++
+		} else {
+			fresh++
+		}
+	}
+	if imported != len(old) || fresh != 2+2*2 {
+		t.Fatalf("%d imported, %d new trials; want %d and 6", imported, fresh, len(old))
+	}
+}
