@@ -28,7 +28,12 @@ import (
 // space-filling fallback; best_eval_regret is the user's rule: the
 // noise-free regret of the completed trial with the best observed value so
 // far (empty when unknown); best_true_regret the oracle rule: the smallest
-// noise-free regret among the completed trials so far.
+// noise-free regret among the completed trials so far. On the shipped
+// several-output problems (multiRegrets) regret and best_eval_regret are
+// the user's rule, the hypervolume regret MaxHV − HV of the evaluated
+// Pareto set (or, with one objective under constraints, the regret of the
+// best feasible trial), and best_true_regret the oracle rule over every
+// complete trial, as BoTorch's runner reports it.
 var runsHeader = []string{"problem", "acquisition", "batch", "seed", "study_seed", "iteration", "evaluations",
 	"regret", "log10_regret", "best_value", "fit_s", "propose_s", "eval_s", "fallback", "best_eval_regret", "best_true_regret"}
 

@@ -1,0 +1,160 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/pareto"
+	"github.com/tesbo/tesbo/problems/testfunc"
+	"github.com/tesbo/tesbo/store"
+)
+
+// handRegrets recomputes, from a finished run's stored trials and
+// iteration records, the regrets multiRegrets reports: per iteration the
+// user's rule (the record's Pareto set or best feasible trial) and the
+// oracle rule (every complete trial so far), from the problem's noise-free
+// outputs, with pareto.Hypervolume for several objectives.
+func handRegrets(t *testing.T, out string, spec runSpec, p *testfunc.Multi) (user, oracle map[int]float64) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(filepath.Join(out, DBFile), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st, err := db.Study(ctx, spec.studyName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := db.Trials(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	its, err := db.Iterations(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// value is the negated noise-free objectives of a feasible trial.
+	value := func(tr store.Trial) ([]float64, bool) {
+		f, err := p.Eval(tr.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := []float64{}
+		for j := range p.Objectives() {
+			y = append(y, -f[j])
+		}
+		return y, p.Feasible(f)
+	}
+	ref := []float64{}
+	for _, r := range p.RefPoint {
+		ref = append(ref, -r)
+	}
+	regret := func(ys [][]float64) float64 {
+		if p.Objectives() > 1 {
+			return p.MaxHV - pareto.Hypervolume(ys, ref)
+		}
+		best := math.Inf(-1)
+		for _, y := range ys {
+			best = math.Max(best, y[0])
+		}
+		return -best - p.Optimum
+	}
+	user, oracle = map[int]float64{}, map[int]float64{}
+	for _, it := range its {
+		if it.Iteration < 1 {
+			continue
+		}
+		var rec host.Record
+		if err := json.Unmarshal(it.Record, &rec); err != nil {
+			t.Fatal(err)
+		}
+		var all, kept [][]float64
+		for _, tr := range trials {
+			if tr.Iteration > it.Iteration || tr.Status != store.Complete {
+				continue
+			}
+			if y, ok := value(tr); ok {
+				all = append(all, y)
+			}
+		}
+		oracle[it.Iteration] = regret(all)
+		ids := rec.Pareto.Trials
+		if p.Objectives() == 1 {
+			ids = []int{rec.BestFeasible.Trial}
+		}
+		for _, id := range ids {
+			if y, ok := value(trials[id]); ok {
+				kept = append(kept, y)
+			}
+		}
+		user[it.Iteration] = regret(kept)
+	}
+	return user, oracle
+}
+
+// TestMultiRegrets runs a tiny suite on a multi-objective and a
+// constrained problem and checks runs.csv's regrets against the ones
+// computed by hand from the stored trials: hypervolume regret (MaxHV − HV
+// of the evaluated Pareto set) and the regret of the best feasible trial.
+func TestMultiRegrets(t *testing.T) {
+	out := t.TempDir()
+	s := Suite{
+		Problems:     []Problem{{Name: "synthetic/branincurrin"}, {Name: "synthetic/constrainedgramacy"}},
+		Acquisitions: []string{"parego"},
+		Seeds:        1,
+		Init:         6,
+		Iters:        4,
+		Jobs:         1,
+		Out:          out,
+	}
+	rep, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rep.Count(StatusDone); n != 2 {
+		t.Fatalf("%d runs done, want 2: %+v", n, rep.Runs)
+	}
+	rows, err := ReadRunsCSV(filepath.Join(out, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range s.specs() {
+		p, err := testfunc.NewMulti(spec.Problem.Name[len("synthetic/"):], testfunc.MultiSettings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		user, oracle := handRegrets(t, out, spec, p)
+		n := 0
+		for _, r := range rows {
+			if r.Problem != spec.Problem.Label() {
+				continue
+			}
+			n++
+			for _, c := range []struct {
+				name string
+				got  *float64
+				want float64
+			}{{"regret", r.Regret, user[r.Iter]}, {"best_eval_regret", r.BestEvalRegret, user[r.Iter]}, {"best_true_regret", r.BestTrueRegret, oracle[r.Iter]}} {
+				if c.got == nil || math.Abs(*c.got-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
+					t.Errorf("%s iteration %d: %s %v, want %g", r.Problem, r.Iter, c.name, c.got, c.want)
+				}
+			}
+			if *r.BestTrueRegret > *r.BestEvalRegret+1e-12 || *r.BestTrueRegret < 0 {
+				t.Errorf("%s iteration %d: oracle regret %g not in [0, user's %g]", r.Problem, r.Iter, *r.BestTrueRegret, *r.BestEvalRegret)
+			}
+		}
+		// The run must have found something, or the check is vacuous.
+		if fin := user[4]; !(fin > 0) || (p.Objectives() > 1 && !(fin < p.MaxHV)) || math.IsInf(fin, 0) {
+			t.Errorf("%s: final regret %g: nothing dominated the reference point or no feasible trial", spec.Problem.Label(), fin)
+		}
+		t.Logf("%s: final regret %g (user's rule), %g (oracle)", spec.Problem.Label(), user[4], oracle[4])
+		if n != 4 {
+			t.Errorf("%s: %d rows, want 4", spec.Problem.Label(), n)
+		}
+	}
+}
