@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/pareto"
@@ -182,4 +183,24 @@ func (r *runner) multiEvaluated(ctx context.Context, spec runSpec, studyID int64
 		return err
 	}
 	return multiRegrets(p, trials, rows, judged)
+}
+
+// multiNote is the sentence summary.md and comparison.md add when the
+// suite holds shipped several-output problems: what their regrets are.
+func (s *Suite) multiNote() string {
+	var names []string
+	for _, p := range s.Problems {
+		if obj, exclusive, err := s.opener()(context.Background(), p.Name); err == nil && !exclusive {
+			if _, ok := obj.(multiProblem); ok {
+				names = append(names, p.Label())
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\nOn the several-output problems (%s) the regret is the hypervolume regret MaxHV − HV of the evaluated\n"+
+		"Pareto set (judged by the posterior mean; noise-free outputs, the problem's reference point) and, with one objective\n"+
+		"under constraints, the noise-free regret of the best feasible trial; a run without a feasible trial has none.\n",
+		strings.Join(names, ", "))
 }

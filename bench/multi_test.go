@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tesbo/tesbo/host"
@@ -122,6 +124,13 @@ func TestMultiRegrets(t *testing.T) {
 	rows, err := ReadRunsCSV(filepath.Join(out, RunsFile))
 	if err != nil {
 		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sum), "hypervolume regret MaxHV − HV") {
+		t.Errorf("summary.md does not say what the several-output regrets are:\n%s", sum)
 	}
 	for _, spec := range s.specs() {
 		p, err := testfunc.NewMulti(spec.Problem.Name[len("synthetic/"):], testfunc.MultiSettings{})

@@ -365,6 +365,7 @@ func summaryMarkdown(s *Suite, runs []runResult, groups []*group, hist *History)
 	fmt.Fprintf(&b, "iterations of all runs (propose excludes the GP fit). Figures: median over runs of log10 of the immediate regret\n")
 	fmt.Fprintf(&b, "per iteration (the paper's Figs. 5, 6, 10 plot ln of the mean), shaded between the quartiles;\n")
 	fmt.Fprintf(&b, "box plots of log10 of the final immediate regret (Appendix H).\n")
+	b.WriteString(s.multiNote())
 	for _, g := range groups {
 		fmt.Fprintf(&b, "\n## %s, |B| = %d\n\n", g.key.label, g.key.batch)
 		fmt.Fprintf(&b, "| acquisition | runs | mean log10 IR | SE | median log10 IR | median log10 best-evaluated regret | median propose s | median fit s | fallback iters | failed |\n")
