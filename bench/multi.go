@@ -76,7 +76,10 @@ func (s *Suite) multiProblemOf(ctx context.Context, spec runSpec, params map[str
 //     minimized) of the best feasible trial: by the user's rule the
 //     record's best_feasible trial (no regret when it is infeasible
 //     noise-free), by the oracle rule the best noise-free feasible value so
-//     far. A run without a feasible trial has no regret.
+//     far. A run without a feasible trial has no regret. Where the problem
+//     states no optimum (PressureVessel, WeldedBeam; BoTorch v0.11.3 states
+//     none either), f* = 0: the "regret" is the best feasible value itself,
+//     comparable between methods but not a distance to the optimum.
 //
 // Trials are evaluated once each; judged holds each row's record.
 func multiRegrets(p *testfunc.Multi, trials []store.Trial, rows []row, judged []*multiJudged) error {
@@ -115,14 +118,18 @@ func multiRegrets(p *testfunc.Multi, trials []store.Trial, rows []row, judged []
 			}
 			return new(p.MaxHV - pareto.Hypervolume(ys, ref))
 		}
-		if len(ys) == 0 || math.IsNaN(p.Optimum) {
+		if len(ys) == 0 {
 			return nil
+		}
+		fStar := p.Optimum
+		if math.IsNaN(fStar) {
+			fStar = 0 // then the "regret" is the best feasible value itself
 		}
 		best := math.Inf(-1)
 		for _, y := range ys {
 			best = math.Max(best, y[0])
 		}
-		return new(-best - p.Optimum)
+		return new(-best - fStar)
 	}
 	var all [][]float64 // feasible noise-free values of the complete trials so far
 	k := 0
@@ -201,6 +208,7 @@ func (s *Suite) multiNote() string {
 	}
 	return fmt.Sprintf("\nOn the several-output problems (%s) the regret is the hypervolume regret MaxHV − HV of the evaluated\n"+
 		"Pareto set (judged by the posterior mean; noise-free outputs, the problem's reference point) and, with one objective\n"+
-		"under constraints, the noise-free regret of the best feasible trial; a run without a feasible trial has none.\n",
+		"under constraints, the noise-free regret of the best feasible trial (its objective value itself where the problem\n"+
+		"states no optimum); a run without a feasible trial has none.\n",
 		strings.Join(names, ", "))
 }
