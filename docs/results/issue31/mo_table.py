@@ -151,7 +151,7 @@ def targets(kind, names, ms, cells):
     if not tesbo or not peers:
         return
     n = le = behind = 0
-    missed = []
+    missed, empty = [], []
     for name in names:
         a = cells.get((name, tesbo))
         bs = [cells[(name, p)] for p in peers if cells.get((name, p))]
@@ -161,6 +161,8 @@ def targets(kind, names, ms, cells):
         b = min(bs, key=statistics.median)  # BoTorch's best method on this problem
         ma, mb = statistics.median(a), statistics.median(b)
         le += ma <= mb
+        if math.isinf(ma) and math.isinf(mb):
+            empty.append(name)
         if ma > mb:
             missed.append(name)
         tol = 2 * math.hypot(nan0(boot_se(a)), nan0(boot_se(b)))
@@ -169,7 +171,8 @@ def targets(kind, names, ms, cells):
     total = 6 if kind == "mo" else 7
     print(f"Target: {tesbo} ≤ {best} (medians) on {le} of {n} problems with runs on both sides"
           f" (the issue: ≥ {4 if kind == 'mo' else 5} of {total}); behind beyond 2 SE on {behind}"
-          f"{' (the issue: at most one)' if kind == 'mo' else ''}. Not ≤ on: {', '.join(missed) or 'none'}.\n")
+          f"{' (the issue: at most one)' if kind == 'mo' else ''}. Not ≤ on: {', '.join(missed) or 'none'}."
+          f"{' Counted as ≤ with no feasible trial on either side (median): ' + ', '.join(empty) + '.' if empty else ''}\n")
 
 
 def table(out):
