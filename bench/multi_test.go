@@ -183,3 +183,57 @@ func TestMultiRegrets(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiRegretsRules checks multiRegrets on hand-made trials of
+// ConstrainedGramacy: the user's rule keeps the record's best feasible
+// trial even when a better one was evaluated, gives no regret while that
+// trial is infeasible noise-free or there is none, and the oracle takes
+// the best noise-free feasible trial so far.
+func TestMultiRegretsRules(t *testing.T) {
+	p, err := testfunc.NewMulti("constrainedgramacy", testfunc.MultiSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := []float64{0.1954, 0.4044} // near the optimum 0.5998 (feasible)
+	fair := []float64{0.6067, 0.8458} // feasible, f = 1.4525
+	bad := []float64{0.3440, 0.1791}  // infeasible
+	for _, x := range [][]float64{good, fair} {
+		if f, _ := p.Eval(x); !p.Feasible(f) {
+			t.Fatalf("%v is infeasible: %v", x, f)
+		}
+	}
+	if f, _ := p.Eval(bad); p.Feasible(f) {
+		t.Fatalf("%v is feasible: %v", bad, f)
+	}
+	trials := []store.Trial{
+		{ID: 0, Iteration: 0, X: bad, Status: store.Complete},
+		{ID: 1, Iteration: 1, X: fair, Status: store.Complete},
+		{ID: 2, Iteration: 2, X: good, Status: store.Complete},
+		{ID: 3, Iteration: 3, X: good, Status: store.Failed},
+	}
+	rows := []row{{Iter: 1}, {Iter: 2}, {Iter: 3}}
+	judged := []*multiJudged{{bestFeasible: 0}, {bestFeasible: 1}, {bestFeasible: -1}}
+	if err := multiRegrets(p, trials, rows, judged); err != nil {
+		t.Fatal(err)
+	}
+	f := func(x []float64) float64 { y, _ := p.Eval(x); return y[0] - p.Optimum }
+	check := func(name string, got *float64, want float64) {
+		t.Helper()
+		if math.IsNaN(want) {
+			if got != nil {
+				t.Errorf("%s = %g, want none", name, *got)
+			}
+			return
+		}
+		if got == nil || math.Abs(*got-want) > 1e-12 {
+			t.Errorf("%s = %v, want %g", name, got, want)
+		}
+	}
+	nan := math.NaN()
+	check("user's rule, iteration 1 (judged trial infeasible)", rows[0].BestEvalRegret, nan)
+	check("oracle, iteration 1", rows[0].BestTrueRegret, f(fair))
+	check("user's rule, iteration 2 (judged: the fair one)", rows[1].BestEvalRegret, f(fair))
+	check("oracle, iteration 2", rows[1].BestTrueRegret, f(good))
+	check("user's rule, iteration 3 (none judged feasible)", rows[2].Regret, nan)
+	check("oracle, iteration 3 (the failed trial does not count)", rows[2].BestTrueRegret, f(good))
+}
