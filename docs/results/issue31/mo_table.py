@@ -180,9 +180,10 @@ def table(out):
     print("Made by `docs/results/issue31/side-by-side.sh` (runs interleaved, one thread each; noise variance 1e-4 on")
     print("every output; both sides judged by the noise-free outputs of every evaluated trial, as BoTorch's runner")
     print("reports them). The constrained target counts 7 problems; 6 are shipped (no ConstrainedHartmannSmooth).\n")
-    for d in sorted(glob.glob(os.path.join(out, "q*")), key=lambda d: int(d.rsplit("q", 1)[1])):
-        if os.path.exists(os.path.join(d, "iters")):
-            table_q(out, int(d.rsplit("q", 1)[1]))
+    qs = [int(m.group(1)) for m in (re.match(r"q(\d+)$", e) for e in os.listdir(out)) if m]
+    for q in sorted(qs):
+        if os.path.exists(os.path.join(out, f"q{q}", "iters")):
+            table_q(out, q)
 
 
 if __name__ == "__main__":
