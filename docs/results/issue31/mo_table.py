@@ -73,7 +73,7 @@ def boot_se(xs, reps=2000):
 def final(path, name, iters):
     """The run's final figure (see the module doc), or None when it has not finished."""
     with open(path) as f:
-        recs = [json.loads(line) for line in f if line.strip()]
+        recs = [json.loads(line) for line in f if line.startswith("{")]  # skip any stray output
     last = next((r for r in recs if r.get("iter") == iters), None)
     if last is None:
         return None
@@ -89,7 +89,7 @@ def final(path, name, iters):
 
 def seconds(path):
     with open(path) as f:
-        return [r["propose_seconds"] for r in map(json.loads, filter(str.strip, f)) if r.get("propose_seconds") is not None]
+        return [r["propose_seconds"] for r in map(json.loads, (line for line in f if line.startswith("{"))) if r.get("propose_seconds") is not None]
 
 
 def nan0(x):
