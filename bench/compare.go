@@ -95,7 +95,9 @@ func comparisonMarkdown(s *Suite, groups []*group) string {
 	fmt.Fprintf(&b, "Each method's final regret is the noise-free regret of the trial with the best observed value after %s\n", s.itersDescription())
 	fmt.Fprintf(&b, "iterations (what a user of a black box keeps). Per problem: the median over runs, the bootstrap standard error\n")
 	fmt.Fprintf(&b, "of the median (2000 resamples), and the ratio to the best method's median (1 = best). A method wins against\n")
-	fmt.Fprintf(&b, "another on a problem when its median is lower by more than twice their combined standard error.\n\n")
+	fmt.Fprintf(&b, "another on a problem when its median is lower by more than twice their combined standard error.\n")
+	b.WriteString(s.multiNote())
+	b.WriteString("\n")
 	acqs := s.Acquisitions
 	fmt.Fprintf(&b, "| problem | |B| | %s |\n|---|---|%s\n", strings.Join(acqs, " | "), strings.Repeat("---|", len(acqs)))
 	for _, g := range groups {

@@ -425,6 +425,7 @@ func (r *runner) rows(ctx context.Context, spec runSpec) ([]row, error) {
 		return nil, fmt.Errorf("study %s: %w", name, err)
 	}
 	var rows []row
+	var judged []*multiJudged
 	for _, it := range its {
 		if it.Iteration < 1 || it.Iteration > r.s.itersOf(spec.Problem) || len(it.Record) == 0 || string(it.Record) == "null" {
 			continue
@@ -439,6 +440,13 @@ func (r *runner) rows(ctx context.Context, spec runSpec) ([]row, error) {
 		}
 		rows = append(rows, row{Iter: rec.Iter, Evals: rec.Evals, Regret: rec.Regret, BestValue: rec.BestValue,
 			FitS: rec.FitS, ProposeS: rec.ProposeS, EvalS: rec.EvalS, Fallback: fallback != ""})
+		judged = append(judged, judgedOf(rec.MultiRecord))
+	}
+	if len(judged) > 0 && judged[0] != nil {
+		if err := r.multiEvaluated(ctx, spec, st.ID, rows, judged); err != nil {
+			return nil, fmt.Errorf("study %s: %w", name, err)
+		}
+		return rows, nil
 	}
 	if err := r.bestEvaluated(ctx, spec, st.ID, rows); err != nil {
 		return nil, fmt.Errorf("study %s: %w", name, err)

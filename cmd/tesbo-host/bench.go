@@ -58,7 +58,13 @@ same BO loop as 'run' (in-process, --jobs runs at a time) and write to --out:
                seed, study_seed, iteration, evaluations, regret (noise-free
                f* − f(x̄)), log10_regret, best_value, fit_s, propose_s,
                eval_s, fallback, best_eval_regret (the user's rule: the
-               noise-free regret of the best evaluated trial so far)
+               noise-free regret of the best evaluated trial so far),
+               best_true_regret (the smallest noise-free regret so far).
+               On the several-output problems (synthetic/branincurrin,
+               synthetic/speedreducer, ...) regret and best_eval_regret are
+               the hypervolume regret max HV − HV of the evaluated Pareto
+               set (or the regret of the best feasible trial), and
+               best_true_regret that of every evaluated trial
   summary.md   per problem and batch size: mean, standard error and median of
                log10 final regret, median propose/fit seconds, runs; wall time
   regret_<problem>_q<B>.png  median log10 immediate regret per iteration,
