@@ -156,10 +156,8 @@ func (f *ceiFunc) Eval(X, grad *mat.Dense) float64 {
 		t := f.thr[i]
 		add(k, func(mu, sd float64) (float64, float64, float64) {
 			z := (mu - t) / sd
-			lp := LogPhi(z)
-			// d log Φ(z)/dz = φ(z)/Φ(z) = exp(log φ − log Φ).
-			r := math.Exp(-0.5*z*z - logSqrt2π - lp)
-			return lp, r / sd, -r * z / sd
+			r := invMills(z) // d log Φ(z)/dz
+			return LogPhi(z), r / sd, -r * z / sd
 		})
 	}
 	if math.IsNaN(total) {

@@ -48,7 +48,7 @@ const chebyshevRho = 0.05
 
 // ProposeMulti implements MultiProposer.
 func (p parego) ProposeMulti(ctx context.Context, s *MultiState, q int) (*mat.Dense, error) {
-	if err := checkMultiState(s, q); err != nil {
+	if err := CheckMulti("parego", s, q); err != nil {
 		return nil, err
 	}
 	var objs, cons []int
@@ -77,11 +77,13 @@ func (p parego) ProposeMulti(ctx context.Context, s *MultiState, q int) (*mat.De
 				return nil, err
 			}
 		}
-		f := &cfeasEI{g: g, best: best, hasBest: !math.IsInf(best, -1)}
+		var conGPs []*gp.GP
+		var zero []float64
 		for _, k := range cons {
-			f.cons = append(f.cons, s.Outputs[k].GP)
-			f.zero = append(f.zero, s.Outputs[k].ToModel(0))
+			conGPs = append(conGPs, s.Outputs[k].GP)
+			zero = append(zero, s.Outputs[k].ToModel(0))
 		}
+		f := paregoFunc(g, best, conGPs, zero)
 		st := &State{GP: g, Feasible: s.Feasible}
 		x, _, err := MaximizeMixed(ctx, FeasibilityWeighted(f, st), 1, d, CategoriesOf(g), p.settings, s.Rand)
 		if err != nil {
@@ -91,25 +93,6 @@ func (p parego) ProposeMulti(ctx context.Context, s *MultiState, q int) (*mat.De
 		chosen = stackRows(chosen, x)
 	}
 	return out, nil
-}
-
-func checkMultiState(s *MultiState, q int) error {
-	switch {
-	case s == nil || len(s.Outputs) == 0:
-		return fmt.Errorf("acquisition state has no outputs")
-	case s.X == nil || s.Y == nil:
-		return fmt.Errorf("acquisition state has no observations")
-	case s.Rand == nil:
-		return fmt.Errorf("acquisition state has no random stream (MultiState.Rand)")
-	case q < 1:
-		return fmt.Errorf("batch size %d: must be at least 1", q)
-	}
-	for k, o := range s.Outputs {
-		if o.GP == nil || o.ToModel == nil {
-			return fmt.Errorf("output %d (%s) has no GP", k, o.Name)
-		}
-	}
-	return nil
 }
 
 // simplexWeights draws λ uniformly from the simplex {λ ≥ 0, Σλ = 1}: m
@@ -206,56 +189,16 @@ func stackRows(a, b *mat.Dense) *mat.Dense {
 	return out
 }
 
-// cfeasEI is log EI of g (incumbent best; left out when hasBest is false)
-// plus Σ_k log Φ((μ_k(x) − zero_k)/σ_k(x)), the log probability that
-// constraint k's GP is at or above its feasibility threshold zero_k.
-type cfeasEI struct {
-	g       *gp.GP
-	best    float64
-	hasBest bool
-	cons    []*gp.GP
-	zero    []float64
-}
-
-func (f *cfeasEI) HasGradient() bool { return true }
-func (f *cfeasEI) logScale() bool    { return true }
-
-// Eval implements Func for a single point (X is 1×d).
-func (f *cfeasEI) Eval(X, grad *mat.Dense) float64 {
-	x := X.RawRowView(0)
-	d := len(x)
-	var g []float64
-	if grad != nil {
-		g = grad.RawRowView(0)
-		for i := range g {
-			g[i] = 0
-		}
+// paregoFunc is the α parego maximizes: cei's log EI of the scalarized GP
+// g over its feasible incumbent best (left out while there is none, best
+// = −Inf) plus Σ_k log Φ((μ_k(x) − zero_k)/σ_k(x)), the log probability
+// that constraint k's GP is at or above its feasibility threshold.
+func paregoFunc(g *gp.GP, best float64, cons []*gp.GP, zero []float64) *ceiFunc {
+	f := &ceiFunc{gps: append([]*gp.GP{g}, cons...), obj: 0, thr: zero, best: best, improve: !math.IsInf(best, -1)}
+	for k := range cons {
+		f.con = append(f.con, k+1)
 	}
-	dm, dv := make([]float64, d), make([]float64, d)
-	var total float64
-	if f.hasBest {
-		m, v := f.g.MeanVarGrad(x, dm, dv)
-		sd := math.Sqrt(v)
-		a, am, as := logEI(m, sd, f.best)
-		total += a
-		for i := range g {
-			g[i] += am * dm[i]
-			if sd > 1e-150 {
-				g[i] += as * dv[i] / (2 * sd)
-			}
-		}
-	}
-	for k, c := range f.cons {
-		m, v := c.MeanVarGrad(x, dm, dv)
-		sd := math.Sqrt(math.Max(v, 1e-300))
-		z := (m - f.zero[k]) / sd
-		total += LogPhi(z)
-		dz := invMills(z) // d log Φ / dz
-		for i := range g {
-			g[i] += dz * (dm[i]/sd - (m-f.zero[k])*dv[i]/(2*v*sd))
-		}
-	}
-	return total
+	return f
 }
 
 var _ MultiProposer = parego{}

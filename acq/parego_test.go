@@ -10,15 +10,15 @@ import (
 	"github.com/tesbo/tesbo/gp"
 )
 
-// cfeasEI's analytic gradient (log EI plus the constraints' log
+// paregoFunc's analytic gradient (log EI plus the constraints' log
 // probabilities of feasibility) agrees with central finite differences.
 func TestParegoGradient(t *testing.T) {
 	g, c := fixtureGP(t, 12, 3, 1), fixtureGP(t, 12, 3, 2)
-	f := &cfeasEI{g: g, best: maxY(g), hasBest: true, cons: []*gp.GP{c}, zero: []float64{0.3}}
+	f := paregoFunc(g, maxY(g), []*gp.GP{c}, []float64{0.3})
 	for _, x := range [][]float64{{0.2, 0.5, 0.7}, {0.9, 0.1, 0.4}, {0.5, 0.5, 0.5}} {
 		checkGrad(t, "parego", f, mat.NewDense(1, 3, x), 1e-6, 1e-4)
 	}
-	f.hasBest = false // nothing feasible yet: the feasibility term alone
+	f.improve = false // nothing feasible yet: the feasibility term alone
 	checkGrad(t, "parego feasibility", f, mat.NewDense(1, 3, []float64{0.3, 0.6, 0.2}), 1e-6, 1e-4)
 }
 
