@@ -184,21 +184,13 @@ func (o *Objective) Keys() []string { return []string{"seed", "noise_var"} }
 // "noise_var", which the host always sends, is ignored (the noise is the
 // suite's).
 func (o *Objective) Configure(_ context.Context, params map[string]string) error {
-	for k, v := range params {
-		switch k {
-		case "seed":
-			s, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				return fmt.Errorf("%s: bad seed %q: %w", o.p.Name, v, err)
-			}
-			o.mu.Lock()
-			o.seed = s
-			o.mu.Unlock()
-		case "noise_var":
-		default:
-			return fmt.Errorf("%s: unknown parameter %q (accepted: seed)", o.p.Name, k)
-		}
+	seed, set, err := testfunc.NoiseSeed(o.p.Name, params)
+	if err != nil || !set {
+		return err
 	}
+	o.mu.Lock()
+	o.seed = seed
+	o.mu.Unlock()
 	return nil
 }
 

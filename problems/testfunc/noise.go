@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 )
 
 // Noise returns a standard normal deviate z ~ N(0,1) that is a deterministic
@@ -45,4 +46,25 @@ func (fn *Function) Observe(x []float64, noiseVar float64, seed uint64) (float64
 		return v, err
 	}
 	return v + math.Sqrt(noiseVar)*Noise(seed, x), nil
+}
+
+// NoiseSeed reads the run parameters of an objective whose observation
+// noise is part of its definition (the user suite, the learning curves):
+// "seed" seeds Noise, and "noise_var", which the host always sends, is
+// accepted and ignored. set reports whether "seed" was given; any other
+// key is an error naming the objective.
+func NoiseSeed(name string, params map[string]string) (seed uint64, set bool, err error) {
+	for k, v := range params {
+		switch k {
+		case "seed":
+			if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+				return 0, false, fmt.Errorf("%s: bad seed %q: %w", name, v, err)
+			}
+			set = true
+		case "noise_var":
+		default:
+			return 0, false, fmt.Errorf("%s: unknown parameter %q (accepted: seed)", name, k)
+		}
+	}
+	return seed, set, nil
 }
