@@ -270,6 +270,18 @@ func importedCount(ts []store.Trial) int {
 	return n
 }
 
+// importedIn counts the trials among ids (trial IDs) that a warm start
+// imported.
+func (s *Study) importedIn(ids []int) int {
+	n := 0
+	for _, id := range ids {
+		if s.trials[id].Iteration == ImportedIteration {
+			n++
+		}
+	}
+	return n
+}
+
 // logWarmStart reports what a warm start imported and skipped.
 func (s *Study) logWarmStart(imp *imported) {
 	ev := s.log.Info().Strs("from", s.opts.WarmStart).Str("mode", s.opts.WarmStartMode).Int("skipped", imp.skipped)
