@@ -106,6 +106,21 @@ func newFidelity(m MultiFidelity, info sdk.Info, space *Space, prop acq.Proposer
 	return &fidelity{maxStep: info.MaxStep, cost: acq.FidelityCost{Fixed: m.CostFixed, Steps: info.MaxStep}}, nil
 }
 
+// studyProposer returns a reopened study's proposer (Options.Proposer,
+// else the named acquisition; none with a Suggester) and its fidelity (nil
+// unless multi-fidelity).
+func (o Options) studyProposer(info sdk.Info, space *Space) (acq.Proposer, *fidelity, error) {
+	prop := o.Proposer
+	if prop == nil && o.Suggester == nil {
+		var err error
+		if prop, err = acq.Lookup(o.Acquisition, o.AcqOptions); err != nil {
+			return nil, nil, err
+		}
+	}
+	mf, err := newFidelity(o.MultiFidelity, info, space, prop)
+	return prop, mf, err
+}
+
 // targetStepLocked is the step trial id runs to (s.mu held).
 func (s *Study) targetStepLocked(id int) int {
 	if v, ok := s.trials[id].Meta[fidelityStepKey]; ok {

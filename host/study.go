@@ -313,13 +313,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
-	prop := opts.Proposer
-	if prop == nil && opts.Suggester == nil {
-		if prop, err = acq.Lookup(opts.Acquisition, opts.AcqOptions); err != nil {
-			return nil, fmt.Errorf("study %q: %w", name, err)
-		}
-	}
-	mf, err := newFidelity(opts.MultiFidelity, st.Info, space, prop)
+	prop, mf, err := opts.studyProposer(st.Info, space)
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}

@@ -58,7 +58,7 @@ func TestValues(t *testing.T) {
 // (Branin) or of random points (Hartmann) is below it, and the known
 // minimizers reach it.
 func TestOptimumAtFullFidelity(t *testing.T) {
-	b, h := suite[0], suite[1]
+	b, h := Problems()[0], Problems()[1]
 	if r := b.Regret([]float64{math.Pi, 2.275}); math.Abs(r) > 1e-5 {
 		t.Errorf("Branin regret at (π, 2.275) = %v", r)
 	}

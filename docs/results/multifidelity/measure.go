@@ -104,22 +104,27 @@ func methods() []method {
 		{"tes-full", "augmented", func(p problem) host.Options { return base(p, int(p.budget)-p.init) }},
 		{"full", "curves", func(p problem) host.Options { return base(p, int(p.budget)-p.init) }},
 		{"hyperband", "curves", func(p problem) host.Options {
-			o := base(p, 1000)
+			o := base(p, cheapIters(p))
 			o.Pruning = host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3}
 			return o
 		}},
 		{"asha", "curves", func(p problem) host.Options {
-			o := base(p, 1000)
+			o := base(p, cheapIters(p))
 			o.Pruning = host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3}
 			return o
 		}},
 		{"mf-tes", "", func(p problem) host.Options {
-			o := base(p, 1000)
+			o := base(p, cheapIters(p))
 			o.MultiFidelity = host.MultiFidelity{Enabled: true, CostFixed: *c0}
 			return o
 		}},
 	}
 }
+
+// cheapIters bounds the iterations of a method whose evaluations may
+// stop early: three times full training's, as in docs/results/pruning
+// (a run ends at the budget's cost or there, whichever comes first).
+func cheapIters(p problem) int { return 3 * (int(p.budget) - p.init) }
 
 func main() {
 	seeds := flag.Int("seeds", 10, "seeds per problem and method")
@@ -166,7 +171,7 @@ func main() {
 }
 
 // runOne runs method m on problem p with seed until its cost reaches the
-// problem's budget (or its iterations end).
+// problem's budget (or its iterations end: cheapIters).
 func runOne(p problem, m method, seed uint64) run {
 	o := m.opts(p)
 	o.Seed = seed
