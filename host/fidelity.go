@@ -31,6 +31,10 @@ import (
 // trial with the best observed value (full fidelity: a stopped trial's
 // value is not the objective's).
 //
+// With Ask and Tell, a trial's Meta["fidelity_step"] is the step it runs
+// to (absent: MaxStep), and Study.Report says stop once a report reaches
+// it.
+//
 // A multi-fidelity study needs an objective that declares MaxStep ≥ 2 and
 // one output, runs without a pruner, fixed or conditional parameters or a
 // local model, and in one process (not as workers on a shared database).

@@ -32,6 +32,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -131,12 +132,23 @@ func main() {
 	only := flag.String("problems", "", "comma-separated problems to run (default all)")
 	onlyM := flag.String("methods", "", "comma-separated methods to run (default all)")
 	tableOnly := flag.Bool("table", false, "only write table.md from runs.jsonl")
+	extra := flag.String("also", "", "comma-separated further runs files (of this directory) to read, e.g. one a second process wrote with -suffix")
+	suffix := flag.String("suffix", "", "write the runs to runs<suffix>.jsonl (so that two processes can measure at once)")
 	flag.Parse()
-	path := filepath.Join(dir, "runs.jsonl")
+	name := "runs"
 	if *c0 != 0 {
-		path = filepath.Join(dir, fmt.Sprintf("runs-c0-%g.jsonl", *c0))
+		name = fmt.Sprintf("runs-c0-%g", *c0)
 	}
-	done := load(path)
+	path := filepath.Join(dir, name+*suffix+".jsonl")
+	done := load(filepath.Join(dir, name+".jsonl"))
+	if *suffix != "" {
+		maps.Copy(done, load(path))
+	}
+	for _, f := range strings.Split(*extra, ",") {
+		if f != "" {
+			maps.Copy(done, load(filepath.Join(dir, f)))
+		}
+	}
 	if !*tableOnly {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -167,7 +179,7 @@ func main() {
 		}
 		f.Close()
 	}
-	writeTable(done, path)
+	writeTable(done, filepath.Join(dir, name+".jsonl"))
 }
 
 // runOne runs method m on problem p with seed until its cost reaches the
