@@ -227,3 +227,52 @@ func TestFidelityValidate(t *testing.T) {
 		}
 	}
 }
+
+// With Ask and Tell, a multi-fidelity trial carries the step it runs to,
+// Report says stop exactly there, and Tell records it stopped at that
+// step.
+func TestFidelityAskTell(t *testing.T) {
+	ctx := context.Background()
+	o := mfOptions(&fixedFidelity{t: 0.45})
+	o.Batch, o.Init, o.Iters = 1, 2, 1
+	info := unitInfo(2)
+	info.MaxStep = 10
+	s, err := NewStudy(ctx, info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		ts, err := s.Ask(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k <= 10; k++ {
+			if p, err := s.Report(ts[0].ID, k, float64(k)); p || err != nil {
+				t.Fatalf("design trial step %d: stop %v, %v", k, p, err)
+			}
+		}
+		if err := s.Tell(ctx, ts[0].ID, 10, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, err := s.Ask(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ts[0].ID
+	if ts[0].Meta[fidelityStepKey] != "5" {
+		t.Fatalf("trial meta %v, want step 5 (t = 0.45 rounded up to a step of 10)", ts[0].Meta)
+	}
+	for k := 1; k <= 5; k++ {
+		p, err := s.Report(id, k, float64(k))
+		if err != nil || p != (k == 5) {
+			t.Fatalf("step %d: stop %v, %v; want stop only at 5", k, p, err)
+		}
+	}
+	if err := s.Tell(ctx, id, 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	if tr := s.Trials()[id]; tr.Status != Pruned || len(tr.Intermediates) != 5 || tr.Meta[fidelityStepKey] != "5" {
+		t.Fatalf("trial %+v, want pruned at step 5", tr)
+	}
+}
