@@ -280,9 +280,14 @@
 //     argmax_x μ(x, 1) at full fidelity when its mean beats every
 //     evaluated point's at t = 1: the user keeps the best complete trial.
 //     A batch is greedy: point j maximizes α(P ∪ {b}) − α(P) divided by
-//     c(t_b), P the trials in flight, x̄ and points 1..j−1. The trust
-//     region and the opening design are not used (the host's initial
-//     design runs at full fidelity).
+//     c(t_b), P the trials in flight, x̄ and points 1..j−1. The queries
+//     are searched in Deliver's trust region around the point with the
+//     largest mean at t = 1, over x only (every fidelity stays open):
+//     searched over the whole cube, α/c(t) on AugmentedBranin went to the
+//     corners at the lowest step, where the posterior variance is largest
+//     and a cheap observation still correlates with f_X* a little,
+//     evaluation after evaluation. The opening design is not used (the
+//     host's initial design runs at full fidelity).
 //
 // Relatives and where this differs. MF-MES (Takeno et al., "Multi-fidelity
 // Bayesian optimization with max-value entropy search and its

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
 )
 
 // ProposeFidelity implements acq.FidelityProposer: multi-fidelity TES
@@ -19,9 +20,11 @@ import (
 // single-point iteration (one slot of a batch) evaluates x̄ = argmax_x μ(x,
 // 1) at full fidelity when it is worth it. A batch is greedy: each further
 // point maximizes α/cost given the earlier ones (and x̄, and the trials in
-// flight) as pending, α(P ∪ {b}) − α(P). The trust region and opening
-// design of Deliver are not used: the host's initial design opens the
-// study at full fidelity, and the search covers the whole cube.
+// flight) as pending, α(P ∪ {b}) − α(P). As Deliver's, the queries are
+// searched in the trust region around the evaluated point whose mean at
+// full fidelity is largest, over x only (every fidelity stays open); its
+// opening design is not used: the host's initial design opens the study at
+// full fidelity.
 func (p *Deliver) ProposeFidelity(ctx context.Context, st *acq.State, q int, cost acq.FidelityCost) (*mat.Dense, error) {
 	if st == nil || st.GP == nil || st.Rand == nil {
 		return nil, fmt.Errorf("tes: state needs a GP and a random stream")
@@ -30,8 +33,7 @@ func (p *Deliver) ProposeFidelity(ctx context.Context, st *acq.State, q int, cos
 		return nil, fmt.Errorf("tes: batch size %d, %d fidelities and fixed cost %v: want positive, positive and ≥ 0", q, cost.Steps, cost.Fixed)
 	}
 	s := p.Settings.withDefaults()
-	full := fullFidelity(st)
-	xbar, worth, err := p.fullRecommendation(ctx, full, s)
+	xbar, best, worth, err := p.fullRecommendation(ctx, fullFidelity(st), s)
 	if err != nil {
 		return nil, err
 	}
@@ -43,24 +45,55 @@ func (p *Deliver) ProposeFidelity(ctx context.Context, st *acq.State, q int, cos
 	if exploit {
 		pending, rest = stackRows(st.Pending, xbar), q-1
 	}
-	m, err := p.TES.Scorer.model(ctx, full, rest, xbar)
+	picked, err := p.fidelityQuery(ctx, st, s, best, rest, pending, xbar, cost)
+	if err != nil {
+		return nil, err
+	}
+	if exploit {
+		return stackRows(xbar, picked), nil
+	}
+	return picked, nil
+}
+
+// fidelityQuery returns MF-TES's rest points, greedy, given the pending
+// points, searched in the trust region (over x) around the evaluated point
+// best unless it is the whole cube; xbar is a candidate start of the
+// search for X*.
+func (p *Deliver) fidelityQuery(ctx context.Context, st *acq.State, s deliverSettings, best, rest int, pending, xbar *mat.Dense, cost acq.FidelityCost) (*mat.Dense, error) {
+	reg, ok := gp.Region{}, false
+	if s.TrustRegion > 0 && st.Pinned == nil && st.Canonical == nil {
+		reg, ok = trustRegionOver(st.GP, best, s.TrustRegion, st.IntStep, st.GP.Dim()-1)
+	}
+	rst := st
+	if ok {
+		var err error
+		if rst, err = inRegion(st, reg); err != nil {
+			return nil, fmt.Errorf("tes: trust region: %w", err)
+		}
+		// As in Deliver.query: the carried X* stays in unit-cube
+		// coordinates between iterations.
+		p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return reg.RowsToUnit(P, true) })
+		defer p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return reg.RowsFromUnit(P) })
+		pending, xbar = reg.RowsToUnit(pending, false), reg.RowsToUnit(xbar, true)
+	}
+	m, err := p.TES.Scorer.model(ctx, fullFidelity(rst), rest, xbar)
 	if err != nil {
 		return nil, err
 	}
 	var picked *mat.Dense
 	for range rest {
-		f, err := m.Func(1, stackRows(pending, picked), st.Rand)
+		f, err := m.Func(1, stackRows(pending, picked), rst.Rand)
 		if err != nil {
 			return nil, err
 		}
-		x, err := p.maximizePerCost(ctx, st, f, cost)
+		x, err := p.maximizePerCost(ctx, rst, f, cost)
 		if err != nil {
 			return nil, err
 		}
 		picked = stackRows(picked, x)
 	}
-	if exploit {
-		return stackRows(xbar, picked), nil
+	if ok {
+		picked = reg.RowsFromUnit(picked)
 	}
 	return picked, nil
 }
@@ -83,11 +116,12 @@ func fullFidelity(st *acq.State) *acq.State {
 }
 
 // fullRecommendation returns x̄ = argmax_x μ(x, 1) (1×(d+1), last
-// coordinate 1) and whether it is worth an evaluation: μ(x̄, 1) above μ at
+// coordinate 1), the row of the GP's inputs whose x has the largest μ(x,
+// 1), and whether x̄ is worth an evaluation: μ(x̄, 1) above μ at
 // every evaluated point taken at full fidelity, and x̄ farther than
 // MinDistance length-scales from every full-fidelity observation and
 // pending point.
-func (p *Deliver) fullRecommendation(ctx context.Context, full *acq.State, s deliverSettings) (*mat.Dense, bool, error) {
+func (p *Deliver) fullRecommendation(ctx context.Context, full *acq.State, s deliverSettings) (*mat.Dense, int, bool, error) {
 	g := full.GP
 	X := g.X()
 	n, d := X.Dims()
@@ -108,10 +142,10 @@ func (p *Deliver) fullRecommendation(ctx context.Context, full *acq.State, s del
 	starts = stackRows(starts, p.TES.Scorer.previous(d))
 	xbar, mbar, err := acq.MaximizeMean(ctx, g, starts, full.Pin(acq.OptimizeSettings{}), full.Rand)
 	if err != nil {
-		return nil, false, fmt.Errorf("tes: maximize the posterior mean at full fidelity: %w", err)
+		return nil, best, false, fmt.Errorf("tes: maximize the posterior mean at full fidelity: %w", err)
 	}
 	if !(mbar > means[best]) || math.IsNaN(mbar) {
-		return xbar, false, nil
+		return xbar, best, false, nil
 	}
 	ell := lengthscales(g.Kernel())
 	x := xbar.RawRowView(0)
@@ -127,7 +161,7 @@ func (p *Deliver) fullRecommendation(ctx context.Context, full *acq.State, s del
 		}
 		return false
 	}
-	return xbar, !near(X) && !near(full.Pending), nil
+	return xbar, best, !near(X) && !near(full.Pending), nil
 }
 
 // maximizePerCost returns the point (x, t), t snapped to a step, that
