@@ -291,8 +291,8 @@ func median(v []float64) float64 {
 func writeTable(done map[string]run, path string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Runs from %s (fixed cost c0 = %g). Cost in full evaluations; regret of the best complete trial (user's rule), noise-free, at full fidelity; medians over the seeds listed.\n\n", filepath.Base(path), *c0)
-	fmt.Fprintln(&b, "| problem | method | seeds | final regret (median) | cost spent (median) | baseline | baseline's target | cost to target (median curve) | ratio to baseline's | seconds per run (median) |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(&b, "| problem | method | seeds | final regret (median) | cost spent (median) | baseline | baseline's target | cost to target (median curve) | ÷ baseline's cost to target | ÷ baseline's cost spent | seconds per run (median) |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range problems() {
 		baseline := "tes-full"
 		if p.suite == "curves" {
@@ -314,6 +314,10 @@ func writeTable(done map[string]run, path string) {
 		}
 		target := median(finals)
 		baseTo := costTo(base, target)
+		var baseSpent []float64
+		for _, r := range base {
+			baseSpent = append(baseSpent, r.Traj[len(r.Traj)-1][0])
+		}
 		for _, m := range methods() {
 			rs := byMethod[m.name]
 			if len(rs) == 0 {
@@ -326,7 +330,7 @@ func writeTable(done map[string]run, path string) {
 				secs = append(secs, r.Seconds)
 			}
 			to := costTo(rs, target)
-			fmt.Fprintf(&b, "| %s | %s | %d | %.3g | %.1f | %s | %.3g | %.1f | %.2f | %.0f |\n", p.name, m.name, len(rs), median(fin), median(spent), baseline, target, to, to/baseTo, median(secs))
+			fmt.Fprintf(&b, "| %s | %s | %d | %.3g | %.1f | %s | %.3g | %.1f | %.2f | %.2f | %.0f |\n", p.name, m.name, len(rs), median(fin), median(spent), baseline, target, to, to/baseTo, to/median(baseSpent), median(secs))
 		}
 	}
 	out := filepath.Join(dir, strings.TrimSuffix(strings.Replace(filepath.Base(path), "runs", "table", 1), ".jsonl")+".md")
