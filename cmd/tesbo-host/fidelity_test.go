@@ -36,8 +36,8 @@ func TestRunMultiFidelityScript(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(plugins, "curve.go"), curveScript)
 	writeFile(t, filepath.Join(plugins, "flat.go"), flatScript)
-	r := cli(t, dir, "run", "--objective", "curve", "--init", "3", "--iters", "6", "--db", "t.db", "--study", "mf",
-		"--plugins", plugins, "--multi-fidelity", "--fidelity-cost-fixed", "0.01")
+	r := cli(t, dir, "run", "--objective", "curve", "--init", "3", "--iters", "8", "--seed", "1", "--db", "t.db", "--study", "mf",
+		"--plugins", plugins, "--multi-fidelity", "--fidelity-cost-fixed", "0")
 	if r.code != 0 {
 		t.Fatalf("run --multi-fidelity: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -59,8 +59,8 @@ func TestRunMultiFidelityScript(t *testing.T) {
 			}
 		}
 	}
-	if n != 9 || stopped == 0 {
-		t.Fatalf("%d trials, %d stopped early; want 9 and some:\n%s", n, stopped, r.stdout)
+	if n != 11 || stopped == 0 {
+		t.Fatalf("%d trials, %d stopped early; want 11 and some:\n%s", n, stopped, r.stdout)
 	}
 	for _, c := range []struct{ args, want []string }{
 		{[]string{"--objective", "curve", "--multi-fidelity", "--fidelity-cost-fixed", "101"}, []string{"--fidelity-cost-fixed 101"}},
