@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"testing"
@@ -274,5 +275,21 @@ func TestFidelityAskTell(t *testing.T) {
 	}
 	if tr := s.Trials()[id]; tr.Status != Pruned || len(tr.Intermediates) != 5 || tr.Meta[fidelityStepKey] != "5" {
 		t.Fatalf("trial %+v, want pruned at step 5", tr)
+	}
+}
+
+// A stored multi-fidelity study's model (over the parameters and the
+// step) is not one LoadPosterior (the web view's) can rebuild: it says
+// there is none (ErrNoModel).
+func TestFidelityPosteriorRefused(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	o := mfOptions(&fixedFidelity{t: 0.5})
+	o.DB, o.Name, o.Iters = wrap(db), "mf", 1
+	if _, err := Optimize(ctx, curveObjective{steps: 9}, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPosterior(ctx, wrap(db), "mf", 100); !errors.Is(err, ErrNoModel) {
+		t.Fatalf("multi-fidelity study: %v, want ErrNoModel", err)
 	}
 }
