@@ -70,6 +70,11 @@ type State struct {
 	// leaves it zero lets acquisitions use GP.N() instead. An acquisition
 	// that opens with a space-filling design counts on it.
 	Evaluated int
+	// Imported is how many of the Evaluated observations a warm start
+	// imported from finished studies (measured there, not by this study);
+	// zero for a study that was not warm-started. Evaluated − Imported is
+	// then the number of the study's own evaluations.
+	Imported int
 	// Pinned holds, per coordinate, the unit-cube value every proposed
 	// point must take (a fixed parameter), NaN for a free coordinate; nil
 	// when nothing is pinned. Acquisitions maximize over the free

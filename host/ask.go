@@ -154,7 +154,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration, pins
 	if ds.n() == 0 {
 		return fallback("no completed evaluations yet")
 	}
-	evaluated := ds.n()
+	evaluated, imported := ds.n(), s.importedIn(ds.ids)
 	ds, reg := s.modelData(ds)
 	fr, err := s.fitCached(ds, t)
 	if err != nil {
@@ -166,7 +166,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration, pins
 		pending = reg.RowsToUnit(pending, true)
 	}
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: pending, Log: s.log,
-		Feasible: s.feasibility(t, reg), IntStep: s.intSteps(reg), Evaluated: evaluated, Pinned: pins.inRegion(reg), Canonical: s.space.canonicalFunc()}
+		Feasible: s.feasibility(t, reg), IntStep: s.intSteps(reg), Evaluated: evaluated, Imported: imported, Pinned: pins.inRegion(reg), Canonical: s.space.canonicalFunc()}
 	t0 := time.Now()
 	X, err := s.proposeBatch(ctx, st, q)
 	it.ProposeSeconds = time.Since(t0).Seconds()

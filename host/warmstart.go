@@ -30,7 +30,9 @@ import (
 //     names the source study), fitted by the GP like any other, and use
 //     up no budget and none of the initial design. The database then holds
 //     everything the study's model depends on, so a warm-started study
-//     resumes bitwise.
+//     resumes bitwise. The acquisition learns how many of its observations
+//     were imported (acq.State.Imported): the default one evaluates the
+//     posterior-mean maximizer first (tes.Deliver).
 //   - WarmPrior: the objective changed (another data set, another
 //     fidelity), so the old values are not observations of it. They are
 //     used as a prior on where to look: the initial design opens with the
@@ -264,6 +266,18 @@ func importedCount(ts []store.Trial) int {
 	n := 0
 	for _, t := range ts {
 		if t.Iteration == ImportedIteration {
+			n++
+		}
+	}
+	return n
+}
+
+// importedIn counts the trials among ids (trial IDs) that a warm start
+// imported.
+func (s *Study) importedIn(ids []int) int {
+	n := 0
+	for _, id := range ids {
+		if s.trials[id].Iteration == ImportedIteration {
 			n++
 		}
 	}

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -26,10 +30,13 @@ func sourceStudy(t *testing.T, db *Storage, obj sdk.Objective, o Options) []Tria
 }
 
 // A study warm-started from another's trials (as observations) fits its
-// first model on exactly those trials: its first proposal, and the
-// hyper-parameters it fitted, are bitwise those of a study given the same
-// trials by Attach. The imported trials are marked, use up no budget, and
-// the source study is unchanged.
+// first model on exactly those trials: the hyper-parameters it fitted are
+// bitwise those of a study given the same trials by Attach, and so is its
+// first proposal with ei. The default acquisition's first proposal is x̄,
+// the maximizer of that model's posterior mean (warmStartProposesXBar),
+// where the study given the trials by Attach (not warm-started) proposes
+// TES's query. The imported trials are marked, use up no budget, and the
+// source study is unchanged.
 func TestWarmStartFirstModel(t *testing.T) {
 	ctx := context.Background()
 	for _, acqName := range []string{"tes", "ei"} {
@@ -74,8 +81,12 @@ func TestWarmStartFirstModel(t *testing.T) {
 			if warm.lastModel == nil || warm.lastModel.N != len(old) || !slices.Equal(warm.lastModel.Params, ref.lastModel.Params) {
 				t.Fatalf("first model %+v, want %+v fitted on the %d imported trials", warm.lastModel, ref.lastModel, len(old))
 			}
-			sameTrials(t, []Trial{{ID: a[0].ID, Iteration: 1, X: a[0].X, U: a[0].U, Status: Pending}},
-				[]Trial{{ID: b[0].ID, Iteration: 1, X: b[0].X, U: b[0].U, Status: Pending}})
+			if acqName == "tes" {
+				warmStartProposesXBar(t, db, old, a[0].U, b[0].U)
+			} else {
+				sameTrials(t, []Trial{{ID: a[0].ID, Iteration: 1, X: a[0].X, U: a[0].U, Status: Pending}},
+					[]Trial{{ID: b[0].ID, Iteration: 1, X: b[0].X, U: b[0].U, Status: Pending}})
+			}
 			if q, more := warm.nextBatchLocked(); !more || q != 1 || a[0].Iteration != 1 {
 				t.Fatalf("after the import and one iteration: next batch %d, more %v; want the budget's second iteration", q, more)
 			}
@@ -83,44 +94,78 @@ func TestWarmStartFirstModel(t *testing.T) {
 	}
 }
 
+// warmStartProposesXBar checks that the first proposal a of the study
+// "new" in db, warm-started from the trials old, maximizes the posterior
+// mean of its first model: its mean is above that at every imported point
+// and at least that of a search for argmax μ started from the best of them
+// (as Recommend's); and that it is not b, the proposal of a study given the
+// same trials without a warm start.
+func warmStartProposesXBar(t *testing.T, db *Storage, old []Trial, a, b []float64) {
+	t.Helper()
+	p, err := LoadPosterior(context.Background(), db, "new", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Iteration != 1 || p.GP.N() != len(old) {
+		t.Fatalf("first model: iteration %d with %d observations, want 1 with the %d imported", p.Iteration, p.GP.N(), len(old))
+	}
+	best, means := acq.BestMean(p.GP)
+	start := mat.NewDense(1, len(a), append([]float64(nil), p.GP.X().RawRowView(best)...))
+	_, top, err := acq.MaximizeMean(context.Background(), p.GP, start, acq.OptimizeSettings{}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := p.GP.MeanVar(a)
+	if !(m > means[best]) || m < top-1e-6 {
+		t.Fatalf("first proposal %v has posterior mean %v, want x̄: above the imported points' %v and at least argmax μ's %v", a, m, means[best], top)
+	}
+	if slices.Equal(a, b) {
+		t.Fatalf("first proposal %v is that of a study without a warm start", a)
+	}
+}
+
 // A warm-started study interrupted mid-run and reopened ends with exactly
-// the trials of an uninterrupted one (the imported trials are stored).
+// the trials of an uninterrupted one (the imported trials are stored), in
+// batches of 2 and of 1 (where the default acquisition's x̄ schedule
+// counts from the warm start: x̄ at iterations 1 and 5).
 func TestWarmStartResumeExact(t *testing.T) {
 	ctx := context.Background()
-	path := t.TempDir() + "/w.db"
-	raw := openDB(t, path, true)
-	sourceStudy(t, wrap(raw), hartmann6(), Options{Acquisition: "ei", Iters: 4, Init: 4, Seed: 3})
-	o := Options{Batch: 2, Iters: 4, NoInit: true, Seed: 4, WarmStart: []string{"old"}, DB: wrap(raw), Grace: -1}
-	o.Name = "whole"
-	want, err := Optimize(ctx, hartmann6(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Name = "cut"
-	cctx, cancel := context.WithCancel(ctx)
-	var n atomic.Int64
-	o.OnTrial = func(Trial) {
-		if n.Add(1) == 3 {
-			cancel()
+	for _, c := range []struct{ batch, iters int }{{2, 4}, {1, 6}} {
+		path := t.TempDir() + "/w.db"
+		raw := openDB(t, path, true)
+		sourceStudy(t, wrap(raw), hartmann6(), Options{Acquisition: "ei", Iters: 4, Init: 4, Seed: 3})
+		o := Options{Batch: c.batch, Iters: c.iters, NoInit: true, Seed: 4, WarmStart: []string{"old"}, DB: wrap(raw), Grace: -1}
+		o.Name = "whole"
+		want, err := Optimize(ctx, hartmann6(), o)
+		if err != nil {
+			t.Fatal(err)
 		}
+		o.Name = "cut"
+		cctx, cancel := context.WithCancel(ctx)
+		var n atomic.Int64
+		o.OnTrial = func(Trial) {
+			if n.Add(1) == 3 {
+				cancel()
+			}
+		}
+		if _, err := Optimize(cctx, hartmann6(), o); !errors.Is(err, context.Canceled) {
+			t.Fatalf("batch %d: interrupted run: %v", c.batch, err)
+		}
+		cancel()
+		s, err := OpenStudy(ctx, wrap(raw), "cut", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(ctx, hartmann6()); err != nil {
+			t.Fatal(err)
+		}
+		sameTrials(t, want.Trials, s.Trials())
+		if len(want.Trials) != 8+c.iters*c.batch {
+			t.Fatalf("batch %d: %d trials, want the 8 imported and %d iterations × %d", c.batch, len(want.Trials), c.iters, c.batch)
+		}
+		s.Close()
+		raw.Close()
 	}
-	if _, err := Optimize(cctx, hartmann6(), o); !errors.Is(err, context.Canceled) {
-		t.Fatalf("interrupted run: %v", err)
-	}
-	cancel()
-	s, err := OpenStudy(ctx, wrap(raw), "cut", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Run(ctx, hartmann6()); err != nil {
-		t.Fatal(err)
-	}
-	sameTrials(t, want.Trials, s.Trials())
-	if len(want.Trials) != 8+8 {
-		t.Fatalf("%d trials, want the 8 imported and 4 iterations × 2", len(want.Trials))
-	}
-	raw.Close()
 }
 
 // Parameters are matched by name and kind, categoricals by choice name;

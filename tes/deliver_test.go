@@ -126,3 +126,58 @@ func TestDeliverWarpsOutputs(t *testing.T) {
 		t.Error("tes-ep asks for warped outputs: the paper's acquisition must stay unchanged")
 	}
 }
+
+// A warm-started study (State.Imported > 0) evaluates x̄ at its first
+// iteration even when x̄ lies next to an evaluated point (here every point
+// counts as next to one: MinDistance 1e9), since all of them were
+// imported; then x̄'s single-point schedule counts from that iteration (5,
+// 9, … instead of 4, 8, …), and once the study has evaluated a point of
+// its own, x̄ next to an evaluated point is skipped as before. A study
+// that was not warm-started is unchanged, and a pending x̄ is never
+// proposed again.
+func TestDeliverWarmStartEvaluatesXBarFirst(t *testing.T) {
+	ctx := context.Background()
+	g := toyGP(t, 3, 12, 2, 0.25, 1e-4)
+	top := gridMeanMax(g)
+	isXBar := func(X *mat.Dense) bool {
+		m, _ := g.MeanVar(X.RawRowView(0))
+		return m >= top-1e-9
+	}
+	for _, c := range []struct {
+		name                     string
+		iter, evaluated, imports int
+		minDist                  float64
+		pendingXBar              bool
+		want                     bool
+	}{
+		{"warm-started, first iteration, x̄ next to an imported point", 1, 12, 12, 1e9, false, true},
+		{"not warm-started, iteration 1", 1, 12, 0, 0, false, false},
+		{"not warm-started, iteration 4", 4, 12, 0, 0, false, true},
+		{"warm-started, iteration 4", 4, 15, 12, 0, false, false},
+		{"warm-started, iteration 5", 5, 16, 12, 0, false, true},
+		{"warm-started, iteration 5, x̄ next to an evaluated point", 5, 16, 12, 1e9, false, false},
+		{"warm-started, first iteration, x̄ pending", 1, 12, 12, 0, true, false},
+	} {
+		p, err := newDeliver(acq.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Settings.MinDistance = c.minDist
+		st := deliverState(g, c.iter)
+		st.Evaluated, st.Imported = c.evaluated, c.imports
+		if c.pendingXBar {
+			xbar, _, _, err := p.recommendation(ctx, deliverState(g, c.iter), p.Settings.withDefaults())
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Pending = xbar
+		}
+		X, err := p.Propose(ctx, st, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := isXBar(X); got != c.want {
+			t.Errorf("%s: proposed x̄ %v, want %v (%v)", c.name, got, c.want, X.RawRowView(0))
+		}
+	}
+}

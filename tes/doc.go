@@ -230,9 +230,12 @@
 // user keeps the evaluated Pareto set; as Deliver does with x̄ for one
 // output, half the evaluations go to the points whose posterior means,
 // feasible by the constraints' means, most improve the hypervolume of the
-// evaluated points' posterior-mean front: every second single-point
-// iteration, the first ⌈q/2⌉ slots of a batch (chosen greedily), the rest
-// maximizing α_LB with them pending. The single-output trust region and
+// evaluated points' posterior-mean front (with one objective under
+// constraints, the points maximizing EI × the probability of feasibility,
+// as cEI does: the means alone keep such a study on the first feasible
+// island it finds): every second single-point iteration, the first ⌈q/2⌉
+// slots of a batch (chosen greedily), the rest maximizing α_LB with them
+// pending. The single-output trust region and
 // opening design have no several-output counterpart; the host's initial
 // design opens the study.
 //

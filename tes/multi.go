@@ -38,13 +38,7 @@ func (mt multiTES) ProposeMulti(ctx context.Context, s *acq.MultiState, q int) (
 
 // prepare builds the iteration's multiInfo and wraps it as an acq.Func.
 func (mt multiTES) prepare(s *acq.MultiState, q int) (*multiFunc, error) {
-	nObj := 0
-	for _, o := range s.Outputs {
-		if o.Kind == acq.Objective {
-			nObj++
-		}
-	}
-	set := mt.Settings.withDefaults(nObj, q)
+	set := mt.Settings.withDefaults(objectives(s), q)
 	sc, err := newScalarizer(s, set.Weights, s.Rand)
 	if err != nil {
 		return nil, err

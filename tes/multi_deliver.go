@@ -19,7 +19,8 @@ var _ acq.MultiProposer = (*Deliver)(nil)
 // result is the Pareto set of the evaluated trials: x̄ is the point whose
 // posterior-mean outputs, feasible by the constraints' means, most improve
 // the hypervolume of the evaluated points' posterior-mean front
-// (meanFrontPoint). A front needs many evaluated points, not one
+// (meanFrontPoints); with one objective under constraints, the maximizer
+// of EI × the probability of feasibility (exploitPoints). A front needs many evaluated points, not one
 // maximizer, so half the evaluations go to such points: with q = 1 every
 // multiExploitEvery-th iteration evaluates x̄ (none when ExploitEvery is
 // negative); with q > 1 the first ⌈q/2⌉ slots are x̄₁, x̄₂, … (each the
@@ -40,7 +41,7 @@ func (p *Deliver) ProposeMulti(ctx context.Context, s *acq.MultiState, q int) (*
 	var xbar *mat.Dense
 	if k > 0 {
 		var err error
-		if xbar, err = meanFrontPoints(ctx, s, 512, k); err != nil {
+		if xbar, err = exploitPoints(ctx, s, k); err != nil {
 			return nil, err
 		}
 	}
@@ -58,6 +59,44 @@ func (p *Deliver) ProposeMulti(ctx context.Context, s *acq.MultiState, q int) (*
 		return nil, err
 	}
 	return stackRows(xbar, X), nil
+}
+
+// exploitPoints returns the k points (or fewer, nil for none) that spend
+// evaluations where the model's knowledge pays off for the user. With
+// several objectives they are meanFrontPoints. With one objective under
+// constraints they maximize expected improvement times the probability of
+// feasibility (acquisition "cei", greedy over the k slots): the posterior
+// means alone rarely call a point feasible on a region the constraint GPs
+// still doubt, so the mean's best feasible point stays on the first island
+// found (see docs/results/issue31, "Why tes loses on constrained
+// problems"), where EI × P(feasible) still rewards a likely better one.
+// Decided on ConstrainedGramacy, PressureVessel and
+// TensionCompressionString and judged on ConstrainedHartmann, WeldedBeam
+// and SpeedReducer (10 seeds, q = 1; docs/results/issue31/README.md).
+func exploitPoints(ctx context.Context, s *acq.MultiState, k int) (*mat.Dense, error) {
+	if objectives(s) > 1 {
+		return meanFrontPoints(ctx, s, 512, k)
+	}
+	p, err := acq.Lookup("cei", acq.Options{})
+	if err != nil {
+		return nil, err
+	}
+	X, err := p.(acq.MultiProposer).ProposeMulti(ctx, s, k)
+	if err != nil {
+		return nil, fmt.Errorf("tes: x̄ by EI × probability of feasibility: %w", err)
+	}
+	return X, nil
+}
+
+// objectives counts the study's objective outputs.
+func objectives(s *acq.MultiState) int {
+	n := 0
+	for _, o := range s.Outputs {
+		if o.Kind == acq.Objective {
+			n++
+		}
+	}
+	return n
 }
 
 // multiExploitEvery is how often a single-point iteration evaluates x̄ on

@@ -268,7 +268,8 @@ func TestMultiDeterministic(t *testing.T) {
 
 // TestMeanFrontPoint: x̄ extends the posterior-mean front beyond the
 // observed half of the 1-d toy, and under a constraint stays feasible by the
-// constraint's mean; Deliver's batch of two opens with it.
+// constraint's mean; Deliver's batch of two opens with it with two
+// objectives, and with cei's point with one objective under constraints.
 func TestMeanFrontPoint(t *testing.T) {
 	X := mat.NewDense(6, 1, []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5})
 	s := multiState(t, X, []acq.OutputKind{acq.Objective, acq.Objective}, []func(x []float64) float64{
@@ -292,8 +293,19 @@ func TestMeanFrontPoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Under constraints with one objective, x̄ is cei's point (exploitPoints).
+	cei, err := acq.Lookup("cei", acq.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.Rand = rand.New(rand.NewPCG(7, 7))
-	want, _ := meanFrontPoints(context.Background(), s, 512, 1)
+	want, err := cei.(acq.MultiProposer).ProposeMulti(context.Background(), s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := want.At(0, 0); w < 0.6 || w > 0.72 {
+		t.Errorf("cei's x̄ = %v, want the feasible optimum near 0.7", w)
+	}
 	s.Rand = rand.New(rand.NewPCG(7, 7))
 	B, err := d.ProposeMulti(context.Background(), s, 2)
 	if err != nil {
@@ -301,5 +313,20 @@ func TestMeanFrontPoint(t *testing.T) {
 	}
 	if B.At(0, 0) != want.At(0, 0) {
 		t.Errorf("batch %v does not open with x̄ = %v", mat.Formatted(B), want.At(0, 0))
+	}
+	// With two objectives, x̄ is the mean front's point.
+	s = multiState(t, X, []acq.OutputKind{acq.Objective, acq.Objective}, []func(x []float64) float64{
+		func(x []float64) float64 { return x[0] },
+		func(x []float64) float64 { return 1 - x[0]*x[0] },
+	}, 7)
+	s.RefPoint = []float64{-0.1, -0.1}
+	s.Rand = rand.New(rand.NewPCG(7, 7))
+	want, _ = meanFrontPoints(context.Background(), s, 512, 1)
+	s.Rand = rand.New(rand.NewPCG(7, 7))
+	if B, err = d.ProposeMulti(context.Background(), s, 2); err != nil {
+		t.Fatal(err)
+	}
+	if want == nil || B.At(0, 0) != want.At(0, 0) {
+		t.Errorf("batch %v does not open with the mean front's x̄ %v", mat.Formatted(B), want)
 	}
 }
