@@ -37,7 +37,7 @@ func (p *Deliver) ProposeFidelity(ctx context.Context, st *acq.State, q int, cos
 	if err != nil {
 		return nil, err
 	}
-	exploit := worth && (q > 1 || (s.ExploitEvery > 0 && st.Iter%s.ExploitEvery == 0))
+	exploit := worth && (q > 1 || s.exploitIteration(st))
 	if exploit && q == 1 {
 		return xbar, nil
 	}
