@@ -1,5 +1,12 @@
 package acq
 
+import (
+	"context"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
 // Capabilities. A Proposer declares what it can do beyond Propose by
 // implementing small optional interfaces, as gonum/optimize's methods
 // declare what they need (Needser): the host checks them in one place
@@ -17,7 +24,9 @@ package acq
 //     one would (acq.go); MaximizerCarrier: that state holds trusted
 //     maximizers, which a study's viewer can show;
 //   - OutputWarper: it wants its GP fitted to warped observations
-//     (warp.go).
+//     (warp.go);
+//   - FidelityProposer: it chooses fidelities as well as points, for a
+//     multi-fidelity study.
 
 // Limit is a size limit an acquisition declares.
 type Limit struct {
@@ -83,3 +92,34 @@ func (localPenalization) HandlesPending() bool { return true }
 
 // HandlesPending implements PendingAware: random points depend on nothing.
 func (random) HandlesPending() bool { return true }
+
+// FidelityCost is the cost of an evaluation at fidelity t ∈ (0, 1] (the
+// last coordinate of a multi-fidelity study's points, t = step/Steps), in
+// units of one evaluation at full fidelity: Fixed + t. Fixed is the part
+// every evaluation pays whatever its length (start-up, data loading).
+type FidelityCost struct {
+	Fixed float64
+	// Steps is the number of fidelities: t takes the values s/Steps,
+	// s = 1..Steps.
+	Steps int
+}
+
+// At returns the cost of an evaluation at fidelity t.
+func (c FidelityCost) At(t float64) float64 { return c.Fixed + t }
+
+// Snap returns the fidelity of the step at or above t (at least 1/Steps,
+// at most 1): the host stops an evaluation at that step.
+func (c FidelityCost) Snap(t float64) float64 {
+	s := math.Ceil(t*float64(c.Steps) - 1e-9)
+	return math.Min(math.Max(s, 1), float64(c.Steps)) / float64(c.Steps)
+}
+
+// FidelityProposer is implemented by Proposers that choose, for a
+// multi-fidelity study, the fidelity of each point as well as the point.
+// The State's GP is over d+1 coordinates, the last the fidelity t ∈ (0, 1]
+// (t = 1 is a full evaluation), and its pending points carry their
+// fidelity. ProposeFidelity returns q×(d+1) points whose last coordinate
+// is a fidelity snapped with cost.Snap.
+type FidelityProposer interface {
+	ProposeFidelity(ctx context.Context, st *State, q int, cost FidelityCost) (*mat.Dense, error)
+}

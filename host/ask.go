@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/tesbo/tesbo/acq"
@@ -106,7 +107,11 @@ func (s *Study) Ask(ctx context.Context, q int, opts ...AskOption) ([]Trial, err
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.adoptFitLocked(v)
-	trials, err := s.issue(ctx, it, s.distinct(X, s.trials, t, pins), 0, pins)
+	var steps []int
+	if s.mf != nil {
+		X, steps = s.mf.split(X, s.space.Dim())
+	}
+	trials, err := s.issue(ctx, it, s.distinct(X, s.trials, t, pins), 0, pins, steps...)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +146,9 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration, pins
 	}
 	if len(s.info.Outputs) > 0 {
 		return s.proposeMulti(ctx, t, q, it, fallback)
+	}
+	if s.mf != nil {
+		return s.proposeFidelity(ctx, t, q, it, fallback)
 	}
 	ds := s.dataset()
 	if ds.n() == 0 {
@@ -280,8 +288,9 @@ func (s *Study) pendingMatrix() *mat.Dense {
 }
 
 // issue records new pending trials for the unit-cube points U, with the
-// pinned coordinates set exactly (pins may be nil).
-func (s *Study) issue(ctx context.Context, it store.Iteration, U [][]float64, firstIndex int, pins *pinning) ([]Trial, error) {
+// pinned coordinates set exactly (pins may be nil), and for a
+// multi-fidelity study the steps they run to (none: to the end).
+func (s *Study) issue(ctx context.Context, it store.Iteration, U [][]float64, firstIndex int, pins *pinning, steps ...int) ([]Trial, error) {
 	trials := make([]Trial, len(U))
 	for i, u := range U {
 		u = append([]float64(nil), u...)
@@ -296,6 +305,9 @@ func (s *Study) issue(ctx context.Context, it store.Iteration, U [][]float64, fi
 			ID: len(s.trials) + i, Iteration: it.Iteration, Index: firstIndex + i,
 			X: x, U: u, Status: Pending,
 			CreatedAt: time.Now(), Names: s.space.names,
+		}
+		if i < len(steps) && steps[i] < s.mf.maxStep {
+			trials[i].Meta = map[string]string{fidelityStepKey: strconv.Itoa(steps[i])}
 		}
 	}
 	if s.db != nil {

@@ -63,6 +63,14 @@
 // parent, NaN in native units when inactive and at a fixed default in
 // the unit cube (conditional.go).
 //
+// # Multi-fidelity
+//
+// With Options.MultiFidelity the step an evaluation runs to is its
+// fidelity, chosen by the acquisition with the point (acq.FidelityProposer)
+// and stored with the trial; the host stops the evaluation there through
+// sdk.Report and fits one GP over (x, step/MaxStep) to every reported value
+// (fidelity.go).
+//
 // # One engine
 //
 // Run, RunWorker and Ask/Tell are views of one study state. Run and

@@ -155,6 +155,9 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 		if err := CheckAsync(o.Acquisition); err != nil {
 			return nil, inputError(err)
 		}
+		if o.MultiFidelity.Enabled {
+			return nil, inputError(fmt.Errorf("a multi-fidelity study runs in one process: use a SQLite database, not a shared PostgreSQL one"))
+		}
 	}
 	j := JoinOptions{Worker: l.Worker, Load: l.Load, Summarize: l.Summarize}
 	if j.Worker.Parallel == 0 {

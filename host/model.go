@@ -259,12 +259,18 @@ type fitResult struct {
 // restarts drawn from the (seed, iteration) fit stream).
 func (s *Study) fitModel(ds *dataset, warm *modelState, iteration int) (*fitResult, error) {
 	t0 := time.Now()
-	d := s.space.Dim()
+	d, cats := s.space.Dim(), s.space.Categories()
+	if s.mf != nil && cats != nil {
+		cats = append(cats, 0) // the fidelity t is continuous
+	}
+	if s.mf != nil {
+		d++
+	}
 	fs := gp.FitSettings{
-		Kernel: newKernel(s.opts.Kernel, d, s.space.Categories()...),
+		Kernel: newKernel(s.opts.Kernel, d, cats...),
 		Rand:   streamRand(s.seed, iteration, streamFit),
 	}
-	if w, err := warm.warmGP(d, s.space.Categories()); err == nil && w != nil && warm.Kernel == s.opts.Kernel {
+	if w, err := warm.warmGP(d, cats); err == nil && w != nil && warm.Kernel == s.opts.Kernel {
 		fs.Warm = w
 	}
 	if s.opts.GPPrior == PriorScaled {

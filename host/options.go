@@ -212,6 +212,10 @@ type Options struct {
 	// Pruning stops evaluations early from their intermediate values
 	// (zero: never).
 	Pruning Pruning `json:"pruning,omitzero"`
+	// MultiFidelity makes the study multi-fidelity: the acquisition
+	// chooses the step each evaluation runs to (zero: every evaluation
+	// runs to its end).
+	MultiFidelity MultiFidelity `json:"multi_fidelity,omitzero"`
 
 	// EvalTimeout bounds one evaluation attempt (0: no limit). For an
 	// objective that bounds its evaluations itself once it is ready to
@@ -407,6 +411,9 @@ func (o Options) validate() error {
 	}
 	if !ValidRecommend(o.Recommend) {
 		return fmt.Errorf("unknown recommendation mode %q: known ones are %s, %s, %s", o.Recommend, RecommendAuto, RecommendEvaluated, RecommendRefine)
+	}
+	if err := o.MultiFidelity.validate(o); err != nil {
+		return err
 	}
 	if err := o.Pruning.validate(); err != nil {
 		return err

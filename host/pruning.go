@@ -146,6 +146,11 @@ type trialCurve struct {
 // newCurve returns the Reporter of an attempt at trial id, or nil when the
 // study prunes nothing.
 func (s *Study) newCurve(id int) *trialCurve {
+	if s.mf != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.mf.curve(s.targetStepLocked(id))
+	}
 	if s.pruner == nil {
 		return nil
 	}

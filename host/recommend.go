@@ -57,6 +57,9 @@ func (s *Study) recommendOnView(ctx context.Context) (*Recommendation, error) {
 // recommend is Recommend with nil, nil before any evaluation has
 // completed, on a view (viewLocked).
 func (s *Study) recommend(ctx context.Context) (*Recommendation, error) {
+	if s.mf != nil {
+		return s.recommendFidelity(), nil
+	}
 	d := s.space.Dim()
 	ds := s.dataset()
 	if ds.n() == 0 || !s.anyComplete() {

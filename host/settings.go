@@ -50,6 +50,7 @@ type settingsRecord struct {
 	LocalPoints  int                `json:"local_points,omitempty"`
 	Recommend    string             `json:"recommend"`
 	Pruning      Pruning            `json:"pruning,omitzero"`
+	Fidelity     MultiFidelity      `json:"multi_fidelity,omitzero"`
 	EvalTimeout  time.Duration      `json:"eval_timeout"`
 	Retries      int                `json:"retries"`
 	RetryBackoff time.Duration      `json:"retry_backoff"`
@@ -69,7 +70,7 @@ func recordOf(o Options, info sdk.Info) settingsRecord {
 		Iters: o.Iters, Init: o.Init, NoInit: o.NoInit, Parallel: o.Parallel,
 		NoiseVar: o.NoiseVar, ZeroNoise: o.ZeroNoise, FixNoise: o.FixNoise, Params: o.Params,
 		Kernel: o.Kernel, GPPrior: o.GPPrior, Model: o.Model, LocalPoints: o.LocalPoints,
-		Recommend: o.Recommend, Pruning: o.Pruning, EvalTimeout: o.EvalTimeout, Retries: o.Retries,
+		Recommend: o.Recommend, Pruning: o.Pruning, Fidelity: o.MultiFidelity, EvalTimeout: o.EvalTimeout, Retries: o.Retries,
 		RetryBackoff: o.RetryBackoff, Meta: o.Meta, Fixed: o.Fixed,
 		WarmStart: o.WarmStart, WarmMode: o.WarmStartMode, WarmPoints: o.warmPoints, Info: info}
 }
@@ -81,7 +82,7 @@ func (r settingsRecord) options() Options {
 		Iters: r.Iters, Init: r.Init, NoInit: r.NoInit, Parallel: r.Parallel,
 		NoiseVar: r.NoiseVar, ZeroNoise: r.ZeroNoise, FixNoise: r.FixNoise, Params: r.Params,
 		Kernel: r.Kernel, GPPrior: r.GPPrior, Model: r.Model, LocalPoints: r.LocalPoints,
-		Recommend: r.Recommend, Pruning: r.Pruning, EvalTimeout: r.EvalTimeout, Retries: r.Retries,
+		Recommend: r.Recommend, Pruning: r.Pruning, MultiFidelity: r.Fidelity, EvalTimeout: r.EvalTimeout, Retries: r.Retries,
 		RetryBackoff: r.RetryBackoff, Meta: r.Meta, Fixed: r.Fixed,
 		WarmStart: r.WarmStart, WarmStartMode: r.WarmMode, warmPoints: r.WarmPoints}
 }

@@ -44,6 +44,7 @@ type Study struct {
 	seed     uint64
 	proposer acq.Proposer
 	pruner   prune.Pruner  // nil: no early stopping (Options.Pruning)
+	mf       *fidelity     // nil: not multi-fidelity (Options.MultiFidelity)
 	db       store.Storage // through the lease once it is taken (lease.go)
 	id       int64
 	log      zerolog.Logger
@@ -153,6 +154,10 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 		info.RefPoint = append([]float64(nil), o.RefPoint...)
 		o.RefPoint = nil // kept in the stored Info
 	}
+	mf, err := newFidelity(o.MultiFidelity, info, space, prop)
+	if err != nil {
+		return nil, err
+	}
 	if pruner != nil && len(info.Outputs) > 0 {
 		return nil, fmt.Errorf("objective %s has %d outputs: early stopping (a pruner) judges evaluations by one reported value; run it without one", info.Name, len(info.Outputs))
 	}
@@ -163,7 +168,7 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 		return nil, err
 	}
 	s := &Study{
-		name: o.Name, info: info, space: space, opts: o, seed: o.Seed, proposer: prop, pruner: pruner,
+		name: o.Name, info: info, space: space, opts: o, seed: o.Seed, proposer: prop, pruner: pruner, mf: mf,
 		iters:  map[int]*iterInfo{},
 		refine: refines(o.Recommend, false),
 		log:    o.Logger.With().Str("study", o.Name).Logger(),
@@ -308,14 +313,12 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
-	prop := opts.Proposer
-	if prop == nil && opts.Suggester == nil {
-		if prop, err = acq.Lookup(opts.Acquisition, opts.AcqOptions); err != nil {
-			return nil, fmt.Errorf("study %q: %w", name, err)
-		}
+	prop, mf, err := opts.studyProposer(st.Info, space)
+	if err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	s := &Study{
-		name: name, info: st.Info, space: space, opts: opts, seed: row.Seed, proposer: prop, pruner: pruner,
+		name: name, info: st.Info, space: space, opts: opts, seed: row.Seed, proposer: prop, pruner: pruner, mf: mf,
 		db: db, id: row.ID, iters: map[int]*iterInfo{},
 		refine: refines(opts.Recommend, false),
 		log:    opts.Logger.With().Str("study", name).Logger(),

@@ -66,6 +66,9 @@ func (s *Study) Report(trialID, step int, value float64) (prune bool, err error)
 	c := s.reports[trialID]
 	if c == nil {
 		c = s.curveFor(trialID)
+		if s.mf != nil {
+			c = s.mf.curve(s.targetStepLocked(trialID))
+		}
 		s.reports[trialID] = c
 	}
 	s.mu.Unlock()
@@ -84,9 +87,9 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 	case evalErr != nil:
 		t.Status, t.Error, t.Value = Failed, store.CleanError(evalErr.Error()), 0
 	case st.pruned:
-		t.Status, t.Value, t.Meta = Pruned, resultValue(s.info, r), r.Meta
+		t.Status, t.Value, t.Meta = Pruned, resultValue(s.info, r), keepFidelityStep(t.Meta, r.Meta)
 	default:
-		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(s.info, r), r.Outputs, r.Meta
+		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(s.info, r), r.Outputs, keepFidelityStep(t.Meta, r.Meta)
 	}
 	t.Intermediates = st.curve
 	t.Attempts = max(st.attempts, 1)

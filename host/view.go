@@ -13,7 +13,7 @@ package host
 func (s *Study) viewLocked() *Study {
 	return &Study{
 		name: s.name, info: s.info, space: s.space, opts: s.opts, seed: s.seed,
-		proposer: s.proposer, id: s.id, log: s.log,
+		proposer: s.proposer, id: s.id, log: s.log, mf: s.mf,
 		trials:    append([]Trial(nil), s.trials...),
 		design:    s.design,
 		pins:      s.pins,

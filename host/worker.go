@@ -186,6 +186,9 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	if err := CheckAsync(opts.Acquisition); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
+	if opts.MultiFidelity.Enabled {
+		return nil, fmt.Errorf("study %q is multi-fidelity: it runs in one process (tesbo-host run or resume), not as workers", name)
+	}
 	row, err := db.Study(ctx, name)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tesbo/tesbo/problems/conditional"
 	"github.com/tesbo/tesbo/problems/curves"
+	"github.com/tesbo/tesbo/problems/fidelity"
 	"github.com/tesbo/tesbo/problems/mixedsuite"
 	"github.com/tesbo/tesbo/problems/synthetic"
 	"github.com/tesbo/tesbo/problems/testfunc"
@@ -34,8 +35,9 @@ var (
 // synthetic/<name> (package synthetic, with its parameters unset: the
 // caller configures them; the several-output problems of testfunc.NewMulti
 // as synthetic.MultiObjective), the user suite's user/<name>, the mixed
-// suite's mixed/<name>, the learning curves' curve/<name> and the
-// conditional problems cond/<name>. This is how tesbo-host bench runs them
+// suite's mixed/<name>, the learning curves' curve/<name>, the
+// multi-fidelity test functions mf/<name> and the conditional problems
+// cond/<name>. This is how tesbo-host bench runs them
 // in process.
 func New(name string) (sdk.Objective, error) {
 	if strings.HasPrefix(name, conditional.Prefix) {
@@ -44,6 +46,10 @@ func New(name string) (sdk.Objective, error) {
 	}
 	if strings.HasPrefix(name, curves.Prefix) {
 		o, err := curves.New(name)
+		return o, err
+	}
+	if strings.HasPrefix(name, fidelity.Prefix) {
+		o, err := fidelity.New(name)
 		return o, err
 	}
 	if strings.HasPrefix(name, mixedsuite.Prefix) {
@@ -71,11 +77,13 @@ func New(name string) (sdk.Objective, error) {
 
 // Served are the objectives the synthetic plugin (plugins/synthetic)
 // serves, by name: every synthetic/<name>, the user suite's user/<name>
-// the learning curves' curve/<name> and the conditional problems cond/<name>.
+// the learning curves' curve/<name>, the multi-fidelity test functions
+// mf/<name> and the conditional problems cond/<name>.
 func Served() map[string]sdk.Objective {
 	m := synthetic.All()
 	maps.Copy(m, usersuite.All())
 	maps.Copy(m, curves.All())
+	maps.Copy(m, fidelity.All())
 	maps.Copy(m, conditional.All())
 	return m
 }

@@ -30,20 +30,21 @@ func TestNewAndServed(t *testing.T) {
 		"user/bumps2extra": "bumps2extra",
 		"cond/nope":        "the conditional problems are",
 		"curve/nope":       "nope",
+		"mf/nope":          "mf/augmented-branin",
 	} {
 		if _, err := New(name); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("New(%q): error %v, want one containing %q", name, err, want)
 		}
 	}
 	served := Served()
-	for _, name := range []string{"synthetic/branin", "synthetic/bbob-f1", "user/bumps2", "curve/cross2", "cond/branches", "cond/branches-flat"} {
+	for _, name := range []string{"synthetic/branin", "synthetic/bbob-f1", "user/bumps2", "curve/cross2", "cond/branches", "cond/branches-flat", "mf/augmented-branin", "mf/augmented-hartmann"} {
 		if served[name] == nil {
 			t.Errorf("Served lacks %s", name)
 		}
 	}
 	for name := range served {
-		if !strings.HasPrefix(name, "synthetic/") && !strings.HasPrefix(name, "user/") && !strings.HasPrefix(name, "curve/") && !strings.HasPrefix(name, "cond/") {
-			t.Errorf("Served holds %s: the plugin serves synthetic/*, user/*, curve/* and cond/* only", name)
+		if !strings.HasPrefix(name, "synthetic/") && !strings.HasPrefix(name, "user/") && !strings.HasPrefix(name, "curve/") && !strings.HasPrefix(name, "cond/") && !strings.HasPrefix(name, "mf/") {
+			t.Errorf("Served holds %s: the plugin serves synthetic/*, user/*, curve/*, mf/* and cond/* only", name)
 		}
 	}
 }

@@ -238,4 +238,76 @@
 // pending. The single-output trust region and
 // opening design have no several-output counterpart; the host's initial
 // design opens the study.
+//
+// # Multi-fidelity
+//
+// For a multi-fidelity study (acq.FidelityProposer; the host's
+// MultiFidelity: the fidelity of an evaluation is the step it runs to,
+// t = step/MaxStep ∈ (0, 1], and it costs c(t) = c0 + t full evaluations)
+// Deliver.ProposeFidelity (fidelity.go) is MF-TES. Its derivation:
+//
+//  1. Model. One GP f(x, t) over [0,1]^d × (0,1], t the last input, with
+//     the study's ARD kernel over the d+1 inputs: t has its own
+//     length-scale, fitted with the others. For the squared exponential
+//     this is exactly the product kernel k_x(x, x')·k_t(t, t') of MF-MES
+//     and BOCA; for the default Matérn-5/2 it is not a product, but it is
+//     the same stationary kernel family on (x, t), which keeps one fit and
+//     one path sampler. The observations are every reported intermediate
+//     value of every finished trial at its t (the host thins each trial to
+//     at most 6 geometric steps).
+//  2. Target. The maximizer at full fidelity: X* are the maximizers over x
+//     of posterior sample paths with t pinned at 1 (acq.State.Pinned, as
+//     for fixed parameters), and x* is the x*_k whose f(x*_k, 1) is
+//     largest, p(x*|y_D) from the orthant probabilities of f_X* =
+//     (f(x*_k, 1))_k.
+//  3. Information. For a query (x, t), y = f(x, t) + ε, Eq. (5) reads
+//     α(x, t) = H(y | y_D) − Σ_{x*} p(x*|y_D) H(y | y_D, x*) with
+//     p(y | y_D, x*) = ∫ p(y | f_X*, y_D) p(f_X* | y_D, x*) df_X* — Eq. (6)
+//     unchanged: p(y | f_X*, y_D) is Appendix C's Gaussian conditional,
+//     now of f(x, t) on f at (x*_k, 1) in the joint posterior over (x, t),
+//     and EP's q(f_X* | y_D, x*) does not depend on the query. So TES_ep's
+//     α (Eq. (7)) applies as it is to the point (x, t): the fidelity enters
+//     only through the variance at (x, t) and the cross-covariances
+//     k((x, t), (x*_k, 1)). If k does not depend on t (an infinite
+//     length-scale for t), f(x, t) = f(x, 1) and α(x, t) is single-fidelity
+//     TES's α(x) at every t; the tests check this identity.
+//  4. Choice. The query maximizes α(x, t)/c(t), information per unit
+//     cost (the gradient of the quotient is analytic), over x and t, and
+//     t is rounded up to the next step. The optimizer starts from TES's
+//     X*-based starts at t ∈ {1, 0.5, 0.25, 0.1}. α counts one
+//     observation at t, while the evaluation also reports the values
+//     before t, which the model then sees: α under-counts their (largely
+//     redundant) information, so the choice is conservative toward high t.
+//  5. Delivery and batches. As Deliver does, every ExploitEvery-th
+//     single-point iteration (one slot of a batch) evaluates x̄ =
+//     argmax_x μ(x, 1) at full fidelity when its mean beats every
+//     evaluated point's at t = 1: the user keeps the best complete trial.
+//     A batch is greedy: point j maximizes α(P ∪ {b}) − α(P) divided by
+//     c(t_b), P the trials in flight, x̄ and points 1..j−1. The queries
+//     are searched in Deliver's trust region around the point with the
+//     largest mean at t = 1, over x only (every fidelity stays open):
+//     searched over the whole cube, α/c(t) on AugmentedBranin went to the
+//     corners at the lowest step, where the posterior variance is largest
+//     and a cheap observation still correlates with f_X* a little,
+//     evaluation after evaluation. The opening design is not used (the
+//     host's initial design runs at full fidelity).
+//
+// Relatives and where this differs. MF-MES (Takeno et al., "Multi-fidelity
+// Bayesian optimization with max-value entropy search and its
+// parallelization", ICML 2020) divides the information about the maximum
+// value f* at the highest fidelity by the cost, with f* sampled and the
+// entropy of a truncated Gaussian; ours targets which trusted maximizer
+// wins (TES's discrete x*) with TES's EP, divides by cost the same way,
+// and handles a continuous fidelity as an input rather than a few
+// discrete fidelities of a multi-output kernel. MF-KG and taKG (Wu,
+// Toscano-Palmerin, Frazier and Wilson, "Practical multi-fidelity
+// Bayesian optimization for hyperparameter tuning", UAI 2019) value an
+// evaluation by the expected gain in the maximum of the full-fidelity
+// posterior mean per unit cost, and taKG counts the whole trace of
+// values up to the stopping step; ours is an entropy criterion and counts
+// one value (item 4), though the model sees the trace. BOCA (Kandasamy et
+// al., "Multi-fidelity Bayesian optimisation with continuous
+// approximations", ICML 2017) chooses x by a UCB at full fidelity and then
+// the cheapest fidelity whose posterior standard deviation exceeds a
+// threshold; ours chooses x and t jointly by one criterion.
 package tes

@@ -34,9 +34,16 @@ import (
 // each way, so that the neighbouring integers' bins are inside it. It
 // returns ok = false when the box is the whole cube.
 func trustRegion(g *gp.GP, best int, L float64, intStep []float64) (reg gp.Region, ok bool) {
+	return trustRegionOver(g, best, L, intStep, g.Dim())
+}
+
+// trustRegionOver is trustRegion over the first nx coordinates: the
+// others keep their whole range and take no part in the length-scales'
+// normalization (a multi-fidelity study's fidelity).
+func trustRegionOver(g *gp.GP, best int, L float64, intStep []float64, nx int) (reg gp.Region, ok bool) {
 	c := g.X().RawRowView(best)
 	cats := acq.CategoriesOf(g)
-	cont := func(j int) bool { return cats == nil || cats[j] == 0 }
+	cont := func(j int) bool { return j < nx && (cats == nil || cats[j] == 0) }
 	ell := lengthscales(g.Kernel())
 	var logMean float64
 	var nc int

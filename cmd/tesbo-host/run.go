@@ -83,6 +83,7 @@ type runFlags struct {
 	model                     string
 	localPoints               int
 	prune                     pruneFlags
+	fidelity                  fidelityFlags
 	refPoint                  []float64
 }
 
@@ -130,6 +131,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.Float64SliceVar(&f.refPoint, "ref-point", nil, "for an objective of several outputs: the hypervolume's reference point, one native value per objective output in their declared order, e.g. 10,5 (default: the objective's, else the nadir of the observed Pareto front minus 10% of its range)")
 	fl.IntVar(&f.localPoints, "local-points", 0, fmt.Sprintf("trials in the local model (default %d, at most %d)", host.DefaultLocalPoints, host.MaxLocalPoints))
 	f.prune.register(cmd)
+	f.fidelity.register(cmd)
 	f.common.register(cmd, "plugins directory (default $TESBO_PLUGINS or ./plugins)")
 	cmd.MarkFlagRequired("objective")
 	return cmd
@@ -269,6 +271,10 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	fidelity, err := f.fidelity.settings(pruning)
+	if err != nil {
+		return err
+	}
 	log, err := f.logger()
 	if err != nil {
 		return err
@@ -310,14 +316,15 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 			Seed: f.seed, Parallel: f.parallel,
 			NoiseVar: f.noiseVar, ZeroNoise: f.noiseVar == 0, Params: params,
 			EvalTimeout: f.evalTimeout, Retries: f.retries,
-			Recommend:   f.recommend,
-			GPPrior:     f.gpPrior,
-			Kernel:      f.kernel,
-			Model:       f.model,
-			LocalPoints: f.localPoints,
-			Pruning:     pruning,
-			Meta:        map[string]string{metaPlugins: absDir, metaObjective: f.objective},
-			Logger:      log,
+			Recommend:     f.recommend,
+			GPPrior:       f.gpPrior,
+			Kernel:        f.kernel,
+			Model:         f.model,
+			LocalPoints:   f.localPoints,
+			Pruning:       pruning,
+			MultiFidelity: fidelity,
+			Meta:          map[string]string{metaPlugins: absDir, metaObjective: f.objective},
+			Logger:        log,
 		},
 		Objective: obj, ObjectiveName: f.objective, Fix: fix,
 		// Only with every input checked does the database get touched.

@@ -8,7 +8,10 @@
 // known optimum f*, the user suite's problems (package problems/usersuite)
 // as "user/<name>", the learning-curve suite (package problems/curves)
 // as "curve/<name>", whose evaluations report their accuracy every epoch
-// (sdk.Report) for tesbo-host run --pruner, and the conditional problems
+// (sdk.Report) for tesbo-host run --pruner, BoTorch's multi-fidelity
+// AugmentedBranin and AugmentedHartmann (package problems/fidelity) as
+// "mf/augmented-branin" and "mf/augmented-hartmann", whose fidelity is the
+// step (tesbo-host run --multi-fidelity), and the conditional problems
 // (package problems/conditional) as "cond/branches" and "cond/branches-flat".
 //
 // Run parameters (--param key=value), see package problems/synthetic:
@@ -41,5 +44,6 @@ func main() { sdk.ServeObjectives(objectives()) }
 
 // objectives are the benchmark functions and the user suite's problems
 // (user/<name>, package problems/usersuite) and learning curves
-// (curve/<name>, package problems/curves): problems.Served.
+// (curve/<name>, package problems/curves), multi-fidelity functions
+// (mf/<name>, package problems/fidelity): problems.Served.
 func objectives() map[string]sdk.Objective { return problems.Served() }

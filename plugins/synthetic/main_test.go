@@ -15,6 +15,7 @@ import (
 	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
 	"github.com/tesbo/tesbo/problems/conditional"
 	"github.com/tesbo/tesbo/problems/curves"
+	"github.com/tesbo/tesbo/problems/fidelity"
 	"github.com/tesbo/tesbo/problems/testfunc"
 	"github.com/tesbo/tesbo/problems/usersuite"
 	"github.com/tesbo/tesbo/sdk"
@@ -64,7 +65,7 @@ func TestPluginEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(desc.Objectives) != len(testfunc.Names())+len(testfunc.MultiNames())+len(usersuite.Names())+len(curves.Names())+len(conditional.All()) {
+	if len(desc.Objectives) != len(testfunc.Names())+len(testfunc.MultiNames())+len(usersuite.Names())+len(curves.Names())+len(conditional.All())+len(fidelity.All()) {
 		t.Errorf("plugin serves %v, want synthetic/ + %v, %v, %v and the conditional problems", desc.Objectives, testfunc.Names(), usersuite.Names(), curves.Names())
 	}
 	checkReportStream(t, ctx, pb.NewObjectiveClient(conn))

@@ -1,0 +1,370 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
+)
+
+// MultiFidelity makes a study multi-fidelity: the fidelity of an
+// evaluation is the step it runs to (sdk.Info.MaxStep is a full
+// evaluation, e.g. the last epoch), and the acquisition chooses it with
+// the point (acq.FidelityProposer; the default "tes" does, tes package
+// doc "Multi-fidelity").
+//
+// An evaluation to step s costs CostFixed + s/MaxStep in units of one full
+// evaluation. The host stops it at its step through sdk.Report (the
+// objective is told to stop once it reports a step at or past it) and
+// stores it as pruned at that step; a trial run to MaxStep is complete.
+// The GP is over (x, t), t = step/MaxStep the last input, and sees every
+// reported intermediate value of every finished trial at its t, thinned
+// to at most maxFidelityPoints steps a trial (fidelityRows). The initial
+// design runs at full fidelity, and the recommendation is the complete
+// trial with the best observed value (full fidelity: a stopped trial's
+// value is not the objective's).
+//
+// With Ask and Tell, a trial's Meta["fidelity_step"] is the step it runs
+// to (absent: MaxStep), and Study.Report says stop once a report reaches
+// it.
+//
+// A multi-fidelity study needs an objective that declares MaxStep ≥ 2 and
+// one output, runs without a pruner, fixed or conditional parameters or a
+// local model, and in one process (not as workers on a shared database).
+type MultiFidelity struct {
+	Enabled bool `json:"enabled,omitempty"`
+	// CostFixed is c0, the cost every evaluation pays whatever its step,
+	// in units of one full evaluation, 0 to MaxFidelityCostFixed.
+	CostFixed float64 `json:"cost_fixed,omitempty"`
+}
+
+// MaxFidelityCostFixed bounds MultiFidelity.CostFixed.
+const MaxFidelityCostFixed = 100
+
+// fidelityStepKey is the trial metadata key holding the step a
+// multi-fidelity trial runs to (absent: MaxStep). It is stored with the
+// trial when it is proposed, so a resumed study stops it where the
+// uninterrupted one would.
+const fidelityStepKey = "fidelity_step"
+
+// maxFidelityPoints is the most intermediate values of one trial the GP
+// sees, and maxFidelityRows the total above which trials see fewer
+// (fidelityRows).
+const (
+	maxFidelityPoints = 6
+	maxFidelityRows   = 300
+)
+
+// validate checks the settings against the other options.
+func (m MultiFidelity) validate(o Options) error {
+	if !(m.CostFixed >= 0 && m.CostFixed <= MaxFidelityCostFixed) {
+		return fmt.Errorf("fidelity fixed cost %v outside [0, %d]", m.CostFixed, MaxFidelityCostFixed)
+	}
+	switch {
+	case !m.Enabled && m.CostFixed != 0:
+		return fmt.Errorf("a fidelity cost needs a multi-fidelity study (--multi-fidelity)")
+	case !m.Enabled:
+		return nil
+	case o.Pruning.Rule != "":
+		return fmt.Errorf("a multi-fidelity study chooses where evaluations stop itself: run it without a pruner")
+	case len(o.Fixed) > 0:
+		return fmt.Errorf("a multi-fidelity study takes no fixed parameters (yet)")
+	case o.Suggester != nil:
+		return fmt.Errorf("a multi-fidelity study needs an acquisition that chooses fidelities, not a suggester")
+	case o.Model == ModelLocal:
+		return fmt.Errorf("a multi-fidelity study fits the exact model: run it without the local model")
+	}
+	return nil
+}
+
+// fidelity is a multi-fidelity study's view of its steps and costs.
+type fidelity struct {
+	maxStep int
+	cost    acq.FidelityCost
+}
+
+// newFidelity checks that the study can be multi-fidelity (see
+// MultiFidelity) and returns its fidelity, nil when it is not one.
+func newFidelity(m MultiFidelity, info sdk.Info, space *Space, prop acq.Proposer) (*fidelity, error) {
+	if !m.Enabled {
+		return nil, nil
+	}
+	switch {
+	case info.MaxStep < 2:
+		return nil, fmt.Errorf("objective %s declares max step %d: a multi-fidelity study needs the last step of a full evaluation (sdk.Info.MaxStep ≥ 2)", info.Name, info.MaxStep)
+	case len(info.Outputs) > 0:
+		return nil, fmt.Errorf("objective %s has %d outputs: a multi-fidelity study needs one", info.Name, len(info.Outputs))
+	case space.cond != nil:
+		return nil, fmt.Errorf("objective %s has conditional parameters: a multi-fidelity study takes none (yet)", info.Name)
+	}
+	if _, ok := prop.(acq.FidelityProposer); !ok {
+		return nil, fmt.Errorf("the acquisition cannot choose fidelities: a multi-fidelity study needs one that does, such as tes")
+	}
+	return &fidelity{maxStep: info.MaxStep, cost: acq.FidelityCost{Fixed: m.CostFixed, Steps: info.MaxStep}}, nil
+}
+
+// studyProposer returns a reopened study's proposer (Options.Proposer,
+// else the named acquisition; none with a Suggester) and its fidelity (nil
+// unless multi-fidelity).
+func (o Options) studyProposer(info sdk.Info, space *Space) (acq.Proposer, *fidelity, error) {
+	prop := o.Proposer
+	if prop == nil && o.Suggester == nil {
+		var err error
+		if prop, err = acq.Lookup(o.Acquisition, o.AcqOptions); err != nil {
+			return nil, nil, err
+		}
+	}
+	mf, err := newFidelity(o.MultiFidelity, info, space, prop)
+	return prop, mf, err
+}
+
+// targetStepLocked is the step trial id runs to (s.mu held).
+func (s *Study) targetStepLocked(id int) int {
+	if v, ok := s.trials[id].Meta[fidelityStepKey]; ok {
+		if k, err := strconv.Atoi(v); err == nil {
+			return k
+		}
+	}
+	return s.mf.maxStep
+}
+
+// fidelityCurve is the sdk.Reporter of an attempt that runs to step
+// target: it says stop once a step at or past target is reported, unless
+// target is the last step (the trial then completes).
+func (f *fidelity) curve(target int) *trialCurve {
+	return &trialCurve{decide: func(p []Intermediate) bool {
+		return target < f.maxStep && p[len(p)-1].Step >= target
+	}}
+}
+
+// keepFidelityStep returns the metadata an evaluation returned with the
+// trial's target step kept (a multi-fidelity trial's outcome must say
+// where it was stopped, also after the objective's metadata replaced the
+// proposal's).
+func keepFidelityStep(old, got map[string]string) map[string]string {
+	v, ok := old[fidelityStepKey]
+	if !ok {
+		return got
+	}
+	out := make(map[string]string, len(got)+1)
+	for k, x := range got {
+		out[k] = x
+	}
+	out[fidelityStepKey] = v
+	return out
+}
+
+// fidelityRows returns the steps of a trial's intermediate values (steps
+// increasing) the GP sees: at most k of them, geometric back from the last
+// (the value nearest below last, last/2, last/4, …), always the last.
+func fidelityRows(points []Intermediate, k int) []int {
+	n := len(points)
+	if n == 0 || k < 1 {
+		return nil
+	}
+	var idx []int
+	last := float64(points[n-1].Step)
+	i := n - 1
+	for j := 0; j < k && i >= 0; j++ {
+		target := last / math.Pow(2, float64(j))
+		for i >= 0 && float64(points[i].Step) > target {
+			i--
+		}
+		if i < 0 {
+			break
+		}
+		if len(idx) == 0 || idx[len(idx)-1] != i {
+			idx = append(idx, i)
+		}
+		i--
+	}
+	out := make([]int, len(idx))
+	for a, b := range idx {
+		out[len(idx)-1-a] = b
+	}
+	return out
+}
+
+// fidelityDataset is the GP's view of a multi-fidelity study's finished
+// trials: one row (u, step/MaxStep) per kept intermediate value
+// (fidelityRows; at most maxFidelityPoints per trial, fewer when the
+// trials are many, so that the rows stay below max(maxFidelityRows,
+// trials)), and for a complete trial its value at t = 1; standardized as
+// newDataset does. ids holds each row's trial.
+func (f *fidelity) dataset(trials []Trial, d int, minimize bool) *dataset {
+	ds := &dataset{sign: 1, scale: 1}
+	if minimize {
+		ds.sign = -1
+	}
+	finished := 0
+	for _, t := range trials {
+		if t.Status.modelled() {
+			finished++
+		}
+	}
+	if finished == 0 {
+		return ds
+	}
+	k := min(maxFidelityPoints, max(1, maxFidelityRows/finished))
+	var rows [][]float64
+	var raw []float64
+	add := func(t Trial, step int, v float64) {
+		u := make([]float64, d+1)
+		copy(u, t.U)
+		u[d] = float64(step) / float64(f.maxStep)
+		rows, raw, ds.ids = append(rows, u), append(raw, ds.sign*v), append(ds.ids, t.ID)
+	}
+	for _, t := range trials {
+		if !t.Status.modelled() {
+			continue
+		}
+		pts := t.Intermediates
+		if t.Status == Complete {
+			// The final value is the objective's at t = 1, whatever the
+			// last report says.
+			for len(pts) > 0 && pts[len(pts)-1].Step >= f.maxStep {
+				pts = pts[:len(pts)-1]
+			}
+			for _, i := range fidelityRows(pts, k-1) {
+				add(t, pts[i].Step, pts[i].Value)
+			}
+			add(t, f.maxStep, t.Value)
+			continue
+		}
+		for _, i := range fidelityRows(pts, k) {
+			add(t, max(pts[i].Step, 1), pts[i].Value)
+		}
+	}
+	ds.X = mat.NewDense(len(rows), d+1, nil)
+	for i, u := range rows {
+		ds.X.SetRow(i, u)
+	}
+	ds.standardize(raw)
+	return ds
+}
+
+// standardize sets y to the raw values standardized (mean 0, sample
+// standard deviation 1; scale 1 for fewer than two values or all equal).
+func (ds *dataset) standardize(raw []float64) {
+	n := len(raw)
+	for _, v := range raw {
+		ds.mean += v
+	}
+	ds.mean /= float64(n)
+	if n > 1 {
+		var ss float64
+		for _, v := range raw {
+			ss += (v - ds.mean) * (v - ds.mean)
+		}
+		if sd := math.Sqrt(ss / float64(n-1)); sd > 1e-12*math.Max(1, math.Abs(ds.mean)) {
+			ds.scale = sd
+		}
+	}
+	ds.y = make([]float64, n)
+	for i, v := range raw {
+		ds.y[i] = (v - ds.mean) / ds.scale
+	}
+}
+
+// proposeFidelity is propose for a multi-fidelity study: it fits the GP
+// over (x, t) and asks the acquisition for q points with their fidelities
+// (q×(d+1)); the fallback's points run at full fidelity.
+func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iteration, fallback func(string) (*mat.Dense, *modelState, error)) (*mat.Dense, *modelState, error) {
+	ds := s.mf.dataset(s.trials, s.space.Dim(), s.info.Minimize)
+	if ds.n() == 0 {
+		return fallback("no completed evaluations yet")
+	}
+	fr, err := s.fitCached(ds, t)
+	if err != nil {
+		return fallback(err.Error())
+	}
+	it.FitSeconds = fr.seconds
+	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingFidelity(), Log: s.log,
+		Feasible: s.feasibility(t, nil), IntStep: s.fidelityIntSteps(), Evaluated: ds.n()}
+	t0 := time.Now()
+	X, err := s.proposer.(acq.FidelityProposer).ProposeFidelity(ctx, st, q, s.mf.cost)
+	it.ProposeSeconds = time.Since(t0).Seconds()
+	if err == nil {
+		err = checkBatch(X, q, s.space.Dim()+1)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("propose iteration %d: %w", t, context.Cause(ctx))
+		}
+		X, ms, _ := fallback(fmt.Sprintf("acquisition %s: %v", s.opts.Acquisition, err))
+		ms.Kernel, ms.Params, ms.Noise, ms.N = fr.state.Kernel, fr.state.Params, fr.state.Noise, fr.state.N
+		return X, ms, s.carry(ms)
+	}
+	ms := *fr.state
+	return X, &ms, s.carry(&ms)
+}
+
+// fidelityIntSteps is IntStep for the GP over (x, t): the space's, and 0
+// for t.
+func (s *Study) fidelityIntSteps() []float64 {
+	st := s.space.intSteps()
+	if st == nil {
+		return nil
+	}
+	return append(append([]float64(nil), st...), 0)
+}
+
+// pendingFidelity stacks the trials in flight as (u, target/MaxStep) (nil
+// if none).
+func (s *Study) pendingFidelity() *mat.Dense {
+	fl := s.inFlightLocked()
+	if len(fl) == 0 {
+		return nil
+	}
+	d := s.space.Dim()
+	P := mat.NewDense(len(fl), d+1, nil)
+	for i, t := range fl {
+		copy(P.RawRowView(i), t.U)
+		P.Set(i, d, float64(s.targetStepLocked(t.ID))/float64(s.mf.maxStep))
+	}
+	return P
+}
+
+// splitFidelity splits a multi-fidelity proposal into its points (q×d)
+// and the steps they run to; a proposal of d columns (a fallback) runs at
+// full fidelity.
+func (f *fidelity) split(X *mat.Dense, d int) (*mat.Dense, []int) {
+	q, c := X.Dims()
+	steps := make([]int, q)
+	for i := range steps {
+		steps[i] = f.maxStep
+		if c == d+1 {
+			steps[i] = int(math.Round(f.cost.Snap(X.At(i, d)) * float64(f.maxStep)))
+		}
+	}
+	if c == d {
+		return X, steps
+	}
+	return mat.DenseCopyOf(X.Slice(0, q, 0, d)), steps
+}
+
+// recommendFidelity is a multi-fidelity study's recommendation: the
+// complete trial with the best observed value (nil before one).
+func (s *Study) recommendFidelity() *Recommendation {
+	best := -1
+	sign := 1.0
+	if s.info.Minimize {
+		sign = -1
+	}
+	for i, t := range s.trials {
+		if t.Status == Complete && (best < 0 || sign*t.Value > sign*s.trials[best].Value) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return s.evaluatedRec(best, math.NaN())
+}

@@ -1,0 +1,295 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+)
+
+// fixedFidelity proposes uniform points at fidelity t and records the GP
+// data and pending points it was given.
+type fixedFidelity struct {
+	t float64
+
+	mu      sync.Mutex
+	seen    []*mat.Dense
+	pending []*mat.Dense
+}
+
+func (p *fixedFidelity) Propose(_ context.Context, s *acq.State, q int) (*mat.Dense, error) {
+	return randomProposer{}.Propose(context.Background(), s, q)
+}
+
+func (p *fixedFidelity) ProposeFidelity(_ context.Context, s *acq.State, q int, cost acq.FidelityCost) (*mat.Dense, error) {
+	p.mu.Lock()
+	p.seen = append(p.seen, mat.DenseCopyOf(s.GP.X()))
+	p.pending = append(p.pending, s.Pending)
+	p.mu.Unlock()
+	X, _ := randomProposer{}.Propose(context.Background(), s, q)
+	for i := range q {
+		X.Set(i, s.GP.Dim()-1, cost.Snap(p.t))
+	}
+	return X, nil
+}
+
+func mfOptions(p acq.Proposer) Options {
+	o := baseOptions(3)
+	o.Acquisition, o.Proposer = "test-fidelity", p
+	o.Batch, o.Iters, o.Init = 2, 4, 3
+	o.MultiFidelity = MultiFidelity{Enabled: true}
+	return o
+}
+
+// The host stops an evaluation exactly at the step the acquisition chose
+// (0.3 of 9 steps: step 3), stores it as pruned at that step with its
+// target, and runs the initial design to the end.
+func TestFidelityStopsAtChosenStep(t *testing.T) {
+	obj := curveObjective{steps: 9}
+	p := &fixedFidelity{t: 0.3}
+	res, err := Optimize(context.Background(), obj, mfOptions(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trials) != 3+4*2 {
+		t.Fatalf("%d trials, want 11", len(res.Trials))
+	}
+	for _, tr := range res.Trials {
+		last := tr.Intermediates[len(tr.Intermediates)-1]
+		if tr.Iteration == 0 {
+			if tr.Status != Complete || len(tr.Intermediates) != 9 {
+				t.Fatalf("design trial %d: %s after %d steps, want complete after 9", tr.ID, tr.Status, len(tr.Intermediates))
+			}
+			continue
+		}
+		if tr.Status != Pruned || len(tr.Intermediates) != 3 || last.Step != 3 || tr.Meta[fidelityStepKey] != "3" ||
+			math.Float64bits(tr.Value) != math.Float64bits(last.Value) {
+			t.Fatalf("trial %d: %s, %d reports, last %+v, meta %v, value %v; want pruned at step 3", tr.ID, tr.Status, len(tr.Intermediates), last, tr.Meta, tr.Value)
+		}
+	}
+	if res.Best == nil || res.Trials[res.Best.TrialID].Status != Complete {
+		t.Fatalf("recommended %+v, not a complete trial", res.Best)
+	}
+	// The second batch's GP sees the design's thinned curves and the
+	// first batch's stopped ones; its pending points are none (Run's
+	// batches are synchronous).
+	X := p.seen[1]
+	if n, d := X.Dims(); d != 3 || n != 3*5+2*2 {
+		t.Fatalf("GP data %d×%d, want 19×3 (steps 1, 2, 4, 8 and t = 1 of each complete trial, steps 1 and 3 of each stopped one)", n, d)
+	}
+	for i := range 15 {
+		if want := []float64{1, 2, 4, 8, 9}[i%5] / 9; math.Abs(X.At(i, 2)-want) > 1e-12 {
+			t.Fatalf("row %d at t = %v, want %v", i, X.At(i, 2), want)
+		}
+	}
+}
+
+// The GP's observations are the trials' thinned intermediate values at
+// t = step/MaxStep, a complete trial's value at t = 1.
+func TestFidelityDatasetRows(t *testing.T) {
+	f := &fidelity{maxStep: 100}
+	curve := func(n int) []Intermediate {
+		var p []Intermediate
+		for k := 1; k <= n; k++ {
+			p = append(p, Intermediate{Step: k, Value: float64(k)})
+		}
+		return p
+	}
+	trials := []Trial{
+		{ID: 0, U: []float64{0.1}, Status: Complete, Value: 500, Intermediates: curve(100)},
+		{ID: 1, U: []float64{0.2}, Status: Pruned, Value: 40, Intermediates: curve(40)},
+		{ID: 2, U: []float64{0.3}, Status: Failed},
+		{ID: 3, U: []float64{0.4}, Status: Complete, Value: 7},
+	}
+	ds := f.dataset(trials, 1, false)
+	want := [][3]float64{ // trial, t, value
+		{0, 0.06, 6}, {0, 0.12, 12}, {0, 0.24, 24}, {0, 0.49, 49}, {0, 0.99, 99}, {0, 1, 500},
+		{1, 0.01, 1}, {1, 0.02, 2}, {1, 0.05, 5}, {1, 0.1, 10}, {1, 0.2, 20}, {1, 0.4, 40},
+		{3, 1, 7},
+	}
+	if ds.n() != len(want) {
+		t.Fatalf("%d rows, want %d", ds.n(), len(want))
+	}
+	// Trial 1's steps go back geometrically from 40: 40, 20, 10, 5, and
+	// the steps at or below 2.5 and 1.25; trial 0's from 99 (its step 100
+	// is its value at t = 1), five of them, then t = 1.
+	for i, w := range want {
+		u := ds.X.RawRowView(i)
+		v := ds.native(ds.y[i])
+		if ds.ids[i] != int(w[0]) || math.Abs(u[1]-w[1]) > 1e-12 || math.Abs(v-w[2]) > 1e-9 || u[0] != trials[int(w[0])].U[0] {
+			t.Fatalf("row %d: trial %d at %v value %v, want %v", i, ds.ids[i], u, v, w)
+		}
+	}
+}
+
+func TestFidelityRows(t *testing.T) {
+	pts := func(steps ...int) []Intermediate {
+		var p []Intermediate
+		for _, s := range steps {
+			p = append(p, Intermediate{Step: s})
+		}
+		return p
+	}
+	for _, c := range []struct {
+		p    []Intermediate
+		k    int
+		want []int
+	}{
+		{pts(1, 2, 3, 4, 5, 6, 7, 8, 9), 6, []int{0, 1, 3, 8}},
+		{pts(3), 6, []int{0}},
+		{pts(1, 2, 3), 1, []int{2}},
+		{pts(10, 20, 30, 40), 6, []int{0, 1, 3}},
+		{nil, 6, nil},
+	} {
+		got := fidelityRows(c.p, c.k)
+		if len(got) != len(c.want) {
+			t.Fatalf("%v k=%d: %v, want %v", c.p, c.k, got, c.want)
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Fatalf("%v k=%d: %v, want %v", c.p, c.k, got, c.want)
+			}
+		}
+	}
+}
+
+// A multi-fidelity study with the default acquisition resumed after an
+// interruption proposes bitwise what the uninterrupted one did, fidelities
+// included.
+func TestFidelityResumeBitwise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs TES")
+	}
+	ctx := context.Background()
+	obj := curveObjective{steps: 9}
+	opts := func() Options {
+		o := Options{Acquisition: "tes", Batch: 1, Iters: 6, Init: 3, Seed: 5, MultiFidelity: MultiFidelity{Enabled: true, CostFixed: 0.01}}
+		return o
+	}
+	want, err := Optimize(ctx, obj, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := 0
+	for _, tr := range want.Trials {
+		if tr.Status == Pruned {
+			stopped++
+		}
+	}
+	if stopped == 0 {
+		t.Fatalf("no trial of %d stopped early: the test would not see a stored target step", len(want.Trials))
+	}
+	path := interruptedStudy(t, obj, opts(), 6)
+	db := openDB(t, path, false)
+	defer db.Close()
+	s, err := OpenStudy(ctx, wrap(db), "st", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Run(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Trials()
+	sameTrials(t, want.Trials, got)
+	for i := range got {
+		if a, b := want.Trials[i], got[i]; a.Meta[fidelityStepKey] != b.Meta[fidelityStepKey] || len(a.Intermediates) != len(b.Intermediates) {
+			t.Fatalf("trial %d: target %q after %d steps, want %q after %d", i, b.Meta[fidelityStepKey], len(b.Intermediates), a.Meta[fidelityStepKey], len(a.Intermediates))
+		}
+	}
+}
+
+// Bad settings are refused before anything runs.
+func TestFidelityValidate(t *testing.T) {
+	ctx := context.Background()
+	for i, c := range []struct {
+		o   func(o *Options)
+		obj curveObjective
+	}{
+		{func(o *Options) { o.MultiFidelity.CostFixed = -1 }, curveObjective{steps: 9}},
+		{func(o *Options) { o.MultiFidelity.CostFixed = 101 }, curveObjective{steps: 9}},
+		{func(o *Options) { o.MultiFidelity.CostFixed = math.NaN() }, curveObjective{steps: 9}},
+		{func(o *Options) { o.MultiFidelity = MultiFidelity{CostFixed: 1} }, curveObjective{steps: 9}},
+		{func(o *Options) { o.Pruning = Pruning{Rule: PrunerMedian} }, curveObjective{steps: 9}},
+		{func(o *Options) {}, curveObjective{steps: 1}},
+		{func(o *Options) { o.Proposer = randomProposer{} }, curveObjective{steps: 9}},
+	} {
+		o := mfOptions(&fixedFidelity{t: 1})
+		c.o(&o)
+		if _, err := Optimize(ctx, c.obj, o); err == nil {
+			t.Errorf("case %d: accepted", i)
+		} else {
+			t.Logf("case %d: %v", i, err)
+		}
+	}
+}
+
+// With Ask and Tell, a multi-fidelity trial carries the step it runs to,
+// Report says stop exactly there, and Tell records it stopped at that
+// step.
+func TestFidelityAskTell(t *testing.T) {
+	ctx := context.Background()
+	o := mfOptions(&fixedFidelity{t: 0.45})
+	o.Batch, o.Init, o.Iters = 1, 2, 1
+	info := unitInfo(2)
+	info.MaxStep = 10
+	s, err := NewStudy(ctx, info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		ts, err := s.Ask(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k <= 10; k++ {
+			if p, err := s.Report(ts[0].ID, k, float64(k)); p || err != nil {
+				t.Fatalf("design trial step %d: stop %v, %v", k, p, err)
+			}
+		}
+		if err := s.Tell(ctx, ts[0].ID, 10, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, err := s.Ask(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ts[0].ID
+	if ts[0].Meta[fidelityStepKey] != "5" {
+		t.Fatalf("trial meta %v, want step 5 (t = 0.45 rounded up to a step of 10)", ts[0].Meta)
+	}
+	for k := 1; k <= 5; k++ {
+		p, err := s.Report(id, k, float64(k))
+		if err != nil || p != (k == 5) {
+			t.Fatalf("step %d: stop %v, %v; want stop only at 5", k, p, err)
+		}
+	}
+	if err := s.Tell(ctx, id, 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	if tr := s.Trials()[id]; tr.Status != Pruned || len(tr.Intermediates) != 5 || tr.Meta[fidelityStepKey] != "5" {
+		t.Fatalf("trial %+v, want pruned at step 5", tr)
+	}
+}
+
+// A stored multi-fidelity study's model (over the parameters and the
+// step) is not one LoadPosterior (the web view's) can rebuild: it says
+// there is none (ErrNoModel).
+func TestFidelityPosteriorRefused(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	o := mfOptions(&fixedFidelity{t: 0.5})
+	o.DB, o.Name, o.Iters = wrap(db), "mf", 1
+	if _, err := Optimize(ctx, curveObjective{steps: 9}, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPosterior(ctx, wrap(db), "mf", 100); !errors.Is(err, ErrNoModel) {
+		t.Fatalf("multi-fidelity study: %v, want ErrNoModel", err)
+	}
+}

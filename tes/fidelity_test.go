@@ -1,0 +1,139 @@
+package tes
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
+)
+
+// fidelityGP returns the toy GP's data (2-d, 10 observations) lifted to
+// (x, t) with random fidelities t_i, and an SE kernel with length-scale
+// ellT on t (0.3 on x).
+func fidelityGP(t *testing.T, ellT float64) (*gp.GP, *gp.GP) {
+	t.Helper()
+	g := toyGP(t, 3, 10, 2, 0.3, 1e-3)
+	X := g.X()
+	n, d := X.Dims()
+	rng := rand.New(rand.NewPCG(9, 9))
+	Xt := mat.NewDense(n, d+1, nil)
+	for i := range n {
+		copy(Xt.RawRowView(i), X.RawRowView(i))
+		Xt.Set(i, d, 0.1+0.9*rng.Float64())
+	}
+	gt, err := gp.New(gp.NewSE([]float64{0.3, 0.3, ellT}, 1), 1e-3, Xt, append([]float64(nil), g.Y()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, gt
+}
+
+// With a fidelity length-scale so long that f(x, t) does not depend on t,
+// MF-TES's α at any fidelity is single-fidelity TES's α at x (same X*,
+// lifted to t = 1), and the cost-normalized α is it divided by c0 + t
+// with the gradient of the quotient.
+func TestFidelityAlphaMatchesSingleFidelity(t *testing.T) {
+	ctx := context.Background()
+	g, gt := fidelityGP(t, 1e5)
+	xs := mat.NewDense(3, 2, []float64{0.2, 0.7, 0.55, 0.4, 0.9, 0.1})
+	xst := mat.NewDense(3, 3, []float64{0.2, 0.7, 1, 0.55, 0.4, 1, 0.9, 0.1, 1})
+	m1, err := modelAt(ctx, g, rand.New(rand.NewPCG(1, 2)), xs, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := modelAt(ctx, gt, rand.New(rand.NewPCG(1, 2)), xst, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f1, err := m1.Func(1, nil, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft, err := mt.Func(1, nil, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost := acq.FidelityCost{Fixed: 0.2, Steps: 10}
+	pc := &perCost{f: ft, cost: cost}
+	for _, x := range [][]float64{{0.3, 0.6}, {0.5, 0.45}, {0.85, 0.2}} {
+		a1 := f1.Eval(mat.NewDense(1, 2, x), nil)
+		if !(a1 > 1e-4) {
+			t.Fatalf("α(%v) = %v: pick points where TES learns something", x, a1)
+		}
+		for _, tf := range []float64{1, 0.5, 0.13} {
+			X := mat.NewDense(1, 3, []float64{x[0], x[1], tf})
+			at := ft.Eval(X, nil)
+			if math.Abs(at-a1) > 1e-6*math.Max(1, a1) {
+				t.Errorf("α(%v, t = %v) = %v, single-fidelity α = %v", x, tf, at, a1)
+			}
+			grad := mat.NewDense(1, 3, nil)
+			if v := pc.Eval(X, grad); math.Abs(v-at/(0.2+tf)) > 1e-12 {
+				t.Errorf("α/cost at t = %v: %v, want %v", tf, v, at/(0.2+tf))
+			}
+			// The quotient's gradient against central differences.
+			for j := range 3 {
+				old := X.At(0, j)
+				const h = 1e-6
+				X.Set(0, j, old+h)
+				fp := pc.Eval(X, nil)
+				X.Set(0, j, old-h)
+				fm := pc.Eval(X, nil)
+				X.Set(0, j, old)
+				if fd := (fp - fm) / (2 * h); math.Abs(fd-grad.At(0, j)) > 1e-5+1e-4*math.Abs(fd) {
+					t.Errorf("∂(α/cost)/∂x%d at %v: %v, finite differences %v", j, X.RawRowView(0), grad.At(0, j), fd)
+				}
+			}
+		}
+	}
+}
+
+// When the fidelities are perfectly correlated (a low fidelity tells as
+// much as the full one) the cost-normalized choice takes the cheapest
+// step; when they are nearly independent, the full one.
+func TestFidelityChoiceFollowsCorrelation(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		ellT, want float64
+	}{
+		{1e5, 0.1},
+		{0.05, 1},
+	} {
+		_, gt := fidelityGP(t, c.ellT)
+		p, err := newDeliver(acq.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := &acq.State{GP: gt, Iter: 1, Rand: rand.New(rand.NewPCG(4, 4))}
+		X, err := p.ProposeFidelity(ctx, st, 1, acq.FidelityCost{Fixed: 0.05, Steps: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := X.At(0, 2); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("fidelity length-scale %v: proposed t = %v, want %v", c.ellT, got, c.want)
+		}
+		// A batch of two: greedy, the second point given the first.
+		st.Rand = rand.New(rand.NewPCG(4, 5))
+		B, err := p.ProposeFidelity(ctx, st, 2, acq.FidelityCost{Fixed: 0.05, Steps: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, cols := B.Dims(); r != 2 || cols != 3 {
+			t.Fatalf("batch %d×%d, want 2×3", r, cols)
+		}
+	}
+}
+
+// FidelityCost.Snap rounds a fidelity up to its step, within [1/Steps, 1].
+func TestFidelitySnap(t *testing.T) {
+	c := acq.FidelityCost{Steps: 10}
+	for _, v := range [][2]float64{{0, 0.1}, {0.1, 0.1}, {0.1000000001, 0.1}, {0.11, 0.2}, {0.95, 1}, {1, 1}, {2, 1}} {
+		if got := c.Snap(v[0]); math.Abs(got-v[1]) > 1e-15 {
+			t.Errorf("Snap(%v) = %v, want %v", v[0], got, v[1])
+		}
+	}
+}
