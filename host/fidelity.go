@@ -250,29 +250,6 @@ func (f *fidelity) dataset(trials []Trial, d int, minimize bool) *dataset {
 	return ds
 }
 
-// standardize sets y to the raw values standardized (mean 0, sample
-// standard deviation 1; scale 1 for fewer than two values or all equal).
-func (ds *dataset) standardize(raw []float64) {
-	n := len(raw)
-	for _, v := range raw {
-		ds.mean += v
-	}
-	ds.mean /= float64(n)
-	if n > 1 {
-		var ss float64
-		for _, v := range raw {
-			ss += (v - ds.mean) * (v - ds.mean)
-		}
-		if sd := math.Sqrt(ss / float64(n-1)); sd > 1e-12*math.Max(1, math.Abs(ds.mean)) {
-			ds.scale = sd
-		}
-	}
-	ds.y = make([]float64, n)
-	for i, v := range raw {
-		ds.y[i] = (v - ds.mean) / ds.scale
-	}
-}
-
 // proposeFidelity is propose for a multi-fidelity study: it fits the GP
 // over (x, t) and asks the acquisition for q points with their fidelities
 // (q×(d+1)); the fallback's points run at full fidelity.

@@ -184,18 +184,7 @@ func TestFidelityResumeBitwise(t *testing.T) {
 	if stopped == 0 {
 		t.Fatalf("no trial of %d stopped early: the test would not see a stored target step", len(want.Trials))
 	}
-	path := interruptedStudy(t, obj, opts(), 6)
-	db := openDB(t, path, false)
-	defer db.Close()
-	s, err := OpenStudy(ctx, wrap(db), "st", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Run(ctx, obj); err != nil {
-		t.Fatal(err)
-	}
-	got := s.Trials()
+	got := reopenAndRun(t, interruptedStudy(t, obj, opts(), 6), 0, obj)
 	sameTrials(t, want.Trials, got)
 	for i := range got {
 		if a, b := want.Trials[i], got[i]; a.Meta[fidelityStepKey] != b.Meta[fidelityStepKey] || len(a.Intermediates) != len(b.Intermediates) {

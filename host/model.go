@@ -57,6 +57,14 @@ func newDataset(trials []Trial, d int, minimize bool) *dataset {
 			k++
 		}
 	}
+	ds.standardize(raw)
+	return ds
+}
+
+// standardize sets y to the raw values standardized (mean 0, sample
+// standard deviation 1; scale 1 for fewer than two values or all equal).
+func (ds *dataset) standardize(raw []float64) {
+	n := len(raw)
 	for _, v := range raw {
 		ds.mean += v
 	}
@@ -74,7 +82,6 @@ func newDataset(trials []Trial, d int, minimize bool) *dataset {
 	for i, v := range raw {
 		ds.y[i] = (v - ds.mean) / ds.scale
 	}
-	return ds
 }
 
 // dataset returns the GP's view of the study's completed trials, warped

@@ -126,18 +126,7 @@ func TestMultiOutputResumeExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := interruptedStudy(t, &twoObjectives{bound: 0.9}, opts, 9)
-	db := openDB(t, path, false)
-	defer db.Close()
-	s, err := OpenStudy(ctx, wrap(db), "st", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Run(ctx, &twoObjectives{bound: 0.9}); err != nil {
-		t.Fatal(err)
-	}
-	got := s.Trials()
+	got := reopenAndRun(t, interruptedStudy(t, &twoObjectives{bound: 0.9}, opts, 9), 0, &twoObjectives{bound: 0.9})
 	sameTrials(t, want.Trials, got)
 	for i := range got {
 		for k := range got[i].Outputs {

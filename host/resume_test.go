@@ -45,13 +45,13 @@ func TestResumeExactEveryAcquisition(t *testing.T) {
 			short.Iters = 3
 			path := interruptedStudy(t, hartmann6(), short, 6)
 			resumed := t.Run("interrupted", func(t *testing.T) {
-				sameTrials(t, throughIteration(want.Trials, 3), reopenAndRun(t, path, 0))
+				sameTrials(t, throughIteration(want.Trials, 3), reopenAndRun(t, path, 0, hartmann6()))
 			})
 			t.Run("extended", func(t *testing.T) {
 				if !resumed {
 					t.Skip("the interrupted study did not resume exactly (above)")
 				}
-				sameTrials(t, want.Trials, reopenAndRun(t, path, 6))
+				sameTrials(t, want.Trials, reopenAndRun(t, path, 6, hartmann6()))
 			})
 		})
 	}
@@ -113,9 +113,9 @@ func interruptedStudy(t *testing.T, obj sdk.Objective, o Options, stopAt int64) 
 }
 
 // reopenAndRun reopens study "st" at path in a new Study (as a new process
-// would), runs it to its end with the given iteration budget (0: the stored
-// one) and returns its trials.
-func reopenAndRun(t *testing.T, path string, iters int) []Trial {
+// would), runs it on obj to its end with the given iteration budget (0: the
+// stored one) and returns its trials.
+func reopenAndRun(t *testing.T, path string, iters int, obj sdk.Objective) []Trial {
 	t.Helper()
 	db := openDB(t, path, false)
 	defer db.Close()
@@ -124,7 +124,7 @@ func reopenAndRun(t *testing.T, path string, iters int) []Trial {
 		t.Fatal(err)
 	}
 	defer s.Close() // releases the lease for the next reopening
-	if _, err := s.Run(context.Background(), hartmann6()); err != nil {
+	if _, err := s.Run(context.Background(), obj); err != nil {
 		t.Fatal(err)
 	}
 	return s.Trials()

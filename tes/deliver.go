@@ -262,18 +262,7 @@ func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s deliverSe
 	}
 	ell := lengthscales(g.Kernel())
 	x := xbar.RawRowView(0)
-	near := func(P *mat.Dense) bool {
-		if P == nil {
-			return false
-		}
-		r, _ := P.Dims()
-		for i := range r {
-			if scaledDist(x, P.RawRowView(i), ell) < s.MinDistance {
-				return true
-			}
-		}
-		return false
-	}
+	near := func(P *mat.Dense) bool { return nearScaled(x, P, ell, s.MinDistance) }
 	return xbar, best, (warmFirst(st) || !near(X)) && !near(st.Pending) && !math.IsNaN(mbar), nil
 }
 

@@ -193,6 +193,21 @@ func lengthscales(k gp.Kernel) []float64 {
 // beyond every distance threshold.
 const catScale = 1e-9
 
+// nearScaled reports whether a row of P (nil: none) lies within r
+// length-scale units of x.
+func nearScaled(x []float64, P *mat.Dense, ell []float64, r float64) bool {
+	if P == nil {
+		return false
+	}
+	n, _ := P.Dims()
+	for i := range n {
+		if scaledDist(x, P.RawRowView(i), ell) < r {
+			return true
+		}
+	}
+	return false
+}
+
 func scaledDist(x, y, ell []float64) float64 {
 	s := 0.0
 	for i := range x {
