@@ -330,3 +330,34 @@ func TestMeanFrontPoint(t *testing.T) {
 		t.Errorf("batch %v does not open with the mean front's x̄ %v", mat.Formatted(B), want)
 	}
 }
+
+// TestMultiCandidatesMoveAlongFaces: with two objectives, some candidates
+// are front points with one coordinate redrawn (far from the point, the
+// others unchanged); with one objective under constraints none are.
+func TestMultiCandidatesMoveAlongFaces(t *testing.T) {
+	moved := func(kinds []acq.OutputKind, fs []func([]float64) float64) int {
+		s := multiState(t, uniformX(5, 8, 3), kinds, fs, 5)
+		n := 0
+		for _, c := range multiCandidates(s, 64) {
+			nx, d := s.X.Dims()
+			for i := 0; i < nx; i++ {
+				diff, far := 0, false
+				for j := 0; j < d; j++ {
+					if dj := math.Abs(c[j] - s.X.At(i, j)); dj > 0 {
+						diff++
+						far = far || dj > 0.2
+					}
+				}
+				if diff == 1 && far {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	two := moved([]acq.OutputKind{acq.Objective, acq.Objective}, twoObjectives())
+	con := moved([]acq.OutputKind{acq.Objective, acq.Constraint}, twoObjectives())
+	if two == 0 || con != 0 {
+		t.Errorf("candidates moved along one coordinate: %d with two objectives (want > 0), %d under a constraint (want 0)", two, con)
+	}
+}
