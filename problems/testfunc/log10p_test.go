@@ -56,12 +56,12 @@ func TestLog10PMatchesNaivePosteriorMean(t *testing.T) {
 	}
 }
 
-// With the real survey (when ../shared/data is present): the paper's
+// With the real survey (when $TESBO_LOG10P_DATA names it): the paper's
 // hyper-parameters are read, and f* bounds samples and local maxima (the
 // common tests cover it too; this one logs the figures).
 func TestLog10PRealData(t *testing.T) {
 	if !haveRealLog10P() {
-		t.Skipf("real data not found at %s", realLog10PDir)
+		t.Skipf("optional reference data not found (set TESBO_LOG10P_DATA to the Broom's Barn directory to run this check): %q", realLog10PDir)
 	}
 	fn, err := Log10P(realLog10PDir)
 	if err != nil {

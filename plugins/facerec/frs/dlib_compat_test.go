@@ -11,15 +11,11 @@ import (
 )
 
 // faceAttackData returns the paper's face-attack data directory:
-// $TESBO_FACE_ATTACK_DATA, else ../shared/data/face-attack beside the
-// checkout. That data lives outside the repository (it is optional
-// reference data, not part of a clone), so the test skips without it, even
-// under CI.
+// $TESBO_FACE_ATTACK_DATA. That data lives outside the repository (it is
+// optional reference data, not part of a clone), so the test skips without
+// it, even under CI.
 func faceAttackData(t *testing.T) string {
 	dir := os.Getenv("TESBO_FACE_ATTACK_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "..", "shared", "data", "face-attack")
-	}
 	if _, err := os.Stat(filepath.Join(dir, "fr_gallery41_encodings.npy")); err != nil {
 		t.Skipf("optional reference data (the paper's dlib gallery and attacker photo, kept outside the repository) not found; "+
 			"set TESBO_FACE_ATTACK_DATA to its directory to run this check: %v", err)
