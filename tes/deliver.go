@@ -35,9 +35,14 @@ type deliverSettings struct {
 	TrustRegion float64
 	// DesignPoints is how many points (evaluated and pending) the study
 	// must have before TES and x̄ take over; below that Deliver proposes
-	// space-filling points (design.go). Zero means d + 1; a negative value
-	// never proposes them.
+	// space-filling points (design.go). Zero means d + 1, at most 4
+	// (maxDesignPoints); a negative value never proposes them.
 	DesignPoints int
+	// DesignMargin keeps the space-filling points of a continuous
+	// coordinate that far from its bounds: they are drawn from
+	// [m, 1 − m] (design.go). Zero means 0.2; a negative value draws
+	// them from the whole cube.
+	DesignMargin float64
 	// NoWarp fits the GP to the standardized observations as they are. By
 	// default the host warps them first (acq.OutputWarper): when the
 	// values have a long lower tail — a few very bad observations, as of
@@ -55,6 +60,9 @@ func (s deliverSettings) withDefaults() deliverSettings {
 	}
 	if s.TrustRegion == 0 {
 		s.TrustRegion = 0.2
+	}
+	if s.DesignMargin == 0 {
+		s.DesignMargin = 0.2
 	}
 	return s
 }
@@ -106,7 +114,7 @@ func (s deliverSettings) withDefaults() deliverSettings {
 // against 0 and 1 of 10 when TES's queries came first
 // (docs/results/tuning/README.md, "Warm start from a finished study").
 //
-// Until the study has d + 1 points (Settings.DesignPoints) the batch
+// Until the study has min(d + 1, 4) points (Settings.DesignPoints) the batch
 // opens with space-filling points instead (design.go): the trust region
 // placed around the better of 2 random points would otherwise climb
 // whichever basin that point lies in. The rest of such a batch, q − k

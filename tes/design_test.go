@@ -13,10 +13,10 @@ import (
 )
 
 // farQuantile returns the 0.95 quantile of the distance from a uniform
-// point of [0,1]^d to the nearest row of X: a space-filling point, the best
-// of designCandidates uniform ones, lies beyond it unless something is
-// wrong (a uniform point does with probability 0.05).
-func farQuantile(X *mat.Dense) float64 {
+// point of [m, 1 − m]^d to the nearest row of X: a space-filling point, the
+// best of designCandidates uniform ones of that box, lies beyond it unless
+// something is wrong (a uniform point does with probability 0.05).
+func farQuantile(X *mat.Dense, m float64) float64 {
 	_, d := X.Dims()
 	rng := rand.New(rand.NewPCG(99, 1))
 	known := make([][]float64, rowsOf(X))
@@ -27,7 +27,7 @@ func farQuantile(X *mat.Dense) float64 {
 	x := make([]float64, d)
 	for i := range dist {
 		for j := range x {
-			x[j] = rng.Float64()
+			x[j] = m + (1-2*m)*rng.Float64()
 		}
 		dist[i] = math.Sqrt(nearestSq(x, known, nil))
 	}
@@ -51,7 +51,7 @@ func nearest(x []float64, X *mat.Dense) float64 {
 func TestDeliverOpensWithDesign(t *testing.T) {
 	ctx := context.Background()
 	g := toyGP(t, 5, 2, 3, 0.3, 1e-4)
-	far := farQuantile(g.X())
+	far := farQuantile(g.X(), 0.2)
 	propose := func(s deliverSettings, st *acq.State, q int) *mat.Dense {
 		t.Helper()
 		p, err := newDeliver(acq.Options{})
@@ -132,12 +132,12 @@ func TestDeliverSizedDesign(t *testing.T) {
 // keeps its points apart from the known ones and from each other.
 func TestSpaceFilling(t *testing.T) {
 	X := mat.NewDense(2, 2, []float64{0.1, 0.1, 0.5, 0.5})
-	a := spaceFilling(rand.New(rand.NewPCG(1, 2)), 3, X, nil, nil)
-	b := spaceFilling(rand.New(rand.NewPCG(1, 2)), 3, X, nil, nil)
+	a := spaceFilling(rand.New(rand.NewPCG(1, 2)), 3, X, nil, nil, nil)
+	b := spaceFilling(rand.New(rand.NewPCG(1, 2)), 3, X, nil, nil, nil)
 	if !mat.Equal(a, b) {
 		t.Fatalf("the same stream gave %v and %v", mat.Formatted(a), mat.Formatted(b))
 	}
-	far := farQuantile(X)
+	far := farQuantile(X, 0)
 	known := X
 	for i := range 3 {
 		x := a.RawRowView(i)
@@ -186,7 +186,7 @@ func TestSpaceFillingCategorical(t *testing.T) {
 	X := mat.NewDense(2, 3, []float64{0.2, 0.3, 0.1, 0.7, 0.6, 0.9})
 	counts := make([]int, n)
 	for seed := range uint64(600) {
-		P := spaceFilling(rand.New(rand.NewPCG(seed, 9)), 1, X, nil, []int{0, 0, n})
+		P := spaceFilling(rand.New(rand.NewPCG(seed, 9)), 1, X, nil, []int{0, 0, n}, nil)
 		counts[choice(P.At(0, 2), n)]++
 	}
 	// Known points hold choices 0 and 4; every candidate differing from
@@ -195,6 +195,51 @@ func TestSpaceFillingCategorical(t *testing.T) {
 	for c := 1; c <= 3; c++ {
 		if counts[c] < 100 {
 			t.Fatalf("choice counts %v: middle choice %d is rare", counts, c)
+		}
+	}
+}
+
+// The design keeps a continuous coordinate's points DesignMargin from its
+// bounds, and leaves a categorical or integer coordinate's first and last
+// values as likely as the others.
+func TestDesignMargins(t *testing.T) {
+	m := designMargins(4, 0.2, []int{0, 3, 0, 0}, []float64{0, 0, 0.25, 0})
+	if !slices.Equal(m, []float64{0.2, 0, 0, 0.2}) {
+		t.Fatalf("margins %v, want [0.2 0 0 0.2]", m)
+	}
+	if m := designMargins(4, -1, nil, nil); m != nil {
+		t.Fatalf("a negative margin gave %v, want none", m)
+	}
+	X := mat.NewDense(2, 4, []float64{0.5, 0.4, 0.5, 0.5, 0.45, 0.5, 0.55, 0.4})
+	lo, hi := []float64{1, 1, 1, 1}, []float64{0, 0, 0, 0}
+	for seed := range uint64(200) {
+		P := spaceFilling(rand.New(rand.NewPCG(seed, 3)), 2, X, nil, []int{0, 3, 0, 0}, m)
+		for i := range 2 {
+			for j, v := range P.RawRowView(i) {
+				lo[j], hi[j] = math.Min(lo[j], v), math.Max(hi[j], v)
+			}
+		}
+	}
+	for _, j := range []int{0, 3} {
+		if lo[j] < 0.2 || hi[j] > 0.8 {
+			t.Fatalf("continuous coordinate %d ranged over [%.3f, %.3f], want within [0.2, 0.8]", j, lo[j], hi[j])
+		}
+	}
+	for _, j := range []int{1, 2} {
+		if lo[j] > 0.1 || hi[j] < 0.9 {
+			t.Fatalf("coordinate %d without a margin ranged over [%.3f, %.3f], want its ends reached", j, lo[j], hi[j])
+		}
+	}
+}
+
+// The default opening stops at 4 points however many dimensions the
+// space has; Settings.DesignPoints still asks for more.
+func TestDesignCapsAtFour(t *testing.T) {
+	g := toyGP(t, 5, 2, 6, 0.3, 1e-4)
+	for want, s := range map[int]deliverSettings{2: {}, 5: {DesignPoints: 7}} {
+		F := s.withDefaults().design(deliverState(g, 1), 8)
+		if r := rowsOf(F); r != want {
+			t.Fatalf("DesignPoints %d in 6 dimensions from 2 points: %d design points, want %d", s.DesignPoints, r, want)
 		}
 	}
 }

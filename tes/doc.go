@@ -7,7 +7,8 @@
 // evaluations at the posterior-mean maximizer x̄, so that what the model
 // knows about x* ends up in the trials a user keeps, searches its other
 // queries in a trust region around the best trial (region.go), opens
-// with space-filling points until the study has d + 1 (design.go), and
+// with space-filling points until the study has min(d + 1, 4), kept off
+// the bounds (design.go), and
 // whose GP the host fits to warped observations when they have a long
 // lower tail (acq.OutputWarper).
 //
