@@ -4,11 +4,12 @@
 # suite, and the tables against the earlier methods. Every step resumes:
 # bench skips finished runs.
 #
-#   docs/results/broad/eleventh-round.sh OUT
+#   [BOTORCH_SH=/path/to/botorch.sh] docs/results/broad/eleventh-round.sh OUT
 #
 # Only `tes` changed this round (its opening design), so the other
 # methods' final regrets — EI, random search, the earlier defaults and
-# BoTorch's qLogEI — are the committed finals.csv's, and the tenth
+# BoTorch's qLogEI (read again from botorch/, which gained BBOB at d = 5
+# in this round) — are the committed finals.csv's, and the tenth
 # round's `tes` is kept there as `tes-round10`. The new default's runs
 # replace `tes` in it.
 set -eu
@@ -23,14 +24,28 @@ go build -o "$BIN" ./cmd/tesbo-host
 for half in tune held-out; do
 	"$BIN" bench --suite broad --half "$half" --acqs tes --seeds "$SEEDS" --out "$OUT/$half" --log-level warn
 done
+# BoTorch's qLogEI on BBOB at d = 5 (held-out instance 6, 35 iterations),
+# through 'tesbo-host eval', seed-major, into the committed botorch/ (a
+# file is kept once it holds its last iteration). Skipped without
+# BOTORCH_SH.
+if [ -n "${BOTORCH_SH:-}" ]; then
+	for s in $(seq 0 $((SEEDS - 1))); do
+		for f in $(seq 1 24); do
+			file=docs/results/broad/botorch/bbob-f$f-d5-i6-qlogei-s$s.jsonl
+			if [ -s "$file" ] && [ "$(wc -l <"$file")" -ge 35 ]; then continue; fi
+			"$BOTORCH_SH" --problem cmd --cmd "$BIN eval --objective synthetic/bbob-f$f --param dim=5 --param instance=6 --seed $s" \
+				--acq qlogei --iters 35 --seed "$s" --threads 1 >"$file.tmp" && mv "$file.tmp" "$file"
+		done
+	done
+fi
 python3 docs/results/broad/finals.py collect "$OUT/problems.tsv" "$OUT/new.csv" \
-	tes=bench:"$OUT/tune":tes tes=bench:"$OUT/held-out":tes
+	tes=bench:"$OUT/tune":tes tes=bench:"$OUT/held-out":tes qlogei=botorch:docs/results/broad/botorch
 F=docs/results/broad/finals.csv
 if ! grep -q ',tes-round10,' "$F"; then
 	# The first run of this script: the committed `tes` is the tenth round's.
-	awk -F, 'BEGIN { OFS = "," } NR > 1 && $3 == "tes" { $3 = "tes-round10" } { print }' "$F" >"$OUT/old.csv"
+	awk -F, 'BEGIN { OFS = "," } NR > 1 && $3 == "tes" { $3 = "tes-round10" } { print }' "$F" | grep -v ',qlogei,' >"$OUT/old.csv"
 else
-	grep -v ',tes,' "$F" >"$OUT/old.csv"
+	grep -v ',tes,' "$F" | grep -v ',qlogei,' >"$OUT/old.csv"
 fi
 {
 	cat "$OUT/old.csv"
