@@ -38,10 +38,10 @@
 # configurations, default "branin:1:30 hartmann3:1:30 hartmann6:4:10
 # hartmann6:4:30" as problem:batch:iterations), RECOMMEND (evaluated),
 # DEST (docs/results/botorch). Resumable: finished runs of either side are
-# kept in OUT (default /work/bench-out/botorch).
+# kept in OUT (default out/bench/botorch).
 set -eu
 cd "$(dirname "$0")/../.."
-OUT=${1:-/work/bench-out/botorch}
+OUT=${1:-out/bench/botorch}
 BOTORCH=${BOTORCH:-}
 RECOMMEND=${RECOMMEND:-evaluated}
 DEST=${DEST:-docs/results/botorch}

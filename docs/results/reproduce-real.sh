@@ -4,7 +4,7 @@
 # random search at equal evaluation budgets — and copies the results into
 # docs/results/{cnn,facerec}/. Run from the repository root:
 #
-#	docs/results/reproduce-real.sh facerec|cnn [OUT]   # OUT defaults to /work/bench-out
+#	docs/results/reproduce-real.sh facerec|cnn [OUT]   # OUT defaults to out/bench
 #
 # facerec attacks with the paper's attacker photo against the paper's 41-face
 # gallery (dlib encodings) from FACE, the directory holding the paper's
@@ -15,7 +15,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 what=$1
-OUT=${2:-/work/bench-out}
+OUT=${2:-out/bench}
 FACE=${FACE:-}
 if [ "$what" = facerec ] && [ -z "$FACE" ]; then
 	echo "reproduce-real.sh: facerec needs FACE=DIR, the directory of the paper's face-attack data" >&2

@@ -4,7 +4,7 @@
 # `tesbo-host bench`, then copies the figures, tables and per-iteration CSVs
 # into docs/results/<experiment>/. Run it from the repository root:
 #
-#	docs/results/reproduce.sh [OUT]          # OUT defaults to /work/bench-out
+#	docs/results/reproduce.sh [OUT]          # OUT defaults to out/bench
 #	ONLY="fig5a fig10" docs/results/reproduce.sh   # just these experiments
 #
 # Every bench keeps its study database in OUT/<experiment>/studies.db (not
@@ -15,7 +15,7 @@
 # the paper's release; not part of this repository).
 set -eu
 cd "$(dirname "$0")/../.."
-OUT=${1:-/work/bench-out}
+OUT=${1:-out/bench}
 BROOMS=${BROOMS:-}
 for name in fig5b fig6c fig6ghi; do
 	case " ${ONLY:-$name} " in *" $name "*)

@@ -4,7 +4,7 @@
 # into docs/results/user-suite/. comparison.md compares the methods under the
 # user's rule (the noise-free regret of the best evaluated trial).
 #
-#	docs/results/user-suite.sh [OUT]    # OUT defaults to /work/bench-out/user-suite
+#	docs/results/user-suite.sh [OUT]    # OUT defaults to out/bench/user-suite
 #
 # ACQS (default tes,tes-ep,ei,ucb,ts,mes,random), SEEDS (20) and JOBS (2)
 # override the defaults (those of the committed tables). ITERS and INIT
@@ -17,7 +17,7 @@
 # Resumable: run it again after an interruption.
 set -eu
 cd "$(dirname "$0")/../.."
-OUT=${1:-/work/bench-out/user-suite}
+OUT=${1:-out/bench/user-suite}
 BIN=${BIN:-/tmp/tesbo-host}
 DEST=${DEST:-docs/results/user-suite}
 budget="--iters ${ITERS:-30} --init ${INIT:-10}"
