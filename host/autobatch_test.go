@@ -140,7 +140,7 @@ func TestAutoBatchResumeExact(t *testing.T) {
 	t.Run("interrupted", func(t *testing.T) {
 		stopAt := int64(24 + sizes[0] + 1) // inside iteration 2 (or at its end)
 		path := interruptedStudy(t, hartmann6(), opts(), stopAt)
-		sameTrials(t, want.Trials, reopenAndRun(t, path, 0, hartmann6()))
+		sameTrials(t, want.Trials, reopenAndRun(t, path, Options{}, hartmann6()))
 	})
 	t.Run("extended", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "s.db")
@@ -151,10 +151,10 @@ func TestAutoBatchResumeExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.Close()
-		sameTrials(t, want.Trials, reopenAndRun(t, path, 4, hartmann6()))
+		sameTrials(t, want.Trials, reopenAndRun(t, path, Options{Iters: 4}, hartmann6()))
 		// Its budget of 4 iterations took 5: reopened with that budget
 		// again, it is complete, not below the iterations run.
-		sameTrials(t, want.Trials, reopenAndRun(t, path, 4, hartmann6()))
+		sameTrials(t, want.Trials, reopenAndRun(t, path, Options{Iters: 4}, hartmann6()))
 	})
 }
 

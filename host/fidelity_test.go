@@ -184,7 +184,7 @@ func TestFidelityResumeBitwise(t *testing.T) {
 	if stopped == 0 {
 		t.Fatalf("no trial of %d stopped early: the test would not see a stored target step", len(want.Trials))
 	}
-	got := reopenAndRun(t, interruptedStudy(t, obj, opts(), 6), 0, obj)
+	got := reopenAndRun(t, interruptedStudy(t, obj, opts(), 6), Options{}, obj)
 	sameTrials(t, want.Trials, got)
 	for i := range got {
 		if a, b := want.Trials[i], got[i]; a.Meta[fidelityStepKey] != b.Meta[fidelityStepKey] || len(a.Intermediates) != len(b.Intermediates) {

@@ -36,7 +36,7 @@ func TestLocalModelStudy(t *testing.T) {
 	}
 	t.Run("interrupted", func(t *testing.T) {
 		path := interruptedStudy(t, hartmann6(), opts(), 13)
-		sameTrials(t, want.Trials, reopenAndRun(t, path, 0, hartmann6()))
+		sameTrials(t, want.Trials, reopenAndRun(t, path, Options{}, hartmann6()))
 	})
 	exact := opts()
 	exact.Model = ModelExact

@@ -126,7 +126,7 @@ func TestMultiOutputResumeExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := reopenAndRun(t, interruptedStudy(t, &twoObjectives{bound: 0.9}, opts, 9), 0, &twoObjectives{bound: 0.9})
+	got := reopenAndRun(t, interruptedStudy(t, &twoObjectives{bound: 0.9}, opts, 9), Options{}, &twoObjectives{bound: 0.9})
 	sameTrials(t, want.Trials, got)
 	for i := range got {
 		for k := range got[i].Outputs {

@@ -91,18 +91,7 @@ func TestPrunedTrialsResumeBitwise(t *testing.T) {
 	if want.Best == nil || want.Trials[want.Best.TrialID].Status != Complete {
 		t.Fatalf("recommended %+v, not a complete trial", want.Best)
 	}
-	path := interruptedStudy(t, obj, pruningOptions(), 9)
-	db := openDB(t, path, false)
-	defer db.Close()
-	s, err := OpenStudy(ctx, wrap(db), "st", Options{Proposer: randomProposer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Run(ctx, obj); err != nil {
-		t.Fatal(err)
-	}
-	got := s.Trials()
+	got := reopenAndRun(t, interruptedStudy(t, obj, pruningOptions(), 9), Options{Proposer: randomProposer{}}, obj)
 	sameTrials(t, want.Trials, got)
 	for i := range got {
 		if a, b := want.Trials[i].Intermediates, got[i].Intermediates; len(a) != len(b) {

@@ -45,13 +45,13 @@ func TestResumeExactEveryAcquisition(t *testing.T) {
 			short.Iters = 3
 			path := interruptedStudy(t, hartmann6(), short, 6)
 			resumed := t.Run("interrupted", func(t *testing.T) {
-				sameTrials(t, throughIteration(want.Trials, 3), reopenAndRun(t, path, 0, hartmann6()))
+				sameTrials(t, throughIteration(want.Trials, 3), reopenAndRun(t, path, Options{}, hartmann6()))
 			})
 			t.Run("extended", func(t *testing.T) {
 				if !resumed {
 					t.Skip("the interrupted study did not resume exactly (above)")
 				}
-				sameTrials(t, want.Trials, reopenAndRun(t, path, 6, hartmann6()))
+				sameTrials(t, want.Trials, reopenAndRun(t, path, Options{Iters: 6}, hartmann6()))
 			})
 		})
 	}
@@ -113,13 +113,14 @@ func interruptedStudy(t *testing.T, obj sdk.Objective, o Options, stopAt int64) 
 }
 
 // reopenAndRun reopens study "st" at path in a new Study (as a new process
-// would), runs it on obj to its end with the given iteration budget (0: the
-// stored one) and returns its trials.
-func reopenAndRun(t *testing.T, path string, iters int, obj sdk.Objective) []Trial {
+// would) with the per-process options o (zero: the stored settings, e.g.
+// o.Iters 0 keeps the stored budget), runs it on obj to its end and
+// returns its trials.
+func reopenAndRun(t *testing.T, path string, o Options, obj sdk.Objective) []Trial {
 	t.Helper()
 	db := openDB(t, path, false)
 	defer db.Close()
-	s, err := OpenStudy(context.Background(), wrap(db), "st", Options{Iters: iters})
+	s, err := OpenStudy(context.Background(), wrap(db), "st", o)
 	if err != nil {
 		t.Fatal(err)
 	}
