@@ -154,7 +154,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration, pins
 	if ds.n() == 0 {
 		return fallback("no completed evaluations yet")
 	}
-	evaluated, imported := ds.n(), s.importedIn(ds.ids)
+	evaluated, imported := ds.n(), s.importedTrials()
 	ds, reg := s.modelData(ds)
 	fr, err := s.fitCached(ds, t)
 	if err != nil {

@@ -264,7 +264,7 @@ func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iterati
 	}
 	it.FitSeconds = fr.seconds
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingFidelity(), Log: s.log,
-		Feasible: s.feasibility(t, nil), IntStep: s.fidelityIntSteps(), Evaluated: ds.n()}
+		Feasible: s.feasibility(t, nil), IntStep: s.fidelityIntSteps(), Evaluated: ds.n(), Imported: s.importedTrials()}
 	t0 := time.Now()
 	X, err := s.proposer.(acq.FidelityProposer).ProposeFidelity(ctx, st, q, s.mf.cost)
 	it.ProposeSeconds = time.Since(t0).Seconds()

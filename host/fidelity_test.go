@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -17,12 +18,16 @@ import (
 type fixedFidelity struct {
 	t float64
 
-	mu      sync.Mutex
-	seen    []*mat.Dense
-	pending []*mat.Dense
+	mu       sync.Mutex
+	seen     []*mat.Dense
+	pending  []*mat.Dense
+	imported []int // State.Imported of every call, both kinds
 }
 
 func (p *fixedFidelity) Propose(_ context.Context, s *acq.State, q int) (*mat.Dense, error) {
+	p.mu.Lock()
+	p.imported = append(p.imported, s.Imported)
+	p.mu.Unlock()
 	return randomProposer{}.Propose(context.Background(), s, q)
 }
 
@@ -30,6 +35,7 @@ func (p *fixedFidelity) ProposeFidelity(_ context.Context, s *acq.State, q int, 
 	p.mu.Lock()
 	p.seen = append(p.seen, mat.DenseCopyOf(s.GP.X()))
 	p.pending = append(p.pending, s.Pending)
+	p.imported = append(p.imported, s.Imported)
 	p.mu.Unlock()
 	X, _ := randomProposer{}.Propose(context.Background(), s, q)
 	for i := range q {
@@ -280,5 +286,33 @@ func TestFidelityPosteriorRefused(t *testing.T) {
 	}
 	if _, err := LoadPosterior(ctx, wrap(db), "mf", 100); !errors.Is(err, ErrNoModel) {
 		t.Fatalf("multi-fidelity study: %v, want ErrNoModel", err)
+	}
+}
+
+// A warm-started study tells its acquisition how many of the model's
+// observations were imported (acq.State.Imported: the default one
+// evaluates x̄ first), multi-fidelity or not.
+func TestWarmStartTellsImported(t *testing.T) {
+	ctx := context.Background()
+	obj := curveObjective{steps: 9}
+	raw := openDB(t, t.TempDir()+"/w.db", true)
+	defer raw.Close()
+	src := sourceStudy(t, wrap(raw), obj, Options{Acquisition: "test-random", Proposer: randomProposer{}, Batch: 1, Iters: 2, Init: 3, Seed: 2})
+	for _, mf := range []bool{false, true} {
+		p := &fixedFidelity{t: 1}
+		o := Options{Acquisition: "test-fidelity", Proposer: p, Batch: 1, Iters: 2, NoInit: true, Seed: 4,
+			WarmStart: []string{"old"}, DB: wrap(raw), Grace: -1, MultiFidelity: MultiFidelity{Enabled: mf}}
+		o.Name = fmt.Sprintf("mf-%v", mf)
+		if _, err := Optimize(ctx, obj, o); err != nil {
+			t.Fatal(err)
+		}
+		if len(p.imported) != 2 {
+			t.Fatalf("multi-fidelity %v: %d proposals, want 2", mf, len(p.imported))
+		}
+		for i, n := range p.imported {
+			if n != len(src) {
+				t.Fatalf("multi-fidelity %v, proposal %d: State.Imported %d, want the %d imported trials", mf, i, n, len(src))
+			}
+		}
 	}
 }

@@ -272,12 +272,12 @@ func importedCount(ts []store.Trial) int {
 	return n
 }
 
-// importedIn counts the trials among ids (trial IDs) that a warm start
-// imported.
-func (s *Study) importedIn(ids []int) int {
+// importedTrials counts the trials a warm start imported (all complete,
+// so all in the model's data): acq.State.Imported.
+func (s *Study) importedTrials() int {
 	n := 0
-	for _, id := range ids {
-		if s.trials[id].Iteration == ImportedIteration {
+	for _, t := range s.trials {
+		if t.Iteration == ImportedIteration {
 			n++
 		}
 	}

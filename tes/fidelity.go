@@ -119,8 +119,9 @@ func fullFidelity(st *acq.State) *acq.State {
 // coordinate 1), the row of the GP's inputs whose x has the largest μ(x,
 // 1), and whether x̄ is worth an evaluation: μ(x̄, 1) above μ at
 // every evaluated point taken at full fidelity, and x̄ farther than
-// MinDistance length-scales from every full-fidelity observation and
-// pending point.
+// MinDistance length-scales from every pending point and — except in a
+// warm-started study before its first evaluation (warmFirst), as in
+// Deliver's recommendation — from every full-fidelity observation.
 func (p *Deliver) fullRecommendation(ctx context.Context, full *acq.State, s deliverSettings) (*mat.Dense, int, bool, error) {
 	g := full.GP
 	X := g.X()
@@ -150,7 +151,7 @@ func (p *Deliver) fullRecommendation(ctx context.Context, full *acq.State, s del
 	ell := lengthscales(g.Kernel())
 	x := xbar.RawRowView(0)
 	near := func(P *mat.Dense) bool { return nearScaled(x, P, ell, s.MinDistance) }
-	return xbar, best, !near(X) && !near(full.Pending), nil
+	return xbar, best, (warmFirst(full) || !near(X)) && !near(full.Pending), nil
 }
 
 // maximizePerCost returns the point (x, t), t snapped to a step, that

@@ -128,6 +128,43 @@ func TestFidelityChoiceFollowsCorrelation(t *testing.T) {
 	}
 }
 
+// As Deliver does, MF-TES evaluates x̄ at full fidelity at a warm-started
+// study's first iteration even when x̄ lies next to an imported point
+// (MinDistance 1e9 puts every point next to one); a study that was not
+// warm-started, or one with evaluations of its own, does not.
+func TestFidelityWarmStartEvaluatesXBarFirst(t *testing.T) {
+	ctx := context.Background()
+	_, gt := fidelityGP(t, 0.3)
+	for _, c := range []struct {
+		name               string
+		evaluated, imports int
+		want               bool
+	}{
+		{"warm-started, no evaluation of its own", 10, 10, true},
+		{"not warm-started", 10, 0, false},
+		{"warm-started, one evaluation of its own", 11, 10, false},
+	} {
+		p, err := newDeliver(acq.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Settings.MinDistance = 1e9
+		st := &acq.State{GP: gt, Iter: 1, Rand: rand.New(rand.NewPCG(4, 4)), Evaluated: c.evaluated, Imported: c.imports}
+		xbar, _, _, err := p.fullRecommendation(ctx, fullFidelity(st), p.Settings.withDefaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Rand = rand.New(rand.NewPCG(4, 4))
+		X, err := p.ProposeFidelity(ctx, st, 1, acq.FidelityCost{Fixed: 0.05, Steps: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mat.Equal(X, xbar); got != c.want {
+			t.Errorf("%s: proposed x̄ %v, want %v (%v, x̄ %v)", c.name, got, c.want, X.RawRowView(0), xbar.RawRowView(0))
+		}
+	}
+}
+
 // FidelityCost.Snap rounds a fidelity up to its step, within [1/Steps, 1].
 func TestFidelitySnap(t *testing.T) {
 	c := acq.FidelityCost{Steps: 10}
