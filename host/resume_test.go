@@ -97,7 +97,16 @@ func interruptedStudy(t *testing.T, obj sdk.Objective, o Options, stopAt int64) 
 	path := filepath.Join(t.TempDir(), "s.db")
 	db := openDB(t, path, true)
 	defer db.Close()
-	o.DB, o.Name = wrap(db), "st"
+	o.DB = wrap(db)
+	interruptStudy(t, obj, o, stopAt)
+	return path
+}
+
+// interruptStudy runs o on obj as study "st" in o.DB and cancels it when
+// the stopAt-th trial finishes.
+func interruptStudy(t *testing.T, obj sdk.Objective, o Options, stopAt int64) {
+	t.Helper()
+	o.Name = "st"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var n atomic.Int64
@@ -109,7 +118,6 @@ func interruptedStudy(t *testing.T, obj sdk.Objective, o Options, stopAt int64) 
 	if _, err := Optimize(ctx, obj, o); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted run: %v", err)
 	}
-	return path
 }
 
 // reopenAndRun reopens study "st" at path in a new Study (as a new process

@@ -2,12 +2,10 @@ package host
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,42 +127,22 @@ func warmStartProposesXBar(t *testing.T, db *Storage, old []Trial, a, b []float6
 // batches of 2 and of 1 (where the default acquisition's x̄ schedule
 // counts from the warm start: x̄ at iterations 1 and 5).
 func TestWarmStartResumeExact(t *testing.T) {
-	ctx := context.Background()
 	for _, c := range []struct{ batch, iters int }{{2, 4}, {1, 6}} {
 		path := t.TempDir() + "/w.db"
 		raw := openDB(t, path, true)
 		sourceStudy(t, wrap(raw), hartmann6(), Options{Acquisition: "ei", Iters: 4, Init: 4, Seed: 3})
 		o := Options{Batch: c.batch, Iters: c.iters, NoInit: true, Seed: 4, WarmStart: []string{"old"}, DB: wrap(raw), Grace: -1}
 		o.Name = "whole"
-		want, err := Optimize(ctx, hartmann6(), o)
+		want, err := Optimize(context.Background(), hartmann6(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.Name = "cut"
-		cctx, cancel := context.WithCancel(ctx)
-		var n atomic.Int64
-		o.OnTrial = func(Trial) {
-			if n.Add(1) == 3 {
-				cancel()
-			}
-		}
-		if _, err := Optimize(cctx, hartmann6(), o); !errors.Is(err, context.Canceled) {
-			t.Fatalf("batch %d: interrupted run: %v", c.batch, err)
-		}
-		cancel()
-		s, err := OpenStudy(ctx, wrap(raw), "cut", Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Run(ctx, hartmann6()); err != nil {
-			t.Fatal(err)
-		}
-		sameTrials(t, want.Trials, s.Trials())
+		interruptStudy(t, hartmann6(), o, 3)
+		raw.Close()
+		sameTrials(t, want.Trials, reopenAndRun(t, path, Options{}, hartmann6()))
 		if len(want.Trials) != 8+c.iters*c.batch {
 			t.Fatalf("batch %d: %d trials, want the 8 imported and %d iterations × %d", c.batch, len(want.Trials), c.iters, c.batch)
 		}
-		s.Close()
-		raw.Close()
 	}
 }
 
