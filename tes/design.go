@@ -84,13 +84,13 @@ func designMargins(d int, margin float64, cats []int, intStep []float64) []float
 // spaceFilling returns k points of the unit cube chosen greedily, each the
 // one of designCandidates uniform candidates farthest from the rows of X,
 // of pending and of the points chosen before it: a maximin design that
-// keeps away from what is known. Coordinate j of a candidate is uniform on
-// [margins[j], 1 − margins[j]] (margins may be nil: the whole cube). The distance is Euclidean, except that a
-// categorical coordinate (cats[j] = n > 0 choices, binned as the host bins
-// it: choice ⌊u·n⌋) adds 1 when the choices differ and 0 when they agree —
-// its choices are not ordered, and a Euclidean maximin would favour the
-// first and last. Int coordinates are binned by the host like any
-// proposal's.
+// keeps away from what is known. Coordinate j of a candidate is uniform
+// on [margins[j], 1 − margins[j]] (margins may be nil: the whole cube).
+// The distance is Euclidean, except that a categorical coordinate
+// (cats[j] = n > 0 choices, binned as the host bins it: choice ⌊u·n⌋)
+// adds 1 when the choices differ and 0 when they agree — its choices are
+// not ordered, and a Euclidean maximin would favour the first and last.
+// Int coordinates are binned by the host like any proposal's.
 func spaceFilling(rng *rand.Rand, k int, X, pending *mat.Dense, cats []int, margins []float64) *mat.Dense {
 	_, d := X.Dims()
 	var known [][]float64

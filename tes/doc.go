@@ -8,9 +8,8 @@
 // knows about x* ends up in the trials a user keeps, searches its other
 // queries in a trust region around the best trial (region.go), opens
 // with space-filling points until the study has min(d + 1, 4), kept off
-// the bounds (design.go), and
-// whose GP the host fits to warped observations when they have a long
-// lower tail (acq.OutputWarper).
+// the bounds (design.go), and whose GP the host fits to warped
+// observations when they have a long lower tail (acq.OutputWarper).
 //
 // TES measures the information a batch B of noisy observations y_B gives
 // about the maximizer x* of f over a finite set X* of trusted maximizers
@@ -236,9 +235,8 @@
 // as cEI does: the means alone keep such a study on the first feasible
 // island it finds): every second single-point iteration, the first ⌈q/2⌉
 // slots of a batch (chosen greedily), the rest maximizing α_LB with them
-// pending. The single-output trust region and
-// opening design have no several-output counterpart; the host's initial
-// design opens the study.
+// pending. The single-output trust region and opening design have no
+// several-output counterpart; the host's initial design opens the study.
 //
 // # Multi-fidelity
 //

@@ -20,8 +20,9 @@ var _ acq.MultiProposer = (*Deliver)(nil)
 // posterior-mean outputs, feasible by the constraints' means, most improve
 // the hypervolume of the evaluated points' posterior-mean front
 // (meanFrontPoints); with one objective under constraints, the maximizer
-// of EI × the probability of feasibility (exploitPoints). A front needs many evaluated points, not one
-// maximizer, so half the evaluations go to such points: with q = 1 every
+// of EI × the probability of feasibility (exploitPoints). A front needs
+// many evaluated points, not one maximizer, so half the evaluations go to
+// such points: with q = 1 every
 // multiExploitEvery-th iteration evaluates x̄ (none when ExploitEvery is
 // negative); with q > 1 the first ⌈q/2⌉ slots are x̄₁, x̄₂, … (each the
 // best given the earlier ones' means as part of the front) and the other
