@@ -228,16 +228,16 @@
 //
 // Delivering (multi_deliver.go). The bound is about information, while the
 // user keeps the evaluated Pareto set; as Deliver does with x̄ for one
-// output, two evaluations in three (one in two under constraints with one
-// objective) go to the points whose posterior means,
+// output, two evaluations in three go to the points whose posterior means,
 // feasible by the constraints' means, most improve the hypervolume of the
 // evaluated points' posterior-mean front (with one objective under
 // constraints, the points maximizing EI × the probability of feasibility,
 // as cEI does: the means alone keep such a study on the first feasible
-// island it finds): at q = 1 on a fixed schedule, in a batch the first
-// ⌈2q/3⌉ (⌈q/2⌉) slots (chosen greedily), the rest maximizing α_LB with
-// them pending. The single-output trust region and opening design have no
-// several-output counterpart; the host's initial design opens the study.
+// island it finds): at q = 1 every iteration but each third, in a batch
+// the first ⌈2q/3⌉ slots but at most q − 1 (chosen greedily), the rest
+// maximizing α_LB with them pending. The single-output trust region and
+// opening design have no several-output counterpart; the host's initial
+// design opens the study.
 //
 // # Multi-fidelity
 //

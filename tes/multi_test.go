@@ -362,37 +362,24 @@ func TestMultiCandidatesMoveAlongFaces(t *testing.T) {
 	}
 }
 
-// TestExploitSchedule: with several objectives two evaluations in three go
-// to x̄ (q = 1: iterations 0, 1 of every 3; a batch of 4: 3 slots, of 2: 1), under
-// constraints with one objective one in two; and a single-point iteration
-// on the schedule proposes the mean front's point.
+// TestExploitSchedule: two evaluations in three go to x̄ (q = 1: iterations
+// 0, 1 of every 3; a batch of 4: 3 slots, of 2: 1), and a single-point
+// iteration on the schedule proposes the mean front's point.
 func TestExploitSchedule(t *testing.T) {
 	X := mat.NewDense(8, 1, []float64{0.02, 0.15, 0.3, 0.42, 0.55, 0.8, 0.9, 0.98})
 	mo := multiState(t, X, []acq.OutputKind{acq.Objective, acq.Objective}, []func(x []float64) float64{
 		func(x []float64) float64 { return x[0] },
 		func(x []float64) float64 { return 1 - x[0]*x[0] },
 	}, 7)
-	con := multiState(t, X, []acq.OutputKind{acq.Objective, acq.Constraint}, []func(x []float64) float64{
-		func(x []float64) float64 { return x[0] },
-		func(x []float64) float64 { return 0.7 - x[0] },
-	}, 7)
-	for _, c := range []struct {
-		s    *acq.MultiState
-		name string
-		q1   []int // slots at q = 1 for Iter = 0 … 5
-		q4   int
-	}{{mo, "two objectives", []int{1, 1, 0, 1, 1, 0}, 3}, {con, "one objective, one constraint", []int{1, 0, 1, 0, 1, 0}, 2}} {
-		for it, want := range c.q1 {
-			c.s.Iter = it
-			if got := exploitSlots(c.s, 1); got != want {
-				t.Errorf("%s, Iter %d: %d x̄ slots at q = 1, want %d", c.name, it, got, want)
-			}
+	for it, want := range []int{1, 1, 0, 1, 1, 0} {
+		mo.Iter = it
+		if got := exploitSlots(mo, 1); got != want {
+			t.Errorf("Iter %d: %d x̄ slots at q = 1, want %d", it, got, want)
 		}
-		if got := exploitSlots(c.s, 4); got != c.q4 {
-			t.Errorf("%s: %d x̄ slots at q = 4, want %d", c.name, got, c.q4)
-		}
-		if got := exploitSlots(c.s, 2); got != 1 {
-			t.Errorf("%s: %d x̄ slots at q = 2, want 1 (the information bound keeps one)", c.name, got)
+	}
+	for q, want := range map[int]int{2: 1, 3: 2, 4: 3, 6: 4} {
+		if got := exploitSlots(mo, q); got != want {
+			t.Errorf("%d x̄ slots at q = %d, want %d", got, q, want)
 		}
 	}
 	mo.RefPoint = []float64{-0.1, -0.1}
