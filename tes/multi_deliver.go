@@ -34,7 +34,7 @@ func (p *Deliver) ProposeMulti(ctx context.Context, s *acq.MultiState, q int) (*
 	}
 	m := multiTES{Settings: multiSettings{Features: p.TES.Scorer.Settings.Search.Features}, Optimize: p.TES.Optimize}
 	set := p.Settings.withDefaults()
-	k := exploitSlots(s, q)
+	k := exploitSlots(s.Iter, q)
 	if q == 1 && set.ExploitEvery < 0 {
 		k = 0
 	}
@@ -99,7 +99,7 @@ func objectives(s *acq.MultiState) int {
 	return n
 }
 
-// exploitSlots is how many of the q points of an iteration go to x̄
+// exploitSlots is how many of the q points of iteration iter go to x̄
 // (exploitPoints): two evaluations in three. At q = 1 that is every
 // iteration but each third; in a batch the first ⌈2q/3⌉ slots but at most
 // q − 1, so the information bound keeps at least one slot of every batch.
@@ -113,9 +113,9 @@ func objectives(s *acq.MultiState) int {
 // ConstrainedHartmann −0.14 ± 0.15, the others within ±0.02). More x̄
 // helps the tuning half further, but five in six left BraninCurrin's runs
 // short of its front's end (Branin's minimum) in 6 of 20 seeds against 3.
-func exploitSlots(s *acq.MultiState, q int) int {
+func exploitSlots(iter, q int) int {
 	if q == 1 {
-		if s.Iter%3 < 2 {
+		if iter%3 < 2 {
 			return 1
 		}
 		return 0

@@ -372,13 +372,12 @@ func TestExploitSchedule(t *testing.T) {
 		func(x []float64) float64 { return 1 - x[0]*x[0] },
 	}, 7)
 	for it, want := range []int{1, 1, 0, 1, 1, 0} {
-		mo.Iter = it
-		if got := exploitSlots(mo, 1); got != want {
+		if got := exploitSlots(it, 1); got != want {
 			t.Errorf("Iter %d: %d x̄ slots at q = 1, want %d", it, got, want)
 		}
 	}
 	for q, want := range map[int]int{2: 1, 3: 2, 4: 3, 6: 4} {
-		if got := exploitSlots(mo, q); got != want {
+		if got := exploitSlots(0, q); got != want {
 			t.Errorf("%d x̄ slots at q = %d, want %d", got, q, want)
 		}
 	}
