@@ -68,7 +68,7 @@ func (o *MultiObjective) Keys() []string {
 	switch o.name {
 	case "dtlz2":
 		keys = append(keys, KeyDim, KeyObjectives)
-	case "zdt1", "zdt2", "zdt3", "constrainedhartmann":
+	case "zdt1", "zdt2", "zdt3", "constrainedhartmann", "constrainedhartmannsmooth":
 		keys = append(keys, KeyDim)
 	}
 	sort.Strings(keys)

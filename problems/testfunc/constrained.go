@@ -44,6 +44,19 @@ func constrainedGramacy() *Multi {
 // 0.842254) on the sphere (computed by multi-start SLSQP; TestConstrainedOptima
 // checks the value there and that no feasible random point beats it).
 func constrainedHartmann(d, _ int) (*Multi, error) {
+	return hartmannInBall("constrainedhartmann", d, false)
+}
+
+// constrainedHartmannSmooth is BoTorch's smooth variant of
+// constrainedHartmann: the same problem with the slack 1 − ‖x‖₂², so the
+// same feasible set and optimum, but a slack without the norm's kink at 0.
+func constrainedHartmannSmooth(d, _ int) (*Multi, error) {
+	return hartmannInBall("constrainedhartmannsmooth", d, true)
+}
+
+// hartmannInBall builds constrainedHartmann (squared false) or
+// constrainedHartmannSmooth (squared true) under the given name.
+func hartmannInBall(name string, d int, squared bool) (*Multi, error) {
 	var h *Function
 	var opt float64
 	var xs []float64
@@ -53,10 +66,10 @@ func constrainedHartmann(d, _ int) (*Multi, error) {
 	case 6:
 		h, opt, xs = Hartmann6(), -hartmann6Optimum, hartmann6Maximizer[:]
 	default:
-		return nil, fmt.Errorf("constrainedhartmann: dimension %d, want 3 or 6", d)
+		return nil, fmt.Errorf("%s: dimension %d, want 3 or 6", name, d)
 	}
 	return &Multi{
-		Name: "constrainedhartmann", Dim: d,
+		Name: name, Dim: d,
 		Lower: box(d, 0), Upper: box(d, 1),
 		Outputs:   withSlacks(1),
 		MaxHV:     math.NaN(),
@@ -66,6 +79,9 @@ func constrainedHartmann(d, _ int) (*Multi, error) {
 			n := 0.0
 			for _, v := range x {
 				n += v * v
+			}
+			if squared {
+				return []float64{-h.f(x), 1 - n}
 			}
 			return []float64{-h.f(x), 1 - math.Sqrt(n)}
 		},

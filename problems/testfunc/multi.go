@@ -63,7 +63,7 @@ const (
 // value gives each problem's default.
 type MultiSettings struct {
 	// Dim is the dimension of DTLZ2 (default 6), ZDT1–3 (default 4) and
-	// ConstrainedHartmann (3 or 6, default 6); other problems have a fixed
+	// ConstrainedHartmann and ConstrainedHartmannSmooth (3 or 6, default 6); other problems have a fixed
 	// dimension and accept only 0 or it.
 	Dim int
 	// Objectives is DTLZ2's number of objectives M (2 … min(Dim−1, 10),
@@ -78,18 +78,19 @@ type multiEntry struct {
 }
 
 var multiRegistry = map[string]multiEntry{
-	"branincurrin":             {dim: 2, objectives: 2, build: func(int, int) (*Multi, error) { return braninCurrin(), nil }},
-	"dtlz2":                    {dim: 6, objectives: 2, anyDim: true, anyM: true, build: dtlz2},
-	"zdt1":                     {dim: 4, objectives: 2, anyDim: true, build: zdt(1)},
-	"zdt2":                     {dim: 4, objectives: 2, anyDim: true, build: zdt(2)},
-	"zdt3":                     {dim: 4, objectives: 2, anyDim: true, build: zdt(3)},
-	"vehiclesafety":            {dim: 5, objectives: 3, build: func(int, int) (*Multi, error) { return vehicleSafety(), nil }},
-	"constrainedgramacy":       {dim: 2, objectives: 1, build: func(int, int) (*Multi, error) { return constrainedGramacy(), nil }},
-	"constrainedhartmann":      {dim: 6, objectives: 1, anyDim: true, build: constrainedHartmann},
-	"pressurevessel":           {dim: 4, objectives: 1, build: func(int, int) (*Multi, error) { return pressureVessel(), nil }},
-	"weldedbeam":               {dim: 4, objectives: 1, build: func(int, int) (*Multi, error) { return weldedBeam(), nil }},
-	"tensioncompressionstring": {dim: 3, objectives: 1, build: func(int, int) (*Multi, error) { return tensionCompressionString(), nil }},
-	"speedreducer":             {dim: 7, objectives: 1, build: func(int, int) (*Multi, error) { return speedReducer(), nil }},
+	"branincurrin":              {dim: 2, objectives: 2, build: func(int, int) (*Multi, error) { return braninCurrin(), nil }},
+	"dtlz2":                     {dim: 6, objectives: 2, anyDim: true, anyM: true, build: dtlz2},
+	"zdt1":                      {dim: 4, objectives: 2, anyDim: true, build: zdt(1)},
+	"zdt2":                      {dim: 4, objectives: 2, anyDim: true, build: zdt(2)},
+	"zdt3":                      {dim: 4, objectives: 2, anyDim: true, build: zdt(3)},
+	"vehiclesafety":             {dim: 5, objectives: 3, build: func(int, int) (*Multi, error) { return vehicleSafety(), nil }},
+	"constrainedgramacy":        {dim: 2, objectives: 1, build: func(int, int) (*Multi, error) { return constrainedGramacy(), nil }},
+	"constrainedhartmann":       {dim: 6, objectives: 1, anyDim: true, build: constrainedHartmann},
+	"constrainedhartmannsmooth": {dim: 6, objectives: 1, anyDim: true, build: constrainedHartmannSmooth},
+	"pressurevessel":            {dim: 4, objectives: 1, build: func(int, int) (*Multi, error) { return pressureVessel(), nil }},
+	"weldedbeam":                {dim: 4, objectives: 1, build: func(int, int) (*Multi, error) { return weldedBeam(), nil }},
+	"tensioncompressionstring":  {dim: 3, objectives: 1, build: func(int, int) (*Multi, error) { return tensionCompressionString(), nil }},
+	"speedreducer":              {dim: 7, objectives: 1, build: func(int, int) (*Multi, error) { return speedReducer(), nil }},
 }
 
 // MultiNames returns the names NewMulti accepts, sorted.

@@ -3,6 +3,7 @@ package testfunc
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/tesbo/tesbo/pareto"
@@ -188,7 +189,7 @@ func TestConstrainedOptima(t *testing.T) {
 			continue
 		}
 		dims := []int{p.Dim}
-		if name == "constrainedhartmann" {
+		if strings.HasPrefix(name, "constrainedhartmann") {
 			dims = []int{3, 6}
 		}
 		for _, d := range dims {

@@ -31,7 +31,7 @@
 #                   after Q=1
 #   SEEDS           number of seeds, indices 0..SEEDS-1 (default 10); seed i is
 #                   bench's run index i and BoTorch's --seed i
-#   PROBLEMS        space-separated names to keep (default all 12 below)
+#   PROBLEMS        space-separated names to keep (default all 13 below)
 #   ITERS           BO iterations (default 25 for Q=1, 6 for Q=4)
 #   TESBO_MO_ACQS   tesbo's methods on multi-objective problems (default "tes";
 #                   also nehvi parego); TESBO_CON_ACQS on constrained ones
@@ -73,6 +73,7 @@ zdt3	mo	mo:ZDT3	--dim 4	10
 vehiclesafety	mo	mo:VehicleSafety	-	12
 constrainedgramacy	con	con:ConstrainedGramacy	-	6
 constrainedhartmann	con	con:ConstrainedHartmann	--dim 6	14
+constrainedhartmannsmooth	con	con:ConstrainedHartmannSmooth	--dim 6	14
 pressurevessel	con	con:PressureVessel	-	10
 weldedbeam	con	con:WeldedBeamSO	-	10
 tensioncompressionstring	con	con:TensionCompressionString	-	8
