@@ -49,6 +49,12 @@ import (
 //
 // With Options.Fixed the imported trials are imported wherever their
 // pinned parameters lie (the model uses all trials).
+//
+// An objective with several outputs imports observations only: every
+// output must be one of the source's of the same name and goal (a
+// constraint's bound may differ), each imported trial carries them all,
+// and each output's GP fits them as any other trial's (matchOutputs). The
+// prior mode ranks points by one value and refuses several outputs.
 
 // ImportedIteration is the Iteration of the trials a warm start imported
 // as observations (WarmObservations).
@@ -96,8 +102,8 @@ func (o Options) checkWarmStart() error {
 // readWarmStart reads the source studies of Options.WarmStart from db and
 // matches their completed trials to the study's space.
 func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported, error) {
-	if len(s.info.Outputs) > 0 {
-		return nil, fmt.Errorf("warm start: objective %s has several outputs, which warm starts do not import yet (each trial's single value only)", s.info.Name)
+	if len(s.info.Outputs) > 0 && s.opts.WarmStartMode == WarmPrior {
+		return nil, fmt.Errorf("warm start: objective %s has several outputs, and the prior mode ranks the source trials by one value: use the observations mode", s.info.Name)
 	}
 	imp := &imported{}
 	type ranked struct {
@@ -113,10 +119,11 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 		if err != nil {
 			return nil, fmt.Errorf("warm start from %q: %w", name, err)
 		}
-		if len(st.Info.Outputs) > 0 {
-			return nil, fmt.Errorf("warm start from %q: it has several outputs, which warm starts do not import yet", name)
+		outs, err := matchOutputs(st.Info.Outputs, s.info.Outputs)
+		if err != nil {
+			return nil, fmt.Errorf("warm start from %q: %w", name, err)
 		}
-		if s.opts.WarmStartMode == WarmObservations && st.Info.Minimize != s.info.Minimize {
+		if len(s.info.Outputs) == 0 && s.opts.WarmStartMode == WarmObservations && st.Info.Minimize != s.info.Minimize {
 			return nil, fmt.Errorf("warm start from %q: its objective %s the value, this one does the opposite: not the same objective (use the prior mode)", name, direction(st.Info.Minimize))
 		}
 		m, err := matchParams(st.Info.Params, s.space.params)
@@ -146,8 +153,16 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 				imp.skipped++
 				continue
 			}
-			imp.trials = append(imp.trials, Trial{X: x, U: u, Value: t.Value,
-				Meta: map[string]string{"imported_from": name, "imported_id": strconv.Itoa(t.ID)}})
+			tr := Trial{X: x, U: u, Value: t.Value,
+				Meta: map[string]string{"imported_from": name, "imported_id": strconv.Itoa(t.ID)}}
+			if outs != nil {
+				if tr.Outputs, ok = outs.values(t.Outputs); !ok {
+					imp.skipped++
+					continue
+				}
+				tr.Value = resultValue(s.info, sdk.Result{Outputs: tr.Outputs})
+			}
+			imp.trials = append(imp.trials, tr)
 			v := t.Value
 			if st.Info.Minimize {
 				v = -v
@@ -175,6 +190,53 @@ func direction(minimize bool) string {
 		return "minimizes"
 	}
 	return "maximizes"
+}
+
+// outputMatch maps a source study's outputs to the study's: from[k] is the
+// source index of the study's output k.
+type outputMatch struct{ from []int }
+
+// matchOutputs matches the study's outputs dst to the source's src by
+// name (nil, nil when neither has several outputs). Every output of the
+// study must be one of the source's with the same goal: the imported
+// values are observations of the same quantities. A constraint's bound
+// may differ (the measurement is the same; the bound is what the study
+// requires of it), and source outputs the study does not have are
+// dropped.
+func matchOutputs(src, dst []sdk.Output) (*outputMatch, error) {
+	switch {
+	case len(src) == 0 && len(dst) == 0:
+		return nil, nil
+	case len(dst) == 0:
+		return nil, fmt.Errorf("it has %d outputs and this objective one value: not the same objective", len(src))
+	case len(src) == 0:
+		return nil, fmt.Errorf("it has one value and this objective %d outputs: not the same objective", len(dst))
+	}
+	m := &outputMatch{from: make([]int, len(dst))}
+	for k, o := range dst {
+		j := slices.IndexFunc(src, func(p sdk.Output) bool { return p.Name == o.Name })
+		if j < 0 {
+			return nil, fmt.Errorf("it has no output %s: outputs are matched by name", o.Name)
+		}
+		if src[j].Goal != o.Goal {
+			return nil, fmt.Errorf("output %s is a %v there and a %v here: not the same objective", o.Name, src[j].Goal, o.Goal)
+		}
+		m.from[k] = j
+	}
+	return m, nil
+}
+
+// values maps one source trial's outputs; ok is false when the trial has
+// not all of them.
+func (m *outputMatch) values(src []float64) ([]float64, bool) {
+	out := make([]float64, len(m.from))
+	for k, j := range m.from {
+		if j >= len(src) {
+			return nil, false
+		}
+		out[k] = src[j]
+	}
+	return out, true
 }
 
 // paramMatch maps a source study's points into the study's space: for
@@ -250,6 +312,7 @@ func (s *Study) storeImported(ctx context.Context, imp *imported) error {
 	}
 	for i := range ts {
 		ts[i].Status, ts[i].Value, ts[i].Attempts, ts[i].FinishedAt = Complete, imp.trials[i].Value, 1, time.Now()
+		ts[i].Outputs = imp.trials[i].Outputs
 		if err := finishTrial(ctx, s.db, s.id, &ts[i]); err != nil {
 			return fmt.Errorf("warm start: %w", err)
 		}
