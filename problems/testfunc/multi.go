@@ -62,9 +62,9 @@ const (
 // MultiSettings selects a member of a problem family in NewMulti. The zero
 // value gives each problem's default.
 type MultiSettings struct {
-	// Dim is the dimension of DTLZ2 (default 6), ZDT1–3 (default 4) and
-	// ConstrainedHartmann and ConstrainedHartmannSmooth (3 or 6, default 6); other problems have a fixed
-	// dimension and accept only 0 or it.
+	// Dim is the dimension of DTLZ2 (default 6), ZDT1–3 (default 4),
+	// ConstrainedHartmann and ConstrainedHartmannSmooth (3 or 6, default
+	// 6); other problems have a fixed dimension and accept only 0 or it.
 	Dim int
 	// Objectives is DTLZ2's number of objectives M (2 … min(Dim−1, 10),
 	// default 2); 0 or the fixed count elsewhere.
