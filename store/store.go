@@ -79,6 +79,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -197,8 +198,10 @@ type conn struct {
 	version   atomic.Int64
 	migrateMu sync.Mutex
 	busyRetry time.Duration
-	log       zerolog.Logger
-	readOnly  bool // opened with Options.ReadOnly: writes fail with ErrReadOnly
+	// busyTimeout is SQLite's busy timeout, which walMode also waits.
+	busyTimeout time.Duration
+	log         zerolog.Logger
+	readOnly    bool // opened with Options.ReadOnly: writes fail with ErrReadOnly
 }
 
 // sqliteHeader is the first 16 bytes of every SQLite 3 database file.
@@ -250,6 +253,21 @@ func OpenContext(ctx context.Context, path string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fresh {
+		if err := createSQLite(path, o); err != nil {
+			return nil, fmt.Errorf("open study db %s: %w", path, err)
+		}
+	}
+	d, err := openSQLite(path, o, false)
+	if err != nil {
+		return nil, fmt.Errorf("open study db %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// openSQLite opens the SQLite file at path and checks, migrates or (fresh)
+// initializes it.
+func openSQLite(path string, o Options, fresh bool) (*DB, error) {
 	bt, retry := o.busy()
 	sync := "NORMAL"
 	if o.Durable {
@@ -259,23 +277,61 @@ func OpenContext(ctx context.Context, path string, o Options) (*DB, error) {
 	// deadlock upgrading read locks; foreign keys keep trials tied to studies.
 	dsn := fmt.Sprintf("file:%s?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(%s)",
 		path, bt.Milliseconds(), sync)
-	if !o.Create {
+	if !fresh {
 		dsn += "&mode=rw"
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open study db %s: %w", path, err)
+		return nil, err
 	}
-	d := &DB{conn: &conn{db: &sqlDB{DB: db}, path: path, busyRetry: retry, log: o.Logger}}
+	d := &DB{conn: &conn{db: &sqlDB{DB: db}, path: path, busyRetry: retry, busyTimeout: bt, log: o.Logger}}
 	if err := d.init(fresh, o.DeferMigration); err != nil {
 		db.Close()
-		if fresh {
-			// We created the file; leave nothing behind on failure.
-			removeDB(path)
-		}
-		return nil, fmt.Errorf("open study db %s: %w", path, err)
+		return nil, err
 	}
 	return d, nil
+}
+
+// createSQLite makes a new, complete tesbo database at path, which did not
+// exist. It builds the database in a file of its own beside path and links
+// it into place only when done, so path is only ever absent or whole: two
+// processes creating it at once (two runs started together in one
+// directory) never open each other's half-made file, the second simply opens
+// the first's, and a failure leaves nothing behind — nor removes a file
+// another process may be using.
+func createSQLite(path string, o Options) error {
+	// Not os.CreateTemp: its mode 0600 would hide the database from other
+	// users SQLite would have let read it.
+	tmp := fmt.Sprintf("%s.new-%d-%d", path, os.Getpid(), time.Now().UnixNano())
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	defer removeDB(tmp)
+	d, err := openSQLite(tmp, o, true)
+	if err != nil {
+		return err
+	}
+	// A clean close checkpoints the WAL into tmp and removes tmp-wal and
+	// tmp-shm, so tmp alone is the database.
+	if err := d.Close(); err != nil {
+		return err
+	}
+	err = os.Link(tmp, path)
+	switch {
+	case err == nil, errors.Is(err, fs.ErrExist):
+		return nil // ours, or another process's made meanwhile: open it
+	case errors.Is(err, errors.ErrUnsupported), errors.Is(err, fs.ErrPermission):
+		// A file system without hard links: rename instead, which replaces
+		// a file made meanwhile, so check for one first (a narrow race on
+		// such file systems only).
+		if _, err := os.Lstat(path); err == nil {
+			return nil
+		}
+		return os.Rename(tmp, path)
+	}
+	return err
 }
 
 // checkFile inspects path before SQLite touches it: it must be a SQLite file
@@ -412,13 +468,26 @@ func (d *DB) upgrade(ctx context.Context) error {
 }
 
 // walMode switches a SQLite database to WAL mode (nothing under
-// PostgreSQL).
+// PostgreSQL). Two handles switching one file at once deadlock, and SQLite
+// then fails one at once rather than calling its busy handler, so that one
+// retries here for up to the busy timeout.
 func (d *DB) walMode(ctx context.Context) error {
 	if d.dl == dialectPostgres {
 		return nil
 	}
-	_, err := d.db.ExecContext(ctx, `PRAGMA journal_mode=WAL`)
-	return classify(err)
+	deadline := time.Now().Add(d.busyTimeout)
+	for {
+		_, err := d.db.ExecContext(ctx, `PRAGMA journal_mode=WAL`)
+		err = classify(err)
+		if !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // classify maps the database's errors to this package's sentinel errors.
