@@ -1,0 +1,129 @@
+package store
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+)
+
+// Opening and creating a SQLite study database: the file checks that
+// precede SQLite, and the creation that never exposes a half-made file.
+
+// openSQLite opens the SQLite file at path and checks, migrates or (fresh)
+// initializes it.
+func openSQLite(path string, o Options, fresh bool) (*DB, error) {
+	bt, retry := o.busy()
+	sync := "NORMAL"
+	if o.Durable {
+		sync = "FULL"
+	}
+	// Writers take the lock at BEGIN (IMMEDIATE) so two writers never
+	// deadlock upgrading read locks; foreign keys keep trials tied to studies.
+	dsn := fmt.Sprintf("file:%s?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(%s)",
+		path, bt.Milliseconds(), sync)
+	if !fresh {
+		dsn += "&mode=rw"
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	d := &DB{conn: &conn{db: &sqlDB{DB: db}, path: path, busyRetry: retry, busyTimeout: bt, log: o.Logger}}
+	if err := d.init(fresh, o.DeferMigration); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// createSQLite makes a new, complete tesbo database at path, which did not
+// exist. It builds the database in a file of its own beside path and links
+// it into place only when done, so path is only ever absent or whole: two
+// processes creating it at once (two runs started together in one
+// directory) never open each other's half-made file, the second simply opens
+// the first's, and a failure leaves nothing behind — nor removes a file
+// another process may be using.
+func createSQLite(path string, o Options) error {
+	// Not os.CreateTemp: its mode 0600 would hide the database from other
+	// users SQLite would have let read it.
+	tmp := fmt.Sprintf("%s.new-%d-%d", path, os.Getpid(), time.Now().UnixNano())
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	defer removeDB(tmp)
+	d, err := openSQLite(tmp, o, true)
+	if err != nil {
+		return err
+	}
+	// A clean close checkpoints the WAL into tmp and removes tmp-wal and
+	// tmp-shm, so tmp alone is the database.
+	if err := d.Close(); err != nil {
+		return err
+	}
+	err = os.Link(tmp, path)
+	switch {
+	case err == nil, errors.Is(err, fs.ErrExist):
+		return nil // ours, or another process's made meanwhile: open it
+	case errors.Is(err, errors.ErrUnsupported), errors.Is(err, fs.ErrPermission):
+		// A file system without hard links: rename instead, which replaces
+		// a file made meanwhile, so check for one first (a narrow race on
+		// such file systems only).
+		if _, err := os.Lstat(path); err == nil {
+			return nil
+		}
+		return os.Rename(tmp, path)
+	}
+	return err
+}
+
+// checkFile inspects path before SQLite touches it: it must be a SQLite file
+// (or absent with create, or empty). It reports whether the file is new.
+func checkFile(path string, create bool) (fresh bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if !create {
+			return false, fmt.Errorf("open study db %s: no such file", path)
+		}
+		dir := "."
+		if i := strings.LastIndexByte(path, os.PathSeparator); i >= 0 {
+			dir = path[:i+1]
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return false, fmt.Errorf("open study db %s: directory %s does not exist", path, dir)
+		}
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("open study db %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("open study db %s: %w", path, err)
+	}
+	if st.IsDir() {
+		return false, fmt.Errorf("open study db %s: is a directory", path)
+	}
+	if st.Size() == 0 {
+		return false, nil
+	}
+	hdr := make([]byte, len(sqliteHeader))
+	if _, err := io.ReadFull(f, hdr); err != nil || !bytes.Equal(hdr, sqliteHeader) {
+		return false, fmt.Errorf("open study db %s: %w (not an SQLite file)", path, ErrNotTesbo)
+	}
+	return false, nil
+}
+
+func removeDB(path string) {
+	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(path + s)
+	}
+}
