@@ -1,8 +1,11 @@
 package host
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/pareto"
 	"github.com/tesbo/tesbo/sdk"
 )
@@ -20,7 +23,10 @@ import (
 // among those satisfying every constraint, judged by the user's rule — by
 // the posterior mean of each output's GP at the evaluated points, so that
 // noise does not promote a lucky trial (observed values when a fit
-// fails) — with their points and observed outputs. Hypervolume is that set's
+// fails): feasible when their observed outputs satisfy every constraint
+// and the posterior says each holds with probability ≥ 0.95 (while no
+// trial is that sure, ≥ ½: the posterior means) — with their points and
+// observed outputs. Hypervolume is that set's
 // (observed objective values) above RefPoint, for two or more objectives.
 // RefPoint is in native units, one value per objective output: the
 // user's (--ref-point, Options.RefPoint, sdk.Info.RefPoint), or derived
@@ -70,20 +76,28 @@ func (s *Study) multiRecord(rec *Record, it int, ts []Trial) {
 	s.mu.Lock()
 	v := s.viewLocked()
 	s.mu.Unlock()
-	done, judged := v.judgedOutputs(it)
+	done, judged, sure := v.judgedOutputs(it)
 	if len(done) == 0 {
 		return
 	}
 	info := s.info
 	feasible := 0
-	var cand []int // rows feasible by the judged values
+	var cand []int   // rows the user's rule calls feasible (judgedOutputs)
+	var likely []int // rows feasible by observation and by the mean only
 	for i, t := range done {
-		if orientedFeasible(info, orientedRowOf(info, t.Outputs, nil)) {
+		observed := orientedFeasible(info, orientedRowOf(info, t.Outputs, nil))
+		if observed {
 			feasible++
 		}
-		if orientedFeasible(info, judged[i]) {
+		switch {
+		case observed && sure[i]:
 			cand = append(cand, i)
+		case observed && orientedFeasible(info, judged[i]):
+			likely = append(likely, i)
 		}
+	}
+	if len(cand) == 0 {
+		cand = likely // the model is sure of none: the best the mean allows
 	}
 	if hasConstraint(info) {
 		f := float64(feasible) / float64(len(done))
@@ -132,11 +146,13 @@ func (s *Study) multiRecord(rec *Record, it int, ts []Trial) {
 	m.Hypervolume = &hv
 }
 
-// judgedOutputs returns the complete trials with outputs and their
-// oriented outputs as the user's rule judges them: the posterior mean of
-// each output's GP (fitted as for iteration it's proposal) at the trial's
-// point, or the observed values when the fit fails.
-func (s *Study) judgedOutputs(it int) ([]Trial, [][]float64) {
+// judgedOutputs returns the complete trials with outputs, their oriented
+// outputs as the user's rule judges them — the posterior mean of each
+// output's GP (fitted as for iteration it's proposal) at the trial's point,
+// or the observed values when the fit fails — and whether the rule calls
+// each trial feasible: every constraint holds with posterior probability
+// at least sureFeasible (by the observed values when the fit fails).
+func (s *Study) judgedOutputs(it int) ([]Trial, [][]float64, []bool) {
 	var done []Trial
 	for _, t := range s.trials {
 		if t.Status == Complete && len(t.Outputs) == len(s.info.Outputs) {
@@ -144,23 +160,41 @@ func (s *Study) judgedOutputs(it int) ([]Trial, [][]float64) {
 		}
 	}
 	judged := make([][]float64, len(done))
+	sure := make([]bool, len(done))
 	for i, t := range done {
 		judged[i] = orientedRowOf(s.info, t.Outputs, nil)
+		sure[i] = orientedFeasible(s.info, judged[i])
 	}
 	st, _, err := s.multiState(it)
 	if err != nil || st == nil {
-		return done, judged
+		return done, judged, sure
 	}
 	n := len(done)
+	for i := range sure {
+		sure[i] = true
+	}
 	mean, vr := make([]float64, n), make([]float64, n)
 	for k, o := range st.Outputs {
 		o.GP.Predict(st.X, mean, vr)
+		bound := o.ToModel(0) // oriented: feasible when the value is ≥ 0
 		for i := range n {
 			judged[i][k] = o.ToValue(mean[i])
+			if s.info.Outputs[k].Goal == sdk.Constraint {
+				sd := math.Sqrt(math.Max(vr[i], 0))
+				sure[i] = sure[i] && judged[i][k] >= 0 && acq.NormCDF((mean[i]-bound)/sd) >= sureFeasible
+			}
 		}
 	}
-	return done, judged
+	return done, judged, sure
 }
+
+// sureFeasible is the posterior probability with which the user's rule
+// asks every constraint to hold at a trial it calls feasible. The best
+// trials of a constrained study lie beside a constraint's boundary, where
+// a noisy constraint's mean alone (probability ½) called truly infeasible
+// trials feasible and the best of them was, more often than not, one of
+// those: the user would be handed a trial that breaks the constraint.
+const sureFeasible = 0.95
 
 // orientedRowOf returns the outputs oriented (see orientation), in dst
 // when it has room.
