@@ -121,12 +121,13 @@ func feasibleBest(s *MultiState, g *gp.GP, con []int) (float64, bool) {
 
 // nearBestStarts returns extra starts for cei's local search: the
 // evaluated points whose observed constraints all hold with the largest
-// posterior means of the objective (up to nearBestPoints), each with
-// nearBestJitter perturbations at a few scales. Late in a study EI × P(feasible) is
-// largest in tiny regions beside the incumbent, which space-filling raw
-// samples in d ≥ 5 almost never hit: without these starts the local
-// searches climb exploratory bumps instead, and the incumbent is never
-// refined.
+// posterior means of the objective (up to nearBestPoints), each followed
+// by one perturbation per scale of nearBestJitter. Late in a study
+// EI × P(feasible) is often largest in small regions beside the
+// incumbent, which space-filling raw samples in d ≥ 5 rarely hit; from
+// the raw samples alone the local searches then end on lower, exploratory
+// optima (TestCEIStartsHelp) and the incumbent is refined late or never
+// (docs/results/issue31, "Eighth session").
 func nearBestStarts(s *MultiState, g *gp.GP, con []int) []*mat.Dense {
 	n, d := s.X.Dims()
 	type cand struct {
