@@ -251,3 +251,33 @@ func TestMultiOutputAskTell(t *testing.T) {
 		t.Fatalf("AttachOutputs: %+v, %v", tr, err)
 	}
 }
+
+// oneObjective is twoObjectives without f2: maximize f1 subject to
+// x0 + x1 ≤ bound, the case where tes's x̄ is cEI's point.
+type oneObjective struct{ twoObjectives }
+
+func (o *oneObjective) Info(ctx context.Context) (sdk.Info, error) {
+	i, _ := o.twoObjectives.Info(ctx)
+	i.Name = "one"
+	i.Outputs = []sdk.Output{i.Outputs[0], i.Outputs[2]}
+	return i, nil
+}
+
+func (o *oneObjective) EvaluateOutputs(ctx context.Context, x []float64) ([]float64, error) {
+	y, err := o.twoObjectives.EvaluateOutputs(ctx, x)
+	return []float64{y[0], y[2]}, err
+}
+
+// A constrained study of the default acquisition (x̄ by cEI, whose starts
+// draw on the iteration's random stream) resumes bitwise.
+func TestConstrainedTESResumeExact(t *testing.T) {
+	ctx := context.Background()
+	opts := Options{Acquisition: "tes", Batch: 2, Iters: 4, Init: 4, Seed: 23, Grace: -1}
+	mk := func() *oneObjective { return &oneObjective{twoObjectives{bound: 0.6}} }
+	want, err := Optimize(ctx, mk(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := reopenAndRun(t, interruptedStudy(t, mk(), opts, 7), Options{}, mk())
+	sameTrials(t, want.Trials, got)
+}
