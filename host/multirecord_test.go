@@ -15,25 +15,44 @@ func TestBestFeasibleRule(t *testing.T) {
 	info := unitInfo(1)
 	info.Outputs = []sdk.Output{{Name: "f", Goal: sdk.Maximize},
 		{Name: "g", Goal: sdk.Constraint, Feasible: sdk.AtMost, Bound: sdk.Bound(0.43)}}
-	s, err := NewStudy(ctx, info, Options{Acquisition: "cei", Init: 1, Iters: 1, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	attach := func(x, f, g float64) {
-		t.Helper()
-		if _, err := s.AttachOutputs(ctx, []float64{x}, []float64{f, g}); err != nil {
+	// study returns a new study's attach (x, f and g observed) and the x
+	// of its record's best feasible trial.
+	study := func() (func(x, f, g float64), func() float64) {
+		s, err := NewStudy(ctx, info, Options{Acquisition: "cei", Init: 1, Iters: 1, Seed: 1})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	best := func() float64 {
-		t.Helper()
-		var rec Record
-		s.multiRecord(&rec, 1, nil)
-		if rec.MultiRecord == nil || rec.BestFeasible == nil {
-			t.Fatalf("no best feasible trial: %+v", rec.MultiRecord)
+		attach := func(x, f, g float64) {
+			t.Helper()
+			if _, err := s.AttachOutputs(ctx, []float64{x}, []float64{f, g}); err != nil {
+				t.Fatal(err)
+			}
 		}
-		return rec.BestFeasible.X[0]
+		best := func() float64 {
+			t.Helper()
+			var rec Record
+			s.multiRecord(&rec, 1, nil)
+			if rec.MultiRecord == nil || rec.BestFeasible == nil {
+				t.Fatalf("no best feasible trial: %+v", rec.MultiRecord)
+			}
+			return rec.BestFeasible.X[0]
+		}
+		return attach, best
 	}
+
+	// The only feasible trial, 0.01 inside the bound among infeasible
+	// ones: its mean is feasible, the model is not sure of it, nor of any
+	// other, so the means decide.
+	attach, best := study()
+	for _, x := range []float64{0.42, 0.6, 0.8} {
+		attach(x, x, x)
+	}
+	attach(0.1, 0.1, 0.5)
+	if x := best(); x != 0.42 {
+		t.Fatalf("best feasible trial at %v, want the only feasible one, 0.42", x)
+	}
+
+	attach, best = study()
 	for i := 0; i <= 8; i++ {
 		x := 0.05 * float64(i) // f = g = x, feasible up to 0.43
 		attach(x, x, x)
@@ -43,10 +62,16 @@ func TestBestFeasibleRule(t *testing.T) {
 	if x := best(); x != 0.4 {
 		t.Fatalf("best feasible trial at %v, want 0.4 (0.43 sits on the bound)", x)
 	}
-	// A spike: the best objective, its constraint observed broken, though
-	// its neighbours say it holds there.
-	attach(0.22, 3, 0.44)
-	if x := best(); x == 0.22 {
-		t.Fatalf("best feasible trial at 0.22, observed g = 0.44 > 0.43")
+
+	// A spike: a point evaluated twice (at 0.3 and 0.301), the second time
+	// with a better objective and its constraint observed broken, which
+	// the first evaluation and the neighbours make the model sure holds.
+	attach, best = study()
+	for _, x := range []float64{0, 0.1, 0.2, 0.3, 0.4} {
+		attach(x, x, x)
+	}
+	attach(0.301, 0.6, 0.44)
+	if x := best(); x == 0.301 {
+		t.Fatalf("best feasible trial at 0.301, observed g = 0.44 > 0.43")
 	}
 }
