@@ -53,8 +53,9 @@ func (c cei) ProposeMulti(ctx context.Context, s *MultiState, q int) (*mat.Dense
 	for k, o := range s.Outputs {
 		gps[k] = o.GP
 	}
-	best, ok := feasibleBest(s, gps[obj[0]], con)
-	starts := nearBestStarts(s, gps[obj[0]], con)
+	ranked := feasibleByMean(s, gps[obj[0]], con)
+	best, ok := bestOf(ranked)
+	starts := nearBestStarts(s, ranked)
 	d := gps[0].Dim()
 	out := mat.NewDense(q, d, nil)
 	var err error
@@ -98,12 +99,18 @@ func believe(gps []*gp.GP, X *mat.Dense) ([]*gp.GP, error) {
 	return out, nil
 }
 
-// feasibleBest returns the largest posterior mean of the objective at the
-// evaluated points whose observed constraints are all ≥ 0, and whether
-// there is one.
-func feasibleBest(s *MultiState, g *gp.GP, con []int) (float64, bool) {
+// feasiblePoint is an evaluated row whose observed constraints all hold,
+// with the objective's posterior mean there.
+type feasiblePoint struct {
+	row int
+	mu  float64
+}
+
+// feasibleByMean returns the evaluated points whose observed constraints
+// are all ≥ 0, largest posterior mean of the objective first.
+func feasibleByMean(s *MultiState, g *gp.GP, con []int) []feasiblePoint {
 	n, _ := s.X.Dims()
-	best, ok := math.Inf(-1), false
+	var out []feasiblePoint
 	for i := 0; i < n; i++ {
 		feas := true
 		for _, k := range con {
@@ -113,44 +120,40 @@ func feasibleBest(s *MultiState, g *gp.GP, con []int) (float64, bool) {
 		}
 		if feas {
 			mu, _ := g.MeanVar(s.X.RawRowView(i))
-			best, ok = math.Max(best, mu), true
+			out = append(out, feasiblePoint{i, mu})
 		}
 	}
-	return best, ok
+	sort.SliceStable(out, func(a, b int) bool { return out[a].mu > out[b].mu })
+	return out
 }
 
-// nearBestStarts returns extra starts for cei's local search: the
-// evaluated points whose observed constraints all hold with the largest
-// posterior means of the objective (up to nearBestPoints), each followed
-// by one perturbation per scale of nearBestJitter. Late in a study
+// bestOf returns cei's incumbent, the largest posterior mean of the
+// objective among the ranked feasible points, and whether there is one.
+func bestOf(ranked []feasiblePoint) (float64, bool) {
+	if len(ranked) == 0 {
+		return math.Inf(-1), false
+	}
+	return ranked[0].mu, true
+}
+
+// feasibleBest is bestOf(feasibleByMean(s, g, con)).
+func feasibleBest(s *MultiState, g *gp.GP, con []int) (float64, bool) {
+	return bestOf(feasibleByMean(s, g, con))
+}
+
+// nearBestStarts returns extra starts for cei's local search: the first
+// nearBestPoints of the ranked feasible points (feasibleByMean), each
+// followed by one perturbation per scale of nearBestJitter. Late in a study
 // EI × P(feasible) is often largest in small regions beside the
 // incumbent, which space-filling raw samples in d ≥ 5 rarely hit; from
 // the raw samples alone the local searches then end on lower, exploratory
 // optima (TestCEIStartsHelp) and the incumbent is refined late or never
 // (docs/results/issue31, "Eighth session").
-func nearBestStarts(s *MultiState, g *gp.GP, con []int) []*mat.Dense {
-	n, d := s.X.Dims()
-	type cand struct {
-		i  int
-		mu float64
-	}
-	var cs []cand
-	for i := 0; i < n; i++ {
-		feas := true
-		for _, k := range con {
-			if s.Y.At(i, k) < 0 {
-				feas = false
-			}
-		}
-		if feas {
-			mu, _ := g.MeanVar(s.X.RawRowView(i))
-			cs = append(cs, cand{i, mu})
-		}
-	}
-	sort.SliceStable(cs, func(a, b int) bool { return cs[a].mu > cs[b].mu })
+func nearBestStarts(s *MultiState, ranked []feasiblePoint) []*mat.Dense {
+	_, d := s.X.Dims()
 	var out []*mat.Dense
-	for _, c := range cs[:min(len(cs), nearBestPoints)] {
-		x := s.X.RawRowView(c.i)
+	for _, c := range ranked[:min(len(ranked), nearBestPoints)] {
+		x := s.X.RawRowView(c.row)
 		out = append(out, mat.NewDense(1, d, append([]float64(nil), x...)))
 		for _, sd := range nearBestJitter {
 			y := make([]float64, d)

@@ -44,7 +44,7 @@ func refineFixture(t testing.TB, seed uint64) *MultiState {
 func TestNearBestStarts(t *testing.T) {
 	s := constrainedToy(t, 1)
 	obj, con, _ := kindsOf(s)
-	starts := nearBestStarts(s, s.Outputs[obj[0]].GP, con)
+	starts := nearBestStarts(s, feasibleByMean(s, s.Outputs[obj[0]].GP, con))
 	if want := nearBestPoints * (1 + len(nearBestJitter)); len(starts) != want {
 		t.Fatalf("%d starts, want %d", len(starts), want)
 	}
@@ -81,7 +81,7 @@ func TestCEIStartsHelp(t *testing.T) {
 			}
 			return v
 		}
-		with, without := alpha(nearBestStarts(s, gps[obj[0]], con)), alpha(nil)
+		with, without := alpha(nearBestStarts(s, feasibleByMean(s, gps[obj[0]], con))), alpha(nil)
 		t.Logf("seed %d: α %.4g with the starts, %.4g without", seed, with, without)
 		if with < without-1e-9 {
 			t.Errorf("seed %d: α %.4g with the starts < %.4g without", seed, with, without)
