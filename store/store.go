@@ -353,24 +353,15 @@ func (d *DB) upgrade(ctx context.Context) error {
 // walMode switches a SQLite database to WAL mode (nothing under
 // PostgreSQL). Two handles switching one file at once deadlock, and SQLite
 // then fails one at once rather than calling its busy handler, so that one
-// retries here for up to the busy timeout.
+// retries (retryFor) for up to the busy timeout.
 func (d *DB) walMode(ctx context.Context) error {
 	if d.dl == dialectPostgres {
 		return nil
 	}
-	deadline := time.Now().Add(d.busyTimeout)
-	for {
+	return d.retryFor(ctx, d.busyTimeout, "setup", "journal_mode=WAL", func() error {
 		_, err := d.db.ExecContext(ctx, `PRAGMA journal_mode=WAL`)
-		err = classify(err)
-		if !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+		return classify(err)
+	})
 }
 
 // classify maps the database's errors to this package's sentinel errors.
@@ -443,6 +434,11 @@ func (d *DB) retryTx(ctx context.Context, what string, f func(*sqlTx) error) err
 // locked or unreachable database, as retryTx. kind names what is retried
 // in the warnings ("write", or "connection" for Options.RetryConnect).
 func (d *DB) retry(ctx context.Context, kind, what string, try func() error) error {
+	return d.retryFor(ctx, d.busyRetry, kind, what, try)
+}
+
+// retryFor is retry for up to limit instead of Options.BusyRetry.
+func (d *DB) retryFor(ctx context.Context, limit time.Duration, kind, what string, try func() error) error {
 	start := time.Now()
 	wait := minBusyBackoff
 	for {
@@ -451,8 +447,8 @@ func (d *DB) retry(ctx context.Context, kind, what string, try func() error) err
 			return err
 		}
 		waited := time.Since(start)
-		if waited+wait > d.busyRetry {
-			if d.busyRetry == 0 {
+		if waited+wait > limit {
+			if limit == 0 {
 				return err
 			}
 			if errors.Is(err, ErrUnavailable) {
