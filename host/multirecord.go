@@ -159,29 +159,32 @@ func (s *Study) judgedOutputs(it int) ([]Trial, [][]float64, []bool) {
 			done = append(done, t)
 		}
 	}
-	judged := make([][]float64, len(done))
-	sure := make([]bool, len(done))
+	n := len(done)
+	judged, sure := make([][]float64, n), make([]bool, n)
 	for i, t := range done {
 		judged[i] = orientedRowOf(s.info, t.Outputs, nil)
-		sure[i] = orientedFeasible(s.info, judged[i])
 	}
 	st, _, err := s.multiState(it)
 	if err != nil || st == nil {
+		for i := range n {
+			sure[i] = orientedFeasible(s.info, judged[i])
+		}
 		return done, judged, sure
 	}
-	n := len(done)
-	for i := range sure {
+	for i := range n {
 		sure[i] = true
 	}
 	mean, vr := make([]float64, n), make([]float64, n)
 	for k, o := range st.Outputs {
 		o.GP.Predict(st.X, mean, vr)
-		bound := o.ToModel(0) // oriented: feasible when the value is ≥ 0
+		// Oriented, a constraint holds where its value is ≥ 0, which is
+		// ToModel(0) in model units (ToValue increases).
+		bound := o.ToModel(0)
 		for i := range n {
 			judged[i][k] = o.ToValue(mean[i])
 			if s.info.Outputs[k].Goal == sdk.Constraint {
 				sd := math.Sqrt(math.Max(vr[i], 0))
-				sure[i] = sure[i] && judged[i][k] >= 0 && acq.NormCDF((mean[i]-bound)/sd) >= sureFeasible
+				sure[i] = sure[i] && acq.NormCDF((mean[i]-bound)/sd) >= sureFeasible
 			}
 		}
 	}
