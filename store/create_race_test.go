@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Several handles creating the same new file at once — two `tesbo-host run`
@@ -59,6 +60,44 @@ func TestConcurrentCreate(t *testing.T) {
 		}
 		if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 1 {
 			t.Fatalf("round %d: files left: %v", round, files)
+		}
+	}
+}
+
+// A creation removes what killed creations of the same file left beside
+// it, once old enough to be nobody's work in progress, and nothing else;
+// a durable creation syncs the directory and opens as any other.
+func TestCreateSweepsStale(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	old := time.Now().Add(-2 * staleTempAge)
+	files := map[string]bool{ // name → should survive
+		"s.db.new-11-22":     false,
+		"s.db.new-11-22-wal": false,
+		"s.db.new-33-44":     true, // recent: maybe another creation's
+		"t.db.new-11-22":     true, // another database's
+		"s.db.bak":           true,
+	}
+	for name := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if name != "s.db.new-33-44" {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	d, err := Open(path, Options{Create: true, Durable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	for name, keep := range files {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if got := err == nil; got != keep {
+			t.Errorf("%s: present %v, want %v", name, got, keep)
 		}
 	}
 }

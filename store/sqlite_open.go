@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -50,6 +51,7 @@ func openSQLite(path string, o Options, fresh bool) (*DB, error) {
 // the first's, and a failure leaves nothing behind — nor removes a file
 // another process may be using.
 func createSQLite(path string, o Options) error {
+	sweepStale(path, time.Now())
 	// Not os.CreateTemp: its mode 0600 would hide the database from other
 	// users SQLite would have let read it.
 	tmp := fmt.Sprintf("%s.new-%d-%d", path, os.Getpid(), time.Now().UnixNano())
@@ -70,8 +72,8 @@ func createSQLite(path string, o Options) error {
 	}
 	err = os.Link(tmp, path)
 	switch {
-	case err == nil, errors.Is(err, fs.ErrExist):
-		return nil // ours, or another process's made meanwhile: open it
+	case errors.Is(err, fs.ErrExist):
+		return nil // another process's, made meanwhile: open it
 	case errors.Is(err, errors.ErrUnsupported), errors.Is(err, fs.ErrPermission):
 		// A file system without hard links: rename instead, which replaces
 		// a file made meanwhile, so check for one first (a narrow race on
@@ -79,9 +81,56 @@ func createSQLite(path string, o Options) error {
 		if _, err := os.Lstat(path); err == nil {
 			return nil
 		}
-		return os.Rename(tmp, path)
+		err = os.Rename(tmp, path)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if o.Durable {
+		// The new name is a change to the directory, which synchronous=FULL
+		// does not flush: without this a power loss could lose the whole
+		// database file after its first commits were acknowledged.
+		return syncDir(filepath.Dir(path))
+	}
+	return nil
+}
+
+// syncDir flushes the directory dir's entries to stable storage.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// staleTempAge is how old a creation's temporary file (createSQLite) must
+// be before another creation removes it: a creation takes well under a
+// second, even waiting out a busy timeout, so an older one belongs to a
+// process that was killed while creating.
+const staleTempAge = 10 * time.Minute
+
+// sweepStale removes the temporary files, older than staleTempAge, that
+// killed creations of path left beside it ("<path>.new-<pid>-<ns>" and
+// their -wal/-shm). Errors are ignored: the files only take space.
+func sweepStale(path string, now time.Time) {
+	dir, prefix := filepath.Dir(path), filepath.Base(path)+".new-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) || e.IsDir() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleTempAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // checkFile inspects path before SQLite touches it: it must be a SQLite file
