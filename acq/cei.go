@@ -19,10 +19,14 @@ import (
 //	α(x) = log EI(x) + Σ_c log Φ((μ_c(x) − t_c)/σ_c(x)),
 //
 // the log of EI of the objective times the probability that every
-// constraint holds (t_c: the constraint's threshold in model units). The
-// incumbent is the largest posterior mean of the objective at the evaluated
-// points whose observed constraint values are all feasible; while none is,
-// α is the log probability of feasibility alone. Batches are greedy with
+// constraint holds (t_c: the constraint's threshold in model units), in
+// its noisy form (cei_nei.go): α averages EI × P(feasible) over fantasies
+// of the evaluated points' latent outputs, each with its own incumbent.
+// Beyond neiMaxPoints evaluated points, or while no fantasy has a feasible
+// point, the incumbent is the largest posterior mean of the objective at
+// the evaluated points whose observed constraint values are all feasible;
+// while none is, α is the log probability of feasibility alone. Batches
+// are greedy with
 // the kriging believer: each chosen point (and every pending one) is added
 // to every output's GP with its posterior mean as a fantasized
 // observation, which shrinks the variance there. The gradient is analytic.
@@ -56,16 +60,24 @@ func (c cei) ProposeMulti(ctx context.Context, s *MultiState, q int) (*mat.Dense
 	ranked := feasibleByMean(s, gps[obj[0]], con)
 	best, ok := bestOf(ranked)
 	starts := nearBestStarts(s, ranked)
+	fant, err := neiDraw(s, gps, obj[0], con, thr)
+	if err != nil {
+		return nil, err
+	}
 	d := gps[0].Dim()
 	out := mat.NewDense(q, d, nil)
-	var err error
 	if s.Pending != nil {
 		if gps, err = believe(gps, s.Pending); err != nil {
 			return nil, err
 		}
+		if fant != nil {
+			if fant, err = believeFantasies(fant, s.Pending); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for i := 0; i < q; i++ {
-		f := &ceiFunc{gps: gps, obj: obj[0], con: con, thr: thr, best: best, improve: ok, starts: starts}
+		f := &ceiFunc{gps: gps, obj: obj[0], con: con, thr: thr, best: best, improve: ok, starts: starts, fant: fant}
 		w := FeasibilityWeighted(f, &State{Feasible: s.Feasible})
 		x, _, err := MaximizeMixed(ctx, w, 1, d, CategoriesOf(gps[0]), c.Settings, s.Rand)
 		if err != nil {
@@ -75,6 +87,11 @@ func (c cei) ProposeMulti(ctx context.Context, s *MultiState, q int) (*mat.Dense
 		if i+1 < q {
 			if gps, err = believe(gps, x); err != nil {
 				return nil, err
+			}
+			if fant != nil {
+				if fant, err = believeFantasies(fant, x); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -182,6 +199,7 @@ type ceiFunc struct {
 	best    float64
 	improve bool // false: no feasible incumbent, α = log P(feasible)
 	starts  []*mat.Dense
+	fant    []neiFantasy // set: the noisy form (evalNEI)
 }
 
 // Starts implements Starter (nearBestStarts).
@@ -204,6 +222,9 @@ func (f *ceiFunc) Eval(X, grad *mat.Dense) float64 {
 		for j := range g {
 			g[j] = 0
 		}
+	}
+	if f.fant != nil {
+		return f.evalNEI(x, g)
 	}
 	dm, dv := make([]float64, d), make([]float64, d)
 	total := 0.0
