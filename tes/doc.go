@@ -232,8 +232,9 @@
 // feasible by the constraints' means, most improve the hypervolume of the
 // evaluated points' posterior-mean front (with one objective under
 // constraints, the points maximizing EI × the probability of feasibility,
-// as cEI does: the means alone keep such a study on the first feasible
-// island it finds): at q = 1 every iteration but each third, in a batch
+// as cEI does, in its noisy form (Letham et al. 2019; package acq's cei):
+// the means alone keep such a study on the first feasible island it
+// finds): at q = 1 every iteration but each third, in a batch
 // the first ⌈2q/3⌉ slots but at most q − 1 (chosen greedily), the rest
 // maximizing α_LB with them pending. The single-output trust region and
 // opening design have no several-output counterpart; the host's initial
