@@ -8,8 +8,10 @@
 // knows about x* ends up in the trials a user keeps, searches its other
 // queries in a trust region around the best trial (region.go), opens
 // with space-filling points until the study has min(d + 1, 4), kept off
-// the bounds (design.go), and whose GP the host fits to warped
-// observations when they have a long lower tail (acq.OutputWarper).
+// the bounds (design.go), sends a single-point query to the largest
+// posterior variance when the posterior is sure of x* (sure.go), and
+// whose GP the host fits to warped observations when they have a long
+// lower tail (acq.OutputWarper).
 //
 // TES measures the information a batch B of noisy observations y_B gives
 // about the maximizer x* of f over a finite set X* of trusted maximizers
