@@ -196,7 +196,10 @@ func newModelAt(ctx context.Context, g *gp.GP, rng *rand.Rand, xs *mat.Dense, s 
 	}
 	k, _ := xs.Dims()
 	if k == 1 {
-		s.Log.Warn().Msg("tes: only one distinct trusted maximizer, so α ≡ 0 this iteration (the posterior is sure of x*); Proposer evaluates at x* (and small perturbations of it)")
+		// Not a fault: a model sure of x* (a plane's corner, a converged
+		// study) repeats this every iteration, and Deliver handles it
+		// (sure.go).
+		s.Log.Debug().Msg("tes: only one distinct trusted maximizer, so α ≡ 0 this iteration (the posterior is sure of x*); tes-ep/tes-sp evaluate at x* (and small perturbations of it), tes at the largest posterior variance")
 	}
 	s.Log.Debug().Str("acq", s.Method.String()).Int("trusted", k).
 		Float64("H_xstar", probs.Entropy()).Float64("p_rawsum", probs.RawSum).
