@@ -227,9 +227,21 @@ func (f *ceiFunc) Eval(X, grad *mat.Dense) float64 {
 		return f.evalNEI(x, g)
 	}
 	dm, dv := make([]float64, d), make([]float64, d)
+	total := f.logTerms(f.gps, f.best, f.improve, x, g, dm, dv)
+	if math.IsNaN(total) {
+		return math.Inf(-1)
+	}
+	return total
+}
+
+// logTerms returns log EI(x; best) (only when improve) plus
+// Σ_c log Φ((μ_c(x) − t_c)/σ_c(x)) under the models gps (indexed as the
+// state's outputs) and adds its gradient into g (nil for none); dm and dv
+// are scratch of len d. Eval uses the posterior, evalNEI each fantasy.
+func (f *ceiFunc) logTerms(gps []*gp.GP, best float64, improve bool, x, g, dm, dv []float64) float64 {
 	total := 0.0
 	add := func(k int, term func(mu, sd float64) (v, dmu, dsd float64)) {
-		mu, v := f.gps[k].MeanVarGrad(x, dm, dv)
+		mu, v := gps[k].MeanVarGrad(x, dm, dv)
 		sd := math.Sqrt(math.Max(v, 1e-18))
 		val, dmu, dsd := term(mu, sd)
 		total += val
@@ -237,8 +249,8 @@ func (f *ceiFunc) Eval(X, grad *mat.Dense) float64 {
 			g[j] += dmu*dm[j] + dsd*dv[j]/(2*sd)
 		}
 	}
-	if f.improve {
-		add(f.obj, func(mu, sd float64) (float64, float64, float64) { return logEI(mu, sd, f.best) })
+	if improve {
+		add(f.obj, func(mu, sd float64) (float64, float64, float64) { return logEI(mu, sd, best) })
 	}
 	for i, k := range f.con {
 		t := f.thr[i]
@@ -247,9 +259,6 @@ func (f *ceiFunc) Eval(X, grad *mat.Dense) float64 {
 			r := invMills(z) // d log Φ(z)/dz
 			return LogPhi(z), r / sd, -r * z / sd
 		})
-	}
-	if math.IsNaN(total) {
-		return math.Inf(-1)
 	}
 	return total
 }

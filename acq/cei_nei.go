@@ -133,25 +133,11 @@ func (f *ceiFunc) evalNEI(x, g []float64) float64 {
 	grads := make([][]float64, S)
 	dm, dv := make([]float64, d), make([]float64, d)
 	for j, fj := range f.fant {
-		gj := make([]float64, d)
-		add := func(k int, term func(mu, sd float64) (v, dmu, dsd float64)) {
-			mu, v := fj.gps[k].MeanVarGrad(x, dm, dv)
-			sd := math.Sqrt(math.Max(v, 1e-18))
-			val, dmu, dsd := term(mu, sd)
-			terms[j] += val
-			for i := range gj {
-				gj[i] += dmu*dm[i] + dsd*dv[i]/(2*sd)
-			}
+		var gj []float64
+		if g != nil {
+			gj = make([]float64, d)
 		}
-		add(f.obj, func(mu, sd float64) (float64, float64, float64) { return logEI(mu, sd, fj.best) })
-		for c, k := range f.con {
-			t := f.thr[c]
-			add(k, func(mu, sd float64) (float64, float64, float64) {
-				z := (mu - t) / sd
-				r := invMills(z)
-				return LogPhi(z), r / sd, -r * z / sd
-			})
-		}
+		terms[j] = f.logTerms(fj.gps, fj.best, true, x, gj, dm, dv)
 		grads[j] = gj
 	}
 	top := math.Inf(-1)
