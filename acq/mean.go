@@ -65,6 +65,22 @@ func BestMean(g *gp.GP) (best int, means []float64) {
 	return best, means
 }
 
+// MaximizeVariance returns the point of [0,1]^d (1×d) where g's
+// posterior variance is largest, maximizing log σ(x) (every choice of a
+// mixed space open) with set's restrictions and settings, drawing from
+// rng: the point the model knows least.
+func MaximizeVariance(ctx context.Context, g *gp.GP, set OptimizeSettings, rng *rand.Rand) (*mat.Dense, error) {
+	x, _, err := MaximizeMixed(ctx, logSD(g), 1, g.Dim(), CategoriesOf(g), set, rng)
+	return x, err
+}
+
+// logSD is log σ(x), the posterior's standard deviation, for one point.
+func logSD(g *gp.GP) *pointFunc {
+	return &pointFunc{g: g, log: true, score: func(_, sd float64) (float64, float64, float64) {
+		return math.Log(sd), 0, 1 / sd
+	}}
+}
+
 // MaximizeMean returns x̄ = argmax μ over [0,1]^d (1×d) and μ(x̄), searched
 // by Maximize with its default settings from the best raw samples and from
 // every row of starts (may be nil), drawing from rng.

@@ -87,25 +87,3 @@ func TestDeliverSureExplores(t *testing.T) {
 		}
 	}
 }
-
-// logVariance's gradient matches central differences.
-func TestLogVarianceGradient(t *testing.T) {
-	g := toyGP(t, 3, 12, 2, 0.25, 1e-4)
-	f := logVariance{g}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 5 {
-		X := randBatch(rng, 1, 2)
-		grad := mat.NewDense(1, 2, nil)
-		f.Eval(X, grad)
-		for j := range 2 {
-			const h = 1e-6
-			xp, xm := mat.DenseCopyOf(X), mat.DenseCopyOf(X)
-			xp.Set(0, j, X.At(0, j)+h)
-			xm.Set(0, j, X.At(0, j)-h)
-			fd := (f.Eval(xp, nil) - f.Eval(xm, nil)) / (2 * h)
-			if math.Abs(fd-grad.At(0, j)) > 1e-4*math.Max(1, math.Abs(fd)) {
-				t.Errorf("x %v: ∂/∂x_%d = %.6g, finite difference %.6g", X.RawRowView(0), j, grad.At(0, j), fd)
-			}
-		}
-	}
-}
