@@ -213,35 +213,29 @@ func (p *Deliver) query(ctx context.Context, st *acq.State, s deliverSettings, b
 	if s.TrustRegion > 0 && st.Pinned == nil && st.Canonical == nil {
 		reg, ok = trustRegion(st.GP, best, s.TrustRegion, st.IntStep)
 	}
-	if !ok {
-		f, err := p.TES.Scorer.prepareWith(ctx, st, rest, q, pending, xbar)
+	qst, qpending, qxbar := st, pending, xbar // in the region's coordinates
+	if ok {
+		rst, err := inRegion(st, reg)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("tes: trust region: %w", err)
 		}
-		if s.sure(f, st, rest) {
-			return maxVariance(ctx, st)
-		}
-		return p.TES.maximize(ctx, f, st, rest)
+		// The carried X* (next iteration's starts) stays in unit-cube
+		// coordinates between iterations: only the points inside the
+		// region are starts here, and this iteration's X* is mapped back.
+		p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return reg.RowsToUnit(P, true) })
+		defer p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return reg.RowsFromUnit(P) })
+		qst, qpending, qxbar = rst, reg.RowsToUnit(pending, false), reg.RowsToUnit(xbar, true)
 	}
-	rst, err := inRegion(st, reg)
-	if err != nil {
-		return nil, fmt.Errorf("tes: trust region: %w", err)
-	}
-	// The carried X* (next iteration's starts) stays in unit-cube
-	// coordinates between iterations: only the points inside the region
-	// are starts here, and this iteration's X* is mapped back.
-	p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return reg.RowsToUnit(P, true) })
-	defer p.TES.Scorer.mapPrevious(func(P *mat.Dense) *mat.Dense { return reg.RowsFromUnit(P) })
-	f, err := p.TES.Scorer.prepareWith(ctx, rst, rest, q, reg.RowsToUnit(pending, false), reg.RowsToUnit(xbar, true))
+	f, err := p.TES.Scorer.prepareWith(ctx, qst, rest, q, qpending, qxbar)
 	if err != nil {
 		return nil, err
 	}
 	if s.sure(f, st, rest) {
 		return maxVariance(ctx, st)
 	}
-	X, err := p.TES.maximize(ctx, f, rst, rest)
-	if err != nil {
-		return nil, err
+	X, err := p.TES.maximize(ctx, f, qst, rest)
+	if err != nil || !ok {
+		return X, err
 	}
 	return reg.RowsFromUnit(X), nil
 }
