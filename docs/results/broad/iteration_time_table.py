@@ -51,6 +51,8 @@ def med(xs, i):
 
 
 def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        sys.exit("usage: iteration_time_table.py OUT/runs (the runs directory of iteration-time.sh)")
     root = sys.argv[1]
     print("# A whole iteration: tesbo `tes` against BoTorch qLogEI\n")
     print("Made by `docs/results/broad/iteration-time.sh` (both sides at once, one core each, noise")
