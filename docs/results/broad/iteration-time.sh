@@ -18,7 +18,7 @@
 # skipped; a failed side leaves no file and the pair is run again.
 #
 # Environment:
-#   SEEDS     number of seeds, indices 0..SEEDS-1 (default 2)
+#   SEEDS     number of seeds, indices 0..SEEDS-1 (default 2, at most 20)
 #   N         evaluations per run (default 200)
 #   PROBLEMS  space-separated names to keep (default all three below)
 #   BIN       where tesbo-host is built (default OUT/tesbo-host)
@@ -36,6 +36,8 @@ PROBLEMS=${PROBLEMS:-}
 BIN=${BIN:-$OUT/tesbo-host}
 DEST=${DEST:-docs/results/broad/iteration-time.md}
 [ -x "$BOTORCH_SH" ] || { echo "iteration-time.sh: set BOTORCH_SH to BoTorch's runner script (got '$BOTORCH_SH', not an executable file)" >&2; exit 2; }
+case "$SEEDS" in '' | *[!0-9]*) echo "iteration-time.sh: SEEDS=$SEEDS, want a whole number from 1 to 20" >&2; exit 2 ;; esac
+[ "$SEEDS" -ge 1 ] && [ "$SEEDS" -le 20 ] || { echo "iteration-time.sh: SEEDS=$SEEDS, want 1 to 20 (each seed takes about 16 minutes)" >&2; exit 2; }
 case "$N" in '' | *[!0-9]*) echo "iteration-time.sh: N=$N, want a whole number from 10 to 500" >&2; exit 2 ;; esac
 [ "$N" -ge 10 ] && [ "$N" -le 500 ] || { echo "iteration-time.sh: N=$N, want 10 to 500" >&2; exit 2; }
 go build -o "$BIN" ./cmd/tesbo-host
