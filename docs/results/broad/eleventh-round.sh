@@ -11,7 +11,7 @@
 # BoTorch's qLogEI (read again from botorch/, which gained BBOB at d = 5
 # in this round) — are the committed finals.csv's, and the tenth
 # round's `tes` is kept there as `tes-round10`. The new default's runs
-# replace `tes` in it.
+# replace `tes` in it (new-default.sh).
 set -eu
 OUT=${1:?usage: eleventh-round.sh OUT}
 SEEDS=${SEEDS:-10}
@@ -20,10 +20,6 @@ OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../../.."
 BIN="$OUT/tesbo-host"
 go build -o "$BIN" ./cmd/tesbo-host
-"$BIN" bench --suite broad --list >"$OUT/problems.tsv"
-for half in tune held-out; do
-	"$BIN" bench --suite broad --half "$half" --acqs tes --seeds "$SEEDS" --out "$OUT/$half" --log-level warn
-done
 # BoTorch's qLogEI on BBOB at d = 5 (held-out instance 6, 35 iterations),
 # through 'tesbo-host eval', seed-major, into the committed botorch/ (a
 # file is kept once it holds its last iteration). Skipped without
@@ -38,19 +34,5 @@ if [ -n "${BOTORCH_SH:-}" ]; then
 		done
 	done
 fi
-python3 docs/results/broad/finals.py collect "$OUT/problems.tsv" "$OUT/new.csv" \
-	tes=bench:"$OUT/tune":tes tes=bench:"$OUT/held-out":tes qlogei=botorch:docs/results/broad/botorch
-F=docs/results/broad/finals.csv
-if ! grep -q ',tes-round10,' "$F"; then
-	# The first run of this script: the committed `tes` is the tenth round's.
-	awk -F, 'BEGIN { OFS = "," } NR > 1 && $3 == "tes" { $3 = "tes-round10" } { print }' "$F" | grep -v ',qlogei,' >"$OUT/old.csv"
-else
-	grep -v ',tes,' "$F" | grep -v ',qlogei,' >"$OUT/old.csv"
-fi
-{
-	cat "$OUT/old.csv"
-	tail -n +2 "$OUT/new.csv"
-} >"$OUT/finals.csv"
-python3 docs/results/broad/finals.py table "$OUT/finals.csv" tes tes-round10 ei random qlogei >"$OUT/tables.md"
-FINALS_RULE=paper python3 docs/results/broad/finals.py table "$OUT/finals.csv" tes tes-round10 ei random qlogei >"$OUT/tables-paper.md"
-echo "wrote $OUT/finals.csv, $OUT/tables.md and $OUT/tables-paper.md (copy finals.csv and tables.md into docs/results/broad)"
+export SEEDS
+exec docs/results/broad/new-default.sh "$OUT" tes-round10 qlogei=botorch:docs/results/broad/botorch
