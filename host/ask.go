@@ -148,7 +148,7 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration, pins
 		return s.proposeMulti(ctx, t, q, it, fallback)
 	}
 	if s.mf != nil {
-		return s.proposeFidelity(ctx, t, q, it, fallback)
+		return s.proposeFidelity(ctx, t, q, it, pins, fallback)
 	}
 	ds := s.dataset()
 	if ds.n() == 0 {

@@ -36,8 +36,10 @@ import (
 // it.
 //
 // A multi-fidelity study needs an objective that declares MaxStep ≥ 2 and
-// one output, runs without a pruner, fixed or conditional parameters or a
-// local model, and in one process (not as workers on a shared database).
+// one output, runs without a pruner, conditional parameters or a local
+// model, and in one process (not as workers on a shared database). Fixed
+// parameters (Options.Fixed, Ask's Fix) pin x's coordinates as in a study
+// of one fidelity; the fidelity stays the acquisition's choice.
 type MultiFidelity struct {
 	Enabled bool `json:"enabled,omitempty"`
 	// CostFixed is c0, the cost every evaluation pays whatever its step,
@@ -74,8 +76,6 @@ func (m MultiFidelity) validate(o Options) error {
 		return nil
 	case o.Pruning.Rule != "":
 		return fmt.Errorf("a multi-fidelity study chooses where evaluations stop itself: run it without a pruner")
-	case len(o.Fixed) > 0:
-		return fmt.Errorf("a multi-fidelity study takes no fixed parameters (yet)")
 	case o.Suggester != nil:
 		return fmt.Errorf("a multi-fidelity study needs an acquisition that chooses fidelities, not a suggester")
 	case o.Model == ModelLocal:
@@ -253,7 +253,7 @@ func (f *fidelity) dataset(trials []Trial, d int, minimize bool) *dataset {
 // proposeFidelity is propose for a multi-fidelity study: it fits the GP
 // over (x, t) and asks the acquisition for q points with their fidelities
 // (q×(d+1)); the fallback's points run at full fidelity.
-func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iteration, fallback func(string) (*mat.Dense, *modelState, error)) (*mat.Dense, *modelState, error) {
+func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iteration, pins *pinning, fallback func(string) (*mat.Dense, *modelState, error)) (*mat.Dense, *modelState, error) {
 	ds := s.mf.dataset(s.trials, s.space.Dim(), s.info.Minimize)
 	if ds.n() == 0 {
 		return fallback("no completed evaluations yet")
@@ -264,7 +264,7 @@ func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iterati
 	}
 	it.FitSeconds = fr.seconds
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingFidelity(), Log: s.log,
-		Feasible: s.feasibility(t, nil), IntStep: s.fidelityIntSteps(), Evaluated: ds.n(), Imported: s.importedTrials()}
+		Feasible: s.feasibility(t, nil), IntStep: s.fidelityIntSteps(), Evaluated: ds.n(), Imported: s.importedTrials(), Pinned: fidelityPins(pins)}
 	t0 := time.Now()
 	X, err := s.proposer.(acq.FidelityProposer).ProposeFidelity(ctx, st, q, s.mf.cost)
 	it.ProposeSeconds = time.Since(t0).Seconds()
@@ -281,6 +281,16 @@ func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iterati
 	}
 	ms := *fr.state
 	return X, &ms, s.carry(&ms)
+}
+
+// fidelityPins is acq.State.Pinned for the GP over (x, t): the unit-cube
+// pins of x and the fidelity t free (nil without pins).
+func fidelityPins(pins *pinning) []float64 {
+	u := pins.unit()
+	if u == nil {
+		return nil
+	}
+	return append(append([]float64(nil), u...), math.NaN())
 }
 
 // fidelityIntSteps is IntStep for the GP over (x, t): the space's, and 0

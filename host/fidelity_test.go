@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // fixedFidelity proposes uniform points at fidelity t and records the GP
@@ -314,5 +317,109 @@ func TestWarmStartTellsImported(t *testing.T) {
 				t.Fatalf("multi-fidelity %v, proposal %d: State.Imported %d, want the %d imported trials", mf, i, n, len(src))
 			}
 		}
+	}
+}
+
+// pinCurveObjective is pinObjective's function reached along a saturating
+// learning curve of 6 steps.
+type pinCurveObjective struct{ pinObjective }
+
+func (o *pinCurveObjective) Info(context.Context) (sdk.Info, error) {
+	i := pinSpace
+	i.MaxStep = 6
+	return i, nil
+}
+
+func (o *pinCurveObjective) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	f, _ := o.pinObjective.Evaluate(ctx, x)
+	var v float64
+	for k := 1; k <= 6; k++ {
+		v = f - math.Exp(-float64(k)/2)
+		if stop, err := sdk.Report(ctx, k, v); err != nil || stop {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// Fixed parameters in a multi-fidelity study: the acquisition is told the
+// pins of x with the fidelity left free, and every trial — the design, the
+// acquisition's, stopped or complete — holds the pinned values exactly,
+// in the trials and in what the objective receives.
+func TestFidelityFixed(t *testing.T) {
+	p := &pinRecorder{fixedFidelity: fixedFidelity{t: 0.5}}
+	o := mfOptions(p)
+	o.Fixed = pins
+	obj := &pinCurveObjective{}
+	res, err := Optimize(context.Background(), obj, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs [][]float64
+	stopped := 0
+	for _, tr := range res.Trials {
+		xs = append(xs, tr.X)
+		if tr.Status == Pruned && tr.Meta[fidelityStepKey] == "3" {
+			stopped++
+		}
+	}
+	checkPinned(t, xs, pins)
+	checkPinned(t, obj.seen, pins)
+	if stopped != 4*2 {
+		t.Fatalf("%d trials stopped at step 3, want the 8 the acquisition chose", stopped)
+	}
+	d := len(pinSpace.Params)
+	if len(p.pinned) != 4 {
+		t.Fatalf("%d calls recorded, want 4", len(p.pinned))
+	}
+	for _, pin := range p.pinned {
+		if len(pin) != d+1 || !math.IsNaN(pin[d]) {
+			t.Fatalf("pins %v: want %d of x and the fidelity free", pin, d)
+		}
+		for name, v := range pins {
+			i := pinSpaceIndex(name)
+			if u := pin[i]; math.IsNaN(u) || u < 0 || u > 1 {
+				t.Fatalf("pins %v: %s (%v) not pinned in the unit cube", pin, name, v)
+			}
+		}
+	}
+}
+
+// pinRecorder is fixedFidelity recording State.Pinned.
+type pinRecorder struct {
+	fixedFidelity
+	pinned [][]float64
+}
+
+func (p *pinRecorder) ProposeFidelity(ctx context.Context, s *acq.State, q int, cost acq.FidelityCost) (*mat.Dense, error) {
+	p.mu.Lock()
+	p.pinned = append(p.pinned, append([]float64(nil), s.Pinned...))
+	p.mu.Unlock()
+	return p.fixedFidelity.ProposeFidelity(ctx, s, q, cost)
+}
+
+// The default acquisition runs a multi-fidelity study with fixed
+// parameters from its own proposals (no space-filling fallback), every
+// trial pinned.
+func TestFidelityFixedTES(t *testing.T) {
+	var logs strings.Builder
+	obj := &pinCurveObjective{}
+	o := Options{Acquisition: "tes", Batch: 1, Iters: 6, Init: 3, Seed: 2, Fixed: pins, Grace: -1,
+		MultiFidelity: MultiFidelity{Enabled: true}, Logger: zerolog.New(&logs)}
+	res, err := Optimize(context.Background(), obj, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trials) != 9 {
+		t.Fatalf("%d trials, want 9", len(res.Trials))
+	}
+	var xs [][]float64
+	for _, tr := range res.Trials {
+		xs = append(xs, tr.X)
+	}
+	checkPinned(t, xs, pins)
+	checkPinned(t, obj.seen, pins)
+	if strings.Contains(logs.String(), "space-filling") {
+		t.Fatalf("the study fell back to space-filling points:\n%s", logs.String())
 	}
 }

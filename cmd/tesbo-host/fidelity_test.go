@@ -68,7 +68,6 @@ func TestRunMultiFidelityScript(t *testing.T) {
 		{[]string{"--objective", "curve", "--fidelity-cost-fixed", "1"}, []string{"needs --multi-fidelity"}},
 		{[]string{"--objective", "curve", "--multi-fidelity", "--pruner", "asha"}, []string{"drop --pruner asha"}},
 		{[]string{"--objective", "curve", "--multi-fidelity", "--acq", "ei"}, []string{"cannot choose fidelities"}},
-		{[]string{"--objective", "curve", "--multi-fidelity", "--fix", "x=0.5"}, []string{"no fixed parameters"}},
 		{[]string{"--objective", "flat", "--multi-fidelity"}, []string{"max step 0"}},
 	} {
 		args := append([]string{"run", "--plugins", plugins, "--db", "u.db"}, c.args...)
