@@ -14,9 +14,9 @@
 # test images after each epoch (the value the pruners compare and the
 # study maximizes; its standard error is about 1.3 points at 80 %).
 # Full training gets 5 initial points and 15 iterations (120 epochs); the
-# pruned runs get 45 iterations, multi-fidelity TES (`mf`: the default
-# acquisition choosing each evaluation's epochs, --multi-fidelity) 30, and
-# all are compared at equal epochs.
+# pruned runs and multi-fidelity TES (`mf`: the default acquisition
+# choosing each evaluation's epochs, --multi-fidelity) get 45 iterations,
+# and all are compared at equal epochs.
 #
 # Per-run resumable: a run whose trials file exists is skipped; an
 # interrupted run resumes from its database.
@@ -51,19 +51,21 @@ while [ "$seed" -le "$SEEDS" ]; do
 		out="$OUT/runs/$m-$seed.jsonl"
 		[ -s "$out" ] && continue
 		db="$OUT/runs/$m-$seed.db"
+		iters=45
 		case "$m" in
-		full) flags="--iters 15" ;;
-		median) flags="--iters 45 --pruner median --pruner-startup 5" ;;
-		asha) flags="--iters 45 --pruner asha --pruner-min-step 1 --pruner-eta 3" ;;
-		hyperband) flags="--iters 45 --pruner hyperband --pruner-min-step 1 --pruner-eta 3" ;;
-		mf) flags="--iters 30 --multi-fidelity" ;;
+		full) iters=15 flags="" ;;
+		median) flags="--pruner median --pruner-startup 5" ;;
+		asha) flags="--pruner asha --pruner-min-step 1 --pruner-eta 3" ;;
+		hyperband) flags="--pruner hyperband --pruner-min-step 1 --pruner-eta 3" ;;
+		mf) flags="--multi-fidelity" ;;
 		esac
 		if [ -e "$db" ]; then
-			GOMAXPROCS=1 "$BIN" resume --db "$db" --study cnn --plugins ./plugins --log-level warn >/dev/null
+			# Also extends a finished study to the iterations above.
+			GOMAXPROCS=1 "$BIN" resume --db "$db" --study cnn --plugins ./plugins --iters "$iters" --log-level warn >/dev/null
 		else
 			# shellcheck disable=SC2086 # flags is a list of words
 			GOMAXPROCS=1 "$BIN" run --objective cnn --plugins ./plugins --db "$db" --study cnn --seed "$seed" \
-				--init 5 --batch 1 --parallel 1 $flags \
+				--init 5 --batch 1 --parallel 1 --iters "$iters" $flags \
 				--fix filters=32 --fix dense_units=256 \
 				--param train_size=2000 --param test_size=1000 --param epochs=6 --param budget=10m \
 				--log-level warn >/dev/null
