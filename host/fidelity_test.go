@@ -368,6 +368,14 @@ func TestFidelityFixed(t *testing.T) {
 	if stopped != 4*2 {
 		t.Fatalf("%d trials stopped at step 3, want the 8 the acquisition chose", stopped)
 	}
+	space, err := NewSpace(pinSpace.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := space.pins(pins)
+	if err != nil {
+		t.Fatal(err)
+	}
 	d := len(pinSpace.Params)
 	if len(p.pinned) != 4 {
 		t.Fatalf("%d calls recorded, want 4", len(p.pinned))
@@ -376,10 +384,9 @@ func TestFidelityFixed(t *testing.T) {
 		if len(pin) != d+1 || !math.IsNaN(pin[d]) {
 			t.Fatalf("pins %v: want %d of x and the fidelity free", pin, d)
 		}
-		for name, v := range pins {
-			i := pinSpaceIndex(name)
-			if u := pin[i]; math.IsNaN(u) || u < 0 || u > 1 {
-				t.Fatalf("pins %v: %s (%v) not pinned in the unit cube", pin, name, v)
+		for i, u := range want.unit() {
+			if math.Float64bits(pin[i]) != math.Float64bits(u) {
+				t.Fatalf("pins %v: coordinate %d is %v, want the study's pin %v", pin, i, pin[i], u)
 			}
 		}
 	}
