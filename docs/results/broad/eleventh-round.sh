@@ -15,16 +15,17 @@
 set -eu
 OUT=${1:?usage: eleventh-round.sh OUT}
 SEEDS=${SEEDS:-10}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-cd "$(dirname "$0")/../../.."
-BIN="$OUT/tesbo-host"
-go build -o "$BIN" ./cmd/tesbo-host
+HERE=$(cd "$(dirname "$0")" && pwd)
 # BoTorch's qLogEI on BBOB at d = 5 (held-out instance 6, 35 iterations),
 # through 'tesbo-host eval', seed-major, into the committed botorch/ (a
 # file is kept once it holds its last iteration). Skipped without
-# BOTORCH_SH.
+# BOTORCH_SH; new-default.sh builds tesbo-host for the rest.
 if [ -n "${BOTORCH_SH:-}" ]; then
+	mkdir -p "$OUT"
+	OUT=$(cd "$OUT" && pwd)
+	cd "$HERE/../../.."
+	BIN="$OUT/tesbo-host"
+	go build -o "$BIN" ./cmd/tesbo-host
 	for s in $(seq 0 $((SEEDS - 1))); do
 		for f in $(seq 1 24); do
 			file=docs/results/broad/botorch/bbob-f$f-d5-i6-qlogei-s$s.jsonl
@@ -35,4 +36,4 @@ if [ -n "${BOTORCH_SH:-}" ]; then
 	done
 fi
 export SEEDS
-exec docs/results/broad/new-default.sh "$OUT" tes-round10 qlogei=botorch:docs/results/broad/botorch
+exec "$HERE/new-default.sh" "$OUT" tes-round10 qlogei=botorch:docs/results/broad/botorch
