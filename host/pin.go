@@ -30,10 +30,12 @@ import (
 // the exact model (ModelAuto and ModelLocal select a region around the
 // best trial, which need not meet the pinned slice; the pins of a single
 // Ask are searched at the region's edge when outside it, see inRegion),
-// TES searches the whole cube, not a trust region, and the refined
-// recommendation is the posterior mean's maximizer over the slice. A pinned point keeps the pinned value
-// exactly in native units (the unit-cube round trip of a Float could
-// move it by an ulp).
+// TES searches its trust region on the slice — around the evaluated point
+// with the largest posterior mean once moved onto it, the pinned
+// coordinates keeping their whole range — and the refined
+// recommendation is the posterior mean's maximizer over the slice. A
+// pinned point keeps the pinned value exactly in native units (the
+// unit-cube round trip of a Float could move it by an ulp).
 
 // pinning is a validated set of pinned parameters: per coordinate the
 // native value and its unit-cube image, NaN for a free coordinate.

@@ -166,7 +166,7 @@ func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 		st.Log.Debug().Int("points", rowsOf(F)).Msg("tes: space-filling points until the study has its opening design")
 		return p.afterDesign(ctx, st, q, F)
 	}
-	xbar, best, worth, err := p.recommendation(ctx, st, s)
+	xbar, centre, worth, err := p.recommendation(ctx, st, s)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (p *Deliver) Propose(ctx context.Context, st *acq.State, q int) (*mat.Dense
 	if exploit {
 		pending, rest = stackRows(st.Pending, xbar), q-1
 	}
-	X, err := p.query(ctx, st, s, best, rest, q, pending, xbar)
+	X, err := p.query(ctx, st, s, centre, rest, q, pending, xbar)
 	if err != nil || !exploit {
 		return X, err
 	}
@@ -202,16 +202,16 @@ func (p *Deliver) afterDesign(ctx context.Context, st *acq.State, q int, F *mat.
 }
 
 // query returns TES's rest points of a batch of q, given the pending
-// points, searched in the trust region (region.go) around the evaluated
-// point best unless it is the whole cube; xbar (may be nil) is a candidate
-// start of the search for X*.
-func (p *Deliver) query(ctx context.Context, st *acq.State, s deliverSettings, best, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
+// points, searched in the trust region (region.go) around the point
+// centre (1×d) unless it is the whole cube; xbar (may be nil) is a
+// candidate start of the search for X*.
+func (p *Deliver) query(ctx context.Context, st *acq.State, s deliverSettings, centre *mat.Dense, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
 	reg, ok := gp.Region{}, false
-	// With pinned parameters the search stays in the whole cube: the
-	// region around the best point need not meet the pinned slice. So it
-	// does on a conditional space, whose canonical map is the cube's.
-	if s.TrustRegion > 0 && st.Pinned == nil && st.Canonical == nil {
-		reg, ok = trustRegion(st.GP, best, s.TrustRegion, st.IntStep)
+	// A conditional space's search stays in the whole cube: its
+	// canonical map is the cube's. Pinned coordinates keep their whole
+	// range in the box, so the box meets the pinned slice.
+	if s.TrustRegion > 0 && st.Canonical == nil {
+		reg, ok = trustRegion(st.GP, centre.RawRowView(0), s.TrustRegion, st.IntStep, st.Pinned)
 	}
 	qst, qpending, qxbar := st, pending, xbar // in the region's coordinates
 	if ok {
@@ -261,32 +261,32 @@ func warmFirst(st *acq.State) bool {
 	return st.Imported > 0 && st.Evaluated == st.Imported
 }
 
-// recommendation returns x̄ = argmax μ over the unit cube (1×d), the
-// evaluated point with the largest posterior mean (its row of the GP's
-// inputs) and whether x̄ is worth an evaluation: μ(x̄) above μ at every
-// evaluated point, and x̄ farther than MinDistance length-scales from every
-// pending point and — except in a warm-started study before its first
-// evaluation (warmFirst), whose evaluated points were all measured by
-// another study — from every evaluated one. The search starts from that
-// evaluated point and from the previous iteration's trusted maximizers.
-func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s deliverSettings) (*mat.Dense, int, bool, error) {
+// recommendation returns x̄ = argmax μ over the unit cube (1×d; over the
+// pinned slice with pins), the evaluated point with the largest posterior
+// mean moved onto that slice (1×d, sliceBest: the trust region's centre)
+// and whether x̄ is worth an evaluation: μ(x̄) above μ at that point, and
+// x̄ farther than MinDistance length-scales from every pending point and —
+// except in a warm-started study before its first evaluation (warmFirst),
+// whose evaluated points were all measured by another study — from every
+// evaluated one. The search starts from that point and from the previous
+// iteration's trusted maximizers.
+func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s deliverSettings) (*mat.Dense, *mat.Dense, bool, error) {
 	g := st.GP
 	X := g.X()
 	_, d := X.Dims()
-	best, means := acq.BestMean(g)
-	starts := mat.NewDense(1, d, append([]float64(nil), X.RawRowView(best)...))
-	starts = stackRows(starts, p.TES.Scorer.previous(d))
+	centre, mbest := sliceBest(g, st.Pinned)
+	starts := stackRows(mat.DenseCopyOf(centre), p.TES.Scorer.previous(d))
 	xbar, mbar, err := acq.MaximizeMean(ctx, g, starts, st.Pin(acq.OptimizeSettings{}), st.Rand)
 	if err != nil {
-		return nil, best, false, fmt.Errorf("tes: maximize the posterior mean: %w", err)
+		return nil, centre, false, fmt.Errorf("tes: maximize the posterior mean: %w", err)
 	}
-	if !(mbar > means[best]) {
-		return xbar, best, false, nil
+	if !(mbar > mbest) {
+		return xbar, centre, false, nil
 	}
 	ell := lengthscales(g.Kernel())
 	x := xbar.RawRowView(0)
 	near := func(P *mat.Dense) bool { return nearScaled(x, P, ell, s.MinDistance) }
-	return xbar, best, (warmFirst(st) || !near(X)) && !near(st.Pending) && !math.IsNaN(mbar), nil
+	return xbar, centre, (warmFirst(st) || !near(X)) && !near(st.Pending) && !math.IsNaN(mbar), nil
 }
 
 // WarpOutputs implements acq.OutputWarper: the host fits the GP to warped

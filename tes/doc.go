@@ -6,7 +6,8 @@
 // host's default acquisition "tes" (Deliver): TES_ep that also spends
 // evaluations at the posterior-mean maximizer x̄, so that what the model
 // knows about x* ends up in the trials a user keeps, searches its other
-// queries in a trust region around the best trial (region.go), opens
+// queries in a trust region around the best trial (region.go; with fixed
+// parameters, around the best trial moved onto their slice), opens
 // with space-filling points until the study has min(d + 1, 4), kept off
 // the bounds (design.go), sends a single-point query to the largest
 // posterior variance when the posterior is sure of x* (sure.go), and

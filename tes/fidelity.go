@@ -33,7 +33,7 @@ func (p *Deliver) ProposeFidelity(ctx context.Context, st *acq.State, q int, cos
 		return nil, fmt.Errorf("tes: batch size %d, %d fidelities and fixed cost %v: want positive, positive and ≥ 0", q, cost.Steps, cost.Fixed)
 	}
 	s := p.Settings.withDefaults()
-	xbar, best, worth, err := p.fullRecommendation(ctx, fullFidelity(st), s)
+	xbar, centre, worth, err := p.fullRecommendation(ctx, fullFidelity(st), s)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (p *Deliver) ProposeFidelity(ctx context.Context, st *acq.State, q int, cos
 	if exploit {
 		pending, rest = stackRows(st.Pending, xbar), q-1
 	}
-	picked, err := p.fidelityQuery(ctx, st, s, best, rest, pending, xbar, cost)
+	picked, err := p.fidelityQuery(ctx, st, s, centre, rest, pending, xbar, cost)
 	if err != nil {
 		return nil, err
 	}
@@ -56,13 +56,13 @@ func (p *Deliver) ProposeFidelity(ctx context.Context, st *acq.State, q int, cos
 }
 
 // fidelityQuery returns MF-TES's rest points, greedy, given the pending
-// points, searched in the trust region (over x) around the evaluated point
-// best unless it is the whole cube; xbar is a candidate start of the
+// points, searched in the trust region (over x) around the point centre
+// (1×(d+1)) unless it is the whole cube; xbar is a candidate start of the
 // search for X*.
-func (p *Deliver) fidelityQuery(ctx context.Context, st *acq.State, s deliverSettings, best, rest int, pending, xbar *mat.Dense, cost acq.FidelityCost) (*mat.Dense, error) {
+func (p *Deliver) fidelityQuery(ctx context.Context, st *acq.State, s deliverSettings, centre *mat.Dense, rest int, pending, xbar *mat.Dense, cost acq.FidelityCost) (*mat.Dense, error) {
 	reg, ok := gp.Region{}, false
-	if s.TrustRegion > 0 && st.Pinned == nil && st.Canonical == nil {
-		reg, ok = trustRegionOver(st.GP, best, s.TrustRegion, st.IntStep, st.GP.Dim()-1)
+	if s.TrustRegion > 0 && st.Canonical == nil {
+		reg, ok = trustRegionOver(st.GP, centre.RawRowView(0), s.TrustRegion, st.IntStep, st.Pinned, st.GP.Dim()-1)
 	}
 	rst := st
 	if ok {
@@ -116,42 +116,30 @@ func fullFidelity(st *acq.State) *acq.State {
 }
 
 // fullRecommendation returns x̄ = argmax_x μ(x, 1) (1×(d+1), last
-// coordinate 1), the row of the GP's inputs whose x has the largest μ(x,
-// 1), and whether x̄ is worth an evaluation: μ(x̄, 1) above μ at
-// every evaluated point taken at full fidelity, and x̄ farther than
+// coordinate 1; over the pinned slice with pins), the evaluated point
+// whose x has the largest μ(x, 1), moved onto that slice at t = 1
+// (sliceBest: the trust region's centre), and whether x̄ is worth an
+// evaluation: μ(x̄, 1) above μ at that point, and x̄ farther than
 // MinDistance length-scales from every pending point and — except in a
 // warm-started study before its first evaluation (warmFirst), as in
 // Deliver's recommendation — from every full-fidelity observation.
-func (p *Deliver) fullRecommendation(ctx context.Context, full *acq.State, s deliverSettings) (*mat.Dense, int, bool, error) {
+func (p *Deliver) fullRecommendation(ctx context.Context, full *acq.State, s deliverSettings) (*mat.Dense, *mat.Dense, bool, error) {
 	g := full.GP
 	X := g.X()
-	n, d := X.Dims()
-	at1 := mat.NewDense(n, d, nil)
-	at1.Copy(X)
-	for i := range n {
-		at1.Set(i, d-1, 1)
-	}
-	means := make([]float64, n)
-	g.Predict(at1, means, nil)
-	best := 0
-	for i, m := range means {
-		if m > means[best] {
-			best = i
-		}
-	}
-	starts := mat.NewDense(1, d, append([]float64(nil), at1.RawRowView(best)...))
-	starts = stackRows(starts, p.TES.Scorer.previous(d))
+	_, d := X.Dims()
+	centre, mbest := sliceBest(g, full.Pinned)
+	starts := stackRows(mat.DenseCopyOf(centre), p.TES.Scorer.previous(d))
 	xbar, mbar, err := acq.MaximizeMean(ctx, g, starts, full.Pin(acq.OptimizeSettings{}), full.Rand)
 	if err != nil {
-		return nil, best, false, fmt.Errorf("tes: maximize the posterior mean at full fidelity: %w", err)
+		return nil, centre, false, fmt.Errorf("tes: maximize the posterior mean at full fidelity: %w", err)
 	}
-	if !(mbar > means[best]) || math.IsNaN(mbar) {
-		return xbar, best, false, nil
+	if !(mbar > mbest) || math.IsNaN(mbar) {
+		return xbar, centre, false, nil
 	}
 	ell := lengthscales(g.Kernel())
 	x := xbar.RawRowView(0)
 	near := func(P *mat.Dense) bool { return nearScaled(x, P, ell, s.MinDistance) }
-	return xbar, best, (warmFirst(full) || !near(X)) && !near(full.Pending), nil
+	return xbar, centre, (warmFirst(full) || !near(X)) && !near(full.Pending), nil
 }
 
 // maximizePerCost returns the point (x, t), t snapped to a step, that

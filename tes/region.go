@@ -3,6 +3,8 @@ package tes
 import (
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
 )
@@ -27,23 +29,28 @@ import (
 // points (design.go).
 
 // trustRegion returns the box of side L (in normalized length-scales)
-// around the evaluated point best (a row of g's inputs: Deliver passes the
-// one with the largest posterior mean); categorical
-// coordinates keep their whole range, and along an Int coordinate
-// (intStep[j] > 0, acq.State.IntStep) the box reaches at least 1.5 bins
-// each way, so that the neighbouring integers' bins are inside it. It
-// returns ok = false when the box is the whole cube.
-func trustRegion(g *gp.GP, best int, L float64, intStep []float64) (reg gp.Region, ok bool) {
-	return trustRegionOver(g, best, L, intStep, g.Dim())
+// around the point c (Deliver passes the evaluated point with the largest
+// posterior mean, moved onto the pinned slice: sliceBest); categorical
+// and pinned coordinates (pinned[j] not NaN, acq.State.Pinned) keep their
+// whole range, so a pin reads the same in the box's coordinates, and
+// along an Int coordinate (intStep[j] > 0, acq.State.IntStep) the box
+// reaches at least 1.5 bins each way, so that the neighbouring integers'
+// bins are inside it. It returns ok = false when the box is the whole
+// cube.
+func trustRegion(g *gp.GP, c []float64, L float64, intStep, pinned []float64) (reg gp.Region, ok bool) {
+	return trustRegionOver(g, c, L, intStep, pinned, g.Dim())
 }
 
 // trustRegionOver is trustRegion over the first nx coordinates: the
 // others keep their whole range and take no part in the length-scales'
-// normalization (a multi-fidelity study's fidelity).
-func trustRegionOver(g *gp.GP, best int, L float64, intStep []float64, nx int) (reg gp.Region, ok bool) {
-	c := g.X().RawRowView(best)
+// normalization (a multi-fidelity study's fidelity). Nor do the
+// categorical and pinned coordinates: the box's volume is shared among
+// the coordinates it searches.
+func trustRegionOver(g *gp.GP, c []float64, L float64, intStep, pinned []float64, nx int) (reg gp.Region, ok bool) {
 	cats := acq.CategoriesOf(g)
-	cont := func(j int) bool { return j < nx && (cats == nil || cats[j] == 0) }
+	cont := func(j int) bool {
+		return j < nx && (cats == nil || cats[j] == 0) && (j >= len(pinned) || math.IsNaN(pinned[j]))
+	}
 	ell := lengthscales(g.Kernel())
 	var logMean float64
 	var nc int
@@ -67,6 +74,36 @@ func trustRegionOver(g *gp.GP, best int, L float64, intStep []float64, nx int) (
 		reg.Lo[j], reg.Width[j] = lo, hi-lo
 	}
 	return reg, !reg.Whole()
+}
+
+// sliceBest returns the evaluated point (a row of g's inputs) with the
+// largest posterior mean once moved onto the pinned slice — its pinned
+// coordinates (pinned[j] not NaN) set to the pins — as that moved point
+// (1×d), and the mean there. Without pins it is the evaluated point with
+// the largest posterior mean (acq.BestMean). With pins it is the best
+// place on the slice the data point to: trials made before the pins, or
+// imported ones, lie off the slice, and the mean at their own inputs says
+// nothing about it.
+func sliceBest(g *gp.GP, pinned []float64) (*mat.Dense, float64) {
+	X := g.X()
+	n, d := X.Dims()
+	P := mat.DenseCopyOf(X)
+	for j, v := range pinned {
+		if !math.IsNaN(v) {
+			for i := range n {
+				P.Set(i, j, v)
+			}
+		}
+	}
+	means := make([]float64, n)
+	g.Predict(P, means, nil)
+	best := 0
+	for i, m := range means {
+		if m > means[best] {
+			best = i
+		}
+	}
+	return mat.NewDense(1, d, append([]float64(nil), P.RawRowView(best)...)), means[best]
 }
 
 // inRegion returns st seen through reg: the same posterior with inputs in

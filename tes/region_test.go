@@ -3,6 +3,7 @@ package tes
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -39,7 +40,7 @@ func TestTrustRegionShape(t *testing.T) {
 	}
 	best, _ := acq.BestMean(g)
 	c := X.RawRowView(best)
-	reg, ok := trustRegion(g, best, 0.5, nil)
+	reg, ok := trustRegion(g, X.RawRowView(best), 0.5, nil, nil)
 	if !ok {
 		t.Fatal("box of side 0.5 is the whole cube")
 	}
@@ -53,14 +54,14 @@ func TestTrustRegionShape(t *testing.T) {
 	}
 	// An Int coordinate with 4 values (bins of 0.25) keeps its neighbours'
 	// bins in a box far narrower than one bin.
-	reg, _ = trustRegion(g, best, 0.01, []float64{0, 0.25, 0})
+	reg, _ = trustRegion(g, X.RawRowView(best), 0.01, []float64{0, 0.25, 0}, nil)
 	if lo, hi := math.Max(0, c[1]-0.375), math.Min(1, c[1]+0.375); math.Abs(reg.Lo[1]-lo) > 1e-12 || math.Abs(reg.Width[1]-(hi-lo)) > 1e-12 {
 		t.Errorf("Int coordinate: box [%v, +%v], want [%v, %v]", reg.Lo[1], reg.Width[1], lo, hi)
 	}
 	if reg.Width[0] > 0.01 {
 		t.Errorf("continuous coordinate widened to %v by another's Int step", reg.Width[0])
 	}
-	if _, ok := trustRegion(g, best, 100, nil); ok {
+	if _, ok := trustRegion(g, X.RawRowView(best), 100, nil, nil); ok {
 		t.Error("a box of side 100 is not the whole cube")
 	}
 
@@ -69,7 +70,7 @@ func TestTrustRegionShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _ = trustRegion(gm2, bestOf(gm2), 0.5, nil)
+	reg, _ = trustRegion(gm2, X.RawRowView(bestOf(gm2)), 0.5, nil, nil)
 	if reg.Lo[1] != 0 || reg.Width[1] != 1 {
 		t.Errorf("categorical coordinate: box [%v, +%v], want its whole range", reg.Lo[1], reg.Width[1])
 	}
@@ -93,7 +94,7 @@ func TestTrustRegionShape(t *testing.T) {
 func TestDeliverSearchesTrustRegion(t *testing.T) {
 	ctx := context.Background()
 	g := toyGP(t, 3, 12, 2, 0.25, 1e-4)
-	reg, ok := trustRegion(g, bestOf(g), 0.2, nil)
+	reg, ok := trustRegion(g, g.X().RawRowView(bestOf(g)), 0.2, nil, nil)
 	if !ok {
 		t.Fatal("no trust region on the test GP")
 	}
@@ -171,5 +172,154 @@ func TestRegionFeasibleChainRule(t *testing.T) {
 				t.Errorf("∂/∂u_%d at %v: %v, finite differences %v", j, u, grad[j], fd)
 			}
 		}
+	}
+}
+
+// A pinned coordinate keeps its whole range in the box (so its pin reads
+// the same in the box's coordinates) and takes no part in the
+// length-scales' normalization: the free coordinates share the box.
+func TestTrustRegionPinned(t *testing.T) {
+	X, y := toyData(5, 15, 3, 1e-4)
+	g, err := gp.New(gp.NewSE([]float64{0.1, 0.4, 0.2}, 1), 1e-4, X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := []float64{math.NaN(), 0.3, math.NaN()}
+	c, _ := sliceBest(g, pinned)
+	reg, ok := trustRegion(g, c.RawRowView(0), 0.5, nil, pinned)
+	if !ok {
+		t.Fatal("box of side 0.5 is the whole cube")
+	}
+	if reg.Lo[1] != 0 || reg.Width[1] != 1 {
+		t.Errorf("pinned coordinate: box [%v, +%v], want its whole range", reg.Lo[1], reg.Width[1])
+	}
+	gm := math.Sqrt(0.1 * 0.2)
+	for _, j := range []int{0, 2} {
+		half := 0.25 * []float64{0.1, 0.4, 0.2}[j] / gm
+		x := c.At(0, j)
+		lo, hi := math.Max(0, x-half), math.Min(1, x+half)
+		if math.Abs(reg.Lo[j]-lo) > 1e-12 || math.Abs(reg.Width[j]-(hi-lo)) > 1e-12 {
+			t.Errorf("coordinate %d: box [%v, +%v], want [%v, %v]", j, reg.Lo[j], reg.Width[j], lo, hi)
+		}
+	}
+}
+
+// sliceBest is the evaluated point with the largest posterior mean once
+// moved onto the pinned slice: without pins the evaluated point itself
+// (acq.BestMean's), with pins the argmax over the moved points, found here
+// by predicting each one alone.
+func TestSliceBest(t *testing.T) {
+	g := toyGP(t, 4, 14, 3, 0.3, 1e-4)
+	X := g.X()
+	c, m := sliceBest(g, nil)
+	best, means := acq.BestMean(g)
+	if !mat.Equal(c, mat.NewDense(1, 3, X.RawRowView(best))) || m != means[best] {
+		t.Errorf("without pins: %v (mean %v), want evaluated point %v (mean %v)", c.RawRowView(0), m, X.RawRowView(best), means[best])
+	}
+	pinned := []float64{math.NaN(), 0.7, math.NaN()}
+	c, m = sliceBest(g, pinned)
+	want, wantMean := -1, math.Inf(-1)
+	for i := range X.RawMatrix().Rows {
+		x := append([]float64(nil), X.RawRowView(i)...)
+		x[1] = 0.7
+		if mu, _ := g.MeanVar(x); mu > wantMean {
+			want, wantMean = i, mu
+		}
+	}
+	if c.At(0, 1) != 0.7 || c.At(0, 0) != X.At(want, 0) || c.At(0, 2) != X.At(want, 2) {
+		t.Errorf("with a pin: %v, want evaluated point %d moved onto the slice", c.RawRowView(0), want)
+	}
+	if math.Abs(m-wantMean) > 1e-12 {
+		t.Errorf("with a pin: mean %v, want %v", m, wantMean)
+	}
+	if want == best {
+		t.Log("the pin does not change which point is best: the test checks less")
+	}
+}
+
+// With a pinned parameter Deliver's TES points lie in the trust region
+// around the best point moved onto the slice and hold the pin exactly;
+// with TrustRegion < 0 they leave it (so the test can tell).
+func TestDeliverPinnedSearchesTrustRegion(t *testing.T) {
+	ctx := context.Background()
+	g := toyGP(t, 3, 12, 3, 0.25, 1e-4)
+	pinned := []float64{math.NaN(), 0.7, math.NaN()}
+	c, _ := sliceBest(g, pinned)
+	reg, ok := trustRegion(g, c.RawRowView(0), 0.2, nil, pinned)
+	if !ok {
+		t.Fatal("no trust region on the test GP")
+	}
+	outside := 0
+	for _, L := range []float64{0, -1} {
+		p, err := newDeliver(acq.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Settings.TrustRegion = L
+		for iter := 1; iter <= 3; iter++ {
+			st := deliverState(g, iter)
+			st.Pinned = pinned
+			X, err := p.Propose(ctx, st, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 4 {
+				if X.At(i, 1) != 0.7 {
+					t.Fatalf("L %v, iteration %d: point %v does not hold the pin 0.7", L, iter, X.RawRowView(i))
+				}
+				if i == 0 { // x̄
+					continue
+				}
+				if !inBox(reg, X.RawRowView(i)) {
+					if L == 0 {
+						t.Fatalf("iteration %d: TES point %v outside the box %+v", iter, X.RawRowView(i), reg)
+					}
+					outside++
+				}
+			}
+		}
+	}
+	if outside == 0 {
+		t.Error("with the whole cube every TES point stayed in the box: the test cannot tell the two apart")
+	}
+}
+
+// With pins, x̄ is worth an evaluation when it beats the best point of
+// the slice, whatever the mean at evaluated points off the slice: a study
+// whose best trials were made before the pins (or imported) still
+// evaluates the slice's x̄.
+func TestRecommendationPinnedOffSlice(t *testing.T) {
+	ctx := context.Background()
+	// A bump at (0.2, 0.5) with evaluated points near it and none on the
+	// slice x₀ = 0.9, where the mean is lower than at the bump.
+	X := mat.NewDense(8, 2, []float64{0.2, 0.5, 0.25, 0.4, 0.1, 0.6, 0.3, 0.55, 0.5, 0.1, 0.6, 0.9, 0.7, 0.3, 0.65, 0.6})
+	y := make([]float64, 8)
+	for i := range y {
+		x := X.RawRowView(i)
+		y[i] = math.Exp(-((x[0]-0.2)*(x[0]-0.2) + (x[1]-0.5)*(x[1]-0.5)) / 0.1)
+	}
+	g, err := gp.New(gp.NewSE([]float64{0.3, 0.3}, 1), 1e-4, X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newDeliver(acq.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := deliverState(g, 4)
+	st.Pinned = []float64{0.9, math.NaN()}
+	xbar, centre, worth, err := p.recommendation(ctx, st, p.Settings.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if xbar.At(0, 0) != 0.9 || centre.At(0, 0) != 0.9 {
+		t.Fatalf("x̄ %v and centre %v should lie on the slice x₀ = 0.9", xbar.RawRowView(0), centre.RawRowView(0))
+	}
+	_, means := acq.BestMean(g)
+	if mu, _ := g.MeanVar(xbar.RawRowView(0)); mu >= slices.Max(means) {
+		t.Fatalf("the slice's x̄ has mean %v, not below the evaluated best %v: the test checks nothing", mu, slices.Max(means))
+	}
+	if !worth {
+		t.Error("the slice's x̄ was judged not worth an evaluation against points off the slice")
 	}
 }
