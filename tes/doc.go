@@ -286,6 +286,9 @@
 //     single-point iteration (one slot of a batch) evaluates x̄ =
 //     argmax_x μ(x, 1) at full fidelity when its mean beats every
 //     evaluated point's at t = 1: the user keeps the best complete trial.
+//     When it does not, that iteration's query (that slot) maximizes α at
+//     t = 1: otherwise a run whose mean peaks at an evaluated point spent
+//     every iteration on the cheapest step, where α/c(t) wins at any α.
 //     A batch is greedy: point j maximizes α(P ∪ {b}) − α(P) divided by
 //     c(t_b), P the trials in flight, x̄ and points 1..j−1. The queries
 //     are searched in Deliver's trust region around the point with the

@@ -18,7 +18,9 @@ import (
 // of the observation y(x, t) about which of them wins at full fidelity,
 // divided by cost.At(t). As Deliver does, every ExploitEvery-th
 // single-point iteration (one slot of a batch) evaluates x̄ = argmax_x μ(x,
-// 1) at full fidelity when it is worth it. A batch is greedy: each further
+// 1) at full fidelity when it is worth it; when it is not, that
+// iteration's query (that slot's point) is chosen at full fidelity. A
+// batch is greedy: each further
 // point maximizes α/cost given the earlier ones (and x̄, and the trials in
 // flight) as pending, α(P ∪ {b}) − α(P). As Deliver's, the queries are
 // searched in the trust region around the evaluated point whose mean at
@@ -45,7 +47,14 @@ func (p *Deliver) ProposeFidelity(ctx context.Context, st *acq.State, q int, cos
 	if exploit {
 		pending, rest = stackRows(st.Pending, xbar), q-1
 	}
-	picked, err := p.fidelityQuery(ctx, st, s, centre, rest, pending, xbar, cost)
+	// x̄'s slot when x̄ is not worth an evaluation (the mean at full
+	// fidelity peaks at an evaluated point): the first query is chosen
+	// at full fidelity, so that the share of the evaluations x̄ would take
+	// still goes to t = 1 and can show the model wrong there. Cheap
+	// queries alone, each rated α/c(t), left augmented Branin's runs
+	// refining at step 1 for 40 iterations (docs/results/multifidelity).
+	refine := !worth && (q > 1 || s.exploitIteration(st))
+	picked, err := p.fidelityQuery(ctx, st, s, centre, rest, pending, xbar, cost, refine)
 	if err != nil {
 		return nil, err
 	}
@@ -58,8 +67,9 @@ func (p *Deliver) ProposeFidelity(ctx context.Context, st *acq.State, q int, cos
 // fidelityQuery returns MF-TES's rest points, greedy, given the pending
 // points, searched in the trust region (over x) around the point centre
 // (1×(d+1)) unless it is the whole cube; xbar is a candidate start of the
-// search for X*.
-func (p *Deliver) fidelityQuery(ctx context.Context, st *acq.State, s deliverSettings, centre *mat.Dense, rest int, pending, xbar *mat.Dense, cost acq.FidelityCost) (*mat.Dense, error) {
+// search for X*. With refine the first point is chosen at full fidelity
+// (t = 1, maximizing α there).
+func (p *Deliver) fidelityQuery(ctx context.Context, st *acq.State, s deliverSettings, centre *mat.Dense, rest int, pending, xbar *mat.Dense, cost acq.FidelityCost, refine bool) (*mat.Dense, error) {
 	reg, ok := gp.Region{}, false
 	if s.TrustRegion > 0 && st.Canonical == nil {
 		reg, ok = trustRegionOver(st.GP, centre.RawRowView(0), s.TrustRegion, st.IntStep, st.Pinned, st.GP.Dim()-1)
@@ -81,12 +91,16 @@ func (p *Deliver) fidelityQuery(ctx context.Context, st *acq.State, s deliverSet
 		return nil, err
 	}
 	var picked *mat.Dense
-	for range rest {
+	for i := range rest {
 		f, err := m.Func(1, stackRows(pending, picked), rst.Rand)
 		if err != nil {
 			return nil, err
 		}
-		x, err := p.maximizePerCost(ctx, rst, f, cost)
+		mst := rst
+		if refine && i == 0 {
+			mst = fullFidelity(rst)
+		}
+		x, err := p.maximizePerCost(ctx, mst, f, cost)
 		if err != nil {
 			return nil, err
 		}

@@ -165,6 +165,40 @@ func TestFidelityWarmStartEvaluatesXBarFirst(t *testing.T) {
 	}
 }
 
+// On x̄'s iteration, when x̄ is not worth an evaluation (MinDistance 1e9
+// puts it next to an evaluated point), the query is chosen at full
+// fidelity; on the other iterations the same model's query takes the
+// cheapest step (perfectly correlated fidelities), so the test can tell.
+func TestFidelityRefinesAtFullWhenXBarNotWorth(t *testing.T) {
+	ctx := context.Background()
+	_, gt := fidelityGP(t, 1e5)
+	for _, c := range []struct {
+		iter int
+		want float64
+	}{{4, 1}, {5, 0.1}, {8, 1}} {
+		p, err := newDeliver(acq.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Settings.MinDistance = 1e9
+		st := &acq.State{GP: gt, Iter: c.iter, Rand: rand.New(rand.NewPCG(4, 4))}
+		xbar, _, worth, err := p.fullRecommendation(ctx, fullFidelity(st), p.Settings.withDefaults())
+		if err != nil || worth {
+			t.Fatalf("x̄ worth an evaluation (%v) with MinDistance 1e9, err %v", worth, err)
+		}
+		X, err := p.ProposeFidelity(ctx, st, 1, acq.FidelityCost{Fixed: 0.05, Steps: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := X.At(0, 2); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("iteration %d: proposed t = %v, want %v", c.iter, got, c.want)
+		}
+		if mat.Equal(X, xbar) {
+			t.Errorf("iteration %d: proposed x̄ itself", c.iter)
+		}
+	}
+}
+
 // FidelityCost.Snap rounds a fidelity up to its step, within [1/Steps, 1].
 func TestFidelitySnap(t *testing.T) {
 	c := acq.FidelityCost{Steps: 10}
