@@ -6,12 +6,19 @@
 // the global maximum and the regret f* − f(x) is known. Run from the
 // repository root:
 //
-//	GOMAXPROCS=1 nice go run docs/results/fixed/measure.go -label NAME -half tune|held-out [-seeds 10] -out DIR
+//	GOMAXPROCS=1 nice go run docs/results/fixed/measure.go -label NAME -half tune|held-out [-seeds 10] [-pin F] -out DIR
+//
+// With -pin F (0 < F < 1) the first coordinate is pinned at the fraction F
+// of its range instead, a slice whose maximum is not known: the regret is
+// then taken against the best value any run of the compared labels found
+// on that slice (-table), so it compares the labels, not each with the
+// slice's optimum.
 //
 // It is resumable: every finished run is appended to DIR/NAME.jsonl
-// (problem, seed, final regret by the user's rule and by the oracle's),
-// and a run already there is not run again. -table A,B compares two
-// labels' runs (paired by seed) and prints a Markdown table.
+// (problem, seed, final regret by the user's rule and by the oracle's,
+// and the noise-free values behind them), and a run already there is not
+// run again. -table A,B compares two labels' runs (paired by seed) and
+// prints a Markdown table.
 //
 // The problems follow the broad suite's held-out split
 // (docs/results/broad/SPLIT.md): BBOB f1–f24 at d = 5, instance 1 (tune)
@@ -51,7 +58,13 @@ type run struct {
 	Seed    int     `json:"seed"`
 	User    float64 `json:"user"`   // f* − f(x) of the best observed trial
 	Oracle  float64 `json:"oracle"` // the smallest f* − f(x) evaluated
+	// UserF and BestF are f(x) of the best observed trial and the largest
+	// f(x) evaluated (noise-free).
+	UserF float64 `json:"user_f"`
+	BestF float64 `json:"best_f"`
 }
+
+var pinAt = flag.Float64("pin", 0, "pin the first coordinate at this fraction of its range (0: at the global maximizer's value)")
 
 func problems(half string) []problem {
 	var out []problem
@@ -78,8 +91,8 @@ func main() {
 	out := flag.String("out", "", "directory of the runs files")
 	table := flag.String("table", "", "A,B: compare the runs of two labels instead of running")
 	flag.Parse()
-	if *out == "" || (*table == "" && *label == "") || (*half != "tune" && *half != "held-out") {
-		fmt.Fprintln(os.Stderr, "measure: want -out DIR and -label NAME (or -table A,B), -half tune|held-out")
+	if *out == "" || (*table == "" && *label == "") || (*half != "tune" && *half != "held-out") || !(*pinAt >= 0 && *pinAt < 1) {
+		fmt.Fprintln(os.Stderr, "measure: want -out DIR and -label NAME (or -table A,B), -half tune|held-out, -pin in [0, 1)")
 		os.Exit(2)
 	}
 	if *table != "" {
@@ -127,30 +140,34 @@ func runOne(p problem, seed int) run {
 		params[k] = v
 	}
 	_, iters := usersuite.Budget(fn.Dim)
+	pin := fn.Maximizers[0][0]
+	if *pinAt > 0 {
+		pin = fn.Lower[0] + *pinAt*(fn.Upper[0]-fn.Lower[0])
+	}
 	res, err := host.Optimize(context.Background(), obj, host.Options{
 		Acquisition: "tes", Batch: 1, Init: 2, Iters: iters, Seed: uint64(seed), Params: params,
-		Fixed: map[string]float64{"x1": fn.Maximizers[0][0]},
+		Fixed: map[string]float64{"x1": pin},
 	})
 	if err != nil {
 		fail(fmt.Errorf("%s seed %d: %w", p.label, seed, err))
 	}
-	r := run{Problem: p.label, Seed: seed, User: math.Inf(1), Oracle: math.Inf(1)}
+	r := run{Problem: p.label, Seed: seed, User: math.Inf(1), Oracle: math.Inf(1), UserF: math.Inf(-1), BestF: math.Inf(-1)}
 	best := math.Inf(-1)
 	for _, t := range res.Trials {
 		if t.Status != host.Complete {
 			continue
 		}
-		if t.X[0] != fn.Maximizers[0][0] {
-			fail(fmt.Errorf("%s seed %d: trial %d has x1 = %v, pinned at %v", p.label, seed, t.ID, t.X[0], fn.Maximizers[0][0]))
+		if t.X[0] != pin {
+			fail(fmt.Errorf("%s seed %d: trial %d has x1 = %v, pinned at %v", p.label, seed, t.ID, t.X[0], pin))
 		}
 		v, err := fn.Eval(t.X)
 		if err != nil {
 			fail(err)
 		}
 		reg := math.Max(fn.Optimum-v, 1e-12)
-		r.Oracle = math.Min(r.Oracle, reg)
+		r.Oracle, r.BestF = math.Min(r.Oracle, reg), math.Max(r.BestF, v)
 		if t.Value > best {
-			best, r.User = t.Value, reg
+			best, r.User, r.UserF = t.Value, reg, v
 		}
 	}
 	return r
@@ -189,40 +206,91 @@ func load(path string) map[string]run {
 
 // printTable prints, per problem of the half, both labels' median final
 // log10 regret (user's rule) and the paired difference B − A (mean ± SE
-// over the seeds both have), and a summary line.
+// over the seeds both have), and a summary line. Off the maximizer
+// (-pin) one run per problem has regret 0 against the best value found
+// (floored at 1e-12), which would swamp a mean, so the paired column
+// counts the seeds on which B's recommendation is better or worse.
 func printTable(half string, A, B map[string]run, a, b string) {
-	fmt.Printf("| problem | %s | %s | paired Δ (%s − %s) |\n|---|---|---|---|\n", a, b, b, a)
+	col := fmt.Sprintf("paired Δ (%s − %s)", b, a)
+	if *pinAt > 0 {
+		col = fmt.Sprintf("seeds %s better / worse", b)
+	}
+	fmt.Printf("| problem | %s | %s | %s |\n|---|---|---|---|\n", a, b, col)
 	var sum float64
-	var np, better, worse, le int
+	var np, better, worse, le, won, lost int
 	for _, p := range problems(half) {
-		var la, lb, d []float64
-		for s := 1; s <= 100; s++ {
-			ra, okA := A[key(p.label, s)]
-			rb, okB := B[key(p.label, s)]
-			if !okA || !okB {
-				continue
-			}
-			la, lb = append(la, math.Log10(ra.User)), append(lb, math.Log10(rb.User))
-			d = append(d, math.Log10(rb.User)-math.Log10(ra.User))
-		}
+		la, lb, d := paired(p.label, A, B)
 		if len(d) == 0 {
+			continue
+		}
+		np++
+		if median(lb) <= median(la) {
+			le++
+		}
+		if *pinAt > 0 {
+			w, l := signs(d)
+			won, lost = won+w, lost+l
+			fmt.Printf("| %s | %.2f | %.2f | %d / %d |\n", p.label, median(la), median(lb), w, l)
 			continue
 		}
 		m, se := meanSE(d)
 		fmt.Printf("| %s | %.2f | %.2f | %+.2f ± %.2f (%d) |\n", p.label, median(la), median(lb), m, se, len(d))
 		sum += m
-		np++
-		if median(lb) <= median(la) {
-			le++
-		}
 		if m < -2*se {
 			better++
 		} else if m > 2*se {
 			worse++
 		}
 	}
+	if *pinAt > 0 {
+		fmt.Printf("\n%s half, %d problems: %s's recommendation better on %d seeds, worse on %d; %s's median ≤ %s's on %d\n",
+			half, np, b, won, lost, b, a, le)
+		return
+	}
 	fmt.Printf("\n%s half, %d problems: mean paired Δ %+.3f; %s better / worse beyond 2 SE: %d / %d; %s's median ≤ %s's on %d\n",
 		half, np, sum/float64(max(np, 1)), b, better, worse, b, a, le)
+}
+
+// paired returns, over the seeds both A and B ran on problem p, their
+// final log10 regrets and the differences B − A. Off the maximizer (-pin)
+// the regret is against the best value either label found on the slice.
+func paired(p string, A, B map[string]run) (la, lb, d []float64) {
+	ref := math.Inf(-1)
+	for s := 1; s <= 100; s++ {
+		for _, runs := range []map[string]run{A, B} {
+			if r, ok := runs[key(p, s)]; ok {
+				ref = math.Max(ref, r.BestF)
+			}
+		}
+	}
+	regret := func(r run) float64 {
+		if *pinAt == 0 {
+			return r.User
+		}
+		return math.Max(ref-r.UserF, 1e-12)
+	}
+	for s := 1; s <= 100; s++ {
+		ra, okA := A[key(p, s)]
+		rb, okB := B[key(p, s)]
+		if !okA || !okB {
+			continue
+		}
+		ga, gb := math.Log10(regret(ra)), math.Log10(regret(rb))
+		la, lb, d = append(la, ga), append(lb, gb), append(d, gb-ga)
+	}
+	return la, lb, d
+}
+
+// signs counts the negative (B better) and positive differences.
+func signs(d []float64) (neg, pos int) {
+	for _, v := range d {
+		if v < 0 {
+			neg++
+		} else if v > 0 {
+			pos++
+		}
+	}
+	return neg, pos
 }
 
 func meanSE(v []float64) (float64, float64) {
