@@ -1,6 +1,8 @@
 package host
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/gp"
@@ -57,10 +59,10 @@ func (o Options) localPoints(n int) int {
 // alone, so a resumed study rebuilds the same view.
 func (s *Study) modelData(ds *dataset) (*dataset, *gp.Region) {
 	m := s.opts.localPoints(ds.n())
-	if m == 0 || ds.n() == 0 || s.pins != nil || s.space.cond != nil { // pins, conditions: the exact model (pin.go, conditional.go)
+	if m == 0 || ds.n() == 0 || s.space.cond != nil { // conditions: the exact model (conditional.go)
 		return ds, nil
 	}
-	reg, rows, U, err := gp.LocalDataInt(ds.X, ds.y, m, s.space.Categories(), s.space.intSteps())
+	reg, rows, U, err := gp.LocalDataInt(ds.X, ds.y, m, s.wholeRange(), s.space.intSteps())
 	if err != nil {
 		// Unreachable for a well-formed dataset; keep the exact model.
 		s.log.Warn().Err(err).Msg("local model: cannot select the region; fitting all trials")
@@ -75,6 +77,29 @@ func (s *Study) modelData(ds *dataset) (*dataset, *gp.Region) {
 	s.log.Debug().Int("trials", ds.n()).Int("local", len(rows)).Floats64("lo", reg.Lo).
 		Floats64("width", reg.Width).Msg("local model: trust region around the best trial")
 	return &loc, &reg
+}
+
+// wholeRange marks the coordinates the local model's region keeps whole,
+// in gp.LocalDataInt's categories argument (non-zero: not boxed, and no
+// part of the distance to the best trial): the categorical ones, and
+// those the study pins (Options.Fixed), so that the region always holds
+// the pinned slice whatever trials it selects.
+func (s *Study) wholeRange() []int {
+	cats := s.space.Categories()
+	u := s.pins.unit()
+	if u == nil {
+		return cats
+	}
+	out := make([]int, len(u))
+	for j, v := range u {
+		switch {
+		case cats != nil && cats[j] > 0:
+			out[j] = cats[j]
+		case !math.IsNaN(v):
+			out[j] = 1
+		}
+	}
+	return out
 }
 
 // labelledInRegion keeps the labelled points (rows of X, ok) inside reg,

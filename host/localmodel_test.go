@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
@@ -239,5 +240,60 @@ func TestStateCountsEvaluations(t *testing.T) {
 	}
 	if !slices.Equal(evaluated, []int{5, 6, 7}) || !slices.Equal(gpN, []int{3, 3, 3}) {
 		t.Fatalf("iterations saw Evaluated %v with GPs of %v points, want [5 6 7] and [3 3 3]", evaluated, gpN)
+	}
+}
+
+// pinnedLocalRecorder proposes uniform points and records, per call, the
+// GP's size and the pins the acquisition was told.
+type pinnedLocalRecorder struct {
+	randomProposer
+	gpN  *[]int
+	pins *[][]float64
+}
+
+func (r pinnedLocalRecorder) Propose(ctx context.Context, s *acq.State, q int) (*mat.Dense, error) {
+	*r.gpN = append(*r.gpN, s.GP.N())
+	*r.pins = append(*r.pins, slices.Clone(s.Pinned))
+	return r.randomProposer.Propose(ctx, s, q)
+}
+
+// A study with a pinned parameter fits the local model too (before, pins
+// forced the exact model at any size): its region keeps the pinned
+// coordinate whole, so the acquisition is told the pin unchanged, and the
+// default acquisition proposes from it, every trial holding the pin.
+func TestLocalModelPinned(t *testing.T) {
+	fixed := map[string]float64{"x2": 0.3}
+	var gpN []int
+	var told [][]float64
+	o := Options{Proposer: pinnedLocalRecorder{gpN: &gpN, pins: &told}, Acquisition: "test-record",
+		Batch: 1, Iters: 3, Init: 12, Seed: 2, Model: ModelLocal, LocalPoints: 5, Fixed: fixed}
+	if _, err := Optimize(context.Background(), hartmann6(), o); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(gpN, []int{5, 5, 5}) {
+		t.Fatalf("GPs of %v points, want the local model's 5 each time", gpN)
+	}
+	for i, p := range told {
+		for j, v := range p {
+			if (j == 2) != !math.IsNaN(v) || (j == 2 && v != 0.3) {
+				t.Fatalf("proposal %d was told pins %v, want 0.3 at coordinate 2 and nothing else", i, p)
+			}
+		}
+	}
+
+	var logs strings.Builder
+	o = Options{Acquisition: "tes", Batch: 1, Iters: 4, Init: 12, Seed: 2, Grace: -1, Model: ModelLocal, LocalPoints: 8,
+		Fixed: fixed, Logger: zerolog.New(&logs)}
+	res, err := Optimize(context.Background(), hartmann6(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range res.Trials {
+		if math.Float64bits(tr.X[2]) != math.Float64bits(0.3) {
+			t.Fatalf("trial %d: x2 = %v, pinned at 0.3", tr.ID, tr.X[2])
+		}
+	}
+	if strings.Contains(logs.String(), "space-filling") {
+		t.Fatalf("the study fell back to space-filling points:\n%s", logs.String())
 	}
 }

@@ -16,26 +16,29 @@ import (
 //
 // A pinned parameter takes its given value in every point the study
 // proposes: the initial design, the acquisition's batches and the
-// space-filling fallback. The model is unchanged — it is fitted on every
-// completed trial, whatever their values of the pinned parameters — and
-// the acquisition is maximized over the free coordinates only
-// (acq.State.Pinned: the inner optimizer never moves a pinned coordinate,
-// and TES's trusted maximizers are the sample paths' maximizers over the
-// pinned slice, so TES measures information about the maximizer there).
-// The host then sets the pinned values on whatever a proposer returns (a
-// plugin acquisition, a suggester, random search), so the guarantee does
-// not rest on the proposer. The initial design is the same Latin
-// hypercube as without pins, with the pinned coordinates replaced: its
-// free coordinates are still a Latin hypercube. With pins the study fits
-// the exact model (ModelAuto and ModelLocal select a region around the
-// best trial, which need not meet the pinned slice; the pins of a single
-// Ask are searched at the region's edge when outside it, see inRegion),
-// TES searches its trust region on the slice — around the evaluated point
-// with the largest posterior mean once moved onto it, the pinned
-// coordinates keeping their whole range — and the refined
-// recommendation is the posterior mean's maximizer over the slice. A
-// pinned point keeps the pinned value exactly in native units (the
-// unit-cube round trip of a Float could move it by an ulp).
+// space-filling fallback. The model is unchanged — it is fitted on the
+// completed trials whatever their values of the pinned parameters (all
+// of them, or a local model's share at scale) — and the acquisition is
+// maximized over the free coordinates only (acq.State.Pinned: the inner
+// optimizer never moves a pinned coordinate, and TES's trusted maximizers
+// are the sample paths' maximizers over the pinned slice, so TES measures
+// information about the maximizer there). The host then sets the pinned
+// values on whatever a proposer returns (a plugin acquisition, a
+// suggester, random search), so the guarantee does not rest on the
+// proposer. The initial design is the same Latin hypercube as without
+// pins, with the pinned coordinates replaced: its free coordinates are
+// still a Latin hypercube.
+//
+// A local model (ModelLocal, or ModelAuto at scale) keeps the study's
+// pinned coordinates whole in its region, which therefore holds the
+// pinned slice (Study.wholeRange); the pins of a single Ask are searched
+// at the region's edge when outside it (see inRegion). TES searches its
+// trust region on the slice — around the evaluated point with the largest
+// posterior mean once moved onto it, the pinned coordinates keeping their
+// whole range — and the refined recommendation is the posterior mean's
+// maximizer over the slice. A pinned point keeps the pinned value exactly
+// in native units (the unit-cube round trip of a Float could move it by
+// an ulp).
 
 // pinning is a validated set of pinned parameters: per coordinate the
 // native value and its unit-cube image, NaN for a free coordinate.

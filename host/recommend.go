@@ -84,7 +84,7 @@ func (s *Study) recommend(ctx context.Context) (*Recommendation, error) {
 	// evaluated one for want of a start in its basin.
 	// Maximize copies its starts, so the row can be shared.
 	start := mat.NewDense(1, d, ds.X.RawRowView(best))
-	X, _, err := acq.MaximizeMean(ctx, g, start, acq.OptimizeSettings{Pinned: s.pins.unit(), Canonical: s.space.canonicalFunc()}, streamRand(s.seed, t, streamRecommend))
+	X, _, err := acq.MaximizeMean(ctx, g, start, acq.OptimizeSettings{Pinned: s.pins.inRegion(reg), Canonical: s.space.canonicalFunc()}, streamRand(s.seed, t, streamRecommend))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
