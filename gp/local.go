@@ -81,9 +81,11 @@ const IntSpan = 1.5
 // [0,1]^d, y): the region around the incumbent holding its m nearest
 // observations (see the package's local models), the rows inside it
 // (ascending) and those rows' inputs in region coordinates. cats marks
-// categorical coordinates (nil: none). With m ≥ n it returns the whole
-// cube and every row, X unchanged (copied). It is LocalDataInt without
-// Int coordinates.
+// categorical coordinates (nil: none): a non-zero entry keeps its
+// coordinate's whole range and out of the distance to the incumbent,
+// which is also how the host keeps a pinned coordinate whole. With m ≥ n
+// it returns the whole cube and every row, X unchanged (copied). It is
+// LocalDataInt without Int coordinates.
 func LocalData(X *mat.Dense, y []float64, m int, cats []int) (Region, []int, *mat.Dense, error) {
 	return LocalDataInt(X, y, m, cats, nil)
 }
