@@ -92,12 +92,38 @@ func TestTrustRegionShape(t *testing.T) {
 // back in unit-cube coordinates; with TrustRegion < 0 TES searches the
 // whole cube and leaves the box.
 func TestDeliverSearchesTrustRegion(t *testing.T) {
-	ctx := context.Background()
 	g := toyGP(t, 3, 12, 2, 0.25, 1e-4)
 	reg, ok := trustRegion(g, g.X().RawRowView(bestOf(g)), 0.2, nil, nil)
 	if !ok {
 		t.Fatal("no trust region on the test GP")
 	}
+	outside := tesOutsideBox(t, g, nil, reg, func(L float64, p *Deliver, _ *mat.Dense) {
+		if L != 0 {
+			return
+		}
+		prev := p.TES.Scorer.previous(2)
+		xs := p.TES.Scorer.lastModel().XStar
+		if prev == nil || !mat.EqualApprox(prev, reg.RowsFromUnit(xs), 1e-15) {
+			t.Fatalf("carried X* %v is not the model's X* %v mapped back", prev, xs)
+		}
+		for i := range prev.RawMatrix().Rows {
+			if !inBox(reg, prev.RawRowView(i)) {
+				t.Fatalf("carried X* %v outside the box", prev.RawRowView(i))
+			}
+		}
+	})
+	if outside == 0 {
+		t.Error("with the whole cube every TES point stayed in the box: the test cannot tell the two apart")
+	}
+}
+
+// tesOutsideBox runs Deliver on g with the given pins, with its trust
+// region (L = 0) and over the whole cube (L = −1), batches of 4 at
+// iterations 1–3, and calls check on each batch. It fails when a TES
+// point (rows 1–3; row 0 is x̄) of the trust region's batches leaves reg,
+// and returns how many of the whole cube's did.
+func tesOutsideBox(t *testing.T, g *gp.GP, pinned []float64, reg gp.Region, check func(L float64, p *Deliver, X *mat.Dense)) int {
+	t.Helper()
 	outside := 0
 	for _, L := range []float64{0, -1} {
 		p, err := newDeliver(acq.Options{})
@@ -106,11 +132,13 @@ func TestDeliverSearchesTrustRegion(t *testing.T) {
 		}
 		p.Settings.TrustRegion = L
 		for iter := 1; iter <= 3; iter++ {
-			X, err := p.Propose(ctx, deliverState(g, iter), 4)
+			st := deliverState(g, iter)
+			st.Pinned = pinned
+			X, err := p.Propose(context.Background(), st, 4)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := 1; i < 4; i++ { // row 0 is x̄
+			for i := 1; i < 4; i++ {
 				if !inBox(reg, X.RawRowView(i)) {
 					if L == 0 {
 						t.Fatalf("iteration %d: TES point %v outside the box %+v", iter, X.RawRowView(i), reg)
@@ -118,24 +146,10 @@ func TestDeliverSearchesTrustRegion(t *testing.T) {
 					outside++
 				}
 			}
-			if L != 0 {
-				continue
-			}
-			prev := p.TES.Scorer.previous(2)
-			xs := p.TES.Scorer.lastModel().XStar
-			if prev == nil || !mat.EqualApprox(prev, reg.RowsFromUnit(xs), 1e-15) {
-				t.Fatalf("carried X* %v is not the model's X* %v mapped back", prev, xs)
-			}
-			for i := range prev.RawMatrix().Rows {
-				if !inBox(reg, prev.RawRowView(i)) {
-					t.Fatalf("carried X* %v outside the box", prev.RawRowView(i))
-				}
-			}
+			check(L, p, X)
 		}
 	}
-	if outside == 0 {
-		t.Error("with the whole cube every TES point stayed in the box: the test cannot tell the two apart")
-	}
+	return outside
 }
 
 type halfPlane struct{}
@@ -241,7 +255,6 @@ func TestSliceBest(t *testing.T) {
 // around the best point moved onto the slice and hold the pin exactly;
 // with TrustRegion < 0 they leave it (so the test can tell).
 func TestDeliverPinnedSearchesTrustRegion(t *testing.T) {
-	ctx := context.Background()
 	g := toyGP(t, 3, 12, 3, 0.25, 1e-4)
 	pinned := []float64{math.NaN(), 0.7, math.NaN()}
 	c, _ := sliceBest(g, pinned)
@@ -249,36 +262,13 @@ func TestDeliverPinnedSearchesTrustRegion(t *testing.T) {
 	if !ok {
 		t.Fatal("no trust region on the test GP")
 	}
-	outside := 0
-	for _, L := range []float64{0, -1} {
-		p, err := newDeliver(acq.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Settings.TrustRegion = L
-		for iter := 1; iter <= 3; iter++ {
-			st := deliverState(g, iter)
-			st.Pinned = pinned
-			X, err := p.Propose(ctx, st, 4)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range 4 {
-				if X.At(i, 1) != 0.7 {
-					t.Fatalf("L %v, iteration %d: point %v does not hold the pin 0.7", L, iter, X.RawRowView(i))
-				}
-				if i == 0 { // x̄
-					continue
-				}
-				if !inBox(reg, X.RawRowView(i)) {
-					if L == 0 {
-						t.Fatalf("iteration %d: TES point %v outside the box %+v", iter, X.RawRowView(i), reg)
-					}
-					outside++
-				}
+	outside := tesOutsideBox(t, g, pinned, reg, func(L float64, _ *Deliver, X *mat.Dense) {
+		for i := range 4 {
+			if X.At(i, 1) != 0.7 {
+				t.Fatalf("L %v: point %v does not hold the pin 0.7", L, X.RawRowView(i))
 			}
 		}
-	}
+	})
 	if outside == 0 {
 		t.Error("with the whole cube every TES point stayed in the box: the test cannot tell the two apart")
 	}
