@@ -25,7 +25,8 @@
 // or instance 6 (held out), and BoTorch's any-dimension functions of each
 // half at d = 4 and 8 (tune: griewank, powell; held out: dixonprice,
 // rastrigin). Budget and protocol as the broad suite's: 2 initial points,
-// 35 iterations at d ≤ 6 and 45 beyond, batch 1, noise variance 1e-4.
+// 35 iterations at d ≤ 6 and 45 beyond, batch 1 (-batch B: about the same
+// number of evaluations in batches of B), noise variance 1e-4.
 package main
 
 import (
@@ -64,7 +65,10 @@ type run struct {
 	BestF float64 `json:"best_f"`
 }
 
-var pinAt = flag.Float64("pin", 0, "pin the first coordinate at this fraction of its range (0: at the global maximizer's value)")
+var (
+	pinAt = flag.Float64("pin", 0, "pin the first coordinate at this fraction of its range (0: at the global maximizer's value)")
+	batch = flag.Int("batch", 1, "points per iteration; the budget of evaluations is the same, in ⌈iterations/batch⌉ iterations")
+)
 
 func problems(half string) []problem {
 	var out []problem
@@ -91,8 +95,8 @@ func main() {
 	out := flag.String("out", "", "directory of the runs files")
 	table := flag.String("table", "", "A,B: compare the runs of two labels instead of running")
 	flag.Parse()
-	if *out == "" || (*table == "" && *label == "") || (*half != "tune" && *half != "held-out") || !(*pinAt >= 0 && *pinAt < 1) {
-		fmt.Fprintln(os.Stderr, "measure: want -out DIR and -label NAME (or -table A,B), -half tune|held-out, -pin in [0, 1)")
+	if *out == "" || (*table == "" && *label == "") || (*half != "tune" && *half != "held-out") || !(*pinAt >= 0 && *pinAt < 1) || *batch < 1 || *batch > 64 {
+		fmt.Fprintln(os.Stderr, "measure: want -out DIR and -label NAME (or -table A,B), -half tune|held-out, -pin in [0, 1), -batch 1 to 64")
 		os.Exit(2)
 	}
 	if *table != "" {
@@ -140,12 +144,13 @@ func runOne(p problem, seed int) run {
 		params[k] = v
 	}
 	_, iters := usersuite.Budget(fn.Dim)
+	iters = (iters + *batch - 1) / *batch
 	pin := fn.Maximizers[0][0]
 	if *pinAt > 0 {
 		pin = fn.Lower[0] + *pinAt*(fn.Upper[0]-fn.Lower[0])
 	}
 	res, err := host.Optimize(context.Background(), obj, host.Options{
-		Acquisition: "tes", Batch: 1, Init: 2, Iters: iters, Seed: uint64(seed), Params: params,
+		Acquisition: "tes", Batch: *batch, Init: 2, Iters: iters, Seed: uint64(seed), Params: params,
 		Fixed: map[string]float64{"x1": pin},
 	})
 	if err != nil {
