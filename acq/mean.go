@@ -53,7 +53,26 @@ func (f PosteriorMean) Starts(q int) []*mat.Dense {
 // BestMean returns the index of the observed input (row of g.X()) with the
 // largest posterior mean and the means at every observed input.
 func BestMean(g *gp.GP) (best int, means []float64) {
-	X := g.X()
+	return bestMeanAt(g, g.X())
+}
+
+// BestMeanOnSlice returns the observed input with the largest posterior
+// mean once moved onto the pinned slice — its pinned coordinates (pinned[j]
+// not NaN, State.Pinned) set to the pins — as that moved point (1×d), and
+// the mean there. Without pins it is BestMean's observed input. With pins
+// it is the best place on the slice the data point to: inputs observed
+// before the pins, or imported, lie off the slice, and the mean at them
+// says nothing about it.
+func BestMeanOnSlice(g *gp.GP, pinned []float64) (*mat.Dense, float64) {
+	P := mat.DenseCopyOf(g.X())
+	applyPins(P.RawMatrix().Data, pinned) // DenseCopyOf's rows are contiguous
+	best, means := bestMeanAt(g, P)
+	return mat.NewDense(1, g.Dim(), P.RawRowView(best)), means[best]
+}
+
+// bestMeanAt returns the row of X with the largest posterior mean and the
+// means at every row.
+func bestMeanAt(g *gp.GP, X *mat.Dense) (best int, means []float64) {
 	n, _ := X.Dims()
 	means = make([]float64, n)
 	g.Predict(X, means, nil)

@@ -263,7 +263,7 @@ func warmFirst(st *acq.State) bool {
 
 // recommendation returns x̄ = argmax μ over the unit cube (1×d; over the
 // pinned slice with pins), the evaluated point with the largest posterior
-// mean moved onto that slice (1×d, sliceBest: the trust region's centre)
+// mean moved onto that slice (1×d, acq.BestMeanOnSlice: the trust region's centre)
 // and whether x̄ is worth an evaluation: μ(x̄) above μ at that point, and
 // x̄ farther than MinDistance length-scales from every pending point and —
 // except in a warm-started study before its first evaluation (warmFirst),
@@ -274,8 +274,8 @@ func (p *Deliver) recommendation(ctx context.Context, st *acq.State, s deliverSe
 	g := st.GP
 	X := g.X()
 	_, d := X.Dims()
-	centre, mbest := sliceBest(g, st.Pinned)
-	starts := stackRows(mat.DenseCopyOf(centre), p.TES.Scorer.previous(d))
+	centre, mbest := acq.BestMeanOnSlice(g, st.Pinned)
+	starts := stackRows(centre, p.TES.Scorer.previous(d)) // MaximizeMean copies its starts
 	xbar, mbar, err := acq.MaximizeMean(ctx, g, starts, st.Pin(acq.OptimizeSettings{}), st.Rand)
 	if err != nil {
 		return nil, centre, false, fmt.Errorf("tes: maximize the posterior mean: %w", err)

@@ -132,7 +132,7 @@ func fullFidelity(st *acq.State) *acq.State {
 // fullRecommendation returns x̄ = argmax_x μ(x, 1) (1×(d+1), last
 // coordinate 1; over the pinned slice with pins), the evaluated point
 // whose x has the largest μ(x, 1), moved onto that slice at t = 1
-// (sliceBest: the trust region's centre), and whether x̄ is worth an
+// (acq.BestMeanOnSlice: the trust region's centre), and whether x̄ is worth an
 // evaluation: μ(x̄, 1) above μ at that point, and x̄ farther than
 // MinDistance length-scales from every pending point and — except in a
 // warm-started study before its first evaluation (warmFirst), as in
@@ -141,8 +141,8 @@ func (p *Deliver) fullRecommendation(ctx context.Context, full *acq.State, s del
 	g := full.GP
 	X := g.X()
 	_, d := X.Dims()
-	centre, mbest := sliceBest(g, full.Pinned)
-	starts := stackRows(mat.DenseCopyOf(centre), p.TES.Scorer.previous(d))
+	centre, mbest := acq.BestMeanOnSlice(g, full.Pinned)
+	starts := stackRows(centre, p.TES.Scorer.previous(d)) // MaximizeMean copies its starts
 	xbar, mbar, err := acq.MaximizeMean(ctx, g, starts, full.Pin(acq.OptimizeSettings{}), full.Rand)
 	if err != nil {
 		return nil, centre, false, fmt.Errorf("tes: maximize the posterior mean at full fidelity: %w", err)

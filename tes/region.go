@@ -3,8 +3,6 @@ package tes
 import (
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
 )
@@ -30,7 +28,7 @@ import (
 
 // trustRegion returns the box of side L (in normalized length-scales)
 // around the point c (Deliver passes the evaluated point with the largest
-// posterior mean, moved onto the pinned slice: sliceBest); categorical
+// posterior mean, moved onto the pinned slice: acq.BestMeanOnSlice); categorical
 // and pinned coordinates (pinned[j] not NaN, acq.State.Pinned) keep their
 // whole range, so a pin reads the same in the box's coordinates, and
 // along an Int coordinate (intStep[j] > 0, acq.State.IntStep) the box
@@ -74,36 +72,6 @@ func trustRegionOver(g *gp.GP, c []float64, L float64, intStep, pinned []float64
 		reg.Lo[j], reg.Width[j] = lo, hi-lo
 	}
 	return reg, !reg.Whole()
-}
-
-// sliceBest returns the evaluated point (a row of g's inputs) with the
-// largest posterior mean once moved onto the pinned slice — its pinned
-// coordinates (pinned[j] not NaN) set to the pins — as that moved point
-// (1×d), and the mean there. Without pins it is the evaluated point with
-// the largest posterior mean (acq.BestMean). With pins it is the best
-// place on the slice the data point to: trials made before the pins, or
-// imported ones, lie off the slice, and the mean at their own inputs says
-// nothing about it.
-func sliceBest(g *gp.GP, pinned []float64) (*mat.Dense, float64) {
-	X := g.X()
-	n, d := X.Dims()
-	P := mat.DenseCopyOf(X)
-	for j, v := range pinned {
-		if !math.IsNaN(v) {
-			for i := range n {
-				P.Set(i, j, v)
-			}
-		}
-	}
-	means := make([]float64, n)
-	g.Predict(P, means, nil)
-	best := 0
-	for i, m := range means {
-		if m > means[best] {
-			best = i
-		}
-	}
-	return mat.NewDense(1, d, append([]float64(nil), P.RawRowView(best)...)), means[best]
 }
 
 // inRegion returns st seen through reg: the same posterior with inputs in

@@ -199,7 +199,7 @@ func TestTrustRegionPinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	pinned := []float64{math.NaN(), 0.3, math.NaN()}
-	c, _ := sliceBest(g, pinned)
+	c, _ := acq.BestMeanOnSlice(g, pinned)
 	reg, ok := trustRegion(g, c.RawRowView(0), 0.5, nil, pinned)
 	if !ok {
 		t.Fatal("box of side 0.5 is the whole cube")
@@ -218,46 +218,13 @@ func TestTrustRegionPinned(t *testing.T) {
 	}
 }
 
-// sliceBest is the evaluated point with the largest posterior mean once
-// moved onto the pinned slice: without pins the evaluated point itself
-// (acq.BestMean's), with pins the argmax over the moved points, found here
-// by predicting each one alone.
-func TestSliceBest(t *testing.T) {
-	g := toyGP(t, 4, 14, 3, 0.3, 1e-4)
-	X := g.X()
-	c, m := sliceBest(g, nil)
-	best, means := acq.BestMean(g)
-	if !mat.Equal(c, mat.NewDense(1, 3, X.RawRowView(best))) || m != means[best] {
-		t.Errorf("without pins: %v (mean %v), want evaluated point %v (mean %v)", c.RawRowView(0), m, X.RawRowView(best), means[best])
-	}
-	pinned := []float64{math.NaN(), 0.7, math.NaN()}
-	c, m = sliceBest(g, pinned)
-	want, wantMean := -1, math.Inf(-1)
-	for i := range X.RawMatrix().Rows {
-		x := append([]float64(nil), X.RawRowView(i)...)
-		x[1] = 0.7
-		if mu, _ := g.MeanVar(x); mu > wantMean {
-			want, wantMean = i, mu
-		}
-	}
-	if c.At(0, 1) != 0.7 || c.At(0, 0) != X.At(want, 0) || c.At(0, 2) != X.At(want, 2) {
-		t.Errorf("with a pin: %v, want evaluated point %d moved onto the slice", c.RawRowView(0), want)
-	}
-	if math.Abs(m-wantMean) > 1e-12 {
-		t.Errorf("with a pin: mean %v, want %v", m, wantMean)
-	}
-	if want == best {
-		t.Log("the pin does not change which point is best: the test checks less")
-	}
-}
-
 // With a pinned parameter Deliver's TES points lie in the trust region
 // around the best point moved onto the slice and hold the pin exactly;
 // with TrustRegion < 0 they leave it (so the test can tell).
 func TestDeliverPinnedSearchesTrustRegion(t *testing.T) {
 	g := toyGP(t, 3, 12, 3, 0.25, 1e-4)
 	pinned := []float64{math.NaN(), 0.7, math.NaN()}
-	c, _ := sliceBest(g, pinned)
+	c, _ := acq.BestMeanOnSlice(g, pinned)
 	reg, ok := trustRegion(g, c.RawRowView(0), 0.2, nil, pinned)
 	if !ok {
 		t.Fatal("no trust region on the test GP")
