@@ -65,6 +65,9 @@ type run struct {
 	BestF float64 `json:"best_f"`
 }
 
+// maxSeeds bounds -seeds; the tables read the seeds 1 to maxSeeds.
+const maxSeeds = 100
+
 var (
 	pinAt = flag.Float64("pin", 0, "pin the first coordinate at this fraction of its range (0: at the global maximizer's value)")
 	batch = flag.Int("batch", 1, "points per iteration; the budget of evaluations is the same, in ⌈iterations/batch⌉ iterations")
@@ -91,12 +94,12 @@ func problems(half string) []problem {
 func main() {
 	label := flag.String("label", "", "name of this build's runs (DIR/LABEL.jsonl)")
 	half := flag.String("half", "tune", "tune or held-out")
-	seeds := flag.Int("seeds", 10, "seeds per problem")
+	seeds := flag.Int("seeds", 10, fmt.Sprintf("seeds per problem, 1 to %d", maxSeeds))
 	out := flag.String("out", "", "directory of the runs files")
 	table := flag.String("table", "", "A,B: compare the runs of two labels instead of running")
 	flag.Parse()
-	if *out == "" || (*table == "" && *label == "") || (*half != "tune" && *half != "held-out") || !(*pinAt >= 0 && *pinAt < 1) || *batch < 1 || *batch > 64 {
-		fmt.Fprintln(os.Stderr, "measure: want -out DIR and -label NAME (or -table A,B), -half tune|held-out, -pin in [0, 1), -batch 1 to 64")
+	if *out == "" || (*table == "" && *label == "") || (*half != "tune" && *half != "held-out") || !(*pinAt >= 0 && *pinAt < 1) || *batch < 1 || *batch > 64 || *seeds < 1 || *seeds > maxSeeds {
+		fmt.Fprintf(os.Stderr, "measure: want -out DIR and -label NAME (or -table A,B), -half tune|held-out, -pin in [0, 1), -batch 1 to 64, -seeds 1 to %d\n", maxSeeds)
 		os.Exit(2)
 	}
 	if *table != "" {
@@ -261,7 +264,7 @@ func printTable(half string, A, B map[string]run, a, b string) {
 // the regret is against the best value either label found on the slice.
 func paired(p string, A, B map[string]run) (la, lb, d []float64) {
 	ref := math.Inf(-1)
-	for s := 1; s <= 100; s++ {
+	for s := 1; s <= maxSeeds; s++ {
 		for _, runs := range []map[string]run{A, B} {
 			if r, ok := runs[key(p, s)]; ok {
 				ref = math.Max(ref, r.BestF)
@@ -274,7 +277,7 @@ func paired(p string, A, B map[string]run) (la, lb, d []float64) {
 		}
 		return math.Max(ref-r.UserF, 1e-12)
 	}
-	for s := 1; s <= 100; s++ {
+	for s := 1; s <= maxSeeds; s++ {
 		ra, okA := A[key(p, s)]
 		rb, okB := B[key(p, s)]
 		if !okA || !okB {
