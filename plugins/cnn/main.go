@@ -20,6 +20,12 @@
 //	optimizer      Categorical  sgd, momentum (the paper's), adam
 //	activation     Categorical  relu (the paper's), tanh
 //
+// and a third, cnn/cond (ConditionalSpace), with each optimizer's own decay
+// rate as a conditional parameter:
+//
+//	momentum       Float  [0.5, 0.99]  only when optimizer = momentum
+//	adam_beta1     Float  [0.5, 0.99]  only when optimizer = adam
+//
 // Run parameters (--param key=value):
 //
 //	dataset     fashion-mnist (default) or cifar10
@@ -47,5 +53,7 @@ package main
 import "github.com/tesbo/tesbo/sdk"
 
 func main() {
-	sdk.ServeObjectives(map[string]sdk.Objective{"": NewObjective(), MixedName: NewMixedObjective()})
+	sdk.ServeObjectives(map[string]sdk.Objective{
+		"": NewObjective(), MixedName: NewMixedObjective(), ConditionalName: NewConditionalObjective(),
+	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"reflect"
@@ -84,6 +85,25 @@ func TestPluginEndToEnd(t *testing.T) {
 	t.Logf("accuracy %.3f, meta %v", res.Value, res.Meta)
 	if res.Value < 0.5 || res.Value > 1 || res.Meta["steps"] != "13" || res.Meta["test_images"] != "100" {
 		t.Errorf("evaluation over gRPC: value %v meta %v; want accuracy ≥ 0.5, 13 steps, 100 test images", res.Value, res.Meta)
+	}
+
+	// cnn/cond: the conditions cross the wire, and an inactive parameter
+	// arrives as NaN (the host's encoding) and is not an error.
+	ci, err := obj.Info(ctx, &pb.InfoRequest{Objective: ConditionalName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hostside.InfoFromProto(ci); !reflect.DeepEqual(got.Params, ConditionalSpace) {
+		t.Errorf("cnn/cond's space over gRPC = %+v, want %+v", got.Params, ConditionalSpace)
+	}
+	if _, err := obj.Configure(ctx, &pb.ConfigureRequest{Objective: ConditionalName, Params: map[string]string{
+		"data_dir": dir, "seed": "1", "noise_var": "0", "budget": "30s"}}); err != nil {
+		t.Fatal(err)
+	}
+	x := append(append([]float64(nil), small...), 2, 0, math.NaN(), 0.8)
+	x[5] = 1e-3 // Adam's learning rate
+	if res, err := obj.Evaluate(ctx, &pb.EvaluateRequest{Objective: ConditionalName, X: x}); err != nil || res.Value < 0.5 {
+		t.Errorf("cnn/cond with Adam over gRPC: %v, %v", res, err)
 	}
 
 	// Errors cross the wire as errors.

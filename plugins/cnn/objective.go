@@ -40,6 +40,21 @@ var MixedSpace = append(append([]sdk.Param(nil), Space...),
 // MixedName is the name of the objective over MixedSpace.
 const MixedName = "cnn/mixed"
 
+// ConditionalSpace is MixedSpace with each optimizer's own decay rate as a
+// conditional parameter (sdk.Condition): the momentum coefficient, active
+// only when optimizer = momentum, and Adam's β₁, active only when optimizer
+// = adam. With plain SGD neither exists. MixedSpace is its slice where both
+// are 0.9. The plugin serves it as the objective "cnn/cond".
+var ConditionalSpace = append(append([]sdk.Param(nil), MixedSpace...),
+	sdk.Param{Name: "momentum", Kind: sdk.Float, Low: 0.5, High: 0.99,
+		ActiveIf: &sdk.Condition{Parent: "optimizer", Values: []string{"momentum"}}},
+	sdk.Param{Name: "adam_beta1", Kind: sdk.Float, Low: 0.5, High: 0.99,
+		ActiveIf: &sdk.Condition{Parent: "optimizer", Values: []string{"adam"}}},
+)
+
+// ConditionalName is the name of the objective over ConditionalSpace.
+const ConditionalName = "cnn/cond"
+
 // Run-parameter keys (see the package comment) and their defaults.
 const (
 	KeyDataset    = "dataset"
@@ -168,7 +183,8 @@ func parseDuration(v string) (time.Duration, error) {
 // at most Settings.Concurrent trainings run at once and the others wait
 // (their time budget starts when they run).
 type Objective struct {
-	space []sdk.Param // Space or MixedSpace
+	name  string      // as Info reports it
+	space []sdk.Param // Space, MixedSpace or ConditionalSpace
 	mu    sync.Mutex
 	set   Settings
 	sem   chan struct{}
@@ -178,29 +194,34 @@ type Objective struct {
 // NewObjective returns the objective over the paper's Space with
 // DefaultSettings.
 func NewObjective() *Objective {
-	return &Objective{space: Space, set: DefaultSettings(), sem: make(chan struct{}, 1), data: map[dataKey]*data{}}
+	return &Objective{name: "cnn", space: Space, set: DefaultSettings(), sem: make(chan struct{}, 1), data: map[dataKey]*data{}}
 }
 
 // NewMixedObjective returns the objective over MixedSpace (the optimizer
 // and the activation are tuned too) with DefaultSettings.
 func NewMixedObjective() *Objective {
 	o := NewObjective()
-	o.space = MixedSpace
+	o.name, o.space = MixedName, MixedSpace
+	return o
+}
+
+// NewConditionalObjective returns the objective over ConditionalSpace (the
+// optimizer's decay rate is tuned too, where the optimizer has one) with
+// DefaultSettings.
+func NewConditionalObjective() *Objective {
+	o := NewObjective()
+	o.name, o.space = ConditionalName, ConditionalSpace
 	return o
 }
 
 // Info describes the search space; Optimum = 1 makes regret = 1 − accuracy.
 func (o *Objective) Info(context.Context) (sdk.Info, error) {
 	one := 1.0
-	name := "cnn"
-	if len(o.space) == len(MixedSpace) {
-		name = MixedName
-	}
 	o.mu.Lock()
 	epochs := o.set.Epochs
 	o.mu.Unlock()
 	// Each complete epoch reports its test accuracy (sdk.Report).
-	return sdk.Info{Name: name, Params: append([]sdk.Param(nil), o.space...), Optimum: &one,
+	return sdk.Info{Name: o.name, Params: append([]sdk.Param(nil), o.space...), Optimum: &one,
 		MaxStep: min(int(epochs), sdk.MaxStepLimit)}, nil
 }
 
@@ -225,7 +246,7 @@ func (o *Objective) Evaluate(ctx context.Context, x []float64) (float64, error) 
 	return r.Value, err
 }
 
-// Hyper is one decoded point of Space or MixedSpace.
+// Hyper is one decoded point of Space, MixedSpace or ConditionalSpace.
 type Hyper struct {
 	BatchSize, Filters, Dense int
 	Dropout, L2, LR, Decay    float64
@@ -233,11 +254,14 @@ type Hyper struct {
 	// on Space.
 	Optimizer  nn.Optimizer
 	Momentum   float64 // nn.TrainSettings.Momentum: Momentum, or −1 for none
+	Beta1      float64 // nn.TrainSettings.Beta1: 0 (its default, 0.9) unless tuned
 	Activation nn.Activation
 }
 
-// decode checks x against space (Space or MixedSpace) and rounds the
-// integer parameters.
+// decode checks x against space (Space, MixedSpace or ConditionalSpace)
+// and rounds the integer parameters. An inactive parameter of
+// ConditionalSpace is ignored (the host sends NaN there); an active one
+// must be in its range like any other.
 func decode(space []sdk.Param, x []float64) (Hyper, error) {
 	if len(x) != len(space) {
 		return Hyper{}, fmt.Errorf("cnn: got %d values, want %d (%s)", len(x), len(space), paramNames(space))
@@ -248,8 +272,14 @@ func decode(space []sdk.Param, x []float64) (Hyper, error) {
 		if p.Kind == sdk.Int || p.Kind == sdk.Categorical {
 			v[i] = math.Round(v[i])
 		}
+	}
+	active := sdk.Space(space).Active(v)
+	for i, p := range space {
 		lo, hi := p.Bounds()
-		if math.IsNaN(v[i]) || v[i] < lo || v[i] > hi {
+		switch {
+		case !active[i]:
+			v[i] = math.NaN()
+		case math.IsNaN(v[i]) || v[i] < lo || v[i] > hi:
 			return Hyper{}, fmt.Errorf("cnn: %s = %v outside [%v, %v]", p.Name, x[i], lo, hi)
 		}
 	}
@@ -257,15 +287,25 @@ func decode(space []sdk.Param, x []float64) (Hyper, error) {
 		BatchSize: int(v[0]), Filters: int(v[1]), Dense: int(v[2]),
 		Dropout: v[3], L2: v[4], LR: v[5], Decay: v[6], Momentum: Momentum,
 	}
-	if len(space) == len(MixedSpace) {
-		switch v[7] {
-		case 0: // sgd
-			h.Momentum = -1
-		case 2: // adam
-			h.Optimizer = nn.AdamOptimizer
+	if len(space) == len(Space) {
+		return h, nil
+	}
+	named := sdk.Values(sdk.Info{Params: space}, v)
+	switch named.Choice("optimizer") {
+	case "sgd":
+		h.Momentum = -1
+	case "adam":
+		h.Optimizer = nn.AdamOptimizer
+	}
+	if named.Choice("activation") == "tanh" {
+		h.Activation = nn.TanhActivation
+	}
+	if len(space) == len(ConditionalSpace) {
+		if named.Active("momentum") {
+			h.Momentum = named.Float("momentum")
 		}
-		if v[8] == 1 {
-			h.Activation = nn.TanhActivation
+		if named.Active("adam_beta1") {
+			h.Beta1 = named.Float("adam_beta1")
 		}
 	}
 	return h, nil
@@ -314,7 +354,7 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 	tctx, cancel := context.WithTimeout(ctx, s.Budget)
 	ts := nn.TrainSettings{
 		BatchSize: h.BatchSize, Epochs: s.Epochs, LR: h.LR, Decay: h.Decay, L2: h.L2,
-		Momentum: h.Momentum, Optimizer: h.Optimizer, Seed: s.Seed,
+		Momentum: h.Momentum, Beta1: h.Beta1, Optimizer: h.Optimizer, Seed: s.Seed,
 	}
 	rep := epochReporter{ctx: ctx, net: net, d: d}
 	if _, ok := sdk.ReporterFrom(ctx); ok {

@@ -235,6 +235,97 @@ func TestMixedEvaluate(t *testing.T) {
 	}
 }
 
+// The conditional space is the mixed space then the two decay rates, each
+// active on its own optimizer only; an inactive rate is ignored whatever
+// the caller sends, an active one is checked and reaches the training.
+func TestConditionalSpace(t *testing.T) {
+	info, err := NewConditionalObjective().Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := info.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if info.Name != ConditionalName || len(info.Params) != 11 || !reflect.DeepEqual(info.Params[:9], MixedSpace) {
+		t.Fatalf("Info %+v", info)
+	}
+	for i, on := range map[int]string{9: "momentum", 10: "adam"} {
+		c := info.Params[i].ActiveIf
+		if c == nil || c.Parent != "optimizer" || !reflect.DeepEqual(c.Values, []string{on}) {
+			t.Errorf("%s: condition %+v, want optimizer = %s", info.Params[i].Name, c, on)
+		}
+	}
+	point := func(opt, mom, beta float64) []float64 {
+		return append(append([]float64(nil), small...), opt, 0, mom, beta)
+	}
+	nan := math.NaN()
+	for _, tc := range []struct {
+		x    []float64
+		want Hyper
+	}{
+		{point(0, nan, nan), Hyper{Optimizer: nn.SGDOptimizer, Momentum: -1}},
+		{point(1, 0.6, nan), Hyper{Optimizer: nn.SGDOptimizer, Momentum: 0.6}},
+		{point(2, nan, 0.7), Hyper{Optimizer: nn.AdamOptimizer, Momentum: Momentum, Beta1: 0.7}},
+		{point(0, 0.6, 0.7), Hyper{Optimizer: nn.SGDOptimizer, Momentum: -1}},                   // inactive values ignored
+		{point(2, 5, 0.99), Hyper{Optimizer: nn.AdamOptimizer, Momentum: Momentum, Beta1: 0.99}}, // even out of range
+	} {
+		h, err := decode(ConditionalSpace, tc.x)
+		if err != nil {
+			t.Fatalf("decode(%v): %v", tc.x, err)
+		}
+		if h.Optimizer != tc.want.Optimizer || h.Momentum != tc.want.Momentum || h.Beta1 != tc.want.Beta1 {
+			t.Errorf("decode(%v) = %+v, want %+v", tc.x, h, tc.want)
+		}
+	}
+	for _, bad := range [][]float64{point(1, nan, nan), point(1, 0.995, nan), point(2, nan, 0.4), point(2, 0.9, nan)} {
+		if _, err := decode(ConditionalSpace, bad); err == nil {
+			t.Errorf("decode(%v): want an error (an active rate missing or out of range)", bad)
+		}
+	}
+}
+
+// On the generated data set each branch of the conditional space trains,
+// its decay rate changes the training, and the momentum branch at 0.9 is
+// the mixed space's momentum choice bit for bit (the same network).
+func TestConditionalEvaluate(t *testing.T) {
+	dir := fakeFashion(t, 600, 200)
+	ctx := context.Background()
+	cfg := map[string]string{"data_dir": dir, "seed": "3", "noise_var": "0"}
+	cond, mixed := NewConditionalObjective(), NewMixedObjective()
+	for _, o := range []*Objective{cond, mixed} {
+		if err := o.Configure(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loss := func(o *Objective, x []float64) string {
+		t.Helper()
+		r, err := o.EvaluateDetail(ctx, x)
+		if err != nil {
+			t.Fatalf("%v: %v", x, err)
+		}
+		return r.Meta["train_loss"]
+	}
+	nan := math.NaN()
+	at := func(opt, mom, beta, lr float64) []float64 {
+		x := append(append([]float64(nil), small...), opt, 0, mom, beta)
+		x[5] = lr
+		return x
+	}
+	if a, b := loss(cond, at(1, 0.9, nan, 0.05)), loss(mixed, at(1, 0, 0, 0.05)[:9]); a != b {
+		t.Errorf("momentum 0.9: training loss %s, mixed space's momentum %s", a, b)
+	}
+	if a, b := loss(cond, at(1, 0.5, nan, 0.05)), loss(cond, at(1, 0.9, nan, 0.05)); a == b {
+		t.Errorf("momentum 0.5 and 0.9 end with the same training loss %s", a)
+	}
+	if a, b := loss(cond, at(2, nan, 0.5, 1e-3)), loss(cond, at(2, nan, 0.9, 1e-3)); a == b {
+		t.Errorf("Adam's β₁ 0.5 and 0.9 end with the same training loss %s", a)
+	}
+	if a, b := loss(cond, at(2, nan, 0.9, 1e-3)), loss(mixed, at(2, 0, 0, 1e-3)[:9]); a != b {
+		t.Errorf("β₁ 0.9: training loss %s, mixed space's adam %s", a, b)
+	}
+	loss(cond, at(0, nan, nan, 0.1))
+}
+
 func TestMissingDataIsAClearError(t *testing.T) {
 	o := NewObjective()
 	dir := filepath.Join(t.TempDir(), "none")

@@ -11,15 +11,17 @@ import "math"
 //	m   ← β₁·m + (1−β₁)·g,  v ← β₂·v + (1−β₂)·g²
 //	w   ← w − η_t · (m/(1−β₁^{t+1})) / (√(v/(1−β₂^{t+1})) + ε)
 //
-// with β₁ = 0.9, β₂ = 0.999, ε = 1e-8.
+// with β₂ = 0.999, ε = 1e-8 and β₁ = Beta1 (TrainSettings.Beta1, 0.9 unless
+// set).
 type adam[T float] struct {
-	LR, Decay, L2 float64
+	LR, Decay, L2, Beta1 float64
 
 	step int
 	m, v [][]T
 }
 
-// Adam's moment decay rates and denominator offset.
+// Adam's default first-moment decay rate, its second-moment rate and its
+// denominator offset.
 const (
 	adamBeta1 = 0.9
 	adamBeta2 = 0.999
@@ -42,9 +44,9 @@ func (a *adam[T]) Update(params []*Param[T]) {
 		}
 	}
 	t := float64(a.step + 1)
-	c1, c2 := 1-math.Pow(adamBeta1, t), 1-math.Pow(adamBeta2, t)
+	c1, c2 := 1-math.Pow(a.Beta1, t), 1-math.Pow(adamBeta2, t)
 	eta := T(a.rate() / c1)
-	b1, b2, s2, eps := T(adamBeta1), T(adamBeta2), T(1/math.Sqrt(c2)), T(adamEps)
+	b1, b2, s2, eps := T(a.Beta1), T(adamBeta2), T(1/math.Sqrt(c2)), T(adamEps)
 	for i, p := range params {
 		l2 := T(0)
 		if p.Decay {

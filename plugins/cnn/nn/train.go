@@ -16,9 +16,13 @@ type TrainSettings struct {
 	LR        float64 // base learning rate η₀; zero means 0.01
 	Decay     float64 // learning-rate decay: η_t = η₀/(1 + Decay·t), t = update count
 	L2        float64 // L2 penalty λ: (λ/2)·‖W‖² on weights, not biases
-	// Momentum is SGD's heavy-ball coefficient; zero means 0.9, a negative
-	// value means no momentum. Adam ignores it.
+	// Momentum is SGD's heavy-ball coefficient, below 1; zero means 0.9, a
+	// negative value means no momentum. Adam ignores it.
 	Momentum float64
+	// Beta1 is Adam's first-moment decay rate β₁, below 1; zero means 0.9
+	// (Kingma & Ba's default), a negative value means β₁ = 0 (no first
+	// moment: RMSprop with bias correction). SGD ignores it.
+	Beta1 float64
 	// Optimizer is the update rule: SGDOptimizer (the zero value, with
 	// Momentum) or AdamOptimizer.
 	Optimizer Optimizer
@@ -46,6 +50,12 @@ func (s TrainSettings) withDefaults() TrainSettings {
 	case s.Momentum < 0:
 		s.Momentum = 0
 	}
+	switch {
+	case s.Beta1 == 0:
+		s.Beta1 = adamBeta1
+	case s.Beta1 < 0:
+		s.Beta1 = 0
+	}
 	return s
 }
 
@@ -60,13 +70,21 @@ const (
 // updater is one optimizer's step over a network's parameters.
 type updater[T float] interface{ Update(params []*Param[T]) }
 
-// newUpdater returns s's optimizer.
+// newUpdater returns s's optimizer (s with its defaults applied). A decay
+// rate of 1 or more makes the velocity or the moment grow without bound, so
+// it is refused rather than left to diverge.
 func newUpdater[T float](s TrainSettings) (updater[T], error) {
 	switch s.Optimizer {
 	case SGDOptimizer:
+		if !(s.Momentum < 1) {
+			return nil, fmt.Errorf("nn: momentum %v is not below 1", s.Momentum)
+		}
 		return &sgd[T]{LR: s.LR, Decay: s.Decay, Momentum: s.Momentum, L2: s.L2}, nil
 	case AdamOptimizer:
-		return &adam[T]{LR: s.LR, Decay: s.Decay, L2: s.L2}, nil
+		if !(s.Beta1 < 1) {
+			return nil, fmt.Errorf("nn: Adam's beta1 %v is not below 1", s.Beta1)
+		}
+		return &adam[T]{LR: s.LR, Decay: s.Decay, L2: s.L2, Beta1: s.Beta1}, nil
 	}
 	return nil, fmt.Errorf("nn: unknown optimizer %d", s.Optimizer)
 }
