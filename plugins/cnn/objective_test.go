@@ -266,7 +266,7 @@ func TestConditionalSpace(t *testing.T) {
 		{point(0, nan, nan), Hyper{Optimizer: nn.SGDOptimizer, Momentum: -1}},
 		{point(1, 0.6, nan), Hyper{Optimizer: nn.SGDOptimizer, Momentum: 0.6}},
 		{point(2, nan, 0.7), Hyper{Optimizer: nn.AdamOptimizer, Momentum: Momentum, Beta1: 0.7}},
-		{point(0, 0.6, 0.7), Hyper{Optimizer: nn.SGDOptimizer, Momentum: -1}},                   // inactive values ignored
+		{point(0, 0.6, 0.7), Hyper{Optimizer: nn.SGDOptimizer, Momentum: -1}},                    // inactive values ignored
 		{point(2, 5, 0.99), Hyper{Optimizer: nn.AdamOptimizer, Momentum: Momentum, Beta1: 0.99}}, // even out of range
 	} {
 		h, err := decode(ConditionalSpace, tc.x)
