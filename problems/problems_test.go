@@ -37,7 +37,7 @@ func TestNewAndServed(t *testing.T) {
 		}
 	}
 	served := Served()
-	for _, name := range []string{"synthetic/branin", "synthetic/bbob-f1", "user/bumps2", "curve/cross2", "cond/branches", "cond/branches-flat", "mf/augmented-branin", "mf/augmented-hartmann"} {
+	for _, name := range []string{"synthetic/branin", "synthetic/bbob-f1", "user/bumps2", "curve/cross2", "cond/branches", "cond/branches-flat", "cond/hartmann", "cond/hartmann-flat", "mf/augmented-branin", "mf/augmented-hartmann"} {
 		if served[name] == nil {
 			t.Errorf("Served lacks %s", name)
 		}
