@@ -86,6 +86,13 @@ type State struct {
 	// inactive; nil otherwise. Acquisitions pass it to the inner optimizer
 	// with the pins (Pin), so that they score only points the GP can see.
 	Canonical func(x []float64) []bool
+	// Conditional marks, on a conditional space, the coordinates active
+	// only under a condition: those Canonical may set to a default. Nil
+	// otherwise. A search confined to a box around a point keeps them, as
+	// categorical ones, whole, so that Canonical reads and writes the same
+	// values in the box's coordinates as in the cube's (its parents are
+	// categorical).
+	Conditional []bool
 }
 
 // Dim returns the input dimension d of the problem.

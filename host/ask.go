@@ -166,7 +166,8 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration, pins
 		pending = reg.RowsToUnit(pending, true)
 	}
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: pending, Log: s.log,
-		Feasible: s.feasibility(t, reg), IntStep: s.intSteps(reg), Evaluated: evaluated, Imported: imported, Pinned: pins.inRegion(reg), Canonical: s.space.canonicalFunc()}
+		Feasible: s.feasibility(t, reg), IntStep: s.intSteps(reg), Evaluated: evaluated, Imported: imported, Pinned: pins.inRegion(reg), Canonical: s.space.canonicalFunc(),
+		Conditional: s.space.conditionalCoords()}
 	t0 := time.Now()
 	X, err := s.proposeBatch(ctx, st, q)
 	it.ProposeSeconds = time.Since(t0).Seconds()

@@ -28,7 +28,9 @@ import (
 // branches the parent's own categorical coordinate (gp.Mixed's overlap
 // term) already separates them, and the defaults add a fixed distance.
 // The acquisition optimizer scores canonical points only
-// (acq.State.Canonical). A space without conditions is unchanged.
+// (acq.State.Canonical), and TES's trust region keeps the conditional
+// coordinates whole (acq.State.Conditional; tes/region.go says why). A
+// space without conditions is unchanged.
 
 // conditions are a Space's parameter conditions.
 type conditions struct {
@@ -111,6 +113,19 @@ func (s *Space) activeOnly(x []float64) []float64 {
 		if !a {
 			out[i] = math.NaN()
 		}
+	}
+	return out
+}
+
+// conditionalCoords is acq.State.Conditional: which coordinates have a
+// condition, nil without conditions.
+func (s *Space) conditionalCoords() []bool {
+	if s.cond == nil {
+		return nil
+	}
+	out := make([]bool, len(s.cond.parent))
+	for i, j := range s.cond.parent {
+		out[i] = j >= 0
 	}
 	return out
 }

@@ -49,6 +49,11 @@ func TestConditionalSpace(t *testing.T) {
 	if _, err := sp.ToUnit([]float64{1, nan, nan, 4, nan, nan, 0.5}); err == nil {
 		t.Fatal("an active parameter (x1) given NaN was accepted")
 	}
+	// acq.State.Conditional: every parameter with a condition, not the
+	// branch nor the shared z.
+	if c := sp.conditionalCoords(); !slices.Equal(c, []bool{false, true, true, true, true, true, false}) {
+		t.Fatalf("conditional coordinates %v", c)
+	}
 }
 
 // Inactive parameters never reach the objective: cond/branches refuses a

@@ -207,11 +207,11 @@ func (p *Deliver) afterDesign(ctx context.Context, st *acq.State, q int, F *mat.
 // candidate start of the search for X*.
 func (p *Deliver) query(ctx context.Context, st *acq.State, s deliverSettings, centre *mat.Dense, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
 	reg, ok := gp.Region{}, false
-	// A conditional space's search stays in the whole cube: its
-	// canonical map is the cube's. Pinned coordinates keep their whole
-	// range in the box, so the box meets the pinned slice.
-	if s.TrustRegion > 0 && st.Canonical == nil {
-		reg, ok = trustRegion(st.GP, centre.RawRowView(0), s.TrustRegion, st.IntStep, st.Pinned)
+	// Pinned and conditional coordinates keep their whole range in the
+	// box, so the box meets the pinned slice and a conditional space's
+	// canonical map reads the same in the box as in the cube.
+	if s.TrustRegion > 0 && (st.Canonical == nil || st.Conditional != nil) {
+		reg, ok = trustRegion(st.GP, centre.RawRowView(0), s.TrustRegion, st.IntStep, wholeCoords(st))
 	}
 	qst, qpending, qxbar := st, pending, xbar // in the region's coordinates
 	if ok {

@@ -25,29 +25,38 @@ import (
 // the box (docs/results lists the escape rules tried; none kept the gains
 // elsewhere), and 4 of 30 once Deliver opened with d + 1 space-filling
 // points (design.go).
+//
+// On a conditional space the box is over the unconditional continuous
+// coordinates only: the categorical ones (the conditions' parents) and the
+// conditional ones keep their whole range, so the canonical map
+// (acq.State.Canonical), which reads the parents and writes defaults on
+// inactive coordinates, means the same in the box's coordinates as in the
+// cube's. On cond/hartmann (six shared coordinates, two conditional ones)
+// the box took the runs that reach f* from 0 of 30 to 9
+// (docs/results/tuning).
 
 // trustRegion returns the box of side L (in normalized length-scales)
 // around the point c (Deliver passes the evaluated point with the largest
-// posterior mean, moved onto the pinned slice: acq.BestMeanOnSlice); categorical
-// and pinned coordinates (pinned[j] not NaN, acq.State.Pinned) keep their
-// whole range, so a pin reads the same in the box's coordinates, and
-// along an Int coordinate (intStep[j] > 0, acq.State.IntStep) the box
-// reaches at least 1.5 bins each way, so that the neighbouring integers'
-// bins are inside it. It returns ok = false when the box is the whole
-// cube.
-func trustRegion(g *gp.GP, c []float64, L float64, intStep, pinned []float64) (reg gp.Region, ok bool) {
-	return trustRegionOver(g, c, L, intStep, pinned, g.Dim())
+// posterior mean, moved onto the pinned slice: acq.BestMeanOnSlice).
+// Categorical coordinates and those marked whole (wholeCoords: pinned and
+// conditional ones) keep their whole range, so a pin, and a conditional
+// space's canonical map, read the same in the box's coordinates; along an
+// Int coordinate (intStep[j] > 0, acq.State.IntStep) the box reaches at
+// least 1.5 bins each way, so that the neighbouring integers' bins are
+// inside it. It returns ok = false when the box is the whole cube.
+func trustRegion(g *gp.GP, c []float64, L float64, intStep []float64, whole []bool) (reg gp.Region, ok bool) {
+	return trustRegionOver(g, c, L, intStep, whole, g.Dim())
 }
 
 // trustRegionOver is trustRegion over the first nx coordinates: the
 // others keep their whole range and take no part in the length-scales'
 // normalization (a multi-fidelity study's fidelity). Nor do the
-// categorical and pinned coordinates: the box's volume is shared among
+// categorical and whole coordinates: the box's volume is shared among
 // the coordinates it searches.
-func trustRegionOver(g *gp.GP, c []float64, L float64, intStep, pinned []float64, nx int) (reg gp.Region, ok bool) {
+func trustRegionOver(g *gp.GP, c []float64, L float64, intStep []float64, whole []bool, nx int) (reg gp.Region, ok bool) {
 	cats := acq.CategoriesOf(g)
 	cont := func(j int) bool {
-		return j < nx && (cats == nil || cats[j] == 0) && (j >= len(pinned) || math.IsNaN(pinned[j]))
+		return j < nx && (cats == nil || cats[j] == 0) && (j >= len(whole) || !whole[j])
 	}
 	ell := lengthscales(g.Kernel())
 	var logMean float64
@@ -72,6 +81,23 @@ func trustRegionOver(g *gp.GP, c []float64, L float64, intStep, pinned []float64
 		reg.Lo[j], reg.Width[j] = lo, hi-lo
 	}
 	return reg, !reg.Whole()
+}
+
+// wholeCoords marks the coordinates a trust region keeps whole besides the
+// categorical ones: the pinned (acq.State.Pinned not NaN) and the
+// conditional ones (acq.State.Conditional). A conditional coordinate is
+// searched over its whole range because the canonical map writes its
+// default there, which a box around another branch's value would not
+// hold. Nil when there are none.
+func wholeCoords(st *acq.State) []bool {
+	if st.Pinned == nil && st.Conditional == nil {
+		return nil
+	}
+	out := make([]bool, st.Dim())
+	for j := range out {
+		out[j] = j < len(st.Pinned) && !math.IsNaN(st.Pinned[j]) || j < len(st.Conditional) && st.Conditional[j]
+	}
+	return out
 }
 
 // inRegion returns st seen through reg: the same posterior with inputs in

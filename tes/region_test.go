@@ -3,6 +3,7 @@ package tes
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -122,7 +123,7 @@ func TestDeliverSearchesTrustRegion(t *testing.T) {
 // iterations 1–3, and calls check on each batch. It fails when a TES
 // point (rows 1–3; row 0 is x̄) of the trust region's batches leaves reg,
 // and returns how many of the whole cube's did.
-func tesOutsideBox(t *testing.T, g *gp.GP, pinned []float64, reg gp.Region, check func(L float64, p *Deliver, X *mat.Dense)) int {
+func tesOutsideBox(t *testing.T, g *gp.GP, prep func(*acq.State), reg gp.Region, check func(L float64, p *Deliver, X *mat.Dense)) int {
 	t.Helper()
 	outside := 0
 	for _, L := range []float64{0, -1} {
@@ -133,7 +134,9 @@ func tesOutsideBox(t *testing.T, g *gp.GP, pinned []float64, reg gp.Region, chec
 		p.Settings.TrustRegion = L
 		for iter := 1; iter <= 3; iter++ {
 			st := deliverState(g, iter)
-			st.Pinned = pinned
+			if prep != nil {
+				prep(st)
+			}
 			X, err := p.Propose(context.Background(), st, 4)
 			if err != nil {
 				t.Fatal(err)
@@ -200,7 +203,7 @@ func TestTrustRegionPinned(t *testing.T) {
 	}
 	pinned := []float64{math.NaN(), 0.3, math.NaN()}
 	c, _ := acq.BestMeanOnSlice(g, pinned)
-	reg, ok := trustRegion(g, c.RawRowView(0), 0.5, nil, pinned)
+	reg, ok := trustRegion(g, c.RawRowView(0), 0.5, nil, wholeCoords(&acq.State{GP: g, Pinned: pinned}))
 	if !ok {
 		t.Fatal("box of side 0.5 is the whole cube")
 	}
@@ -225,11 +228,11 @@ func TestDeliverPinnedSearchesTrustRegion(t *testing.T) {
 	g := toyGP(t, 3, 12, 3, 0.25, 1e-4)
 	pinned := []float64{math.NaN(), 0.7, math.NaN()}
 	c, _ := acq.BestMeanOnSlice(g, pinned)
-	reg, ok := trustRegion(g, c.RawRowView(0), 0.2, nil, pinned)
+	reg, ok := trustRegion(g, c.RawRowView(0), 0.2, nil, wholeCoords(&acq.State{GP: g, Pinned: pinned}))
 	if !ok {
 		t.Fatal("no trust region on the test GP")
 	}
-	outside := tesOutsideBox(t, g, pinned, reg, func(L float64, _ *Deliver, X *mat.Dense) {
+	outside := tesOutsideBox(t, g, func(st *acq.State) { st.Pinned = pinned }, reg, func(L float64, _ *Deliver, X *mat.Dense) {
 		for i := range 4 {
 			if X.At(i, 1) != 0.7 {
 				t.Fatalf("L %v: point %v does not hold the pin 0.7", L, X.RawRowView(i))
@@ -278,5 +281,59 @@ func TestRecommendationPinnedOffSlice(t *testing.T) {
 	}
 	if !worth {
 		t.Error("the slice's x̄ was judged not worth an evaluation against points off the slice")
+	}
+}
+
+// halfActive is the canonical map of a conditional space on (c, x1, x2,
+// x3): c categorical with two choices, x3 active only on the second (the
+// first choice's bin is c < 0.5), at its default 0.5 otherwise.
+func halfActive(x []float64) []bool {
+	if x[0] >= 0.5 {
+		return nil
+	}
+	x[3] = 0.5
+	return []bool{false, false, false, true}
+}
+
+// On a conditional space Deliver's TES points lie in the trust region,
+// which keeps the categorical and the conditional coordinate whole, and
+// are canonical; with TrustRegion < 0 they leave it (so the test can
+// tell).
+func TestDeliverConditionalSearchesTrustRegion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	X := mat.NewDense(14, 4, nil)
+	y := make([]float64, 14)
+	for i := range 14 {
+		x := X.RawRowView(i)
+		x[0] = (float64(i%2) + 0.5) / 2
+		for j := 1; j < 4; j++ {
+			x[j] = rng.Float64()
+		}
+		halfActive(x)
+		y[i] = math.Exp(-((x[1]-0.3)*(x[1]-0.3)+(x[2]-0.6)*(x[2]-0.6))/0.1) + 0.5*x[0]*x[3]
+	}
+	g, err := gp.New(gp.NewMixed([]int{2, 0, 0, 0}, false, []float64{1, 0.2, 0.2, 0.3}, 1), 1e-4, X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond := []bool{false, false, false, true}
+	prep := func(st *acq.State) { st.Canonical, st.Conditional = halfActive, cond }
+	st := deliverState(g, 1)
+	prep(st)
+	c, _ := acq.BestMeanOnSlice(g, nil)
+	reg, ok := trustRegion(g, c.RawRowView(0), 0.2, nil, wholeCoords(st))
+	if !ok || reg.Width[0] != 1 || reg.Width[3] != 1 || reg.Width[1] >= 1 || reg.Width[2] >= 1 {
+		t.Fatalf("box %+v: want the categorical and conditional coordinates whole, the others not", reg)
+	}
+	outside := tesOutsideBox(t, g, prep, reg, func(L float64, _ *Deliver, X *mat.Dense) {
+		for i := range 4 {
+			x := X.RawRowView(i)
+			if x[0] < 0.5 && x[3] != 0.5 {
+				t.Fatalf("L %v: point %v is not canonical (x3 inactive but not at its default)", L, x)
+			}
+		}
+	})
+	if outside == 0 {
+		t.Error("with the whole cube every TES point stayed in the box: the test cannot tell the two apart")
 	}
 }
