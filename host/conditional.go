@@ -84,7 +84,9 @@ func (s *Space) activeUnit(u []float64) []bool {
 
 // canonical sets the inactive coordinates of the unit-cube point u to
 // their defaults, in place, and returns which are inactive (nil when all
-// are active or the space has no conditions).
+// are active or the space has no conditions). u may carry coordinates
+// after the space's (a multi-fidelity study's t): they are left as they
+// are, and are never inactive.
 func (s *Space) canonical(u []float64) []bool {
 	if s.cond == nil {
 		return nil

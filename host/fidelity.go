@@ -36,10 +36,11 @@ import (
 // it.
 //
 // A multi-fidelity study needs an objective that declares MaxStep ≥ 2 and
-// one output, runs without a pruner, conditional parameters or a local
-// model, and in one process (not as workers on a shared database). Fixed
-// parameters (Options.Fixed, Ask's Fix) pin x's coordinates as in a study
-// of one fidelity; the fidelity stays the acquisition's choice.
+// one output, runs without a pruner or a local model, and in one process
+// (not as workers on a shared database). Fixed parameters (Options.Fixed,
+// Ask's Fix) pin x's coordinates as in a study of one fidelity, and
+// conditional ones (sdk.Param.ActiveIf) are inactive as there; the
+// fidelity stays the acquisition's choice.
 type MultiFidelity struct {
 	Enabled bool `json:"enabled,omitempty"`
 	// CostFixed is c0, the cost every evaluation pays whatever its step,
@@ -101,8 +102,6 @@ func newFidelity(m MultiFidelity, info sdk.Info, space *Space, prop acq.Proposer
 		return nil, fmt.Errorf("objective %s declares max step %d: a multi-fidelity study needs the last step of a full evaluation (sdk.Info.MaxStep ≥ 2)", info.Name, info.MaxStep)
 	case len(info.Outputs) > 0:
 		return nil, fmt.Errorf("objective %s has %d outputs: a multi-fidelity study needs one", info.Name, len(info.Outputs))
-	case space.cond != nil:
-		return nil, fmt.Errorf("objective %s has conditional parameters: a multi-fidelity study takes none (yet)", info.Name)
 	}
 	if _, ok := prop.(acq.FidelityProposer); !ok {
 		return nil, fmt.Errorf("the acquisition cannot choose fidelities: a multi-fidelity study needs one that does, such as tes")
@@ -264,7 +263,8 @@ func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iterati
 	}
 	it.FitSeconds = fr.seconds
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingFidelity(), Log: s.log,
-		Feasible: s.feasibility(t, nil), IntStep: s.fidelityIntSteps(), Evaluated: ds.n(), Imported: s.importedTrials(), Pinned: fidelityPins(pins)}
+		Feasible: s.feasibility(t, nil), IntStep: s.fidelityIntSteps(), Evaluated: ds.n(), Imported: s.importedTrials(), Pinned: fidelityPins(pins),
+		Canonical: s.space.canonicalFunc(), Conditional: s.fidelityConditional()}
 	t0 := time.Now()
 	X, err := s.proposer.(acq.FidelityProposer).ProposeFidelity(ctx, st, q, s.mf.cost)
 	it.ProposeSeconds = time.Since(t0).Seconds()
@@ -291,6 +291,17 @@ func fidelityPins(pins *pinning) []float64 {
 		return nil
 	}
 	return append(append([]float64(nil), u...), math.NaN())
+}
+
+// fidelityConditional is acq.State.Conditional for the GP over (x, t): the
+// space's, and t unconditional (nil without conditions). The canonical map
+// needs no such extension: it reads and writes x's coordinates only.
+func (s *Study) fidelityConditional() []bool {
+	c := s.space.conditionalCoords()
+	if c == nil {
+		return nil
+	}
+	return append(c, false)
 }
 
 // fidelityIntSteps is IntStep for the GP over (x, t): the space's, and 0

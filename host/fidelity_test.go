@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/problems/conditional"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -429,4 +431,97 @@ func TestFidelityFixedTES(t *testing.T) {
 	if strings.Contains(logs.String(), "space-filling") {
 		t.Fatalf("the study fell back to space-filling points:\n%s", logs.String())
 	}
+}
+
+// condCurveObjective is cond/branches reached along a saturating learning
+// curve of 6 steps; cond/branches itself refuses a point where an inactive
+// parameter has a value or an active one has none.
+type condCurveObjective struct{ sdk.Objective }
+
+func (o condCurveObjective) Info(ctx context.Context) (sdk.Info, error) {
+	i, err := o.Objective.Info(ctx)
+	i.MaxStep = 6
+	return i, err
+}
+
+func (o condCurveObjective) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	f, err := o.Objective.Evaluate(ctx, x)
+	if err != nil {
+		return 0, err
+	}
+	var v float64
+	for k := 1; k <= 6; k++ {
+		v = f - math.Exp(-float64(k)/2)
+		if stop, err := sdk.Report(ctx, k, v); err != nil || stop {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// A multi-fidelity study on a conditional space: the acquisition is told
+// the conditional coordinates of (x, t), t unconditional, and a canonical
+// map that leaves t alone; the default acquisition runs it from its own
+// proposals, some stopped early, and no inactive value ever reaches the
+// objective (it would fail the trial).
+func TestFidelityConditional(t *testing.T) {
+	ctx := context.Background()
+	c, _ := conditional.New("cond/branches")
+	rec := &condRecorder{fixedFidelity: fixedFidelity{t: 0.5}}
+	if _, err := Optimize(ctx, condCurveObjective{c}, mfOptions(rec)); err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{false, true, true, true, true, true, false, false}
+	if len(rec.cond) == 0 || !slices.Equal(rec.cond[0], want) || !rec.canon {
+		t.Fatalf("conditional coordinates %v (canonical map %v), want %v and a map", rec.cond, rec.canon, want)
+	}
+
+	var logs strings.Builder
+	o := Options{Acquisition: "tes", Batch: 1, Iters: 8, Init: 3, Seed: 4, Grace: -1,
+		MultiFidelity: MultiFidelity{Enabled: true}, Logger: zerolog.New(&logs)}
+	res, err := Optimize(ctx, condCurveObjective{c}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := c.Info(ctx)
+	stopped := 0
+	for _, tr := range res.Trials {
+		if tr.Status == Pruned {
+			stopped++
+		}
+		if tr.Status != Complete && tr.Status != Pruned {
+			t.Fatalf("trial %d: %s %s", tr.ID, tr.Status, tr.Error)
+		}
+		for i, a := range sdk.Space(info.Params).Active(tr.X) {
+			if a == math.IsNaN(tr.X[i]) {
+				t.Fatalf("trial %d: %v, parameter %s active %v", tr.ID, tr.X, info.Params[i].Name, a)
+			}
+		}
+	}
+	if strings.Contains(logs.String(), "space-filling") {
+		t.Fatalf("the study fell back to space-filling points:\n%s", logs.String())
+	}
+	if stopped == 0 {
+		t.Fatal("no trial stopped early: the acquisition never chose a fidelity below the last step")
+	}
+}
+
+// condRecorder is fixedFidelity recording State.Conditional and whether
+// State.Canonical is set, after checking that the map leaves t alone.
+type condRecorder struct {
+	fixedFidelity
+	cond  [][]bool
+	canon bool
+}
+
+func (p *condRecorder) ProposeFidelity(ctx context.Context, s *acq.State, q int, cost acq.FidelityCost) (*mat.Dense, error) {
+	u := []float64{0.9, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.25} // branch c, t = 0.25
+	if s.Canonical != nil {
+		s.Canonical(u)
+	}
+	p.mu.Lock()
+	p.cond = append(p.cond, s.Conditional)
+	p.canon = s.Canonical != nil && u[7] == 0.25 && u[1] == 0.5 && u[4] == 0.3
+	p.mu.Unlock()
+	return p.fixedFidelity.ProposeFidelity(ctx, s, q, cost)
 }

@@ -71,7 +71,7 @@ func (p *Deliver) ProposeFidelity(ctx context.Context, st *acq.State, q int, cos
 // (t = 1, maximizing α there).
 func (p *Deliver) fidelityQuery(ctx context.Context, st *acq.State, s deliverSettings, centre *mat.Dense, rest int, pending, xbar *mat.Dense, cost acq.FidelityCost, refine bool) (*mat.Dense, error) {
 	reg, ok := gp.Region{}, false
-	if s.TrustRegion > 0 && st.Canonical == nil {
+	if s.TrustRegion > 0 && (st.Canonical == nil || st.Conditional != nil) {
 		reg, ok = trustRegionOver(st.GP, centre.RawRowView(0), s.TrustRegion, st.IntStep, wholeCoords(st), st.GP.Dim()-1)
 	}
 	rst := st
