@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
-	"github.com/tesbo/tesbo/gp"
 )
 
 // deliverSettings configure Deliver. The zero value gives the defaults.
@@ -206,13 +205,7 @@ func (p *Deliver) afterDesign(ctx context.Context, st *acq.State, q int, F *mat.
 // centre (1×d) unless it is the whole cube; xbar (may be nil) is a
 // candidate start of the search for X*.
 func (p *Deliver) query(ctx context.Context, st *acq.State, s deliverSettings, centre *mat.Dense, rest, q int, pending, xbar *mat.Dense) (*mat.Dense, error) {
-	reg, ok := gp.Region{}, false
-	// Pinned and conditional coordinates keep their whole range in the
-	// box, so the box meets the pinned slice and a conditional space's
-	// canonical map reads the same in the box as in the cube.
-	if s.TrustRegion > 0 && (st.Canonical == nil || st.Conditional != nil) {
-		reg, ok = trustRegion(st.GP, centre.RawRowView(0), s.TrustRegion, st.IntStep, wholeCoords(st))
-	}
+	reg, ok := queryBox(st, s.TrustRegion, centre, st.Dim())
 	qst, qpending, qxbar := st, pending, xbar // in the region's coordinates
 	if ok {
 		rst, err := inRegion(st, reg)

@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
-	"github.com/tesbo/tesbo/gp"
 )
 
 // ProposeFidelity implements acq.FidelityProposer: multi-fidelity TES
@@ -70,10 +69,7 @@ func (p *Deliver) ProposeFidelity(ctx context.Context, st *acq.State, q int, cos
 // search for X*. With refine the first point is chosen at full fidelity
 // (t = 1, maximizing α there).
 func (p *Deliver) fidelityQuery(ctx context.Context, st *acq.State, s deliverSettings, centre *mat.Dense, rest int, pending, xbar *mat.Dense, cost acq.FidelityCost, refine bool) (*mat.Dense, error) {
-	reg, ok := gp.Region{}, false
-	if s.TrustRegion > 0 && (st.Canonical == nil || st.Conditional != nil) {
-		reg, ok = trustRegionOver(st.GP, centre.RawRowView(0), s.TrustRegion, st.IntStep, wholeCoords(st), st.GP.Dim()-1)
-	}
+	reg, ok := queryBox(st, s.TrustRegion, centre, st.Dim()-1)
 	rst := st
 	if ok {
 		var err error

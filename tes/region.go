@@ -3,6 +3,8 @@ package tes
 import (
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
 )
@@ -32,10 +34,10 @@ import (
 // (acq.State.Canonical), which reads the parents and writes defaults on
 // inactive coordinates, means the same in the box's coordinates as in the
 // cube's. On cond/hartmann (six shared coordinates, two conditional ones)
-// the box took the runs that reach f* from 0 of 30 to 9
+// the box took the runs that end within 1e-3 of f* from 0 of 30 to 9
 // (docs/results/tuning).
 
-// trustRegion returns the box of side L (in normalized length-scales)
+// trustRegionOver returns the box of side L (in normalized length-scales)
 // around the point c (Deliver passes the evaluated point with the largest
 // posterior mean, moved onto the pinned slice: acq.BestMeanOnSlice).
 // Categorical coordinates and those marked whole (wholeCoords: pinned and
@@ -44,15 +46,11 @@ import (
 // Int coordinate (intStep[j] > 0, acq.State.IntStep) the box reaches at
 // least 1.5 bins each way, so that the neighbouring integers' bins are
 // inside it. It returns ok = false when the box is the whole cube.
-func trustRegion(g *gp.GP, c []float64, L float64, intStep []float64, whole []bool) (reg gp.Region, ok bool) {
-	return trustRegionOver(g, c, L, intStep, whole, g.Dim())
-}
-
-// trustRegionOver is trustRegion over the first nx coordinates: the
-// others keep their whole range and take no part in the length-scales'
-// normalization (a multi-fidelity study's fidelity). Nor do the
-// categorical and whole coordinates: the box's volume is shared among
-// the coordinates it searches.
+// Only the first nx coordinates are boxed: the others keep their whole
+// range and take no part in the length-scales' normalization (a
+// multi-fidelity study's fidelity). Nor do the categorical and whole
+// coordinates: the box's volume is shared among the coordinates it
+// searches.
 func trustRegionOver(g *gp.GP, c []float64, L float64, intStep []float64, whole []bool, nx int) (reg gp.Region, ok bool) {
 	cats := acq.CategoriesOf(g)
 	cont := func(j int) bool {
@@ -81,6 +79,20 @@ func trustRegionOver(g *gp.GP, c []float64, L float64, intStep []float64, whole 
 		reg.Lo[j], reg.Width[j] = lo, hi-lo
 	}
 	return reg, !reg.Whole()
+}
+
+// queryBox is the trust region TES's queries of st search: the box of
+// side L around centre (1×d) over the first nx coordinates
+// (trustRegionOver), pinned and conditional ones whole (wholeCoords). It
+// returns ok = false for the whole cube: when L ≤ 0, when the box covers
+// it, and when st has a canonical map without saying which coordinates
+// that map writes (State.Conditional), since no box could then be known to
+// hold its defaults.
+func queryBox(st *acq.State, L float64, centre *mat.Dense, nx int) (reg gp.Region, ok bool) {
+	if L <= 0 || st.Canonical != nil && st.Conditional == nil {
+		return gp.Region{}, false
+	}
+	return trustRegionOver(st.GP, centre.RawRowView(0), L, st.IntStep, wholeCoords(st), nx)
 }
 
 // wholeCoords marks the coordinates a trust region keeps whole besides the

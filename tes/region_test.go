@@ -22,6 +22,11 @@ func inBox(reg gp.Region, x []float64) bool {
 	return true
 }
 
+// trustRegion is trustRegionOver with every coordinate boxable.
+func trustRegion(g *gp.GP, c []float64, L float64, intStep []float64, whole []bool) (gp.Region, bool) {
+	return trustRegionOver(g, c, L, intStep, whole, g.Dim())
+}
+
 // bestOf is the evaluated point with the largest posterior mean, the
 // centre Deliver gives the box.
 func bestOf(g *gp.GP) int {
