@@ -334,6 +334,13 @@ func (o *pinCurveObjective) Info(context.Context) (sdk.Info, error) {
 
 func (o *pinCurveObjective) Evaluate(ctx context.Context, x []float64) (float64, error) {
 	f, _ := o.pinObjective.Evaluate(ctx, x)
+	return saturate6(ctx, f)
+}
+
+// saturate6 reports f − e^{−k/2} at steps k = 1…6 until the host says
+// stop, and returns the last value reported: f reached along a saturating
+// learning curve.
+func saturate6(ctx context.Context, f float64) (float64, error) {
 	var v float64
 	for k := 1; k <= 6; k++ {
 		v = f - math.Exp(-float64(k)/2)
@@ -449,14 +456,7 @@ func (o condCurveObjective) Evaluate(ctx context.Context, x []float64) (float64,
 	if err != nil {
 		return 0, err
 	}
-	var v float64
-	for k := 1; k <= 6; k++ {
-		v = f - math.Exp(-float64(k)/2)
-		if stop, err := sdk.Report(ctx, k, v); err != nil || stop {
-			return v, err
-		}
-	}
-	return v, nil
+	return saturate6(ctx, f)
 }
 
 // A multi-fidelity study on a conditional space: the acquisition is told
