@@ -206,18 +206,15 @@ func (o *Objective) Evaluate(_ context.Context, x []float64) (float64, error) {
 	if len(x) != len(ps) {
 		return math.NaN(), fmt.Errorf("got %d coordinates, want %d", len(x), len(ps))
 	}
-	info, _ := o.Info(context.Background())
-	v := sdk.Values(info, x)
-	for i, a := range sdk.Space(ps).Active(x) {
-		if a != v.Active(ps[i].Name) { // an inactive parameter reached the objective, or an active one is missing
-			return math.NaN(), fmt.Errorf("parameter %s: value %v but active=%v", ps[i].Name, x[i], a)
-		}
-	}
 	if !slices.Contains([]float64{0, 1, 2}, x[0]) {
 		return math.NaN(), fmt.Errorf("%s %v is not a choice index", ps[0].Name, x[0])
 	}
 	for i, a := range sdk.Space(ps).Active(x) {
-		if lo, hi := ps[i].Bounds(); a && !(x[i] >= lo && x[i] <= hi) {
+		lo, hi := ps[i].Bounds()
+		switch {
+		case a == math.IsNaN(x[i]): // an inactive parameter reached the objective, or an active one is missing
+			return math.NaN(), fmt.Errorf("parameter %s: value %v but active=%v", ps[i].Name, x[i], a)
+		case a && !(x[i] >= lo && x[i] <= hi):
 			return math.NaN(), fmt.Errorf("parameter %s = %v outside [%v, %v]", ps[i].Name, x[i], lo, hi)
 		}
 	}
