@@ -6,9 +6,9 @@ OUTDIR (and BASEDIR, another build's runs, for a paired before/after) hold
 conditional.sh's bench directories branches/ and hartmann/. The problems
 are noise-free, so the user's rule (the trial with the best observed value)
 has regret f* minus the best observed value, read from each bench's
-studies.db. BOTORCHDIR holds BoTorch runs on cond/hartmann-flat over the
-command protocol, qlogei-s<SEED>.jsonl (its last line's
-best_observed_regret). Medians carry bootstrap standard errors (2000
+studies.db. BOTORCHDIR holds BoTorch runs on the flattened twins over the
+command protocol, BOTORCHDIR/<problem>/qlogei-s<SEED>.jsonl with <problem>
+branches or hartmann (the last line's best_observed_regret). Medians carry bootstrap standard errors (2000
 resamples, fixed seed); paired changes are mean +- SE over seeds.
 """
 import json
@@ -75,10 +75,15 @@ def main(argv):
                         f" {sum(x < -1e-9 for x in d)} / {sum(x > 1e-9 for x in d)} |")
             print(row)
     if len(argv) > 3:
-        v = botorch(argv[3])
-        m, se = median_se(v)
-        print(f"\nBoTorch qLogEI on cond/hartmann-flat (continuous relaxation, command protocol),"
-              f" {len(v)} seeds: median log10 regret {m:.3f} ± {se:.3f}, runs below 1e-3: {sum(x < -3 for x in v)}")
+        for half in ("branches", "hartmann"):
+            root = os.path.join(argv[3], half)
+            if not os.path.isdir(root):
+                continue
+            v = botorch(root)
+            m, se = median_se(v)
+            print(f"\nBoTorch qLogEI on cond/{half}-flat (continuous relaxation, command protocol),"
+                  f" {len(v)} seeds: median log10 regret {m:.3f} ± {se:.3f}, mean {st.mean(v):.3f},"
+                  f" runs below 1e-3: {sum(x < -3 for x in v)}")
 
 
 if __name__ == "__main__":
