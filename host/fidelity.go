@@ -85,15 +85,23 @@ func (m MultiFidelity) validate(o Options) error {
 	return nil
 }
 
-// fidelity is a multi-fidelity study's view of its steps and costs.
+// fidelity is a multi-fidelity study's view of its steps and costs, or a
+// pruned study's whose GP models the curves (Pruning.Model =
+// PruneModelCurve; pruned set).
 type fidelity struct {
 	maxStep int
 	cost    acq.FidelityCost
+	// pruned: the pruner stops evaluations and the acquisition proposes at
+	// t = 1; the GP is the same as a multi-fidelity study's.
+	pruned bool
 }
 
 // newFidelity checks that the study can be multi-fidelity (see
 // MultiFidelity) and returns its fidelity, nil when it is not one.
-func newFidelity(m MultiFidelity, info sdk.Info, space *Space, prop acq.Proposer) (*fidelity, error) {
+func newFidelity(m MultiFidelity, p Pruning, info sdk.Info, space *Space, prop acq.Proposer) (*fidelity, error) {
+	if p.Model == PruneModelCurve {
+		return curveModel(p, info)
+	}
 	if !m.Enabled {
 		return nil, nil
 	}
@@ -109,6 +117,22 @@ func newFidelity(m MultiFidelity, info sdk.Info, space *Space, prop acq.Proposer
 	return &fidelity{maxStep: info.MaxStep, cost: acq.FidelityCost{Fixed: m.CostFixed, Steps: info.MaxStep}}, nil
 }
 
+// curveModel is newFidelity for a pruned study whose GP models the curves
+// (Pruning.Model = PruneModelCurve).
+func curveModel(p Pruning, info sdk.Info) (*fidelity, error) {
+	maxStep := p.MaxStep
+	if maxStep == 0 {
+		maxStep = info.MaxStep
+	}
+	switch {
+	case maxStep < 2:
+		return nil, fmt.Errorf("objective %s declares max step %d: the pruner's curve model needs the last step of a full evaluation (sdk.Info.MaxStep ≥ 2, or the pruner's max step)", info.Name, maxStep)
+	case len(info.Outputs) > 0:
+		return nil, fmt.Errorf("objective %s has %d outputs: the pruner's curve model needs one", info.Name, len(info.Outputs))
+	}
+	return &fidelity{maxStep: maxStep, cost: acq.FidelityCost{Steps: maxStep}, pruned: true}, nil
+}
+
 // studyProposer returns a reopened study's proposer (Options.Proposer,
 // else the named acquisition; none with a Suggester) and its fidelity (nil
 // unless multi-fidelity).
@@ -120,7 +144,7 @@ func (o Options) studyProposer(info sdk.Info, space *Space) (acq.Proposer, *fide
 			return nil, nil, err
 		}
 	}
-	mf, err := newFidelity(o.MultiFidelity, info, space, prop)
+	mf, err := newFidelity(o.MultiFidelity, o.Pruning, info, space, prop)
 	return prop, mf, err
 }
 
@@ -263,10 +287,15 @@ func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iterati
 	}
 	it.FitSeconds = fr.seconds
 	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingFidelity(), Log: s.log,
-		Feasible: s.feasibility(t, nil), IntStep: s.fidelityIntSteps(), Evaluated: ds.n(), Imported: s.importedTrials(), Pinned: fidelityPins(pins),
+		Feasible: xFeasible(s.feasibility(t, nil)), IntStep: s.fidelityIntSteps(), Evaluated: ds.n(), Imported: s.importedTrials(), Pinned: fidelityPins(pins),
 		Canonical: s.space.canonicalFunc(), Conditional: s.fidelityConditional()}
 	t0 := time.Now()
-	X, err := s.proposer.(acq.FidelityProposer).ProposeFidelity(ctx, st, q, s.mf.cost)
+	var X *mat.Dense
+	if s.mf.pruned {
+		X, err = s.proposeCurve(ctx, st, ds, q)
+	} else {
+		X, err = s.proposer.(acq.FidelityProposer).ProposeFidelity(ctx, st, q, s.mf.cost)
+	}
 	it.ProposeSeconds = time.Since(t0).Seconds()
 	if err == nil {
 		err = checkBatch(X, q, s.space.Dim()+1)
@@ -281,6 +310,65 @@ func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iterati
 	}
 	ms := *fr.state
 	return X, &ms, s.carry(&ms)
+}
+
+// proposeCurve is the acquisition's batch for a pruned study whose GP
+// models the curves (fidelity.pruned): st as for a multi-fidelity study,
+// with t pinned to 1 and Best and Evaluated those of full training.
+func (s *Study) proposeCurve(ctx context.Context, st *acq.State, ds *dataset, q int) (*mat.Dense, error) {
+	d := s.space.Dim()
+	pin := make([]float64, d+1)
+	for i := range pin {
+		pin[i] = math.NaN()
+		if st.Pinned != nil {
+			pin[i] = st.Pinned[i]
+		}
+	}
+	pin[d] = 1
+	st.Pinned, st.Best, st.Evaluated = pin, ds.bestAt(d, 1), 0
+	for _, t := range s.trials {
+		if t.Status.modelled() {
+			st.Evaluated++
+		}
+	}
+	X, err := s.proposer.Propose(ctx, st, q)
+	if err == nil {
+		err = checkBatch(X, q, d+1)
+	}
+	if err == nil {
+		X, err = s.avoidFailures(ctx, st, X, st.Iter)
+	}
+	if err == nil {
+		// The pruner decides where evaluations stop, whatever t the
+		// proposer returned (a plugin acquisition may not honour pins).
+		for i := range q {
+			X.Set(i, d, 1)
+		}
+	}
+	return X, err
+}
+
+// xFeasible is a success probability learnt on x, read on (x, t): the
+// evaluations fail or succeed by their point, whatever step they are
+// stopped at (nil for nil).
+func xFeasible(f acq.Feasible) acq.Feasible {
+	if f == nil {
+		return nil
+	}
+	return dropT{f}
+}
+
+// dropT is xFeasible's acq.Feasible.
+type dropT struct{ f acq.Feasible }
+
+// LogProb implements acq.Feasible; the gradient in t is 0.
+func (p dropT) LogProb(u, grad []float64) float64 {
+	n := len(u) - 1
+	if grad == nil {
+		return p.f.LogProb(u[:n], nil)
+	}
+	grad[n] = 0
+	return p.f.LogProb(u[:n], grad[:n])
 }
 
 // fidelityPins is acq.State.Pinned for the GP over (x, t): the unit-cube

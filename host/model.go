@@ -175,6 +175,21 @@ func (ds *dataset) best() float64 {
 	return b
 }
 
+// bestAt is best over the rows whose last input (of d+1, a fidelity) is
+// t; best when none is.
+func (ds *dataset) bestAt(d int, t float64) float64 {
+	b := math.Inf(-1)
+	for i, v := range ds.y {
+		if ds.X.At(i, d) == t {
+			b = math.Max(b, v)
+		}
+	}
+	if math.IsInf(b, -1) {
+		return ds.best()
+	}
+	return b
+}
+
 // native maps a standardized value back to the objective's units.
 func (ds *dataset) native(y float64) float64 {
 	if ds.warped {

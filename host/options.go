@@ -418,6 +418,9 @@ func (o Options) validate() error {
 	if err := o.Pruning.validate(); err != nil {
 		return err
 	}
+	if o.Pruning.Model == PruneModelCurve && o.Model == ModelLocal {
+		return fmt.Errorf("the pruner's curve model fits the exact GP: run it without the local model")
+	}
 	for k := range o.Params {
 		if k == "noise_var" || k == "seed" {
 			return fmt.Errorf("param %q is reserved (set it with the noise-var/seed options)", k)

@@ -60,9 +60,28 @@ type Pruning struct {
 	MinStep int `json:"min_step,omitempty"`
 	Eta     int `json:"eta,omitempty"`
 	// MaxStep is the last step of a full evaluation (R), 0 for the
-	// objective's sdk.Info.MaxStep; Hyperband needs one of them.
+	// objective's sdk.Info.MaxStep; Hyperband and PruneModelCurve need one of
+	// them.
 	MaxStep int `json:"max_step,omitempty"`
+	// Model is how the GP sees a pruned trial: "" (PruneModelLast), or
+	// PruneModelCurve.
+	Model string `json:"model,omitempty"`
 }
+
+// How the GP sees pruned trials (Pruning.Model).
+const (
+	// PruneModelLast shows a pruned trial at its last reported value, as if it
+	// were the final one (the stand-in described at Pruning).
+	PruneModelLast = "last"
+	// PruneModelCurve fits the GP over (x, t), t = step/MaxStep, on every
+	// reported value of every finished trial, as a multi-fidelity study
+	// does (MultiFidelity): a pruned trial is an observation at the step
+	// it reached, not a guess of its final value. The acquisition
+	// proposes on the slice t = 1 (a pinned coordinate, acq.State.Pinned),
+	// so it maximizes what it would at full training, and the pruner
+	// still decides where evaluations stop.
+	PruneModelCurve = "curve"
+)
 
 // normalized fills in ASHA's and Hyperband's defaults.
 func (p Pruning) normalized() Pruning {
@@ -89,6 +108,15 @@ func (p Pruning) validate() error {
 	case "", PrunerMedian, PrunerASHA, PrunerHyperband:
 	default:
 		return fmt.Errorf("unknown pruner %q: known ones are %s, %s, %s", p.Rule, PrunerMedian, PrunerASHA, PrunerHyperband)
+	}
+	switch p.Model {
+	case "", PruneModelLast:
+	case PruneModelCurve:
+		if p.Rule == "" {
+			return fmt.Errorf("the pruner's curve model needs a pruner")
+		}
+	default:
+		return fmt.Errorf("unknown pruner model %q: known ones are %s, %s", p.Model, PruneModelLast, PruneModelCurve)
 	}
 	if p.StartupTrials < 0 || p.StartupTrials > MaxPrunerStartup || p.MinTrials < 0 || p.MinTrials > MaxPrunerStartup {
 		return fmt.Errorf("pruner startup/min trials %d/%d outside [0, %d]", p.StartupTrials, p.MinTrials, MaxPrunerStartup)
@@ -146,7 +174,7 @@ type trialCurve struct {
 // newCurve returns the Reporter of an attempt at trial id, or nil when the
 // study prunes nothing.
 func (s *Study) newCurve(id int) *trialCurve {
-	if s.mf != nil {
+	if s.mf != nil && !s.mf.pruned {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return s.mf.curve(s.targetStepLocked(id))

@@ -66,7 +66,7 @@ func (s *Study) Report(trialID, step int, value float64) (prune bool, err error)
 	c := s.reports[trialID]
 	if c == nil {
 		c = s.curveFor(trialID)
-		if s.mf != nil {
+		if s.mf != nil && !s.mf.pruned {
 			c = s.mf.curve(s.targetStepLocked(trialID))
 		}
 		s.reports[trialID] = c

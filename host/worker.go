@@ -209,6 +209,9 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
+	if opts.Pruning.Model == PruneModelCurve {
+		return nil, fmt.Errorf("study %q: the pruner's curve model runs in one process, not as workers (drop the curve model, or run the study with run)", name)
+	}
 	if opts.Grace == 0 {
 		opts.Grace = DefaultGrace
 	}

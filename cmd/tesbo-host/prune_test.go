@@ -84,6 +84,12 @@ func TestRunPrunerScript(t *testing.T) {
 			t.Fatalf("%s pruned nothing:\n%s", p, r.stdout)
 		}
 	}
+	// The curve model: the same study with the GP over (x, step).
+	r := cli(t, dir, "run", "--objective", "curve", "--acq", "ei", "--init", "4", "--iters", "12",
+		"--db", "t.db", "--study", "curve", "--plugins", plugins, "--pruner", "asha", "--pruner-model", "curve")
+	if r.code != 0 || !strings.Contains(r.stdout, "pruned") || strings.Contains(r.stderr, "space-filling") {
+		t.Fatalf("run --pruner-model curve: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 	table := cli(t, dir, "trials", "--db", "t.db", "--study", "median")
 	csv := cli(t, dir, "trials", "--db", "t.db", "--study", "median", "--format", "csv")
 	if !strings.Contains(table.stdout, "STEP") || !strings.Contains(table.stdout, "pruned") ||
@@ -96,6 +102,8 @@ func TestRunPrunerScript(t *testing.T) {
 		{[]string{"--pruner", "asha", "--pruner-eta", "101"}, []string{"--pruner-eta 101"}},
 		{[]string{"--pruner", "median", "--pruner-warmup", "-1"}, []string{"--pruner-warmup -1"}},
 		{[]string{"--pruner", "hyperband", "--pruner-max-step", "2000000"}, []string{"--pruner-max-step 2000000"}},
+		{[]string{"--pruner", "median", "--pruner-model", "nope"}, []string{`--pruner-model "nope"`}},
+		{[]string{"--pruner-model", "curve"}, []string{"needs a pruner"}},
 	} {
 		args := append([]string{"run", "--objective", "curve", "--plugins", plugins, "--db", "u.db"}, c.args...)
 		checkUsageError(t, cli(t, dir, args...), c.want)

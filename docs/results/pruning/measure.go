@@ -27,6 +27,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tesbo/tesbo/host"
@@ -50,15 +51,25 @@ func main() {
 	seeds := flag.Int("seeds", 10, "seeds per problem and method")
 	iters := flag.Int("iters", 30, "BO iterations of full training; pruners get three times as many")
 	csvPath := flag.String("csv", "", "write every trial of every run here")
+	only := flag.String("methods", "", "comma-separated methods to run besides full (default: all)")
+	capMul := flag.Int("cap", 3, "pruned runs get this many times full training's iterations")
 	flag.Parse()
 	methods := []method{
 		{"full", *iters, host.Pruning{}},
-		{"median", 3 * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5}},
-		{"asha", 3 * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3}},
-		{"hyperband", 3 * *iters, host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3}},
+		{"median", *capMul * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5}},
+		{"asha", *capMul * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3}},
+		{"hyperband", *capMul * *iters, host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3}},
 		// Sensitivity: a later first comparison.
-		{"median-w9", 3 * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5, WarmupSteps: 9}},
-		{"asha-r3", 3 * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 3, Eta: 3}},
+		{"median-w9", *capMul * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5, WarmupSteps: 9}},
+		{"asha-r3", *capMul * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 3, Eta: 3}},
+		// The GP over (x, epoch) instead of the last-value stand-in.
+		{"median-curve", *capMul * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5, Model: host.PruneModelCurve}},
+		{"asha-curve", *capMul * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3, Model: host.PruneModelCurve}},
+		{"hyperband-curve", *capMul * *iters, host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3, Model: host.PruneModelCurve}},
+	}
+	if *only != "" {
+		keep := strings.Split(*only, ",")
+		methods = slices.DeleteFunc(methods, func(m method) bool { return m.name != "full" && !slices.Contains(keep, m.name) })
 	}
 	var w *csv.Writer
 	if *csvPath != "" {
@@ -73,7 +84,7 @@ func main() {
 	}
 	start := time.Now()
 	fmt.Printf("BO with EI, batch 1, %d seeds; full training %d iterations after a %s-point design, pruners %d; %d epochs per full run; %d CPU cores (shared).\n\n",
-		*seeds, *iters, "2d", 3**iters, curves.Steps, runtime.NumCPU())
+		*seeds, *iters, "2d", *capMul**iters, curves.Steps, runtime.NumCPU())
 	fmt.Println("| problem | method | final regret (median) | epochs (median) | regret at full's epochs (median) | epochs to full's final median regret | saved |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, p := range curves.Problems() {

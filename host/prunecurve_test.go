@@ -1,0 +1,194 @@
+package host
+
+import (
+	"context"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
+)
+
+// stateRecorder proposes uniform points (batch q, as many columns as the
+// GP has inputs) and records what each call was given.
+type stateRecorder struct {
+	mu     sync.Mutex
+	X      []*mat.Dense
+	y      [][]float64
+	pinned [][]float64
+	best   []float64
+	evals  []int
+}
+
+func (p *stateRecorder) Propose(ctx context.Context, s *acq.State, q int) (*mat.Dense, error) {
+	p.mu.Lock()
+	p.X = append(p.X, mat.DenseCopyOf(s.GP.X()))
+	p.y = append(p.y, append([]float64(nil), s.GP.Y()...))
+	p.pinned = append(p.pinned, append([]float64(nil), s.Pinned...))
+	p.best, p.evals = append(p.best, s.Best), append(p.evals, s.Evaluated)
+	p.mu.Unlock()
+	return randomProposer{}.Propose(ctx, s, q)
+}
+
+func curveOptions(p acq.Proposer) Options {
+	o := pruningOptions()
+	o.Proposer = p
+	o.Pruning.Model = PruneModelCurve
+	return o
+}
+
+// With the curve model the GP is over (x, t): it sees every finished
+// trial's thinned reports at t = step/MaxStep — a pruned trial at the
+// steps it reached, a complete one also at t = 1 — and the acquisition is
+// asked for points on the slice t = 1, with Best and Evaluated those of
+// full training. The trials are the pruner's as without the model: no
+// fidelity step is stored, and the recommendation is a complete trial.
+func TestPruneCurveModel(t *testing.T) {
+	obj := curveObjective{steps: 9}
+	p := &stateRecorder{}
+	res, err := Optimize(context.Background(), obj, curveOptions(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pruned := checkPruned(t, res.Trials, obj.steps); pruned == 0 {
+		t.Fatal("nothing pruned")
+	}
+	for _, tr := range res.Trials {
+		if _, ok := tr.Meta[fidelityStepKey]; ok {
+			t.Fatalf("trial %d holds a fidelity step: %v", tr.ID, tr.Meta)
+		}
+	}
+	if res.Best == nil || res.Trials[res.Best.TrialID].Status != Complete {
+		t.Fatalf("recommended %+v, not a complete trial", res.Best)
+	}
+	if len(p.X) != 10 {
+		t.Fatalf("%d acquisition calls, want 10", len(p.X))
+	}
+	last := len(p.X) - 1
+	want := (&fidelity{maxStep: obj.steps}).dataset(res.Trials[:len(res.Trials)-1], 2, false)
+	if !mat.Equal(p.X[last], want.X) {
+		t.Fatalf("the last GP's inputs are not the (x, t) rows of the trials before it")
+	}
+	finished := 0
+	for _, tr := range res.Trials[:len(res.Trials)-1] {
+		if tr.Status.modelled() {
+			finished++
+		}
+	}
+	for i, pin := range p.pinned {
+		if len(pin) != 3 || !math.IsNaN(pin[0]) || !math.IsNaN(pin[1]) || pin[2] != 1 {
+			t.Fatalf("call %d: pins %v, want x free and t = 1", i, pin)
+		}
+	}
+	if p.evals[last] != finished {
+		t.Fatalf("Evaluated %d, want the %d finished trials (not the GP's %d rows)", p.evals[last], finished, want.n())
+	}
+	// Best is the largest standardized value at t = 1, the complete trials'.
+	b := math.Inf(-1)
+	for i, y := range p.y[last] {
+		if p.X[last].At(i, 2) == 1 {
+			b = math.Max(b, y)
+		}
+	}
+	if p.best[last] != b {
+		t.Fatalf("Best %v, want %v (the best at t = 1)", p.best[last], b)
+	}
+}
+
+// The default acquisition runs a pruned study with the curve model from
+// its own proposals, and the study resumes bitwise.
+func TestPruneCurveModelTESResume(t *testing.T) {
+	ctx := context.Background()
+	obj := curveObjective{steps: 9}
+	var logs strings.Builder
+	opts := func() Options {
+		o := Options{Acquisition: "tes", Batch: 1, Iters: 10, Init: 4, Seed: 5, Grace: -1, Logger: zerolog.New(&logs),
+			Pruning: Pruning{Rule: PrunerASHA, MinStep: 1, Eta: 3, Model: PruneModelCurve}}
+		return o
+	}
+	want, err := Optimize(ctx, obj, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checkPruned(t, want.Trials, obj.steps) == 0 {
+		t.Fatal("nothing pruned")
+	}
+	if strings.Contains(logs.String(), "space-filling") {
+		t.Fatalf("the study fell back to space-filling points:\n%s", logs.String())
+	}
+	got := reopenAndRun(t, interruptedStudy(t, obj, opts(), 8), Options{}, obj)
+	sameTrials(t, want.Trials, got)
+}
+
+// The curve model is refused where it cannot work, with the reason.
+func TestPruneCurveModelRefused(t *testing.T) {
+	ctx := context.Background()
+	obj := curveObjective{steps: 9}
+	info, _ := obj.Info(ctx)
+	for _, c := range []struct {
+		i    func() Options
+		want string
+	}{
+		{i: func() Options { o := baseOptions(1); o.Pruning = Pruning{Model: PruneModelCurve}; return o }, want: "needs a pruner"},
+		{i: func() Options { o := baseOptions(1); o.Pruning = Pruning{Rule: PrunerMedian, Model: "nope"}; return o }, want: "unknown pruner model"},
+		{i: func() Options { o := curveOptions(randomProposer{}); o.Model = ModelLocal; return o }, want: "local model"},
+	} {
+		if _, err := NewStudy(ctx, info, c.i()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error saying %q", c.i().Pruning, err, c.want)
+		}
+	}
+	// No last step: the median rule needs none, the curve model does.
+	o := baseOptions(1)
+	o.Pruning = Pruning{Rule: PrunerMedian, Model: PruneModelCurve}
+	if _, err := NewStudy(ctx, unitInfo(2), o); err == nil || !strings.Contains(err.Error(), "MaxStep") {
+		t.Errorf("a curve model without a last step: %v", err)
+	}
+	// Workers.
+	db := MemoryStorage()
+	o = Options{DB: db, Name: "w", Acquisition: "random", Batch: 2, Iters: 2, Init: 2, Seed: 3,
+		Pruning: Pruning{Rule: PrunerMedian, Model: PruneModelCurve}}
+	s, err := NewStudy(ctx, info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := RunWorker(ctx, db, "w", obj, WorkerOptions{Parallel: 1}); err == nil || !strings.Contains(err.Error(), "one process") {
+		t.Fatalf("a worker on a curve-model study: %v", err)
+	}
+}
+
+// xFeasible reads a probability learnt on x at (x, t): the value and the
+// gradient in x are the wrapped one's, the gradient in t is 0.
+func TestXFeasible(t *testing.T) {
+	if xFeasible(nil) != nil {
+		t.Fatal("xFeasible(nil) is not nil")
+	}
+	f := xFeasible(quadFeasible{})
+	u := []float64{0.2, 0.7, 0.4}
+	g := []float64{9, 9, 9}
+	want := quadFeasible{}.LogProb(u[:2], nil)
+	if v := f.LogProb(u, g); v != want || f.LogProb(u, nil) != want {
+		t.Fatalf("LogProb %v, want %v", v, want)
+	}
+	if g[0] != -0.4 || g[1] != -1.4 || g[2] != 0 {
+		t.Fatalf("gradient %v, want [-0.4 -1.4 0]", g)
+	}
+}
+
+// quadFeasible is log p = −‖x‖², of any length.
+type quadFeasible struct{}
+
+func (quadFeasible) LogProb(x, grad []float64) float64 {
+	var s float64
+	for i, v := range x {
+		s -= v * v
+		if grad != nil {
+			grad[i] = -2 * v
+		}
+	}
+	return s
+}
