@@ -42,7 +42,7 @@ func curveOptions(p acq.Proposer) Options {
 }
 
 // With the curve model the GP is over (x, t): it sees every finished
-// trial's thinned reports at t = step/MaxStep — a pruned trial at the
+// trial's thinned reports at t = log step / log MaxStep — a pruned trial at the
 // steps it reached, a complete one also at t = 1 — and the acquisition is
 // asked for points on the slice t = 1, with Best and Evaluated those of
 // full training. The trials are the pruner's as without the model: no
@@ -69,7 +69,7 @@ func TestPruneCurveModel(t *testing.T) {
 		t.Fatalf("%d acquisition calls, want 10", len(p.X))
 	}
 	last := len(p.X) - 1
-	want := (&fidelity{maxStep: obj.steps}).dataset(res.Trials[:len(res.Trials)-1], 2, false)
+	want := (&fidelity{maxStep: obj.steps, pruned: true}).dataset(res.Trials[:len(res.Trials)-1], 2, false)
 	if !mat.Equal(p.X[last], want.X) {
 		t.Fatalf("the last GP's inputs are not the (x, t) rows of the trials before it")
 	}
@@ -77,6 +77,11 @@ func TestPruneCurveModel(t *testing.T) {
 	for _, tr := range res.Trials[:len(res.Trials)-1] {
 		if tr.Status.modelled() {
 			finished++
+		}
+	}
+	for i := range want.n() {
+		if step := math.Exp(want.X.At(i, 2) * math.Log(9)); math.Abs(step-math.Round(step)) > 1e-9 || step < 1-1e-9 || step > 9+1e-9 {
+			t.Fatalf("row %d at t = %v: not log step / log 9 of a step", i, want.X.At(i, 2))
 		}
 	}
 	for i, pin := range p.pinned {

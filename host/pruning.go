@@ -37,8 +37,9 @@ const (
 // points left no trace: on the learning-curve suite (problems/curves) BO
 // with EI then proposed the same pruned region over and over and ended
 // worse than training every trial fully. For curves that fall (overfitting)
-// the stand-in is optimistic; a model of the value across steps is the
-// multi-fidelity feature's job.
+// the stand-in is optimistic. Model = PruneModelCurve replaces the stand-in
+// by a model of the value across steps, a multi-fidelity study's GP
+// (docs/results/pruning measures both).
 //
 // The pruner compares a trial only with the trials of earlier iterations
 // (the initial design is iteration 0), which are finished when it runs in
@@ -73,7 +74,7 @@ const (
 	// PruneModelLast shows a pruned trial at its last reported value, as if it
 	// were the final one (the stand-in described at Pruning).
 	PruneModelLast = "last"
-	// PruneModelCurve fits the GP over (x, t), t = step/MaxStep, on every
+	// PruneModelCurve fits the GP over (x, t), t = log step / log MaxStep, on every
 	// reported value of every finished trial, as a multi-fidelity study
 	// does (MultiFidelity): a pruned trial is an observation at the step
 	// it reached, not a guess of its final value. The acquisition
