@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"sync"
@@ -196,4 +197,39 @@ func (quadFeasible) LogProb(x, grad []float64) float64 {
 		}
 	}
 	return s
+}
+
+// failCurveObjective is curveObjective failing where x0 < 0.2.
+type failCurveObjective struct{ curveObjective }
+
+func (o failCurveObjective) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	if x[0] < 0.2 {
+		return 0, errors.New("bad region")
+	}
+	return o.curveObjective.Evaluate(ctx, x)
+}
+
+// Studies over (x, t) whose evaluations fail in a region — multi-fidelity
+// and the curve model — learn where from x alone and run the default
+// acquisition from its own proposals.
+func TestStepModelsWithFailures(t *testing.T) {
+	for name, o := range map[string]Options{
+		"multi-fidelity": {MultiFidelity: MultiFidelity{Enabled: true}},
+		"curve":          {Pruning: Pruning{Rule: PrunerMedian, Model: PruneModelCurve}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var logs strings.Builder
+			o.Acquisition, o.Batch, o.Iters, o.Init, o.Seed, o.Grace, o.Logger = "tes", 1, 8, 5, 4, -1, zerolog.New(&logs)
+			res, err := Optimize(context.Background(), failCurveObjective{curveObjective{steps: 9}}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failures == 0 {
+				t.Fatal("no evaluation failed: the test does not test")
+			}
+			if strings.Contains(logs.String(), "space-filling") {
+				t.Fatalf("the study fell back to space-filling points:\n%s", logs.String())
+			}
+		})
+	}
 }
