@@ -52,6 +52,7 @@ func main() {
 	iters := flag.Int("iters", 30, "BO iterations of full training; pruners get three times as many")
 	csvPath := flag.String("csv", "", "write every trial of every run here")
 	only := flag.String("methods", "", "comma-separated methods to run besides full (default: all)")
+	problemFilter := flag.String("problems", "", "comma-separated problems (default: all six)")
 	capMul := flag.Int("cap", 3, "pruned runs get this many times full training's iterations")
 	flag.Parse()
 	methods := []method{
@@ -87,16 +88,30 @@ func main() {
 		*seeds, *iters, "2d", *capMul**iters, curves.Steps, runtime.NumCPU())
 	fmt.Println("| problem | method | final regret (median) | epochs (median) | regret at full's epochs (median) | epochs to full's final median regret | saved |")
 	fmt.Println("|---|---|---|---|---|---|---|")
-	for _, p := range curves.Problems() {
+	var pairs []string
+	problems := curves.Problems()
+	if *problemFilter != "" {
+		keep := strings.Split(*problemFilter, ",")
+		problems = slices.DeleteFunc(problems, func(p *curves.Problem) bool { return !slices.Contains(keep, p.Name) })
+	}
+	for _, p := range problems {
 		runs := map[string][][]point{}
 		for _, m := range methods {
 			for s := 1; s <= *seeds; s++ {
 				runs[m.name] = append(runs[m.name], run(p, m, uint64(s), w))
 			}
 		}
-		report(p.Name, methods, runs)
+		pairs = append(pairs, paired(p.Name, report(p.Name, methods, runs))...)
 	}
-	fmt.Printf("\n%d runs in %s.\n", len(curves.Problems())*len(methods)**seeds, time.Since(start).Round(time.Second))
+	if len(pairs) > 0 {
+		fmt.Println("\nThe curve model against the stand-in, per pruner: median regret at full training's median epochs, and the paired change of its log10 (curve − stand-in, mean ± SE over seeds; seeds better / worse).")
+		fmt.Println("\n| problem | pruner | stand-in | curve | paired Δ log10 | better / worse |")
+		fmt.Println("|---|---|---|---|---|---|")
+		for _, r := range pairs {
+			fmt.Println(r)
+		}
+	}
+	fmt.Printf("\n%d runs in %s.\n", len(problems)*len(methods)**seeds, time.Since(start).Round(time.Second))
 }
 
 // run is one study; it returns its trajectory, one point per trial.
@@ -173,7 +188,10 @@ func median(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func report(name string, methods []method, runs map[string][][]point) {
+// report prints the problem's rows and returns each method's per-seed
+// regret at full training's median epochs.
+func report(name string, methods []method, runs map[string][][]point) map[string][]float64 {
+	ats := map[string][]float64{}
 	var finals, fullEpochs []float64
 	for _, tr := range runs["full"] {
 		finals = append(finals, tr[len(tr)-1].regret)
@@ -188,6 +206,7 @@ func report(name string, methods []method, runs map[string][][]point) {
 			ep = append(ep, float64(tr[len(tr)-1].epochs))
 			at = append(at, regretAt(tr, budget))
 		}
+		ats[m.name] = at
 		mt := epochsTo(runs[m.name], target)
 		if m.name == "full" {
 			fullTo = mt
@@ -198,6 +217,48 @@ func report(name string, methods []method, runs map[string][][]point) {
 		}
 		fmt.Printf("| %s | %s | %.3g | %.0f | %.3g | %.0f | %s |\n", name, m.name, median(fin), median(ep), median(at), mt, saved)
 	}
+	return ats
+}
+
+// paired returns the rows comparing each "-curve" method with the same
+// pruner's stand-in, seed by seed: log10 regret at full training's
+// median epochs, curve minus stand-in, mean ± standard error, and the
+// seeds better and worse.
+func paired(name string, ats map[string][]float64) []string {
+	var rows []string
+	for _, base := range []string{"median", "asha", "hyperband"} {
+		a, b := ats[base], ats[base+"-curve"]
+		if len(a) == 0 || len(a) != len(b) {
+			continue
+		}
+		var d []float64
+		better, worse := 0, 0
+		for i := range a {
+			x := math.Log10(b[i]) - math.Log10(a[i])
+			d = append(d, x)
+			if x < 0 {
+				better++
+			} else if x > 0 {
+				worse++
+			}
+		}
+		m, se := meanSE(d)
+		rows = append(rows, fmt.Sprintf("| %s | %s | %.3g | %.3g | %+.3f ± %.3f | %d / %d |", name, base, median(a), median(b), m, se, better, worse))
+	}
+	return rows
+}
+
+// meanSE is the mean of v and its standard error.
+func meanSE(v []float64) (float64, float64) {
+	var m, ss float64
+	for _, x := range v {
+		m += x
+	}
+	m /= float64(len(v))
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
 }
 
 func fail(err error) {
