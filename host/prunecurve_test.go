@@ -233,3 +233,49 @@ func TestStepModelsWithFailures(t *testing.T) {
 		})
 	}
 }
+
+// Ask/Tell with the curve model: Report relays the pruner's decisions as
+// without it, and the next Ask is proposed by the GP over (x, t) from the
+// reports told so far.
+func TestPruneCurveModelAskTell(t *testing.T) {
+	ctx := context.Background()
+	obj := curveObjective{steps: 9}
+	info, _ := obj.Info(ctx)
+	p := &stateRecorder{}
+	o := curveOptions(p)
+	o.Iters = 6
+	s, err := NewStudy(ctx, info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 4 + 6 { // Ask has no budget: the design, then 6 proposals
+		ts, err := s.Ask(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, v := ts[0].ID, 0.0
+		q := 1 - (ts[0].X[0]-0.3)*(ts[0].X[0]-0.3) - (ts[0].X[1]-0.3)*(ts[0].X[1]-0.3)
+		for k := 1; k <= obj.steps; k++ {
+			v = q * (1 - math.Exp(-float64(k)/3))
+			if stop, err := s.Report(id, k, v); err != nil {
+				t.Fatal(err)
+			} else if stop {
+				break
+			}
+		}
+		if err := s.Tell(ctx, id, v, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trials := s.Trials()
+	if len(trials) != 4+6 || checkPruned(t, trials, obj.steps) == 0 {
+		t.Fatalf("%d trials, %d pruned", len(trials), checkPruned(t, trials, obj.steps))
+	}
+	if len(p.X) != 6 {
+		t.Fatalf("%d acquisition calls, want 6", len(p.X))
+	}
+	want := (&fidelity{maxStep: obj.steps, pruned: true}).dataset(trials[:len(trials)-1], 2, false)
+	if !mat.Equal(p.X[5], want.X) {
+		t.Fatal("the last Ask's GP inputs are not the (x, t) rows of the trials told before it")
+	}
+}
