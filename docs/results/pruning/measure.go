@@ -30,6 +30,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/problems/curves"
 )
@@ -250,15 +252,8 @@ func paired(name string, ats map[string][]float64) []string {
 
 // meanSE is the mean of v and its standard error.
 func meanSE(v []float64) (float64, float64) {
-	var m, ss float64
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
+	m, sd := stat.MeanStdDev(v, nil)
+	return m, sd / math.Sqrt(float64(len(v)))
 }
 
 func fail(err error) {
