@@ -55,6 +55,7 @@ func main() {
 	csvPath := flag.String("csv", "", "write every trial of every run here")
 	only := flag.String("methods", "", "comma-separated methods to run besides full (default: all)")
 	problemFilter := flag.String("problems", "", "comma-separated problems (default: all six)")
+	acqName := flag.String("acq", "ei", "the acquisition of every run")
 	capMul := flag.Int("cap", 3, "pruned runs get this many times full training's iterations")
 	flag.Parse()
 	methods := []method{
@@ -86,8 +87,8 @@ func main() {
 		w.Write([]string{"problem", "method", "seed", "trial", "state", "epochs", "cum_epochs", "regret"})
 	}
 	start := time.Now()
-	fmt.Printf("BO with EI, batch 1, %d seeds; full training %d iterations after a %s-point design, pruners %d; %d epochs per full run; %d CPU cores (shared).\n\n",
-		*seeds, *iters, "2d", *capMul**iters, curves.Steps, runtime.NumCPU())
+	fmt.Printf("BO with %s, batch 1, %d seeds; full training %d iterations after a %s-point design, pruners %d; %d epochs per full run; %d CPU cores (shared).\n\n",
+		*acqName, *seeds, *iters, "2d", *capMul**iters, curves.Steps, runtime.NumCPU())
 	fmt.Println("| problem | method | final regret (median) | epochs (median) | regret at full's epochs (median) | epochs to full's final median regret | saved |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	var pairs []string
@@ -100,7 +101,7 @@ func main() {
 		runs := map[string][][]point{}
 		for _, m := range methods {
 			for s := 1; s <= *seeds; s++ {
-				runs[m.name] = append(runs[m.name], run(p, m, uint64(s), w))
+				runs[m.name] = append(runs[m.name], run(p, m, *acqName, uint64(s), w))
 			}
 		}
 		pairs = append(pairs, paired(p.Name, report(p.Name, methods, runs))...)
@@ -117,13 +118,13 @@ func main() {
 }
 
 // run is one study; it returns its trajectory, one point per trial.
-func run(p *curves.Problem, m method, seed uint64, w *csv.Writer) []point {
+func run(p *curves.Problem, m method, acqName string, seed uint64, w *csv.Writer) []point {
 	obj, err := curves.New(curves.Prefix + p.Name)
 	if err != nil {
 		fail(err)
 	}
 	res, err := host.Optimize(context.Background(), obj, host.Options{
-		Acquisition: "ei", Batch: 1, Init: 2 * p.Dim, Iters: m.iters, Seed: seed, Pruning: m.prune,
+		Acquisition: acqName, Batch: 1, Init: 2 * p.Dim, Iters: m.iters, Seed: seed, Pruning: m.prune,
 	})
 	if err != nil {
 		fail(fmt.Errorf("%s %s seed %d: %w", p.Name, m.name, seed, err))
