@@ -125,7 +125,10 @@ func newFidelity(m MultiFidelity, p Pruning, info sdk.Info, space *Space, prop a
 // with it (docs/results/pruning).
 func (f *fidelity) t(step int) float64 {
 	if f.pruned {
-		return math.Log(float64(max(step, 1))) / math.Log(float64(f.maxStep))
+		// A report past a pruner's max step set below the objective's
+		// last counts as full training.
+		step = min(max(step, 1), f.maxStep)
+		return math.Log(float64(step)) / math.Log(float64(f.maxStep))
 	}
 	return float64(step) / float64(f.maxStep)
 }
