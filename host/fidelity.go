@@ -302,20 +302,23 @@ func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iterati
 		return fallback(err.Error())
 	}
 	it.FitSeconds = fr.seconds
-	st := &acq.State{GP: fr.gp, Best: ds.best(), Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingFidelity(), Log: s.log,
-		Feasible: xFeasible(s.feasibility(t, nil)), IntStep: s.fidelityIntSteps(), Evaluated: ds.n(), Imported: s.importedTrials(), Pinned: fidelityPins(pins),
+	d := s.space.Dim()
+	best, evaluated := ds.best(), ds.n()
+	if s.mf.pruned {
+		// EI's incumbent and an opening design's count are full training's.
+		best, evaluated = ds.bestAt(d, 1), ds.trials()
+	}
+	st := &acq.State{GP: fr.gp, Best: best, Iter: t, Rand: streamRand(s.seed, t, streamPropose), Pending: s.pendingFidelity(), Log: s.log,
+		Feasible: xFeasible(s.feasibility(t, nil)), IntStep: s.fidelityIntSteps(), Evaluated: evaluated, Imported: s.importedTrials(), Pinned: s.mf.pins(pins, d),
 		Canonical: s.space.canonicalFunc(), Conditional: s.fidelityConditional()}
 	t0 := time.Now()
 	var X *mat.Dense
 	if s.mf.pruned {
-		X, err = s.proposeCurve(ctx, st, ds, q)
-	} else {
-		X, err = s.proposer.(acq.FidelityProposer).ProposeFidelity(ctx, st, q, s.mf.cost)
+		X, err = s.proposeCurve(ctx, st, q)
+	} else if X, err = s.proposer.(acq.FidelityProposer).ProposeFidelity(ctx, st, q, s.mf.cost); err == nil {
+		err = checkBatch(X, q, d+1)
 	}
 	it.ProposeSeconds = time.Since(t0).Seconds()
-	if err == nil {
-		err = checkBatch(X, q, s.space.Dim()+1)
-	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, fmt.Errorf("propose iteration %d: %w", t, context.Cause(ctx))
@@ -329,24 +332,9 @@ func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iterati
 }
 
 // proposeCurve is the acquisition's batch for a pruned study whose GP
-// models the curves (fidelity.pruned): st as for a multi-fidelity study,
-// with t pinned to 1 and Best and Evaluated those of full training.
-func (s *Study) proposeCurve(ctx context.Context, st *acq.State, ds *dataset, q int) (*mat.Dense, error) {
+// models the curves (fidelity.pruned): st pins t to 1 (fidelity.pins).
+func (s *Study) proposeCurve(ctx context.Context, st *acq.State, q int) (*mat.Dense, error) {
 	d := s.space.Dim()
-	pin := make([]float64, d+1)
-	for i := range pin {
-		pin[i] = math.NaN()
-		if st.Pinned != nil {
-			pin[i] = st.Pinned[i]
-		}
-	}
-	pin[d] = 1
-	st.Pinned, st.Best, st.Evaluated = pin, ds.bestAt(d, 1), 0
-	for _, t := range s.trials {
-		if t.Status.modelled() {
-			st.Evaluated++
-		}
-	}
 	X, err := s.proposer.Propose(ctx, st, q)
 	if err == nil {
 		err = checkBatch(X, q, d+1)
@@ -387,14 +375,23 @@ func (p dropT) LogProb(u, grad []float64) float64 {
 	return p.f.LogProb(u[:n], grad[:n])
 }
 
-// fidelityPins is acq.State.Pinned for the GP over (x, t): the unit-cube
-// pins of x and the fidelity t free (nil without pins).
-func fidelityPins(pins *pinning) []float64 {
+// pins is acq.State.Pinned for the GP over (x, t) of a d-dimensional
+// space: the unit-cube pins of x, NaN where free, and t free in a
+// multi-fidelity study (nil without pins) or pinned to 1 in a pruned one.
+func (f *fidelity) pins(pins *pinning, d int) []float64 {
 	u := pins.unit()
-	if u == nil {
+	if u == nil && !f.pruned {
 		return nil
 	}
-	return append(append([]float64(nil), u...), math.NaN())
+	out := make([]float64, d+1)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	copy(out, u)
+	if f.pruned {
+		out[d] = 1
+	}
+	return out
 }
 
 // fidelityConditional is acq.State.Conditional for the GP over (x, t): the

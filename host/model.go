@@ -175,6 +175,18 @@ func (ds *dataset) best() float64 {
 	return b
 }
 
+// trials is the number of trials among the rows (a trial's rows are
+// consecutive: one each in newDataset, its curve in fidelity.dataset).
+func (ds *dataset) trials() int {
+	n := 0
+	for i, id := range ds.ids {
+		if i == 0 || id != ds.ids[i-1] {
+			n++
+		}
+	}
+	return n
+}
+
 // bestAt is best over the rows whose last input (of d+1, a fidelity) is
 // t; best when none is.
 func (ds *dataset) bestAt(d int, t float64) float64 {

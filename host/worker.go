@@ -210,7 +210,7 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	if opts.Pruning.Model == PruneModelCurve {
-		return nil, fmt.Errorf("study %q: the pruner's curve model runs in one process, not as workers (drop the curve model, or run the study with run)", name)
+		return nil, fmt.Errorf("study %q: the pruner's curve model runs in one process, not as workers (drop the curve model, or keep the study in a single-process database such as SQLite)", name)
 	}
 	if opts.Grace == 0 {
 		opts.Grace = DefaultGrace
