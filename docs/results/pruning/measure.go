@@ -15,15 +15,22 @@
 // It writes runs.csv (one row per trial of every run) next to the table
 // when -csv is given. A run's incumbent is its best complete trial by
 // observed (noisy) value; its regret is the noise-free f* − acc(x, 27).
+//
+// With -botorch DIR (the runs of botorch.sh: BoTorch's qLogEI at full
+// training) it adds a table of every method's regret at full training's
+// epochs beside qLogEI's final regret.
 package main
 
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -57,6 +64,7 @@ func main() {
 	problemFilter := flag.String("problems", "", "comma-separated problems (default: all six)")
 	acqName := flag.String("acq", "ei", "the acquisition of every run")
 	capMul := flag.Int("cap", 3, "pruned runs get this many times full training's iterations")
+	botorchDir := flag.String("botorch", "", "BoTorch's runs of botorch.sh (DIR/<problem>-s<seed>.jsonl), tabulated beside every method")
 	flag.Parse()
 	methods := []method{
 		{"full", *iters, host.Pruning{}},
@@ -91,7 +99,7 @@ func main() {
 		*acqName, *seeds, *iters, "2d", *capMul**iters, curves.Steps, runtime.NumCPU())
 	fmt.Println("| problem | method | final regret (median) | epochs (median) | regret at full's epochs (median) | epochs to full's final median regret | saved |")
 	fmt.Println("|---|---|---|---|---|---|---|")
-	var pairs []string
+	var pairs, sides []string
 	problems := curves.Problems()
 	if *problemFilter != "" {
 		keep := strings.Split(*problemFilter, ",")
@@ -104,13 +112,29 @@ func main() {
 				runs[m.name] = append(runs[m.name], run(p, m, *acqName, uint64(s), w))
 			}
 		}
-		pairs = append(pairs, paired(p.Name, report(p.Name, methods, runs))...)
+		ats := report(p.Name, methods, runs)
+		pairs = append(pairs, paired(p.Name, ats)...)
+		if *botorchDir != "" {
+			sides = append(sides, beside(p.Name, methods, ats, botorchFinals(*botorchDir, p.Name, *seeds)))
+		}
 	}
 	if len(pairs) > 0 {
 		fmt.Println("\nThe curve model against the stand-in, per pruner: median regret at full training's median epochs, and the paired change of its log10 (curve − stand-in, mean ± SE over seeds; seeds better / worse).")
 		fmt.Println("\n| problem | pruner | stand-in | curve | paired Δ log10 | better / worse |")
 		fmt.Println("|---|---|---|---|---|---|")
 		for _, r := range pairs {
+			fmt.Println(r)
+		}
+	}
+	if len(sides) > 0 {
+		fmt.Println("\nBeside BoTorch's qLogEI at full training (botorch.sh; its 2d + " + strconv.Itoa(*iters) + " full trainings spend full training's epochs): median regret ± bootstrap standard error of the median, at full training's median epochs for tesbo's methods, at the end for qLogEI's.")
+		head := "| problem | qLogEI (seeds) |"
+		for _, m := range methods {
+			head += " " + m.name + " |"
+		}
+		fmt.Println("\n" + head)
+		fmt.Println("|---|---|" + strings.Repeat("---|", len(methods)))
+		for _, r := range sides {
 			fmt.Println(r)
 		}
 	}
@@ -249,6 +273,59 @@ func paired(name string, ats map[string][]float64) []string {
 		rows = append(rows, fmt.Sprintf("| %s | %s | %.3g | %.3g | %+.3f ± %.3f | %d / %d |", name, base, median(a), median(b), m, se, better, worse))
 	}
 	return rows
+}
+
+// botorchFinals reads BoTorch's final regrets (best_observed_regret of
+// each file's last line, the user's rule) for seeds 1..seeds; a missing
+// file is skipped.
+func botorchFinals(dir, name string, seeds int) []float64 {
+	var v []float64
+	for s := 1; s <= seeds; s++ {
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s-s%d.jsonl", name, s)))
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		var last struct {
+			Regret *float64 `json:"best_observed_regret"`
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Regret == nil {
+			fail(fmt.Errorf("BoTorch run %s seed %d: no best_observed_regret on its last line", name, s))
+		}
+		v = append(v, *last.Regret)
+	}
+	return v
+}
+
+// beside is the problem's row of the table beside BoTorch.
+func beside(name string, methods []method, ats map[string][]float64, bt []float64) string {
+	cell := func(v []float64) string {
+		if len(v) == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.3g ± %.2g", median(v), bootSE(v))
+	}
+	row := fmt.Sprintf("| %s | %s (%d) |", name, cell(bt), len(bt))
+	for _, m := range methods {
+		row += " " + cell(ats[m.name]) + " |"
+	}
+	return row
+}
+
+// bootSE is the bootstrap standard error of v's median (500 resamples,
+// fixed seed: the table is reproducible).
+func bootSE(v []float64) float64 {
+	rng := rand.New(rand.NewPCG(1, 2))
+	meds := make([]float64, 500)
+	re := make([]float64, len(v))
+	for i := range meds {
+		for j := range re {
+			re[j] = v[rng.IntN(len(v))]
+		}
+		meds[i] = median(re)
+	}
+	_, sd := stat.MeanStdDev(meds, nil)
+	return sd
 }
 
 // meanSE is the mean of v and its standard error.
