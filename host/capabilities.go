@@ -147,7 +147,8 @@ func CheckAsync(name string) error {
 // p.Iteration, decoded by that acquisition itself (acq.MaximizerCarrier:
 // TES's, whose stored encoding stays its own). It returns none when the
 // acquisition carries no maximizers, or is a plugin this process does not
-// know.
+// know. A study with a fidelity input gets them without it (Dim
+// coordinates).
 func (p *StoredPosterior) TrustedMaximizers() ([][]float64, error) {
 	mc, ok := declared(p.acquisition).(acq.MaximizerCarrier)
 	if !ok || len(p.AcqState) == 0 {
@@ -156,6 +157,13 @@ func (p *StoredPosterior) TrustedMaximizers() ([][]float64, error) {
 	xs, err := mc.StoredMaximizers(p.AcqState)
 	if err != nil {
 		return nil, fmt.Errorf("acquisition %s: %w", p.acquisition, err)
+	}
+	if d := p.Dim(); p.fidelity {
+		for i, x := range xs {
+			if len(x) == d+1 {
+				xs[i] = x[:d] // the fidelity t: the view reads them at full training
+			}
+		}
 	}
 	return xs, nil
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/gp"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -31,7 +32,10 @@ type StoredPosterior struct {
 	Iteration int    // t, the iteration whose model this is
 	Space     *Space // the study's search space
 	// GP is the posterior on the unit cube, in standardized maximizing
-	// units; its rows are the completed trials of iterations < t.
+	// units; its rows are the completed trials of iterations < t. In a
+	// study whose GP has a fidelity input (a multi-fidelity study, a
+	// pruned study's curve model) its rows are the trials' reports at
+	// (u, t), and Predict, MeanVar, Joint and Best read it at t = 1.
 	GP *gp.GP
 	// TrialIDs are the trials of GP's rows, in order.
 	TrialIDs []int
@@ -44,6 +48,69 @@ type StoredPosterior struct {
 	AcqState    json.RawMessage
 	acquisition string // the study's acquisition, which decodes AcqState
 	ds          *dataset
+	// fidelity: GP's inputs are (u, t) — a multi-fidelity study's, or a
+	// pruned study's curve model — and Predict, MeanVar, Joint and Best
+	// read it at full training, t = 1.
+	fidelity bool
+}
+
+// Dim is the number of the study's parameters (unit-cube coordinates):
+// the inputs of Predict, MeanVar and Joint.
+func (p *StoredPosterior) Dim() int { return p.Space.Dim() }
+
+// atFull returns X (rows of Dim coordinates) as GP inputs: with a
+// fidelity input, each row at t = 1.
+func (p *StoredPosterior) atFull(X *mat.Dense) *mat.Dense {
+	if !p.fidelity {
+		return X
+	}
+	q, d := X.Dims()
+	F := mat.NewDense(q, d+1, nil)
+	for i := range q {
+		row := F.RawRowView(i)
+		copy(row, X.RawRowView(i))
+		row[d] = 1
+	}
+	return F
+}
+
+// Predict writes the posterior mean of f at the rows of X (unit-cube
+// points of Dim coordinates) into mean and, when vr is not nil, its
+// variance into vr; GP units, at full training in a study with a fidelity.
+func (p *StoredPosterior) Predict(X *mat.Dense, mean, vr []float64) {
+	p.GP.Predict(p.atFull(X), mean, vr)
+}
+
+// MeanVar is the posterior mean and variance of f at u (GP units).
+func (p *StoredPosterior) MeanVar(u []float64) (mean, vr float64) {
+	m, v := make([]float64, 1), make([]float64, 1)
+	p.Predict(mat.NewDense(1, len(u), u), m, v)
+	return m[0], v[0]
+}
+
+// Joint is the joint posterior of f at the rows of X: means and
+// covariance (GP units).
+func (p *StoredPosterior) Joint(X *mat.Dense) ([]float64, *mat.SymDense) {
+	return p.GP.Joint(p.atFull(X))
+}
+
+// Best returns x̄, the row of GP with the largest posterior mean — for a
+// study with a fidelity, the largest once moved to full training — as its
+// index, its unit-cube point (Dim coordinates) and that mean (GP units).
+func (p *StoredPosterior) Best() (row int, u []float64, mean float64) {
+	n, d := p.GP.N(), p.Dim()
+	X := mat.NewDense(n, d, nil)
+	for i := range n {
+		X.SetRow(i, p.GP.X().RawRowView(i)[:d])
+	}
+	means := make([]float64, n)
+	p.Predict(X, means, nil)
+	for i, m := range means {
+		if m > means[row] {
+			row = i
+		}
+	}
+	return row, X.RawRowView(row), means[row]
 }
 
 // Native maps a posterior mean in GP units to the objective's units.
@@ -79,6 +146,11 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 		return nil, fmt.Errorf("study %q: stored space: %w", name, err)
 	}
 	d := space.Dim()
+	fid := storedFidelity(st.Options, st.Info)
+	inputs := d
+	if fid != nil {
+		inputs++
+	}
 	its, err := db.Iterations(ctx, row.ID)
 	if err != nil {
 		return nil, err
@@ -87,7 +159,7 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 	t := 0
 	for i := len(its) - 1; i >= 0 && ms == nil; i-- {
 		var m modelState
-		if its[i].Model != nil && json.Unmarshal(its[i].Model, &m) == nil && len(m.Params) == d+1 {
+		if its[i].Model != nil && json.Unmarshal(its[i].Model, &m) == nil && len(m.Params) == inputs+1 {
 			ms, t = &m, its[i].Iteration
 		}
 	}
@@ -108,6 +180,13 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 		}
 	}
 	ds := newDataset(before, d, st.Info.Minimize)
+	cats := space.Categories()
+	if fid != nil {
+		ds = fid.dataset(before, d, st.Info.Minimize)
+		if cats != nil {
+			cats = append(cats, 0) // as fitModel: the fidelity t is continuous
+		}
+	}
 	if ms.Warped {
 		ds.warp()
 	}
@@ -117,13 +196,30 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 	if ds.n() > maxN {
 		return nil, fmt.Errorf("study %q: the model of iteration %d conditions on %d evaluations, more than the %d allowed here", name, t, ds.n(), maxN)
 	}
-	k := newKernel(ms.Kernel, d, space.Categories()...).WithParams(ms.Params)
+	k := newKernel(ms.Kernel, inputs, cats...).WithParams(ms.Params)
 	g, err := gp.New(k, ms.Noise, ds.X, ds.y)
 	if err != nil {
 		return nil, fmt.Errorf("study %q: rebuild the model of iteration %d: %w", name, t, err)
 	}
 	return &StoredPosterior{Iteration: t, Space: space, GP: g, TrialIDs: ds.ids, Fitted: ms.N,
-		AcqState: ms.AcqState, acquisition: st.Acquisition, ds: ds}, nil
+		AcqState: ms.AcqState, acquisition: st.Acquisition, ds: ds, fidelity: fid != nil}, nil
+}
+
+// storedFidelity is the fidelity of a stored study with options o (nil
+// when its GP has no fidelity input): the GP's view of its steps, which
+// its stored settings were checked for when it was made.
+func storedFidelity(o Options, info sdk.Info) *fidelity {
+	if o.Pruning.Model == PruneModelCurve {
+		f, err := curveModel(o.Pruning, info)
+		if err != nil {
+			return nil
+		}
+		return f
+	}
+	if o.MultiFidelity.Enabled {
+		return &fidelity{maxStep: info.MaxStep}
+	}
+	return nil
 }
 
 // Slice returns the posterior along parameter j through the unit-cube
@@ -141,7 +237,7 @@ func (p *StoredPosterior) Slice(u []float64, j, m int) (x, mean, sd []float64) {
 		x[i] = p.Space.ToNative(row)[j]
 	}
 	mean, sd = make([]float64, m), make([]float64, m)
-	p.GP.Predict(X, mean, sd)
+	p.Predict(X, mean, sd)
 	for i := range m {
 		mean[i], sd[i] = p.Native(mean[i]), p.NativeSD(math.Sqrt(sd[i]))
 	}

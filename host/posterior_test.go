@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -129,5 +130,66 @@ func TestLoadPosteriorNoModel(t *testing.T) {
 	}
 	if _, err := LoadPosterior(ctx, wrap(db), "nope", 100); err == nil {
 		t.Fatal("unknown study: no error")
+	}
+}
+
+// A study whose GP has a fidelity input — a pruned study's curve model, a
+// multi-fidelity study — is rebuilt over (u, t) and read at full training:
+// Predict, MeanVar and Best agree with the GP the host fitted at t = 1.
+func TestLoadPosteriorFidelity(t *testing.T) {
+	curve := curveOptions(randomProposer{})
+	for name, o := range map[string]Options{"curve": curve, "multi-fidelity": mfOptions(&fixedFidelity{t: 0.4})} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			db := tempDB(t)
+			o.DB, o.Name = wrap(db), "f"
+			obj := curveObjective{steps: 9}
+			info, _ := obj.Info(ctx)
+			s, err := NewStudy(ctx, info, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fitted := map[int]*gp.GP{}
+			s.testHooks().gpFit = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+				g, err := gp.Fit(X, y, fs)
+				if err == nil {
+					fitted[g.N()] = g
+				}
+				return g, err
+			}
+			if _, err := s.Run(ctx, obj); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			p, err := LoadPosterior(ctx, wrap(db), "f", 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			host := fitted[p.GP.N()]
+			if host == nil || host.Dim() != 3 || p.Dim() != 2 {
+				t.Fatalf("rebuilt %d rows of %d inputs (Dim %d); host fits %v", p.GP.N(), p.GP.Dim(), p.Dim(), len(fitted))
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			for range 20 {
+				u := []float64{rng.Float64(), rng.Float64()}
+				m1, v1 := p.MeanVar(u)
+				m2, v2 := host.MeanVar([]float64{u[0], u[1], 1})
+				if math.Abs(m1-m2) > 1e-9 || math.Abs(v1-v2) > 1e-9 {
+					t.Fatalf("at %v: rebuilt %v ± %v, host at t = 1 %v ± %v", u, m1, v1, m2, v2)
+				}
+			}
+			row, u, m := p.Best()
+			if len(u) != 2 || !slices.Equal(u, p.GP.X().RawRowView(row)[:2]) {
+				t.Fatalf("Best: row %d, point %v", row, u)
+			}
+			if mu, _ := p.MeanVar(u); mu != m {
+				t.Fatalf("Best's mean %v, MeanVar's %v", m, mu)
+			}
+			for i := range p.GP.N() {
+				if mi, _ := p.MeanVar(p.GP.X().RawRowView(i)[:2]); mi > m {
+					t.Fatalf("row %d's mean at full training %v above Best's %v", i, mi, m)
+				}
+			}
+		})
 	}
 }

@@ -54,7 +54,7 @@ func importance(p *host.StoredPosterior) []float64 {
 			}
 		}
 		mean := make([]float64, len(lv)*nb)
-		p.GP.Predict(X, mean, nil)
+		p.Predict(X, mean, nil)
 		effect := make([]float64, len(lv))
 		for a := range lv {
 			for i := range nb {

@@ -12,7 +12,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
@@ -45,7 +44,7 @@ type sliceJSON struct {
 // modelJSON is /api/model's answer.
 type modelJSON struct {
 	Iteration int         `json:"iteration"` // the BO iteration whose model this is
-	N         int         `json:"n"`         // evaluations it conditions on
+	N         int         `json:"n"`         // evaluations it conditions on (a model over the steps: every report it sees)
 	Fitted    int         `json:"fitted"`    // evaluations its hyper-parameters were fitted to
 	XBar      pointJSON   `json:"xbar"`
 	Slices    []sliceJSON `json:"slices"`
@@ -134,10 +133,9 @@ func (s *Server) computeModel(ctx context.Context, name string) (*modelJSON, *ho
 		return none(err.Error()), nil, nil, nil
 	}
 	v := &modelJSON{Iteration: p.Iteration, N: p.GP.N(), Fitted: p.Fitted, Slices: []sliceJSON{}, Trusted: []pointJSON{}}
-	best, means := acq.BestMean(p.GP)
-	u := append([]float64(nil), p.GP.X().RawRowView(best)...)
-	_, varBest := p.GP.MeanVar(u)
-	v.XBar = pointJSON{X: p.Space.ToNative(u), Mean: p.Native(means[best]), SD: p.NativeSD(math.Sqrt(varBest)), Trial: &p.TrialIDs[best]}
+	best, u, meanBest := p.Best()
+	_, varBest := p.MeanVar(u)
+	v.XBar = pointJSON{X: p.Space.ToNative(u), Mean: p.Native(meanBest), SD: p.NativeSD(math.Sqrt(varBest)), Trial: &p.TrialIDs[best]}
 	params := p.Space.Params()
 	for j := range min(len(params), maxSliceParams) {
 		var x, mean, sd []float64
@@ -171,7 +169,7 @@ func (v *modelJSON) addTrusted(p *host.StoredPosterior) error {
 	for i, row := range xs {
 		X.SetRow(i, row)
 	}
-	mean, cov := p.GP.Joint(X)
+	mean, cov := p.Joint(X)
 	probs, err := tes.MaximizerProbabilities(rand.New(rand.NewPCG(uint64(p.Iteration), 0x7e5b0)), mean, cov, tes.MVNSettings{})
 	if err != nil {
 		return fmt.Errorf("p(x*) of the trusted maximizers: %w", err)

@@ -85,7 +85,7 @@ func choiceSlice(p *host.StoredPosterior, u []float64, j int) (x, mean, sd []flo
 func predictNative(p *host.StoredPosterior, X *mat.Dense, j int) (x, mean, sd []float64) {
 	q, _ := X.Dims()
 	x, mean, sd = make([]float64, q), make([]float64, q), make([]float64, q)
-	p.GP.Predict(X, mean, sd)
+	p.Predict(X, mean, sd)
 	for i := range q {
 		x[i] = p.Space.ToNative(X.RawRowView(i))[j]
 		mean[i], sd[i] = p.Native(mean[i]), p.NativeSD(math.Sqrt(sd[i]))
