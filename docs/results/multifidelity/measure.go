@@ -106,12 +106,12 @@ func methods() []method {
 		{"full", "curves", func(p problem) host.Options { return base(p, int(p.budget)-p.init) }},
 		{"hyperband", "curves", func(p problem) host.Options {
 			o := base(p, cheapIters(p))
-			o.Pruning = host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3}
+			o.Pruning = host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3, Model: host.PruneModelLast}
 			return o
 		}},
 		{"asha", "curves", func(p problem) host.Options {
 			o := base(p, cheapIters(p))
-			o.Pruning = host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3}
+			o.Pruning = host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3, Model: host.PruneModelLast}
 			return o
 		}},
 		{"mf-tes", "", func(p problem) host.Options {

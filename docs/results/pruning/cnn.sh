@@ -54,9 +54,9 @@ while [ "$seed" -le "$SEEDS" ]; do
 		iters=45
 		case "$m" in
 		full) iters=15 flags="" ;;
-		median) flags="--pruner median --pruner-startup 5" ;;
-		asha) flags="--pruner asha --pruner-min-step 1 --pruner-eta 3" ;;
-		hyperband) flags="--pruner hyperband --pruner-min-step 1 --pruner-eta 3" ;;
+		median) flags="--pruner median --pruner-startup 5 --pruner-model last" ;;
+		asha) flags="--pruner asha --pruner-min-step 1 --pruner-eta 3 --pruner-model last" ;;
+		hyperband) flags="--pruner hyperband --pruner-min-step 1 --pruner-eta 3 --pruner-model last" ;;
 		mf) flags="--multi-fidelity" ;;
 		esac
 		if [ -e "$db" ]; then

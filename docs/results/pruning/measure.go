@@ -68,12 +68,12 @@ func main() {
 	flag.Parse()
 	methods := []method{
 		{"full", *iters, host.Pruning{}},
-		{"median", *capMul * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5}},
-		{"asha", *capMul * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3}},
-		{"hyperband", *capMul * *iters, host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3}},
+		{"median", *capMul * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5, Model: host.PruneModelLast}},
+		{"asha", *capMul * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3, Model: host.PruneModelLast}},
+		{"hyperband", *capMul * *iters, host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3, Model: host.PruneModelLast}},
 		// Sensitivity: a later first comparison.
-		{"median-w9", *capMul * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5, WarmupSteps: 9}},
-		{"asha-r3", *capMul * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 3, Eta: 3}},
+		{"median-w9", *capMul * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5, WarmupSteps: 9, Model: host.PruneModelLast}},
+		{"asha-r3", *capMul * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 3, Eta: 3, Model: host.PruneModelLast}},
 		// The GP over (x, epoch) instead of the last-value stand-in.
 		{"median-curve", *capMul * *iters, host.Pruning{Rule: host.PrunerMedian, StartupTrials: 5, Model: host.PruneModelCurve}},
 		{"asha-curve", *capMul * *iters, host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3, Model: host.PruneModelCurve}},
@@ -100,6 +100,7 @@ func main() {
 	fmt.Println("| problem | method | final regret (median) | epochs (median) | regret at full's epochs (median) | epochs to full's final median regret | saved |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	var pairs, sides []string
+	ats := map[string]map[string][]float64{} // problem → method → regret at full training's epochs, per seed
 	problems := curves.Problems()
 	if *problemFilter != "" {
 		keep := strings.Split(*problemFilter, ",")
@@ -112,10 +113,12 @@ func main() {
 				runs[m.name] = append(runs[m.name], run(p, m, *acqName, uint64(s), w))
 			}
 		}
-		ats := report(p.Name, methods, runs)
-		pairs = append(pairs, paired(p.Name, ats)...)
-		if *botorchDir != "" {
-			sides = append(sides, beside(p.Name, methods, ats, botorchFinals(*botorchDir, p.Name, *seeds)))
+		ats[p.Name] = report(p.Name, methods, runs)
+		pairs = append(pairs, paired(p.Name, ats[p.Name])...)
+	}
+	if *botorchDir != "" { // read last: BoTorch's runs may finish meanwhile
+		for _, p := range problems {
+			sides = append(sides, beside(p.Name, methods, ats[p.Name], botorchFinals(*botorchDir, p.Name, *seeds)))
 		}
 	}
 	if len(pairs) > 0 {
