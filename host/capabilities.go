@@ -158,7 +158,8 @@ func (p *StoredPosterior) TrustedMaximizers() ([][]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("acquisition %s: %w", p.acquisition, err)
 	}
-	if d := p.Dim(); p.fidelity {
+	if p.fidelity {
+		d := p.Dim()
 		for i, x := range xs {
 			if len(x) == d+1 {
 				xs[i] = x[:d] // the fidelity t: the view reads them at full training

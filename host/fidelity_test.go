@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -278,19 +277,29 @@ func TestFidelityAskTell(t *testing.T) {
 	}
 }
 
-// A stored multi-fidelity study's model (over the parameters and the
-// step) is not one LoadPosterior (the web view's) can rebuild: it says
-// there is none (ErrNoModel).
-func TestFidelityPosteriorRefused(t *testing.T) {
+// The web view's posterior of a study whose GP has a fidelity input gives
+// the trusted maximizers TES carried without their fidelity coordinate:
+// points of the study's parameters, read at full training.
+func TestFidelityPosteriorTrusted(t *testing.T) {
 	ctx := context.Background()
 	db := tempDB(t)
-	o := mfOptions(&fixedFidelity{t: 0.5})
-	o.DB, o.Name, o.Iters = wrap(db), "mf", 1
+	o := Options{DB: wrap(db), Name: "c", Acquisition: "tes", Batch: 1, Iters: 2, Init: 4, Seed: 5,
+		Pruning: Pruning{Rule: PrunerMedian, Model: PruneModelCurve}}
 	if _, err := Optimize(ctx, curveObjective{steps: 9}, o); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadPosterior(ctx, wrap(db), "mf", 100); !errors.Is(err, ErrNoModel) {
-		t.Fatalf("multi-fidelity study: %v, want ErrNoModel", err)
+	p, err := LoadPosterior(ctx, wrap(db), "c", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs, err := p.TrustedMaximizers()
+	if err != nil || len(xs) == 0 {
+		t.Fatalf("trusted maximizers %v: %v", xs, err)
+	}
+	for _, x := range xs {
+		if len(x) != p.Dim() {
+			t.Fatalf("a trusted maximizer %v of %d coordinates, the study has %d parameters", x, len(x), p.Dim())
+		}
 	}
 }
 

@@ -143,6 +143,9 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 	if o.Fixed, err = fixedFromText(info.Params, l.Fix, o.Fixed); err != nil {
 		return nil, inputError(err)
 	}
+	if l.Shared && o.Pruning.Rule != "" && o.Pruning.Model == "" {
+		o.Pruning.Model = PruneModelLast // workers need the stand-in
+	}
 	s, err := newStudy(info, o)
 	if err != nil {
 		return nil, inputError(err)
@@ -157,6 +160,9 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 		}
 		if o.MultiFidelity.Enabled {
 			return nil, inputError(fmt.Errorf("a multi-fidelity study runs in one process: use a SQLite database, not a shared PostgreSQL one"))
+		}
+		if o.Pruning.Model == PruneModelCurve {
+			return nil, inputError(fmt.Errorf("the pruner's curve model runs in one process: use a SQLite database, not a shared PostgreSQL one, or the stand-in (--pruner-model last)"))
 		}
 	}
 	j := JoinOptions{Worker: l.Worker, Load: l.Load, Summarize: l.Summarize}

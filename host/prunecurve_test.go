@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // stateRecorder proposes uniform points (batch q, as many columns as the
@@ -281,5 +282,68 @@ func TestPruneCurveModelAskTell(t *testing.T) {
 	want := (&fidelity{maxStep: obj.steps, pruned: true}).dataset(trials[:len(trials)-1], 2, false)
 	if !mat.Equal(p.X[5], want.X) {
 		t.Fatal("the last Ask's GP inputs are not the (x, t) rows of the trials told before it")
+	}
+}
+
+// A new study's Pruning.Model "" settles on the curve model where it can
+// run and on the stand-in elsewhere; it is stored explicitly. A study
+// stored with "" (made before the curve model was the default) keeps the
+// stand-in when it is reopened.
+func TestPruneModelDefault(t *testing.T) {
+	ctx := context.Background()
+	curveInfo, _ := curveObjective{steps: 9}.Info(ctx)
+	for _, c := range []struct {
+		name string
+		info sdk.Info
+		o    func(o *Options)
+		want string
+	}{
+		{"max step", curveInfo, func(o *Options) {}, PruneModelCurve},
+		{"no max step", unitInfo(2), func(o *Options) {}, PruneModelLast},
+		{"the pruner's max step", unitInfo(2), func(o *Options) { o.Pruning = Pruning{Rule: PrunerASHA, MaxStep: 9} }, PruneModelCurve},
+		{"local model", curveInfo, func(o *Options) { o.Model = ModelLocal }, PruneModelLast},
+		{"suggester", curveInfo, func(o *Options) { o.Proposer, o.Suggester = nil, gridSuggester{t} }, PruneModelLast},
+		{"chosen", curveInfo, func(o *Options) { o.Pruning.Model = PruneModelLast }, PruneModelLast},
+	} {
+		o := baseOptions(1)
+		o.Pruning = Pruning{Rule: PrunerMedian}
+		c.o(&o)
+		db := MemoryStorage()
+		o.DB, o.Name = db, "s"
+		s, err := NewStudy(ctx, c.info, o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		s.Close()
+		if got, _, err := StoredSettings(ctx, db, "s"); err != nil || got.Pruning.Model != c.want || (s.mf != nil) != (c.want == PruneModelCurve) {
+			t.Errorf("%s: stored %q (%v), want %q", c.name, got.Pruning.Model, err, c.want)
+		}
+	}
+	// A study stored with "" before the default changed.
+	db := MemoryStorage()
+	o := baseOptions(1)
+	o.DB, o.Name, o.Pruning = db, "old", Pruning{Rule: PrunerMedian, Model: PruneModelLast}
+	s, err := NewStudy(ctx, curveInfo, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	row, err := db.store().Study(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(row.Settings), `,"model":"last"`, "", 1)
+	if old == string(row.Settings) {
+		t.Fatalf("no stored pruner model to remove: %s", row.Settings)
+	}
+	if err := db.store().UpdateSettings(ctx, row.ID, []byte(old)); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = OpenStudy(ctx, db, "old", Options{Proposer: testProposer()}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.mf != nil || s.opts.Pruning.Model != "" {
+		t.Fatalf("a study stored with no pruner model reopened with %q (curve model %v)", s.opts.Pruning.Model, s.mf != nil)
 	}
 }

@@ -28,18 +28,20 @@ const (
 // intermediate values they report (sdk.Report). The zero value stops none.
 //
 // A trial stopped early is stored as pruned with the last value and step
-// it reported and counts in the study's budget. The GP sees it at that last
-// value, as if it were the final one, and recommendations never pick it.
-// This is a stand-in, not a model of the curve: the pruner stopped the
-// trial because it was behind the others at that step, and for curves that
-// still rise the value is pessimistic, which is what keeps the acquisition
-// from proposing the region again. Kept out of the GP entirely, pruned
-// points left no trace: on the learning-curve suite (problems/curves) BO
-// with EI then proposed the same pruned region over and over and ended
-// worse than training every trial fully. For curves that fall (overfitting)
-// the stand-in is optimistic. Model = PruneModelCurve replaces the stand-in
-// by a model of the value across steps, a multi-fidelity study's GP
-// (docs/results/pruning measures both).
+// it reported and counts in the study's budget; recommendations never pick
+// it. How the GP sees it is Model's choice. The curve model
+// (PruneModelCurve) fits one GP over the parameters and the step to every
+// report, so a pruned trial is an observation where it stopped. The
+// stand-in (PruneModelLast) shows it at its last value as if that were
+// its final one: for curves that still rise that is pessimistic, which is
+// what keeps the acquisition from proposing the region again, and for
+// curves that fall (overfitting) it is optimistic. Kept out of the GP
+// entirely, pruned points left no trace: on the learning-curve suite
+// (problems/curves) BO with EI then proposed the same pruned region over
+// and over and ended worse than training every trial fully. With the
+// default acquisition the curve model ended at or below the stand-in on
+// every problem of that suite with every pruner (docs/results/pruning), so
+// a new study takes it wherever it can run.
 //
 // The pruner compares a trial only with the trials of earlier iterations
 // (the initial design is iteration 0), which are finished when it runs in
@@ -64,8 +66,14 @@ type Pruning struct {
 	// objective's sdk.Info.MaxStep; Hyperband and PruneModelCurve need one of
 	// them.
 	MaxStep int `json:"max_step,omitempty"`
-	// Model is how the GP sees a pruned trial: "" (PruneModelLast), or
-	// PruneModelCurve.
+	// Model is how the GP sees a pruned trial: PruneModelCurve or
+	// PruneModelLast. A new study settles "" (resolvedModel): the curve
+	// model where it can run — a pruner, one output, a max step, the
+	// exact GP, no suggester, one process (not Launch.Shared) — else the
+	// stand-in. A study stored with "" (before the curve model was the
+	// default) keeps the stand-in it ran with. Workers (RunWorker) need
+	// the stand-in: a study made with NewStudy for them sets
+	// PruneModelLast.
 	Model string `json:"model,omitempty"`
 }
 
@@ -83,6 +91,24 @@ const (
 	// still decides where evaluations stop.
 	PruneModelCurve = "curve"
 )
+
+// resolvedModel settles Model "" for a new study of info with options o
+// (see Model); a stored study's "" is never resolved, so it keeps the
+// stand-in it ran with.
+func (p Pruning) resolvedModel(o Options, info sdk.Info) Pruning {
+	if p.Model != "" || p.Rule == "" {
+		return p
+	}
+	maxStep := p.MaxStep
+	if maxStep == 0 {
+		maxStep = info.MaxStep
+	}
+	p.Model = PruneModelLast
+	if maxStep >= 2 && len(info.Outputs) == 0 && o.Model != ModelLocal && o.Suggester == nil {
+		p.Model = PruneModelCurve
+	}
+	return p
+}
 
 // normalized fills in ASHA's and Hyperband's defaults.
 func (p Pruning) normalized() Pruning {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +38,7 @@ func pruningOptions() Options {
 	o := baseOptions(7)
 	o.Acquisition, o.Proposer = "test-random", randomProposer{} // uniform points: some fall behind
 	o.Batch, o.Iters, o.Init = 1, 10, 4
-	o.Pruning = Pruning{Rule: PrunerMedian}
+	o.Pruning = Pruning{Rule: PrunerMedian, Model: PruneModelLast}
 	return o
 }
 
@@ -195,17 +196,27 @@ func TestPruningValidate(t *testing.T) {
 
 // Workers sharing a study stop trials early too: the pruner compares with
 // the finished trials of earlier iterations read from the database, and
-// the pruned trials are stored with their last value and step.
+// the pruned trials are stored with their last value and step. The study
+// is made for them with the stand-in; the default (the curve model) is
+// refused by the workers, saying so.
 func TestWorkerPrunes(t *testing.T) {
 	ctx := context.Background()
 	obj := curveObjective{steps: 9}
 	info, _ := obj.Info(ctx)
 	for name, db := range map[string]*Storage{"memory": MemoryStorage(), "sqlite": wrap(openTestDB(t, t.TempDir()+"/w.db"))} {
 		t.Run(name, func(t *testing.T) {
-			o := Options{DB: db, Name: "w", Acquisition: "random", Batch: 2, Iters: 8, Init: 4, Seed: 3,
+			o := Options{DB: db, Name: "curve", Acquisition: "random", Batch: 2, Iters: 8, Init: 4, Seed: 3,
 				Pruning: Pruning{Rule: PrunerMedian}}
 			s, err := NewStudy(ctx, info, o)
 			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			if _, err := RunWorker(ctx, db, "curve", obj, WorkerOptions{}); err == nil || !strings.Contains(err.Error(), "PruneModelLast") {
+				t.Fatalf("a worker on a study with the default curve model: %v", err)
+			}
+			o.Name, o.Pruning.Model = "w", PruneModelLast
+			if s, err = NewStudy(ctx, info, o); err != nil {
 				t.Fatal(err)
 			}
 			s.Close()

@@ -154,6 +154,7 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 		info.RefPoint = append([]float64(nil), o.RefPoint...)
 		o.RefPoint = nil // kept in the stored Info
 	}
+	o.Pruning = o.Pruning.resolvedModel(o, info)
 	mf, err := newFidelity(o.MultiFidelity, o.Pruning, info, space, prop)
 	if err != nil {
 		return nil, err

@@ -210,7 +210,7 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	if opts.Pruning.Model == PruneModelCurve {
-		return nil, fmt.Errorf("study %q: the pruner's curve model runs in one process, not as workers (drop the curve model, or keep the study in a single-process database such as SQLite)", name)
+		return nil, fmt.Errorf("study %q: the pruner's curve model runs in one process, not as workers (run it with tesbo-host run or resume; for workers, create the study with Pruning.Model = PruneModelLast, --pruner-model last)", name)
 	}
 	if opts.Grace == 0 {
 		opts.Grace = DefaultGrace

@@ -73,6 +73,19 @@ func TestPrunedTrialsInTheWebView(t *testing.T) {
 	if body := get(t, srv, "/api/study?name=pr").Body.String(); !strings.Contains(body, fmt.Sprintf(`"pruned":%d`, pruned)) {
 		t.Fatalf("summary lacks the pruned count: %s", body)
 	}
+	// The study's GP is the default curve model, over (x, step): the view
+	// draws it at full training.
+	if o, _, err := host.StoredSettings(context.Background(), hostStorage(db), "pr"); err != nil || o.Pruning.Model != host.PruneModelCurve {
+		t.Fatalf("stored pruning %+v (%v), want the curve model", o.Pruning, err)
+	}
+	var m modelJSON
+	decodeJSON(t, get(t, srv, "/api/model?name=pr"), 200, &m)
+	if m.Note != "" || len(m.Slices) != 1 || m.XBar.Trial == nil || len(m.Importance) != 1 {
+		t.Fatalf("model view of a curve-model study: %+v", m)
+	}
+	if x := m.XBar.X[0]; math.Abs(x-0.3) > 0.15 || math.Abs(m.XBar.Mean-1) > 0.2 {
+		t.Fatalf("x̄ %v with mean %v, want near 0.3 with its full-training value near 1", x, m.XBar.Mean)
+	}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	ctx := browser(t, 1200, 900)

@@ -25,7 +25,7 @@ func (p *pruneFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&p.minTrial, "pruner-min-trials", 0, fmt.Sprintf("median: compare only when at least this many completed trials reported the step (at most %d)", host.MaxPrunerStartup))
 	fl.IntVar(&p.minStep, "pruner-min-step", 1, fmt.Sprintf("asha, hyperband: the first rung's step r (1 to %d)", sdk.MaxStepLimit))
 	fl.IntVar(&p.eta, "pruner-eta", 3, fmt.Sprintf("asha, hyperband: keep the top 1/eta at each rung; rungs at r·eta^k (2 to %d)", host.MaxPrunerEta))
-	fl.StringVar(&p.model, "pruner-model", host.PruneModelLast, "how the GP sees a stopped trial: last (at its last value) or curve (a GP over the parameters and the step, proposing at the last step)")
+	fl.StringVar(&p.model, "pruner-model", "", "how the GP sees a stopped trial: curve (a GP over the parameters and the step, proposing at the last step) or last (at its last value) (default: curve, last where curve cannot run: workers, the local model, no max step)")
 	fl.IntVar(&p.maxStep, "pruner-max-step", 0, fmt.Sprintf("asha, hyperband: the last step of a full evaluation (default: the objective's declared MaxStep; at most %d)", sdk.MaxStepLimit))
 }
 
@@ -37,13 +37,13 @@ func (p *pruneFlags) pruning() (host.Pruning, error) {
 		}
 		return nil
 	}
-	if p.model != host.PruneModelLast && p.model != host.PruneModelCurve {
-		return host.Pruning{}, usagef("bad --pruner-model %q: use %s or %s", p.model, host.PruneModelLast, host.PruneModelCurve)
+	if p.model != "" && p.model != host.PruneModelLast && p.model != host.PruneModelCurve {
+		return host.Pruning{}, usagef("bad --pruner-model %q: use %s or %s", p.model, host.PruneModelCurve, host.PruneModelLast)
 	}
 	switch p.rule {
 	case "":
-		if p.model == host.PruneModelCurve {
-			return host.Pruning{}, usagef("--pruner-model curve needs a pruner: add --pruner median|asha|hyperband")
+		if p.model != "" {
+			return host.Pruning{}, usagef("--pruner-model %s needs a pruner: add --pruner median|asha|hyperband", p.model)
 		}
 		return host.Pruning{}, nil
 	case host.PrunerMedian, host.PrunerASHA, host.PrunerHyperband:
@@ -62,10 +62,7 @@ func (p *pruneFlags) pruning() (host.Pruning, error) {
 			return host.Pruning{}, err
 		}
 	}
-	out := host.Pruning{Rule: p.rule}
-	if p.model == host.PruneModelCurve {
-		out.Model = p.model
-	}
+	out := host.Pruning{Rule: p.rule, Model: p.model}
 	if p.rule == host.PrunerMedian {
 		out.StartupTrials, out.WarmupSteps, out.MinTrials = p.startup, p.warmup, p.minTrial
 	} else {

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/internal/testenv"
+	"github.com/tesbo/tesbo/store"
 )
 
 // curveScript reports a learning curve q·(1 − e^(−k/2)) for k = 1…9 and
@@ -55,6 +58,9 @@ func TestRunPrunerScript(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.stdout, "pruned") {
 			t.Fatalf("run --pruner %s: exit %d\n%s\n%s", p, r.code, r.stdout, r.stderr)
 		}
+		if m := storedPruneModel(t, filepath.Join(dir, "t.db"), p); m != host.PruneModelCurve {
+			t.Fatalf("run --pruner %s stored the pruner model %q, want the default %q", p, m, host.PruneModelCurve)
+		}
 		r = cli(t, dir, "trials", "--db", "t.db", "--study", p, "--format", "json")
 		pruned := 0
 		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
@@ -91,6 +97,11 @@ func TestRunPrunerScript(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "12 BO iterations") || strings.Contains(r.stderr, "space-filling") {
 		t.Fatalf("run --pruner-model curve: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	r = cli(t, dir, "run", "--objective", "curve", "--acq", "random", "--init", "4", "--iters", "4",
+		"--db", "t.db", "--study", "last", "--plugins", plugins, "--pruner", "median", "--pruner-model", "last")
+	if m := storedPruneModel(t, filepath.Join(dir, "t.db"), "last"); r.code != 0 || m != host.PruneModelLast {
+		t.Fatalf("run --pruner-model last: exit %d, stored %q\n%s", r.code, m, r.stderr)
+	}
 	table := cli(t, dir, "trials", "--db", "t.db", "--study", "median")
 	csv := cli(t, dir, "trials", "--db", "t.db", "--study", "median", "--format", "csv")
 	if !strings.Contains(table.stdout, "STEP") || !strings.Contains(table.stdout, "pruned") ||
@@ -105,6 +116,7 @@ func TestRunPrunerScript(t *testing.T) {
 		{[]string{"--pruner", "hyperband", "--pruner-max-step", "2000000"}, []string{"--pruner-max-step 2000000"}},
 		{[]string{"--pruner", "median", "--pruner-model", "nope"}, []string{`--pruner-model "nope"`}},
 		{[]string{"--pruner-model", "curve"}, []string{"needs a pruner"}},
+		{[]string{"--pruner-model", "last"}, []string{"needs a pruner"}},
 	} {
 		args := append([]string{"run", "--objective", "curve", "--plugins", plugins, "--db", "u.db"}, c.args...)
 		checkUsageError(t, cli(t, dir, args...), c.want)
@@ -131,4 +143,26 @@ func TestRunPrunerPostgres(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, ",pruned,") {
 		t.Fatalf("no pruned trial on PostgreSQL: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// Workers share the study: the default is the stand-in there, and the
+	// curve model is refused before anything is stored.
+	if m := storedPruneModel(t, url, "pg"); m != host.PruneModelLast {
+		t.Fatalf("stored pruner model %q on PostgreSQL, want %q", m, host.PruneModelLast)
+	}
+	checkUsageError(t, cli(t, dir, "run", "--objective", "curve", "--db", url, "--study", "pg-curve", "--plugins", plugins,
+		"--pruner", "median", "--pruner-model", "curve"), []string{"one process"})
+}
+
+// storedPruneModel is study's stored Pruning.Model in the database at target.
+func storedPruneModel(t *testing.T, target, study string) string {
+	t.Helper()
+	db, err := store.Open(target, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	o, _, err := host.StoredSettings(context.Background(), hostStorage(db), study)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.Pruning.Model
 }
