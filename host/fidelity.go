@@ -28,8 +28,8 @@ import (
 // reported intermediate value of every finished trial at its t, thinned
 // to at most maxFidelityPoints steps a trial (fidelityRows). The initial
 // design runs at full fidelity, and the recommendation is the complete
-// trial with the best observed value (full fidelity: a stopped trial's
-// value is not the objective's).
+// trial with the largest posterior mean at t = 1 (recommendFidelity: a
+// stopped trial's value is not the objective's).
 //
 // With Ask and Tell, a trial's Meta["fidelity_step"] is the step it runs
 // to (absent: MaxStep), and Study.Report says stop once a report reaches
@@ -449,21 +449,50 @@ func (f *fidelity) split(X *mat.Dense, d int) (*mat.Dense, []int) {
 	return mat.DenseCopyOf(X.Slice(0, q, 0, d)), steps
 }
 
-// recommendFidelity is a multi-fidelity study's recommendation: the
-// complete trial with the best observed value (nil before one).
+// recommendFidelity is the recommendation of a study whose GP has a
+// fidelity input (multi-fidelity, or a pruned study's curve model): the
+// complete trial with the largest posterior mean at full training, t = 1
+// — the user's rule for noisy values, as in a study without a fidelity —
+// or, when the GP cannot be fitted, the one with the best observed value
+// (nil before any trial completed).
 func (s *Study) recommendFidelity() *Recommendation {
 	best := -1
 	sign := 1.0
 	if s.info.Minimize {
 		sign = -1
 	}
+	var ids []int
 	for i, t := range s.trials {
-		if t.Status == Complete && (best < 0 || sign*t.Value > sign*s.trials[best].Value) {
-			best = i
+		if t.Status == Complete {
+			ids = append(ids, i)
+			if best < 0 || sign*t.Value > sign*s.trials[best].Value {
+				best = i
+			}
 		}
 	}
 	if best < 0 {
 		return nil
 	}
-	return s.evaluatedRec(best, math.NaN())
+	d := s.space.Dim()
+	ds := s.mf.dataset(s.trials, d, s.info.Minimize)
+	fr, err := s.fitCached(ds, s.lastIter+1)
+	if err != nil {
+		s.log.Warn().Err(err).Msg("recommending the best observation: the GP could not be fitted")
+		return s.evaluatedRec(best, math.NaN())
+	}
+	P := mat.NewDense(len(ids), d+1, nil)
+	for k, id := range ids {
+		row := P.RawRowView(k)
+		copy(row, s.trials[id].U)
+		row[d] = 1
+	}
+	mean := make([]float64, len(ids))
+	fr.gp.Predict(P, mean, nil)
+	k := 0
+	for i, m := range mean {
+		if m > mean[k] {
+			k = i
+		}
+	}
+	return s.evaluatedRec(ids[k], ds.native(mean[k]))
 }

@@ -67,6 +67,18 @@ func TestPruneCurveModel(t *testing.T) {
 	if res.Best == nil || res.Trials[res.Best.TrialID].Status != Complete {
 		t.Fatalf("recommended %+v, not a complete trial", res.Best)
 	}
+	// By the posterior mean at full training (t = 1), which on these
+	// noise-free curves is about the trial's value, and picks about the
+	// best complete value.
+	bestValue := math.Inf(-1)
+	for _, tr := range res.Trials {
+		if tr.Status == Complete {
+			bestValue = math.Max(bestValue, tr.Value)
+		}
+	}
+	if v := *res.Best.Value; math.IsNaN(res.Best.Mean) || math.Abs(res.Best.Mean-v) > 0.05 || v < bestValue-0.05 {
+		t.Fatalf("recommended trial %d: mean %v, value %v, best complete value %v", res.Best.TrialID, res.Best.Mean, v, bestValue)
+	}
 	if len(p.X) != 10 {
 		t.Fatalf("%d acquisition calls, want 10", len(p.X))
 	}
