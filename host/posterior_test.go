@@ -11,18 +11,34 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/gp"
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // runRecordingFits runs a study of obj with options o to completion and
 // returns every GP the host fitted, by number of observations, and the
 // study's trials.
-func runRecordingFits(t *testing.T, obj funcObjective, o Options) (map[int]*gp.GP, []Trial) {
+func runRecordingFits(t *testing.T, obj sdk.Objective, o Options) (map[int]*gp.GP, []Trial) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := NewStudy(ctx, obj.info, o)
+	info, err := obj.Info(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s, err := NewStudy(ctx, info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitted := recordFits(s)
+	if _, err := s.Run(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	return fitted, s.Trials()
+}
+
+// recordFits records every GP study s fits from now on, by number of
+// observations.
+func recordFits(s *Study) map[int]*gp.GP {
 	fitted := map[int]*gp.GP{}
 	s.testHooks().gpFit = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
 		g, err := gp.Fit(X, y, fs)
@@ -31,11 +47,7 @@ func runRecordingFits(t *testing.T, obj funcObjective, o Options) (map[int]*gp.G
 		}
 		return g, err
 	}
-	if _, err := s.Run(ctx, obj); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	return fitted, s.Trials()
+	return fitted
 }
 
 // LoadPosterior rebuilds, from the database alone, exactly the posterior
@@ -143,24 +155,7 @@ func TestLoadPosteriorFidelity(t *testing.T) {
 			ctx := context.Background()
 			db := tempDB(t)
 			o.DB, o.Name = wrap(db), "f"
-			obj := curveObjective{steps: 9}
-			info, _ := obj.Info(ctx)
-			s, err := NewStudy(ctx, info, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fitted := map[int]*gp.GP{}
-			s.testHooks().gpFit = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
-				g, err := gp.Fit(X, y, fs)
-				if err == nil {
-					fitted[g.N()] = g
-				}
-				return g, err
-			}
-			if _, err := s.Run(ctx, obj); err != nil {
-				t.Fatal(err)
-			}
-			s.Close()
+			fitted, _ := runRecordingFits(t, curveObjective{steps: 9}, o)
 			p, err := LoadPosterior(ctx, wrap(db), "f", 1000)
 			if err != nil {
 				t.Fatal(err)
