@@ -155,6 +155,8 @@ func TestPruneCurveModelRefused(t *testing.T) {
 		{i: func() Options { o := baseOptions(1); o.Pruning = Pruning{Model: PruneModelCurve}; return o }, want: "needs a pruner"},
 		{i: func() Options { o := baseOptions(1); o.Pruning = Pruning{Rule: PrunerMedian, Model: "nope"}; return o }, want: "unknown pruner model"},
 		{i: func() Options { o := curveOptions(randomProposer{}); o.Model = ModelLocal; return o }, want: "local model"},
+		{i: func() Options { o := curveOptions(randomProposer{}); o.Recommend = RecommendRefine; return o }, want: "refine"},
+		{i: func() Options { o := mfOptions(&fixedFidelity{t: 1}); o.Recommend = RecommendRefine; return o }, want: "refine"},
 	} {
 		if _, err := NewStudy(ctx, info, c.i()); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error saying %q", c.i().Pruning, err, c.want)
