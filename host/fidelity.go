@@ -99,6 +99,20 @@ type fidelity struct {
 // newFidelity checks that the study can be multi-fidelity (see
 // MultiFidelity) and returns its fidelity, nil when it is not one.
 func newFidelity(m MultiFidelity, p Pruning, info sdk.Info, space *Space, prop acq.Proposer) (*fidelity, error) {
+	f, err := fidelityOf(m, p, info)
+	if err != nil || f == nil || f.pruned {
+		return f, err
+	}
+	if _, ok := prop.(acq.FidelityProposer); !ok {
+		return nil, fmt.Errorf("the acquisition cannot choose fidelities: a multi-fidelity study needs one that does, such as tes")
+	}
+	return f, nil
+}
+
+// fidelityOf is the fidelity of a study with these settings and objective
+// (nil when its GP has no fidelity input), whatever its acquisition: what
+// a stored study's model is rebuilt with (storedFidelity).
+func fidelityOf(m MultiFidelity, p Pruning, info sdk.Info) (*fidelity, error) {
 	if p.Model == PruneModelCurve {
 		return curveModel(p, info)
 	}
@@ -110,9 +124,6 @@ func newFidelity(m MultiFidelity, p Pruning, info sdk.Info, space *Space, prop a
 		return nil, fmt.Errorf("objective %s declares max step %d: a multi-fidelity study needs the last step of a full evaluation (sdk.Info.MaxStep ≥ 2)", info.Name, info.MaxStep)
 	case len(info.Outputs) > 0:
 		return nil, fmt.Errorf("objective %s has %d outputs: a multi-fidelity study needs one", info.Name, len(info.Outputs))
-	}
-	if _, ok := prop.(acq.FidelityProposer); !ok {
-		return nil, fmt.Errorf("the acquisition cannot choose fidelities: a multi-fidelity study needs one that does, such as tes")
 	}
 	return &fidelity{maxStep: info.MaxStep, cost: acq.FidelityCost{Fixed: m.CostFixed, Steps: info.MaxStep}}, nil
 }
@@ -449,6 +460,19 @@ func (f *fidelity) split(X *mat.Dense, d int) (*mat.Dense, []int) {
 	return mat.DenseCopyOf(X.Slice(0, q, 0, d)), steps
 }
 
+// atFullTraining returns the points U (rows of unit-cube coordinates) as
+// inputs of a GP over (u, t), each at full training, t = 1.
+func atFullTraining(U *mat.Dense) *mat.Dense {
+	q, d := U.Dims()
+	X := mat.NewDense(q, d+1, nil)
+	for i := range q {
+		row := X.RawRowView(i)
+		copy(row, U.RawRowView(i))
+		row[d] = 1
+	}
+	return X
+}
+
 // recommendFidelity is the recommendation of a study whose GP has a
 // fidelity input (multi-fidelity, or a pruned study's curve model): the
 // complete trial with the largest posterior mean at full training, t = 1
@@ -480,14 +504,12 @@ func (s *Study) recommendFidelity() *Recommendation {
 		s.log.Warn().Err(err).Msg("recommending the best observation: the GP could not be fitted")
 		return s.evaluatedRec(best, math.NaN())
 	}
-	P := mat.NewDense(len(ids), d+1, nil)
+	U := mat.NewDense(len(ids), d, nil)
 	for k, id := range ids {
-		row := P.RawRowView(k)
-		copy(row, s.trials[id].U)
-		row[d] = 1
+		U.SetRow(k, s.trials[id].U)
 	}
 	mean := make([]float64, len(ids))
-	fr.gp.Predict(P, mean, nil)
+	fr.gp.Predict(atFullTraining(U), mean, nil)
 	k := 0
 	for i, m := range mean {
 		if m > mean[k] {

@@ -64,14 +64,7 @@ func (p *StoredPosterior) atFull(X *mat.Dense) *mat.Dense {
 	if !p.fidelity {
 		return X
 	}
-	q, d := X.Dims()
-	F := mat.NewDense(q, d+1, nil)
-	for i := range q {
-		row := F.RawRowView(i)
-		copy(row, X.RawRowView(i))
-		row[d] = 1
-	}
-	return F
+	return atFullTraining(X)
 }
 
 // Predict writes the posterior mean of f at the rows of X (unit-cube
@@ -206,20 +199,11 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 }
 
 // storedFidelity is the fidelity of a stored study with options o (nil
-// when its GP has no fidelity input): the GP's view of its steps, which
-// its stored settings were checked for when it was made.
+// when its GP has no fidelity input); its settings were checked when it
+// was made.
 func storedFidelity(o Options, info sdk.Info) *fidelity {
-	if o.Pruning.Model == PruneModelCurve {
-		f, err := curveModel(o.Pruning, info)
-		if err != nil {
-			return nil
-		}
-		return f
-	}
-	if o.MultiFidelity.Enabled {
-		return &fidelity{maxStep: info.MaxStep}
-	}
-	return nil
+	f, _ := fidelityOf(o.MultiFidelity, o.Pruning, info)
+	return f
 }
 
 // Slice returns the posterior along parameter j through the unit-cube
