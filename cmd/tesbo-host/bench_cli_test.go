@@ -176,7 +176,11 @@ func checkSmokeStored(t *testing.T, dbPath string, runs []benchRun, iters int) m
 	t.Helper()
 	trials := map[benchRun]int{}
 	for _, run := range runs {
-		o, opt := storedSettings(t, dbPath, run.studyName())
+		o, info := storedSettings(t, dbPath, run.studyName())
+		if info.Optimum == nil {
+			t.Fatalf("study %s: no f* stored", run.studyName())
+		}
+		opt := *info.Optimum
 		if !o.NoInit || o.Init != 0 || o.NoiseVar != 0 || o.AcqOptions.Trusted != 3 || o.Batch != run.batch || o.Acquisition != run.acq {
 			t.Errorf("%s stored %+v: want no initial design, noise_var 0, |X*| 3, batch %d, %s",
 				run.studyName(), o, run.batch, run.acq)

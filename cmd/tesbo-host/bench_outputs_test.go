@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -197,10 +198,11 @@ func tableRows(section string) [][]string {
 	return out
 }
 
-// storedSettings reads a bench study's stored options and objective info.
-func storedSettings(t *testing.T, dbPath, study string) (host.Options, float64) {
+// storedSettings reads a study's stored options and objective info from
+// the database at target (a file or a PostgreSQL URL).
+func storedSettings(t *testing.T, target, study string) (host.Options, sdk.Info) {
 	t.Helper()
-	db, err := store.Open(dbPath, store.Options{})
+	db, err := store.Open(target, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,8 +211,5 @@ func storedSettings(t *testing.T, dbPath, study string) (host.Options, float64) 
 	if err != nil {
 		t.Fatalf("study %s: %v", study, err)
 	}
-	if info.Optimum == nil {
-		t.Fatalf("study %s: no f* stored", study)
-	}
-	return o, *info.Optimum
+	return o, info
 }

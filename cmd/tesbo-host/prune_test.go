@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/internal/testenv"
-	"github.com/tesbo/tesbo/store"
 )
 
 // curveScript reports a learning curve q·(1 − e^(−k/2)) for k = 1…9 and
@@ -58,8 +56,8 @@ func TestRunPrunerScript(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.stdout, "pruned") {
 			t.Fatalf("run --pruner %s: exit %d\n%s\n%s", p, r.code, r.stdout, r.stderr)
 		}
-		if m := storedPruneModel(t, filepath.Join(dir, "t.db"), p); m != host.PruneModelCurve {
-			t.Fatalf("run --pruner %s stored the pruner model %q, want the default %q", p, m, host.PruneModelCurve)
+		if o, _ := storedSettings(t, filepath.Join(dir, "t.db"), p); o.Pruning.Model != host.PruneModelCurve {
+			t.Fatalf("run --pruner %s stored the pruner model %q, want the default %q", p, o.Pruning.Model, host.PruneModelCurve)
 		}
 		r = cli(t, dir, "trials", "--db", "t.db", "--study", p, "--format", "json")
 		pruned := 0
@@ -99,8 +97,11 @@ func TestRunPrunerScript(t *testing.T) {
 	}
 	r = cli(t, dir, "run", "--objective", "curve", "--acq", "random", "--init", "4", "--iters", "4",
 		"--db", "t.db", "--study", "last", "--plugins", plugins, "--pruner", "median", "--pruner-model", "last")
-	if m := storedPruneModel(t, filepath.Join(dir, "t.db"), "last"); r.code != 0 || m != host.PruneModelLast {
-		t.Fatalf("run --pruner-model last: exit %d, stored %q\n%s", r.code, m, r.stderr)
+	if r.code != 0 {
+		t.Fatalf("run --pruner-model last: exit %d\n%s", r.code, r.stderr)
+	}
+	if o, _ := storedSettings(t, filepath.Join(dir, "t.db"), "last"); o.Pruning.Model != host.PruneModelLast {
+		t.Fatalf("run --pruner-model last stored %q", o.Pruning.Model)
 	}
 	table := cli(t, dir, "trials", "--db", "t.db", "--study", "median")
 	csv := cli(t, dir, "trials", "--db", "t.db", "--study", "median", "--format", "csv")
@@ -145,24 +146,9 @@ func TestRunPrunerPostgres(t *testing.T) {
 	}
 	// Workers share the study: the default is the stand-in there, and the
 	// curve model is refused before anything is stored.
-	if m := storedPruneModel(t, url, "pg"); m != host.PruneModelLast {
-		t.Fatalf("stored pruner model %q on PostgreSQL, want %q", m, host.PruneModelLast)
+	if o, _ := storedSettings(t, url, "pg"); o.Pruning.Model != host.PruneModelLast {
+		t.Fatalf("stored pruner model %q on PostgreSQL, want %q", o.Pruning.Model, host.PruneModelLast)
 	}
 	checkUsageError(t, cli(t, dir, "run", "--objective", "curve", "--db", url, "--study", "pg-curve", "--plugins", plugins,
 		"--pruner", "median", "--pruner-model", "curve"), []string{"one process"})
-}
-
-// storedPruneModel is study's stored Pruning.Model in the database at target.
-func storedPruneModel(t *testing.T, target, study string) string {
-	t.Helper()
-	db, err := store.Open(target, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	o, _, err := host.StoredSettings(context.Background(), hostStorage(db), study)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o.Pruning.Model
 }
