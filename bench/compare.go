@@ -39,16 +39,17 @@ func compareCells(s *Suite, groups []*group) map[*group]map[string]cell {
 				}
 			}
 			if len(fs) > 0 {
-				out[g][a] = cell{median: median(fs), se: bootstrapMedianSE(fs), n: len(fs)}
+				out[g][a] = cell{median: median(fs), se: BootstrapMedianSE(fs), n: len(fs)}
 			}
 		}
 	}
 	return out
 }
 
-// bootstrapMedianSE is the standard deviation of the median over 2000
-// bootstrap resamples (fixed seed, so reports are reproducible).
-func bootstrapMedianSE(xs []float64) float64 {
+// BootstrapMedianSE is the standard error of the median of xs: the
+// standard deviation of the median over 2000 bootstrap resamples (fixed
+// seed, so reports are reproducible); NaN for fewer than two values.
+func BootstrapMedianSE(xs []float64) float64 {
 	if len(xs) < 2 {
 		return math.NaN()
 	}

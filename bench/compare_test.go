@@ -53,7 +53,7 @@ func TestBootstrapMedianSE(t *testing.T) {
 		xs[i] = math.Sqrt2 * math.Erfinv(2*(float64(i)+0.5)/float64(len(xs))-1)
 	}
 	want := math.Sqrt(math.Pi/2) / math.Sqrt(float64(len(xs)))
-	if got := bootstrapMedianSE(xs); math.Abs(got-want) > 0.15*want {
+	if got := BootstrapMedianSE(xs); math.Abs(got-want) > 0.15*want {
 		t.Fatalf("bootstrap SE %.4f, want ≈ %.4f", got, want)
 	}
 }

@@ -28,7 +28,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -39,6 +38,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/tesbo/tesbo/bench"
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/problems/curves"
 )
@@ -306,29 +306,13 @@ func beside(name string, methods []method, ats map[string][]float64, bt []float6
 		if len(v) == 0 {
 			return "—"
 		}
-		return fmt.Sprintf("%.3g ± %.2g", median(v), bootSE(v))
+		return fmt.Sprintf("%.3g ± %.2g", median(v), bench.BootstrapMedianSE(v))
 	}
 	row := fmt.Sprintf("| %s | %s (%d) |", name, cell(bt), len(bt))
 	for _, m := range methods {
 		row += " " + cell(ats[m.name]) + " |"
 	}
 	return row
-}
-
-// bootSE is the bootstrap standard error of v's median (500 resamples,
-// fixed seed: the table is reproducible).
-func bootSE(v []float64) float64 {
-	rng := rand.New(rand.NewPCG(1, 2))
-	meds := make([]float64, 500)
-	re := make([]float64, len(v))
-	for i := range meds {
-		for j := range re {
-			re[j] = v[rng.IntN(len(v))]
-		}
-		meds[i] = median(re)
-	}
-	_, sd := stat.MeanStdDev(meds, nil)
-	return sd
 }
 
 // meanSE is the mean of v and its standard error.
