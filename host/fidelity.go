@@ -29,7 +29,8 @@ import (
 // to at most maxFidelityPoints steps a trial (fidelityRows). The initial
 // design runs at full fidelity, and the recommendation is the complete
 // trial with the largest posterior mean at t = 1 (recommendFidelity: a
-// stopped trial's value is not the objective's).
+// stopped trial's value is not the objective's), or with RecommendRefine
+// the maximizer of that mean over the space.
 //
 // With Ask and Tell, a trial's Meta["fidelity_step"] is the step it runs
 // to (absent: MaxStep), and Study.Report says stop once a report reaches
@@ -477,9 +478,11 @@ func atFullTraining(U *mat.Dense) *mat.Dense {
 // fidelity input (multi-fidelity, or a pruned study's curve model): the
 // complete trial with the largest posterior mean at full training, t = 1
 // — the user's rule for noisy values, as in a study without a fidelity —
-// or, when the GP cannot be fitted, the one with the best observed value
-// (nil before any trial completed).
-func (s *Study) recommendFidelity() *Recommendation {
+// or, when the GP cannot be fitted, the one with the best observed value.
+// A refining study (RecommendRefine, or RecommendAuto with a noise-free
+// objective) then searches the mean at t = 1 over the whole space for the
+// paper's x̄, as a study without a fidelity does (refineMean).
+func (s *Study) recommendFidelity(ctx context.Context) (*Recommendation, error) {
 	best := -1
 	sign := 1.0
 	if s.info.Minimize {
@@ -495,14 +498,14 @@ func (s *Study) recommendFidelity() *Recommendation {
 		}
 	}
 	if best < 0 {
-		return nil
+		return nil, nil
 	}
 	d := s.space.Dim()
 	ds := s.mf.dataset(s.trials, d, s.info.Minimize)
 	fr, err := s.fitCached(ds, s.lastIter+1)
 	if err != nil {
 		s.log.Warn().Err(err).Msg("recommending the best observation: the GP could not be fitted")
-		return s.evaluatedRec(best, math.NaN())
+		return s.evaluatedRec(best, math.NaN()), nil
 	}
 	U := mat.NewDense(len(ids), d, nil)
 	for k, id := range ids {
@@ -516,5 +519,22 @@ func (s *Study) recommendFidelity() *Recommendation {
 			k = i
 		}
 	}
-	return s.evaluatedRec(ids[k], ds.native(mean[k]))
+	rec := s.evaluatedRec(ids[k], ds.native(mean[k]))
+	if !s.refine {
+		return rec, nil
+	}
+	start := atFullTraining(mat.NewDense(1, d, s.trials[ids[k]].U))
+	return s.refineMean(ctx, fr.gp, modelCoords{fidelity: true}, start, fullTrainingPins(s.pins, d), mean[k], ds, rec)
+}
+
+// fullTrainingPins is acq.OptimizeSettings.Pinned for a search of the GP
+// over (x, t) at full training: x's pins (NaN where free) and t = 1.
+func fullTrainingPins(pins *pinning, d int) []float64 {
+	out := make([]float64, d+1)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	copy(out, pins.unit())
+	out[d] = 1
+	return out
 }

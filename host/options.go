@@ -43,7 +43,8 @@ const (
 	// comparison of docs/results/README.md).
 	RecommendEvaluated = "evaluated"
 	// RecommendRefine is the paper's §5 rule for every objective: x̄ =
-	// argmax μ over the whole cube, found by acq.Maximize with its best raw
+	// argmax μ over the whole cube (where the GP models the steps, as in a
+	// multi-fidelity or curve-model study, μ at the last step), found by acq.Maximize with its best raw
 	// samples and the best evaluated point as starts (the evaluated point is
 	// kept when no search beats its mean). x̄ is then usually not evaluated,
 	// so best_value is the objective's noise-free value there when it

@@ -155,8 +155,6 @@ func TestPruneCurveModelRefused(t *testing.T) {
 		{i: func() Options { o := baseOptions(1); o.Pruning = Pruning{Model: PruneModelCurve}; return o }, want: "needs a pruner"},
 		{i: func() Options { o := baseOptions(1); o.Pruning = Pruning{Rule: PrunerMedian, Model: "nope"}; return o }, want: "unknown pruner model"},
 		{i: func() Options { o := curveOptions(randomProposer{}); o.Model = ModelLocal; return o }, want: "local model"},
-		{i: func() Options { o := curveOptions(randomProposer{}); o.Recommend = RecommendRefine; return o }, want: "refine"},
-		{i: func() Options { o := mfOptions(&fixedFidelity{t: 1}); o.Recommend = RecommendRefine; return o }, want: "refine"},
 	} {
 		if _, err := NewStudy(ctx, info, c.i()); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error saying %q", c.i().Pruning, err, c.want)
@@ -359,5 +357,103 @@ func TestPruneModelDefault(t *testing.T) {
 	defer s.Close()
 	if s.mf != nil || s.opts.Pruning.Model != "" {
 		t.Fatalf("a study stored with no pruner model reopened with %q (curve model %v)", s.opts.Pruning.Model, s.mf != nil)
+	}
+}
+
+// movingPeak's curves peak at x0 = 0.2 at the first step and move to 0.8
+// at the last: a search of the mean at another step than full training's
+// finds a point worse at full training.
+type movingPeak struct{ steps int }
+
+func (o movingPeak) Info(context.Context) (sdk.Info, error) {
+	i := unitInfo(2)
+	i.MaxStep = o.steps
+	return i, nil
+}
+
+func (o movingPeak) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	var v float64
+	for k := 1; k <= o.steps; k++ {
+		c := 0.2 + 0.6*float64(k-1)/float64(o.steps-1)
+		v = 1 - (x[0]-c)*(x[0]-c) - 0.5*(x[1]-0.3)*(x[1]-0.3)
+		if prune, err := sdk.Report(ctx, k, v); err != nil || prune {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// RecommendRefine on a GP over (x, t) maximizes the posterior mean at full
+// training over the whole space: x̄ has the space's dimension, is not an
+// evaluated point, its mean (read at t = 1) beats every complete trial's
+// and is the GP's there, and it honours a pinned parameter. The final
+// values peak at (0.8, 0.3) (the early steps elsewhere), and x̄ lies
+// closer to it than the best evaluated trial.
+func TestRecommendRefineFidelity(t *testing.T) {
+	ctx := context.Background()
+	obj := movingPeak{steps: 9}
+	info, _ := obj.Info(ctx)
+	for _, c := range []struct {
+		name string
+		o    func() Options
+	}{
+		{"curve model", func() Options { return curveOptions(randomProposer{}) }},
+		{"multi-fidelity", func() Options {
+			o := mfOptions(&fixedFidelity{t: 0.5})
+			o.Iters = 6
+			return o
+		}},
+		{"curve model, x0 fixed", func() Options {
+			o := curveOptions(randomProposer{})
+			o.Fixed = map[string]float64{info.Params[0].Name: 0.65}
+			return o
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.o()
+			o.Recommend = RecommendRefine
+			s, err := NewStudy(ctx, info, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if _, err := s.Run(ctx, obj); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := s.Recommend(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.refine = false
+			ev, err := s.Recommend(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.TrialID >= 0 || len(rec.U) != 2 || len(rec.X) != 2 || rec.Value != nil {
+				t.Fatalf("refined %+v: want an unevaluated point of 2 coordinates", rec)
+			}
+			if !(rec.Mean > ev.Mean) {
+				t.Fatalf("refined mean %v does not beat the best complete trial's %v", rec.Mean, ev.Mean)
+			}
+			ds := s.mf.dataset(s.trials, 2, false)
+			fr, err := s.fitCached(ds, s.lastIter+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := fr.gp.MeanVar(append(append([]float64(nil), rec.U...), 1))
+			if got := ds.native(m); math.Abs(got-rec.Mean) > 1e-9 {
+				t.Fatalf("x̄'s mean %v, the GP's at (x̄, 1) %v", rec.Mean, got)
+			}
+			dist := func(u []float64) float64 { return math.Hypot(u[0]-0.8, u[1]-0.3) }
+			if pinned := o.Fixed != nil; pinned {
+				if rec.X[0] != 0.65 {
+					t.Fatalf("x̄ %v: the fixed x0 = 0.65 not kept", rec.X)
+				}
+				dist = func(u []float64) float64 { return math.Abs(u[1] - 0.3) }
+			}
+			if dist(rec.U) >= dist(s.trials[ev.TrialID].U) {
+				t.Fatalf("x̄ %v no closer to the peak than the best trial's %v", rec.U, s.trials[ev.TrialID].U)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
 )
 
 // Recommendation is the study's current answer x̄: the maximizer of the GP
@@ -58,7 +59,7 @@ func (s *Study) recommendOnView(ctx context.Context) (*Recommendation, error) {
 // completed, on a view (viewLocked).
 func (s *Study) recommend(ctx context.Context) (*Recommendation, error) {
 	if s.mf != nil {
-		return s.recommendFidelity(), nil
+		return s.recommendFidelity(ctx)
 	}
 	d := s.space.Dim()
 	ds := s.dataset()
@@ -84,7 +85,51 @@ func (s *Study) recommend(ctx context.Context) (*Recommendation, error) {
 	// evaluated one for want of a start in its basin.
 	// Maximize copies its starts, so the row can be shared.
 	start := mat.NewDense(1, d, ds.X.RawRowView(best))
-	X, _, err := acq.MaximizeMean(ctx, g, start, acq.OptimizeSettings{Pinned: s.pins.inRegion(reg), Canonical: s.space.canonicalFunc()}, streamRand(s.seed, t, streamRecommend))
+	return s.refineMean(ctx, g, modelCoords{reg: reg}, start, s.pins.inRegion(reg), mean[best], ds, rec)
+}
+
+// modelCoords maps points between the unit cube and the inputs of the GP
+// a recommendation searches: a local model's region (reg, nil for the
+// unit cube), or a GP over (u, t) read at full training, t = 1 (fidelity).
+type modelCoords struct {
+	reg      *gp.Region
+	fidelity bool
+}
+
+// toModel returns u (unit cube) as an input of the GP.
+func (c modelCoords) toModel(u []float64) []float64 {
+	switch {
+	case c.fidelity:
+		return append(append(make([]float64, 0, len(u)+1), u...), 1)
+	case c.reg != nil:
+		x := make([]float64, len(u))
+		c.reg.ToUnit(x, u)
+		return x
+	}
+	return u
+}
+
+// toUnit returns the unit-cube coordinates of the GP's input x, which it
+// may overwrite.
+func (c modelCoords) toUnit(x []float64) []float64 {
+	switch {
+	case c.fidelity:
+		return x[:len(x)-1]
+	case c.reg != nil:
+		c.reg.FromUnit(x, x)
+	}
+	return x
+}
+
+// refineMean is the paper's x̄ (§5) for RecommendRefine: the maximizer of
+// g's posterior mean, searched from start (a row of g's inputs: the best
+// evaluated point; MaximizeMean adds its best raw samples) with the
+// coordinates pinned (g's coordinates, NaN where free). It returns rec,
+// the evaluated recommendation whose mean is bestMean (standardized), when
+// no search beats it, an evaluated trial when x̄ snaps onto one, and
+// otherwise the unevaluated x̄.
+func (s *Study) refineMean(ctx context.Context, g *gp.GP, c modelCoords, start *mat.Dense, pinned []float64, bestMean float64, ds *dataset, rec *Recommendation) (*Recommendation, error) {
+	X, _, err := acq.MaximizeMean(ctx, g, start, acq.OptimizeSettings{Pinned: pinned, Canonical: s.space.canonicalFunc()}, streamRand(s.seed, s.lastIter+1, streamRecommend))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -92,18 +137,9 @@ func (s *Study) recommend(ctx context.Context) (*Recommendation, error) {
 		s.log.Warn().Err(err).Msg("posterior-mean refinement failed; recommending the best evaluated point")
 		return rec, nil
 	}
-	x := X.RawRowView(0)
-	if reg != nil {
-		reg.FromUnit(x, x) // X is this call's own
-	}
-	u := s.space.Snap(x)
-	gu := u // u in g's coordinates
-	if reg != nil {
-		gu = make([]float64, d)
-		reg.ToUnit(gu, u)
-	}
-	m, _ := g.MeanVar(gu)
-	if !(m > mean[best]) {
+	u := s.space.Snap(c.toUnit(X.RawRowView(0))) // X is this call's own
+	m, _ := g.MeanVar(c.toModel(u))
+	if !(m > bestMean) {
 		return rec, nil
 	}
 	for _, tr := range s.trials {

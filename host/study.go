@@ -159,9 +159,6 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mf != nil && o.Recommend == RecommendRefine {
-		return nil, fmt.Errorf("a study whose GP models the steps (multi-fidelity, or the pruner's curve model) recommends an evaluated trial, not a refined point: drop the refine recommendation, or choose the stand-in (--pruner-model last)")
-	}
 	if pruner != nil && len(info.Outputs) > 0 {
 		return nil, fmt.Errorf("objective %s has %d outputs: early stopping (a pruner) judges evaluations by one reported value; run it without one", info.Name, len(info.Outputs))
 	}
