@@ -301,10 +301,11 @@ func randomScale(ctx context.Context, s *Suite, p Problem) float64 {
 			params[k] = v
 		}
 	}
-	nf, info, ok, err := s.noiseFree(ctx, runSpec{Problem: p, Batch: 1}, params)
-	if err != nil || !ok {
+	src, err := s.noiseFree(ctx, runSpec{Problem: p, Batch: 1}, params, nil)
+	if err != nil || src == nil {
 		return math.NaN()
 	}
+	nf, info := src.nf, src.info
 	sp, err := host.NewSpace(info.Params)
 	if err != nil {
 		return math.NaN()

@@ -454,42 +454,79 @@ func (r *runner) rows(ctx context.Context, spec runSpec) ([]row, error) {
 	return rows, nil
 }
 
-// noiseFree opens a fresh instance of spec's objective, configured with
-// params as its runs are, for its noise-free values: ok is false when it
-// has none to give (no sdk.NoiseFree, no declared f*, or a shared plugin
-// instance, which is not opened twice).
-func (s *Suite) noiseFree(ctx context.Context, spec runSpec, params map[string]string) (sdk.NoiseFree, sdk.Info, bool, error) {
+// noiseFreeSource is an objective's noise-free evaluation with its f*.
+type noiseFreeSource struct {
+	nf     sdk.NoiseFree
+	info   sdk.Info // with Optimum set
+	shared bool     // a shared plugin instance, held under its runs' lock
+	// release lets the runs have a shared instance back (no-op otherwise).
+	release func()
+}
+
+// noiseFree opens an instance of spec's objective, configured with params
+// as its runs are, for its noise-free values; nil when it has none to give
+// (no sdk.NoiseFree, no declared f*). A fresh instance serves in-process
+// objectives. An exclusive one (a shared plugin instance) is used only
+// when lock is given, under the lock its runs hold, since configuring it
+// here would change a running study's configuration; the caller releases
+// it. Without lock it gives none.
+func (s *Suite) noiseFree(ctx context.Context, spec runSpec, params map[string]string, lock func(string) *sync.Mutex) (*noiseFreeSource, error) {
 	obj, exclusive, err := s.opener()(ctx, spec.Problem.Name)
-	if err != nil || exclusive {
-		return nil, sdk.Info{}, false, nil
+	if err != nil || exclusive && lock == nil {
+		return nil, nil
 	}
-	nf, ok := obj.(sdk.NoiseFree)
+	nf, ok := host.NoiseFreeOf(obj)
 	if !ok {
-		return nil, sdk.Info{}, false, nil
+		return nil, nil
+	}
+	src := &noiseFreeSource{nf: nf, shared: exclusive, release: func() {}}
+	if exclusive {
+		l := lock(spec.Problem.Name)
+		l.Lock()
+		src.release = l.Unlock
 	}
 	if err := host.ConfigureObjective(ctx, obj, spec.Problem.Name, s.studyOptions(spec, params)); err != nil {
-		return nil, sdk.Info{}, false, err
+		src.release()
+		return nil, err
 	}
-	info, err := obj.Info(ctx)
-	if err != nil || info.Optimum == nil {
-		return nil, sdk.Info{}, false, nil
+	src.info, err = obj.Info(ctx)
+	if err != nil || src.info.Optimum == nil {
+		src.release()
+		return nil, nil
 	}
-	return nf, info, true, nil
+	return src, nil
 }
 
 // bestEvaluated fills Row.BestEvalRegret: for each iteration, the completed
 // trial with the best observed value among those issued up to it, and its
 // noise-free regret; and Row.BestTrueRegret, the smallest noise-free regret
 // among those trials. Objectives without a declared f* or a noise-free
-// evaluation (and exclusive, expensive ones) are left without.
+// evaluation are left without, and so are a plugin's runs when its
+// noise-free evaluation fails (logged: the plugin may have died after the
+// run, whose rows stand).
 func (r *runner) bestEvaluated(ctx context.Context, spec runSpec, studyID int64, rows []row) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	nf, info, ok, err := r.s.noiseFree(ctx, spec, r.params[spec.Problem.Label()])
-	if err != nil || !ok {
+	src, err := r.s.noiseFree(ctx, spec, r.params[spec.Problem.Label()], r.lock)
+	if err != nil || src == nil {
 		return err
 	}
+	defer src.release()
+	err = r.fillBestEvaluated(ctx, src.nf, src.info, studyID, rows)
+	if err != nil && src.shared {
+		r.s.Logger.Warn().Err(err).Str("problem", spec.Problem.Label()).Msg("no user's-rule regret for this run: the plugin's noise-free evaluation failed")
+		for i := range rows {
+			rows[i].BestEvalRegret, rows[i].BestTrueRegret = nil, nil
+		}
+		return nil
+	}
+	return err
+}
+
+// fillBestEvaluated is bestEvaluated's work, on the noise-free evaluation
+// nf of an objective with f* (info.Optimum).
+func (r *runner) fillBestEvaluated(ctx context.Context, nf sdk.NoiseFree, info sdk.Info, studyID int64, rows []row) error {
 	trials, err := r.db.Trials(ctx, studyID)
 	if err != nil {
 		return err

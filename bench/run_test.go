@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tesbo/tesbo/problems"
 	"github.com/tesbo/tesbo/sdk"
 
 	"github.com/tesbo/tesbo/internal/testenv"
@@ -348,5 +349,78 @@ func TestInvalidErrorUnwraps(t *testing.T) {
 	var err error = &InvalidError{Err: cause}
 	if !errors.Is(err, cause) {
 		t.Errorf("errors.Is(%v, cause) = false", err)
+	}
+}
+
+// sharedObjective stands for a plugin's shared instance: one object for
+// every run, which must never be used by two at once (busy counts the
+// calls in progress), and whose noise-free evaluation may fail.
+type sharedObjective struct {
+	obj     sdk.Objective
+	nfFails bool
+	busy    atomic.Int32
+	overlap atomic.Bool
+}
+
+func (o *sharedObjective) enter() func() {
+	if o.busy.Add(1) > 1 {
+		o.overlap.Store(true)
+	}
+	return func() { o.busy.Add(-1) }
+}
+
+func (o *sharedObjective) Info(ctx context.Context) (sdk.Info, error) { return o.obj.Info(ctx) }
+
+func (o *sharedObjective) Configure(ctx context.Context, p map[string]string) error {
+	defer o.enter()()
+	return o.obj.(sdk.Configurable).Configure(ctx, p)
+}
+
+func (o *sharedObjective) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	defer o.enter()()
+	return o.obj.Evaluate(ctx, x)
+}
+
+func (o *sharedObjective) EvaluateNoiseFree(ctx context.Context, x []float64) (float64, error) {
+	defer o.enter()()
+	if o.nfFails {
+		return 0, errors.New("plugin exited")
+	}
+	return o.obj.(sdk.NoiseFree).EvaluateNoiseFree(ctx, x)
+}
+
+// The user's rule (best_eval_regret) and the oracle rule are filled for an
+// objective served by one shared instance, as a plugin's runs are, under
+// the lock its runs hold (two jobs, two seeds: never two users at once);
+// when its noise-free evaluation fails the runs' rows stand without them.
+func TestBestEvaluatedShared(t *testing.T) {
+	for _, fails := range []bool{false, true} {
+		obj, err := problems.New("synthetic/branin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := &sharedObjective{obj: obj, nfFails: fails}
+		out := t.TempDir()
+		s := smokeSuite(out)
+		s.Seeds, s.Iters, s.Acquisitions = 2, 4, []string{"random"}
+		s.Problems = []Problem{{Name: "synthetic/branin", Params: map[string]string{"noise_var": "0.5"}}}
+		s.Open = func(context.Context, string) (sdk.Objective, bool, error) { return shared, true, nil }
+		rep, err := Run(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shared.overlap.Load() {
+			t.Error("the shared instance was used by two at once")
+		}
+		for _, run := range rep.Runs {
+			if run.Status != StatusDone || len(run.Rows) != 4 {
+				t.Fatalf("noise-free fails %v: run %+v, want done with 4 rows", fails, run)
+			}
+			for _, r := range run.Rows {
+				if filled := r.BestEvalRegret != nil && r.BestTrueRegret != nil; filled == fails {
+					t.Fatalf("noise-free fails %v: iteration %d best_eval_regret %v, best_true_regret %v", fails, r.Iter, r.BestEvalRegret, r.BestTrueRegret)
+				}
+			}
+		}
 	}
 }
