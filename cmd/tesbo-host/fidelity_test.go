@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -45,8 +46,9 @@ func TestRunMultiFidelityScript(t *testing.T) {
 	stopped, n := 0, 0
 	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		var jt struct {
-			State string `json:"state"`
-			Step  *int   `json:"step"`
+			State string            `json:"state"`
+			Step  *int              `json:"step"`
+			Meta  map[string]string `json:"meta"`
 		}
 		if err := json.Unmarshal([]byte(l), &jt); err != nil {
 			t.Fatal(err)
@@ -56,6 +58,9 @@ func TestRunMultiFidelityScript(t *testing.T) {
 			stopped++
 			if jt.Step == nil || *jt.Step >= 9 {
 				t.Fatalf("trial stopped at the last step or none: %s", l)
+			}
+			if jt.Meta["fidelity_step"] != strconv.Itoa(*jt.Step) {
+				t.Fatalf("trial stopped at step %d: meta %v, want its fidelity_step", *jt.Step, jt.Meta)
 			}
 		}
 	}

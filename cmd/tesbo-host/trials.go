@@ -36,7 +36,9 @@ func newTrialsCmd() *cobra.Command {
 state (complete, pruned, failed, running, queued), parameters by name, value
 (a pruned trial's is the last it reported, at the step shown),
 error, the worker that evaluated it (host:pid; empty for a single-process
-run), attempts, and timings. --format json prints one JSON object per line.
+run), attempts, and timings. --format json prints one JSON object per line,
+with the evaluation's metadata (meta: what the objective returned with its
+value, and the host's keys such as fidelity_step).
 Trials of an objective that reports intermediate values get a step column
 (json: step and intermediates, [step, value] pairs). --best N keeps the N
 best complete trials, best first; --sort value orders
@@ -85,6 +87,10 @@ type trialRow struct {
 	// ImportedFrom names the study a warm start imported the trial from
 	// (its iter is host.ImportedIteration).
 	ImportedFrom string `json:"imported_from,omitempty"`
+	// Meta is the trial's metadata: what the objective returned with its
+	// value (sdk.Result.Meta, e.g. the CNN plugin's test_accuracy) and
+	// the host's own keys (fidelity_step, imported_from, imported_id).
+	Meta map[string]string `json:"meta,omitempty"`
 }
 
 // trialState names a trial's status as 'trials' shows it (pending is
@@ -138,7 +144,8 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 	rows := make([]trialRow, len(ts))
 	for i, t := range ts {
 		r := trialRow{ID: t.ID, State: trialState(t.Status), Params: map[string]float64{}, Error: t.Error,
-			Worker: t.Worker, Attempts: t.Attempts, Iter: t.Iteration, EvalS: t.EvalSeconds, ImportedFrom: t.Meta["imported_from"]}
+			Worker: t.Worker, Attempts: t.Attempts, Iter: t.Iteration, EvalS: t.EvalSeconds, ImportedFrom: t.Meta["imported_from"],
+			Meta: t.Meta}
 		for j, n := range names {
 			if j < len(t.X) && !math.IsNaN(t.X[j]) { // NaN: inactive, left out
 				r.Params[n] = t.X[j]

@@ -1,7 +1,8 @@
 // Command cnn is tesbo's CNN hyper-parameter tuning objective, the paper's
 // first real-world workload (§5.3): it trains a two-layer convolutional
 // network (package nn) on an image data set (package dataset) and returns
-// the test accuracy, to be maximized over seven hyper-parameters:
+// the test accuracy (or a validation accuracy, val_size below), to be
+// maximized over seven hyper-parameters:
 //
 //	batch_size     Int       [16, 512]
 //	filters        Int       [6, 256]      filters of both 3×3 convolutions
@@ -35,6 +36,11 @@
 //	            cifar-10-batches-bin directory)
 //	train_size  training images used, the first N of the training set (default 10000)
 //	test_size   test images scored, the first N of the test set (default 2000)
+//	val_size    when positive, the N training images after the first
+//	            train_size are a validation set: the value is the accuracy
+//	            on them, and the test accuracy is metadata (test_accuracy),
+//	            so a study never selects on the images it is judged on
+//	            (default 0: the value is the test accuracy, as in the paper)
 //	epochs      passes over the training images (default 1; fractions allowed)
 //	budget      wall-clock limit on the training of one evaluation, e.g. 40s
 //	            or 2m (default 40s); the network trained so far is scored.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -61,6 +62,7 @@ const (
 	KeyDataDir    = "data_dir"
 	KeyTrainSize  = "train_size"
 	KeyTestSize   = "test_size"
+	KeyValSize    = "val_size"
 	KeyEpochs     = "epochs"
 	KeyBudget     = "budget"
 	KeyConcurrent = "concurrent"
@@ -82,7 +84,15 @@ type Settings struct {
 	DataDir   string // directory of the data files
 	TrainSize int    // training images used (the first N)
 	TestSize  int    // test images scored (the first N)
-	Epochs    float64
+	// ValSize, when positive, holds out the ValSize training images after
+	// the first TrainSize as a validation set: the objective's value (and
+	// every per-epoch report) is the accuracy on them, and the test images
+	// are scored once per evaluation for the metadata's test_accuracy, so
+	// that the study never selects on the images it is judged on. Zero
+	// scores the test images, the paper's protocol (§5.3: regret = 1 −
+	// test accuracy).
+	ValSize int
+	Epochs  float64
 	// Budget is the wall-clock limit on one evaluation's training; the
 	// network trained so far is scored. Scoring is not bounded by it: it
 	// costs up to about 14 ms per test image for the largest network
@@ -129,6 +139,11 @@ func parseSettings(params map[string]string) (Settings, error) {
 			s.TrainSize, err = positiveInt(v)
 		case KeyTestSize:
 			s.TestSize, err = positiveInt(v)
+		case KeyValSize:
+			s.ValSize, err = strconv.Atoi(v)
+			if err == nil && s.ValSize < 0 {
+				err = fmt.Errorf("%d is negative", s.ValSize)
+			}
 		case KeyEpochs:
 			s.Epochs, err = strconv.ParseFloat(v, 64)
 			if err == nil && !(s.Epochs > 0 && s.Epochs <= 1000) {
@@ -143,7 +158,7 @@ func parseSettings(params map[string]string) (Settings, error) {
 		case keyNoiseVar:
 		default:
 			err = fmt.Errorf("unknown parameter (known: %s)", strings.Join([]string{
-				KeyDataset, KeyDataDir, KeyTrainSize, KeyTestSize, KeyEpochs, KeyBudget, KeyConcurrent, KeySeed}, ", "))
+				KeyDataset, KeyDataDir, KeyTrainSize, KeyTestSize, KeyValSize, KeyEpochs, KeyBudget, KeyConcurrent, KeySeed}, ", "))
 		}
 		if err != nil {
 			return Settings{}, fmt.Errorf("cnn: --param %s=%s: %w", k, v, err)
@@ -321,10 +336,12 @@ func paramNames(space []sdk.Param) string {
 
 // EvaluateDetail trains the network described by x on the training subset
 // for the configured epochs or until the time budget runs out, and returns
-// the accuracy on the test subset with metadata: train_s, eval_s, steps,
+// the accuracy on the scored subset — the test images, or the validation
+// images with Settings.ValSize — with metadata: train_s, eval_s, steps,
 // epochs_done, budget_hit, diverged, train_loss, train_images,
-// test_images, dataset. When the host stops trials early (tesbo-host run
-// --pruner) it reports the test accuracy after each complete epoch
+// test_images, dataset, and with a validation set val_images and
+// test_accuracy. When the host stops trials early (tesbo-host run
+// --pruner) it reports the scored accuracy after each complete epoch
 // (sdk.Report) and, told to stop, returns that accuracy at once.
 func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result, error) {
 	h, err := decode(o.space, x)
@@ -374,12 +391,17 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 	start := time.Now()
 	acc := rep.last
 	if !rep.scoredLast(st) {
-		acc = score(net, st, d)
+		acc = score(net, st, d.scored())
+	}
+	meta := map[string]string{}
+	if d.val != nil {
+		meta["val_images"] = strconv.Itoa(len(d.val.y))
+		meta["test_accuracy"] = strconv.FormatFloat(score(net, st, d.test), 'g', -1, 64)
 	}
 	evalTime := time.Since(start)
 	sdk.Logger().Debug("evaluated", "x", x, "accuracy", acc, "train_s", st.Duration.Seconds(),
 		"epochs", st.Epochs, "budget_hit", st.Stopped)
-	return sdk.Result{Value: acc, Meta: map[string]string{
+	maps.Copy(meta, map[string]string{
 		"train_s":      strconv.FormatFloat(st.Duration.Seconds(), 'f', 2, 64),
 		"eval_s":       strconv.FormatFloat(evalTime.Seconds(), 'f', 2, 64),
 		"steps":        strconv.Itoa(st.Steps),
@@ -388,13 +410,14 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 		"diverged":     strconv.FormatBool(st.Diverged),
 		"train_loss":   strconv.FormatFloat(st.Loss, 'g', 4, 64),
 		"train_images": strconv.Itoa(len(d.yTrain)),
-		"test_images":  strconv.Itoa(len(d.yTest)),
+		"test_images":  strconv.Itoa(len(d.test.y)),
 		"dataset":      s.Dataset,
-	}}, nil
+	})
+	return sdk.Result{Value: acc, Meta: meta}, nil
 }
 
-// epochReporter reports the test accuracy after each complete epoch and
-// stops training when the host says so.
+// epochReporter reports the scored accuracy (data.scored) after each
+// complete epoch and stops training when the host says so.
 type epochReporter struct {
 	ctx   context.Context
 	net   *nn.Net[float32]
@@ -406,7 +429,7 @@ type epochReporter struct {
 
 // afterEpoch is nn.TrainSettings.AfterEpoch.
 func (r *epochReporter) afterEpoch(epoch int) bool {
-	r.epoch, r.last = epoch, score(r.net, nn.TrainStats{}, r.d)
+	r.epoch, r.last = epoch, score(r.net, nn.TrainStats{}, r.d.scored())
 	prune, err := sdk.Report(r.ctx, epoch, r.last)
 	r.err = err
 	return prune || err != nil
@@ -418,43 +441,60 @@ func (r *epochReporter) scoredLast(st nn.TrainStats) bool {
 	return r.epoch > 0 && !st.Diverged && st.Epochs == float64(r.epoch)
 }
 
-// score returns the test accuracy. After a diverged training it first
-// predicts one chunk of test images: if every prediction is non-finite the
-// network is broken and scores 0 without the (possibly minute-long) full
-// pass, which would give 0 as well.
-func score(net *nn.Net[float32], st nn.TrainStats, d *data) float64 {
+// score returns the accuracy on the images of e. After a diverged
+// training it first predicts one chunk of them: if every prediction is
+// non-finite the network is broken and scores 0 without the (possibly
+// minute-long) full pass, which would give 0 as well.
+func score(net *nn.Net[float32], st nn.TrainStats, e *examples) float64 {
 	if st.Diverged {
-		n := min(nn.DefaultChunk, len(d.yTest))
+		n := min(nn.DefaultChunk, len(e.y))
 		broken := true
-		for _, p := range net.Predict(d.xTest[:n*d.shape.Size()], n, nil) {
+		for _, p := range net.Predict(e.x[:n*len(e.x)/len(e.y)], n, nil) {
 			broken = broken && p < 0
 		}
 		if broken {
 			return 0
 		}
 	}
-	return net.Accuracy(d.xTest, d.yTest)
+	return net.Accuracy(e.x, e.y)
 }
 
 // dataKey identifies a loaded, subset and standardized data set.
 type dataKey struct {
-	dataset, dir      string
-	trainSize, testSz int
+	dataset, dir               string
+	trainSize, testSz, valSize int
+}
+
+// examples are standardized float32 images and their labels.
+type examples struct {
+	x []float32
+	y []int
 }
 
 // data is a data set ready for training: standardized float32 pixels.
 type data struct {
-	once          sync.Once
-	err           error
-	shape         nn.Shape
-	classes       int
-	xTrain, xTest []float32
-	yTrain, yTest []int
+	once    sync.Once
+	err     error
+	shape   nn.Shape
+	classes int
+	xTrain  []float32
+	yTrain  []int
+	test    *examples
+	val     *examples // nil without Settings.ValSize
+}
+
+// scored is what an evaluation's value is the accuracy on: the validation
+// images when there are any, else the test images.
+func (d *data) scored() *examples {
+	if d.val != nil {
+		return d.val
+	}
+	return d.test
 }
 
 // load reads and prepares the data set of s once per process.
 func (o *Objective) load(s Settings) (*data, error) {
-	key := dataKey{s.Dataset, s.DataDir, s.TrainSize, s.TestSize}
+	key := dataKey{s.Dataset, s.DataDir, s.TrainSize, s.TestSize, s.ValSize}
 	o.mu.Lock()
 	d, ok := o.data[key]
 	if !ok {
@@ -481,12 +521,22 @@ func (d *data) read(k dataKey) error {
 	// dataset's readers return pairs that pass dataset.checkPair (same
 	// image shape); a loader of your own must check it too, or scoring
 	// reads test images with the training shape.
+	var val *dataset.Set
+	if k.valSize > 0 {
+		if n := train.Len(); k.trainSize+k.valSize > n {
+			return fmt.Errorf("cnn: train_size %d + val_size %d exceed the %d training images of %s: lower one of them", k.trainSize, k.valSize, n, k.dataset)
+		}
+		val = train.Slice(k.trainSize, k.trainSize+k.valSize)
+	}
 	train, test = train.Head(k.trainSize), test.Head(k.testSz)
 	// Standardize with the training subset's statistics only.
 	mean, std := train.ChannelStats()
 	d.shape = nn.Shape{H: train.H, W: train.W, C: train.C}
 	d.classes = train.Classes
 	d.xTrain, d.yTrain = train.Standardized(mean, std), train.IntLabels()
-	d.xTest, d.yTest = test.Standardized(mean, std), test.IntLabels()
+	d.test = &examples{test.Standardized(mean, std), test.IntLabels()}
+	if val != nil {
+		d.val = &examples{val.Standardized(mean, std), val.IntLabels()}
+	}
 	return nil
 }

@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +45,14 @@ func writeIDX(t testing.TB, path string, dims []int, data []byte) {
 // positions, on uniform noise. A working network learns it in one epoch.
 func fakeFashion(t testing.TB, nTrain, nTest int) string {
 	t.Helper()
+	return fakeFashionRelabelled(t, nTrain, nTest, nTrain)
+}
+
+// fakeFashionRelabelled is fakeFashion with the training images from index
+// from on labelled one class off (class k's square labelled k + 1 mod 10),
+// so that a network trained on the first ones scores about 0 on them.
+func fakeFashionRelabelled(t testing.TB, nTrain, nTest, from int) string {
+	t.Helper()
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, part := range []struct {
@@ -53,6 +63,9 @@ func fakeFashion(t testing.TB, nTrain, nTest int) string {
 		for i := range part.n {
 			k := rng.IntN(10)
 			lab[i] = byte(k)
+			if part.prefix == "train" && i >= from {
+				lab[i] = byte((k + 1) % 10)
+			}
 			img := pix[i*784 : (i+1)*784]
 			for p := range img {
 				img[p] = byte(rng.IntN(100))
@@ -445,12 +458,12 @@ func TestScoreAfterDivergence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := net.Accuracy(d.xTest, d.yTest)
-	if got := score(net, nn.TrainStats{Diverged: true}, d); got != want {
+	want := net.Accuracy(d.test.x, d.test.y)
+	if got := score(net, nn.TrainStats{Diverged: true}, d.test); got != want {
 		t.Errorf("finite network after divergence scored %v, want its accuracy %v", got, want)
 	}
 	net.Params()[0].W[0] = float32(math.NaN())
-	if got := score(net, nn.TrainStats{Diverged: true}, d); got != 0 {
+	if got := score(net, nn.TrainStats{Diverged: true}, d.test); got != 0 {
 		t.Errorf("NaN network scored %v, want 0", got)
 	}
 }
@@ -496,5 +509,57 @@ func TestEvaluateReportsEpochs(t *testing.T) {
 	r, err := o.EvaluateDetail(sdk.WithReporter(ctx, early), small)
 	if err != nil || len(early.epochs) != 1 || r.Value != early.values[0] || r.Value != full.values[0] || r.Meta["epochs_done"] != "1.000" {
 		t.Fatalf("stopped after epoch 1: %v (%v), reports %v, meta %v; want %v", r.Value, err, early.values, r.Meta, full.values[0])
+	}
+}
+
+// With val_size the value is the accuracy on the held-out training images
+// after the first train_size (labelled one class off here, so a network
+// that learnt the first ones scores near 0 on them), and the test images
+// are scored for the metadata only: the same training (same seed, same
+// training images) as without a validation set gives, as test_accuracy,
+// exactly the value that run returns. The validation set must fit in the
+// training set.
+func TestEvaluateValidationSplit(t *testing.T) {
+	dir := fakeFashionRelabelled(t, 800, 200, 600)
+	ctx := context.Background()
+	run := func(params map[string]string) sdk.Result {
+		t.Helper()
+		o := NewObjective()
+		p := map[string]string{"data_dir": dir, "seed": "3", "train_size": "600", "epochs": "2"}
+		maps.Copy(p, params)
+		if err := o.Configure(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		rep := &stopAfter{stop: 99}
+		r, err := o.EvaluateDetail(sdk.WithReporter(ctx, rep), small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.values) != 2 || rep.values[1] != r.Value {
+			t.Fatalf("%v: reports %v, value %v: want two epochs, the last one the value", params, rep.values, r.Value)
+		}
+		return r
+	}
+	plain := run(nil)
+	val := run(map[string]string{"val_size": "150"})
+	if val.Meta["val_images"] != "150" || val.Meta["train_images"] != "600" || val.Meta["test_images"] != "200" {
+		t.Fatalf("meta %v: want 600 training, 150 validation and 200 test images", val.Meta)
+	}
+	if _, ok := plain.Meta["test_accuracy"]; ok {
+		t.Fatalf("meta %v: test_accuracy without a validation set", plain.Meta)
+	}
+	if got, want := val.Meta["test_accuracy"], strconv.FormatFloat(plain.Value, 'g', -1, 64); got != want {
+		t.Fatalf("test_accuracy %s, want %s: the test accuracy of the same training", got, want)
+	}
+	if plain.Value < 0.8 || val.Value > 0.2 {
+		t.Errorf("test accuracy %v, validation accuracy %v: want ≥ 0.8 and, on the relabelled images, ≤ 0.2", plain.Value, val.Value)
+	}
+	o := NewObjective()
+	err := o.Configure(ctx, map[string]string{"data_dir": dir, "train_size": "700", "val_size": "101"})
+	if err == nil || !strings.Contains(err.Error(), "exceed the 800 training images") {
+		t.Errorf("a validation set past the training images: %v", err)
+	}
+	if err := o.Configure(ctx, map[string]string{"val_size": "-1"}); err == nil || !strings.Contains(err.Error(), "val_size") {
+		t.Errorf("a negative val_size: %v", err)
 	}
 }

@@ -42,6 +42,19 @@ func (s *Set) Head(n int) *Set {
 	return &h
 }
 
+// Len returns the number of examples.
+func (s *Set) Len() int { return s.size() }
+
+// Slice returns examples lo to hi − 1 (0 ≤ lo ≤ hi ≤ Len()), sharing
+// storage with s.
+func (s *Set) Slice(lo, hi int) *Set {
+	n := s.H * s.W * s.C
+	h := *s
+	h.Pixels = s.Pixels[lo*n : hi*n]
+	h.Labels = s.Labels[lo:hi]
+	return &h
+}
+
 // scaledPixels returns the pixels scaled to [0, 1] (value/255).
 func (s *Set) scaledPixels() []float32 {
 	x := make([]float32, len(s.Pixels))
