@@ -119,28 +119,30 @@ func TestPruneCurveModel(t *testing.T) {
 }
 
 // The default acquisition runs a pruned study with the curve model from
-// its own proposals, and the study resumes bitwise.
+// its own proposals, one point at a time and in batches of 4 (evaluated
+// in parallel, pruned as they report), and the study resumes bitwise.
 func TestPruneCurveModelTESResume(t *testing.T) {
 	ctx := context.Background()
 	obj := curveObjective{steps: 9}
-	var logs strings.Builder
-	opts := func() Options {
-		o := Options{Acquisition: "tes", Batch: 1, Iters: 10, Init: 4, Seed: 5, Grace: -1, Logger: zerolog.New(&logs),
-			Pruning: Pruning{Rule: PrunerASHA, MinStep: 1, Eta: 3, Model: PruneModelCurve}}
-		return o
+	for _, q := range []int{1, 4} {
+		var logs strings.Builder
+		opts := func() Options {
+			return Options{Acquisition: "tes", Batch: q, Parallel: q, Iters: 12 / q, Init: 4, Seed: 5, Grace: -1, Logger: zerolog.New(&logs),
+				Pruning: Pruning{Rule: PrunerASHA, MinStep: 1, Eta: 3, Model: PruneModelCurve}}
+		}
+		want, err := Optimize(ctx, obj, opts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if checkPruned(t, want.Trials, obj.steps) == 0 {
+			t.Fatalf("q = %d: nothing pruned", q)
+		}
+		if strings.Contains(logs.String(), "space-filling") {
+			t.Fatalf("q = %d: the study fell back to space-filling points:\n%s", q, logs.String())
+		}
+		got := reopenAndRun(t, interruptedStudy(t, obj, opts(), 9), Options{}, obj)
+		sameTrials(t, want.Trials, got)
 	}
-	want, err := Optimize(ctx, obj, opts())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checkPruned(t, want.Trials, obj.steps) == 0 {
-		t.Fatal("nothing pruned")
-	}
-	if strings.Contains(logs.String(), "space-filling") {
-		t.Fatalf("the study fell back to space-filling points:\n%s", logs.String())
-	}
-	got := reopenAndRun(t, interruptedStudy(t, obj, opts(), 8), Options{}, obj)
-	sameTrials(t, want.Trials, got)
 }
 
 // The curve model is refused where it cannot work, with the reason.
