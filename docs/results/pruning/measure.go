@@ -1,7 +1,7 @@
 //go:build ignore
 
 // measure.go compares early stopping with full training on the learning-
-// curve suite (package problems/curves): BO with EI, batch 1, for each
+// curve suite (package problems/curves): BO with EI (-acq), batch 1 (-batch), for each
 // problem and seed, once training every trial to its last epoch and once
 // with each pruner. Run from the repository root:
 //
@@ -64,6 +64,7 @@ func main() {
 	problemFilter := flag.String("problems", "", "comma-separated problems (default: all six)")
 	acqName := flag.String("acq", "ei", "the acquisition of every run")
 	capMul := flag.Int("cap", 3, "pruned runs get this many times full training's iterations")
+	batch := flag.Int("batch", 1, "points per BO iteration (evaluated in parallel); the iterations are divided by it, rounded up")
 	botorchDir := flag.String("botorch", "", "BoTorch's runs of botorch.sh (DIR/<problem>-s<seed>.jsonl), tabulated beside every method")
 	flag.Parse()
 	methods := []method{
@@ -95,8 +96,8 @@ func main() {
 		w.Write([]string{"problem", "method", "seed", "trial", "state", "epochs", "cum_epochs", "regret"})
 	}
 	start := time.Now()
-	fmt.Printf("BO with %s, batch 1, %d seeds; full training %d iterations after a %s-point design, pruners %d; %d epochs per full run; %d CPU cores (shared).\n\n",
-		*acqName, *seeds, *iters, "2d", *capMul**iters, curves.Steps, runtime.NumCPU())
+	fmt.Printf("BO with %s, batch %d, %d seeds; full training %d evaluations after a %s-point design, pruners %d; %d epochs per full run; %d CPU cores (shared).\n\n",
+		*acqName, *batch, *seeds, *iters, "2d", *capMul**iters, curves.Steps, runtime.NumCPU())
 	fmt.Println("| problem | method | final regret (median) | epochs (median) | regret at full's epochs (median) | epochs to full's final median regret | saved |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	var pairs, sides []string
@@ -110,7 +111,7 @@ func main() {
 		runs := map[string][][]point{}
 		for _, m := range methods {
 			for s := 1; s <= *seeds; s++ {
-				runs[m.name] = append(runs[m.name], run(p, m, *acqName, uint64(s), w))
+				runs[m.name] = append(runs[m.name], run(p, m, *acqName, *batch, uint64(s), w))
 			}
 		}
 		ats[p.Name] = report(p.Name, methods, runs)
@@ -145,13 +146,13 @@ func main() {
 }
 
 // run is one study; it returns its trajectory, one point per trial.
-func run(p *curves.Problem, m method, acqName string, seed uint64, w *csv.Writer) []point {
+func run(p *curves.Problem, m method, acqName string, batch int, seed uint64, w *csv.Writer) []point {
 	obj, err := curves.New(curves.Prefix + p.Name)
 	if err != nil {
 		fail(err)
 	}
 	res, err := host.Optimize(context.Background(), obj, host.Options{
-		Acquisition: acqName, Batch: 1, Init: 2 * p.Dim, Iters: m.iters, Seed: seed, Pruning: m.prune,
+		Acquisition: acqName, Batch: batch, Init: 2 * p.Dim, Iters: (m.iters + batch - 1) / batch, Seed: seed, Pruning: m.prune,
 	})
 	if err != nil {
 		fail(fmt.Errorf("%s %s seed %d: %w", p.Name, m.name, seed, err))
