@@ -419,18 +419,7 @@ func TestRecommendRefineFidelity(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			if _, err := s.Run(ctx, obj); err != nil {
-				t.Fatal(err)
-			}
-			rec, err := s.Recommend(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.refine = false
-			ev, err := s.Recommend(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rec, ev := refinedAndEvaluated(t, s, obj)
 			if rec.TrialID >= 0 || len(rec.U) != 2 || len(rec.X) != 2 || rec.Value != nil {
 				t.Fatalf("refined %+v: want an unevaluated point of 2 coordinates", rec)
 			}

@@ -24,18 +24,8 @@ func TestRecommendRefine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Run(ctx, obj); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := s.Recommend(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.refine = false
-	recEv, err := s.Recommend(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer s.Close()
+	rec, recEv := refinedAndEvaluated(t, s, obj)
 	if rec.Mean < recEv.Mean-1e-12 {
 		t.Fatalf("refined mean %v below the best evaluated mean %v", rec.Mean, recEv.Mean)
 	}
@@ -51,6 +41,26 @@ func TestRecommendRefine(t *testing.T) {
 	if last.Regret == nil || math.Abs(*last.Regret-(braninOpt-braninF(last.BestX))) > 1e-12 {
 		t.Fatalf("regret %v", last.Regret)
 	}
+}
+
+// refinedAndEvaluated runs the refining study s on obj and returns its
+// recommendation, then the one it makes without refining.
+func refinedAndEvaluated(t *testing.T, s *Study, obj sdk.Objective) (refined, evaluated *Recommendation) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.Run(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	refined, err := s.Recommend(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.refine = false
+	evaluated, err = s.Recommend(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return refined, evaluated
 }
 
 // noisyOnly hides the noise-free evaluation (and configuration) of an
