@@ -20,8 +20,8 @@
 // follows the user's rule: the complete (full-fidelity) trial with the
 // best observed value; its regret is the noise-free f* − f(x) at full
 // fidelity. For each problem the target is the baseline's (full-fidelity
-// TES on the augmented functions, Hyperband on the curves) final median
-// regret; a method's "cost to target" is where the median over seeds of
+// TES on the augmented functions, Hyperband on the curves, or -baseline)
+// final median regret; a method's "cost to target" is where the median over seeds of
 // its incumbent regret, as a function of cost spent, first reaches it.
 package main
 
@@ -77,7 +77,10 @@ type run struct {
 	Seconds float64      `json:"seconds"`
 }
 
-var c0 = flag.Float64("c0", 0, "fixed cost of every evaluation, in full evaluations")
+var (
+	c0            = flag.Float64("c0", 0, "fixed cost of every evaluation, in full evaluations")
+	curveBaseline = flag.String("baseline", "hyperband", "the curves' baseline method, whose final median regret is the target; another than hyperband writes table-vs-<baseline>.md")
+)
 
 func problems() []problem {
 	var out []problem
@@ -112,6 +115,18 @@ func methods() []method {
 		{"asha", "curves", func(p problem) host.Options {
 			o := base(p, cheapIters(p))
 			o.Pruning = host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3, Model: host.PruneModelLast}
+			return o
+		}},
+		// The pruners with the curve model, the default for a pruned
+		// study since 2026-11-29 (docs/results/pruning).
+		{"hyperband-curve", "curves", func(p problem) host.Options {
+			o := base(p, cheapIters(p))
+			o.Pruning = host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3, Model: host.PruneModelCurve}
+			return o
+		}},
+		{"asha-curve", "curves", func(p problem) host.Options {
+			o := base(p, cheapIters(p))
+			o.Pruning = host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3, Model: host.PruneModelCurve}
 			return o
 		}},
 		{"mf-tes", "", func(p problem) host.Options {
@@ -296,7 +311,7 @@ func writeTable(done map[string]run, path string) {
 	for _, p := range problems() {
 		baseline := "tes-full"
 		if p.suite == "curves" {
-			baseline = "hyperband"
+			baseline = *curveBaseline
 		}
 		byMethod := map[string][]run{}
 		for _, r := range done {
@@ -333,7 +348,11 @@ func writeTable(done map[string]run, path string) {
 			fmt.Fprintf(&b, "| %s | %s | %d | %.3g | %.1f | %s | %.3g | %.1f | %.2f | %.2f | %.0f |\n", p.name, m.name, len(rs), median(fin), median(spent), baseline, target, to, to/baseTo, to/median(baseSpent), median(secs))
 		}
 	}
-	out := filepath.Join(dir, strings.TrimSuffix(strings.Replace(filepath.Base(path), "runs", "table", 1), ".jsonl")+".md")
+	out := strings.TrimSuffix(strings.Replace(filepath.Base(path), "runs", "table", 1), ".jsonl")
+	if *curveBaseline != "hyperband" {
+		out += "-vs-" + *curveBaseline
+	}
+	out = filepath.Join(dir, out+".md")
 	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
 		fail(err)
 	}
