@@ -523,7 +523,7 @@ func (d *data) read(k dataKey) error {
 	// reads test images with the training shape.
 	var val *dataset.Set
 	if k.valSize > 0 {
-		if n := train.Len(); k.trainSize+k.valSize > n {
+		if n := train.Len(); k.valSize > n || k.trainSize > n-k.valSize { // no overflow of the sum
 			return fmt.Errorf("cnn: train_size %d + val_size %d exceed the %d training images of %s: lower one of them", k.trainSize, k.valSize, n, k.dataset)
 		}
 		val = train.Slice(k.trainSize, k.trainSize+k.valSize)

@@ -559,6 +559,10 @@ func TestEvaluateValidationSplit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exceed the 800 training images") {
 		t.Errorf("a validation set past the training images: %v", err)
 	}
+	err = o.Configure(ctx, map[string]string{"data_dir": dir, "train_size": "9223372036854775807", "val_size": "1"})
+	if err == nil || !strings.Contains(err.Error(), "exceed the 800 training images") {
+		t.Errorf("train_size + val_size past the largest int: %v", err)
+	}
 	if err := o.Configure(ctx, map[string]string{"val_size": "-1"}); err == nil || !strings.Contains(err.Error(), "val_size") {
 		t.Errorf("a negative val_size: %v", err)
 	}
