@@ -100,35 +100,31 @@ func problems() []problem {
 	return out
 }
 
-func methods() []method {
-	base := func(p problem, iters int) host.Options {
-		return host.Options{Acquisition: "tes", Batch: 1, Init: p.init, Iters: iters}
+// base is a method's options on problem p, with iters BO iterations.
+func base(p problem, iters int) host.Options {
+	return host.Options{Acquisition: "tes", Batch: 1, Init: p.init, Iters: iters}
+}
+
+// pruned is a pruner's method: rule (minimum step 1, η = 3) with the
+// pruned trials modelled as model says, up to cheapIters iterations.
+func pruned(rule, model string) func(problem) host.Options {
+	return func(p problem) host.Options {
+		o := base(p, cheapIters(p))
+		o.Pruning = host.Pruning{Rule: rule, MinStep: 1, Eta: 3, Model: model}
+		return o
 	}
+}
+
+func methods() []method {
 	return []method{
 		{"tes-full", "augmented", func(p problem) host.Options { return base(p, int(p.budget)-p.init) }},
 		{"full", "curves", func(p problem) host.Options { return base(p, int(p.budget)-p.init) }},
-		{"hyperband", "curves", func(p problem) host.Options {
-			o := base(p, cheapIters(p))
-			o.Pruning = host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3, Model: host.PruneModelLast}
-			return o
-		}},
-		{"asha", "curves", func(p problem) host.Options {
-			o := base(p, cheapIters(p))
-			o.Pruning = host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3, Model: host.PruneModelLast}
-			return o
-		}},
+		{"hyperband", "curves", pruned(host.PrunerHyperband, host.PruneModelLast)},
+		{"asha", "curves", pruned(host.PrunerASHA, host.PruneModelLast)},
 		// The pruners with the curve model, the default for a pruned
 		// study since 2026-11-29 (docs/results/pruning).
-		{"hyperband-curve", "curves", func(p problem) host.Options {
-			o := base(p, cheapIters(p))
-			o.Pruning = host.Pruning{Rule: host.PrunerHyperband, MinStep: 1, Eta: 3, Model: host.PruneModelCurve}
-			return o
-		}},
-		{"asha-curve", "curves", func(p problem) host.Options {
-			o := base(p, cheapIters(p))
-			o.Pruning = host.Pruning{Rule: host.PrunerASHA, MinStep: 1, Eta: 3, Model: host.PruneModelCurve}
-			return o
-		}},
+		{"hyperband-curve", "curves", pruned(host.PrunerHyperband, host.PruneModelCurve)},
+		{"asha-curve", "curves", pruned(host.PrunerASHA, host.PruneModelCurve)},
 		{"mf-tes", "", func(p problem) host.Options {
 			o := base(p, cheapIters(p))
 			o.MultiFidelity = host.MultiFidelity{Enabled: true, CostFixed: *c0}
