@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -66,6 +67,25 @@ func TestRunMultiFidelityScript(t *testing.T) {
 	}
 	if n != 11 || stopped == 0 {
 		t.Fatalf("%d trials, %d stopped early; want 11 and some:\n%s", n, stopped, r.stdout)
+	}
+	// The CSV has the metadata as meta.KEY columns.
+	r = cli(t, dir, "trials", "--db", "t.db", "--study", "mf", "--format", "csv")
+	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil || len(recs) != 12 {
+		t.Fatalf("trials --format csv: %v, %d rows:\n%s", err, len(recs), r.stdout)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	fs, ok := col["meta.fidelity_step"]
+	if !ok {
+		t.Fatalf("no meta.fidelity_step column: %v", recs[0])
+	}
+	for _, rec := range recs[1:] {
+		if rec[col["state"]] == "pruned" && rec[fs] != rec[col["step"]] {
+			t.Fatalf("stopped trial %s: meta.fidelity_step %q, step %q", rec[0], rec[fs], rec[col["step"]])
+		}
 	}
 	for _, c := range []struct{ args, want []string }{
 		{[]string{"--objective", "curve", "--multi-fidelity", "--fidelity-cost-fixed", "101"}, []string{"--fidelity-cost-fixed 101"}},

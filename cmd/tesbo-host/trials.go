@@ -38,7 +38,8 @@ state (complete, pruned, failed, running, queued), parameters by name, value
 error, the worker that evaluated it (host:pid; empty for a single-process
 run), attempts, and timings. --format json prints one JSON object per line,
 with the evaluation's metadata (meta: what the objective returned with its
-value, and the host's keys such as fidelity_step).
+value, and the host's keys such as fidelity_step); --format csv has a
+meta.KEY column for each metadata key.
 Trials of an objective that reports intermediate values get a step column
 (json: step and intermediates, [step, value] pairs). --best N keeps the N
 best complete trials, best first; --sort value orders
@@ -267,6 +268,10 @@ func writeTrialsCSV(w io.Writer, names, outputs []string, rows []trialRow) error
 	if steps {
 		head = append(head, "step")
 	}
+	keys := metaKeys(rows)
+	for _, k := range keys {
+		head = append(head, "meta."+k)
+	}
 	for i := range head {
 		head[i] = safetext.CSVCell(head[i])
 	}
@@ -291,10 +296,28 @@ func writeTrialsCSV(w io.Writer, names, outputs []string, rows []trialRow) error
 		if steps {
 			tail = append(tail, stepCell(r, ""))
 		}
+		for _, k := range keys {
+			tail = append(tail, safetext.CSVCell(r.Meta[k]))
+		}
 		cw.Write(append(rec, tail...))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// metaKeys returns every metadata key of rows, sorted: the CSV's meta.KEY
+// columns.
+func metaKeys(rows []trialRow) []string {
+	var keys []string
+	for _, r := range rows {
+		for k := range r.Meta {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // writeTrialsTable writes the trials as an aligned table for a terminal;
