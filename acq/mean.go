@@ -53,7 +53,7 @@ func (f PosteriorMean) Starts(q int) []*mat.Dense {
 // BestMean returns the index of the observed input (row of g.X()) with the
 // largest posterior mean and the means at every observed input.
 func BestMean(g *gp.GP) (best int, means []float64) {
-	return bestMeanAt(g, g.X())
+	return BestMeanAt(g, g.X())
 }
 
 // BestMeanOnSlice returns the observed input with the largest posterior
@@ -66,13 +66,13 @@ func BestMean(g *gp.GP) (best int, means []float64) {
 func BestMeanOnSlice(g *gp.GP, pinned []float64) (*mat.Dense, float64) {
 	P := mat.DenseCopyOf(g.X())
 	applyPins(P.RawMatrix().Data, pinned) // DenseCopyOf's rows are contiguous
-	best, means := bestMeanAt(g, P)
+	best, means := BestMeanAt(g, P)
 	return mat.NewDense(1, g.Dim(), P.RawRowView(best)), means[best]
 }
 
-// bestMeanAt returns the row of X with the largest posterior mean and the
-// means at every row.
-func bestMeanAt(g *gp.GP, X *mat.Dense) (best int, means []float64) {
+// BestMeanAt returns the row of X with the largest posterior mean (the
+// first among equals) and the means at every row.
+func BestMeanAt(g *gp.GP, X *mat.Dense) (best int, means []float64) {
 	n, _ := X.Dims()
 	means = make([]float64, n)
 	g.Predict(X, means, nil)

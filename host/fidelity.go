@@ -391,18 +391,25 @@ func (p dropT) LogProb(u, grad []float64) float64 {
 // space: the unit-cube pins of x, NaN where free, and t free in a
 // multi-fidelity study (nil without pins) or pinned to 1 in a pruned one.
 func (f *fidelity) pins(pins *pinning, d int) []float64 {
-	u := pins.unit()
-	if u == nil && !f.pruned {
+	switch {
+	case f.pruned:
+		return pinsOverXT(pins, d, 1)
+	case pins.unit() == nil:
 		return nil
 	}
+	return pinsOverXT(pins, d, math.NaN())
+}
+
+// pinsOverXT is acq.OptimizeSettings.Pinned for the GP over (x, t) of a
+// d-dimensional space: x's unit-cube pins (NaN where free) and t (NaN:
+// free).
+func pinsOverXT(pins *pinning, d int, t float64) []float64 {
 	out := make([]float64, d+1)
 	for i := range out {
 		out[i] = math.NaN()
 	}
-	copy(out, u)
-	if f.pruned {
-		out[d] = 1
-	}
+	copy(out, pins.unit())
+	out[d] = t
 	return out
 }
 
@@ -511,30 +518,11 @@ func (s *Study) recommendFidelity(ctx context.Context) (*Recommendation, error) 
 	for k, id := range ids {
 		U.SetRow(k, s.trials[id].U)
 	}
-	mean := make([]float64, len(ids))
-	fr.gp.Predict(atFullTraining(U), mean, nil)
-	k := 0
-	for i, m := range mean {
-		if m > mean[k] {
-			k = i
-		}
-	}
+	k, mean := acq.BestMeanAt(fr.gp, atFullTraining(U))
 	rec := s.evaluatedRec(ids[k], ds.native(mean[k]))
 	if !s.refine {
 		return rec, nil
 	}
 	start := atFullTraining(mat.NewDense(1, d, s.trials[ids[k]].U))
-	return s.refineMean(ctx, fr.gp, modelCoords{fidelity: true}, start, fullTrainingPins(s.pins, d), mean[k], ds, rec)
-}
-
-// fullTrainingPins is acq.OptimizeSettings.Pinned for a search of the GP
-// over (x, t) at full training: x's pins (NaN where free) and t = 1.
-func fullTrainingPins(pins *pinning, d int) []float64 {
-	out := make([]float64, d+1)
-	for i := range out {
-		out[i] = math.NaN()
-	}
-	copy(out, pins.unit())
-	out[d] = 1
-	return out
+	return s.refineMean(ctx, fr.gp, modelCoords{fidelity: true}, start, pinsOverXT(s.pins, d, 1), mean[k], ds, rec)
 }

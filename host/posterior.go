@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tesbo/tesbo/acq"
 	"github.com/tesbo/tesbo/gp"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
@@ -96,13 +97,7 @@ func (p *StoredPosterior) Best() (row int, u []float64, mean float64) {
 	for i := range n {
 		X.SetRow(i, p.GP.X().RawRowView(i)[:d])
 	}
-	means := make([]float64, n)
-	p.Predict(X, means, nil)
-	for i, m := range means {
-		if m > means[row] {
-			row = i
-		}
-	}
+	row, means := acq.BestMeanAt(p.GP, p.atFull(X))
 	return row, X.RawRowView(row), means[row]
 }
 

@@ -100,7 +100,7 @@ type modelCoords struct {
 func (c modelCoords) toModel(u []float64) []float64 {
 	switch {
 	case c.fidelity:
-		return append(append(make([]float64, 0, len(u)+1), u...), 1)
+		return atFullTraining(mat.NewDense(1, len(u), u)).RawRowView(0)
 	case c.reg != nil:
 		x := make([]float64, len(u))
 		c.reg.ToUnit(x, u)
