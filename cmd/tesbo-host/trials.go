@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -308,16 +309,13 @@ func writeTrialsCSV(w io.Writer, names, outputs []string, rows []trialRow) error
 // metaKeys returns every metadata key of rows, sorted: the CSV's meta.KEY
 // columns.
 func metaKeys(rows []trialRow) []string {
-	var keys []string
+	set := map[string]bool{}
 	for _, r := range rows {
 		for k := range r.Meta {
-			if !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
+			set[k] = true
 		}
 	}
-	slices.Sort(keys)
-	return keys
+	return slices.Sorted(maps.Keys(set))
 }
 
 // writeTrialsTable writes the trials as an aligned table for a terminal;

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -393,15 +392,14 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 	if !rep.scoredLast(st) {
 		acc = score(net, st, d.scored())
 	}
-	meta := map[string]string{}
+	testAcc := math.NaN()
 	if d.val != nil {
-		meta["val_images"] = strconv.Itoa(len(d.val.y))
-		meta["test_accuracy"] = strconv.FormatFloat(score(net, st, d.test), 'g', -1, 64)
+		testAcc = score(net, st, d.test)
 	}
 	evalTime := time.Since(start)
 	sdk.Logger().Debug("evaluated", "x", x, "accuracy", acc, "train_s", st.Duration.Seconds(),
 		"epochs", st.Epochs, "budget_hit", st.Stopped)
-	maps.Copy(meta, map[string]string{
+	meta := map[string]string{
 		"train_s":      strconv.FormatFloat(st.Duration.Seconds(), 'f', 2, 64),
 		"eval_s":       strconv.FormatFloat(evalTime.Seconds(), 'f', 2, 64),
 		"steps":        strconv.Itoa(st.Steps),
@@ -412,7 +410,11 @@ func (o *Objective) EvaluateDetail(ctx context.Context, x []float64) (sdk.Result
 		"train_images": strconv.Itoa(len(d.yTrain)),
 		"test_images":  strconv.Itoa(len(d.test.y)),
 		"dataset":      s.Dataset,
-	})
+	}
+	if d.val != nil {
+		meta["val_images"] = strconv.Itoa(len(d.val.y))
+		meta["test_accuracy"] = strconv.FormatFloat(testAcc, 'g', -1, 64)
+	}
 	return sdk.Result{Value: acc, Meta: meta}, nil
 }
 
