@@ -365,13 +365,7 @@ func TestPruneModelDefault(t *testing.T) {
 // movingPeak's curves peak at x0 = 0.2 at the first step and move to 0.8
 // at the last: a search of the mean at another step than full training's
 // finds a point worse at full training.
-type movingPeak struct{ steps int }
-
-func (o movingPeak) Info(context.Context) (sdk.Info, error) {
-	i := unitInfo(2)
-	i.MaxStep = o.steps
-	return i, nil
-}
+type movingPeak struct{ curveObjective } // curveObjective's Info: two coordinates, MaxStep steps
 
 func (o movingPeak) Evaluate(ctx context.Context, x []float64) (float64, error) {
 	var v float64
@@ -393,7 +387,7 @@ func (o movingPeak) Evaluate(ctx context.Context, x []float64) (float64, error) 
 // closer to it than the best evaluated trial.
 func TestRecommendRefineFidelity(t *testing.T) {
 	ctx := context.Background()
-	obj := movingPeak{steps: 9}
+	obj := movingPeak{curveObjective{steps: 9}}
 	info, _ := obj.Info(ctx)
 	for _, c := range []struct {
 		name string
