@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -297,30 +298,34 @@ func decode(space []sdk.Param, x []float64) (Hyper, error) {
 			return Hyper{}, fmt.Errorf("cnn: %s = %v outside [%v, %v]", p.Name, x[i], lo, hi)
 		}
 	}
-	h := Hyper{
-		BatchSize: int(v[0]), Filters: int(v[1]), Dense: int(v[2]),
-		Dropout: v[3], L2: v[4], LR: v[5], Decay: v[6], Momentum: Momentum,
-	}
-	if len(space) == len(Space) {
-		return h, nil
-	}
+	// Read by name, not position: which optional parameters the space
+	// has (optimizer, activation, momentum, adam_beta1) says which of its
+	// three forms it is.
 	named := sdk.Values(sdk.Info{Params: space}, v)
-	switch named.Choice("optimizer") {
-	case "sgd":
-		h.Momentum = -1
-	case "adam":
-		h.Optimizer = nn.AdamOptimizer
+	has := func(name string) bool {
+		return slices.ContainsFunc(space, func(p sdk.Param) bool { return p.Name == name })
 	}
-	if named.Choice("activation") == "tanh" {
+	h := Hyper{
+		BatchSize: named.Int("batch_size"), Filters: named.Int("filters"), Dense: named.Int("dense_units"),
+		Dropout: named.Float("dropout"), L2: named.Float("l2"), LR: named.Float("learning_rate"),
+		Decay: named.Float("lr_decay"), Momentum: Momentum,
+	}
+	if has("optimizer") {
+		switch named.Choice("optimizer") {
+		case "sgd":
+			h.Momentum = -1
+		case "adam":
+			h.Optimizer = nn.AdamOptimizer
+		}
+	}
+	if has("activation") && named.Choice("activation") == "tanh" {
 		h.Activation = nn.TanhActivation
 	}
-	if len(space) == len(ConditionalSpace) {
-		if named.Active("momentum") {
-			h.Momentum = named.Float("momentum")
-		}
-		if named.Active("adam_beta1") {
-			h.Beta1 = named.Float("adam_beta1")
-		}
+	if has("momentum") && named.Active("momentum") {
+		h.Momentum = named.Float("momentum")
+	}
+	if has("adam_beta1") && named.Active("adam_beta1") {
+		h.Beta1 = named.Float("adam_beta1")
 	}
 	return h, nil
 }

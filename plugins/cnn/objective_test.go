@@ -295,6 +295,28 @@ func TestConditionalSpace(t *testing.T) {
 			t.Errorf("decode(%v): want an error (an active rate missing or out of range)", bad)
 		}
 	}
+	// decode reads parameters by name: the same space and point in another
+	// order (parents still before their conditional parameters) decode
+	// alike.
+	perm := []int{7, 8, 9, 10, 6, 5, 4, 3, 2, 1, 0}
+	moved := make([]sdk.Param, len(perm))
+	for i, j := range perm {
+		moved[i] = ConditionalSpace[j]
+	}
+	for _, x := range [][]float64{point(0, nan, nan), point(1, 0.6, nan), point(2, nan, 0.7)} {
+		want, err := decode(ConditionalSpace, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xm := make([]float64, len(perm))
+		for i, j := range perm {
+			xm[i] = x[j]
+		}
+		got, err := decode(moved, xm)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("decode of %v in another order = %+v, %v; want %+v", x, got, err, want)
+		}
+	}
 }
 
 // On the generated data set each branch of the conditional space trains,
