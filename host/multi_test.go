@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tesbo/tesbo/sdk"
@@ -15,7 +16,7 @@ import (
 // f2 = (x0−0.8)² + (x1−0.5)², subject to g = x0 + x1 ≤ bound.
 type twoObjectives struct {
 	bound float64
-	calls int
+	calls atomic.Int64 // evaluations run in parallel
 }
 
 func (o *twoObjectives) Info(context.Context) (sdk.Info, error) {
@@ -31,7 +32,7 @@ func (o *twoObjectives) Evaluate(context.Context, []float64) (float64, error) {
 }
 
 func (o *twoObjectives) EvaluateOutputs(_ context.Context, x []float64) ([]float64, error) {
-	o.calls++
+	o.calls.Add(1)
 	f1 := -(x[0]-0.2)*(x[0]-0.2) - (x[1]-0.5)*(x[1]-0.5)
 	f2 := (x[0]-0.8)*(x[0]-0.8) + (x[1]-0.5)*(x[1]-0.5)
 	return []float64{f1, f2, x[0] + x[1]}, nil
@@ -56,8 +57,8 @@ func TestMultiOutputStudy(t *testing.T) {
 			t.Errorf("iteration %d fell back: %s", it, fb)
 		}
 	}
-	if res.Evaluations != 10 || obj.calls != 10 {
-		t.Fatalf("%d evaluations, %d calls", res.Evaluations, obj.calls)
+	if res.Evaluations != 10 || obj.calls.Load() != 10 {
+		t.Fatalf("%d evaluations, %d calls", res.Evaluations, obj.calls.Load())
 	}
 	for _, tr := range res.Trials {
 		want, _ := obj.EvaluateOutputs(context.Background(), tr.X)

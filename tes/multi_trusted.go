@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -82,6 +83,9 @@ type scalarizer struct {
 	thr      []float64 // per constraint: the model-unit threshold
 	lo, span []float64 // per output
 	lambda   [][]float64
+	// refThr is, per objective (sc.obj's order), the reference point in
+	// model units; nil with one objective.
+	refThr []float64
 }
 
 func newScalarizer(s *acq.MultiState, L int, rng *rand.Rand) (*scalarizer, error) {
@@ -110,6 +114,11 @@ func newScalarizer(s *acq.MultiState, L int, rng *rand.Rand) (*scalarizer, error
 	}
 	if len(sc.obj) == 0 {
 		return nil, fmt.Errorf("tes: a study with several outputs needs at least one objective")
+	}
+	if ref := acq.RefPointOf(s); len(sc.obj) > 1 && len(ref) == len(sc.obj) && os.Getenv("TESBO_REFDOM") != "" {
+		for j, k := range sc.obj {
+			sc.refThr = append(sc.refThr, s.Outputs[k].ToModel(ref[j]))
+		}
 	}
 	for l := 0; l < L; l++ {
 		// Uniform on the simplex: normalized exponentials; with one
@@ -154,6 +163,21 @@ func (sc *scalarizer) best(l, n int, val func(i, k int) float64) (int, bool) {
 			v = math.Min(v, (val(i, k)-sc.thr[c])/sc.span[k])
 		}
 		return v
+	}
+	inRef := func(i int) bool {
+		for j, k := range sc.obj {
+			if j < len(sc.refThr) && !(val(i, k) > sc.refThr[j]) {
+				return false
+			}
+		}
+		return true
+	}
+	if sc.refThr != nil {
+		for _, i := range order {
+			if inRef(i) && margin(i) >= 0 {
+				return i, true
+			}
+		}
 	}
 	for _, i := range order {
 		if margin(i) >= 0 {
