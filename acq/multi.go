@@ -50,6 +50,10 @@ type MultiState struct {
 	// order: the hypervolume is measured above it. It is nil for a study
 	// with one objective.
 	RefPoint []float64
+	// RefPointDeclared says RefPoint is the user's (sdk.Info.RefPoint,
+	// --ref-point), a statement of which trade-offs matter, rather than
+	// one derived from the observations, which moves as the front grows.
+	RefPointDeclared bool
 
 	Iter      int
 	Rand      *rand.Rand

@@ -282,3 +282,29 @@ func TestConstrainedTESResumeExact(t *testing.T) {
 	got := reopenAndRun(t, interruptedStudy(t, mk(), opts, 7), Options{}, mk())
 	sameTrials(t, want.Trials, got)
 }
+
+// The acquisition learns whether the reference point is the user's:
+// derived from the observations it moves with them, and tes's trusted
+// solutions are restricted to a declared one's box only.
+func TestMultiStateRefPointDeclared(t *testing.T) {
+	for _, ref := range [][]float64{nil, {-2, 3}} {
+		obj := &twoObjectives{bound: 10}
+		info, _ := obj.Info(context.Background())
+		s, err := NewStudy(context.Background(), info, Options{Init: 4, Iters: 1, Seed: 3, RefPoint: ref})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(context.Background(), obj); err != nil {
+			t.Fatal(err)
+		}
+		st, _, err := s.multiState(2)
+		if err != nil || st == nil {
+			t.Fatalf("ref %v: state %v, %v", ref, st, err)
+		}
+		// f1 is maximized, f2 minimized: the oriented reference point
+		// negates f2's.
+		if want := ref != nil; st.RefPointDeclared != want || want && (st.RefPoint[0] != -2 || st.RefPoint[1] != -3) {
+			t.Errorf("ref %v: RefPoint %v, declared %v", ref, st.RefPoint, st.RefPointDeclared)
+		}
+	}
+}

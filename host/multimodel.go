@@ -155,6 +155,7 @@ func (s *Study) multiState(t int) (*acq.MultiState, *modelState, error) {
 		st.X = ds.X
 	}
 	st.RefPoint = s.refPoint(st.Y)
+	st.RefPointDeclared = st.RefPoint != nil && len(s.info.RefPoint) == len(st.RefPoint)
 	return st, ms, nil
 }
 

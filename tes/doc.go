@@ -168,8 +168,11 @@
 //     the objectives. For a function sample f (all outputs), its trusted
 //     solution x*_λ(f) maximizes the augmented Chebyshev scalarization s_λ
 //     (distance to a utopia point, as in ParEGO) over the points where
-//     every constraint holds; if none does, it is the least infeasible
-//     point. Every feasible Pareto-optimal point of f maximizes s_λ for
+//     every constraint holds and, among those, over the ones whose
+//     objectives dominate the study's declared reference point, when f
+//     has any (outside that box a point adds no hypervolume; a reference
+//     point derived from the observations does not restrict them); if no
+//     point is feasible, it is the least infeasible one. Every feasible Pareto-optimal point of f maximizes s_λ for
 //     some λ (up to the small bias of ParEGO's augmentation term, which
 //     rules out points with unbounded trade-offs), so the pair (λ, x*_λ)
 //     describes the feasible Pareto set of f; with one objective x*_λ is

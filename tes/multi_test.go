@@ -398,3 +398,29 @@ func TestExploitSchedule(t *testing.T) {
 		t.Errorf("iteration 1 proposed %v, want the mean front's x̄ %v", mat.Formatted(B), mat.Formatted(want))
 	}
 }
+
+// TestTrustedInReferenceBox: under a weight close to f2's axis the best
+// scalarized point has f2 at its best and f1 below the reference point;
+// the trusted solution is the best point that dominates the reference
+// point instead, a feasible one before an infeasible one, and the
+// scalarization alone decides when no point dominates it.
+func TestTrustedInReferenceBox(t *testing.T) {
+	// Points 0–2 as (f1, f2, constraint), model units, constraint ≥ 0.
+	pts := [][]float64{{0.1, 1.0, 1}, {0.5, 0.9, 1}, {0.9, 0.3, 1}}
+	sc := &scalarizer{obj: []int{0, 1}, con: []int{2}, thr: []float64{0},
+		lo: []float64{0, 0, 0}, span: []float64{1, 1, 1}, lambda: [][]float64{{0.05, 0.95}}}
+	val := func(i, k int) float64 { return pts[i][k] }
+	check := func(what string, want int) {
+		t.Helper()
+		if got, ok := sc.best(0, len(pts), val); got != want || !ok {
+			t.Errorf("%s: trusted solution %d (feasible %v), want %d", what, got, ok, want)
+		}
+	}
+	check("no reference point", 0)
+	sc.refThr = []float64{0.2, 0.2}
+	check("point 0 outside the reference box", 1)
+	pts[1][2] = -1
+	check("point 1 infeasible", 2)
+	sc.refThr = []float64{0.95, 0.2}
+	check("no feasible point in the box", 0)
+}
