@@ -147,24 +147,24 @@ func newScalarizer(s *acq.MultiState, L int, rng *rand.Rand) (*scalarizer, error
 // With several objectives and a declared reference point, the first
 // feasible point that also dominates it (every objective above refThr)
 // comes first: the user's result is the hypervolume above that point, to
-// which a solution outside its box adds nothing. A reference point derived
-// from the observations (the nadir of the observed front, less 10 % of
-// its range) is not used so: it would keep the trusted solutions, and
-// with them the information steps, off the parts of the front beyond
-// what has been observed, the parts they are there to find
-// (TestMultiProposeUncertainFront). Without the rule, under a weight close to
-// one objective's axis the trusted solution was wherever that objective
-// is best, however poor the others: on DTLZ2, where x1 = 0 makes f2 = 0
-// for any g, all eight information steps of seed 0 went to x1 ≈ 0 or 1
-// with g = 0.25–0.66, where the other objective is 1.23–1.66, beyond the
-// reference point's 1.1. Only when no point dominates the reference point
-// does the scalarization alone decide, as before. 20 seeds, q = 1,
-// paired change of the final log10 hypervolume regret
+// which a solution outside its box adds nothing. Without the rule, under
+// a weight close to one objective's axis the trusted solution was
+// wherever that objective is best, however poor the others: on DTLZ2,
+// where x1 = 0 makes f2 = 0 for any g, all eight information steps of
+// seed 0 went to x1 ≈ 0 or 1 with g = 0.25–0.66, where the other
+// objective is 1.23–1.66, beyond the reference point's 1.1. Only when no
+// point dominates the reference point does the scalarization alone
+// decide, as before. A reference point derived from the observations (the
+// nadir of the observed front, less 10 % of its range) is not used so: it
+// would keep the trusted solutions, and with them the information steps,
+// off the parts of the front beyond what has been observed, the parts
+// they are there to find (TestMultiProposeUncertainFront).
+//
+// 20 seeds, q = 1, paired change of the final log10 hypervolume regret
 // (docs/results/issue31/README.md, "Tenth session"): ZDT1–3, whose
 // reference point (11, 11) the samples seldom pass, +0.000, +0.001 and
-// +0.043 ± 0.043;
-// BraninCurrin −0.071 ± 0.037, DTLZ2 −0.051 ± 0.035, VehicleSafety −0.031
-// ± 0.024.
+// +0.043 ± 0.043; BraninCurrin −0.071 ± 0.037, DTLZ2 −0.051 ± 0.035,
+// VehicleSafety −0.031 ± 0.024.
 func (sc *scalarizer) best(l, n int, val func(i, k int) float64) (int, bool) {
 	scal := make([]float64, n)
 	order := make([]int, n)
