@@ -154,8 +154,7 @@ func (s *Study) multiState(t int) (*acq.MultiState, *modelState, error) {
 		st.Outputs = append(st.Outputs, acq.Output{Name: out.Name, Kind: kind, GP: fr.gp, ToValue: ds.native, ToModel: ds.model})
 		st.X = ds.X
 	}
-	st.RefPoint = s.refPoint(st.Y)
-	st.RefPointDeclared = st.RefPoint != nil && len(s.info.RefPoint) == len(st.RefPoint)
+	st.RefPoint, st.RefPointDeclared = s.refPoint(st.Y)
 	return st, ms, nil
 }
 
@@ -174,24 +173,24 @@ func (ds *dataset) model(y float64) float64 {
 // objective's sdk.Info.RefPoint) mapped to the maximized frame, else
 // derived from the observed oriented values Y by pareto.RefPoint
 // (BoTorch's and Ax's rule: the nadir of the observed front minus 10% of
-// its range), over the feasible trials when any is.
-func (s *Study) refPoint(Y *mat.Dense) []float64 {
+// its range), over the feasible trials when any is. declared says which.
+func (s *Study) refPoint(Y *mat.Dense) (ref []float64, declared bool) {
 	objs := s.info.Objectives()
 	if len(objs) < 2 {
-		return nil
+		return nil, false
 	}
-	if ref := s.info.RefPoint; len(ref) == len(objs) {
+	if r := s.info.RefPoint; len(r) == len(objs) {
 		out := make([]float64, len(objs))
 		for j, k := range objs {
-			out[j] = orientationOf(s.info.Outputs[k]).apply(ref[j])
+			out[j] = orientationOf(s.info.Outputs[k]).apply(r[j])
 		}
-		return out
+		return out, true
 	}
 	rows := objectiveRows(s.info, Y, true)
 	if len(rows) == 0 {
 		rows = objectiveRows(s.info, Y, false)
 	}
-	return pareto.RefPoint(rows)
+	return pareto.RefPoint(rows), false
 }
 
 // objectiveRows returns the oriented objective values of the rows of Y

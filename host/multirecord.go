@@ -132,8 +132,8 @@ func (s *Study) multiRecord(rec *Record, it int, ts []Trial) {
 	for i, t := range done {
 		Y.SetRow(i, orientedRowOf(info, t.Outputs, nil))
 	}
-	ref := v.refPoint(Y)
-	m.RefPointDerived = len(info.RefPoint) == 0
+	ref, declared := v.refPoint(Y)
+	m.RefPointDerived = !declared
 	m.RefPoint = make([]float64, len(objs))
 	for a, k := range objs {
 		r := orientationOf(info.Outputs[k])

@@ -172,8 +172,9 @@
 //     objectives dominate the study's declared reference point, when f
 //     has any (outside that box a point adds no hypervolume; a reference
 //     point derived from the observations does not restrict them); if no
-//     point is feasible, it is the least infeasible one. Every feasible Pareto-optimal point of f maximizes s_λ for
-//     some λ (up to the small bias of ParEGO's augmentation term, which
+//     point is feasible, it is the least infeasible one. Every feasible
+//     Pareto-optimal point of f maximizes s_λ for some λ (up to the small
+//     bias of ParEGO's augmentation term, which
 //     rules out points with unbounded trade-offs), so the pair (λ, x*_λ)
 //     describes the feasible Pareto set of f; with one objective x*_λ is
 //     the feasible maximizer, TES's x* under constraints. T is the finite

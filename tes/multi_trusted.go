@@ -188,23 +188,26 @@ func (sc *scalarizer) best(l, n int, val func(i, k int) float64) (int, bool) {
 	}
 	inRef := func(i int) bool {
 		for j, k := range sc.obj {
-			if j < len(sc.refThr) && !(val(i, k) > sc.refThr[j]) {
+			if sc.refThr != nil && !(val(i, k) > sc.refThr[j]) {
 				return false
 			}
 		}
 		return true
 	}
-	if sc.refThr != nil {
-		for _, i := range order {
-			if inRef(i) && margin(i) >= 0 {
-				return i, true
-			}
-		}
-	}
+	firstFeasible := -1
 	for _, i := range order {
-		if margin(i) >= 0 {
+		if margin(i) < 0 {
+			continue
+		}
+		if inRef(i) {
 			return i, true
 		}
+		if firstFeasible < 0 {
+			firstFeasible = i
+		}
+	}
+	if firstFeasible >= 0 {
+		return firstFeasible, true
 	}
 	fi, fv := 0, math.Inf(-1)
 	for i := 0; i < n; i++ {
