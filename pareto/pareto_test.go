@@ -44,7 +44,7 @@ func gridHV(pts [][]float64, m, g int) float64 {
 // random integer point sets, with ties, duplicates and dominated points.
 func TestHypervolumeGrid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, m := range []int{1, 2, 3, 4} {
+	for _, m := range []int{1, 2, 3, 4, 5} {
 		g := 7
 		for rep := 0; rep < 40; rep++ {
 			n := 1 + rng.IntN(12)
@@ -67,12 +67,12 @@ func TestHypervolumeGrid(t *testing.T) {
 	}
 }
 
-// TestHypervolumeMonteCarlo checks continuous random fronts (2–4
+// TestHypervolumeMonteCarlo checks continuous random fronts (2–6
 // objectives, points on a sphere so most are non-dominated) against a
 // Monte Carlo estimate within 4 standard errors.
 func TestHypervolumeMonteCarlo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, m := range []int{2, 3, 4} {
+	for _, m := range []int{2, 3, 4, 5, 6} {
 		pts := make([][]float64, 30)
 		for i := range pts {
 			p := make([]float64, m)
