@@ -75,6 +75,15 @@ func Bound(v float64) *float64 { return &v }
 // per iteration.
 const MaxOutputs = 16
 
+// MaxObjectives bounds the objective outputs (Maximize or Minimize) among
+// Info.Outputs; constraints do not count. A study's hypervolume, which its
+// records report and its default acquisition's exploitation steps
+// maximize, is exact, and exact hypervolumes grow exponentially with the
+// objectives: over a front of 5000 points (a study's largest budget) one
+// took about 9 s with 6 objectives and over 20 s with 7, on 2 cores
+// (package pareto's BenchmarkHypervolume measures smaller fronts).
+const MaxObjectives = 6
+
 // MultiOutput is implemented by objectives that declare Info.Outputs: the
 // host calls EvaluateOutputs instead of Evaluate and gets one value per
 // declared output, in Info.Outputs' order and in native units. (Evaluate
@@ -124,6 +133,9 @@ func (i Info) validateOutputs() error {
 	objs := i.Objectives()
 	if len(objs) == 0 {
 		return fmt.Errorf("%w: no objective among the outputs (declare at least one with Goal sdk.Maximize or sdk.Minimize)", ErrBadSpace)
+	}
+	if len(objs) > MaxObjectives {
+		return fmt.Errorf("%w: %d objectives, at most %d are allowed (a study's exact hypervolume grows exponentially with them): combine objectives, or declare some as constraints with a Bound", ErrBadSpace, len(objs), MaxObjectives)
 	}
 	return CheckRefPoint(i.RefPoint, len(objs))
 }

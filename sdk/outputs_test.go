@@ -30,21 +30,30 @@ func TestInfoValidateOutputs(t *testing.T) {
 	for k := range many {
 		many[k] = Output{Name: string(rune('a' + k))}
 	}
+	sevenObjs := make([]Output, MaxObjectives+1)
+	for k := range sevenObjs {
+		sevenObjs[k] = Output{Name: string(rune('a' + k)), Goal: Minimize}
+	}
+	sixAndCons := append(append([]Output(nil), sevenObjs[:MaxObjectives]...), con)
+	if err := multiInfo(sixAndCons...).Validate(); err != nil {
+		t.Errorf("%d objectives and a constraint: %v", MaxObjectives, err)
+	}
 	bad := map[string]Info{
-		"duplicate name":         multiInfo(obj, Output{Name: "a", Goal: Minimize}),
-		"needs a Bound":          multiInfo(obj, Output{Name: "w", Goal: Constraint, Feasible: AtMost}),
-		"Feasible side":          multiInfo(obj, Output{Name: "w", Goal: Constraint, Bound: Bound(1)}),
-		"not finite":             multiInfo(obj, Output{Name: "w", Goal: Constraint, Feasible: AtLeast, Bound: Bound(math.NaN())}),
-		"no objective":           multiInfo(con),
-		"empty name":             multiInfo(Output{Goal: Maximize}),
-		"unknown goal":           multiInfo(Output{Name: "a", Goal: 7}),
-		"those are a Constraint": multiInfo(Output{Name: "a", Bound: Bound(1)}),
-		"at most 16":             multiInfo(many...),
-		"want one per objective": func() Info { i := multiInfo(obj, cost); i.RefPoint = []float64{1}; return i }(),
-		"for several objectives": func() Info { i := multiInfo(obj, con); i.RefPoint = []float64{1}; return i }(),
-		"is +Inf":                func() Info { i := multiInfo(obj, cost); i.RefPoint = []float64{1, math.Inf(1)}; return i }(),
-		"leave Info.Minimize":    func() Info { i := multiInfo(obj, cost); i.Minimize = true; return i }(),
-		"needs several":          func() Info { i := multiInfo(); i.RefPoint = []float64{1, 2}; return i }(),
+		"7 objectives, at most 6": multiInfo(sevenObjs...),
+		"duplicate name":          multiInfo(obj, Output{Name: "a", Goal: Minimize}),
+		"needs a Bound":           multiInfo(obj, Output{Name: "w", Goal: Constraint, Feasible: AtMost}),
+		"Feasible side":           multiInfo(obj, Output{Name: "w", Goal: Constraint, Bound: Bound(1)}),
+		"not finite":              multiInfo(obj, Output{Name: "w", Goal: Constraint, Feasible: AtLeast, Bound: Bound(math.NaN())}),
+		"no objective":            multiInfo(con),
+		"empty name":              multiInfo(Output{Goal: Maximize}),
+		"unknown goal":            multiInfo(Output{Name: "a", Goal: 7}),
+		"those are a Constraint":  multiInfo(Output{Name: "a", Bound: Bound(1)}),
+		"at most 16":              multiInfo(many...),
+		"want one per objective":  func() Info { i := multiInfo(obj, cost); i.RefPoint = []float64{1}; return i }(),
+		"for several objectives":  func() Info { i := multiInfo(obj, con); i.RefPoint = []float64{1}; return i }(),
+		"is +Inf":                 func() Info { i := multiInfo(obj, cost); i.RefPoint = []float64{1, math.Inf(1)}; return i }(),
+		"leave Info.Minimize":     func() Info { i := multiInfo(obj, cost); i.Minimize = true; return i }(),
+		"needs several":           func() Info { i := multiInfo(); i.RefPoint = []float64{1, 2}; return i }(),
 	}
 	for want, i := range bad {
 		err := i.Validate()

@@ -210,8 +210,8 @@ func (f *runFlags) validate() (map[string]string, error) {
 		return nil, usagef("%d --warm-start studies, at most %d", len(f.warmStart), host.MaxWarmStart)
 	case f.warmMode != host.WarmObservations && f.warmMode != host.WarmPrior:
 		return nil, usagef("bad --warm-start-mode %q: use %s or %s", f.warmMode, host.WarmObservations, host.WarmPrior)
-	case len(f.refPoint) > sdk.MaxOutputs:
-		return nil, usagef("bad --ref-point: %d values, an objective has at most %d outputs", len(f.refPoint), sdk.MaxOutputs)
+	case len(f.refPoint) > sdk.MaxObjectives:
+		return nil, usagef("bad --ref-point: %d values, a study has at most %d objectives", len(f.refPoint), sdk.MaxObjectives)
 	case !host.ValidRecommend(f.recommend):
 		return nil, usagef("bad --recommend %q: use %s, %s or %s", f.recommend, host.RecommendAuto, host.RecommendEvaluated, host.RecommendRefine)
 	}

@@ -53,10 +53,11 @@ type Output struct {
 }
 
 // maxMultiDim bounds the dimension of the any-dimension problems (DTLZ2,
-// ZDT*), and maxObjectives DTLZ2's number of objectives.
+// ZDT*), and maxObjectives DTLZ2's number of objectives (sdk.MaxObjectives,
+// what a study takes).
 const (
 	maxMultiDim   = 1000
-	maxObjectives = 10
+	maxObjectives = 6
 )
 
 // MultiSettings selects a member of a problem family in NewMulti. The zero
@@ -66,7 +67,7 @@ type MultiSettings struct {
 	// ConstrainedHartmann and ConstrainedHartmannSmooth (3 or 6, default
 	// 6); other problems have a fixed dimension and accept only 0 or it.
 	Dim int
-	// Objectives is DTLZ2's number of objectives M (2 … min(Dim−1, 10),
+	// Objectives is DTLZ2's number of objectives M (2 … min(Dim−1, 6),
 	// default 2); 0 or the fixed count elsewhere.
 	Objectives int
 }

@@ -24,6 +24,7 @@ func init() {
 		"Int":                reflect.ValueOf(sdk.Int),
 		"LogFloat":           reflect.ValueOf(sdk.LogFloat),
 		"MaxChoices":         reflect.ValueOf(constant.MakeFromLiteral("65536", token.INT, 0)),
+		"MaxObjectives":      reflect.ValueOf(constant.MakeFromLiteral("6", token.INT, 0)),
 		"MaxOutputs":         reflect.ValueOf(constant.MakeFromLiteral("16", token.INT, 0)),
 		"MaxPosteriorPoints": reflect.ValueOf(constant.MakeFromLiteral("2000", token.INT, 0)),
 		"Maximize":           reflect.ValueOf(sdk.Maximize),

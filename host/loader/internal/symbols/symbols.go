@@ -10,4 +10,4 @@ import "reflect"
 // Symbols is what interp.Use takes: import path/package name → symbols.
 var Symbols = map[string]map[string]reflect.Value{}
 
-//go:generate go run github.com/traefik/yaegi/cmd/yaegi@v0.16.1 extract -name symbols -include ^(Float|Int|LogFloat|Categorical|ParamKind|Param|Info|Space|Result|Observation|Objective|Configurable|Detailed|NoiseFree|Posterior|Suggester|SuggestRequest|Acquisition|ErrBadSpace|MaxChoices|MaxPosteriorPoints|Values|Named|Categories|Categorized|Goal|Maximize|Minimize|Constraint|Side|AtMost|AtLeast|Output|Bound|MultiOutput|MaxOutputs|Report|Condition)$ github.com/tesbo/tesbo/sdk
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi@v0.16.1 extract -name symbols -include ^(Float|Int|LogFloat|Categorical|ParamKind|Param|Info|Space|Result|Observation|Objective|Configurable|Detailed|NoiseFree|Posterior|Suggester|SuggestRequest|Acquisition|ErrBadSpace|MaxChoices|MaxPosteriorPoints|Values|Named|Categories|Categorized|Goal|Maximize|Minimize|Constraint|Side|AtMost|AtLeast|Output|Bound|MultiOutput|MaxOutputs|MaxObjectives|Report|Condition)$ github.com/tesbo/tesbo/sdk
