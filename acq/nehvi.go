@@ -78,8 +78,7 @@ type nehviFunc struct {
 	base     [][]float64 // per sample, per output k: the baseline values (k*nb …)
 	nb       int
 	front    [][][]float64 // per sample: the baseline's feasible front (oriented values)
-	hv0      []float64
-	z        []float64 // per sample, per output, per batch point: base normals
+	z        []float64     // per sample, per output, per batch point: base normals
 	q        int
 }
 
@@ -134,7 +133,6 @@ func (e nehvi) prepare(s *MultiState, q int) (*nehviFunc, error) {
 			fr = append(fr, pts[j])
 		}
 		f.front = append(f.front, fr)
-		f.hv0 = append(f.hv0, pareto.Hypervolume(fr, ref))
 	}
 	return f, nil
 }
@@ -232,12 +230,12 @@ func (f *nehviFunc) Eval(X, _ *mat.Dense) float64 {
 				fb[k*q+i] = v
 			}
 		}
-		pts := append([][]float64(nil), f.front[s]...)
-		for i := 0; i < q; i++ {
+		added := make([][]float64, q)
+		for i := range added {
 			val := func(k int) float64 { return fb[k*q+i] }
-			pts = append(pts, f.oriented(val, f.weight(val)))
+			added[i] = f.oriented(val, f.weight(val))
 		}
-		sum += math.Max(pareto.Hypervolume(pts, f.ref)-f.hv0[s], 0)
+		sum += pareto.HypervolumeImprovement(f.front[s], added, f.ref)
 	}
 	return math.Log(math.Max(sum/float64(len(f.base)), 1e-300))
 }

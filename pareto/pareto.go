@@ -103,8 +103,20 @@ func Hypervolume(front [][]float64, ref []float64) float64 {
 }
 
 // HypervolumeImprovement returns HV(front ∪ added; ref) − HV(front; ref), the
-// volume that the added points dominate and front does not (≥ 0).
+// volume that the added points dominate and front does not (≥ 0). From 4
+// objectives on it is the sum of each added point's Contribution to the
+// front and the points added before it, each a hypervolume limited to one
+// point's box, where the difference costs two of the whole front.
 func HypervolumeImprovement(front, added [][]float64, ref []float64) float64 {
+	if len(ref) >= 4 {
+		sum := 0.0
+		acc := append([][]float64(nil), front...)
+		for _, p := range added {
+			sum += Contribution(acc, p, ref)
+			acc = append(acc, p)
+		}
+		return sum
+	}
 	all := append(append([][]float64(nil), front...), added...)
 	d := Hypervolume(all, ref) - Hypervolume(front, ref)
 	return math.Max(d, 0)

@@ -1,8 +1,9 @@
 package pareto
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 // wfg returns the hypervolume of pts above ref, every point strictly above
@@ -28,7 +29,7 @@ func wfg(pts [][]float64, ref []float64) float64 {
 		return hv(pts, ref)
 	}
 	s := append([][]float64(nil), pts...)
-	sort.SliceStable(s, func(a, b int) bool { return s[a][m-1] < s[b][m-1] })
+	slices.SortStableFunc(s, func(a, b []float64) int { return cmp.Compare(a[m-1], b[m-1]) })
 	total := 0.0
 	for k, p := range s {
 		total += (p[m-1] - ref[m-1]) * exclusive(p[:m-1], s[k+1:], ref[:m-1])
@@ -50,14 +51,19 @@ func exclusive(p []float64, rest [][]float64, ref []float64) float64 {
 		return box
 	}
 	limited := make([][]float64, len(rest))
+	flat := make([]float64, len(rest)*m)
 	for i, q := range rest {
-		l := make([]float64, m)
+		l := flat[i*m : (i+1)*m : (i+1)*m]
 		for j := range l {
 			l[j] = math.Min(p[j], q[j])
 		}
 		limited[i] = l
 	}
-	limited = nondominated(limited)
+	if len(limited) <= 64 {
+		limited = keepNondominated(limited)
+	} else {
+		limited = nondominated(limited)
+	}
 	if len(limited) == 1 {
 		in := 1.0
 		for j, v := range limited[0] {
@@ -99,4 +105,26 @@ func Contribution(front [][]float64, p, ref []float64) float64 {
 		return math.Max(p[0]-best, 0)
 	}
 	return math.Max(exclusive(p, rest, ref), 0)
+}
+
+// keepNondominated returns what nondominated does (the distinct
+// non-dominated points of pts, in their order, of equal points the first)
+// by comparing every pair: O(n²·m) but without sorting or allocating per
+// point, faster for the small limited sets of exclusive (up to 64 points),
+// which WFG filters by the thousand.
+func keepNondominated(pts [][]float64) [][]float64 {
+	out := make([][]float64, 0, len(pts))
+	for i, p := range pts {
+		keep := true
+		for j, q := range pts {
+			if j != i && (Dominates(q, p) || (j < i && equal(q, p))) {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, p)
+		}
+	}
+	return out
 }
