@@ -21,7 +21,8 @@ func printMultiSummary(w io.Writer, info sdk.Info, m *host.MultiRecord) {
 		return
 	}
 	if m.FeasibleFraction != nil {
-		fmt.Fprintf(w, "feasible\t%.3g of the complete trials\n", *m.FeasibleFraction)
+		// A percentage: "1 of the complete trials" read as one trial.
+		fmt.Fprintf(w, "feasible\t%.3g%% of the complete trials\n", 100**m.FeasibleFraction)
 	}
 	if b := m.BestFeasible; b != nil {
 		fmt.Fprintf(w, "best feasible\ttrial %d, value %s at x = %s\n", b.Trial, fmtG(b.Value), fmtVec(b.X))
