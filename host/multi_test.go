@@ -87,6 +87,32 @@ func TestMultiOutputRefusals(t *testing.T) {
 	}
 }
 
+// TestMultiOutputMalformedInfo: an embedding program's Info reaches the
+// host only through NewStudy (the loader checks plugins'), so NewStudy
+// refuses malformed outputs in one line, before anything is stored.
+func TestMultiOutputMalformedInfo(t *testing.T) {
+	withOutputs := func(outs ...sdk.Output) sdk.Info {
+		i := unitInfo(2)
+		i.Outputs = outs
+		return i
+	}
+	var seven []sdk.Output
+	for k := 0; k < sdk.MaxObjectives+1; k++ {
+		seven = append(seven, sdk.Output{Name: string(rune('a' + k)), Goal: sdk.Minimize})
+	}
+	for want, info := range map[string]sdk.Info{
+		"at most 6 are allowed": withOutputs(seven...),
+		"duplicate name":        withOutputs(sdk.Output{Name: "a"}, sdk.Output{Name: "a", Goal: sdk.Minimize}),
+		"no objective among":    withOutputs(sdk.Output{Name: "g", Goal: sdk.Constraint, Feasible: sdk.AtMost, Bound: sdk.Bound(1)}),
+		"needs a Bound":         withOutputs(sdk.Output{Name: "f"}, sdk.Output{Name: "g", Goal: sdk.Constraint, Feasible: sdk.AtMost}),
+	} {
+		_, err := NewStudy(context.Background(), info, Options{})
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("outputs %+v: got %v, want an error saying %q", info.Outputs, err, want)
+		}
+	}
+}
+
 // A constraint keeps parego's proposals out of the infeasible region: with
 // g = x0 + x1 ≤ 0.6 most BO proposals are feasible, while with the bound
 // lifted they go where both objectives are better (f1 peaks at x0 = 0.2,

@@ -120,6 +120,11 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
+	// Plugins' Infos are checked by the loader; an embedding program's
+	// (NewStudy, Ask/Tell) reach the host only here.
+	if err := info.Validate(); err != nil {
+		return nil, err
+	}
 	space, err := NewSpace(info.Params)
 	if err != nil {
 		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
