@@ -87,15 +87,7 @@ func lexGreater(a, b []float64) bool {
 // differs from ref's (a programming error).
 func Hypervolume(front [][]float64, ref []float64) float64 {
 	m := len(ref)
-	var pts [][]float64
-	for _, p := range front {
-		if len(p) != m {
-			panic("pareto: point and reference point lengths differ")
-		}
-		if above(p, ref) {
-			pts = append(pts, p)
-		}
-	}
+	pts := aboveRef(front, ref)
 	if len(pts) == 0 || m == 0 {
 		return 0
 	}
@@ -229,6 +221,21 @@ func RefPoint(Y [][]float64) []float64 {
 		ref[j] = lo[j] - 0.1*math.Max(r, 1e-7)
 	}
 	return ref
+}
+
+// aboveRef returns the points of pts strictly above ref in every
+// objective; it panics when a point's length differs from ref's.
+func aboveRef(pts [][]float64, ref []float64) [][]float64 {
+	var out [][]float64
+	for _, p := range pts {
+		if len(p) != len(ref) {
+			panic("pareto: point and reference point lengths differ")
+		}
+		if above(p, ref) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func above(p, ref []float64) bool {

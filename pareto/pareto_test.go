@@ -73,19 +73,7 @@ func TestHypervolumeGrid(t *testing.T) {
 func TestHypervolumeMonteCarlo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, m := range []int{2, 3, 4, 5, 6} {
-		pts := make([][]float64, 30)
-		for i := range pts {
-			p := make([]float64, m)
-			s := 0.0
-			for j := range p {
-				p[j] = math.Abs(rng.NormFloat64())
-				s += p[j] * p[j]
-			}
-			for j := range p {
-				p[j] /= math.Sqrt(s)
-			}
-			pts[i] = p
-		}
+		pts := sphereFront(rng, 30, m)
 		ref := make([]float64, m)
 		got := Hypervolume(pts, ref)
 		const N = 200000

@@ -88,15 +88,7 @@ func Contribution(front [][]float64, p, ref []float64) float64 {
 	if m == 0 || !above(p, ref) {
 		return 0
 	}
-	var rest [][]float64
-	for _, q := range front {
-		if len(q) != m {
-			panic("pareto: point and reference point lengths differ")
-		}
-		if above(q, ref) {
-			rest = append(rest, q)
-		}
-	}
+	rest := aboveRef(front, ref)
 	if m == 1 {
 		best := ref[0]
 		for _, q := range rest {
