@@ -334,3 +334,36 @@ func TestMultiStateRefPointDeclared(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenStudyRevalidatesInfo: a stored study whose Info breaks a bound
+// added since it was stored (here a 7th objective, past sdk.MaxObjectives)
+// is refused when reopened, in one line, not run.
+func TestOpenStudyRevalidatesInfo(t *testing.T) {
+	ctx := context.Background()
+	info := unitInfo(2)
+	for k := 0; k < sdk.MaxObjectives; k++ {
+		info.Outputs = append(info.Outputs, sdk.Output{Name: string(rune('a' + k)), Goal: sdk.Minimize})
+	}
+	db := MemoryStorage()
+	s, err := NewStudy(ctx, info, Options{DB: db, Name: "six", Init: 2, Iters: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	row, err := db.store().Study(ctx, "six")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := `{"Name":"f","Goal":1}`
+	seventh := strings.Replace(string(row.Settings), last, last+`,{"Name":"g","Goal":1}`, 1)
+	if seventh == string(row.Settings) {
+		t.Fatalf("no output %s in the stored settings: %s", last, row.Settings)
+	}
+	if err := db.store().UpdateSettings(ctx, row.ID, []byte(seventh)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = OpenStudy(ctx, db, "six", Options{})
+	if err == nil || !strings.Contains(err.Error(), "7 objectives, at most 6") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("reopening a study of 7 objectives: %v", err)
+	}
+}

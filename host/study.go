@@ -307,6 +307,11 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	if err := opts.validate(); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
+	// As newStudy does: a study stored by an earlier version may break a
+	// bound added since (sdk.MaxObjectives).
+	if err := st.Info.Validate(); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
 	space, err := NewSpace(st.Info.Params)
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
