@@ -112,6 +112,17 @@ func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
 	return s, nil
 }
 
+// infoSpace validates an objective's Info and returns its space. Plugins'
+// Infos are checked by the loader too, but an embedding program's
+// (NewStudy, Ask/Tell) and a stored study's (OpenStudy, stored by a version
+// with other bounds, such as sdk.MaxObjectives) reach the host only here.
+func infoSpace(info sdk.Info) (*Space, error) {
+	if err := info.Validate(); err != nil {
+		return nil, err
+	}
+	return NewSpace(info.Params)
+}
+
 // newStudy checks normalized options o against the objective's info and
 // builds the study in memory: every refusal of a new study happens here,
 // before anything is written.
@@ -120,14 +131,9 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	// Plugins' Infos are checked by the loader; an embedding program's
-	// (NewStudy, Ask/Tell) reach the host only here.
-	if err := info.Validate(); err != nil {
-		return nil, err
-	}
-	space, err := NewSpace(info.Params)
+	space, err := infoSpace(info)
 	if err != nil {
-		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
+		return nil, err
 	}
 	if err := checkCardinality(space, o); err != nil {
 		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
@@ -307,12 +313,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	if err := opts.validate(); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
-	// As newStudy does: a study stored by an earlier version may break a
-	// bound added since (sdk.MaxObjectives).
-	if err := st.Info.Validate(); err != nil {
-		return nil, fmt.Errorf("study %q: %w", name, err)
-	}
-	space, err := NewSpace(st.Info.Params)
+	space, err := infoSpace(st.Info) // stored by a version with other bounds, maybe
 	if err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
