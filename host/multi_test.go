@@ -167,6 +167,54 @@ func TestMultiOutputResumeExact(t *testing.T) {
 	}
 }
 
+// fourObjectives is a 3-d objective with four conflicting objectives to
+// minimize, the squared distances to four corners of the cube: enough
+// objectives for the hypervolume's WFG path (pareto.Contribution in x̄'s
+// search).
+type fourObjectives struct{}
+
+func (fourObjectives) Info(context.Context) (sdk.Info, error) {
+	i := unitInfo(3)
+	i.Name = "four"
+	for _, n := range []string{"a", "b", "c", "d"} {
+		i.Outputs = append(i.Outputs, sdk.Output{Name: n, Goal: sdk.Minimize})
+	}
+	i.RefPoint = []float64{3, 3, 3, 3}
+	return i, nil
+}
+
+func (fourObjectives) Evaluate(context.Context, []float64) (float64, error) {
+	return 0, errors.New("Evaluate called on an objective of several outputs")
+}
+
+func (fourObjectives) EvaluateOutputs(_ context.Context, x []float64) ([]float64, error) {
+	corners := [4][3]float64{{0, 0, 0}, {1, 1, 0}, {1, 0, 1}, {0, 1, 1}}
+	out := make([]float64, 4)
+	for k, c := range corners {
+		for j := range c {
+			out[k] += (x[j] - c[j]) * (x[j] - c[j])
+		}
+	}
+	return out, nil
+}
+
+// A four-objective study under the default acquisition, interrupted and
+// resumed, gives bitwise the trials of an uninterrupted one.
+func TestFourObjectivesResumeExact(t *testing.T) {
+	ctx := context.Background()
+	info, _ := fourObjectives{}.Info(ctx)
+	if err := info.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Batch: 2, Iters: 2, Init: 4, Seed: 23, Grace: -1}
+	want, err := Optimize(ctx, fourObjectives{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := reopenAndRun(t, interruptedStudy(t, fourObjectives{}, opts, 7), Options{}, fourObjectives{})
+	sameTrials(t, want.Trials, got)
+}
+
 // The last record's Pareto set is the observed front of the feasible
 // trials (a noise-free objective: the posterior means keep the order), its
 // hypervolume is that front's above the derived reference point, and the
