@@ -77,7 +77,7 @@ type nehviFunc struct {
 	cond     []*gp.Conditioned
 	base     [][]float64 // per sample, per output k: the baseline values (k*nb …)
 	nb       int
-	front    [][][]float64 // per sample: the baseline's feasible front (oriented values)
+	front    []pareto.Base // per sample: the baseline's feasible front (oriented values)
 	z        []float64     // per sample, per output, per batch point: base normals
 	q        int
 }
@@ -132,7 +132,7 @@ func (e nehvi) prepare(s *MultiState, q int) (*nehviFunc, error) {
 		for _, j := range pareto.Front(pts) {
 			fr = append(fr, pts[j])
 		}
-		f.front = append(f.front, fr)
+		f.front = append(f.front, pareto.NewBase(fr, ref))
 	}
 	return f, nil
 }
@@ -235,7 +235,7 @@ func (f *nehviFunc) Eval(X, _ *mat.Dense) float64 {
 			val := func(k int) float64 { return fb[k*q+i] }
 			added[i] = f.oriented(val, f.weight(val))
 		}
-		sum += pareto.HypervolumeImprovement(f.front[s], added, f.ref)
+		sum += f.front[s].Improvement(added)
 	}
 	return math.Log(math.Max(sum/float64(len(f.base)), 1e-300))
 }

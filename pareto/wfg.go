@@ -7,7 +7,7 @@ import (
 )
 
 // wfg returns the hypervolume of pts above ref, every point strictly above
-// ref (m = len(ref) ≥ 2), by the WFG algorithm (While, Bradstreet and Barone
+// ref (m = len(ref) ≥ 3; hv calls it from 4), by the WFG algorithm (While, Bradstreet and Barone
 // 2012, "A fast way of calculating exact hypervolumes"). Sorted by the last
 // objective in increasing order, p_1, …, p_n, the volume is the sum of each
 // point's exclusive part against the points after it:
@@ -25,9 +25,6 @@ import (
 // case stays exponential in m, as for every exact method.
 func wfg(pts [][]float64, ref []float64) float64 {
 	m := len(ref)
-	if m <= 2 {
-		return hv(pts, ref)
-	}
 	s := append([][]float64(nil), pts...)
 	slices.SortStableFunc(s, func(a, b []float64) int { return cmp.Compare(a[m-1], b[m-1]) })
 	total := 0.0
@@ -78,7 +75,7 @@ func exclusive(p []float64, rest [][]float64, ref []float64) float64 {
 // HV(front ∪ {p}; ref) − HV(front; ref) ≥ 0, as p's exclusive volume:
 // Π_j (p_j − r_j) less the hypervolume of the front's points limited to
 // p's box (see wfg). It costs one hypervolume of at most |front| points,
-// against two for HypervolumeImprovement. front may hold dominated points
+// against two for the difference of hypervolumes. front may hold dominated points
 // and points not above ref; it panics when a length differs from ref's.
 func Contribution(front [][]float64, p, ref []float64) float64 {
 	m := len(ref)
