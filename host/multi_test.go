@@ -398,18 +398,8 @@ func TestOpenStudyRevalidatesInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	row, err := db.store().Study(ctx, "six")
-	if err != nil {
-		t.Fatal(err)
-	}
 	last := `{"Name":"f","Goal":1}`
-	seventh := strings.Replace(string(row.Settings), last, last+`,{"Name":"g","Goal":1}`, 1)
-	if seventh == string(row.Settings) {
-		t.Fatalf("no output %s in the stored settings: %s", last, row.Settings)
-	}
-	if err := db.store().UpdateSettings(ctx, row.ID, []byte(seventh)); err != nil {
-		t.Fatal(err)
-	}
+	editStoredSettings(t, db, "six", last, last+`,{"Name":"g","Goal":1}`)
 	_, err = OpenStudy(ctx, db, "six", Options{})
 	if err == nil || !strings.Contains(err.Error(), "7 objectives, at most 6") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("reopening a study of 7 objectives: %v", err)

@@ -342,17 +342,7 @@ func TestPruneModelDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	row, err := db.store().Study(ctx, "old")
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := strings.Replace(string(row.Settings), `,"model":"last"`, "", 1)
-	if old == string(row.Settings) {
-		t.Fatalf("no stored pruner model to remove: %s", row.Settings)
-	}
-	if err := db.store().UpdateSettings(ctx, row.ID, []byte(old)); err != nil {
-		t.Fatal(err)
-	}
+	editStoredSettings(t, db, "old", `,"model":"last"`, "")
 	if s, err = OpenStudy(ctx, db, "old", Options{Proposer: testProposer()}); err != nil {
 		t.Fatal(err)
 	}

@@ -129,3 +129,21 @@ func TestStoredSettingsVersions(t *testing.T) {
 type acceptsParams struct{ funcObjective }
 
 func (acceptsParams) Configure(context.Context, map[string]string) error { return nil }
+
+// editStoredSettings replaces the first from in study name's stored
+// settings with to, as an earlier version might have stored them.
+func editStoredSettings(t *testing.T, db *Storage, name, from, to string) {
+	t.Helper()
+	ctx := context.Background()
+	row, err := db.store().Study(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(row.Settings), from, to, 1)
+	if edited == string(row.Settings) {
+		t.Fatalf("study %s: no %s in the stored settings: %s", name, from, row.Settings)
+	}
+	if err := db.store().UpdateSettings(ctx, row.ID, []byte(edited)); err != nil {
+		t.Fatal(err)
+	}
+}
