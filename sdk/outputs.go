@@ -80,8 +80,8 @@ const MaxOutputs = 16
 // records report and its default acquisition's exploitation steps
 // maximize, is exact, and exact hypervolumes grow exponentially with the
 // objectives: over a front of 5000 points (a study's largest budget) one
-// took about 9 s with 6 objectives and over 20 s with 7, on 2 cores
-// (package pareto's BenchmarkHypervolume measures smaller fronts).
+// took 9 s with 6 objectives and 43 s with 7, on 2 cores (package pareto's
+// BenchmarkHypervolume measures smaller fronts).
 const MaxObjectives = 6
 
 // MultiOutput is implemented by objectives that declare Info.Outputs: the
