@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 #   chromium               the headless-browser test of the web view (serve)
 #   protobuf-compiler      regenerates sdk/proto (go generate; not needed by tests)
 #   postgresql             throwaway clusters for the PostgreSQL store and worker tests
-pkgs="dataset-fashion-mnist python3-grpcio postgresql chromium"
+#   gcc, libc6-dev         cgo, which go test -race needs (make race)
+pkgs="dataset-fashion-mnist python3-grpcio postgresql chromium gcc libc6-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
