@@ -45,7 +45,7 @@ type pool struct {
 	timeout time.Duration // per attempt (Options.EvalTimeout; 0: none)
 	retries int
 	backoff time.Duration
-	outputs int // the objective's declared outputs (0: one value)
+	info    sdk.Info // the objective's: its declared outputs (none: one value)
 	log     zerolog.Logger
 }
 
@@ -62,15 +62,18 @@ type recorder interface {
 
 // newPool is the evaluation pool of a study with normalized options o.
 func newPool(o Options, info sdk.Info, log zerolog.Logger) pool {
-	return pool{timeout: o.EvalTimeout, retries: o.Retries, backoff: o.RetryBackoff, outputs: len(info.Outputs), log: log}
+	return pool{timeout: o.EvalTimeout, retries: o.Retries, backoff: o.RetryBackoff, info: info, log: log}
 }
 
 // valueError is the one rule for what counts as a failure: an error, or a
 // value that is NaN or infinite (it would poison the GP); for an objective
 // of several declared outputs, anything but one finite value per output.
-func valueError(r sdk.Result, err error, outputs int) error {
-	if err == nil && outputs > 0 {
-		return checkOutputs(r.Outputs, outputs)
+func valueError(r sdk.Result, err error, info sdk.Info) error {
+	if err == nil && len(info.Outputs) > 0 {
+		if err := info.CheckOutputs(r.Outputs); err != nil {
+			return fmt.Errorf("objective: %w", err)
+		}
+		return nil
 	}
 	if err == nil && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
 		return fmt.Errorf("objective returned %v", r.Value)
@@ -119,7 +122,7 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 			attempt-- // the same attempt again
 			continue
 		}
-		err = valueError(r, err, p.outputs)
+		err = valueError(r, err, p.info)
 		if err == nil || attempt > p.retries {
 			if err != nil {
 				p.log.Warn().Int("trial", t.ID).Int("attempts", attempt).Err(err).Msg("evaluation failed")
@@ -176,7 +179,7 @@ func (p pool) call(evalCtx context.Context, obj sdk.Objective, x []float64, curv
 			}
 			ch <- o
 		}()
-		if m, ok := obj.(sdk.MultiOutput); ok && p.outputs > 0 {
+		if m, ok := obj.(sdk.MultiOutput); ok && len(p.info.Outputs) > 0 {
 			o.r.Outputs, o.err = m.EvaluateOutputs(cctx, xc)
 		} else if d, ok := obj.(sdk.Detailed); ok {
 			o.r, o.err = d.EvaluateDetail(cctx, xc)

@@ -15,20 +15,6 @@ import (
 // told; multimodel.go fits one GP per output and asks the acquisition
 // (acq.MultiProposer), multirecord.go reports the Pareto set.
 
-// checkOutputs is the failure rule for an objective of m declared outputs:
-// one finite value per output.
-func checkOutputs(outs []float64, m int) error {
-	if len(outs) != m {
-		return fmt.Errorf("objective returned %d outputs, it declares %d (one value per sdk.Info.Outputs entry, in order)", len(outs), m)
-	}
-	for k, v := range outs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("objective returned %v for output %d", v, k)
-		}
-	}
-	return nil
-}
-
 // resultValue is the Value a trial of r keeps: r.Value for one output, else
 // the first objective output's value (so that views of one value, such as
 // a study's value range, show something meaningful).
@@ -58,7 +44,7 @@ func (s *Study) AttachOutputs(ctx context.Context, x []float64, outputs []float6
 func (s *Study) attachResult(ctx context.Context, x []float64, r sdk.Result) (Trial, error) {
 	if m := len(s.info.Outputs); m == 0 && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
 		return Trial{}, fmt.Errorf("attach: value %v is not finite", r.Value)
-	} else if err := valueError(r, nil, m); err != nil {
+	} else if err := valueError(r, nil, s.info); err != nil {
 		return Trial{}, fmt.Errorf("attach: %w", err)
 	}
 	s.mu.Lock()

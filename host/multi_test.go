@@ -318,7 +318,7 @@ func TestMultiOutputAskTell(t *testing.T) {
 	if _, err := s.Attach(ctx, []float64{0.5, 0.5}, 1); err == nil || !strings.Contains(err.Error(), "AttachOutputs") {
 		t.Fatalf("Attach of one value: %v", err)
 	}
-	if _, err := s.AttachOutputs(ctx, []float64{0.5, 0.5}, []float64{1, 2}); err == nil || !strings.Contains(err.Error(), "returned 2 outputs, it declares 3") {
+	if _, err := s.AttachOutputs(ctx, []float64{0.5, 0.5}, []float64{1, 2}); err == nil || !strings.Contains(err.Error(), "wrong number of outputs: got 2, the objective declares 3") {
 		t.Fatalf("AttachOutputs of 2 outputs: %v", err)
 	}
 	tr, err := s.AttachOutputs(ctx, []float64{0.5, 0.5}, []float64{-0.09, 0.09, 1})

@@ -82,7 +82,7 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 		return fmt.Errorf("tell trial %d: %w", id, ErrNotInFlight)
 	}
 	t := s.trials[id]
-	evalErr = valueError(r, evalErr, len(s.info.Outputs))
+	evalErr = valueError(r, evalErr, s.info)
 	switch {
 	case evalErr != nil:
 		t.Status, t.Error, t.Value = Failed, store.CleanError(evalErr.Error()), 0

@@ -476,7 +476,7 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	if evalCtx.Err() != nil {
 		return nil
 	}
-	err = valueError(r, err, w.pool.outputs)
+	err = valueError(r, err, w.pool.info)
 	t.EvalSeconds, t.StartedAt = time.Since(started).Seconds(), started
 	var pruned bool
 	t.Intermediates, pruned = curve.outcome()

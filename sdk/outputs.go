@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -104,6 +105,27 @@ func (i Info) Objectives() []int {
 		}
 	}
 	return out
+}
+
+// ErrOutputCount is wrapped by Info.CheckOutputs when an evaluation
+// returned a number of outputs other than the Info declares.
+var ErrOutputCount = errors.New("wrong number of outputs")
+
+// CheckOutputs returns nil when values holds one finite value per output
+// the Info declares, in the order of Outputs; otherwise an error that names
+// the first offending output (wrapping ErrOutputCount when the count is
+// wrong). The host counts an evaluation that fails it as failed: a NaN or
+// an infinity would poison the output's GP.
+func (i Info) CheckOutputs(values []float64) error {
+	if len(values) != len(i.Outputs) {
+		return fmt.Errorf("%w: got %d, the objective declares %d (one value per Info.Outputs entry, in order)", ErrOutputCount, len(values), len(i.Outputs))
+	}
+	for k, v := range values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("output %d (%s) is %v", k, quoteName(i.Outputs[k].Name), v)
+		}
+	}
+	return nil
 }
 
 // validateOutputs checks Info.Outputs and Info.RefPoint (see Info.Validate).

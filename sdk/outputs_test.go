@@ -87,3 +87,29 @@ func TestInfoOutputsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestCheckOutputs(t *testing.T) {
+	info := Info{Outputs: []Output{{Name: "cost", Goal: Minimize}, {Name: "budget", Goal: Constraint, Feasible: AtMost, Bound: Bound(1)}}}
+	for _, c := range []struct {
+		values []float64
+		want   string // "" for nil
+		count  bool   // wraps ErrOutputCount
+	}{
+		{[]float64{1, 2}, "", false},
+		{[]float64{1}, "wrong number of outputs: got 1, the objective declares 2", true},
+		{[]float64{1, 2, 3}, "got 3, the objective declares 2", true},
+		{[]float64{1, math.Inf(-1)}, `output 1 ("budget") is -Inf`, false},
+		{[]float64{math.NaN(), 0}, `output 0 ("cost") is NaN`, false},
+	} {
+		err := info.CheckOutputs(c.values)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%v: %v", c.values, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || errors.Is(err, ErrOutputCount) != c.count {
+			t.Errorf("%v: %v, want %q (count %v)", c.values, err, c.want, c.count)
+		}
+	}
+}

@@ -243,6 +243,29 @@ func TestContainScriptNaNObjective(t *testing.T) {
 	}
 }
 
+// TestContainScriptBadOutputs: a script of two outputs returning one value
+// gives ErrBadOutput (a malformed result, not a non-finite value), a NaN
+// output ErrBadValue naming the output, and the script keeps serving.
+func TestContainScriptBadOutputs(t *testing.T) {
+	r := open(t, pluginsDir(t, nil, map[string]string{"badoutputs.go": "testdata/scripts/badoutputs.go"}), Options{})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "badoutputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = o.EvaluateDetail(ctx, []float64{-0.5})
+	wantErr(t, err, "badoutputs", ErrBadOutput, "wrong number of outputs: got 1, the objective declares 2")
+	if errors.Is(err, ErrBadValue) {
+		t.Errorf("a wrong count is also ErrBadValue: %v", err)
+	}
+	_, err = o.EvaluateDetail(ctx, []float64{0.75})
+	wantErr(t, err, "badoutputs", ErrBadValue, `output 1 ("loss") is NaN`)
+	res, err := o.EvaluateDetail(ctx, []float64{0.25})
+	if err != nil || len(res.Outputs) != 2 || res.Outputs[1] != 0.75 {
+		t.Fatalf("good outputs: %+v, %v", res, err)
+	}
+}
+
 // TestContainScriptMalformedSpace: a script declaring Low ≥ High is
 // refused when opened and listed with the parameter and the bounds.
 func TestContainScriptMalformedSpace(t *testing.T) {

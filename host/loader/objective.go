@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -144,9 +145,13 @@ func (o *Objective) evaluate(ctx context.Context, op string, x []float64, mode p
 		return sdk.Result{}, o.named(err)
 	}
 	if m := len(o.currentInfo().Outputs); m > 0 && mode != pb.EvaluateMode_EVALUATE_MODE_NOISE_FREE {
-		outs, err := checkOutputs(resp.GetOutputs(), m)
-		if err != nil {
-			return sdk.Result{}, &Error{Plugin: o.name, Op: op, Cause: ErrBadValue, Err: fmt.Errorf("f(%v): %w", x, err)}
+		outs := resp.GetOutputs()
+		if err := o.currentInfo().CheckOutputs(outs); err != nil {
+			cause := ErrBadValue
+			if errors.Is(err, sdk.ErrOutputCount) {
+				cause = ErrBadOutput
+			}
+			return sdk.Result{}, &Error{Plugin: o.name, Op: op, Cause: cause, Err: fmt.Errorf("f(%v): %w", x, err)}
 		}
 		return sdk.Result{Value: resp.GetValue(), Outputs: outs, Meta: resp.GetMeta()}, nil
 	}
@@ -155,20 +160,6 @@ func (o *Objective) evaluate(ctx context.Context, op string, x []float64, mode p
 		return sdk.Result{}, &Error{Plugin: o.name, Op: op, Cause: ErrBadValue, Err: fmt.Errorf("f(%v) = %v", x, v)}
 	}
 	return sdk.Result{Value: v, Meta: resp.GetMeta()}, nil
-}
-
-// checkOutputs checks that a plugin of m declared outputs returned m finite
-// values.
-func checkOutputs(outs []float64, m int) ([]float64, error) {
-	if len(outs) != m {
-		return nil, fmt.Errorf("returned %d outputs, the objective declares %d (EvaluateOutputs returns one value per Info.Outputs entry)", len(outs), m)
-	}
-	for k, v := range outs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("output %d is %v", k, v)
-		}
-	}
-	return outs, nil
 }
 
 // named puts the objective's public name on errors from a multi-objective
