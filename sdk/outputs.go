@@ -169,7 +169,9 @@ func CheckRefPoint(ref []float64, m int) error {
 		return nil
 	}
 	if m < 2 {
-		return fmt.Errorf("%w: a reference point is for several objectives; this objective has %d", ErrBadSpace, m)
+		// m = 0: one value, no Outputs; m = 1: one objective output
+		// among constraints. Either way one objective.
+		return fmt.Errorf("%w: a reference point is for several objectives; this objective has one", ErrBadSpace)
 	}
 	if len(ref) != m {
 		return fmt.Errorf("%w: reference point has %d values, want one per objective output (%d)", ErrBadSpace, len(ref), m)

@@ -50,10 +50,10 @@ func TestInfoValidateOutputs(t *testing.T) {
 		"those are a Constraint":  multiInfo(Output{Name: "a", Bound: Bound(1)}),
 		"at most 16":              multiInfo(many...),
 		"want one per objective":  func() Info { i := multiInfo(obj, cost); i.RefPoint = []float64{1}; return i }(),
-		"for several objectives":  func() Info { i := multiInfo(obj, con); i.RefPoint = []float64{1}; return i }(),
-		"is +Inf":                 func() Info { i := multiInfo(obj, cost); i.RefPoint = []float64{1, math.Inf(1)}; return i }(),
-		"leave Info.Minimize":     func() Info { i := multiInfo(obj, cost); i.Minimize = true; return i }(),
-		"needs several":           func() Info { i := multiInfo(); i.RefPoint = []float64{1, 2}; return i }(),
+		"several objectives; this objective has one": func() Info { i := multiInfo(obj, con); i.RefPoint = []float64{1}; return i }(),
+		"is +Inf":             func() Info { i := multiInfo(obj, cost); i.RefPoint = []float64{1, math.Inf(1)}; return i }(),
+		"leave Info.Minimize": func() Info { i := multiInfo(obj, cost); i.Minimize = true; return i }(),
+		"needs several":       func() Info { i := multiInfo(); i.RefPoint = []float64{1, 2}; return i }(),
 	}
 	for want, i := range bad {
 		err := i.Validate()

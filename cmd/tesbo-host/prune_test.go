@@ -51,8 +51,12 @@ func TestRunPrunerScript(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(plugins, "curve.go"), curveScript)
 	for _, p := range []string{"median", "asha", "hyperband"} {
-		r := cli(t, dir, "run", "--objective", "curve", "--acq", "random", "--init", "4", "--iters", "12",
-			"--db", "t.db", "--study", p, "--plugins", plugins, "--pruner", p, "--pruner-eta", "3")
+		args := []string{"run", "--objective", "curve", "--acq", "random", "--init", "4", "--iters", "12",
+			"--db", "t.db", "--study", p, "--plugins", plugins, "--pruner", p}
+		if p != "median" {
+			args = append(args, "--pruner-eta", "3")
+		}
+		r := cli(t, dir, args...)
 		if r.code != 0 || !strings.Contains(r.stdout, "pruned") {
 			t.Fatalf("run --pruner %s: exit %d\n%s\n%s", p, r.code, r.stdout, r.stderr)
 		}

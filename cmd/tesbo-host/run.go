@@ -261,6 +261,9 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := checkFlagDeps(cmd.Flags().Changed, f); err != nil {
+		return err
+	}
 	fix, err := parseFix(f.fix)
 	if err != nil {
 		return err
