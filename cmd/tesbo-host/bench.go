@@ -248,7 +248,7 @@ func (f *benchFlags) suite() (bench.Suite, error) {
 	if f.half != "" {
 		s.Problems = slices.DeleteFunc(s.Problems, func(p bench.Problem) bool { return p.Half() != f.half })
 		if len(s.Problems) == 0 {
-			return s, usagef("--half %s leaves no problem: none of those given is in the held-out split (docs/results/broad/SPLIT.md)", f.half)
+			return s, usagef("--half %s leaves no problem: none of those given is in the %s half (docs/results/broad/SPLIT.md lists both halves)", f.half, f.half)
 		}
 	}
 	for _, a := range f.acqs {
