@@ -45,7 +45,11 @@ Trials of an objective that reports intermediate values get a step column
 (json: step and intermediates, [step, value] pairs). --best N keeps the N
 best complete trials, best first; --sort value orders
 by value, best first (in the objective's sense: lowest first when it is
-minimized), trials without a value last. It only reads --db, which may be
+minimized), trials without a value last. For an objective of several
+outputs the value is the first objective's; feasible trials come first,
+and with several objectives by Pareto rank of their observed objectives
+(the trials no other feasible one dominates, then those only they
+dominate, ...), then by that value. It only reads --db, which may be
 on a read-only mount.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runTrials(cmd, &f) },
@@ -54,7 +58,7 @@ on a read-only mount.`,
 	fl.StringVar(&f.db, "db", "", "study database: SQLite path or postgres:// URL")
 	fl.StringVar(&f.study, "study", "", "study name")
 	fl.StringVar(&f.format, "format", "table", "output format: table, json or csv")
-	fl.IntVar(&f.best, "best", 0, "show only the N best complete trials (in the objective's sense: lowest values when it is minimized)")
+	fl.IntVar(&f.best, "best", 0, "show only the N best complete trials (in the objective's sense: lowest values when it is minimized; several outputs: feasible first, by Pareto rank, then by the first objective)")
 	fl.StringVar(&f.sort, "sort", "", "order: id, or value (best first, trials without a value last); default id, value with --best")
 	cmd.MarkFlagRequired("db")
 	cmd.MarkFlagRequired("study")
@@ -176,7 +180,7 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 		}
 		rows[i] = r
 	}
-	rows = selectTrials(rows, f.best, f.sort, info.Minimize)
+	rows = selectTrials(rows, f.best, f.sort, rankOf(info, rows))
 	out := cmd.OutOrStdout()
 	switch f.format {
 	case "json":
@@ -195,9 +199,9 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 
 // selectTrials applies --best and --sort to rows (in ID order): with best
 // > 0 only the best complete trials are kept; order "value" (the default
-// with --best) puts the best values first — the lowest when minimize —
-// and trials without a value last, ties in ID order.
-func selectTrials(rows []trialRow, best int, order string, minimize bool) []trialRow {
+// with --best) puts the best first (rank) and trials without a value last,
+// ties in ID order.
+func selectTrials(rows []trialRow, best int, order string, rank trialRank) []trialRow {
 	if order == "" && best > 0 {
 		order = "value"
 	}
@@ -210,9 +214,11 @@ func selectTrials(rows []trialRow, best int, order string, minimize bool) []tria
 				}
 				return -1
 			}
+		case rank.tier[a.ID] != rank.tier[b.ID]:
+			return cmp.Compare(rank.tier[a.ID], rank.tier[b.ID])
 		case *a.Value != *b.Value:
 			better := *a.Value > *b.Value
-			if minimize {
+			if rank.minimize {
 				better = *a.Value < *b.Value
 			}
 			if better {

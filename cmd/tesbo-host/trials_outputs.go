@@ -1,9 +1,12 @@
 package main
 
 import (
+	"math"
+	"slices"
 	"strconv"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/pareto"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -62,4 +65,90 @@ func outputHead(names []string) []string {
 		return nil
 	}
 	return append(append([]string(nil), names...), "feasible")
+}
+
+// trialRank is what "best" means to --best and --sort value. Trials
+// compare by tier first (lower is better), then by value in the sense of
+// minimize.
+type trialRank struct {
+	minimize bool        // one value: Info.Minimize; several outputs: the first objective's goal
+	tier     map[int]int // by trial ID; nil (every tier 0) for one value
+}
+
+// infeasibleTier is the tier of a trial whose constraints do not all hold.
+const infeasibleTier = math.MaxInt32
+
+// rankOf returns the ranking of info's trials. For one value it is the
+// value in the objective's sense. For several outputs (the value column
+// is then the first objective's) feasible trials come before infeasible
+// ones; with several objectives, feasible trials are further tiered by
+// Pareto rank of their observed objective values — 0 for those no other
+// feasible trial dominates, 1 for those only rank-0 trials dominate, and so
+// on — and only within a tier by the first objective.
+func rankOf(info sdk.Info, rows []trialRow) trialRank {
+	objs := info.Objectives()
+	if len(info.Outputs) == 0 || len(objs) == 0 {
+		return trialRank{minimize: info.Minimize}
+	}
+	rank := trialRank{minimize: info.Outputs[objs[0]].Goal == sdk.Minimize, tier: map[int]int{}}
+	var ids []int
+	var Y [][]float64
+	for _, r := range rows {
+		if r.Feasible == nil {
+			continue
+		}
+		if !*r.Feasible {
+			rank.tier[r.ID] = infeasibleTier
+			continue
+		}
+		y := make([]float64, len(objs))
+		for j, k := range objs {
+			y[j] = r.Outputs[info.Outputs[k].Name]
+			if info.Outputs[k].Goal == sdk.Minimize {
+				y[j] = -y[j] // pareto maximizes
+			}
+		}
+		ids, Y = append(ids, r.ID), append(Y, y)
+	}
+	if len(objs) > 1 {
+		for id, t := range paretoTiers(Y) {
+			rank.tier[ids[id]] = t
+		}
+	}
+	return rank
+}
+
+// paretoTiers returns each row's Pareto rank in Y (maximization):
+// non-dominated sorting, one pareto.Front per rank. Rows equal to a front
+// member share its rank (pareto.Front keeps one of identical rows).
+func paretoTiers(Y [][]float64) []int {
+	tier := make([]int, len(Y))
+	left := make([]int, len(Y)) // indices into Y not yet ranked
+	for i := range left {
+		left[i] = i
+	}
+	for t := 0; len(left) > 0; t++ {
+		sub := make([][]float64, len(left))
+		for i, k := range left {
+			sub[i] = Y[k]
+		}
+		front := pareto.Front(sub)
+		var next []int
+		for i, k := range left {
+			in := false
+			for _, f := range front {
+				if slices.Equal(sub[f], sub[i]) {
+					in = true
+					break
+				}
+			}
+			if in {
+				tier[k] = t
+			} else {
+				next = append(next, k)
+			}
+		}
+		left = next
+	}
+	return tier
 }
