@@ -89,15 +89,23 @@ func printPlugins(w io.Writer, dir string, ps []loader.Plugin) {
 }
 
 // describeSpace renders a space as "x1 float [-5, 10]; x2 int [0, 15]",
-// plus the direction and known optimum.
+// a conditional parameter with its condition ("m float [0, 1] if opt =
+// sgd"), plus the direction and known optimum.
 func describeSpace(info sdk.Info) string {
 	parts := make([]string, len(info.Params))
 	for i, p := range info.Params {
 		if p.Kind == sdk.Categorical {
 			parts[i] = fmt.Sprintf("%s %s {%s}", p.Name, p.Kind, strings.Join(p.Choices, ", "))
-			continue
+		} else {
+			parts[i] = fmt.Sprintf("%s %s [%s, %s]", p.Name, p.Kind, g(p.Low), g(p.High))
 		}
-		parts[i] = fmt.Sprintf("%s %s [%s, %s]", p.Name, p.Kind, g(p.Low), g(p.High))
+		switch c := p.ActiveIf; {
+		case c == nil:
+		case len(c.Values) == 1:
+			parts[i] += fmt.Sprintf(" if %s = %s", c.Parent, c.Values[0])
+		default:
+			parts[i] += fmt.Sprintf(" if %s ∈ {%s}", c.Parent, strings.Join(c.Values, ", "))
+		}
 	}
 	s := strings.Join(parts, "; ")
 	if info.Minimize {

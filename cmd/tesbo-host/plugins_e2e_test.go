@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tesbo/tesbo/host/loader"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 
 	"github.com/tesbo/tesbo/internal/testenv"
@@ -402,4 +403,17 @@ func TestPluginEnvFlag(t *testing.T) {
 	}
 	r := cliEnv(t, t.TempDir(), env, append(args, "--plugin-env", "A=B")...)
 	checkUsageError(t, r, []string{"--plugin-env", "A=B"})
+}
+
+// describeSpace shows a conditional parameter with its condition.
+func TestDescribeSpaceConditions(t *testing.T) {
+	info := sdk.Info{Params: []sdk.Param{
+		{Name: "opt", Kind: sdk.Categorical, Choices: []string{"sgd", "momentum", "adam"}},
+		{Name: "m", Kind: sdk.Float, Low: 0, High: 1, ActiveIf: &sdk.Condition{Parent: "opt", Values: []string{"momentum"}}},
+		{Name: "lr", Kind: sdk.LogFloat, Low: 1e-4, High: 1, ActiveIf: &sdk.Condition{Parent: "opt", Values: []string{"sgd", "momentum"}}},
+	}}
+	want := "opt categorical {sgd, momentum, adam}; m float [0, 1] if opt = momentum; lr logfloat [0.0001, 1] if opt ∈ {sgd, momentum}"
+	if got := describeSpace(info); got != want {
+		t.Fatalf("describeSpace:\n got %s\nwant %s", got, want)
+	}
 }
