@@ -76,6 +76,12 @@ func (s *Space) pins(fixed map[string]float64) (*pinning, error) {
 		}
 		p.x[i] = v
 	}
+	for _, name := range names {
+		if j, off := s.pinnedOff(p, s.index(name)); off {
+			return nil, fmt.Errorf("fixed parameter %s: no proposal would use it, since %s is fixed to %s, under which %s is inactive (sdk.Param.ActiveIf): drop one of the two",
+				name, s.names[j], s.params[j].Choices[int(p.x[j])], name)
+		}
+	}
 	u, err := s.ToUnit(s.fill(p.x))
 	if err != nil { // unreachable: every value was checked above
 		return nil, fmt.Errorf("fixed parameters: %w", err)
@@ -86,6 +92,22 @@ func (s *Space) pins(fixed map[string]float64) (*pinning, error) {
 		}
 	}
 	return p, nil
+}
+
+// pinnedOff reports whether the pins make parameter i inactive in every
+// proposal: some ancestor on its chain of conditions (sdk.Param.ActiveIf)
+// is pinned to a choice outside the condition of the link below it. It
+// returns that ancestor's coordinate.
+func (s *Space) pinnedOff(p *pinning, i int) (int, bool) {
+	for c := i; s.params[c].ActiveIf != nil; {
+		cond := s.params[c].ActiveIf
+		j := s.index(cond.Parent)
+		if v := p.x[j]; !math.IsNaN(v) && !slices.Contains(cond.Values, s.params[j].Choices[int(v)]) {
+			return j, true
+		}
+		c = j
+	}
+	return -1, false
 }
 
 // fill returns x with every NaN coordinate at its parameter's lower bound

@@ -187,3 +187,34 @@ func TestFixedFromText(t *testing.T) {
 		}
 	}
 }
+
+// A pin that the other pins make inactive everywhere is refused, naming
+// the ancestor on its chain of conditions that does so; pins along an
+// active chain, or of a conditional parameter whose parent is free, are
+// accepted.
+func TestFixedInactiveRefused(t *testing.T) {
+	space, err := NewSpace([]sdk.Param{
+		{Name: "opt", Kind: sdk.Categorical, Choices: []string{"sgd", "adam"}},
+		{Name: "sched", Kind: sdk.Categorical, Choices: []string{"const", "cos"}, ActiveIf: &sdk.Condition{Parent: "opt", Values: []string{"sgd"}}},
+		{Name: "warm", Kind: sdk.Float, Low: 0, High: 1, ActiveIf: &sdk.Condition{Parent: "sched", Values: []string{"cos"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		fixed map[string]float64
+		want  string // "" when accepted
+	}{
+		{map[string]float64{"opt": 1, "sched": 1}, "fixed parameter sched: no proposal would use it, since opt is fixed to adam"},
+		{map[string]float64{"sched": 0, "warm": 0.1}, "fixed parameter warm: no proposal would use it, since sched is fixed to const"},
+		{map[string]float64{"opt": 1, "warm": 0.1}, "fixed parameter warm: no proposal would use it, since opt is fixed to adam"},
+		{map[string]float64{"opt": 0, "sched": 1, "warm": 0.1}, ""},
+		{map[string]float64{"warm": 0.1}, ""},
+		{map[string]float64{"opt": 0, "warm": 0.1}, ""},
+	} {
+		_, err := space.pins(c.fixed)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("pins %v: %v, want %q", c.fixed, err, c.want)
+		}
+	}
+}
