@@ -187,3 +187,91 @@ func TestConditionalResumeExact(t *testing.T) {
 	}
 	sameTrials(t, want.Trials, s.Trials())
 }
+
+// A warm start from a study of the flattened space (cond/branches-flat,
+// every parameter active) imports its trials with the parameters inactive
+// here stored as such: NaN in X, their defaults in U; with the prior mode
+// the design points it opens with are the same canonical points. The
+// values the source gave them reach neither the trials nor the objective.
+func TestWarmStartFromFlatStoresActiveOnly(t *testing.T) {
+	ctx := context.Background()
+	db := MemoryStorage()
+	flat, _ := conditional.New("cond/branches-flat")
+	old := sourceStudy(t, db, flat, Options{Acquisition: "random", Iters: 8, Init: 4, Seed: 3})
+	info := condInfo(t)
+	sp, _ := NewSpace(info.Params)
+	check := func(what string, x, u []float64) {
+		t.Helper()
+		for i, a := range sdk.Space(info.Params).Active(x) {
+			if !a && (!math.IsNaN(x[i]) || u != nil && u[i] != sp.cond.def[i]) {
+				t.Fatalf("%s %v: inactive coordinate %d kept a value", what, x, i)
+			}
+		}
+	}
+	s, err := NewStudy(ctx, info, Options{DB: db, Name: "obs", NoInit: true, WarmStart: []string{"old"}, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Trials()) != len(old) {
+		t.Fatalf("imported %d of %d trials", len(s.Trials()), len(old))
+	}
+	for _, tr := range s.Trials() {
+		check("imported trial", tr.X, tr.U)
+	}
+	s.Close()
+	p, err := NewStudy(ctx, info, Options{DB: db, Name: "prior", Init: 3, WarmStart: []string{"old"}, WarmStartMode: WarmPrior, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ts, err := p.Ask(ctx, 0)
+	if err != nil || len(ts) != 3 {
+		t.Fatalf("prior mode: %d design points, %v", len(ts), err)
+	}
+	for _, tr := range ts {
+		check("prior design point", tr.X, tr.U)
+		if _, err := flat.Evaluate(ctx, tr.X); err == nil {
+			t.Fatalf("the flat objective took %v, which has NaN coordinates", tr.X)
+		}
+	}
+	// The design points are stored with the study (their NaN as null), so
+	// resuming issues the same ones.
+	o, _, err := StoredSettings(ctx, db, "prior")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nanEq := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+	if len(o.warmPoints) != len(ts) || !slices.EqualFunc(o.warmPoints[0], ts[0].X, nanEq) {
+		t.Fatalf("stored warm points %v, want the design %v", o.warmPoints, ts[0].X)
+	}
+
+	// Two flat trials that differ only where this space is inactive are
+	// one point here: the prior mode opens with it once.
+	flatInfo, _ := flat.Info(ctx)
+	dup, err := NewStudy(ctx, flatInfo, Options{DB: db, Name: "dup", NoInit: true, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []struct {
+		x []float64
+		v float64
+	}{
+		{[]float64{0, 0.2, 0.3, 2, 0.1, 0.1, 0.5}, 1}, // branch a: y1, y2 and k inactive here
+		{[]float64{0, 0.2, 0.3, 4, 0.9, 0.8, 0.5}, 1},
+		{[]float64{2, 0.2, 0.3, 2, 0.4, 0.4, 0.5}, 0.5},
+	} {
+		if _, err := dup.Attach(ctx, a.x, a.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dup.Close()
+	q, err := NewStudy(ctx, info, Options{DB: db, Name: "prior-dup", Init: 2, WarmStart: []string{"dup"}, WarmStartMode: WarmPrior, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	qs, err := q.Ask(ctx, 0)
+	if err != nil || len(qs) != 2 || qs[0].X[0] != 0 || qs[1].X[0] != 2 {
+		t.Fatalf("prior mode from duplicates: %v, %v; want branch a's point once, then branch c's", qs, err)
+	}
+}

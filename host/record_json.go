@@ -8,7 +8,9 @@ import (
 
 // A Record of a conditional space holds NaN for its inactive parameters
 // (conditional.go), which JSON cannot carry: they are written as null and
-// read back as NaN. A Record without NaN is encoded exactly as before.
+// read back as NaN. A Record without NaN is encoded exactly as before. The
+// stored settings' warm-start points (settingsRecord.WarmPoints) are
+// nullable the same way.
 
 // nullable is a point with NaN as null.
 type nullable []*float64
@@ -36,6 +38,29 @@ func (n nullable) floats() []float64 {
 		if v != nil {
 			out[i] = *v
 		}
+	}
+	return out
+}
+
+// toNullables and floatsOf map several points (nil stays nil).
+func toNullables(xs [][]float64) []nullable {
+	if xs == nil {
+		return nil
+	}
+	out := make([]nullable, len(xs))
+	for i, x := range xs {
+		out[i] = toNullable(x)
+	}
+	return out
+}
+
+func floatsOf(ns []nullable) [][]float64 {
+	if ns == nil {
+		return nil
+	}
+	out := make([][]float64, len(ns))
+	for i, n := range ns {
+		out[i] = n.floats()
 	}
 	return out
 }

@@ -58,7 +58,7 @@ type settingsRecord struct {
 	Fixed        map[string]float64 `json:"fixed,omitempty"`
 	WarmStart    []string           `json:"warm_start,omitempty"`
 	WarmMode     string             `json:"warm_start_mode,omitempty"`
-	WarmPoints   [][]float64        `json:"warm_points,omitempty"`
+	WarmPoints   []nullable         `json:"warm_points,omitempty"` // a conditional space's inactive coordinates null
 	Info         sdk.Info           `json:"info"`
 }
 
@@ -72,7 +72,7 @@ func recordOf(o Options, info sdk.Info) settingsRecord {
 		Kernel: o.Kernel, GPPrior: o.GPPrior, Model: o.Model, LocalPoints: o.LocalPoints,
 		Recommend: o.Recommend, Pruning: o.Pruning, Fidelity: o.MultiFidelity, EvalTimeout: o.EvalTimeout, Retries: o.Retries,
 		RetryBackoff: o.RetryBackoff, Meta: o.Meta, Fixed: o.Fixed,
-		WarmStart: o.WarmStart, WarmMode: o.WarmStartMode, WarmPoints: o.warmPoints, Info: info}
+		WarmStart: o.WarmStart, WarmMode: o.WarmStartMode, WarmPoints: toNullables(o.warmPoints), Info: info}
 }
 
 // options returns the stored options (not normalized).
@@ -84,7 +84,7 @@ func (r settingsRecord) options() Options {
 		Kernel: r.Kernel, GPPrior: r.GPPrior, Model: r.Model, LocalPoints: r.LocalPoints,
 		Recommend: r.Recommend, Pruning: r.Pruning, MultiFidelity: r.Fidelity, EvalTimeout: r.EvalTimeout, Retries: r.Retries,
 		RetryBackoff: r.RetryBackoff, Meta: r.Meta, Fixed: r.Fixed,
-		WarmStart: r.WarmStart, WarmStartMode: r.WarmMode, warmPoints: r.WarmPoints}
+		WarmStart: r.WarmStart, WarmStartMode: r.WarmMode, warmPoints: floatsOf(r.WarmPoints)}
 }
 
 // storedSettings is a study's decoded settings: its normalized options

@@ -153,6 +153,10 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 				imp.skipped++
 				continue
 			}
+			// A parameter inactive here but active there (a study of the
+			// flattened space) is stored as inactive: NaN, as a trial of
+			// this study would be.
+			x = s.space.activeOnly(x)
 			tr := Trial{X: x, U: u, Value: t.Value,
 				Meta: map[string]string{"imported_from": name, "imported_id": strconv.Itoa(t.ID)}}
 			if outs != nil {
@@ -176,7 +180,7 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 			if len(imp.best) == s.opts.Init {
 				break
 			}
-			if !slices.ContainsFunc(imp.best, func(b []float64) bool { return slices.Equal(b, p.x) }) {
+			if !slices.ContainsFunc(imp.best, func(b []float64) bool { return slices.EqualFunc(b, p.x, sameCoord) }) {
 				imp.best = append(imp.best, p.x)
 			}
 		}
@@ -184,6 +188,10 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 	}
 	return imp, nil
 }
+
+// sameCoord compares two coordinates of native points, an inactive one
+// (NaN) equal only to another.
+func sameCoord(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
 
 func direction(minimize bool) string {
 	if minimize {
