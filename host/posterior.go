@@ -59,9 +59,17 @@ type StoredPosterior struct {
 // the inputs of Predict, MeanVar and Joint.
 func (p *StoredPosterior) Dim() int { return p.Space.Dim() }
 
-// atFull returns X (rows of Dim coordinates) as GP inputs: with a
-// fidelity input, each row at t = 1.
+// atFull returns X (rows of Dim coordinates) as GP inputs: on a
+// conditional space each row canonical (its inactive coordinates at their
+// defaults, as the GP saw every trial: Space.ToUnit), with a fidelity
+// input each row at t = 1. X itself is left as it is.
 func (p *StoredPosterior) atFull(X *mat.Dense) *mat.Dense {
+	if p.Space.cond != nil {
+		X = mat.DenseCopyOf(X)
+		for i := range X.RawMatrix().Rows {
+			p.Space.canonical(X.RawRowView(i))
+		}
+	}
 	if !p.fidelity {
 		return X
 	}
@@ -71,6 +79,8 @@ func (p *StoredPosterior) atFull(X *mat.Dense) *mat.Dense {
 // Predict writes the posterior mean of f at the rows of X (unit-cube
 // points of Dim coordinates) into mean and, when vr is not nil, its
 // variance into vr; GP units, at full training in a study with a fidelity.
+// On a conditional space a point is predicted where the GP sees it, with
+// its inactive coordinates at their defaults.
 func (p *StoredPosterior) Predict(X *mat.Dense, mean, vr []float64) {
 	p.GP.Predict(p.atFull(X), mean, vr)
 }
@@ -205,6 +215,8 @@ func storedFidelity(o Options, info sdk.Info) *fidelity {
 // point u: at m unit-cube values of coordinate j evenly spaced over
 // [0, 1] (the others fixed at u), the native parameter values and the
 // posterior mean and standard deviation of f in native units.
+// On a conditional space a parameter inactive at u does not exist there,
+// so its slice is flat (Predict) over the parameter's native range.
 func (p *StoredPosterior) Slice(u []float64, j, m int) (x, mean, sd []float64) {
 	d := p.Space.Dim()
 	X := mat.NewDense(m, d, nil)
@@ -213,7 +225,7 @@ func (p *StoredPosterior) Slice(u []float64, j, m int) (x, mean, sd []float64) {
 		row := X.RawRowView(i)
 		copy(row, u)
 		row[j] = float64(i) / float64(max(m-1, 1))
-		x[i] = p.Space.ToNative(row)[j]
+		x[i] = p.Space.NativeCoord(j, row[j])
 	}
 	mean, sd = make([]float64, m), make([]float64, m)
 	p.Predict(X, mean, sd)

@@ -75,24 +75,8 @@ func clamp01(u float64) float64 {
 // space is NaN.
 func (s *Space) ToNative(u []float64) []float64 {
 	x := make([]float64, len(s.params))
-	for i, p := range s.params {
-		ui := clamp01(u[i])
-		switch p.Kind {
-		case sdk.Int, sdk.Categorical:
-			k := math.Floor(ui * s.n[i])
-			if k > s.n[i]-1 {
-				k = s.n[i] - 1
-			}
-			// The clamp matters only where integers are not exactly
-			// representable (|x| > 2⁵³), where lo + k can round past High.
-			_, hi := p.Bounds() // a Categorical's High is unset
-			x[i] = math.Min(s.lo[i]+k, math.Floor(hi))
-		case sdk.LogFloat:
-			ll, lh := math.Log(p.Low), math.Log(p.High)
-			x[i] = math.Min(math.Max(math.Exp(ll+ui*(lh-ll)), p.Low), p.High)
-		default:
-			x[i] = math.Min(math.Max(p.Low+ui*(p.High-p.Low), p.Low), p.High)
-		}
+	for i := range s.params {
+		x[i] = s.NativeCoord(i, u[i])
 	}
 	if s.cond != nil {
 		for i, a := range s.activeUnit(u) {
@@ -102,6 +86,29 @@ func (s *Space) ToNative(u []float64) []float64 {
 		}
 	}
 	return x
+}
+
+// NativeCoord maps coordinate i's unit-cube value (clamped to [0,1]) to
+// native units, as ToNative does, but whatever the conditions say of the
+// point it belongs to (ToNative makes an inactive parameter NaN): an axis
+// along one parameter.
+func (s *Space) NativeCoord(i int, u float64) float64 {
+	p, ui := s.params[i], clamp01(u)
+	switch p.Kind {
+	case sdk.Int, sdk.Categorical:
+		k := math.Floor(ui * s.n[i])
+		if k > s.n[i]-1 {
+			k = s.n[i] - 1
+		}
+		// The clamp matters only where integers are not exactly
+		// representable (|x| > 2⁵³), where lo + k can round past High.
+		_, hi := p.Bounds() // a Categorical's High is unset
+		return math.Min(s.lo[i]+k, math.Floor(hi))
+	case sdk.LogFloat:
+		ll, lh := math.Log(p.Low), math.Log(p.High)
+		return math.Min(math.Max(math.Exp(ll+ui*(lh-ll)), p.Low), p.High)
+	}
+	return math.Min(math.Max(p.Low+ui*(p.High-p.Low), p.Low), p.High)
 }
 
 // ToUnit maps a native point into the unit cube (Int coordinates to their

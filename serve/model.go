@@ -26,11 +26,11 @@ const (
 
 // pointJSON is a point of the model view with the posterior of f there.
 type pointJSON struct {
-	X     []float64 `json:"x"` // native units
-	Mean  float64   `json:"mean"`
-	SD    float64   `json:"sd"`
-	P     float64   `json:"p,omitempty"`     // p(x* | y_D), trusted maximizers only
-	Trial *int      `json:"trial,omitempty"` // x̄'s trial ID
+	X     point   `json:"x"` // native units; an inactive parameter null
+	Mean  float64 `json:"mean"`
+	SD    float64 `json:"sd"`
+	P     float64 `json:"p,omitempty"`     // p(x* | y_D), trusted maximizers only
+	Trial *int    `json:"trial,omitempty"` // x̄'s trial ID
 }
 
 // sliceJSON is the posterior along one parameter through x̄.

@@ -36,7 +36,7 @@ type gridJSON struct {
 	Y         axisJSON    `json:"y"`
 	Mean      [][]float64 `json:"mean"`
 	SD        [][]float64 `json:"sd"`
-	XBar      []float64   `json:"xbar"` // native
+	XBar      point       `json:"xbar"` // native; an inactive parameter null
 	Note      string      `json:"note,omitempty"`
 }
 
@@ -87,7 +87,7 @@ func predictNative(p *host.StoredPosterior, X *mat.Dense, j int) (x, mean, sd []
 	x, mean, sd = make([]float64, q), make([]float64, q), make([]float64, q)
 	p.Predict(X, mean, sd)
 	for i := range q {
-		x[i] = p.Space.ToNative(X.RawRowView(i))[j]
+		x[i] = p.Space.NativeCoord(j, X.At(i, j))
 		mean[i], sd[i] = p.Native(mean[i]), p.NativeSD(math.Sqrt(sd[i]))
 	}
 	return x, mean, sd
@@ -143,8 +143,8 @@ func grid(p *host.StoredPosterior, u []float64, ix, iy, res int) *gridJSON {
 	}
 	_, mean, sd := predictNative(p, X, ix)
 	g := &gridJSON{Iteration: p.Iteration, XBar: p.Space.ToNative(u),
-		X: axisJSON{Param: ix, Name: params[ix].Name, X: nativeAxis(p, u, ix, lx)},
-		Y: axisJSON{Param: iy, Name: params[iy].Name, X: nativeAxis(p, u, iy, ly)}}
+		X: axisJSON{Param: ix, Name: params[ix].Name, X: nativeAxis(p, ix, lx)},
+		Y: axisJSON{Param: iy, Name: params[iy].Name, X: nativeAxis(p, iy, ly)}}
 	for i := range ly {
 		g.Mean = append(g.Mean, mean[i*len(lx):(i+1)*len(lx)])
 		g.SD = append(g.SD, sd[i*len(lx):(i+1)*len(lx)])
@@ -152,13 +152,12 @@ func grid(p *host.StoredPosterior, u []float64, ix, iy, res int) *gridJSON {
 	return g
 }
 
-// nativeAxis maps the unit-cube levels of parameter j to native values.
-func nativeAxis(p *host.StoredPosterior, u []float64, j int, lv []float64) []float64 {
+// nativeAxis maps the unit-cube levels of parameter j to native values
+// (an inactive parameter's too: its axis is its range).
+func nativeAxis(p *host.StoredPosterior, j int, lv []float64) []float64 {
 	out := make([]float64, len(lv))
-	row := append([]float64(nil), u...)
 	for i, l := range lv {
-		row[j] = l
-		out[i] = p.Space.ToNative(row)[j]
+		out[i] = p.Space.NativeCoord(j, l)
 	}
 	return out
 }

@@ -265,11 +265,21 @@ func studyName(r *http.Request) (string, error) {
 	return name, nil
 }
 
-// writeJSON sends v as JSON.
+// writeJSON sends v as JSON. It is encoded before anything is sent, so a
+// value JSON cannot carry (a NaN) is a 500 with the reason rather than an
+// empty 200.
 func (s *Server) writeJSON(w http.ResponseWriter, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.log.Error().Err(err).Msg("encode response")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		json.NewEncoder(w).Encode(map[string]string{"error": "encode response: " + err.Error()})
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	if err := json.NewEncoder(w).Encode(v); err != nil {
+	if _, err := w.Write(append(b, '\n')); err != nil {
 		s.log.Debug().Err(err).Msg("write response")
 	}
 }
