@@ -2,8 +2,13 @@ package serve
 
 import (
 	"context"
+	"fmt"
+	"net/http/httptest"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/problems/conditional"
@@ -52,4 +57,39 @@ func TestModelConditional(t *testing.T) {
 			t.Fatalf("2-D slice %s: x̄ %v, %d rows", q, g.XBar, len(g.Mean))
 		}
 	}
+}
+
+// The study page of a conditional study draws the model's slices (one per
+// parameter, the inactive one's flat, no x̄ dot on it), the 2-D slice
+// over a conditional pair, and the parallel coordinates, with no script
+// error.
+func TestBrowserConditional(t *testing.T) {
+	db, _ := newDB(t)
+	obj, _ := conditional.New("cond/hartmann")
+	res, err := host.Optimize(context.Background(), obj, host.Options{DB: hostStorage(db), Name: "c",
+		Init: 4, Iters: 6, Seed: 1, Grace: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(t, db, Settings{})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer srv.Close()
+	ctx := browser(t, 1400, 900)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/study/c?static=1")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelectorAll('#model .uplot').length === 9 &&
+		document.getElementById('parallel').dataset.lines === '%d' && document.getElementById('contour').dataset.cells !== '0'`, res.Evaluations),
+		`[document.querySelectorAll('#model .uplot').length, document.getElementById('model-note').textContent, document.getElementById('parallel').dataset.lines]`, 15*time.Second)
+	// Of momentum (7) and beta (8), the one inactive at x̄ has no x̄ dot.
+	dots := evalJS[[]int](t, ctx, `[7, 8].map((j) => tesbo.charts.model[j].data[4].filter((v) => v !== null).length)`)
+	if dots[0]+dots[1] != 1 {
+		t.Errorf("x̄ dots on momentum, beta: %v, want one", dots)
+	}
+	// The 2-D slice over momentum × beta.
+	sel := `(id, v) => { const s = document.getElementById(id); s.value = v; s.dispatchEvent(new Event('change')); }`
+	evalJS[any](t, ctx, `(`+sel+`)('c-x', '7'), (`+sel+`)('c-y', '8'), true`)
+	waitJS(t, ctx, `document.getElementById('contour').dataset.cells !== '0' && tesbo.grid.x.param === 7 && tesbo.grid.y.param === 8`,
+		`[document.getElementById('contour').dataset.cells, document.getElementById('contour-note').textContent]`, 10*time.Second)
 }

@@ -55,6 +55,7 @@
   // unit maps a parameter's native value to [0, 1] as the model's cube
   // does (log for LogFloat, bin centres for Int and categorical).
   function unit(p, v) {
+    if (v === null || v === undefined) return NaN; // an inactive parameter (conditional space)
     if (p.kind === 'categorical') { const n = p.choices.length; return (Math.round(v) + 0.5) / n; }
     if (p.kind === 'int') { const n = Math.floor(p.high) - Math.ceil(p.low) + 1; return (v - Math.ceil(p.low) + 0.5) / n; }
     if (p.kind === 'logfloat') return (Math.log(v) - Math.log(p.low)) / (Math.log(p.high) - Math.log(p.low));
@@ -138,9 +139,12 @@
       g.strokeStyle = viridis(good(t));
       g.globalAlpha = 0.55;
       g.beginPath();
+      let pen = false; // the line breaks at an inactive parameter
       axes.forEach((p, k) => {
-        const y = yAt(k < params.length ? unit(p, t.x[k]) : unit(vAxis, t.value));
-        if (k) g.lineTo(xAt(k), y); else g.moveTo(xAt(k), y);
+        const f = k < params.length ? unit(p, t.x[k]) : unit(vAxis, t.value);
+        if (Number.isNaN(f)) { pen = false; return; }
+        if (pen) g.lineTo(xAt(k), yAt(f)); else g.moveTo(xAt(k), yAt(f));
+        pen = true;
       });
       g.stroke();
     });
@@ -195,15 +199,21 @@
     }
     g.strokeStyle = '#fff';
     g.fillStyle = 'rgba(0,0,0,0.6)';
+    // A trial (or x̄) where either parameter is inactive has no place here.
     trials.filter((t) => t.status === 'complete').forEach((t) => {
+      const tx = unit(px, t.x[grid.x.param]), ty = unit(py, t.x[grid.y.param]);
+      if (Number.isNaN(tx) || Number.isNaN(ty)) return;
       g.beginPath();
-      g.arc(X(unit(px, t.x[grid.x.param])), Y(unit(py, t.x[grid.y.param])), 3, 0, 2 * Math.PI);
+      g.arc(X(tx), Y(ty), 3, 0, 2 * Math.PI);
       g.fill(); g.stroke();
     });
-    const bx = X(unit(px, grid.xbar[grid.x.param])), by = Y(unit(py, grid.xbar[grid.y.param]));
-    g.strokeStyle = '#e65100'; g.lineWidth = 3;
-    g.beginPath(); g.moveTo(bx - 7, by - 7); g.lineTo(bx + 7, by + 7); g.moveTo(bx + 7, by - 7); g.lineTo(bx - 7, by + 7); g.stroke();
-    g.lineWidth = 1;
+    const ux = unit(px, grid.xbar[grid.x.param]), uy = unit(py, grid.xbar[grid.y.param]);
+    if (!Number.isNaN(ux) && !Number.isNaN(uy)) {
+      const bx = X(ux), by = Y(uy);
+      g.strokeStyle = '#e65100'; g.lineWidth = 3;
+      g.beginPath(); g.moveTo(bx - 7, by - 7); g.lineTo(bx + 7, by + 7); g.moveTo(bx + 7, by - 7); g.lineTo(bx - 7, by + 7); g.stroke();
+      g.lineWidth = 1;
+    }
     g.fillStyle = '#222'; g.textAlign = 'center';
     for (const [f, label] of ticks(px)) g.fillText(label, X(f), bottom + 14);
     g.fillText(px.name, (left + right) / 2, bottom + 32);

@@ -350,7 +350,9 @@
     m.slices.forEach((sl, j) => {
       const p = S.params[j] || { name: sl.param, kind: 'float' };
       const cat = p.kind === 'categorical';
-      const extra = [[m.xbar.x[j], m.xbar.mean, 'xbar']].concat(m.trusted.map((t) => [t.x[j], t.mean, 'xs']));
+      // A parameter inactive at x̄ (or at a trusted maximizer) is null there: no dot.
+      const extra = [[m.xbar.x[j], m.xbar.mean, 'xbar']].concat(m.trusted.map((t) => [t.x[j], t.mean, 'xs']))
+        .filter(([x]) => x !== null);
       const rows = sl.x.map((x, i) => [x, sl.mean[i], sl.mean[i] + 2 * sl.sd[i], sl.mean[i] - 2 * sl.sd[i], null, null])
         .concat(extra.map(([x, v, kind]) => [x, null, null, null, kind === 'xbar' ? v : null, kind === 'xs' ? v : null]))
         .sort((a, b) => a[0] - b[0]);
