@@ -7,7 +7,8 @@ import (
 )
 
 // NaN coordinates (the inactive parameters of a conditional space) are
-// stored as null and read back as NaN, in both stores; ±Inf is refused.
+// stored as null and read back as NaN, in every store (TestPostgres runs
+// it on PostgreSQL); ±Inf is refused.
 func TestInactiveCoordinatesRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	d, _ := newDB(t)

@@ -34,6 +34,7 @@ func TestPostgres(t *testing.T) {
 		{"ReadOnly", TestReadOnly},
 		{"WorkerRegistered", TestWorkerRegistered},
 		{"ErrorTextStored", TestErrorTextStored},
+		{"InactiveCoordinatesRoundTrip", TestInactiveCoordinatesRoundTrip},
 		{"PostgresSpecific", testPostgresSpecific},
 	} {
 		t.Run(tc.name, tc.f)
