@@ -63,24 +63,60 @@ func newDataset(trials []Trial, d int, minimize bool) *dataset {
 
 // standardize sets y to the raw values standardized (mean 0, sample
 // standard deviation 1; scale 1 for fewer than two values or all equal).
+// Values so large that their sum or squared deviations overflow (|v|
+// near 1e154 and beyond) are standardized in units of the largest |v|
+// instead (standardizeScaled); other values bit for bit as always.
 func (ds *dataset) standardize(raw []float64) {
 	n := len(raw)
+	var mean, ss float64
 	for _, v := range raw {
-		ds.mean += v
+		mean += v
 	}
-	ds.mean /= float64(n)
-	if n > 1 {
-		var ss float64
-		for _, v := range raw {
-			ss += (v - ds.mean) * (v - ds.mean)
-		}
-		if sd := math.Sqrt(ss / float64(n-1)); sd > 1e-12*math.Max(1, math.Abs(ds.mean)) {
-			ds.scale = sd
-		}
+	mean /= float64(n)
+	for _, v := range raw {
+		ss += (v - mean) * (v - mean)
+	}
+	if math.IsInf(mean, 0) || math.IsInf(ss, 0) {
+		ds.standardizeScaled(raw)
+		return
+	}
+	ds.mean = mean
+	if sd := math.Sqrt(ss / float64(max(n-1, 1))); n > 1 && sd > 1e-12*math.Max(1, math.Abs(mean)) {
+		ds.scale = sd
 	}
 	ds.y = make([]float64, n)
 	for i, v := range raw {
 		ds.y[i] = (v - ds.mean) / ds.scale
+	}
+}
+
+// standardizeScaled is standardize in units of a = max |v|, where every
+// intermediate stays finite: m = a·mean(v/a), c = a·sd(v/a) and
+// y = (v/a − m/a)/(c/a). Finite raw values have finite m and c.
+func (ds *dataset) standardizeScaled(raw []float64) {
+	n := len(raw)
+	var a float64
+	for _, v := range raw {
+		a = math.Max(a, math.Abs(v))
+	}
+	var mean, ss float64 // in units of a
+	for _, v := range raw {
+		mean += v / a
+	}
+	mean /= float64(n)
+	for _, v := range raw {
+		ss += (v/a - mean) * (v/a - mean)
+	}
+	ds.mean, ds.scale = a*mean, a
+	sd := math.Sqrt(ss / float64(max(n-1, 1)))
+	if n > 1 && sd > 1e-12*math.Max(1, math.Abs(mean)) {
+		ds.scale = a * sd
+	} else {
+		sd = 1
+	}
+	ds.y = make([]float64, n)
+	for i, v := range raw {
+		ds.y[i] = (v/a - mean) / sd
 	}
 }
 
