@@ -62,10 +62,12 @@ func newDataset(trials []Trial, d int, minimize bool) *dataset {
 }
 
 // standardize sets y to the raw values standardized (mean 0, sample
-// standard deviation 1; scale 1 for fewer than two values or all equal).
-// Values so large that their sum or squared deviations overflow (|v|
-// near 1e154 and beyond) are standardized in units of the largest |v|
-// instead (standardizeScaled); other values bit for bit as always.
+// standard deviation 1; scale 1 for fewer than two values or values equal
+// to 12 significant digits). The scale is relative: values of order 1e-20
+// are standardized like values of order 1. Values whose squared
+// deviations overflow (|v| beyond about 1e154) or underflow (below about
+// 1e-154) are standardized in units of the largest |v|
+// (standardizeScaled).
 func (ds *dataset) standardize(raw []float64) {
 	n := len(raw)
 	var mean, ss float64
@@ -76,18 +78,27 @@ func (ds *dataset) standardize(raw []float64) {
 	for _, v := range raw {
 		ss += (v - mean) * (v - mean)
 	}
-	if math.IsInf(mean, 0) || math.IsInf(ss, 0) {
+	if math.IsInf(mean, 0) || math.IsInf(ss, 0) || ss < 1e-300 && ss > 0 || ss == 0 && !allEqual(raw) {
 		ds.standardizeScaled(raw)
 		return
 	}
 	ds.mean = mean
-	if sd := math.Sqrt(ss / float64(max(n-1, 1))); n > 1 && sd > 1e-12*math.Max(1, math.Abs(mean)) {
+	if sd := math.Sqrt(ss / float64(max(n-1, 1))); n > 1 && sd > 0 && sd > 1e-12*math.Abs(mean) {
 		ds.scale = sd
 	}
 	ds.y = make([]float64, n)
 	for i, v := range raw {
 		ds.y[i] = (v - ds.mean) / ds.scale
 	}
+}
+
+func allEqual(v []float64) bool {
+	for _, x := range v {
+		if x != v[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // standardizeScaled is standardize in units of a = max |v|, where every
@@ -109,7 +120,7 @@ func (ds *dataset) standardizeScaled(raw []float64) {
 	}
 	ds.mean, ds.scale = a*mean, a
 	sd := math.Sqrt(ss / float64(max(n-1, 1)))
-	if n > 1 && sd > 1e-12*math.Max(1, math.Abs(mean)) {
+	if n > 1 && sd > 0 && sd > 1e-12*math.Abs(mean) {
 		ds.scale = a * sd
 	} else {
 		sd = 1

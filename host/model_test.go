@@ -8,15 +8,16 @@ import (
 	"github.com/tesbo/tesbo/sdk"
 )
 
-// Values so large that their sum or squared deviations overflow are
-// standardized to the same y (to rounding) as the same values scaled
-// down, with a finite mean and scale that map y back to them; ordinary
-// values, and values all equal, keep standardize's plain form.
+// Values of any order — so large that their squared deviations overflow,
+// so small that they underflow, or merely far below 1 — are standardized
+// to the same y (to rounding) as the same values of order 1, with a
+// finite mean and scale that map y back to them; values all equal keep
+// scale 1 and y = 0.
 func TestStandardizeHugeValues(t *testing.T) {
 	base := []float64{-0.9, 0.3, 0.8, 0.1, -0.5, 0.83}
 	small := &dataset{sign: 1, scale: 1}
 	small.standardize(base)
-	for _, k := range []float64{1e200, 1e300, 1.7e308} {
+	for _, k := range []float64{1e200, 1e300, 1.7e308, 1e-20, 1e-200, 1e-300} {
 		raw := make([]float64, len(base))
 		for i, v := range base {
 			raw[i] = k * v
@@ -30,7 +31,7 @@ func TestStandardizeHugeValues(t *testing.T) {
 			if math.Abs(ds.y[i]-small.y[i]) > 1e-12 {
 				t.Fatalf("k = %g: y %v, want %v", k, ds.y, small.y)
 			}
-			if back := ds.y[i]*ds.scale + ds.mean; math.Abs(back-raw[i]) > 1e-12*k {
+			if back := ds.y[i]*ds.scale + ds.mean; math.Abs(back-raw[i]) > 1e-12*k || math.IsInf(ds.scale, 0) {
 				t.Fatalf("k = %g: y %v maps back to %v, not %v", k, ds.y[i], back, raw[i])
 			}
 		}
@@ -42,32 +43,31 @@ func TestStandardizeHugeValues(t *testing.T) {
 	}
 }
 
-// hugeObjective is 1e300 · sin(10x)·y: values near the largest float64.
-type hugeObjective struct{}
+// scaledObjective is k · sin(10x)·y, maximized: f* = k at x = π/20, y = 1.
+type scaledObjective struct{ k float64 }
 
-func (hugeObjective) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "test/huge", Params: []sdk.Param{
+func (scaledObjective) Info(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: "test/scaled", Params: []sdk.Param{
 		{Name: "x", Kind: sdk.Float, Low: 0, High: 1}, {Name: "y", Kind: sdk.Float, Low: 0, High: 1}}}, nil
 }
 
-func (hugeObjective) Evaluate(_ context.Context, x []float64) (float64, error) {
-	return 1e300 * math.Sin(10*x[0]) * x[1], nil
+func (o scaledObjective) Evaluate(_ context.Context, x []float64) (float64, error) {
+	return o.k * math.Sin(10*x[0]) * x[1], nil
 }
 
-// A study of values near 1e300 climbs as one of values near 1 would: the
-// model saw them all as one value before, recommended the worst trial and
-// proposed near the minima.
-func TestHugeValuesStudy(t *testing.T) {
-	res, err := Optimize(context.Background(), hugeObjective{}, Options{Iters: 12, Init: 4, Seed: 1, Grace: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	worst := math.Inf(1)
-	for _, tr := range res.Trials {
-		worst = math.Min(worst, tr.Value)
-	}
-	// f* = 1e300 at x = π/20, y = 1.
-	if res.BestObserved == nil || res.BestObserved.Value < 0.95e300 || res.BestValue == nil || *res.BestValue < 0.9e300 {
-		t.Fatalf("best observed %v, recommendation's value %v (worst trial %g)", res.BestObserved, res.BestValue, worst)
+// A study of values of order 1e300, 1e-20 or 1e-300 climbs as one of
+// values of order 1 does. Before, the model saw each as one constant
+// value: at 1e300 the scale overflowed and the study recommended its worst
+// trial; below 1e-12 the spread counted as rounding and the study never
+// left its initial design's best.
+func TestScaledValuesStudy(t *testing.T) {
+	for _, k := range []float64{1, 1e300, 1e-20, 1e-300} {
+		res, err := Optimize(context.Background(), scaledObjective{k}, Options{Iters: 12, Init: 4, Seed: 1, Grace: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.BestObserved == nil || res.BestObserved.Value < 0.95*k || res.BestValue == nil || *res.BestValue < 0.9*k {
+			t.Errorf("k = %g: best observed %v, recommendation's value %v", k, res.BestObserved.Value, res.BestValue)
+		}
 	}
 }
