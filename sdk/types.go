@@ -191,6 +191,10 @@ func (s Space) Validate() error {
 			return fmt.Errorf("%w: %s: bounds [%v, %v] must be finite", ErrBadSpace, where, p.Low, p.High)
 		case p.Low >= p.High:
 			return fmt.Errorf("%w: %s: Low %v must be less than High %v", ErrBadSpace, where, p.Low, p.High)
+		case math.IsInf(p.High-p.Low, 0):
+			// The unit-cube map divides by the width: an infinite one would
+			// send every value to one end.
+			return fmt.Errorf("%w: %s: bounds [%v, %v] are wider than a float64 holds (High − Low overflows): rescale the parameter", ErrBadSpace, where, p.Low, p.High)
 		case p.Kind == LogFloat && p.Low <= 0:
 			return fmt.Errorf("%w: %s: a LogFloat needs Low > 0, got Low %v", ErrBadSpace, where, p.Low)
 		case p.Kind == Int && math.Ceil(p.Low) > math.Floor(p.High):

@@ -27,6 +27,7 @@ func TestSpaceValidate(t *testing.T) {
 		{"log negative", Space{{Name: "lr", Kind: LogFloat, Low: -1, High: 1}}, "LogFloat needs Low > 0"},
 		{"nan", Space{{Name: "a", Low: math.NaN(), High: 1}}, "must be finite"},
 		{"inf", Space{{Name: "a", Low: 0, High: math.Inf(1)}}, "must be finite"},
+		{"too wide", Space{{Name: "a", Low: -1e308, High: 1e308}}, "wider than a float64 holds"},
 		{"no integer", Space{{Name: "n", Kind: Int, Low: 0.2, High: 0.8}}, "no integer"},
 		{"empty name", Space{{Name: " ", Low: 0, High: 1}}, "empty name"},
 		{"duplicate", Space{{Name: "a", Low: 0, High: 1}, {Name: "a", Low: 0, High: 2}}, "duplicate name"},
