@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -41,8 +42,7 @@ func importance(p *host.StoredPosterior) []float64 {
 		}
 		base[i] = p.Space.Snap(base[i])
 	}
-	vars := make([]float64, d)
-	total := 0.0
+	effects := make([][]float64, d)
 	for j := range d {
 		lv := levels(params[j], impLevels)
 		X := mat.NewDense(len(lv)*nb, d, nil)
@@ -55,13 +55,31 @@ func importance(p *host.StoredPosterior) []float64 {
 		}
 		mean := make([]float64, len(lv)*nb)
 		p.Predict(X, mean, nil)
-		effect := make([]float64, len(lv))
+		effects[j] = make([]float64, len(lv))
 		for a := range lv {
 			for i := range nb {
-				effect[a] += p.Native(mean[a*nb+i]) / float64(nb)
+				effects[j][a] += p.Native(mean[a*nb+i]) / float64(nb)
 			}
 		}
-		vars[j] = variance(effect)
+	}
+	// The shares do not depend on the unit: the effects are divided by
+	// their largest magnitude so that outputs of order 1e300 do not
+	// overflow the variances (Inf / Inf would be NaN).
+	var big float64
+	for _, e := range effects {
+		for _, v := range e {
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	vars := make([]float64, d)
+	total := 0.0
+	for j, e := range effects {
+		if big > 0 {
+			for a := range e {
+				e[a] /= big
+			}
+		}
+		vars[j] = variance(e)
 		total += vars[j]
 	}
 	for j := range vars {
