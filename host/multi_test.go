@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -403,5 +404,34 @@ func TestOpenStudyRevalidatesInfo(t *testing.T) {
 	_, err = OpenStudy(ctx, db, "six", Options{})
 	if err == nil || !strings.Contains(err.Error(), "7 objectives, at most 6") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("reopening a study of 7 objectives: %v", err)
+	}
+}
+
+// hugeObjectives is twoObjectives with both objectives times 1e200: their
+// hypervolume, a product of two ranges of order 1e200, is beyond float64.
+type hugeObjectives struct{ twoObjectives }
+
+func (o *hugeObjectives) EvaluateOutputs(ctx context.Context, x []float64) ([]float64, error) {
+	v, err := o.twoObjectives.EvaluateOutputs(ctx, x)
+	v[0], v[1] = 1e200*v[0], 1e200*v[1]
+	return v, err
+}
+
+// A study whose hypervolume overflows runs to its end, recording a Pareto
+// set and no hypervolume (null in JSON); it had failed at its first
+// record ("encode record: json: unsupported value: +Inf").
+func TestMultiHypervolumeOverflow(t *testing.T) {
+	obj := &hugeObjectives{twoObjectives{bound: 10}}
+	res, err := Optimize(context.Background(), obj, Options{Batch: 2, Iters: 2, Init: 4, Seed: 3, Grace: -1,
+		OnIteration: func(r Record) {
+			if _, err := json.Marshal(r); err != nil {
+				t.Errorf("record %d: %v", r.Iter, err)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Evaluations != 8 || res.Multi == nil || len(res.Multi.Pareto.Trials) == 0 || res.Multi.Hypervolume != nil {
+		t.Fatalf("%d evaluations, last record %+v", res.Evaluations, res.Multi)
 	}
 }

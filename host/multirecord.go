@@ -143,6 +143,12 @@ func (s *Study) multiRecord(rec *Record, it int, ts []Trial) {
 	if len(front) > 0 {
 		hv = pareto.Hypervolume(front, ref)
 	}
+	if math.IsInf(hv, 0) || math.IsNaN(hv) {
+		// A product of m ranges beyond the largest float64 (objectives of
+		// order 1e154 with 2 of them): JSON cannot carry it, so the
+		// record's hypervolume is null rather than the run failing.
+		return
+	}
 	m.Hypervolume = &hv
 }
 

@@ -37,6 +37,8 @@ func printMultiSummary(w io.Writer, info sdk.Info, m *host.MultiRecord) {
 			how = "derived: nadir of the observed front − 10% of its range"
 		}
 		fmt.Fprintf(w, "hypervolume\t%s above the reference point %s (%s)\n", fmtG(*m.Hypervolume), fmtVec(m.RefPoint), how)
+	} else if len(m.Pareto.Trials) > 0 {
+		fmt.Fprintf(w, "hypervolume\tbeyond the largest float64 (the objectives' ranges multiply past 1.8e308): rescale the objectives\n")
 	}
 }
 
