@@ -435,3 +435,64 @@ func TestMultiHypervolumeOverflow(t *testing.T) {
 		t.Fatalf("%d evaluations, last record %+v", res.Evaluations, res.Multi)
 	}
 }
+
+// renamedObjectives is twoObjectives with its second output renamed,
+// flipped or its constraint's bound moved (change selects which).
+type renamedObjectives struct {
+	twoObjectives
+	change string
+}
+
+func (o *renamedObjectives) Info(ctx context.Context) (sdk.Info, error) {
+	i, _ := o.twoObjectives.Info(ctx)
+	switch o.change {
+	case "name":
+		i.Outputs[1].Name = "f2b"
+	case "goal":
+		i.Outputs[1].Goal = sdk.Maximize
+	case "bound":
+		i.Outputs[2].Bound = sdk.Bound(9)
+	case "count":
+		i.Outputs = i.Outputs[:2]
+	}
+	return i, nil
+}
+
+// A stored study run again with an objective whose outputs changed since
+// (a renamed output, a flipped goal, a moved bound, one output fewer) is
+// refused with ErrObjectiveChanged naming the output, before anything is
+// evaluated; the study would have read the new values as the old ones.
+func TestRunObjectiveOutputsChanged(t *testing.T) {
+	ctx := context.Background()
+	db := MemoryStorage()
+	orig := &twoObjectives{bound: 10}
+	if _, err := Optimize(ctx, orig, Options{DB: db, Name: "s", Iters: 1, Init: 4, Seed: 1, Grace: -1}); err != nil {
+		t.Fatal(err)
+	}
+	for change, want := range map[string]string{
+		"name":  "output 1: study has f2 (minimize), objective f2b (minimize)",
+		"goal":  "output 1: study has f2 (minimize), objective f2 (maximize)",
+		"bound": "output 2: study has g (constraint ≤ 10), objective g (constraint ≤ 9)",
+		"count": "study has 3 outputs, objective 2",
+	} {
+		s, err := OpenStudy(ctx, db, "s", Options{Iters: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := &renamedObjectives{twoObjectives{bound: 10}, change}
+		_, err = s.Run(ctx, obj)
+		s.Close()
+		if !errors.Is(err, ErrObjectiveChanged) || !strings.Contains(err.Error(), want) || obj.calls.Load() != 0 {
+			t.Errorf("%s: %v (%d evaluations), want %q", change, err, obj.calls.Load(), want)
+		}
+	}
+}
+
+func TestSameOutputsDirection(t *testing.T) {
+	if err := sameOutputs(sdk.Info{Minimize: true}, sdk.Info{}); err == nil || !strings.Contains(err.Error(), "the study minimizes the value, the objective now maximizes it") {
+		t.Fatalf("a flipped direction: %v", err)
+	}
+	if err := sameOutputs(sdk.Info{Minimize: true}, sdk.Info{Minimize: true}); err != nil {
+		t.Fatal(err)
+	}
+}

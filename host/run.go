@@ -3,9 +3,11 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tesbo/tesbo/sdk"
@@ -195,10 +197,56 @@ func attachObjective(ctx context.Context, obj sdk.Objective, name string, info s
 	if err != nil {
 		return fmt.Errorf("objective info: %w", err)
 	}
-	if err := sameSpace(info.Params, got.Params); err != nil {
-		return fmt.Errorf("objective %s does not match study %q: %w", got.Name, name, err)
+	err = sameSpace(info.Params, got.Params)
+	if err == nil {
+		err = sameOutputs(info, got)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: objective %s, study %q: %w (restore the objective as the study has it, or start a new study that warm-starts from this one)", ErrObjectiveChanged, got.Name, name, err)
 	}
 	return nil
+}
+
+// ErrObjectiveChanged: a stored study's objective now declares another
+// space or other outputs than the study was made with (resume, workers).
+var ErrObjectiveChanged = errors.New("the objective does not match the study")
+
+// sameOutputs checks that the objective still returns what the study
+// stored: the same direction for one value, or the same outputs (names,
+// goals, constraints' sides and bounds) in the same order. The study
+// judges every value by its stored Info, so a renamed output or a flipped
+// goal would otherwise be read as the old one without a word.
+func sameOutputs(study, obj sdk.Info) error {
+	if len(study.Outputs) == 0 && len(obj.Outputs) == 0 {
+		if study.Minimize != obj.Minimize {
+			return fmt.Errorf("the study %s the value, the objective now %s it", direction(study.Minimize), direction(obj.Minimize))
+		}
+		return nil
+	}
+	if len(study.Outputs) != len(obj.Outputs) {
+		return fmt.Errorf("study has %d outputs, objective %d", len(study.Outputs), len(obj.Outputs))
+	}
+	for k, a := range study.Outputs {
+		b := obj.Outputs[k]
+		if a.Name != b.Name || a.Goal != b.Goal || a.Feasible != b.Feasible || (a.Bound == nil) != (b.Bound == nil) ||
+			a.Bound != nil && *a.Bound != *b.Bound {
+			return fmt.Errorf("output %d: study has %s, objective %s", k, outputText(a), outputText(b))
+		}
+	}
+	return nil
+}
+
+// outputText is an output as messages show it: "cost (minimize)", "budget
+// (constraint ≤ 1.2)".
+func outputText(o sdk.Output) string {
+	if o.Goal != sdk.Constraint || o.Bound == nil {
+		return fmt.Sprintf("%s (%v)", o.Name, o.Goal)
+	}
+	side := "≤"
+	if o.Feasible == sdk.AtLeast {
+		side = "≥"
+	}
+	return fmt.Sprintf("%s (constraint %s %v)", o.Name, side, *o.Bound)
 }
 
 // refines reports whether recommendation mode mode maximizes the posterior
@@ -272,13 +320,26 @@ func sameCondition(a, b *sdk.Condition) bool {
 	return a.Parent == b.Parent && slices.Equal(a.Values, b.Values)
 }
 
+// paramText is a parameter as messages show it: "lr logfloat [0.0001,
+// 1]", "opt categorical {sgd, adam} if ...".
+func paramText(p sdk.Param) string {
+	t := fmt.Sprintf("%s %v [%v, %v]", p.Name, p.Kind, p.Low, p.High)
+	if p.Kind == sdk.Categorical {
+		t = fmt.Sprintf("%s %v {%s}", p.Name, p.Kind, strings.Join(p.Choices, ", "))
+	}
+	if c := p.ActiveIf; c != nil {
+		t += fmt.Sprintf(" if %s ∈ {%s}", c.Parent, strings.Join(c.Values, ", "))
+	}
+	return t
+}
+
 func sameSpace(a, b []sdk.Param) error {
 	if len(a) != len(b) {
 		return fmt.Errorf("study has %d parameters, objective %d", len(a), len(b))
 	}
 	for i := range a {
 		if !sameParam(a[i], b[i]) {
-			return fmt.Errorf("parameter %d: study has %+v, objective %+v", i, a[i], b[i])
+			return fmt.Errorf("parameter %d: study has %s, objective %s", i, paramText(a[i]), paramText(b[i]))
 		}
 	}
 	return nil

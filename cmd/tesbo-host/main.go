@@ -110,9 +110,11 @@ func execute(args []string) int {
 // badDatabase recognizes a --db that is not a readable tesbo study
 // database (corrupt, another program's, a newer tesbo's), wherever the
 // command found out: bad input, like a bad flag, whether it showed at
-// open or at the first read of a study.
+// open or at the first read of a study. So is a study whose objective
+// has since changed its space or outputs.
 func badDatabase(err error) bool {
-	return errors.Is(err, host.ErrCorrupt) || errors.Is(err, host.ErrNotTesbo) || errors.Is(err, host.ErrNewerSchema)
+	return errors.Is(err, host.ErrCorrupt) || errors.Is(err, host.ErrNotTesbo) || errors.Is(err, host.ErrNewerSchema) ||
+		errors.Is(err, host.ErrObjectiveChanged)
 }
 
 // isCobraUsage recognizes cobra's own argument errors (unknown command,
