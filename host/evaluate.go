@@ -75,6 +75,9 @@ func valueError(r sdk.Result, err error, info sdk.Info) error {
 		}
 		return nil
 	}
+	if err == nil && len(r.Outputs) > 0 {
+		return fmt.Errorf("objective returned %d outputs but declares none (sdk.Info.Outputs): it returns one value", len(r.Outputs))
+	}
 	if err == nil && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
 		return fmt.Errorf("objective returned %v", r.Value)
 	}

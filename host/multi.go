@@ -30,6 +30,9 @@ func resultValue(info sdk.Info, r sdk.Result) float64 {
 // objective declares several outputs: one value per output, in the
 // order of sdk.Info.Outputs, or the error that made it fail.
 func (s *Study) TellOutputs(ctx context.Context, trialID int, outputs []float64, err error) error {
+	if len(s.info.Outputs) == 0 && err == nil {
+		return fmt.Errorf("tell trial %d: objective %s returns one value, declaring no outputs: tell it with Tell", trialID, s.info.Name)
+	}
 	return s.TellResult(ctx, trialID, sdk.Result{Outputs: outputs}, err)
 }
 
@@ -37,6 +40,9 @@ func (s *Study) TellOutputs(ctx context.Context, trialID int, outputs []float64,
 // outputs: x (native units) was evaluated outside the study with the
 // given outputs, one per sdk.Info.Outputs entry.
 func (s *Study) AttachOutputs(ctx context.Context, x []float64, outputs []float64) (Trial, error) {
+	if len(s.info.Outputs) == 0 {
+		return Trial{}, fmt.Errorf("attach: objective %s returns one value, declaring no outputs: attach it with Attach", s.info.Name)
+	}
 	return s.attachResult(ctx, x, sdk.Result{Outputs: outputs})
 }
 

@@ -496,3 +496,37 @@ func TestSameOutputsDirection(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// On a study of one value, TellOutputs and AttachOutputs are refused (they
+// had recorded the trial with value 0, the unset Value), and an
+// evaluation that returns outputs anyway fails with the reason.
+func TestOutputsOnOneValueRefused(t *testing.T) {
+	ctx := context.Background()
+	info := unitInfo(2)
+	s, err := NewStudy(ctx, info, Options{Init: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := s.Ask(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.TellOutputs(ctx, ts[0].ID, []float64{1, 2}, nil); err == nil || !strings.Contains(err.Error(), "tell it with Tell") {
+		t.Errorf("TellOutputs: %v", err)
+	}
+	if _, err := s.AttachOutputs(ctx, []float64{0.5, 0.5}, []float64{1}); err == nil || !strings.Contains(err.Error(), "attach it with Attach") {
+		t.Errorf("AttachOutputs: %v", err)
+	}
+	if err := s.TellResult(ctx, ts[0].ID, sdk.Result{Outputs: []float64{3}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if tr := s.Trials()[0]; tr.Status != Failed || !strings.Contains(tr.Error, "declares none") {
+		t.Errorf("a result of outputs on a study of one value: %s %q", tr.Status, tr.Error)
+	}
+	if err := s.Tell(ctx, ts[1].ID, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if tr := s.Trials()[1]; tr.Status != Complete || tr.Value != 2 {
+		t.Errorf("Tell after the refusals: %s %v", tr.Status, tr.Value)
+	}
+}
