@@ -92,6 +92,7 @@ func (ds *dataset) standardize(raw []float64) {
 	}
 }
 
+// allEqual reports whether every value of v equals the first.
 func allEqual(v []float64) bool {
 	for _, x := range v {
 		if x != v[0] {

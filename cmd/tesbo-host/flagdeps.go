@@ -1,6 +1,10 @@
 package main
 
-import "github.com/tesbo/tesbo/host"
+import (
+	"slices"
+
+	"github.com/tesbo/tesbo/host"
+)
 
 // flagDep is a run flag that only means something with another setting:
 // given without it, it would be silently ignored, so run refuses it.
@@ -26,14 +30,7 @@ var runFlagDeps = []flagDep{
 
 // pruneRule is a flagDep's test that --pruner is one of rules.
 func pruneRule(rules ...string) func(f *runFlags) bool {
-	return func(f *runFlags) bool {
-		for _, r := range rules {
-			if f.prune.rule == r {
-				return true
-			}
-		}
-		return false
-	}
+	return func(f *runFlags) bool { return slices.Contains(rules, f.prune.rule) }
 }
 
 // checkFlagDeps refuses a flag given without the setting it needs
