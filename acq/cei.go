@@ -41,6 +41,9 @@ func (cei) Propose(context.Context, *State, int) (*mat.Dense, error) {
 	return nil, needsOutputs("cei")
 }
 
+// OutputsOnly implements OutputsOnly: cei has no form for one value.
+func (cei) OutputsOnly() {}
+
 // HandlesPending reports that pending points are fantasized.
 func (cei) HandlesPending() bool { return true }
 

@@ -70,3 +70,11 @@ type MultiState struct {
 type MultiProposer interface {
 	ProposeMulti(ctx context.Context, s *MultiState, q int) (*mat.Dense, error)
 }
+
+// OutputsOnly is implemented by a MultiProposer that has no form for a
+// study of one value (its Propose only errs): the host refuses it there
+// when the study is made, rather than falling back to random points at
+// every iteration.
+type OutputsOnly interface {
+	OutputsOnly()
+}

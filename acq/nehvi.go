@@ -47,6 +47,9 @@ func (nehvi) Propose(context.Context, *State, int) (*mat.Dense, error) {
 	return nil, needsOutputs("nehvi")
 }
 
+// OutputsOnly implements OutputsOnly: nehvi has no form for one value.
+func (nehvi) OutputsOnly() {}
+
 // HandlesPending reports that pending points join the baseline.
 func (nehvi) HandlesPending() bool { return true }
 

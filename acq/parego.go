@@ -208,6 +208,9 @@ func (parego) Propose(context.Context, *State, int) (*mat.Dense, error) {
 	return nil, fmt.Errorf("parego optimizes objectives with several outputs (sdk.Info.Outputs); this one has one: use another acquisition")
 }
 
+// OutputsOnly implements OutputsOnly: parego has no form for one value.
+func (parego) OutputsOnly() {}
+
 // HandlesPending implements PendingAware: pending points are fantasized
 // at the scalarized GP's posterior mean, so parego may propose while
 // evaluations run (worker mode).

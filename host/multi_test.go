@@ -530,3 +530,15 @@ func TestOutputsOnOneValueRefused(t *testing.T) {
 		t.Errorf("Tell after the refusals: %s %v", tr.Status, tr.Value)
 	}
 }
+
+// The acquisitions that have no form for one value are refused on such a
+// study when it is made; each had fallen back to random points at every
+// iteration, with only a log line to say so.
+func TestOutputsOnlyAcquisitionRefused(t *testing.T) {
+	for _, name := range []string{"nehvi", "parego", "cei"} {
+		_, err := NewStudy(context.Background(), unitInfo(2), Options{Acquisition: name, Seed: 1})
+		if err == nil || !strings.Contains(err.Error(), "optimizes objectives of several outputs") {
+			t.Errorf("%s on one value: %v", name, err)
+		}
+	}
+}

@@ -45,6 +45,10 @@ func (r orientation) apply(v float64) float64 { return r.sign*v + r.off }
 // DefaultAcquisition gets DefaultMultiAcquisition while the default has no
 // several-output form.
 func multiProposer(info sdk.Info, o *Options, prop acq.Proposer) (acq.Proposer, error) {
+	if _, only := prop.(acq.OutputsOnly); only && len(info.Outputs) == 0 && o.Suggester == nil {
+		return nil, fmt.Errorf("acquisition %s optimizes objectives of several outputs, and objective %s returns one value: use %s, ei or qei",
+			o.Acquisition, info.Name, DefaultAcquisition)
+	}
 	if len(info.Outputs) == 0 || o.Suggester != nil {
 		return prop, nil
 	}
