@@ -78,3 +78,27 @@ type MultiProposer interface {
 type OutputsOnly interface {
 	OutputsOnly()
 }
+
+// ContinuousOnly is implemented by an acquisition (or the Scorer of a
+// Greedy or Optimized one) that needs the GP's derivatives, which the
+// kernel of a categorical parameter has not: the host refuses it on a
+// space with one when the study is made (NeedsContinuous).
+type ContinuousOnly interface {
+	ContinuousOnly()
+}
+
+// NeedsContinuous reports whether p, or the Scorer it optimizes, is
+// ContinuousOnly.
+func NeedsContinuous(p Proposer) bool {
+	switch w := p.(type) {
+	case ContinuousOnly:
+		return true
+	case Greedy:
+		_, ok := w.Scorer.(ContinuousOnly)
+		return ok
+	case Optimized:
+		_, ok := w.Scorer.(ContinuousOnly)
+		return ok
+	}
+	return false
+}

@@ -54,6 +54,9 @@ type pes struct {
 	Settings OptimizeSettings // path maximization (zero: see pathMaxima)
 }
 
+// ContinuousOnly implements ContinuousOnly: PES conditions on ∇f(x*) = 0.
+func (pes) ContinuousOnly() {}
+
 // Functional kinds of f at x*: value, gradient component, Hessian diagonal,
 // Hessian off-diagonal.
 const (

@@ -542,3 +542,20 @@ func TestOutputsOnlyAcquisitionRefused(t *testing.T) {
 		}
 	}
 }
+
+// PES, which conditions on the GP's derivatives, is refused on a space with
+// a categorical parameter (it had fallen back to random points at every
+// iteration) and accepted on a continuous one.
+func TestContinuousOnlyAcquisitionRefused(t *testing.T) {
+	cat := unitInfo(2)
+	cat.Params = append(cat.Params, sdk.Param{Name: "opt", Kind: sdk.Categorical, Choices: []string{"a", "b"}})
+	_, err := NewStudy(context.Background(), cat, Options{Acquisition: "pes", Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "categorical parameter (opt)") {
+		t.Errorf("pes with a categorical: %v", err)
+	}
+	s, err := NewStudy(context.Background(), unitInfo(2), Options{Acquisition: "pes", Seed: 1})
+	if err != nil {
+		t.Fatalf("pes on a continuous space: %v", err)
+	}
+	s.Close()
+}

@@ -69,6 +69,23 @@ func multiProposer(info sdk.Info, o *Options, prop acq.Proposer) (acq.Proposer, 
 		o.Acquisition, info.Name, len(info.Outputs), MultiAcquisitions())
 }
 
+// continuousProposer refuses an acquisition that needs the GP's
+// derivatives (acq.ContinuousOnly) on a space with a categorical
+// parameter, which would otherwise fall back to random points at every
+// iteration.
+func continuousProposer(info sdk.Info, o Options, prop acq.Proposer) error {
+	if !acq.NeedsContinuous(prop) || o.Suggester != nil {
+		return nil
+	}
+	for _, p := range info.Params {
+		if p.Kind == sdk.Categorical {
+			return fmt.Errorf("acquisition %s needs the GP's derivatives, which the kernel of a categorical parameter (%s) has not: use %s, ei or mes",
+				o.Acquisition, p.Name, DefaultAcquisition)
+		}
+	}
+	return nil
+}
+
 // MultiAcquisitions returns the registered acquisitions that optimize
 // objectives of several outputs (acq.MultiProposer), sorted by name.
 func MultiAcquisitions() []string {

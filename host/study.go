@@ -158,6 +158,9 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 	if prop, err = multiProposer(info, &o, prop); err != nil {
 		return nil, err
 	}
+	if err := continuousProposer(info, o, prop); err != nil {
+		return nil, err
+	}
 	if len(o.RefPoint) > 0 {
 		if err := sdk.CheckRefPoint(o.RefPoint, len(info.Objectives())); err != nil {
 			return nil, fmt.Errorf("objective %s: %w", info.Name, err)
