@@ -47,14 +47,22 @@ func (cei) OutputsOnly() {}
 // HandlesPending reports that pending points are fantasized.
 func (cei) HandlesPending() bool { return true }
 
+// CheckOutputs implements OutputsChecker: cei takes one objective.
+func (cei) CheckOutputs(objectives, _ int) error {
+	if objectives != 1 {
+		return fmt.Errorf("cei optimizes one objective under constraints, the study has %d objectives: use nehvi or tes", objectives)
+	}
+	return nil
+}
+
 // ProposeMulti implements MultiProposer.
 func (c cei) ProposeMulti(ctx context.Context, s *MultiState, q int) (*mat.Dense, error) {
 	if err := CheckMulti("cei", s, q); err != nil {
 		return nil, err
 	}
 	obj, con, thr := kindsOf(s)
-	if len(obj) != 1 {
-		return nil, fmt.Errorf("cei optimizes one objective under constraints, the study has %d objectives: use nehvi or tes", len(obj))
+	if err := c.CheckOutputs(len(obj), len(con)); err != nil {
+		return nil, err
 	}
 	gps := make([]*gp.GP, len(s.Outputs))
 	for k, o := range s.Outputs {

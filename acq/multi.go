@@ -79,6 +79,14 @@ type OutputsOnly interface {
 	OutputsOnly()
 }
 
+// OutputsChecker is implemented by a MultiProposer that takes only some
+// mixes of outputs: CheckOutputs says why it cannot optimize a study of
+// objectives objective outputs and constraints constraint outputs (nil
+// when it can). The host asks when the study is made.
+type OutputsChecker interface {
+	CheckOutputs(objectives, constraints int) error
+}
+
 // ContinuousOnly is implemented by an acquisition (or the Scorer of a
 // Greedy or Optimized one) that needs the GP's derivatives, which the
 // kernel of a categorical parameter has not: the host refuses it on a

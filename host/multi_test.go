@@ -541,6 +541,11 @@ func TestOutputsOnlyAcquisitionRefused(t *testing.T) {
 			t.Errorf("%s on one value: %v", name, err)
 		}
 	}
+	// cei takes one objective (acq.OutputsChecker): two are refused too.
+	two, _ := (&twoObjectives{bound: 1}).Info(context.Background())
+	if _, err := NewStudy(context.Background(), two, Options{Acquisition: "cei", Seed: 1}); err == nil || !strings.Contains(err.Error(), "the study has 2 objectives") {
+		t.Errorf("cei on two objectives: %v", err)
+	}
 }
 
 // PES, which conditions on the GP's derivatives, is refused on a space with

@@ -53,6 +53,12 @@ func multiProposer(info sdk.Info, o *Options, prop acq.Proposer) (acq.Proposer, 
 		return prop, nil
 	}
 	if _, ok := prop.(acq.MultiProposer); ok {
+		if c, ok := prop.(acq.OutputsChecker); ok {
+			objs := len(info.Objectives())
+			if err := c.CheckOutputs(objs, len(info.Outputs)-objs); err != nil {
+				return nil, fmt.Errorf("objective %s: %w", info.Name, err)
+			}
+		}
 		return prop, nil
 	}
 	if o.Acquisition == DefaultAcquisition && o.Proposer == nil && DefaultMultiAcquisition != DefaultAcquisition {
