@@ -379,7 +379,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return benchError(ctx, sig, err)
 	}
 	if n := rep.Count(bench.StatusFailed); n > 0 {
-		return fmt.Errorf("%d run(s) failed (listed in %s/%s); run the same command again to retry them", n, s.Out, bench.SummaryFile)
+		return fmt.Errorf("%d run(s) failed (listed with their errors in %s/%s); running the same command again retries them, which helps where the cause has passed (a crash, a timeout), not where it is the setting (an acquisition the problem cannot take)", n, s.Out, bench.SummaryFile)
 	}
 	return nil
 }
