@@ -221,7 +221,7 @@ func TestBenchCLIFailedRunExits1(t *testing.T) {
 		t.Errorf("stdout lacks the run counts:\n%s", r.stdout)
 	}
 	lines := errorLines(r.stderr)
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], "tesbo-host: 1 run(s) failed") || !strings.Contains(lines[0], "run the same command again") {
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "tesbo-host: 1 run(s) failed") || !strings.Contains(lines[0], "running the same command again retries them") {
 		t.Errorf("want one error line about the failed run, got %q", lines)
 	}
 	var failed, done int
