@@ -8,6 +8,7 @@ package pareto
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -69,6 +70,42 @@ func lexGreater(a, b []float64) bool {
 		}
 	}
 	return false
+}
+
+// Ranks returns each row's Pareto rank in Y (n×m, maximization), by
+// non-dominated sorting: 0 for the rows no other row dominates, 1 for
+// those only rank-0 rows dominate, and so on. Identical rows share a rank
+// (Front keeps one of them); a row holding a NaN is never on a front and
+// ranks after every other. Each rank costs one Front of the rows left.
+func Ranks(Y [][]float64) []int {
+	rank := make([]int, len(Y))
+	left := make([]int, len(Y)) // indices into Y not yet ranked
+	for i := range left {
+		left[i] = i
+	}
+	for r := 0; len(left) > 0; r++ {
+		sub := make([][]float64, len(left))
+		for i, k := range left {
+			sub[i] = Y[k]
+		}
+		front := Front(sub)
+		if len(front) == 0 { // only rows with a NaN are left
+			for _, k := range left {
+				rank[k] = r
+			}
+			break
+		}
+		var next []int
+		for i, k := range left {
+			if slices.ContainsFunc(front, func(f int) bool { return slices.Equal(sub[f], sub[i]) }) {
+				rank[k] = r
+			} else {
+				next = append(next, k)
+			}
+		}
+		left = next
+	}
+	return rank
 }
 
 // Hypervolume returns the Lebesgue measure of the region that the points of

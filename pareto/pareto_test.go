@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -189,5 +190,24 @@ func TestRefPoint(t *testing.T) {
 	}
 	if got := RefPoint(nil); got != nil {
 		t.Errorf("RefPoint(nil) = %v, want nil", got)
+	}
+}
+
+// Ranks against a chain (each row dominates the next), an antichain (one
+// rank), identical rows (one rank) and a row holding a NaN (last).
+func TestRanks(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		Y    [][]float64
+		want []int
+	}{
+		{[][]float64{{1, 1}, {3, 3}, {2, 2}, {0, 0}}, []int{2, 0, 1, 3}},
+		{[][]float64{{0, 3}, {1, 2}, {2, 1}, {3, 0}}, []int{0, 0, 0, 0}},
+		{[][]float64{{2, 2}, {1, 1}, {2, 2}}, []int{0, 1, 0}},
+		{[][]float64{{nan, 5}, {1, 1}}, []int{1, 0}},
+	} {
+		if got := Ranks(c.Y); !slices.Equal(got, c.want) {
+			t.Errorf("Ranks(%v) = %v, want %v", c.Y, got, c.want)
+		}
 	}
 }

@@ -180,7 +180,9 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 		}
 		rows[i] = r
 	}
-	rows = selectTrials(rows, f.best, f.sort, rankOf(info, rows))
+	if f.best > 0 || f.sort == "value" { // else ID order: no ranking to compute
+		rows = selectTrials(rows, f.best, f.sort, rankOf(info, rows))
+	}
 	out := cmd.OutOrStdout()
 	switch f.format {
 	case "json":

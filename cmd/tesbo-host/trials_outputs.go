@@ -2,7 +2,6 @@ package main
 
 import (
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/tesbo/tesbo/host"
@@ -111,44 +110,9 @@ func rankOf(info sdk.Info, rows []trialRow) trialRank {
 		ids, Y = append(ids, r.ID), append(Y, y)
 	}
 	if len(objs) > 1 {
-		for id, t := range paretoTiers(Y) {
+		for id, t := range pareto.Ranks(Y) {
 			rank.tier[ids[id]] = t
 		}
 	}
 	return rank
-}
-
-// paretoTiers returns each row's Pareto rank in Y (maximization):
-// non-dominated sorting, one pareto.Front per rank. Rows equal to a front
-// member share its rank (pareto.Front keeps one of identical rows).
-func paretoTiers(Y [][]float64) []int {
-	tier := make([]int, len(Y))
-	left := make([]int, len(Y)) // indices into Y not yet ranked
-	for i := range left {
-		left[i] = i
-	}
-	for t := 0; len(left) > 0; t++ {
-		sub := make([][]float64, len(left))
-		for i, k := range left {
-			sub[i] = Y[k]
-		}
-		front := pareto.Front(sub)
-		var next []int
-		for i, k := range left {
-			in := false
-			for _, f := range front {
-				if slices.Equal(sub[f], sub[i]) {
-					in = true
-					break
-				}
-			}
-			if in {
-				tier[k] = t
-			} else {
-				next = append(next, k)
-			}
-		}
-		left = next
-	}
-	return tier
 }

@@ -54,19 +54,6 @@ func TestTrialsRankSeveralOutputs(t *testing.T) {
 	}
 }
 
-// paretoTiers against a chain (each row dominates the next) and an
-// antichain (one rank).
-func TestParetoTiers(t *testing.T) {
-	chain := [][]float64{{1, 1}, {3, 3}, {2, 2}, {0, 0}}
-	if got, want := paretoTiers(chain), []int{2, 0, 1, 3}; !slices.Equal(got, want) {
-		t.Errorf("chain: %v, want %v", got, want)
-	}
-	anti := [][]float64{{0, 3}, {1, 2}, {2, 1}, {3, 0}}
-	if got, want := paretoTiers(anti), []int{0, 0, 0, 0}; !slices.Equal(got, want) {
-		t.Errorf("antichain: %v, want %v", got, want)
-	}
-}
-
 func rowIDs(rows []trialRow) []int {
 	out := make([]int, len(rows))
 	for i, r := range rows {
