@@ -164,7 +164,7 @@ func NewBase(front [][]float64, ref []float64) Base {
 func (b Base) Improvement(added [][]float64) float64 {
 	if len(b.ref) >= 4 {
 		sum := 0.0
-		acc := append([][]float64(nil), b.front...)
+		acc := slices.Clip(b.front) // the first append copies: front stays as it is
 		for _, p := range added {
 			sum += Contribution(acc, p, b.ref)
 			acc = append(acc, p)
