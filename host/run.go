@@ -320,14 +320,20 @@ func sameCondition(a, b *sdk.Condition) bool {
 	return a.Parent == b.Parent && slices.Equal(a.Values, b.Values)
 }
 
-// paramText is a parameter as messages show it: "lr logfloat [0.0001,
-// 1]", "opt categorical {sgd, adam} if ...".
-func paramText(p sdk.Param) string {
-	t := fmt.Sprintf("%s %v [%v, %v]", p.Name, p.Kind, p.Low, p.High)
+// ParamText is a parameter as messages and listings show it: "lr
+// logfloat [0.0001, 1]", "opt categorical {sgd, adam}", a conditional one
+// with its condition ("m float [0, 1] if opt = sgd", "if opt ∈ {a, b}").
+func ParamText(p sdk.Param) string {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	t := fmt.Sprintf("%s %s [%s, %s]", p.Name, p.Kind, g(p.Low), g(p.High))
 	if p.Kind == sdk.Categorical {
-		t = fmt.Sprintf("%s %v {%s}", p.Name, p.Kind, strings.Join(p.Choices, ", "))
+		t = fmt.Sprintf("%s %s {%s}", p.Name, p.Kind, strings.Join(p.Choices, ", "))
 	}
-	if c := p.ActiveIf; c != nil {
+	switch c := p.ActiveIf; {
+	case c == nil:
+	case len(c.Values) == 1:
+		t += fmt.Sprintf(" if %s = %s", c.Parent, c.Values[0])
+	default:
 		t += fmt.Sprintf(" if %s ∈ {%s}", c.Parent, strings.Join(c.Values, ", "))
 	}
 	return t
@@ -339,7 +345,7 @@ func sameSpace(a, b []sdk.Param) error {
 	}
 	for i := range a {
 		if !sameParam(a[i], b[i]) {
-			return fmt.Errorf("parameter %d: study has %s, objective %s", i, paramText(a[i]), paramText(b[i]))
+			return fmt.Errorf("parameter %d: study has %s, objective %s", i, ParamText(a[i]), ParamText(b[i]))
 		}
 	}
 	return nil

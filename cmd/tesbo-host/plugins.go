@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/sdk"
 )
@@ -94,18 +95,7 @@ func printPlugins(w io.Writer, dir string, ps []loader.Plugin) {
 func describeSpace(info sdk.Info) string {
 	parts := make([]string, len(info.Params))
 	for i, p := range info.Params {
-		if p.Kind == sdk.Categorical {
-			parts[i] = fmt.Sprintf("%s %s {%s}", p.Name, p.Kind, strings.Join(p.Choices, ", "))
-		} else {
-			parts[i] = fmt.Sprintf("%s %s [%s, %s]", p.Name, p.Kind, g(p.Low), g(p.High))
-		}
-		switch c := p.ActiveIf; {
-		case c == nil:
-		case len(c.Values) == 1:
-			parts[i] += fmt.Sprintf(" if %s = %s", c.Parent, c.Values[0])
-		default:
-			parts[i] += fmt.Sprintf(" if %s ∈ {%s}", c.Parent, strings.Join(c.Values, ", "))
-		}
+		parts[i] = host.ParamText(p)
 	}
 	s := strings.Join(parts, "; ")
 	if info.Minimize {
