@@ -20,7 +20,7 @@ func (s *Server) apiStudies(w http.ResponseWriter, r *http.Request) {
 		s.failErr(w, r, err)
 		return
 	}
-	s.writeJSON(w, map[string]any{"studies": sums})
+	s.writeJSON(w, r, map[string]any{"studies": sums})
 }
 
 // paramJSON is a parameter of the search space.
@@ -79,7 +79,7 @@ func answerStudy[T any](s *Server, w http.ResponseWriter, r *http.Request, load 
 		s.failErr(w, r, err)
 		return
 	}
-	s.writeJSON(w, v)
+	s.writeJSON(w, r, v)
 }
 
 func (s *Server) loadStudy(ctx context.Context, name string) (*studyJSON, error) {
@@ -227,7 +227,7 @@ func (s *Server) apiTrials(w http.ResponseWriter, r *http.Request) {
 		out.Trials[i] = trialOf(t)
 		out.Trials[i].Choices = host.ChoiceNames(sm.params, t.X)
 	}
-	s.writeJSON(w, out)
+	s.writeJSON(w, r, out)
 }
 
 // paramCells formats a trial's parameters for the CSV: a categorical's

@@ -268,13 +268,10 @@ func studyName(r *http.Request) (string, error) {
 // writeJSON sends v as JSON. It is encoded before anything is sent, so a
 // value JSON cannot carry (a NaN) is a 500 with the reason rather than an
 // empty 200.
-func (s *Server) writeJSON(w http.ResponseWriter, v any) {
+func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		s.log.Error().Err(err).Msg("encode response")
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusInternalServerError)
-		json.NewEncoder(w).Encode(map[string]string{"error": "encode response: " + err.Error()})
+		s.fail(w, r, http.StatusInternalServerError, fmt.Errorf("encode response: %w", err))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
