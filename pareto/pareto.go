@@ -165,9 +165,11 @@ func (b Base) Improvement(added [][]float64) float64 {
 	if len(b.ref) >= 4 {
 		sum := 0.0
 		acc := slices.Clip(b.front) // the first append copies: front stays as it is
-		for _, p := range added {
+		for i, p := range added {
 			sum += Contribution(acc, p, b.ref)
-			acc = append(acc, p)
+			if i < len(added)-1 { // the last point is added to nothing
+				acc = append(acc, p)
+			}
 		}
 		return sum
 	}
