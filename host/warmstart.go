@@ -50,6 +50,14 @@ import (
 // With Options.Fixed the imported trials are imported wherever their
 // pinned parameters lie (the model uses all trials).
 //
+// Trials keep their intermediate values (sdk.Report), so a pruner's
+// history and the curve model see the source's learning curves. A trial
+// the source stopped early (pruned, or run to a lower fidelity) is
+// imported as pruned, with its last value and step, when this study stops
+// trials itself (a pruner or multi-fidelity) and so models pruned trials;
+// otherwise its value is not the objective's and it is skipped. A trial
+// that reported a step past this objective's sdk.Info.MaxStep is skipped.
+//
 // An objective with several outputs imports observations only: every
 // output must be one of the source's of the same name and goal (a
 // constraint's bound may differ), each imported trial carries them all,
@@ -71,9 +79,10 @@ const MaxWarmStart = 100
 
 // imported is what a warm start read from its source studies.
 type imported struct {
-	trials  []Trial     // matched complete trials, in source order (X native, U unit, Value)
+	trials  []Trial     // matched trials, in source order (X native, U unit, Value, Status, Intermediates)
 	best    [][]float64 // WarmPrior: the native points for the design, best first
 	skipped int         // trials lacking a parameter or outside the space
+	stopped int         // pruned trials skipped: this study does not model them
 	dropped []string    // source parameters the space does not have
 }
 
@@ -140,7 +149,14 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 			return nil, fmt.Errorf("warm start from %q: %w", name, err)
 		}
 		for _, t := range ts {
-			if t.Status != Complete {
+			switch {
+			case t.Status == Pruned && (!s.stopsTrials() || s.opts.WarmStartMode == WarmPrior):
+				imp.stopped++
+				continue
+			case t.Status != Complete && t.Status != Pruned:
+				continue
+			case s.info.MaxStep > 0 && lastStep(t.Intermediates) > s.info.MaxStep:
+				imp.skipped++
 				continue
 			}
 			x, ok := m.point(t.X)
@@ -157,7 +173,7 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 			// flattened space) is stored as inactive: NaN, as a trial of
 			// this study would be.
 			x = s.space.activeOnly(x)
-			tr := Trial{X: x, U: u, Value: t.Value,
+			tr := Trial{X: x, U: u, Value: t.Value, Status: t.Status, Intermediates: slices.Clone(t.Intermediates),
 				Meta: map[string]string{"imported_from": name, "imported_id": strconv.Itoa(t.ID)}}
 			if outs != nil {
 				if tr.Outputs, ok = outs.values(t.Outputs); !ok {
@@ -187,6 +203,20 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 		imp.trials = nil
 	}
 	return imp, nil
+}
+
+// stopsTrials reports whether the study stops evaluations early (a pruner
+// or multi-fidelity), and so models pruned trials.
+func (s *Study) stopsTrials() bool {
+	return s.opts.Pruning.Rule != "" || s.opts.MultiFidelity.Enabled
+}
+
+// lastStep is the last reported step of a curve, -1 for none.
+func lastStep(p []Intermediate) int {
+	if len(p) == 0 {
+		return -1
+	}
+	return p[len(p)-1].Step
 }
 
 // sameCoord compares two coordinates of native points, an inactive one
@@ -300,7 +330,8 @@ func (m *paramMatch) point(x []float64) ([]float64, bool) {
 }
 
 // storeImported records the imported trials (WarmObservations) as
-// complete trials of ImportedIteration, in two steps per batch as Attach
+// complete or pruned trials of ImportedIteration, with their intermediate
+// values, in two steps per batch as Attach
 // does (added, then finished): a process stopped between them leaves
 // them in flight, to be evaluated on resume like enqueued points.
 func (s *Study) storeImported(ctx context.Context, imp *imported) error {
@@ -319,8 +350,8 @@ func (s *Study) storeImported(ctx context.Context, imp *imported) error {
 		return fmt.Errorf("warm start: %w", err)
 	}
 	for i := range ts {
-		ts[i].Status, ts[i].Value, ts[i].Attempts, ts[i].FinishedAt = Complete, imp.trials[i].Value, 1, time.Now()
-		ts[i].Outputs = imp.trials[i].Outputs
+		ts[i].Status, ts[i].Value, ts[i].Attempts, ts[i].FinishedAt = imp.trials[i].Status, imp.trials[i].Value, 1, time.Now()
+		ts[i].Outputs, ts[i].Intermediates = imp.trials[i].Outputs, imp.trials[i].Intermediates
 		if err := finishTrial(ctx, s.db, s.id, &ts[i]); err != nil {
 			return fmt.Errorf("warm start: %w", err)
 		}
@@ -343,8 +374,8 @@ func importedCount(ts []store.Trial) int {
 	return n
 }
 
-// importedTrials counts the trials a warm start imported (all complete,
-// so all in the model's data): acq.State.Imported.
+// importedTrials counts the trials a warm start imported (complete or
+// pruned, so all in the model's data): acq.State.Imported.
 func (s *Study) importedTrials() int {
 	n := 0
 	for _, t := range s.trials {
@@ -358,6 +389,11 @@ func (s *Study) importedTrials() int {
 // logWarmStart reports what a warm start imported and skipped.
 func (s *Study) logWarmStart(imp *imported) {
 	ev := s.log.Info().Strs("from", s.opts.WarmStart).Str("mode", s.opts.WarmStartMode).Int("skipped", imp.skipped)
+	if imp.stopped > 0 {
+		// Their values are where the source stopped them, not the
+		// objective's: only a study that stops trials models them.
+		ev = ev.Int("skipped_pruned", imp.stopped)
+	}
 	if len(imp.dropped) > 0 {
 		ev = ev.Strs("dropped_params", imp.dropped)
 	}

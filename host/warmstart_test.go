@@ -272,3 +272,72 @@ func TestWarmStartWorkerBudget(t *testing.T) {
 		t.Fatalf("%d imported, %d new trials; want %d and 6", imported, fresh, len(old))
 	}
 }
+
+// A warm start keeps the source's learning curves: every imported trial
+// carries its intermediate values, and a study that stops trials itself
+// (a pruner, as the source) imports the pruned ones too, as pruned with
+// their last value and step, so its pruner compares its first trial with
+// every imported curve. A study that stops nothing skips them (their
+// values are where the source stopped them), and trials that reported a
+// step past this objective's MaxStep are skipped.
+func TestWarmStartPrunedTrials(t *testing.T) {
+	ctx := context.Background()
+	db := MemoryStorage()
+	src := pruningOptions()
+	old := sourceStudy(t, db, curveObjective{steps: 9}, src)
+	pruned := checkPruned(t, old, 9)
+	if pruned == 0 {
+		t.Fatal("the source study pruned nothing")
+	}
+	open := func(name string, o Options, obj sdk.Objective) []Trial {
+		t.Helper()
+		o.DB, o.Name, o.WarmStart = db, name, []string{"old"}
+		info, err := obj.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewStudy(ctx, info, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		return s.Trials()
+	}
+	got := open("with-pruner", src, curveObjective{steps: 9})
+	if len(got) != len(old) {
+		t.Fatalf("a study with a pruner imported %d trials, want all %d (%d pruned)", len(got), len(old), pruned)
+	}
+	for i, tr := range got {
+		o := old[i]
+		if tr.Status != o.Status || math.Float64bits(tr.Value) != math.Float64bits(o.Value) ||
+			!slices.Equal(tr.Intermediates, o.Intermediates) || len(tr.Intermediates) == 0 {
+			t.Fatalf("imported trial %d: %v %v %+v, want the source's %v %v %+v", i, tr.Status, tr.Value, tr.Intermediates, o.Status, o.Value, o.Intermediates)
+		}
+	}
+	if h := pruneHistory(got, 1, false); len(h) != len(old) {
+		t.Fatalf("the pruner's history at iteration 1 holds %d curves, want the %d imported", len(h), len(old))
+	}
+	plain := baseOptions(7)
+	plain.Iters = 1
+	got = open("without-pruner", plain, curveObjective{steps: 9})
+	if len(got) != len(old)-pruned {
+		t.Fatalf("a study without a pruner imported %d trials, want the %d complete ones", len(got), len(old)-pruned)
+	}
+	for _, tr := range got {
+		if tr.Status != Complete || len(tr.Intermediates) != 9 {
+			t.Fatalf("imported trial %d: %v with %d intermediate values, want complete with 9", tr.ID, tr.Status, len(tr.Intermediates))
+		}
+	}
+	short := 0 // source trials that stopped by step 5
+	for _, tr := range old {
+		if tr.Intermediates[len(tr.Intermediates)-1].Step <= 5 {
+			short++
+		}
+	}
+	if short == 0 || short == len(old) {
+		t.Fatalf("%d of %d source trials stopped by step 5: the case needs some of each", short, len(old))
+	}
+	if got = open("max-step-5", src, curveObjective{steps: 5}); len(got) != short {
+		t.Fatalf("an objective of 5 steps imported %d trials, want the %d that stopped by step 5", len(got), short)
+	}
+}
