@@ -246,3 +246,49 @@ func TestWorkersPostgresRestart(t *testing.T) {
 	}
 	checkTrialsCLI(t, dir, url, "r", init+iters*batch)
 }
+
+// A coordinator on PostgreSQL killed with -9 mid-evaluation and resumed
+// re-runs the evaluations it had in flight, with the default --retries 0
+// as on SQLite: none of them fails as "worker lost".
+func TestPostgresCoordinatorKilledResumes(t *testing.T) {
+	pg := testenv.StartPostgres(t)
+	url := pg.NewDatabase(t)
+	dir, plugins := workerSetup(t)
+	args := []string{"--db", url, "--study", "k", "--plugins", plugins, "--log-level", "error"}
+	p := start(t, dir, append([]string{"run", "--objective", "nap", "--acq", "random", "--init", "4", "--iters", "4",
+		"--batch", "4", "--parallel", "4"}, args...)...)
+	waitStudy(t, url, "k")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no evaluation in flight within a minute")
+		}
+		if running(t, url, "k") > 0 {
+			break
+		}
+	}
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+	if r := cli(t, dir, append([]string{"resume"}, args[:len(args)-2]...)...); r.code != 0 {
+		t.Fatalf("resume: exit %d: %s", r.code, r.stderr)
+	}
+	checkTrialsCLI(t, dir, url, "k", 4+4*4)
+}
+
+// running counts the study's trials in flight.
+func running(t *testing.T, url, name string) int {
+	t.Helper()
+	db, err := store.Open(url, store.Options{})
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	s, err := db.Study(context.Background(), name)
+	if err != nil {
+		return 0
+	}
+	_, n, _, err := db.QueueCounts(context.Background(), s.ID)
+	if err != nil {
+		return 0
+	}
+	return n
+}
