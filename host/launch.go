@@ -1,9 +1,14 @@
 package host
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/tesbo/tesbo/acq"
@@ -171,11 +176,14 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 	}
 	if _, err := db.store().Study(ctx, o.Name); err == nil {
 		if l.Shared {
-			return Join(ctx, db, o.Name, j)
+			return joinExisting(ctx, db, s, j)
 		}
 		return nil, &StudyExistsError{Name: o.Name}
 	}
 	if err := s.create(ctx, db.store()); err != nil {
+		if l.Shared && errors.Is(err, store.ErrExists) {
+			return joinExisting(ctx, db, s, j) // another run created it first
+		}
 		return nil, inputError(err)
 	}
 	if l.Shared {
@@ -189,6 +197,85 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 	}
 	res, err := s.Run(ctx, l.Objective)
 	return &Outcome{Name: s.Name(), Study: s, Result: res}, err
+}
+
+// joinExisting joins the shared study of s's name, which exists already,
+// when it is the study s would have created (sameStudy).
+func joinExisting(ctx context.Context, db *Storage, s *Study, j JoinOptions) (*Outcome, error) {
+	if err := sameStudy(ctx, db.store(), s); err != nil {
+		return nil, inputError(err)
+	}
+	return Join(ctx, db, s.opts.Name, j)
+}
+
+// sameStudy checks that the stored study of s's name is the one s
+// describes: the same seed, objective and settings, but for the
+// per-process evaluation slots (Parallel). Start joins a shared study of
+// that name only then: its objective and options would otherwise be
+// ignored, the stored study's evaluated instead.
+func sameStudy(ctx context.Context, db store.Storage, s *Study) error {
+	row, st, err := loadSettings(ctx, db, s.opts.Name)
+	if err != nil {
+		return err
+	}
+	var diff []string
+	if row.Seed != s.opts.Seed {
+		diff = append(diff, fmt.Sprintf("seed %d there, %d here", row.Seed, s.opts.Seed))
+	}
+	there, here := recordOf(st.Options, st.Info), recordOf(s.opts, s.info)
+	there.Parallel, here.Parallel = 0, 0
+	there.WarmPoints, here.WarmPoints = nil, nil // derived when the study is made
+	diff = append(diff, recordDiff(there, here)...)
+	if len(diff) == 0 {
+		return nil
+	}
+	return fmt.Errorf("study %q exists in this database with other settings (%s): join it as it is with 'tesbo-host worker --study %s', or give another --study", s.opts.Name, strings.Join(diff, "; "), s.opts.Name)
+}
+
+// recordDiff names the settings in which two records differ, with both
+// values where they are short.
+func recordDiff(there, here settingsRecord) []string {
+	if there.Info.Name != here.Info.Name {
+		return []string{fmt.Sprintf("objective %s there, %s here", there.Info.Name, here.Info.Name)}
+	}
+	fields := func(r settingsRecord) map[string]json.RawMessage {
+		b, err := json.Marshal(r)
+		m := map[string]json.RawMessage{}
+		if err == nil {
+			err = json.Unmarshal(b, &m)
+		}
+		if err != nil {
+			m["settings"] = json.RawMessage(err.Error()) // not equal to the other's
+		}
+		return m
+	}
+	a, b := fields(there), fields(here)
+	keys := slices.Sorted(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	var diff []string
+	for _, k := range keys {
+		switch va, vb := a[k], b[k]; {
+		case bytes.Equal(va, vb):
+		case k == "info":
+			diff = append(diff, "the objective's parameters or outputs")
+		case len(va)+len(vb) <= 60:
+			diff = append(diff, fmt.Sprintf("%s %s there, %s here", k, orNone(va), orNone(vb)))
+		default:
+			diff = append(diff, k)
+		}
+	}
+	return diff
+}
+
+func orNone(v json.RawMessage) string {
+	if len(v) == 0 {
+		return "unset"
+	}
+	return string(v)
 }
 
 // ResumeOptions configure Resume.

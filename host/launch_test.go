@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -142,5 +143,54 @@ func TestResumeJoinRefuseBeforeLoading(t *testing.T) {
 	o, err := Resume(ctx, wrap(db), "held", ResumeOptions{Load: load, Summarize: true})
 	if err != nil || !o.Complete || o.Result == nil || o.Result.Evaluations != 3 {
 		t.Fatalf("resume of a complete study: %+v, %v; want Complete with its summary of 3 evaluations", o, err)
+	}
+}
+
+// Start on a shared database joins a study of the same name only when it
+// is the study Start would have made: the same objective, seed and
+// settings (its evaluation slots may differ). Otherwise its objective and
+// options would be ignored, so it refuses, naming what differs.
+func TestStartJoinsOnlyTheSameStudy(t *testing.T) {
+	dir := t.TempDir()
+	launch := func(o Options, info sdk.Info) (*Outcome, error) {
+		o.Name, o.Acquisition = "s", "random"
+		return Start(context.Background(), Launch{Options: o, Objective: newConfigCounter(info), Shared: true,
+			Load: func(context.Context, Options, sdk.Info) (Loaded, error) {
+				return Loaded{Objective: newConfigCounter(info)}, nil
+			},
+			OpenDB: func(context.Context) (*Storage, error) {
+				db, err := store.Open(filepath.Join(dir, "s.db"), store.Options{Create: true})
+				t.Cleanup(func() { db.Close() })
+				return wrap(db), err
+			}})
+	}
+	base := Options{Iters: 2, Init: 2, Seed: 3}
+	if _, err := launch(base, unitInfo(1)); err != nil {
+		t.Fatal(err)
+	}
+	same := base
+	same.Parallel = 3
+	if _, err := launch(same, unitInfo(1)); err != nil {
+		t.Fatalf("the same study with other slots: %v, want it joined", err)
+	}
+	other := unitInfo(1)
+	other.Name = "other"
+	moreIters, otherSeed := base, base
+	moreIters.Iters, otherSeed.Seed = 5, 4
+	for _, c := range []struct {
+		o    Options
+		info sdk.Info
+		want string
+	}{
+		{moreIters, unitInfo(1), "iters 2 there, 5 here"},
+		{otherSeed, unitInfo(1), "seed 3 there, 4 here"},
+		{base, other, "objective " + unitInfo(1).Name + " there, other here"},
+		{base, unitInfo(2), "the objective's parameters or outputs"},
+	} {
+		_, err := launch(c.o, c.info)
+		var in *InputError
+		if !errors.As(err, &in) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "tesbo-host worker --study s") {
+			t.Errorf("err %v, want an *InputError saying %q and how to join", err, c.want)
+		}
 	}
 }
