@@ -188,3 +188,47 @@ func TestLoadPosteriorFidelity(t *testing.T) {
 		})
 	}
 }
+
+// The model of a warped study stays finite in the objective's units: on
+// Branin minimized (the README's first study, default settings), the
+// warp's inverse is infinite beyond its image, where slices' means and
+// mean ± sd lie; Native and NativeSD keep them within the fitted values'
+// range widened by twice its span, exactly where the map is finite.
+func TestStoredPosteriorNativeFinite(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	info := sdk.Info{Name: "branin", Minimize: true, Params: []sdk.Param{
+		{Name: "x1", Kind: sdk.Float, Low: -5, High: 10}, {Name: "x2", Kind: sdk.Float, Low: 0, High: 15}}}
+	obj := funcObjective{info: info, f: func(_ context.Context, x []float64) (float64, error) { return -braninF(x), nil }}
+	if _, err := Optimize(ctx, obj, Options{DB: wrap(db), Name: "b", Iters: 30, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadPosterior(ctx, wrap(db), "b", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.ds.warped {
+		t.Fatal("the model is not warped: the case needs a warp")
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, y := range p.GP.Y() {
+		v := p.Native(y)
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+		if exact := p.ds.native(y); v != exact {
+			t.Fatalf("fitted value %v maps to %v, want the exact map's %v", y, v, exact)
+		}
+	}
+	u := make([]float64, 2)
+	for j := range 2 {
+		for _, c := range []float64{0, 0.5, 1} {
+			u[0], u[1] = c, 1-c
+			_, mean, sd := p.Slice(u, j, 101)
+			for i := range mean {
+				if math.IsInf(mean[i], 0) || math.IsNaN(mean[i]) || math.IsInf(sd[i], 0) || math.IsNaN(sd[i]) ||
+					mean[i] < lo-2*(hi-lo) || mean[i] > hi+2*(hi-lo) {
+					t.Fatalf("slice %d at %v, point %d: mean %v, sd %v; want finite, the mean within [%v, %v] widened by twice its span", j, u, i, mean[i], sd[i], lo, hi)
+				}
+			}
+		}
+	}
+}
