@@ -50,12 +50,16 @@ func RunScriptRunnerIfRequested() {
 
 // runScript is the script runner's main.
 func runScript(p string, unrestrictedOK bool) int {
-	s, err := CompileScript(p, unrestrictedOK)
+	src, err := readScript(p)
+	var s *Script
+	if err == nil {
+		s, err = compileSource(src, unrestrictedOK)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "tesbo script runner: %s: %v\n", p, err)
 		return 1
 	}
-	pool := &scriptPool{path: p, unrestricted: unrestrictedOK, idle: []*Script{s}}
+	pool := &scriptPool{src: src, unrestricted: unrestrictedOK, idle: []*Script{s}}
 	switch s.Kind {
 	case KindObjective:
 		if s.EvaluateOutputs != nil {
@@ -81,8 +85,9 @@ func runScript(p string, unrestrictedOK bool) int {
 // idle, and gives it back after, so the runner holds as many copies as
 // the most calls it has served at once. Package-level variables are
 // therefore shared by successive calls but not between concurrent ones.
+// Every copy compiles the sources the runner read when it started.
 type scriptPool struct {
-	path         string
+	src          *scriptSource
 	unrestricted bool
 	mu           sync.Mutex
 	idle         []*Script
@@ -98,7 +103,7 @@ func (p *scriptPool) get() (*Script, error) {
 		return s, nil
 	}
 	p.mu.Unlock()
-	s, err := CompileScript(p.path, p.unrestricted)
+	s, err := compileSource(p.src, p.unrestricted)
 	if err != nil {
 		return nil, fmt.Errorf("compile another copy of the script for a concurrent call: %w", err)
 	}

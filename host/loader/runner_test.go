@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -61,11 +62,15 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := CompileScript(p, false)
+	src, err := readScript(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := scriptObjective{&scriptPool{path: p, idle: []*Script{s}}}
+	s, err := compileSource(src, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := scriptObjective{&scriptPool{src: src, idle: []*Script{s}}}
 	for round := range 200 {
 		var wg sync.WaitGroup
 		for range 2 {
@@ -95,7 +100,8 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) {
 }
 
 // The pool hands calls in flight at the same time distinct interpreters,
-// and reuses an idle one rather than compiling again.
+// and reuses an idle one rather than compiling again. Every copy runs the
+// script as the runner read it: an edit on disk after that changes none.
 func TestScriptPool(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f.go")
 	if err := os.WriteFile(p, []byte(`package f
@@ -112,15 +118,26 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) { return x[0], 
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	first, err := CompileScript(p, false)
+	src, err := readScript(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := &scriptPool{path: p, idle: []*Script{first}}
+	first, err := compileSource(src, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := &scriptPool{src: src, idle: []*Script{first}}
+	edited, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, bytes.Replace(edited, []byte("return x[0], nil"), []byte("return 2 * x[0], nil"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	a, errA := pool.get()
 	b, errB := pool.get()
 	if errA != nil || errB != nil || a == b || a != first {
 		t.Fatalf("two calls in flight got %p and %p (errors %v, %v), want the first copy %p and a second one", a, b, errA, errB, first)
+	}
+	if v, err := b.Evaluate(context.Background(), []float64{0.25}); err != nil || v != 0.25 {
+		t.Fatalf("the second copy, compiled after the script was edited, gives %v (%v); want the script as read, 0.25", v, err)
 	}
 	pool.put(a)
 	pool.put(b)

@@ -66,14 +66,41 @@ func (r *Registry) loadScriptInfo(u *unit, files []string) {
 	u.script = &scriptInfo{files: files, pkg: pkg}
 }
 
-// analyzeScript returns the script's kind and package name.
-func analyzeScript(files []string, unrestrictedOK bool) (Kind, string, error) {
-	if len(files) == 0 {
-		return KindUnknown, "", errors.New("no Go files")
+// scriptSource is a script's files and their contents, read once: every
+// interpreter of a script runner compiles these bytes, so a script edited
+// on disk while a study runs changes nothing until the runner restarts.
+type scriptSource struct {
+	files []string
+	srcs  [][]byte
+}
+
+// readScript reads the script at p (a .go file or a directory).
+func readScript(p string) (*scriptSource, error) {
+	files, err := scriptFiles(p)
+	if err != nil {
+		return nil, err
 	}
 	srcs, err := readSources(files)
 	if err != nil {
+		return nil, err
+	}
+	return &scriptSource{files: files, srcs: srcs}, nil
+}
+
+// analyzeScript returns the script's kind and package name.
+func analyzeScript(files []string, unrestrictedOK bool) (Kind, string, error) {
+	srcs, err := readSources(files)
+	if err != nil {
 		return KindUnknown, "", err
+	}
+	return analyzeSource(&scriptSource{files: files, srcs: srcs}, unrestrictedOK)
+}
+
+// analyzeSource is analyzeScript on sources read.
+func analyzeSource(src *scriptSource, unrestrictedOK bool) (Kind, string, error) {
+	files, srcs := src.files, src.srcs
+	if len(files) == 0 {
+		return KindUnknown, "", errors.New("no Go files")
 	}
 	fset := token.NewFileSet()
 	pkg := ""
@@ -155,6 +182,12 @@ func topLevelFuncs(files []string) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
+	return sourceFuncs(&scriptSource{files: files, srcs: srcs})
+}
+
+// sourceFuncs is topLevelFuncs on sources read.
+func sourceFuncs(src *scriptSource) (map[string]bool, error) {
+	files, srcs := src.files, src.srcs
 	fset := token.NewFileSet()
 	out := map[string]bool{}
 	for i, f := range files {
@@ -210,18 +243,20 @@ type Script struct {
 // CompileScript loads the script at path (a .go file or a directory) with
 // the restricted standard library unless unrestricted is set.
 func CompileScript(p string, unrestrictedOK bool) (*Script, error) {
-	files, err := scriptFiles(p)
+	src, err := readScript(p)
 	if err != nil {
 		return nil, err
 	}
-	kind, _, err := analyzeScript(files, unrestrictedOK)
+	return compileSource(src, unrestrictedOK)
+}
+
+// compileSource is CompileScript on sources read.
+func compileSource(src *scriptSource, unrestrictedOK bool) (*Script, error) {
+	kind, _, err := analyzeSource(src, unrestrictedOK)
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := readSources(files)
-	if err != nil {
-		return nil, err
-	}
+	files, srcs := src.files, src.srcs
 	fsys := fstest.MapFS{}
 	for i, f := range files {
 		fsys["src/tesboscript/"+filepath.Base(f)] = &fstest.MapFile{Data: srcs[i], Mode: 0o444}
@@ -264,7 +299,7 @@ func CompileScript(p string, unrestrictedOK bool) (*Script, error) {
 		if err := get("Info", &s.Info); err != nil {
 			return nil, err
 		}
-		if multi, _ := topLevelFuncs(files); multi["EvaluateOutputs"] {
+		if multi, _ := sourceFuncs(src); multi["EvaluateOutputs"] {
 			if err := get("EvaluateOutputs", &s.EvaluateOutputs); err != nil {
 				return nil, err
 			}
