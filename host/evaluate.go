@@ -116,6 +116,9 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 		if evalCtx.Err() != nil {
 			return nil // abandoned: re-run on resume
 		}
+		if stopsRun(err) {
+			return fmt.Errorf("trial %d: %w", t.ID, err) // left in flight: re-run on resume
+		}
 		if neighbourFault(err) && reruns < maxNeighbourReruns {
 			if ctx.Err() != nil {
 				return nil // shutting down: re-run on resume

@@ -1,6 +1,9 @@
 package host
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // The contract between the host and the handles of plugins (package
 // host/loader's Objective and Error), beyond package sdk's interfaces. A
@@ -42,4 +45,20 @@ type EvalLimiter interface {
 // evaluation at once, without counting it as an attempt.
 type NeighbourFaulter interface {
 	NeighbourFault() bool
+}
+
+// RunStopper is implemented by evaluation errors that can say no
+// evaluation can go on with this objective (the loader's ErrChanged: a
+// plugin process restarted mid-run describes another objective). The run
+// then stops with the error, the trial left in flight for resume (which
+// checks the objective against the study), rather than failing every
+// trial after it.
+type RunStopper interface {
+	StopsRun() bool
+}
+
+// stopsRun reports whether err is a RunStopper that stops the run.
+func stopsRun(err error) bool {
+	var rs RunStopper
+	return errors.As(err, &rs) && rs.StopsRun()
 }

@@ -489,6 +489,9 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	if evalCtx.Err() != nil {
 		return nil
 	}
+	if stopsRun(err) {
+		return fmt.Errorf("trial %d: %w", t.ID, err) // back to the queue as the worker leaves
+	}
 	err = valueError(r, err, w.pool.info)
 	t.EvalSeconds, t.StartedAt = time.Since(started).Seconds(), started
 	var pruned bool

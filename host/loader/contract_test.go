@@ -10,4 +10,5 @@ var (
 	_ host.NoiseFreeSupporter = (*Objective)(nil)
 	_ host.EvalLimiter        = (*Objective)(nil)
 	_ host.NeighbourFaulter   = (*Error)(nil)
+	_ host.RunStopper         = (*Error)(nil)
 )

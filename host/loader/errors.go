@@ -34,6 +34,10 @@ var (
 	ErrRestricted     = errors.New("script imports a package scripts may not use")
 	ErrScript         = errors.New("invalid script")
 	ErrClosed         = errors.New("plugin registry closed")
+	// ErrChanged: a plugin process restarted mid-run describes its
+	// objective differently from the one the run began with (a rebuilt
+	// binary, an edited script). See Error.StopsRun.
+	ErrChanged = errors.New("plugin changed while in use")
 )
 
 // Error is every error the loader returns about a plugin: which plugin,
@@ -76,6 +80,15 @@ func (e *Error) Error() string {
 // any objective error, so that it need not import the loader (and other
 // objectives can use it too).
 func (e *Error) NeighbourFault() bool { return errors.Is(e.Cause, ErrNeighbourFault) }
+
+// StopsRun reports whether the call failed because the plugin is no
+// longer the one the run began with (cause ErrChanged, or ErrChecksum when
+// a restarted process fails its pinned checksum): no evaluation can go on,
+// so the run stops with the trial left for resume, which checks the
+// objective against the study. It implements host.RunStopper.
+func (e *Error) StopsRun() bool {
+	return errors.Is(e.Cause, ErrChanged) || errors.Is(e.Cause, ErrChecksum)
+}
 
 // Unwrap lets errors.Is match both the cause and the detail.
 func (e *Error) Unwrap() []error {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tesbo/tesbo/sdk"
@@ -27,6 +28,9 @@ type Objective struct {
 
 	mu   sync.RWMutex
 	info sdk.Info // re-fetched by Configure: parameters may change the space or f*
+	// used: the Info was handed out, so a restarted process must
+	// describe it alike (proc.sameInfos).
+	used atomic.Bool
 }
 
 // Name is the objective's name in the registry ("synthetic/branin", "cnn").
@@ -44,6 +48,7 @@ func (o *Objective) Info(context.Context) (sdk.Info, error) { return o.currentIn
 func (o *Objective) Space() sdk.Space { return sdk.Space(o.currentInfo().Params) }
 
 func (o *Objective) currentInfo() sdk.Info {
+	o.used.Store(true)
 	o.mu.RLock()
 	defer o.mu.RUnlock()
 	return o.info

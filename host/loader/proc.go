@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -103,8 +104,59 @@ func (p *proc) get(ctx context.Context) (*session, error) {
 		p.kill(s, stopDiscard)
 		return nil, err
 	}
+	if err := p.sameInfos(ctx, s); err != nil {
+		p.kill(s, stopDiscard)
+		return nil, err
+	}
 	p.cur = s
 	return s, nil
+}
+
+// sameInfos checks that a (re)started process describes each of its
+// objectives as the Objective handles hold them: a binary rebuilt or a
+// script edited while a study runs would otherwise be sent points of the
+// old space, or have its values recorded as the old objective's.
+func (p *proc) sameInfos(ctx context.Context, s *session) error {
+	for rn, o := range p.u.objective {
+		if !o.used.Load() {
+			continue // never handed out: nothing depends on it
+		}
+		cctx, cancel := p.callContext(ctx, p.u.r.opts.setupTimeout())
+		resp, err := pb.NewObjectiveClient(s.rpc()).Info(cctx, &pb.InfoRequest{Objective: rn})
+		cancel()
+		if err != nil {
+			return &Error{Plugin: o.name, Op: "info (after restart)", Cause: ErrRemote, Err: errors.New(status.Convert(err).Message())}
+		}
+		o.mu.RLock()
+		want := o.info
+		o.mu.RUnlock()
+		if got := hostside.InfoFromProto(resp); !reflect.DeepEqual(got, want) {
+			return &Error{Plugin: o.name, Op: "restart", Cause: ErrChanged,
+				Err: fmt.Errorf("the restarted process describes the objective differently (%s) from when it was loaded: the run stops; restore the plugin and resume, which checks it against the study", infoDiff(want, got))}
+		}
+	}
+	return nil
+}
+
+// infoDiff names what differs between two Infos.
+func infoDiff(a, b sdk.Info) string {
+	var d []string
+	switch {
+	case len(a.Params) != len(b.Params):
+		d = append(d, fmt.Sprintf("%d parameters, now %d", len(a.Params), len(b.Params)))
+	case !reflect.DeepEqual(a.Params, b.Params):
+		d = append(d, "its parameters")
+	}
+	if !reflect.DeepEqual(a.Outputs, b.Outputs) {
+		d = append(d, "its outputs")
+	}
+	if a.Minimize != b.Minimize {
+		d = append(d, "its direction")
+	}
+	if len(d) == 0 {
+		d = append(d, "its name, optimum or steps")
+	}
+	return strings.Join(d, ", ")
 }
 
 // replay re-sends the Configure calls the previous process received.

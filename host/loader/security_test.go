@@ -2,6 +2,9 @@ package loader
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -189,4 +192,65 @@ func TestChecksumNames(t *testing.T) {
 
 	r = open(t, dir, Options{Checksums: map[string]string{"multi": good, "multi/up": bad}})
 	wantErr(t, r.VerifyChecksums(), "multi", ErrChecksum, "conflicting")
+}
+
+// A plugin process restarted after a crash that describes its objective
+// differently (a binary rebuilt, a script edited mid-run) is refused with
+// ErrChanged, whose error stops the run (StopsRun), rather than sent
+// points of the old space.
+func TestRestartedPluginChangedInfo(t *testing.T) {
+	dir := t.TempDir()
+	dimFile := filepath.Join(dir, "dim")
+	if err := os.WriteFile(dimFile, []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "grow.go")
+	src := `package grow
+
+import (
+	"context"
+	"os"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+func Info() sdk.Info {
+	b, _ := os.ReadFile(` + strconv.Quote(dimFile) + `)
+	ps := []sdk.Param{{Name: "x", Low: 0, High: 1}}
+	if string(b) == "2" {
+		ps = append(ps, sdk.Param{Name: "y", Low: 0, High: 1})
+	}
+	return sdk.Info{Name: "grow", Params: ps}
+}
+
+func Evaluate(ctx context.Context, x []float64) (float64, error) {
+	if x[0] > 0.5 {
+		os.Exit(3)
+	}
+	return x[0], nil
+}
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, pluginsDir(t, nil, map[string]string{"grow.go": script}), Options{Unrestricted: true})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "grow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := o.Evaluate(ctx, []float64{0.25}); err != nil || v != 0.25 {
+		t.Fatalf("first evaluation: %v, %v", v, err)
+	}
+	if err := os.WriteFile(dimFile, []byte("2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Evaluate(ctx, []float64{0.75}); !errors.Is(err, ErrExited) {
+		t.Fatalf("the crashing evaluation: %v, want ErrExited", err)
+	}
+	_, err = o.Evaluate(ctx, []float64{0.25})
+	var le *Error
+	if !errors.Is(err, ErrChanged) || !errors.As(err, &le) || !le.StopsRun() || !strings.Contains(err.Error(), "1 parameters, now 2") {
+		t.Fatalf("after the restart: %v, want ErrChanged naming the parameters, stopping the run", err)
+	}
 }
