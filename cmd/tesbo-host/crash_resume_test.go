@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -253,5 +254,32 @@ func TestResumeCompleteStudyMessages(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Fatalf("summary lacks %q:\n%s", want, r.stdout)
 		}
+	}
+}
+
+// A signal while the objective's plugin is starting (here one that never
+// serves) is an interruption, exit 128 + signal with the "interrupted"
+// line, not exit 2 with the start error the cancellation caused.
+func TestSignalDuringPluginStart(t *testing.T) {
+	dir := t.TempDir()
+	plugins := filepath.Join(dir, "plugins")
+	if err := os.Mkdir(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(plugins, "hang"), []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, dir, "run", "--plugins", plugins, "--objective", "hang", "--db", "s.db", "--iters", "2")
+	time.Sleep(500 * time.Millisecond)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		p.cmd.Process.Kill()
+		t.Fatal("no exit within 30 s of SIGTERM")
+	}
+	code := p.cmd.ProcessState.ExitCode()
+	if code != 143 || !strings.Contains(p.se.String(), "interrupted (received terminated) while starting objective hang") {
+		t.Fatalf("exit %d, stderr %q; want 143 and the interrupted line", code, p.se.String())
 	}
 }

@@ -71,6 +71,9 @@ func loadObjective(ctx context.Context, reg *loader.Registry, name string) (*loa
 	if err == nil {
 		return obj, nil
 	}
+	if ie := interruptedBy(ctx, "starting objective "+name); ie != nil {
+		return nil, ie
+	}
 	if errors.Is(err, loader.ErrNotFound) || errors.Is(err, loader.ErrWrongKind) {
 		var names []string
 		for _, p := range reg.List(ctx) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -28,7 +29,7 @@ func signalContext(parent context.Context) (context.Context, *signals) {
 		select {
 		case sg := <-s.got:
 			s.sig = sg
-			cancel(fmt.Errorf("received %v", sg))
+			cancel(signalCause{sg})
 		case <-done:
 			return
 		}
@@ -41,6 +42,23 @@ func signalContext(parent context.Context) (context.Context, *signals) {
 	}()
 	s.stop = func() { signal.Stop(s.got); close(done); cancel(nil) }
 	return ctx, s
+}
+
+// signalCause is the cause of a context a signal cancelled.
+type signalCause struct{ sig os.Signal }
+
+func (c signalCause) Error() string { return fmt.Sprintf("received %v", c.sig) }
+
+// interruptedBy returns the interruptedError for ctx cancelled by a
+// signal before anything was evaluated, saying what was going on (nil
+// when no signal cancelled it): the error the cancellation caused (a
+// plugin's start cut short) says nothing about the plugin.
+func interruptedBy(ctx context.Context, doing string) error {
+	var c signalCause
+	if ctx.Err() == nil || !errors.As(context.Cause(ctx), &c) {
+		return nil
+	}
+	return interruptedError{code: exitCodeFor(c.sig), err: fmt.Errorf("interrupted (%v) while %s; nothing was evaluated", c, doing)}
 }
 
 func exitCodeFor(sig os.Signal) int {
