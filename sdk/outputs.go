@@ -90,7 +90,9 @@ const MaxObjectives = 6
 // declared output, in Info.Outputs' order and in native units. (Evaluate
 // is still needed to satisfy Objective; the host never calls it for such
 // an objective, so it may return the first output or an error.) A
-// Detailed objective may instead fill Result.Outputs in EvaluateDetail.
+// Detailed objective may instead fill Result.Outputs in EvaluateDetail;
+// one that implements both is called through EvaluateOutputs, embedded
+// or as a plugin alike.
 type MultiOutput interface {
 	EvaluateOutputs(ctx context.Context, x []float64) ([]float64, error)
 }

@@ -156,6 +156,15 @@ func (o *objectiveServer) evaluate(ctx context.Context, req *pb.EvaluateRequest)
 	if err != nil {
 		return nil, err
 	}
+	if m, ok := obj.(MultiOutput); ok && req.Mode == pb.EvaluateMode_EVALUATE_MODE_DETAIL && declaresOutputs(ctx, obj) {
+		// As embedded (host.pool.call): EvaluateOutputs first, whether or
+		// not the objective is also Detailed.
+		outs, err := m.EvaluateOutputs(ctx, req.X)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		return &pb.EvaluateResponse{Outputs: outs}, nil
+	}
 	switch req.Mode {
 	case pb.EvaluateMode_EVALUATE_MODE_DETAIL:
 		if d, ok := obj.(Detailed); ok {
@@ -188,6 +197,12 @@ func (o *objectiveServer) evaluate(ctx context.Context, req *pb.EvaluateRequest)
 		return nil, toStatus(err)
 	}
 	return &pb.EvaluateResponse{Value: v}, nil
+}
+
+// declaresOutputs reports whether obj's Info declares several outputs.
+func declaresOutputs(ctx context.Context, obj Objective) bool {
+	info, err := obj.Info(ctx)
+	return err == nil && len(info.Outputs) > 0
 }
 
 type suggesterServer struct {
