@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/tesbo/tesbo/internal/pause"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -62,6 +63,7 @@ type recorder interface {
 
 // newPool is the evaluation pool of a study with normalized options o.
 func newPool(o Options, info sdk.Info, log zerolog.Logger) pool {
+	pause.Watch() // an evaluation's limit passed while this process was paused is not a timeout
 	return pool{timeout: o.EvalTimeout, retries: o.Retries, backoff: o.RetryBackoff, info: info, log: log}
 }
 
@@ -124,7 +126,7 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 				return nil // shutting down: re-run on resume
 			}
 			reruns++
-			p.log.Info().Int("trial", t.ID).Int("attempt", attempt).Err(err).Msg("evaluation stopped by another evaluation's fault; re-running it (not counted as an attempt)")
+			p.log.Info().Int("trial", t.ID).Int("attempt", attempt).Err(err).Msg("re-running the evaluation, which did nothing wrong (not counted as an attempt)")
 			attempt-- // the same attempt again
 			continue
 		}
@@ -163,6 +165,7 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 // is left to finish on its own). Panics become errors.
 func (p pool) call(evalCtx context.Context, obj sdk.Objective, x []float64, curve *trialCurve) (sdk.Result, error) {
 	limit := evalLimit(p.timeout, obj)
+	started := time.Now()
 	cctx, cancel := evalCtx, context.CancelFunc(func() {})
 	if limit > 0 {
 		cctx, cancel = context.WithTimeout(evalCtx, limit)
@@ -195,7 +198,10 @@ func (p pool) call(evalCtx context.Context, obj sdk.Objective, x []float64, curv
 	}()
 	select {
 	case o := <-ch:
-		if o.err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && evalCtx.Err() == nil {
+		if o.err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && evalCtx.Err() == nil && !neighbourFault(o.err) {
+			if pause.Explains(started, limit) {
+				return sdk.Result{}, pausedError{limit, pause.Since(started)}
+			}
 			o.err = fmt.Errorf("evaluation timed out after %v: %w", limit, o.err)
 		}
 		return o.r, boundedError(o.err)
@@ -203,9 +209,24 @@ func (p pool) call(evalCtx context.Context, obj sdk.Objective, x []float64, curv
 		if evalCtx.Err() != nil {
 			return sdk.Result{}, context.Cause(evalCtx)
 		}
+		if pause.Explains(started, limit) {
+			return sdk.Result{}, pausedError{limit, pause.Since(started)}
+		}
 		return sdk.Result{}, fmt.Errorf("evaluation timed out after %v", limit)
 	}
 }
+
+// pausedError says an evaluation's limit passed while this process was
+// paused (SIGSTOP, Ctrl-Z, a suspended machine) rather than because the
+// evaluation was slow: it is re-run at once without counting as an
+// attempt (NeighbourFaulter), so a paused study ends as an uninterrupted one.
+type pausedError struct{ limit, paused time.Duration }
+
+func (e pausedError) Error() string {
+	return fmt.Sprintf("the %v limit passed while this process was paused (%v of it); re-running the evaluation", e.limit, e.paused.Round(time.Millisecond))
+}
+
+func (pausedError) NeighbourFault() bool { return true }
 
 // evalLimit is the host's limit on one evaluation attempt of obj: the
 // user's limit, plus the objective's start-up allowance when the objective

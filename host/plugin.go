@@ -41,8 +41,9 @@ type EvalLimiter interface {
 
 // NeighbourFaulter is implemented by evaluation errors that can say the
 // evaluation did nothing wrong but shared a process with another that took
-// it down (the loader's ErrNeighbourFault): the host re-runs such an
-// evaluation at once, without counting it as an attempt.
+// it down (the loader's ErrNeighbourFault), or ran past its limit only
+// because the host process was paused (ErrPaused): the host re-runs such
+// an evaluation at once, without counting it as an attempt.
 type NeighbourFaulter interface {
 	NeighbourFault() bool
 }

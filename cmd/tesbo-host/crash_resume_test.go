@@ -283,3 +283,51 @@ func TestSignalDuringPluginStart(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want 143 and the interrupted line", code, p.se.String())
 	}
 }
+
+// A run paused (SIGSTOP, as Ctrl-Z) past its evaluations' limit and
+// continued re-runs the evaluations in flight rather than failing them as
+// timed out: it ends with exactly the trials of an uninterrupted run.
+func TestPausedRunKeepsItsTrials(t *testing.T) {
+	dir, plugins := workerSetup(t) // nap: 40 ms evaluations
+	args := func(db string) []string {
+		return []string{"run", "--plugins", plugins, "--objective", "nap", "--acq", "random", "--init", "4", "--iters", "30",
+			"--batch", "2", "--eval-timeout", "1s", "--db", db, "--study", "p", "--log-level", "error"}
+	}
+	if r := cli(t, dir, args("ref.db")...); r.code != 0 {
+		t.Fatalf("uninterrupted run: exit %d: %s", r.code, r.stderr)
+	}
+	p := start(t, dir, args("paused.db")...)
+	time.Sleep(700 * time.Millisecond)
+	p.cmd.Process.Signal(syscall.SIGSTOP)
+	time.Sleep(2500 * time.Millisecond)
+	p.cmd.Process.Signal(syscall.SIGCONT)
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Minute):
+		p.cmd.Process.Kill()
+		t.Fatal("the paused run did not finish")
+	}
+	if p.err != nil {
+		t.Fatalf("paused run: %v: %s", p.err, p.se.String())
+	}
+	want := trialsCSV(t, dir, "ref.db")
+	if got := trialsCSV(t, dir, "paused.db"); got != want || strings.Contains(got, "failed") {
+		t.Fatalf("paused run's trials differ from the uninterrupted run's:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// trialsCSV lists study p of db with 'trials --format csv': its id,
+// state, x and value columns (the others hold times).
+func trialsCSV(t *testing.T, dir, db string) string {
+	t.Helper()
+	r := cli(t, dir, "trials", "--db", db, "--study", "p", "--format", "csv")
+	if r.code != 0 {
+		t.Fatalf("trials: exit %d: %s", r.code, r.stderr)
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		f := strings.Split(l, ",")
+		b.WriteString(strings.Join(f[:min(4, len(f))], ",") + "\n")
+	}
+	return b.String()
+}

@@ -55,7 +55,7 @@ func TestClassifyLateDeadline(t *testing.T) {
 				s.markStopped(c.stopped)
 			}
 			start := time.Now()
-			err := p.classify(context.Background(), c.cctx(t), s, "evaluate", 300*time.Millisecond, c.err)
+			err := p.classify(context.Background(), c.cctx(t), s, "evaluate", 300*time.Millisecond, time.Now(), c.err)
 			if !errors.Is(err, c.want) {
 				t.Fatalf("got %v, want cause %v", err, c.want)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/tesbo/tesbo/internal/pause"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -127,6 +128,7 @@ type unit struct {
 // yet; a broken entry is recorded and reported by List and never hides the
 // others. The error is non-nil only when dir cannot be read.
 func Discover(ctx context.Context, dir string, opts Options) (*Registry, error) {
+	pause.Watch() // a call's limit passed while this process was paused is not a timeout
 	r := &Registry{dir: dir, opts: opts, log: opts.logger().With().Str("component", "plugins").Logger()}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	entries, err := os.ReadDir(dir)

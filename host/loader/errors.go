@@ -22,18 +22,22 @@ var (
 	// this call running. Re-running it is safe; see Error.NeighbourFault.
 	ErrNeighbourFault = errors.New("plugin process was killed because of another call")
 	ErrTimeout        = errors.New("plugin call timed out")
-	ErrPanic          = errors.New("plugin panicked")
-	ErrRemote         = errors.New("plugin returned an error")
-	ErrBadValue       = errors.New("plugin returned a non-finite value")
-	ErrBadOutput      = errors.New("plugin returned a malformed result")
-	ErrBadInput       = errors.New("invalid input for plugin")
-	ErrBadSpace       = sdk.ErrBadSpace
-	ErrChecksum       = errors.New("plugin checksum mismatch")
-	ErrBuild          = errors.New("building Go plugin failed")
-	ErrNoGo           = errors.New("go toolchain not found")
-	ErrRestricted     = errors.New("script imports a package scripts may not use")
-	ErrScript         = errors.New("invalid script")
-	ErrClosed         = errors.New("plugin registry closed")
+	// ErrPaused: the call's limit passed while the host process itself
+	// was paused (SIGSTOP, Ctrl-Z, a suspended machine), not because the
+	// plugin was slow. Re-running it is safe; see Error.NeighbourFault.
+	ErrPaused     = errors.New("host paused during the plugin call")
+	ErrPanic      = errors.New("plugin panicked")
+	ErrRemote     = errors.New("plugin returned an error")
+	ErrBadValue   = errors.New("plugin returned a non-finite value")
+	ErrBadOutput  = errors.New("plugin returned a malformed result")
+	ErrBadInput   = errors.New("invalid input for plugin")
+	ErrBadSpace   = sdk.ErrBadSpace
+	ErrChecksum   = errors.New("plugin checksum mismatch")
+	ErrBuild      = errors.New("building Go plugin failed")
+	ErrNoGo       = errors.New("go toolchain not found")
+	ErrRestricted = errors.New("script imports a package scripts may not use")
+	ErrScript     = errors.New("invalid script")
+	ErrClosed     = errors.New("plugin registry closed")
 	// ErrChanged: a plugin process restarted mid-run describes its
 	// objective differently from the one the run began with (a rebuilt
 	// binary, an edited script). See Error.StopsRun.
@@ -74,12 +78,15 @@ func (e *Error) Error() string {
 }
 
 // NeighbourFault reports whether the call failed only because another call
-// took the shared plugin process down (cause ErrNeighbourFault), so that it
+// took the shared plugin process down (cause ErrNeighbourFault), or because
+// the host was paused past its limit (ErrPaused), so that it
 // can be re-run without counting as a failed attempt: it implements
 // host.NeighbourFaulter, which package host's evaluation loop matches on
 // any objective error, so that it need not import the loader (and other
 // objectives can use it too).
-func (e *Error) NeighbourFault() bool { return errors.Is(e.Cause, ErrNeighbourFault) }
+func (e *Error) NeighbourFault() bool {
+	return errors.Is(e.Cause, ErrNeighbourFault) || errors.Is(e.Cause, ErrPaused)
+}
 
 // StopsRun reports whether the call failed because the plugin is no
 // longer the one the run began with (cause ErrChanged, or ErrChecksum when

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/tesbo/tesbo/internal/pause"
 	"github.com/tesbo/tesbo/internal/pluginwire"
 	"github.com/tesbo/tesbo/internal/pluginwire/hostside"
 	"github.com/tesbo/tesbo/sdk"
@@ -415,15 +416,16 @@ func (p *proc) try(ctx context.Context, op string, timeout time.Duration, fn fun
 	defer s.inflight.Add(-1)
 	cctx, cancel := p.callContext(ctx, timeout)
 	defer cancel()
+	started := time.Now()
 	err = fn(cctx, s)
 	if err == nil {
 		return nil, false
 	}
-	err = p.classify(ctx, cctx, s, op, timeout, err)
+	err = p.classify(ctx, cctx, s, op, timeout, started, err)
 	return err, errors.Is(err, ErrExited) && s.crowded.Load()
 }
 
-func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeout time.Duration, err error) error {
+func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeout time.Duration, started time.Time, err error) error {
 	name := p.u.name
 	var le *Error
 	if errors.As(err, &le) {
@@ -439,6 +441,12 @@ func (p *proc) classify(ctx, cctx context.Context, s *session, op string, timeou
 		// answers DeadlineExceeded. On a loaded machine either can arrive
 		// before our own context's timer has run, so a passed deadline
 		// counts too.
+		if ctx.Err() == nil && pause.Explains(started, timeout) {
+			// This process was stopped (Ctrl-Z, SIGSTOP) or its machine
+			// suspended: the plugin did nothing wrong and is left running.
+			return &Error{Plugin: name, Op: op, Cause: ErrPaused,
+				Err: fmt.Errorf("the %s limit passed while this process was paused (%v of the call); the call can be re-run", timeout, pause.Since(started).Round(time.Millisecond))}
+		}
 		p.kill(s, stopTimeout)
 		limit := "the caller's deadline"
 		if timeout > 0 && ctx.Err() == nil {
