@@ -178,6 +178,9 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 	if err != nil {
 		return nil, err
 	}
+	if err := space.checkTrials(trials); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
 	var before []Trial
 	for _, tr := range trials {
 		if tr.Iteration < t {

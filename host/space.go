@@ -213,3 +213,23 @@ func perKind[T int | float64](s *Space, kind sdk.ParamKind, value func(i int) T)
 	}
 	return out
 }
+
+// checkTrials refuses stored trials whose points cannot be this space's:
+// a native or unit-cube point of another length, or a unit-cube
+// coordinate outside [0, 1] (NaN is an inactive one). Such a row is a
+// corrupt or hand-edited database, which would otherwise panic in the GP
+// or be fitted silently.
+func (s *Space) checkTrials(ts []Trial) error {
+	d := s.Dim()
+	for _, t := range ts {
+		if len(t.X) != d || len(t.U) != d {
+			return fmt.Errorf("%w: trial %d has %d native and %d unit-cube coordinates, the study's space %d", ErrCorrupt, t.ID, len(t.X), len(t.U), d)
+		}
+		for j, u := range t.U {
+			if !(u >= 0 && u <= 1) && !math.IsNaN(u) {
+				return fmt.Errorf("%w: trial %d's unit-cube coordinate %d is %v, outside [0, 1]", ErrCorrupt, t.ID, j, u)
+			}
+		}
+	}
+	return nil
+}

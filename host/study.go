@@ -359,6 +359,9 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	if s.trials, err = loadTrials(ctx, db, row.ID); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
+	if err := s.space.checkTrials(s.trials); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
 	for i, t := range s.trials {
 		if t.ID != i {
 			return nil, fmt.Errorf("study %q: trial IDs are not contiguous at %d", name, i)

@@ -37,6 +37,9 @@ func workerSummary(ctx context.Context, db store.Storage, name string, obj sdk.O
 	if s.trials, err = loadTrials(ctx, db, row.ID); err != nil {
 		return nil, nil, fmt.Errorf("study %q: %w", name, err)
 	}
+	if err := space.checkTrials(s.trials); err != nil {
+		return nil, nil, fmt.Errorf("study %q: %w", name, err)
+	}
 	for i, t := range s.trials {
 		s.trials[i].Names = space.names
 		if t.Status.modelled() {

@@ -153,6 +153,9 @@ func (s *Study) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.space.checkTrials(ts); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.trials = ts

@@ -245,3 +245,39 @@ func rawExec(t *testing.T, path, q string) {
 		t.Fatal(err)
 	}
 }
+
+// A stored trial whose point cannot be the study's (another length, a
+// unit-cube coordinate outside [0, 1]: a hand-edited or damaged row) is
+// refused by resume, trials' neighbours and serve's model alike as a
+// corrupt database, one line and exit 2, instead of a panic in the GP or
+// a silent fit.
+func TestCorruptTrialRow(t *testing.T) {
+	dir := t.TempDir()
+	if r := cli(t, dir, "run", "--objective", "synthetic/branin", "--iters", "3", "--db", "good.db", "--study", "s", "--log-level", "error"); r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	for _, c := range []struct{ name, set, want string }{
+		{"short", `u='[0.5]'`, "trial 3 has 2 native and 1 unit-cube coordinates, the study's space 2"},
+		{"long", `u='[0.5,0.5,7]'`, "trial 3 has 2 native and 3 unit-cube coordinates"},
+		{"outside", `u='[0.5,7]'`, "trial 3's unit-cube coordinate 1 is 7, outside [0, 1]"},
+	} {
+		db := filepath.Join(dir, c.name+".db")
+		copyFile(t, filepath.Join(dir, "good.db"), db)
+		rawExec(t, db, "UPDATE trials SET "+c.set+" WHERE id=3")
+		r := cli(t, dir, "resume", "--db", db, "--study", "s", "--iters", "5")
+		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "panic") {
+			t.Errorf("%s: resume exit %d, stderr %q; want exit 2 and one line saying %q", c.name, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
