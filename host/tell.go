@@ -83,6 +83,7 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 	}
 	t := s.trials[id]
 	evalErr = valueError(r, evalErr, s.info)
+	keepMeta(&r, id, s.log)
 	switch {
 	case evalErr != nil:
 		t.Status, t.Error, t.Value = Failed, store.CleanError(evalErr.Error()), 0

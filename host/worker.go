@@ -493,6 +493,7 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 		return fmt.Errorf("trial %d: %w", t.ID, err) // back to the queue as the worker leaves
 	}
 	err = valueError(r, err, w.pool.info)
+	keepMeta(&r, t.ID, w.log)
 	t.EvalSeconds, t.StartedAt = time.Since(started).Seconds(), started
 	var pruned bool
 	t.Intermediates, pruned = curve.outcome()

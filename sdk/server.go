@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -172,7 +175,7 @@ func (o *objectiveServer) evaluate(ctx context.Context, req *pb.EvaluateRequest)
 			if err != nil {
 				return nil, toStatus(err)
 			}
-			return &pb.EvaluateResponse{Value: r.Value, Meta: r.Meta, Outputs: r.Outputs}, nil
+			return &pb.EvaluateResponse{Value: r.Value, Meta: validUTF8(r.Meta), Outputs: r.Outputs}, nil
 		}
 	case pb.EvaluateMode_EVALUATE_MODE_NOISE_FREE:
 		nf, ok := obj.(NoiseFree)
@@ -197,6 +200,27 @@ func (o *objectiveServer) evaluate(ctx context.Context, req *pb.EvaluateRequest)
 		return nil, toStatus(err)
 	}
 	return &pb.EvaluateResponse{Value: v}, nil
+}
+
+// validUTF8 returns m with invalid UTF-8 in its keys and values replaced
+// by U+FFFD: protobuf strings must be valid UTF-8, and the evaluation
+// would otherwise fail as a whole with gRPC's marshaling error, which
+// names no key.
+func validUTF8(m map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range m {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			if out == nil {
+				out = maps.Clone(m)
+			}
+			delete(out, k)
+			out[strings.ToValidUTF8(k, "\uFFFD")] = strings.ToValidUTF8(v, "\uFFFD")
+		}
+	}
+	if out == nil {
+		return m
+	}
+	return out
 }
 
 // declaresOutputs reports whether obj's Info declares several outputs.

@@ -36,3 +36,14 @@ func TestServerPrefersEvaluateOutputs(t *testing.T) {
 		t.Fatalf("evaluate: %v, %v; want the outputs [0.25 0.75] of EvaluateOutputs", resp, err)
 	}
 }
+
+// Invalid UTF-8 in an evaluation's metadata is replaced, not sent: gRPC
+// refuses to marshal it and the whole evaluation failed with an error
+// naming no key.
+func TestValidUTF8Meta(t *testing.T) {
+	m := map[string]string{"ok": "fine", "bad\xff": "v\xfe"}
+	got := validUTF8(m)
+	if got["ok"] != "fine" || got["bad\uFFFD"] != "v\uFFFD" || len(got) != 2 || m["bad\xff"] != "v\xfe" {
+		t.Fatalf("validUTF8 = %q (input now %q)", got, m)
+	}
+}

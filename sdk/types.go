@@ -294,7 +294,11 @@ func (s Space) Contains(x []float64) bool {
 }
 
 // Result is one evaluation with optional metadata the host records with the
-// trial (e.g. facerec's matched identity, cnn's training time).
+// trial (e.g. facerec's matched identity, cnn's training time). Metadata is
+// for short values: a trial keeps at most 64 entries and 64 KiB of them
+// (keys in order), keys must be non-empty printable text of at most 128
+// bytes, and control characters in values are escaped; the trial's
+// "meta_dropped" counts what was left out (host.MaxMetaKeys, MaxMetaBytes).
 type Result struct {
 	Value float64
 	Meta  map[string]string
