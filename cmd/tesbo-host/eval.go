@@ -25,7 +25,7 @@ type evalFlags struct {
 func newEvalCmd() *cobra.Command {
 	var f evalFlags
 	cmd := &cobra.Command{
-		Use:   "eval --objective NAME[:key=value...] [--param k=v]... [--seed S] [--noise-var V]",
+		Use:   "eval --objective NAME[:key=value...] [--param k=v]... [--seed S] [--noise-var V] [--eval-timeout D]",
 		Short: "Serve an objective over JSON lines in unit-cube coordinates (for other BO tools)",
 		Long: `Serve one objective over JSON lines on stdin/stdout, in the coordinates and
 sign a study sees, so that another tool (e.g. an external BoTorch runner)
@@ -62,6 +62,7 @@ Example:
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the objective's observation noise (a study's seed): the same seed gives the same values")
 	fl.Float64Var(&f.noiseVar, "noise-var", host.DefaultNoiseVar, "observation-noise variance benchmark objectives add (sent as param noise_var; 0: none)")
 	fl.StringVar(&f.plugins, "plugins", "", "plugins directory for objectives other than synthetic/*, user/*, mixed/* (default $TESBO_PLUGINS or ./plugins)")
+	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per evaluation of a plugin's objective, e.g. 30s (0: none; 10s for objective scripts); a plugin past it is restarted and the line gets an error")
 	fl.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	fl.BoolVar(&f.unrestricted, "unrestricted", false, "give Yaegi scripts the whole standard library (os/exec, net, file writes, ...)")
 	fl.StringArrayVar(&f.checksums, "plugin-sha256", nil, "NAME=HEX: refuse plugin NAME unless its SHA-256 is HEX (repeatable)")
@@ -116,6 +117,9 @@ func runEval(ctx context.Context, f *evalFlags) error {
 	p, opts, err := f.problem()
 	if err != nil {
 		return err
+	}
+	if f.evalTimeout < 0 {
+		return usagef("bad --eval-timeout %v: must be ≥ 0", f.evalTimeout)
 	}
 	log, err := f.logger()
 	if err != nil {

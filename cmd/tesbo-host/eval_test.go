@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +83,42 @@ func TestEvalCLIPlugin(t *testing.T) {
 		if r.code != 2 || r.stdout != "" || len(errorLines(r.stderr)) != 1 {
 			t.Errorf("eval %v: exit %d, stdout %q, stderr %q; want exit 2, one error line, no output", args, r.code, r.stdout, r.stderr)
 		}
+	}
+}
+
+// --eval-timeout bounds a plugin's evaluations under eval as under run: a
+// slow one's line gets an error and serving goes on; a script's default
+// limit (10 s) gives way to a longer one.
+func TestEvalTimeout(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "slow.go"), `package slow
+
+import (
+	"context"
+	"time"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+func Info() sdk.Info { return sdk.Info{Name: "slow", Params: []sdk.Param{{Name: "x", Low: 0, High: 1}}} }
+
+func Evaluate(ctx context.Context, x []float64) (float64, error) {
+	if x[0] > 0.5 {
+		select {
+		case <-time.After(time.Minute):
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	return x[0], nil
+}
+`)
+	r := evalCLI(t, `{"x": [0.9]}`+"\n"+`{"x": [0.25]}`+"\n", "--plugins", dir, "--objective", "slow", "--eval-timeout", "1s")
+	l := jsonLines(t, r.stdout)
+	if r.code != 0 || len(l) != 3 || !strings.Contains(fmt.Sprint(l[1]["error"]), "no answer within 1s") || l[2]["y"] != 0.25 {
+		t.Fatalf("exit %d, output %v (stderr %s): want the slow line's timeout error, then y 0.25", r.code, l, r.stderr)
+	}
+	if r := evalCLI(t, "", "--plugins", dir, "--objective", "slow", "--eval-timeout", "-1s"); r.code != 2 {
+		t.Fatalf("--eval-timeout -1s: exit %d, want 2", r.code)
 	}
 }

@@ -122,7 +122,7 @@ it with 'tesbo-host resume --db PATH --study NAME'.`,
 	fl.StringArrayVar(&f.fix, "fix", nil, "NAME=VALUE: pin a parameter in every proposed point (repeatable; VALUE in native units, a categorical's choice by name); the model still uses every trial")
 	fl.StringArrayVar(&f.warmStart, "warm-start", nil, "STUDY: start from the completed trials of an earlier study in the same --db (repeatable; parameters matched by name and kind, trials outside this space skipped)")
 	fl.StringVar(&f.warmMode, "warm-start-mode", host.WarmObservations, "with --warm-start: observations (same objective: the trials are data; no initial design unless --init=N) or prior (the objective changed: the initial design opens with the old studies' best points)")
-	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per evaluation attempt, e.g. 30s (0: none); a plugin past it is restarted")
+	fl.DurationVar(&f.evalTimeout, "eval-timeout", 0, "limit per evaluation attempt, e.g. 30s (0: none; 10s for objective scripts); a plugin past it is restarted")
 	fl.IntVar(&f.retries, "retries", 0, fmt.Sprintf("retries of a failed evaluation, with exponential backoff from 500ms (at most %d)", host.MaxRetries))
 	fl.StringVar(&f.recommend, "recommend", host.RecommendAuto, recommendHelp)
 	fl.StringVar(&f.gpPrior, "gp-prior", host.PriorScaled, gpPriorHelp)
