@@ -19,6 +19,20 @@ import (
 // design ran, or every iteration fell back to a design point).
 var ErrNoModel = errors.New("no fitted model stored yet")
 
+// NoModelError is LoadPosterior's error when a study has no model it can
+// rebuild, with the reason in words; it matches ErrNoModel.
+type NoModelError struct {
+	Study  string
+	Reason string // e.g. "the initial design is still running"
+}
+
+func (e *NoModelError) Error() string {
+	return fmt.Sprintf("study %q: %s: %v", e.Study, e.Reason, ErrNoModel)
+}
+
+// Is makes errors.Is(err, ErrNoModel) hold.
+func (e *NoModelError) Is(target error) bool { return target == ErrNoModel }
+
 // StoredPosterior is the GP posterior of a stored study as its latest
 // fitted BO iteration t saw it: the model's stored hyper-parameters (no
 // refit) conditioned on the trials of iterations before t that have
@@ -146,6 +160,9 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 	if err != nil {
 		return nil, err
 	}
+	if n := len(st.Info.Outputs); n > 0 {
+		return nil, &NoModelError{name, fmt.Sprintf("it has %d outputs, each with its own model; a stored posterior is a one-value study's", n)}
+	}
 	space, err := NewSpace(st.Info.Params)
 	if err != nil {
 		return nil, fmt.Errorf("study %q: stored space: %w", name, err)
@@ -169,10 +186,10 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 		}
 	}
 	if ms == nil {
-		return nil, fmt.Errorf("study %q: %w", name, ErrNoModel)
+		return nil, &NoModelError{name, "the initial design is still running"}
 	}
 	if ms.Local > 0 {
-		return nil, fmt.Errorf("study %q: the model of iteration %d is local (a trust region over %d trials, see Options.Model), and only exact models can be shown: %w", name, t, ms.Local, ErrNoModel)
+		return nil, &NoModelError{name, fmt.Sprintf("the model of iteration %d is local (a trust region over %d trials, see Options.Model), and only exact models can be shown", t, ms.Local)}
 	}
 	trials, err := loadTrials(ctx, db, row.ID)
 	if err != nil {
@@ -199,7 +216,7 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 		ds.warp()
 	}
 	if ds.n() == 0 {
-		return nil, fmt.Errorf("study %q: iteration %d has a model but no completed evaluation before it: %w", name, t, ErrNoModel)
+		return nil, &NoModelError{name, fmt.Sprintf("iteration %d has a model but no completed evaluation before it", t)}
 	}
 	if ds.n() > maxN {
 		return nil, fmt.Errorf("study %q: the model of iteration %d conditions on %d evaluations, more than the %d allowed here", name, t, ds.n(), maxN)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // The list page and /api/studies show every study with its counts, best
@@ -281,7 +282,7 @@ func TestAPIModel(t *testing.T) {
 		t.Fatalf("ei model %+v", m)
 	}
 	decodeJSON(t, get(t, srv, "/api/model?name=design"), 200, &m)
-	if m.Iteration != 0 || len(m.Slices) != 0 || !strings.Contains(m.Note, "no model yet") {
+	if m.Iteration != 0 || len(m.Slices) != 0 || !strings.Contains(m.Note, "the initial design is still running") {
 		t.Fatalf("design-only model %+v", m)
 	}
 	small := newServer(t, db, Settings{ModelMaxEvaluations: 5})
@@ -289,4 +290,31 @@ func TestAPIModel(t *testing.T) {
 	if len(m.Slices) != 0 || !strings.Contains(m.Note, "more than the 5 allowed") {
 		t.Fatalf("model beyond the limit %+v", m)
 	}
+}
+
+// A study of several outputs has no single model to show: the model view
+// says so, rather than that the initial design is still running.
+func TestModelSeveralOutputs(t *testing.T) {
+	ctx := context.Background()
+	db := host.MemoryStorage()
+	info := sdk.Info{Name: "two", Params: []sdk.Param{{Name: "x", Low: 0, High: 1}},
+		Outputs: []sdk.Output{{Name: "a", Goal: sdk.Maximize}, {Name: "b", Goal: sdk.Minimize}}}
+	obj := twoOutputs{info}
+	if _, err := host.Optimize(ctx, obj, host.Options{DB: db, Name: "mo", Init: 3, Iters: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	v, _, _, err := New(db, Settings{}).computeModel(ctx, "mo")
+	if err != nil || !strings.Contains(v.Note, "2 outputs, each with its own model") {
+		t.Fatalf("model view note %q (%v), want it to say the study has several outputs", v.Note, err)
+	}
+}
+
+type twoOutputs struct{ info sdk.Info }
+
+func (o twoOutputs) Info(context.Context) (sdk.Info, error) { return o.info, nil }
+func (o twoOutputs) Evaluate(context.Context, []float64) (float64, error) {
+	return 0, nil
+}
+func (o twoOutputs) EvaluateOutputs(_ context.Context, x []float64) ([]float64, error) {
+	return []float64{x[0], x[0] * x[0]}, nil
 }

@@ -126,7 +126,7 @@ func (s *Server) computeModel(ctx context.Context, name string) (*modelJSON, *ho
 	}
 	switch {
 	case errors.Is(err, host.ErrNoModel):
-		return none("no model yet: the initial design is still running"), nil, nil, nil
+		return none(noModelNote(err)), nil, nil, nil
 	case errors.Is(err, store.ErrNotFound):
 		return nil, nil, nil, err
 	case err != nil:
@@ -151,6 +151,16 @@ func (s *Server) computeModel(ctx context.Context, name string) (*modelJSON, *ho
 		v.Note = err.Error()
 	}
 	return v, p, u, nil
+}
+
+// noModelNote says why a study has no model to show (err wraps
+// host.ErrNoModel).
+func noModelNote(err error) string {
+	var nm *host.NoModelError
+	if errors.As(err, &nm) {
+		return "no model: " + nm.Reason
+	}
+	return "no model yet: the initial design is still running"
 }
 
 // addTrusted adds the stored trusted maximizers X* with p(x*|y_D)
