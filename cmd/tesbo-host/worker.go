@@ -70,7 +70,7 @@ func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
 	}
 	ctx, sig := signalContext(cmd.Context())
 	defer sig.stop()
-	db, err := openDB(ctx, sig, f.db, false, log)
+	db, err := waitForStudy(ctx, sig, f.db, f.study, studyWait, log)
 	if err != nil {
 		return err
 	}
@@ -79,6 +79,38 @@ func runWorkerCmd(cmd *cobra.Command, f *workerFlags) error {
 	defer stored.close()
 	o, err := host.Join(ctx, db, f.study, host.JoinOptions{Worker: workerOptions(&f.common, f.parallel, f.leaseTTL, log), Load: stored.load})
 	return finish(ctx, sig, o, err, nil, f.json, f.db, db)
+}
+
+// studyWait is how long a worker waits for its study to be created: a
+// launcher that starts the coordinator's 'run' and the workers at once
+// must not lose the workers that look first.
+const studyWait = 15 * time.Second
+
+// waitForStudy opens the database at path, waiting up to d for study
+// name to exist in it (Join then reports what it finds, a study still
+// missing included). It reopens the database while it waits: a database
+// the coordinator has not yet set up reads as empty until reopened.
+func waitForStudy(ctx context.Context, sig *signals, path, name string, d time.Duration, log zerolog.Logger) (*host.Storage, error) {
+	deadline := time.Now().Add(d)
+	for logged := false; ; logged = true {
+		db, err := openDB(ctx, sig, path, false, log)
+		if err != nil {
+			return nil, err
+		}
+		_, _, err = host.StoredSettings(ctx, db, name)
+		if !errors.Is(err, host.ErrNotFound) || time.Now().After(deadline) {
+			return db, nil
+		}
+		db.Close()
+		if !logged {
+			log.Info().Str("study", name).Dur("up_to", d).Msg("waiting for the study to be created")
+		}
+		select {
+		case <-ctx.Done():
+			return openDB(ctx, sig, path, false, log)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // workerOptions are the options of this process as a worker: with

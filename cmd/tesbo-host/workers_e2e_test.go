@@ -292,3 +292,28 @@ func running(t *testing.T, url, name string) int {
 	}
 	return n
 }
+
+// A worker started before the coordinator's 'run' has created the study
+// (a launcher starting everything at once) waits for it and joins, rather
+// than exiting at once with "study not found".
+func TestWorkerWaitsForTheStudy(t *testing.T) {
+	pg := testenv.StartPostgres(t)
+	url := pg.NewDatabase(t)
+	dir, plugins := workerSetup(t)
+	w := start(t, dir, "worker", "--db", url, "--study", "late", "--plugins", plugins, "--log-level", "error")
+	time.Sleep(time.Second)
+	if r := cli(t, dir, "run", "--db", url, "--study", "late", "--objective", "nap", "--acq", "random", "--init", "4",
+		"--iters", "4", "--batch", "4", "--plugins", plugins, "--log-level", "error"); r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	select {
+	case <-w.done:
+	case <-time.After(time.Minute):
+		w.cmd.Process.Kill()
+		t.Fatal("the worker did not finish")
+	}
+	if w.err != nil {
+		t.Fatalf("worker: %v: %s", w.err, w.se.String())
+	}
+	checkTrialsCLI(t, dir, url, "late", 4+4*4)
+}
