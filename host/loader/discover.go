@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -247,7 +248,35 @@ func (r *Registry) List(ctx context.Context) []Plugin {
 		out = append(out, u.list(ctx)...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	markShared(out)
 	return out
+}
+
+// markShared gives every healthy objective whose name several plugins
+// serve an ErrDuplicate naming them: --objective would mean whichever
+// Objective finds first. out is sorted by name.
+func markShared(out []Plugin) {
+	for i := 0; i < len(out); {
+		j := i + 1
+		for j < len(out) && out[j].Name == out[i].Name {
+			j++
+		}
+		var paths []string
+		for _, p := range out[i:j] {
+			if p.Kind == KindObjective && p.Err == nil {
+				paths = append(paths, p.Path)
+			}
+		}
+		if len(paths) > 1 {
+			for k := i; k < j; k++ {
+				if out[k].Kind == KindObjective && out[k].Err == nil {
+					out[k].Err, out[k].Info = &Error{Plugin: out[k].Name, Op: "list", Cause: ErrDuplicate,
+						Err: fmt.Errorf("objective %q is served by %s; rename it in all but one", out[k].Name, strings.Join(paths, " and "))}, nil
+				}
+			}
+		}
+		i = j
+	}
 }
 
 func (u *unit) list(ctx context.Context) []Plugin {
@@ -331,6 +360,11 @@ func (u *unit) describeLocked(ctx context.Context) error {
 	if len(u.objNames) == 0 {
 		return &Error{Plugin: u.name, Op: "describe", Cause: ErrBadOutput, Err: errors.New("plugin serves an empty set of objectives")}
 	}
+	for i, rn := range u.objNames {
+		if slices.Contains(u.objNames[:i], rn) {
+			return &Error{Plugin: u.name, Op: "describe", Cause: ErrDuplicate, Err: fmt.Errorf("the plugin serves objective %q twice", u.publicName(rn))}
+		}
+	}
 	u.infos = map[string]*sdk.Info{}
 	u.infoErrs = map[string]error{}
 	for _, rn := range u.objNames {
@@ -394,14 +428,28 @@ func (r *Registry) Objective(ctx context.Context, name string) (*Objective, erro
 	// The plugin named like the objective, or its prefix, first; the rest
 	// only if needed (each costs a process start).
 	ordered := r.candidates(name)
-	for _, u := range ordered {
+	for i, u := range ordered {
 		if u.kind != KindUnknown && u.kind != KindObjective && u.name != name {
 			continue
 		}
 		o, done, err := try(u)
-		if done {
-			return o, err
+		if !done {
+			continue
 		}
+		if err == nil && u.name != name && !strings.HasPrefix(name, u.name+"/") {
+			// No plugin is named like the objective: another of the rest
+			// serving it would make the name ambiguous.
+			for _, v := range ordered[i+1:] {
+				if v.kind != KindUnknown && v.kind != KindObjective {
+					continue
+				}
+				if other, ok, _ := try(v); ok && other != nil {
+					return nil, &Error{Plugin: name, Op: "open", Cause: ErrDuplicate,
+						Err: fmt.Errorf("objective %q is served by %s and %s; rename it in one, or name a plugin after it", name, u.path, v.path)}
+				}
+			}
+		}
+		return o, err
 	}
 	e := &Error{Plugin: name, Op: "open", Cause: ErrNotFound, Err: fmt.Errorf("no objective named %q in %s", name, r.dir)}
 	if len(failed) > 0 {

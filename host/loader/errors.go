@@ -12,7 +12,7 @@ import (
 // loader returns.
 var (
 	ErrNotFound  = errors.New("no such plugin")
-	ErrDuplicate = errors.New("two plugins have the same name")
+	ErrDuplicate = errors.New("name used twice")
 	ErrWrongKind = errors.New("plugin is of another kind")
 	ErrStart     = errors.New("plugin failed to start")
 	ErrHandshake = errors.New("plugin broke the go-plugin handshake")

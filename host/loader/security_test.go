@@ -254,3 +254,36 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) {
 		t.Fatalf("after the restart: %v, want ErrChanged naming the parameters, stopping the run", err)
 	}
 }
+
+// An objective name that two plugins serve, neither named after it, is
+// ambiguous: Objective refuses it naming both, and List marks both rows.
+// A plugin named after it (or its prefix) takes it.
+func TestSharedObjectiveName(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"m1", "m2"} {
+		if err := os.Symlink(filepath.Join(testBin, "multi"), filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := open(t, dir, Options{})
+	ctx := ctxT(t)
+	if _, err := r.Objective(ctx, "multi/up"); !errors.Is(err, ErrDuplicate) || !strings.Contains(err.Error(), "m1 and") {
+		t.Fatalf("Objective: %v, want ErrDuplicate naming both plugins", err)
+	}
+	shared := 0
+	for _, p := range r.List(ctx) {
+		if p.Name == "multi/up" && errors.Is(p.Err, ErrDuplicate) {
+			shared++
+		}
+	}
+	if shared != 2 {
+		t.Fatalf("List marks %d rows of multi/up as shared, want 2", shared)
+	}
+	if err := os.Symlink(filepath.Join(testBin, "multi"), filepath.Join(dir, "multi")); err != nil {
+		t.Fatal(err)
+	}
+	r2 := open(t, dir, Options{})
+	if o, err := r2.Objective(ctx, "multi/up"); err != nil || o.u.name != "multi" {
+		t.Fatalf("with a plugin named like its prefix: %v, %v; want that plugin's", o, err)
+	}
+}
