@@ -33,7 +33,8 @@ optimizes exactly tesbo's problem. First one description line:
 
   {"name": "user/bumps2", "dim": 2, "optimum": 1.23}     (optimum: f*, or null)
 
-then, for every line {"x": [d numbers in [0,1]]} on stdin, one line:
+then, for every line {"x": [d numbers in [0,1]]} on stdin, one line (blank
+lines are skipped and get none):
 
   {"y": observed value, "f": noise-free value or null}
 

@@ -184,13 +184,23 @@ type request struct {
 // reply answers one input line.
 func (s *Server) reply(ctx context.Context, line []byte) Reply {
 	var req request
+	var fields map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	if err := dec.Decode(&fields); err != nil {
 		return Reply{Error: fmt.Sprintf("bad input line: %v (want {\"x\": [%d numbers in [0,1]]})", err, s.space.Dim())}
 	}
-	if dec.More() {
-		return Reply{Error: "bad input line: more than one JSON value"}
+	if rest := bytes.TrimSpace(line[dec.InputOffset():]); len(rest) > 0 {
+		return Reply{Error: fmt.Sprintf("bad input line: more than one JSON value (%q after the object)", cut(rest))}
+	}
+	for k := range fields {
+		if k != "x" { // exactly: encoding/json would also take "X"
+			return Reply{Error: fmt.Sprintf("bad input line: unknown key %q (want {\"x\": [%d numbers in [0,1]]})", cut([]byte(k)), s.space.Dim())}
+		}
+	}
+	if raw, ok := fields["x"]; ok {
+		if err := json.Unmarshal(raw, &req.X); err != nil {
+			return Reply{Error: fmt.Sprintf("bad input line: x: %v (want %d numbers in [0,1])", err, s.space.Dim())}
+		}
 	}
 	if req.X == nil {
 		return Reply{Error: fmt.Sprintf("bad input line: no \"x\" (want {\"x\": [%d numbers in [0,1]]})", s.space.Dim())}
@@ -200,6 +210,14 @@ func (s *Server) reply(ctx context.Context, line []byte) Reply {
 		return Reply{Error: err.Error()}
 	}
 	return Reply{Y: y, F: f}
+}
+
+// cut shortens b for an error message.
+func cut(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
 }
 
 // Serve writes the description line, then answers every line of r on w

@@ -146,6 +146,10 @@ func TestBadInput(t *testing.T) {
 		{`{}`, `no "x"`},
 		{`{"x": "0.5"}`, "bad input line"},
 		{`{"x": [0.5, 0.5]} {"x": [0.5, 0.5]}`, "more than one JSON value"},
+		{`{"x": [0.5, 0.5]} }`, "more than one JSON value"},
+		{`{"x": [0.5, 0.5]}]`, "more than one JSON value"},
+		{`{"X": [0.5, 0.5]}`, `unknown key "X"`},
+		{`{"x": [0.5, 0.5], "x2": 1}`, `unknown key "x2"`},
 		{`{"x": [0.5, 0.5` + strings.Repeat(" ", MaxLine) + `]}`, "longer than"},
 	}
 	var in strings.Builder
