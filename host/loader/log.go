@@ -46,6 +46,14 @@ func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ..
 	if (name == "plugin" || name == "plugin.stdio") && (level < hclog.Warn || msg == "plugin process exited") {
 		level = hclog.Trace
 	}
+	// A plain line on the plugin's own stderr (not hclog's JSON, no
+	// "[LEVEL]" prefix: a script's print before it serves, the log package
+	// of a plugin that set its own writer) comes at debug level from
+	// go-plugin's logger named after the binary; the plugin's author
+	// meant it to be seen.
+	if strings.HasPrefix(name, "plugin.") && name != "plugin.stdio" && level == hclog.Debug && !strings.HasPrefix(msg, "[DEBUG]") {
+		level = hclog.Info
+	}
 	var ev *zerolog.Event
 	switch level {
 	case hclog.Trace:

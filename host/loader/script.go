@@ -261,12 +261,17 @@ func compileSource(src *scriptSource, unrestrictedOK bool) (*Script, error) {
 	for i, f := range files {
 		fsys["src/tesboscript/"+filepath.Base(f)] = &fstest.MapFile{Data: srcs[i], Mode: 0o444}
 	}
-	opts := interp.Options{GoPath: ".", SourcecodeFilesystem: fsys, Unrestricted: unrestrictedOK}
+	// What a script prints (fmt.Print*, its log package) goes to the
+	// process's own stderr, which the host logs at info level and keeps
+	// the tail of for a crash's error. The process's stdout is the
+	// handshake's, and go-plugin drops what follows it: a script that
+	// printed while loading broke the handshake, and later prints vanished.
+	opts := interp.Options{GoPath: ".", SourcecodeFilesystem: fsys, Unrestricted: unrestrictedOK,
+		Stdout: processStderr, Stderr: processStderr}
 	if !unrestrictedOK {
 		// Yaegi's fmt.Scan* read the interpreter's stdin, which defaults to
 		// the process's: the host's own (go-plugin hands it to plugins). A
-		// restricted script reads nothing there; its stdout and stderr stay
-		// the process's, which the host logs.
+		// restricted script reads nothing there.
 		opts.Stdin = strings.NewReader("")
 	}
 	i := interp.New(opts)
@@ -313,6 +318,12 @@ func compileSource(src *scriptSource, unrestrictedOK bool) (*Script, error) {
 	}
 	return s, nil
 }
+
+// processStderr is the process's own stderr: go-plugin replaces
+// os.Stderr once the runner serves by a pipe it streams to the host, which
+// loses what a dying process wrote last, while the host reads the
+// process's own stderr to the end.
+var processStderr = os.Stderr
 
 // scriptSymbols is the standard library a script sees.
 func scriptSymbols(unrestrictedOK bool) []interp.Exports {

@@ -1,12 +1,18 @@
 package loader
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 )
 
 func TestRestrictedScripts(t *testing.T) {
@@ -285,5 +291,78 @@ func TestSharedObjectiveName(t *testing.T) {
 	r2 := open(t, dir, Options{})
 	if o, err := r2.Objective(ctx, "multi/up"); err != nil || o.u.name != "multi" {
 		t.Fatalf("with a plugin named like its prefix: %v, %v; want that plugin's", o, err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the loader's logging goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// What a script prints reaches the host's log at info level: in init()
+// (which used to break the go-plugin handshake on stdout), with
+// fmt.Println in Evaluate and with the log package (both used to vanish
+// or show only at debug level).
+func TestScriptOutputIsLogged(t *testing.T) {
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "loud.go"), `package loud
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+func init() { fmt.Println("LOADING-LINE") }
+
+func Info() sdk.Info { return sdk.Info{Name: "loud", Params: []sdk.Param{{Name: "x", Low: 0, High: 1}}} }
+
+func Evaluate(ctx context.Context, x []float64) (float64, error) {
+	fmt.Println("PRINT-LINE")
+	log.Println("LOG-LINE")
+	return x[0], nil
+}
+`)
+	var buf syncBuffer
+	r := open(t, dir, Options{Logger: zerolog.New(&buf).Level(zerolog.InfoLevel)})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "loud")
+	if err != nil {
+		t.Fatalf("a script printing in init(): %v", err)
+	}
+	if v, err := o.Evaluate(ctx, []float64{0.5}); err != nil || v != 0.5 {
+		t.Fatalf("Evaluate: %v, %v", v, err)
+	}
+	want := []string{"LOADING-LINE", "PRINT-LINE", "LOG-LINE"}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		missing := slices.DeleteFunc(slices.Clone(want), func(w string) bool { return strings.Contains(buf.String(), w) })
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log at info level lacks %v:\n%s", missing, buf.String())
+		}
+	}
+}
+
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
