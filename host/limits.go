@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/tes"
 )
 
@@ -92,6 +93,18 @@ func (o Options) checkLimits() error {
 		return fmt.Errorf("%d retries exceed the limit of %d (MaxRetries): with the backoff doubling up to 30 s, %d retries already wait about 8 minutes per evaluation", o.Retries, MaxRetries, MaxRetries)
 	}
 	return nil
+}
+
+// CheckObjective reports why no study could take an objective of this
+// Info whatever its options (a space the host cannot build, more than
+// MaxDim parameters), nil when one can: what 'tesbo-host plugins' shows
+// beside the loader's own checks.
+func CheckObjective(info sdk.Info) error {
+	space, err := infoSpace(info)
+	if err != nil {
+		return err
+	}
+	return checkDim(space)
 }
 
 // checkDim refuses spaces with more than MaxDim parameters.

@@ -59,6 +59,11 @@ func printPlugins(w io.Writer, dir string, ps []loader.Plugin) {
 	broken := 0
 	for _, p := range ps {
 		detail := ""
+		if p.Err == nil && p.Info != nil {
+			if err := host.CheckObjective(*p.Info); err != nil {
+				p.Err = fmt.Errorf("no study can take it: %w", err)
+			}
+		}
 		switch {
 		case p.Err != nil:
 			broken++

@@ -11,7 +11,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/host/loader"
 	"github.com/tesbo/tesbo/problems/testfunc"
+	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -396,5 +399,19 @@ func TestRunParamsShapeTheObjective(t *testing.T) {
 	r := run("--objective", "synthetic/bbob-f1", "--param", "instance=3", "--study", "b3")
 	if !strings.Contains(r.stdout, "known optimum   1.52\n") {
 		t.Fatalf("bbob-f1 instance 3 has f* = 1.52 (instance 1: -15.51); summary:\n%s", r.stdout)
+	}
+}
+
+// 'plugins' shows an objective no study can take (here more parameters
+// than host.MaxDim) as an error, as run would refuse it, not as healthy.
+func TestPluginsShowsWhatNoStudyTakes(t *testing.T) {
+	ps := make([]sdk.Param, host.MaxDim+1)
+	for i := range ps {
+		ps[i] = sdk.Param{Name: fmt.Sprintf("x%d", i), Low: 0, High: 1}
+	}
+	var b strings.Builder
+	printPlugins(&b, "dir", []loader.Plugin{{Name: "wide", Kind: loader.KindObjective, Info: &sdk.Info{Name: "wide", Params: ps}}})
+	if !strings.Contains(b.String(), "ERROR: no study can take it: the space has 1001 parameters") || !strings.Contains(b.String(), "1 plugin(s) failed to load") {
+		t.Fatalf("plugins output:\n%s", b.String())
 	}
 }
