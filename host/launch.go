@@ -134,6 +134,9 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 	if err := configure(ctx, l.Objective, name, o); err != nil {
 		return nil, inputError(err)
 	}
+	if rs, ok := l.Objective.(ReportsSupporter); ok && o.Pruning.Rule != "" && !rs.SupportsReports() {
+		o.Logger.Warn().Str("objective", name).Str("pruner", o.Pruning.Rule).Msg("the objective reports no intermediate values (sdk.Report): the pruner will stop no evaluation")
+	}
 	// Configure first: the parameters may change the space and f*.
 	info, err := l.Objective.Info(ctx)
 	if err != nil {

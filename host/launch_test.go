@@ -1,12 +1,15 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/rs/zerolog"
 
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
@@ -192,5 +195,30 @@ func TestStartJoinsOnlyTheSameStudy(t *testing.T) {
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "tesbo-host worker --study s") {
 			t.Errorf("err %v, want an *InputError saying %q and how to join", err, c.want)
 		}
+	}
+}
+
+// silentObjective says it reports no intermediate values.
+type silentObjective struct{ configCounter }
+
+func (silentObjective) SupportsReports() bool { return false }
+
+// A study with a pruner warns when its objective says it reports no
+// intermediate values: the pruner will stop nothing.
+func TestStartWarnsPrunerWithoutReports(t *testing.T) {
+	var buf bytes.Buffer
+	info := unitInfo(1)
+	info.MaxStep = 5
+	_, err := Start(context.Background(), Launch{
+		Options: Options{Name: "s", Acquisition: "random", Iters: 1, Init: 2, Logger: zerolog.New(&buf),
+			Pruning: Pruning{Rule: PrunerMedian, Model: PruneModelLast}},
+		Objective: silentObjective{newConfigCounter(info)},
+		OpenDB:    func(context.Context) (*Storage, error) { return MemoryStorage(), nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "the pruner will stop no evaluation") {
+		t.Fatalf("log lacks the warning:\n%s", buf.String())
 	}
 }

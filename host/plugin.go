@@ -48,6 +48,13 @@ type NeighbourFaulter interface {
 	NeighbourFault() bool
 }
 
+// ReportsSupporter is implemented by an objective handle that knows
+// whether the objective behind it reports intermediate values
+// (sdk.Report): a study with a pruner warns when it does not.
+type ReportsSupporter interface {
+	SupportsReports() bool
+}
+
 // RunStopper is implemented by evaluation errors that can say no
 // evaluation can go on with this objective (the loader's ErrChanged: a
 // plugin process restarted mid-run describes another objective). The run

@@ -11,4 +11,5 @@ var (
 	_ host.EvalLimiter        = (*Objective)(nil)
 	_ host.NeighbourFaulter   = (*Error)(nil)
 	_ host.RunStopper         = (*Error)(nil)
+	_ host.ReportsSupporter   = (*Objective)(nil)
 )

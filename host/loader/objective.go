@@ -61,6 +61,11 @@ func (o *Objective) SupportsConfigure() bool { return o.caps.configurable }
 func (o *Objective) SupportsDetail() bool    { return o.caps.detailed }
 func (o *Objective) SupportsNoiseFree() bool { return o.caps.noiseFree }
 
+// SupportsReports reports whether the plugin says its objective reports
+// intermediate values (host.ReportsSupporter): a pruner stops nothing of
+// one that does not.
+func (o *Objective) SupportsReports() bool { return o.caps.reports }
+
 // Configure passes run parameters (sdk.Configurable). It is a no-op for an
 // objective that does not implement Configurable. The parameters are
 // re-sent automatically to a restarted plugin process.

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"math"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/tesbo/tesbo/sdk"
 	pb "github.com/tesbo/tesbo/sdk/proto"
 )
@@ -26,6 +29,9 @@ func reportEvaluate(ctx context.Context, c pb.ObjectiveClient, req *pb.EvaluateR
 	}
 	for {
 		m, err := stream.Recv()
+		if status.Code(err) == codes.Unimplemented {
+			return nil, &Error{Op: "evaluate", Cause: ErrRemote, Err: errors.New("the plugin declares that it reports intermediate values (ObjectiveInfo.reports) but does not serve Objective.ReportEvaluate: serve it, or declare reports false")}
+		}
 		if err != nil {
 			return nil, err
 		}
