@@ -54,7 +54,7 @@ func TestContainStdoutJunk(t *testing.T) {
 func TestContainHangsAtStart(t *testing.T) {
 	r := open(t, pluginsDir(t, []string{"hangstart"}, nil), Options{StartTimeout: 500 * time.Millisecond})
 	_, err := r.Objective(ctxT(t), "hangstart")
-	wantErr(t, err, "hangstart", ErrStart, "no handshake within the start timeout")
+	wantErr(t, err, "hangstart", ErrStart, "no handshake within the start timeout", "did not serve within 500ms")
 }
 
 func TestContainExitsMidCall(t *testing.T) {

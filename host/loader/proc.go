@@ -212,6 +212,13 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 		grp.kill()
 		p.waitExit(s, exitWait)
 		cause, detail := classifyStart(err, cmd)
+		if errors.Is(detail, errNoHandshake) {
+			hint := ""
+			if u.source == SourceScript {
+				hint = "; a script's package-level code and init() run before it serves"
+			}
+			detail = fmt.Errorf("%w: it did not serve within %s%s", detail, r.opts.startTimeout(), hint)
+		}
 		return fail(cause, detail)
 	}
 	if lim := r.opts.MemoryLimit; lim > 0 {
@@ -239,6 +246,10 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	return s, nil
 }
 
+// errNoHandshake: the process did not complete the go-plugin handshake
+// within the start timeout.
+var errNoHandshake = errors.New("no handshake within the start timeout (the process hangs before serving)")
+
 var unrecognizedRE = regexp.MustCompile(`Unrecognized remote plugin message: ([^\n]*)`)
 
 // classifyStart turns go-plugin's start errors into a cause and a message
@@ -260,7 +271,7 @@ func classifyStart(err error, cmd *exec.Cmd) (error, error) {
 		}
 		return ErrHandshake, fmt.Errorf("the process wrote %q on stdout instead of the go-plugin handshake line; a plugin must not print to stdout before serving (log to stderr, e.g. with sdk.Logger)", line)
 	case strings.Contains(msg, "timeout while waiting for plugin to start"):
-		return ErrStart, errors.New("no handshake within the start timeout (the process hangs before serving)")
+		return ErrStart, errNoHandshake
 	case strings.Contains(msg, "plugin exited before we could connect"):
 		return ErrStart, fmt.Errorf("the process exited before the handshake%s", exitStatus(cmd))
 	case strings.Contains(msg, "incompatible API version"):
