@@ -243,14 +243,31 @@ func (r *Registry) scanDir(path string) *unit {
 // plugins on first use), asks it what it serves, and returns one Plugin per
 // objective or acquisition, plus one per entry that failed, sorted by name.
 func (r *Registry) List(ctx context.Context) []Plugin {
+	// Describe the plugins a few at a time: one that hangs until the start
+	// timeout must not hold up every other.
+	lists := make([][]Plugin, len(r.units))
+	sem := make(chan struct{}, listParallel)
+	var wg sync.WaitGroup
+	for i, u := range r.units {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			lists[i] = u.list(ctx)
+		}()
+	}
+	wg.Wait()
 	var out []Plugin
-	for _, u := range r.units {
-		out = append(out, u.list(ctx)...)
+	for _, l := range lists {
+		out = append(out, l...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	markShared(out)
 	return out
 }
+
+// listParallel is how many plugins List describes at once.
+const listParallel = 8
 
 // markShared gives every healthy objective whose name several plugins
 // serve an ErrDuplicate naming them: --objective would mean whichever
