@@ -58,7 +58,7 @@ func (s *Study) takeLease(ctx context.Context) error {
 	}
 	if prev, ok := l.TookOver(); ok {
 		s.log.Warn().Str("holder_host", prev.Host).Int("holder_pid", prev.PID).
-			Msg("took the study over from a process that is gone (its lease expired or its process died)")
+			Msg("took the study over from a process that no longer holds it (its process died, or its lease expired: it was stopped or cut off)")
 	}
 	s.db = l.Storage()
 	s.lease = startHeartbeat(l, s.log)
