@@ -1,18 +1,18 @@
 package loader
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/tesbo/tesbo/internal/testenv"
 )
 
 func TestRestrictedScripts(t *testing.T) {
@@ -294,24 +294,6 @@ func TestSharedObjectiveName(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the loader's logging goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // What a script prints reaches the host's log at info level: in init()
 // (which used to break the go-plugin handshake on stdout), with
 // fmt.Println in Evaluate and with the log package (both used to vanish
@@ -338,7 +320,7 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) {
 	return x[0], nil
 }
 `)
-	var buf syncBuffer
+	var buf testenv.SyncBuffer
 	r := open(t, dir, Options{Logger: zerolog.New(&buf).Level(zerolog.InfoLevel)})
 	ctx := ctxT(t)
 	o, err := r.Objective(ctx, "loud")
