@@ -98,10 +98,10 @@ func (s *Study) Ask(ctx context.Context, q int, opts ...AskOption) ([]Trial, err
 	it := store.Iteration{Iteration: t}
 	X, ms, err := v.propose(ctx, t, q, &it, pins)
 	if err != nil {
-		return nil, err
+		return nil, s.uncarry(err)
 	}
 	if it.Model, err = json.Marshal(ms); err != nil {
-		return nil, fmt.Errorf("encode model: %w", err)
+		return nil, s.uncarry(fmt.Errorf("encode model: %w", err))
 	}
 
 	s.mu.Lock()
@@ -113,7 +113,10 @@ func (s *Study) Ask(ctx context.Context, q int, opts ...AskOption) ([]Trial, err
 	}
 	trials, err := s.issue(ctx, it, s.distinct(X, s.trials, t, pins), 0, pins, steps...)
 	if err != nil {
-		return nil, err
+		return nil, s.uncarry(err)
+	}
+	if len(ms.AcqState) > 0 {
+		s.carried = ms.AcqState
 	}
 	s.lastIter = t
 	s.iters[t] = &iterInfo{fitS: it.FitSeconds, proposeS: it.ProposeSeconds, fallback: ms.Fallback}
@@ -234,6 +237,21 @@ func (s *Study) carry(ms *modelState) error {
 	}
 	ms.AcqState = st
 	return nil
+}
+
+// uncarry puts the acquisition's carried state back to what it was after
+// the last iteration the study issued, when a proposal failed or was
+// cancelled after the acquisition ran (TES had replaced its trusted
+// maximizers): the study then goes on, in this process, exactly as one
+// reopened from the database would, and as an uninterrupted one. It
+// returns err, or the restore's error with it.
+func (s *Study) uncarry(err error) error {
+	if c, ok := s.proposer.(acq.Carrier); ok {
+		if rerr := c.RestoreState(s.carried); rerr != nil {
+			return fmt.Errorf("%w; then restoring the acquisition's carried state: %v", err, rerr)
+		}
+	}
+	return err
 }
 
 // fitCached fits the GP for iteration t, reusing the fit Recommend made on

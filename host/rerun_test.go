@@ -2,11 +2,17 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/acq"
 )
 
 // neighbourErr is what a plugin host reports for an evaluation stopped
@@ -94,4 +100,77 @@ func TestRunStopperStopsTheRun(t *testing.T) {
 	if n := calls.Load(); n != 3 {
 		t.Fatalf("%d evaluations, want the run stopped at the third", n)
 	}
+}
+
+// countingCarrier is an acquisition with carried state (acq.Carrier): a
+// counter that each proposal advances and shifts its points by. With
+// failNext set, a proposal advances the counter and then fails, as a
+// proposal cancelled after TES replaced its trusted maximizers does.
+type countingCarrier struct {
+	n      int
+	cancel context.CancelFunc // non-nil: cancel the Ask's context after advancing
+}
+
+func (c *countingCarrier) Propose(ctx context.Context, s *acq.State, q int) (*mat.Dense, error) {
+	c.n++
+	if c.cancel != nil {
+		c.cancel()
+		return nil, ctx.Err()
+	}
+	X := mat.NewDense(q, s.GP.Dim(), nil)
+	for i := range q {
+		for j := range s.GP.Dim() {
+			X.Set(i, j, math.Mod(s.Rand.Float64()+0.1*float64(c.n), 1))
+		}
+	}
+	return X, nil
+}
+
+func (c *countingCarrier) CarriedState() ([]byte, error) { return json.Marshal(c.n) }
+func (c *countingCarrier) RestoreState(b []byte) error {
+	c.n = 0
+	if len(b) == 0 {
+		return nil
+	}
+	return json.Unmarshal(b, &c.n)
+}
+
+// A proposal that fails after the acquisition ran (cancelled, say) leaves
+// no trace: the study, asked again in the same process, goes on exactly
+// as an uninterrupted one (and as one reopened from the database). Here
+// the Ask's context is cancelled once the acquisition has advanced its
+// carried state.
+func TestFailedProposalLeavesNoTrace(t *testing.T) {
+	ctx := context.Background()
+	run := func(failAt int) []Trial {
+		c := &countingCarrier{}
+		s, err := NewStudy(ctx, unitInfo(2), Options{Proposer: c, Acquisition: "counting", Init: 2, Iters: 5, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, asked := 0, 0; asked < 7; i++ { // the design's 2 points, 5 iterations
+			actx, cancel := context.WithCancel(ctx)
+			c.cancel = nil
+			if i == failAt {
+				c.cancel = cancel
+			}
+			ts, err := s.Ask(actx, 1)
+			cancel()
+			if err != nil {
+				if i != failAt {
+					t.Fatalf("ask %d: %v", i, err)
+				}
+				continue
+			}
+			asked++
+			for _, tr := range ts {
+				if err := s.Tell(ctx, tr.ID, -tr.X[0]*tr.X[0], nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return s.Trials()
+	}
+	want := run(-1)
+	sameTrials(t, want, run(4))
 }

@@ -58,9 +58,13 @@ type Study struct {
 	lastIter  int                 // largest BO iteration issued (0: none yet)
 	iters     map[int]*iterInfo
 	lastModel *modelState // most recent fitted hyper-parameters (warm start)
-	version   int         // bumped by every completed evaluation
-	cache     *fitResult
-	cacheKey  [2]int // (version, iteration) cache was fitted for
+	// carried is the acquisition's carried state (acq.Carrier) after the
+	// last issued iteration that stored one, nil before: what a failed
+	// proposal puts back (uncarry).
+	carried  json.RawMessage
+	version  int // bumped by every completed evaluation
+	cache    *fitResult
+	cacheKey [2]int // (version, iteration) cache was fitted for
 
 	lastRecord      *Record // the latest iteration's stored record (reopened studies)
 	noiseFreeBroken bool    // the objective's EvaluateNoiseFree failed once
@@ -384,6 +388,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 			return nil, fmt.Errorf("study %q: %w", name, err)
 		}
 	}
+	s.carried = carried
 	if changed {
 		settings, err := encodeSettings(opts, st.Info)
 		if err != nil {
