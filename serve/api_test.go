@@ -318,3 +318,25 @@ func (o twoOutputs) Evaluate(context.Context, []float64) (float64, error) {
 func (o twoOutputs) EvaluateOutputs(_ context.Context, x []float64) ([]float64, error) {
 	return []float64{x[0], x[0] * x[0]}, nil
 }
+
+// A study's state counts pruned trials in its budget (a finished pruned
+// or multi-fidelity study was "stopped") and trials told or imported from
+// outside its proposals out of it (a warm-started study killed halfway
+// was "finished").
+func TestSummaryStateBudget(t *testing.T) {
+	for _, c := range []struct {
+		name                              string
+		complete, failed, pruned, outside int
+		want                              string
+	}{
+		{"pruned finished", 8, 0, 6, 0, stateFinished},
+		{"warm start killed halfway", 16, 0, 0, 8, stateStopped},
+		{"warm start finished", 22, 0, 0, 8, stateFinished},
+	} {
+		sm := &summary{Trials: c.complete + c.failed + c.pruned, Complete: c.complete, Failed: c.failed, Pruned: c.pruned,
+			Budget: 14, outside: c.outside}
+		if err := sm.setState(nil); err != nil || sm.State != c.want {
+			t.Errorf("%s: state %q (%v), want %q", c.name, sm.State, err, c.want)
+		}
+	}
+}

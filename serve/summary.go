@@ -56,9 +56,10 @@ type summary struct {
 	Created          time.Time    `json:"created"`
 	LastActivity     time.Time    `json:"last_activity"`
 
-	id     int64
-	params []sdk.Param
-	opts   host.Options
+	id      int64
+	params  []sdk.Param
+	opts    host.Options
+	outside int // trials of negative iterations (store.Activity.Outside)
 }
 
 // loadSummary reads the summary of study name.
@@ -82,7 +83,7 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 		Trials: act.Trials, Complete: act.Complete, Failed: act.Failed, Pruned: act.Pruned, Running: act.Running, Pending: act.Pending,
 		Budget: opts.Init + opts.Iters*opts.Batch, Minimize: info.Minimize, Optimum: info.Optimum,
 		Created: row.CreatedAt, LastActivity: act.LastChange, id: row.ID, params: info.Params, opts: opts,
-		Outputs: outputsOf(info)}
+		Outputs: outputsOf(info), outside: act.Outside}
 	sm.BestObserved = act.MaxValue
 	if info.Minimize {
 		sm.BestObserved = act.MinValue
@@ -129,7 +130,9 @@ func (sm *summary) setState(leaseErr error) error {
 		sm.State = stateNew
 	case inFlight > 0:
 		sm.State = stateInterrupted
-	case sm.Complete+sm.Failed >= sm.Budget:
+	case sm.Complete+sm.Failed+sm.Pruned-sm.outside >= sm.Budget:
+		// A pruned trial uses up budget; one told or imported from
+		// outside the study's proposals (a warm start's) does not.
 		sm.State = stateFinished
 	default:
 		sm.State = stateStopped

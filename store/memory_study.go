@@ -96,6 +96,9 @@ func (d *Memory) Activity(ctx context.Context, studyID int64) (Activity, error) 
 		for _, t := range s.trials {
 			a.Trials++
 			a.Attempts += t.attempts
+			if t.iteration < 0 {
+				a.Outside++
+			}
 			switch t.status {
 			case Pending:
 				a.Pending++

@@ -16,6 +16,10 @@ type Activity struct {
 	Trials                             int
 	Pending, Running, Complete, Failed int
 	Pruned                             int // stopped early
+	// Outside counts the trials of negative iterations: told or imported
+	// from outside the study's own proposals (host.ExternalIteration,
+	// host.ImportedIteration), which use up none of its budget.
+	Outside int
 	// Attempts is the sum of the trials' evaluation attempts (it grows on
 	// a retry, which changes nothing else).
 	Attempts int
@@ -45,13 +49,14 @@ func (d *DB) Activity(ctx context.Context, studyID int64) (Activity, error) {
 		        coalesce(sum(CASE WHEN status='complete' THEN 1 ELSE 0 END), 0),
 		        coalesce(sum(CASE WHEN status='failed' THEN 1 ELSE 0 END), 0),
 		        coalesce(sum(CASE WHEN status='pruned' THEN 1 ELSE 0 END), 0),
+		        coalesce(sum(CASE WHEN iteration < 0 THEN 1 ELSE 0 END), 0),
 		        coalesce(sum(attempts), 0),
 		        max(CASE WHEN status='complete' THEN value END),
 		        min(CASE WHEN status='complete' THEN value END),
 		        max(created_at), max(started_at), max(finished_at),
 		        (SELECT created_at FROM studies WHERE id=?)
 		 FROM trials WHERE study_id=?`, studyID, studyID).
-		Scan(&a.Trials, &a.Pending, &a.Running, &a.Complete, &a.Failed, &a.Pruned, &a.Attempts,
+		Scan(&a.Trials, &a.Pending, &a.Running, &a.Complete, &a.Failed, &a.Pruned, &a.Outside, &a.Attempts,
 			&maxV, &minV, &created, &started, &finished, &studyTime)
 	if err != nil {
 		return a, fmt.Errorf("read activity of study %d: %w", studyID, classify(err))
