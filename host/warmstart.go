@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tesbo/tesbo/sdk"
@@ -189,6 +190,11 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 			}
 			pts = append(pts, ranked{x, v})
 		}
+	}
+	if len(imp.trials) == 0 {
+		// Nothing fits: the study would start with neither the old trials
+		// nor (a warm start's default) an initial design.
+		return nil, fmt.Errorf("warm start: no trial of %s can be used here (%d skipped for a parameter missing or outside this space's bounds, %d pruned ones this study does not model): start without --warm-start, or from a study of this space", strings.Join(s.opts.WarmStart, ", "), imp.skipped, imp.stopped)
 	}
 	if s.opts.WarmStartMode == WarmPrior {
 		sort.SliceStable(pts, func(i, j int) bool { return pts[i].value > pts[j].value })

@@ -341,3 +341,16 @@ func TestWarmStartPrunedTrials(t *testing.T) {
 		t.Fatalf("an objective of 5 steps imported %d trials, want the %d that stopped by step 5", len(got), short)
 	}
 }
+
+// A warm start none of whose source trials fits the new space is refused:
+// the study would start with neither the old trials nor an initial design.
+func TestWarmStartNothingFits(t *testing.T) {
+	ctx := context.Background()
+	db := MemoryStorage()
+	sourceStudy(t, db, hartmann6(), Options{Acquisition: "random", Iters: 1, Init: 4, Seed: 3})
+	info := sdk.Info{Name: "other", Params: []sdk.Param{{Name: "zz", Low: 0, High: 1}}}
+	_, err := NewStudy(ctx, info, Options{DB: db, Name: "new", WarmStart: []string{"old"}, NoInit: true, Iters: 2})
+	if err == nil || !strings.Contains(err.Error(), "no trial of old can be used here (5 skipped") {
+		t.Fatalf("err %v, want the warm start refused, counting the 5 skipped trials", err)
+	}
+}
