@@ -33,6 +33,12 @@ func (s *Study) TellOutputs(ctx context.Context, trialID int, outputs []float64,
 	if len(s.info.Outputs) == 0 && err == nil {
 		return fmt.Errorf("tell trial %d: objective %s returns one value, declaring no outputs: tell it with Tell", trialID, s.info.Name)
 	}
+	if m := len(s.info.Outputs); err == nil && len(outputs) != m {
+		// The caller's mistake, not the evaluation's: the trial stays in
+		// flight to be told again (a NaN output is the evaluation's
+		// failure, recorded as such).
+		return fmt.Errorf("tell trial %d: %w: got %d, objective %s declares %d (in Info.Outputs' order); the trial is still in flight", trialID, sdk.ErrOutputCount, len(outputs), s.info.Name, m)
+	}
 	return s.TellResult(ctx, trialID, sdk.Result{Outputs: outputs}, err)
 }
 

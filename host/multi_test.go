@@ -309,6 +309,11 @@ func TestMultiOutputAskTell(t *testing.T) {
 				t.Fatalf("Tell of one value: %v", err)
 			}
 			outs, _ := obj.EvaluateOutputs(ctx, tr.X)
+			// A wrong count is the caller's mistake: refused, the trial
+			// still in flight to be told right.
+			if err := s.TellOutputs(ctx, tr.ID, outs[:len(outs)-1], nil); !errors.Is(err, sdk.ErrOutputCount) {
+				t.Fatalf("TellOutputs of one output too few: %v, want sdk.ErrOutputCount", err)
+			}
 			if err := s.TellOutputs(ctx, tr.ID, outs, nil); err != nil {
 				t.Fatal(err)
 			}
