@@ -197,6 +197,7 @@ type trialCurve struct {
 	mu     sync.Mutex
 	points []Intermediate
 	pruned bool
+	closed bool // the trial was told (close): later reports are refused
 }
 
 // newCurve returns the Reporter of an attempt at trial id, or nil when the
@@ -224,6 +225,8 @@ func (c *trialCurve) Report(step int, value float64) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
+	case c.closed:
+		return false, fmt.Errorf("report step %d: the trial was told: %w", step, ErrNotInFlight)
 	case math.IsNaN(value) || math.IsInf(value, 0):
 		return false, fmt.Errorf("report: value %v at step %d is not finite", value, step)
 	case step < 0 || step > sdk.MaxStepLimit:
@@ -246,6 +249,18 @@ func (c *trialCurve) outcome() ([]Intermediate, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return slices.Clone(c.points), c.pruned
+}
+
+// close is outcome for a trial being told: a report racing the Tell is
+// either in the outcome or refused, never accepted and lost.
+func (c *trialCurve) close() ([]Intermediate, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
 	return slices.Clone(c.points), c.pruned
 }
 

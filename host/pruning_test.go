@@ -234,3 +234,17 @@ func TestWorkerPrunes(t *testing.T) {
 		})
 	}
 }
+
+// A report that races the trial's Tell is either in what Tell records or
+// refused with ErrNotInFlight, never accepted and lost: Tell closes the
+// curve it reads.
+func TestReportAfterTellRefused(t *testing.T) {
+	c := &trialCurve{decide: func([]Intermediate) bool { return false }}
+	if _, err := c.Report(1, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := c.close()
+	if _, err := c.Report(2, 0.6); !errors.Is(err, ErrNotInFlight) || len(got) != 1 {
+		t.Fatalf("report after the Tell read the curve: %v (curve %v), want ErrNotInFlight", err, got)
+	}
+}

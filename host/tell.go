@@ -38,7 +38,7 @@ func (s *Study) TellResult(ctx context.Context, trialID int, r sdk.Result, err e
 	s.mu.Lock()
 	c := s.reports[trialID]
 	s.mu.Unlock()
-	st.curve, st.pruned = c.outcome()
+	st.curve, st.pruned = c.close()
 	if err := s.finish(ctx, trialID, r, err, st); err != nil {
 		return err
 	}
