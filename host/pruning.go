@@ -171,6 +171,11 @@ func (p Pruning) pruner(info sdk.Info) (prune.Pruner, error) {
 	case PrunerMedian:
 		return prune.Median{StartupTrials: p.StartupTrials, WarmupSteps: p.WarmupSteps, MinTrials: p.MinTrials}, nil
 	case PrunerASHA:
+		if maxStep > 0 && p.MinStep >= maxStep {
+			// Its first rung would be at or past the last step: it could
+			// stop nothing.
+			return nil, fmt.Errorf("asha's min step %d is not below the last step of a full evaluation, %d: it could stop nothing (lower the min step, or set the pruner's max step)", p.MinStep, maxStep)
+		}
 		return prune.ASHA{MinStep: p.MinStep, Eta: p.Eta, MaxStep: maxStep}, nil
 	case PrunerHyperband:
 		if maxStep < p.MinStep*p.Eta {

@@ -248,3 +248,18 @@ func TestReportAfterTellRefused(t *testing.T) {
 		t.Fatalf("report after the Tell read the curve: %v (curve %v), want ErrNotInFlight", err, got)
 	}
 }
+
+// Settings under which a rule could stop nothing, and a warm-start mode
+// no one knows, are refused when the study is made, not carried along.
+func TestUselessSettingsRefused(t *testing.T) {
+	info := unitInfo(1)
+	info.MaxStep = 27
+	o := baseOptions(1)
+	o.Pruning = Pruning{Rule: PrunerASHA, MinStep: 30, Eta: 3, Model: PruneModelLast}
+	if _, err := NewStudy(context.Background(), info, o); err == nil || !strings.Contains(err.Error(), "could stop nothing") {
+		t.Errorf("asha with min step 30 of 27: %v, want refused", err)
+	}
+	if err := (Options{WarmStartMode: "bogus"}).Validate(); err == nil {
+		t.Error("an unknown warm-start mode without sources was accepted")
+	}
+}

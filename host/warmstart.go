@@ -89,6 +89,9 @@ type imported struct {
 
 // checkWarmStart validates the warm-start options (after Normalized).
 func (o Options) checkWarmStart() error {
+	if o.WarmStartMode != "" && o.WarmStartMode != WarmObservations && o.WarmStartMode != WarmPrior {
+		return fmt.Errorf("unknown warm-start mode %q: known ones are %s, %s", o.WarmStartMode, WarmObservations, WarmPrior)
+	}
 	if len(o.WarmStart) == 0 {
 		return nil
 	}
