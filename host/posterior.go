@@ -151,6 +151,9 @@ func (p *StoredPosterior) NativeSD(sd float64) float64 {
 // evaluations would condition it, and gives an error wrapping ErrNoModel
 // when the study has no fitted model or its latest is local (ModelLocal).
 func LoadPosterior(ctx context.Context, storage *Storage, name string, maxN int) (*StoredPosterior, error) {
+	if err := checkStorage(storage); err != nil {
+		return nil, err
+	}
 	return loadPosterior(ctx, storage.store(), name, maxN)
 }
 

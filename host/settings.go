@@ -102,6 +102,9 @@ func encodeSettings(o Options, info sdk.Info) ([]byte, error) {
 // StoredSettings returns a stored study's options (defaults filled in; no
 // per-process fields) and its objective's Info, without opening the study.
 func StoredSettings(ctx context.Context, storage *Storage, name string) (Options, sdk.Info, error) {
+	if err := checkStorage(storage); err != nil {
+		return Options{}, sdk.Info{}, err
+	}
 	return storedSettingsOf(ctx, storage.store(), name)
 }
 

@@ -75,6 +75,18 @@ func (st *Storage) store() store.Storage {
 	return st.s
 }
 
+// errNoStorage is the error for a nil or zero-value *Storage.
+var errNoStorage = errors.New("no storage: a *Storage comes from OpenStorage or MemoryStorage (this one is nil or a zero value)")
+
+// checkStorage refuses a nil or zero-value *Storage, which would
+// otherwise panic at the first read.
+func checkStorage(st *Storage) error {
+	if st.store() == nil {
+		return errNoStorage
+	}
+	return nil
+}
+
 // Close closes the database.
 func (st *Storage) Close() error { return st.s.Close() }
 

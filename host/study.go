@@ -103,6 +103,11 @@ type iterInfo struct {
 // with store.Options.DeferMigration once everything else is checked; see
 // Options for the rest.
 func NewStudy(ctx context.Context, info sdk.Info, o Options) (*Study, error) {
+	if o.DB != nil {
+		if err := checkStorage(o.DB); err != nil {
+			return nil, err
+		}
+	}
 	s, err := newStudy(info, o.Normalized())
 	if err == nil && o.DB == nil && len(o.WarmStart) > 0 {
 		err = errors.New("warm start: Options.DB is required (the source studies are read from it)")
@@ -295,6 +300,9 @@ func checkCardinality(space *Space, o Options) error {
 // with store.Options.DeferMigration is migrated once the study has been
 // read and checked.
 func OpenStudy(ctx context.Context, storage *Storage, name string, o Options) (*Study, error) {
+	if err := checkStorage(storage); err != nil {
+		return nil, err
+	}
 	r, err := openStudy(ctx, storage.store(), name, o)
 	return r, publicErr(err)
 }

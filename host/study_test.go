@@ -357,3 +357,23 @@ func TestDefaultAcquisitionRegistered(t *testing.T) {
 		t.Fatalf("default acquisition %T, want *tes.Deliver", p)
 	}
 }
+
+// A nil or zero-value *Storage is refused with an error at every entry
+// point that takes one, not a nil-pointer panic at the first read.
+func TestNoStorageRefused(t *testing.T) {
+	ctx := context.Background()
+	for _, st := range []*Storage{nil, {}} {
+		if _, err := OpenStudy(ctx, st, "s", Options{}); !errors.Is(err, errNoStorage) {
+			t.Errorf("OpenStudy(%v): %v", st, err)
+		}
+		if _, err := LoadPosterior(ctx, st, "s", 10); !errors.Is(err, errNoStorage) {
+			t.Errorf("LoadPosterior(%v): %v", st, err)
+		}
+		if _, _, err := StoredSettings(ctx, st, "s"); !errors.Is(err, errNoStorage) {
+			t.Errorf("StoredSettings(%v): %v", st, err)
+		}
+	}
+	if _, err := NewStudy(ctx, unitInfo(1), Options{DB: &Storage{}}); !errors.Is(err, errNoStorage) {
+		t.Errorf("NewStudy with a zero Storage: %v", err)
+	}
+}
