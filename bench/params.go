@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rs/zerolog"
+
 	"github.com/tesbo/tesbo/host"
 	"github.com/tesbo/tesbo/problems"
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // resolveParams merges each problem's own parameters with the suite's
@@ -48,8 +51,11 @@ func (s *Suite) resolveParams(ctx context.Context) (map[string]map[string]string
 		if err != nil {
 			return nil, fmt.Errorf("problem %s: info: %w", p.Label(), err)
 		}
-		if info.Optimum == nil {
+		if info.Optimum == nil && len(info.Outputs) == 0 { // several outputs: hypervolume or best feasible regrets (multi.go)
 			s.Logger.Warn().Str("problem", p.Label()).Msg("objective declares no optimum f*: its regret columns stay empty")
+		}
+		if err := s.checkStudies(ctx, p, params, info); err != nil {
+			return nil, err
 		}
 		out[p.Label()] = params
 	}
@@ -59,4 +65,22 @@ func (s *Suite) resolveParams(ctx context.Context) (map[string]map[string]string
 		}
 	}
 	return out, nil
+}
+
+// checkStudies makes, in memory, the study of every acquisition and batch
+// size of the suite on problem p, so that a setting a study refuses (a
+// batch above an acquisition's limit, an acquisition the problem's outputs
+// cannot take) is bad input before anything runs or is written, as it is
+// for 'run'.
+func (s *Suite) checkStudies(ctx context.Context, p Problem, params map[string]string, info sdk.Info) error {
+	for _, a := range s.Acquisitions {
+		for _, q := range s.batches() {
+			o := s.studyOptions(runSpec{Problem: p, Acquisition: a, Batch: q}, params)
+			o.Name, o.Logger = "", zerolog.Nop()
+			if _, err := host.NewStudy(ctx, info, o); err != nil {
+				return fmt.Errorf("problem %s, acquisition %s, batch %d: %w", p.Label(), a, q, err)
+			}
+		}
+	}
+	return nil
 }

@@ -357,3 +357,20 @@ func TestBenchUserSuiteBudgets(t *testing.T) {
 		}
 	}
 }
+
+// A setting a study would refuse (a batch above the acquisition's limit,
+// an acquisition that cannot take the problem's outputs) is bad input for
+// bench as for run: exit 2 before anything runs or is written.
+func TestBenchRefusesWhatStudiesRefuse(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--problems", "synthetic/branin", "--acqs", "tes", "--batch", "101"},
+		{"--problems", "synthetic/branincurrin", "--acqs", "ei"},
+	} {
+		out := filepath.Join(dir, "out")
+		r := cli(t, dir, append([]string{"bench", "--out", out, "--seeds", "1", "--iters", "1"}, args...)...)
+		if _, err := os.Stat(out); r.code != 2 || err == nil {
+			t.Errorf("bench %v: exit %d (output directory written: %v), stderr %s; want exit 2 and nothing written", args, r.code, err == nil, r.stderr)
+		}
+	}
+}
