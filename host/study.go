@@ -171,8 +171,8 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 		return nil, err
 	}
 	if len(o.RefPoint) > 0 {
-		if err := sdk.CheckRefPoint(o.RefPoint, len(info.Objectives())); err != nil {
-			return nil, fmt.Errorf("objective %s: %w", info.Name, err)
+		if err := sdk.ValidRefPoint(o.RefPoint, len(info.Objectives())); err != nil {
+			return nil, fmt.Errorf("the reference point given (Options.RefPoint, --ref-point) for objective %s: %w", info.Name, err)
 		}
 		info.RefPoint = append([]float64(nil), o.RefPoint...)
 		o.RefPoint = nil // kept in the stored Info

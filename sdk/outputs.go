@@ -167,20 +167,32 @@ func (i Info) validateOutputs() error {
 // CheckRefPoint checks a reference point for a study with m objective
 // outputs: none, or m finite values (and m ≥ 2).
 func CheckRefPoint(ref []float64, m int) error {
+	if err := ValidRefPoint(ref, m); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadSpace, err)
+	}
+	return nil
+}
+
+// ValidRefPoint reports why ref cannot be the reference point of m
+// objective outputs (nil when it can, or when ref is empty), as
+// CheckRefPoint does but without calling the objective's Info malformed:
+// for a reference point the user gives apart from the Info
+// (host.Options.RefPoint, tesbo-host run --ref-point).
+func ValidRefPoint(ref []float64, m int) error {
 	if len(ref) == 0 {
 		return nil
 	}
 	if m < 2 {
 		// m = 0: one value, no Outputs; m = 1: one objective output
 		// among constraints. Either way one objective.
-		return fmt.Errorf("%w: a reference point is for several objectives; this objective has one", ErrBadSpace)
+		return errors.New("a reference point is for several objectives; this objective has one")
 	}
 	if len(ref) != m {
-		return fmt.Errorf("%w: reference point has %d values, want one per objective output (%d)", ErrBadSpace, len(ref), m)
+		return fmt.Errorf("reference point has %d values, want one per objective output (%d)", len(ref), m)
 	}
 	for k, v := range ref {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: reference point value %d is %v (want finite values)", ErrBadSpace, k, v)
+			return fmt.Errorf("reference point value %d is %v (want finite values)", k, v)
 		}
 	}
 	return nil
