@@ -340,3 +340,35 @@ func TestSummaryStateBudget(t *testing.T) {
 		}
 	}
 }
+
+// The web view's CSV carries a several-output study's outputs and each
+// trial's feasibility, as 'trials --format csv' does.
+func TestCSVOutputs(t *testing.T) {
+	ctx := context.Background()
+	db, _ := newDB(t)
+	bound := 0.5
+	info := sdk.Info{Name: "two", Params: []sdk.Param{{Name: "x", Low: 0, High: 1}},
+		Outputs: []sdk.Output{{Name: "a", Goal: sdk.Maximize}, {Name: "c", Goal: sdk.Constraint, Bound: &bound, Feasible: sdk.AtMost}}}
+	if _, err := host.Optimize(ctx, twoOutputs{info}, host.Options{DB: hostStorage(db), Name: "mo", Acquisition: "cei", Init: 4, Iters: 1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rec := get(t, newServer(t, db, Settings{}), "/api/trials?name=mo&format=csv")
+	if rec.Code != 200 {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+	}
+	rows, err := csv.NewReader(rec.Body).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := rows[0]
+	n := len(head)
+	if head[n-3] != "a" || head[n-2] != "c" || head[n-1] != "feasible" {
+		t.Fatalf("csv head %q, want the outputs a, c and feasible last", head)
+	}
+	for _, r := range rows[1:] {
+		c, _ := strconv.ParseFloat(r[n-2], 64)
+		if want := strconv.FormatBool(c <= bound); r[n-1] != want {
+			t.Fatalf("row %q: feasible %q, want %s", r, r[n-1], want)
+		}
+	}
+}

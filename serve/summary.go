@@ -59,7 +59,8 @@ type summary struct {
 	id      int64
 	params  []sdk.Param
 	opts    host.Options
-	outside int // trials of negative iterations (store.Activity.Outside)
+	outside int          // trials of negative iterations (store.Activity.Outside)
+	outputs []sdk.Output // the objective's declared outputs (none: one value)
 }
 
 // loadSummary reads the summary of study name.
@@ -83,7 +84,7 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 		Trials: act.Trials, Complete: act.Complete, Failed: act.Failed, Pruned: act.Pruned, Running: act.Running, Pending: act.Pending,
 		Budget: opts.Init + opts.Iters*opts.Batch, Minimize: info.Minimize, Optimum: info.Optimum,
 		Created: row.CreatedAt, LastActivity: act.LastChange, id: row.ID, params: info.Params, opts: opts,
-		Outputs: outputsOf(info), outside: act.Outside}
+		Outputs: outputsOf(info), outside: act.Outside, outputs: info.Outputs}
 	sm.BestObserved = act.MaxValue
 	if info.Minimize {
 		sm.BestObserved = act.MinValue
