@@ -138,9 +138,9 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 		o.Logger.Warn().Str("objective", name).Str("pruner", o.Pruning.Rule).Msg("the objective reports no intermediate values (sdk.Report): the pruner will stop no evaluation")
 	}
 	// Configure first: the parameters may change the space and f*.
-	info, err := l.Objective.Info(ctx)
+	info, err := objectiveInfo(ctx, l.Objective)
 	if err != nil {
-		return nil, fmt.Errorf("objective %s: info: %w", name, err)
+		return nil, fmt.Errorf("objective %s: %w", name, err)
 	}
 	if name == "" {
 		name = info.Name

@@ -38,11 +38,11 @@ func (l *localEngine) emit(recs []Record) {
 	s := l.s
 	for i := range recs {
 		l.last = &recs[i]
-		s.cbMu.Lock()
-		if s.opts.OnIteration != nil {
-			s.opts.OnIteration(recs[i])
-		}
-		s.cbMu.Unlock()
+		s.callback("OnIteration", func() {
+			if s.opts.OnIteration != nil {
+				s.opts.OnIteration(recs[i])
+			}
+		})
 	}
 }
 

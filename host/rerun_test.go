@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // neighbourErr is what a plugin host reports for an evaluation stopped
@@ -173,4 +175,38 @@ func TestFailedProposalLeavesNoTrace(t *testing.T) {
 	}
 	want := run(-1)
 	sameTrials(t, want, run(4))
+}
+
+// An objective whose Info panics makes Optimize return an error, as a
+// panicking evaluation makes a failed trial, rather than crash the caller.
+func TestInfoPanicIsAnError(t *testing.T) {
+	obj := panicInfo{}
+	if _, err := Optimize(context.Background(), obj, Options{Acquisition: "random", Init: 1, Iters: 1}); err == nil || !strings.Contains(err.Error(), "objective info: panicked: boom") {
+		t.Fatalf("Optimize: %v, want the panic as an error", err)
+	}
+}
+
+type panicInfo struct{}
+
+func (panicInfo) Info(context.Context) (sdk.Info, error)               { panic("boom") }
+func (panicInfo) Evaluate(context.Context, []float64) (float64, error) { return 0, nil }
+
+// A panic in Options.OnTrial or OnIteration, which run on the study's
+// goroutines out of the caller's recover, is Run's error, not the end of
+// the process.
+func TestCallbackPanicIsAnError(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{
+		{"OnTrial", Options{OnTrial: func(Trial) { panic("trial boom") }}},
+		{"OnIteration", Options{OnIteration: func(Record) { panic("iteration boom") }}},
+	} {
+		o := c.o
+		o.Acquisition, o.Init, o.Iters = "random", 2, 2
+		_, err := Optimize(context.Background(), funcObjective{info: unitInfo(1), f: func(_ context.Context, x []float64) (float64, error) { return x[0], nil }}, o)
+		if err == nil || !strings.Contains(err.Error(), "Options."+c.name+" panicked") {
+			t.Errorf("%s: Optimize: %v, want the panic as its error", c.name, err)
+		}
+	}
 }

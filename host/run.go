@@ -97,17 +97,17 @@ type Result struct {
 // initial design plus o.Iters × o.Batch evaluations) is finished or ctx is
 // cancelled; see Study.Run.
 func Optimize(ctx context.Context, obj sdk.Objective, o Options) (*Result, error) {
-	info, err := obj.Info(ctx)
+	info, err := objectiveInfo(ctx, obj)
 	if err != nil {
-		return nil, fmt.Errorf("objective info: %w", err)
+		return nil, err
 	}
 	// The study takes the configured objective's Info: o.Params may change
 	// its space or f* (Run configures it again, as on every resume).
 	if err := ConfigureObjective(ctx, obj, info.Name, o); err != nil {
 		return nil, err
 	}
-	if info, err = obj.Info(ctx); err != nil {
-		return nil, fmt.Errorf("objective info: %w", err)
+	if info, err = objectiveInfo(ctx, obj); err != nil {
+		return nil, err
 	}
 	s, err := NewStudy(ctx, info, o)
 	if err != nil {
@@ -115,6 +115,20 @@ func Optimize(ctx context.Context, obj sdk.Objective, o Options) (*Result, error
 	}
 	defer s.Close()
 	return s.Run(ctx, obj)
+}
+
+// objectiveInfo is obj.Info with a panic turned into an error, as an
+// evaluation's panic is.
+func objectiveInfo(ctx context.Context, obj sdk.Objective) (info sdk.Info, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("objective info: panicked: %v", p)
+		}
+	}()
+	if info, err = obj.Info(ctx); err != nil {
+		return info, fmt.Errorf("objective info: %w", err)
+	}
+	return info, nil
 }
 
 // Run evaluates the study's trials with obj until its budget is finished:
@@ -164,7 +178,9 @@ func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("study %q interrupted after %d evaluations: %w", s.name, res.Evaluations, context.Cause(ctx))
 	}
-	return res, nil
+	s.cbMu.Lock()
+	defer s.cbMu.Unlock()
+	return res, s.cbErr
 }
 
 // attach configures obj with the study's parameters and checks that it is
@@ -193,9 +209,9 @@ func attachObjective(ctx context.Context, obj sdk.Objective, name string, info s
 	if err := configure(ctx, obj, info.Name, o); err != nil {
 		return err
 	}
-	got, err := obj.Info(ctx)
+	got, err := objectiveInfo(ctx, obj)
 	if err != nil {
-		return fmt.Errorf("objective info: %w", err)
+		return err
 	}
 	err = sameSpace(info.Params, got.Params)
 	if err == nil {

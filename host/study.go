@@ -37,6 +37,7 @@ type Study struct {
 	mu       sync.Mutex // guards the fields below; never held across a fit or an acquisition (view.go)
 	askMu    sync.Mutex // serializes proposals (Ask)
 	cbMu     sync.Mutex // serializes callbacks
+	cbErr    error      // the first callback panic (callback), guarded by cbMu
 	name     string
 	info     sdk.Info
 	space    *Space

@@ -110,12 +110,30 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 		s.version++
 	}
 	s.mu.Unlock()
-	s.cbMu.Lock()
-	if s.opts.OnTrial != nil {
-		s.opts.OnTrial(t)
-	}
-	s.cbMu.Unlock()
+	s.callback("OnTrial", func() {
+		if s.opts.OnTrial != nil {
+			s.opts.OnTrial(t)
+		}
+	})
 	return nil
+}
+
+// callback runs f, which calls the caller's callback name
+// (Options.OnTrial, OnIteration), one at a time (f reads the options
+// under cbMu, which SetCallbacks writes them under). Callbacks run on the
+// study's evaluation goroutines, where the caller's recover cannot reach:
+// a panic is kept as cbErr, which Run returns when it ends, instead of
+// taking the process down.
+func (s *Study) callback(name string, f func()) {
+	s.cbMu.Lock()
+	defer s.cbMu.Unlock()
+	defer func() {
+		if p := recover(); p != nil && s.cbErr == nil {
+			s.cbErr = fmt.Errorf("Options.%s panicked: %v", name, p)
+			s.log.Error().Err(s.cbErr).Msg("a callback panicked; Run returns it as its error when it ends")
+		}
+	}()
+	f()
 }
 
 // start marks a trial running (attempt counts from 1).
