@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +28,10 @@ type Memory struct {
 	// fence, when set, must still hold its study for a write to succeed
 	// (a Lease's Storage; see DB.fence).
 	fence *memLease
+	// closed: Close was called on this handle; its calls fail as a closed
+	// database's do, so that a use after Close shows in tests on memory
+	// as it would on SQLite.
+	closed *atomic.Bool
 }
 
 // memData is what every view of one Memory shares.
@@ -72,7 +78,7 @@ type memWorker struct {
 }
 
 // NewMemory returns an empty Memory.
-func NewMemory() *Memory { return &Memory{m: &memData{}} }
+func NewMemory() *Memory { return &Memory{m: &memData{}, closed: new(atomic.Bool)} }
 
 // Memory is a Storage.
 var _ Storage = (*Memory)(nil)
@@ -86,13 +92,25 @@ func (d *Memory) MigrationPending() bool { return false }
 // Migrate does nothing.
 func (d *Memory) Migrate(context.Context) error { return nil }
 
-// Close does nothing: the studies live as long as the Memory.
-func (d *Memory) Close() error { return nil }
+// Close closes this handle: its later calls fail with errMemoryClosed
+// (the studies stay for other handles of the same Memory).
+func (d *Memory) Close() error {
+	if d.closed != nil {
+		d.closed.Store(true)
+	}
+	return nil
+}
+
+// errMemoryClosed is a closed Memory handle's error.
+var errMemoryClosed = errors.New("the in-memory storage was closed")
 
 // read runs f under the lock (ctx ended: its error, as a database gives).
 func (d *Memory) read(ctx context.Context, f func() error) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if d.closed != nil && d.closed.Load() {
+		return errMemoryClosed
 	}
 	d.m.mu.Lock()
 	defer d.m.mu.Unlock()
