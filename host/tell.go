@@ -56,9 +56,9 @@ func (s *Study) TellResult(ctx context.Context, trialID int, r sdk.Result, err e
 // with the trial's outcome also without a pruner.
 func (s *Study) Report(trialID, step int, value float64) (prune bool, err error) {
 	s.mu.Lock()
-	if trialID < 0 || trialID >= len(s.trials) || s.trials[trialID].Status.Done() {
+	if err := s.tellableLocked(trialID); err != nil {
 		s.mu.Unlock()
-		return false, fmt.Errorf("report trial %d: %w", trialID, ErrNotInFlight)
+		return false, fmt.Errorf("report trial %d: %w", trialID, err)
 	}
 	if s.reports == nil {
 		s.reports = map[int]*trialCurve{}
@@ -75,11 +75,24 @@ func (s *Study) Report(trialID, step int, value float64) (prune bool, err error)
 	return c.Report(step, value)
 }
 
+// tellableLocked says why trial id cannot be told or reported (an error
+// wrapping ErrNotInFlight), nil when it can: there is no such trial, or
+// it is already finished.
+func (s *Study) tellableLocked(id int) error {
+	switch {
+	case id < 0 || id >= len(s.trials):
+		return fmt.Errorf("%w: the study has no trial %d (its trials are 0 to %d)", ErrNotInFlight, id, len(s.trials)-1)
+	case s.trials[id].Status.Done():
+		return fmt.Errorf("%w: it is already %s", ErrNotInFlight, s.trials[id].Status)
+	}
+	return nil
+}
+
 func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error, st evalStats) error {
 	s.mu.Lock()
-	if id < 0 || id >= len(s.trials) || s.trials[id].Status.Done() {
+	if err := s.tellableLocked(id); err != nil {
 		s.mu.Unlock()
-		return fmt.Errorf("tell trial %d: %w", id, ErrNotInFlight)
+		return fmt.Errorf("tell trial %d: %w", id, err)
 	}
 	t := s.trials[id]
 	evalErr = valueError(r, evalErr, s.info)
