@@ -73,10 +73,11 @@ func BatchCurve(ctx context.Context, s Suite) ([]batchCurvePoint, error) {
 	if len(s.Acquisitions) == 0 {
 		s.Acquisitions = []string{"tes-ep"}
 	}
-	params, err := s.prepare(ctx)
+	params, unlock, err := s.prepare(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	type job struct {
 		p     Problem
 		index int

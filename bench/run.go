@@ -115,10 +115,11 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 // for what is complete, and the error wraps the context's cause.
 func Run(ctx context.Context, s Suite) (*Report, error) {
 	start := time.Now()
-	params, err := s.prepare(ctx)
+	params, unlock, err := s.prepare(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	db, err := store.Open(filepath.Join(s.Out, DBFile), store.Options{Create: true, BusyTimeout: time.Minute})
 	if err != nil {
 		return nil, fmt.Errorf("open study database: %w", err)
@@ -206,21 +207,28 @@ type runner struct {
 	locks map[string]*sync.Mutex // exclusive objectives
 }
 
+// lockFile is the output directory's lock (lockOut).
+const lockFile = ".bench.lock"
+
 // prepare is what every suite command does before running: it validates s
 // and resolves its problems' parameters (an InvalidError when either
-// fails) and creates the output directory.
-func (s *Suite) prepare(ctx context.Context) (map[string]map[string]string, error) {
+// fails), creates the output directory and takes its lock (an
+// InvalidError when another bench holds it), which unlock releases.
+func (s *Suite) prepare(ctx context.Context) (params map[string]map[string]string, unlock func(), err error) {
 	if err := s.validate(); err != nil {
-		return nil, &InvalidError{err}
+		return nil, nil, &InvalidError{err}
 	}
-	params, err := s.resolveParams(ctx)
+	params, err = s.resolveParams(ctx)
 	if err != nil {
-		return nil, &InvalidError{err}
+		return nil, nil, &InvalidError{err}
 	}
 	if err := os.MkdirAll(s.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
+		return nil, nil, fmt.Errorf("output directory: %w", err)
 	}
-	return params, nil
+	if unlock, err = lockOut(s.Out); err != nil {
+		return nil, nil, &InvalidError{err}
+	}
+	return params, unlock, nil
 }
 
 // studyOptions are the host options of one run (without DB and callbacks).

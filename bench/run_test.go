@@ -424,3 +424,23 @@ func TestBestEvaluatedShared(t *testing.T) {
 		}
 	}
 }
+
+// A second bench on an output directory another holds is refused at once
+// (an InvalidError naming the holder), rather than failing the runs the
+// first holds and overwriting its tables; the lock goes with its holder.
+func TestOutputDirectoryLocked(t *testing.T) {
+	out := t.TempDir()
+	unlock, err := lockOut(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), smokeSuite(out))
+	var inv *InvalidError
+	if !errors.As(err, &inv) || !strings.Contains(err.Error(), "another bench (pid") {
+		t.Fatalf("Run on a locked directory: %v, want an InvalidError naming the other bench", err)
+	}
+	unlock()
+	if _, err := Run(context.Background(), smokeSuite(out)); err != nil {
+		t.Fatalf("Run once the lock is released: %v", err)
+	}
+}
