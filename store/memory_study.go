@@ -43,7 +43,7 @@ func (d *Memory) Study(ctx context.Context, name string) (*Study, error) {
 	err := d.read(ctx, func() error {
 		s := d.m.byName(name)
 		if s == nil {
-			return fmt.Errorf("study %q %w in %s (studies: %v)", name, ErrNotFound, memoryPath, d.m.names())
+			return fmt.Errorf("study %q %w in %s (%s)", name, ErrNotFound, memoryPath, studyList(d.m.names()))
 		}
 		row := s.row
 		row.Space, row.Settings = cloneRaw(s.row.Space), cloneRaw(s.row.Settings)

@@ -215,7 +215,7 @@ func conformStudies(tr *transcript, d Storage) {
 	tr.add("activity %+v max=%v last=%v %s", act.Trials, act.MaxValue, act.LastChange.Equal(got.CreatedAt), errClass(err))
 	_, err = d.Study(ctx, strings.Repeat("z", 3))
 	tr.must("missing study with others", err, ErrNotFound.Error())
-	if !strings.Contains(err.Error(), "[a b]") {
+	if !strings.Contains(err.Error(), `studies: "a", "b")`) {
 		tr.t.Errorf("not-found error does not list the studies: %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -69,12 +71,32 @@ func scanStudy(r interface{ Scan(...any) error }) (*Study, error) {
 	return &s, nil
 }
 
+// maxListed bounds the names a not-found error lists.
+const maxListed = 10
+
+// studyList names the studies for a not-found error: quoted (a name may
+// hold spaces), at most maxListed of them, and how many more there are.
+func studyList(names []string) string {
+	if len(names) == 0 {
+		return "it holds no study"
+	}
+	q := make([]string, 0, min(len(names), maxListed))
+	for _, n := range names[:min(len(names), maxListed)] {
+		q = append(q, strconv.Quote(n))
+	}
+	s := "studies: " + strings.Join(q, ", ")
+	if more := len(names) - len(q); more > 0 {
+		s += fmt.Sprintf(" and %d more (tesbo-host serve lists them)", more)
+	}
+	return s
+}
+
 // Study loads the study called name; a missing study gives an error
 // wrapping ErrNotFound that lists the studies the file holds.
 func (d *DB) Study(ctx context.Context, name string) (*Study, error) {
 	notFound := func() error {
 		names, _ := d.StudyNames(ctx) // none in an empty file
-		return fmt.Errorf("study %q %w in %s (studies: %v)", name, ErrNotFound, d.path, names)
+		return fmt.Errorf("study %q %w in %s (%s)", name, ErrNotFound, d.path, studyList(names))
 	}
 	if d.version.Load() < 1 { // an empty file awaiting its schema
 		return nil, notFound()
