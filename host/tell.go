@@ -142,7 +142,7 @@ func (s *Study) callback(name string, f func()) {
 	defer s.cbMu.Unlock()
 	defer func() {
 		if p := recover(); p != nil && s.cbErr == nil {
-			s.cbErr = fmt.Errorf("Options.%s panicked: %v", name, p)
+			s.cbErr = fmt.Errorf("the callback Options.%s panicked: %v", name, p)
 			s.log.Error().Err(s.cbErr).Msg("a callback panicked; Run returns it as its error when it ends")
 		}
 	}()
