@@ -369,20 +369,8 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 			s.Close()
 		}
 	}()
-	if s.trials, err = loadTrials(ctx, db, row.ID); err != nil {
+	if err := s.loadTrials(ctx, db, row.ID); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
-	}
-	if err := s.space.checkTrials(s.trials); err != nil {
-		return nil, fmt.Errorf("study %q: %w", name, err)
-	}
-	for i, t := range s.trials {
-		if t.ID != i {
-			return nil, fmt.Errorf("study %q: trial IDs are not contiguous at %d", name, i)
-		}
-		s.trials[i].Names = space.names
-		if t.Status.modelled() {
-			s.version++
-		}
 	}
 	its, err := db.Iterations(ctx, row.ID)
 	if err != nil {
@@ -409,6 +397,28 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	}
 	opened = true
 	return s, nil
+}
+
+// loadTrials takes up a reopened study's stored trials, refusing rows its
+// space cannot hold (checkTrials) or IDs with a gap.
+func (s *Study) loadTrials(ctx context.Context, db store.Storage, id int64) error {
+	var err error
+	if s.trials, err = loadTrials(ctx, db, id); err != nil {
+		return err
+	}
+	if err := s.space.checkTrials(s.trials); err != nil {
+		return err
+	}
+	for i, t := range s.trials {
+		if t.ID != i {
+			return fmt.Errorf("trial IDs are not contiguous at %d", i)
+		}
+		s.trials[i].Names = s.space.names
+		if t.Status.modelled() {
+			s.version++
+		}
+	}
+	return nil
 }
 
 // restoreIterations takes up a reopened study's stored iterations: their
