@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -63,6 +64,8 @@ func CheckStudyName(name string) error {
 		return fmt.Errorf("study name of %d bytes exceeds the limit of %d (MaxStudyName)", len(name), MaxStudyName)
 	case !utf8.ValidString(name):
 		return fmt.Errorf("study name %q is not valid UTF-8", name)
+	case strings.TrimSpace(name) != name:
+		return fmt.Errorf("study name %q begins or ends with white space, which commands and shells drop easily: name it without", name)
 	}
 	for _, r := range name {
 		if !unicode.IsPrint(r) {

@@ -110,6 +110,8 @@ func TestBadNamesAndDatabases(t *testing.T) {
 		{"invalid UTF-8", "bad\xffname", []string{"not valid UTF-8"}},
 		{"line break", "a\nb", []string{"unprintable character U+000A"}},
 		{"escape", "a\x1b[31mb", []string{"unprintable character U+001B"}},
+		{"white space only", " ", []string{"begins or ends with white space"}},
+		{"trailing space", "a ", []string{"begins or ends with white space"}},
 	}
 	type tc struct {
 		name string

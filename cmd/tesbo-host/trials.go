@@ -118,7 +118,7 @@ func runTrials(cmd *cobra.Command, f *trialsFlags) error {
 		return usagef("bad --format %q: use table, json or csv", f.format)
 	}
 	switch {
-	case f.best < 0:
+	case f.best < 0 || f.best == 0 && cmd.Flags().Changed("best"):
 		return usagef("bad --best %d: want a number of trials ≥ 1", f.best)
 	case f.sort != "" && f.sort != "id" && f.sort != "value":
 		return usagef("bad --sort %q: use id or value", f.sort)

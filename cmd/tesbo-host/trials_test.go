@@ -121,6 +121,7 @@ func TestTrialsBestAndSort(t *testing.T) {
 		want string
 	}{
 		{[]string{"--best", "-1"}, "--best -1"},
+		{[]string{"--best", "0"}, "--best 0"},
 		{[]string{"--sort", "name"}, "--sort \"name\""},
 	} {
 		checkUsageError(t, cli(t, dir, append([]string{"trials", "--db", "t.db", "--study", "grid"}, c.args...)...), []string{c.want})
