@@ -275,3 +275,18 @@ func fixedFromText(params []sdk.Param, text map[string]string, fixed map[string]
 	}
 	return out, nil
 }
+
+// freeCoords counts the coordinates p leaves to the acquisition: not
+// pinned, and not inactive because of what is pinned.
+func (s *Space) freeCoords(p *pinning) int {
+	n := 0
+	for i := range p.x {
+		if !math.IsNaN(p.x[i]) {
+			continue
+		}
+		if _, off := s.pinnedOff(p, i); !off {
+			n++
+		}
+	}
+	return n
+}

@@ -218,3 +218,16 @@ func TestFixedInactiveRefused(t *testing.T) {
 		}
 	}
 }
+
+// A study whose every parameter is fixed is refused: every proposal would
+// be the same point. One left free is fine.
+func TestEveryParameterFixedRefused(t *testing.T) {
+	info := unitInfo(2)
+	_, err := NewStudy(context.Background(), info, Options{Acquisition: "random", Fixed: map[string]float64{"x0": 0.5, "x1": 0.5}})
+	if err == nil || !strings.Contains(err.Error(), "every parameter is fixed") {
+		t.Fatalf("all fixed: %v, want refused", err)
+	}
+	if _, err := NewStudy(context.Background(), info, Options{Acquisition: "random", Fixed: map[string]float64{"x0": 0.5}}); err != nil {
+		t.Fatalf("one free: %v", err)
+	}
+}

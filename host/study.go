@@ -155,6 +155,9 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 	if err != nil {
 		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
 	}
+	if pins != nil && space.freeCoords(pins) == 0 {
+		return nil, fmt.Errorf("objective %s: every parameter is fixed (Options.Fixed, --fix), so every proposal would be the same point: fix fewer", info.Name)
+	}
 	prop := o.Proposer
 	if prop == nil && o.Suggester == nil {
 		if prop, err = acq.Lookup(o.Acquisition, o.AcqOptions); err != nil {
