@@ -232,3 +232,31 @@ func TestTellSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// A second Run of a Study while the first is under way is refused, rather
+// than both evaluating the same trials (the doc forbids it; a guard costs
+// nothing).
+func TestConcurrentRunRefused(t *testing.T) {
+	ctx := context.Background()
+	s, err := NewStudy(ctx, unitInfo(1), Options{Acquisition: "random", Init: 2, Iters: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	started := make(chan struct{}, 4)
+	obj := funcObjective{info: unitInfo(1), f: func(context.Context, []float64) (float64, error) {
+		started <- struct{}{}
+		<-release
+		return 0, nil
+	}}
+	done := make(chan error, 1)
+	go func() { _, err := s.Run(ctx, obj); done <- err }()
+	<-started
+	if _, err := s.Run(ctx, obj); err == nil || !strings.Contains(err.Error(), "running already") {
+		t.Errorf("second Run: %v, want refused", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("first Run: %v", err)
+	}
+}

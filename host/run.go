@@ -148,6 +148,10 @@ func objectiveInfo(ctx context.Context, obj sdk.Objective) (info sdk.Info, err e
 // lease to another process (see Close) stops the same way, with an error
 // wrapping store.ErrLeaseLost.
 func (s *Study) Run(ctx context.Context, obj sdk.Objective) (*Result, error) {
+	if !s.running.CompareAndSwap(false, true) {
+		return nil, errors.New("run: the study is running already (Study.Run was called again before the first returned): wait for it")
+	}
+	defer s.running.Store(false)
 	start := time.Now()
 	ctx, unwatch := s.leaseContext(ctx) // a lost lease stops the run
 	defer unwatch()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -34,10 +35,11 @@ const dupTol = 1e-6
 // of the study with no lock held, so Tell calls made meanwhile go through
 // at once; proposals themselves are made one at a time.
 type Study struct {
-	mu       sync.Mutex // guards the fields below; never held across a fit or an acquisition (view.go)
-	askMu    sync.Mutex // serializes proposals (Ask)
-	cbMu     sync.Mutex // serializes callbacks
-	cbErr    error      // the first callback panic (callback), guarded by cbMu
+	mu       sync.Mutex  // guards the fields below; never held across a fit or an acquisition (view.go)
+	askMu    sync.Mutex  // serializes proposals (Ask)
+	cbMu     sync.Mutex  // serializes callbacks
+	cbErr    error       // the first callback panic (callback), guarded by cbMu
+	running  atomic.Bool // Run is under way (a second concurrent Run is refused)
 	name     string
 	info     sdk.Info
 	space    *Space
