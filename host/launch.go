@@ -404,6 +404,14 @@ func Join(ctx context.Context, db *Storage, name string, j JoinOptions) (*Outcom
 		return nil, inputError(err)
 	}
 	if err := publicErr(checkRunAlone(ctx, db.store(), name)); err != nil {
+		var alone *RunAloneError
+		if row, rerr := db.store().Study(ctx, name); errors.As(err, &alone) && rerr == nil {
+			// Running now: say that (wait, then resume), not "resume",
+			// which would be refused while it runs.
+			if herr := heldBySingle(ctx, db.store(), row.ID); AsLeaseHeld(herr) != nil {
+				return nil, herr
+			}
+		}
 		return nil, err
 	}
 	if j.Load == nil {

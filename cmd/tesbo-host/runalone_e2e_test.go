@@ -26,6 +26,10 @@ func TestWorkerRefusesSingleProcessStudy(t *testing.T) {
 		"--iters", fmt.Sprint(iters), "--batch", fmt.Sprint(batch), "--db", "s.db", "--study", "alone",
 		"--json", "--plugins", plugins, "--log-level", "error", "--eval-timeout", "5m")
 	waitLines(t, p, 2)
+	// While the run goes on, a worker is told the study is in use (wait,
+	// then resume), not to resume it now, which would be refused.
+	r := cli(t, dir, "worker", "--db", "s.db", "--study", "alone", "--plugins", plugins)
+	checkUsageError(t, r, []string{"in use by"})
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +37,7 @@ func TestWorkerRefusesSingleProcessStudy(t *testing.T) {
 	dbPath := filepath.Join(dir, "s.db")
 	before, _ := loadTrials(t, dbPath, "alone")
 
-	r := cli(t, dir, "worker", "--db", "s.db", "--study", "alone", "--plugins", plugins)
+	r = cli(t, dir, "worker", "--db", "s.db", "--study", "alone", "--plugins", plugins)
 	checkUsageError(t, r, []string{"run by a single process", "tesbo-host resume --db s.db --study alone"})
 	after, _ := loadTrials(t, dbPath, "alone")
 	if len(after) != len(before) {
