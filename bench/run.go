@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -403,12 +405,52 @@ func (r *runner) compatible(ctx context.Context, stored *store.Study, o host.Opt
 	}
 	hm, wm := comparableSettings(have), comparableSettings(o)
 	if !reflect.DeepEqual(hm, wm) {
-		hb, _ := json.Marshal(hm)
-		wb, _ := json.Marshal(wm)
-		return &incompatibleError{fmt.Errorf("study %q in %s was run with other settings (stored %s, suite %s): use a new --out or the old settings",
-			stored.Name, r.db.Path(), hb, wb)}
+		return &incompatibleError{fmt.Errorf("study %q in %s was run with other settings (%s): use a new --out or the old settings",
+			stored.Name, r.db.Path(), settingsDiff(hm, wm))}
 	}
 	return nil
+}
+
+// settingsDiff names the settings in which the stored options differ from
+// the suite's (JSON fields), with both values where they are short.
+func settingsDiff(stored, suite any) string {
+	fields := func(v any) map[string]json.RawMessage {
+		m := map[string]json.RawMessage{}
+		if b, err := json.Marshal(v); err == nil {
+			json.Unmarshal(b, &m)
+		}
+		return m
+	}
+	a, b := fields(stored), fields(suite)
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	var diff []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		va, vb := string(a[k]), string(b[k])
+		switch {
+		case va == vb:
+		case len(va)+len(vb) <= 60:
+			diff = append(diff, fmt.Sprintf("%s: stored %s, this suite %s", k, orUnset(va), orUnset(vb)))
+		default:
+			diff = append(diff, k)
+		}
+	}
+	if len(diff) == 0 {
+		return "settings differ"
+	}
+	return strings.Join(diff, "; ")
+}
+
+func orUnset(v string) string {
+	if v == "" {
+		return "unset"
+	}
+	return v
 }
 
 // comparableSettings is o's stored settings (host.Options.Stored, defaults

@@ -253,7 +253,7 @@ func TestIncompatibleStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Count(StatusFailed) != 1 || !strings.Contains(rep.Runs[0].Err, "other settings") {
+	if rep.Count(StatusFailed) != 1 || !strings.Contains(rep.Runs[0].Err, "other settings (noise_var: stored 0.0001, this suite 0.01)") {
 		t.Errorf("changed noise: want a failed run about other settings, got %+v", rep.Runs)
 	}
 	// The stored iteration is the other configuration's result: it is not
