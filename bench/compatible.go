@@ -1,0 +1,99 @@
+package bench
+
+// Whether a study stored in the output directory is one this suite would
+// make: resuming it is only right when its settings are the suite's.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/store"
+)
+
+// incompatibleError reports a stored study started with other settings
+// than the suite's. Its run fails without rows: the stored iterations are
+// results of the other configuration and must not be mixed into this
+// suite's outputs.
+type incompatibleError struct{ err error }
+
+func (e *incompatibleError) Error() string { return e.err.Error() }
+func (e *incompatibleError) Unwrap() error { return e.err }
+
+// compatible checks that a stored study was started with the settings this
+// suite would use (all stored options except the iteration budget, the
+// evaluation parallelism and the inner optimizer's worker count, none of
+// which changes the results), and with the same seed.
+func (r *runner) compatible(ctx context.Context, stored *store.Study, o host.Options) error {
+	if stored.Seed != o.Seed {
+		return &incompatibleError{fmt.Errorf("study %q in %s has seed %d, the suite derives %d (was it run with a different seed rule?): use a new --out",
+			stored.Name, r.db.Path(), stored.Seed, o.Seed)}
+	}
+	have, _, err := host.StoredSettings(ctx, hostStorage(r.db), stored.Name)
+	if err != nil {
+		return fmt.Errorf("stored settings: %w", err)
+	}
+	hm, wm := comparableSettings(have), comparableSettings(o)
+	if !reflect.DeepEqual(hm, wm) {
+		return &incompatibleError{fmt.Errorf("study %q in %s was run with other settings (%s): use a new --out or the old settings",
+			stored.Name, r.db.Path(), settingsDiff(hm, wm))}
+	}
+	return nil
+}
+
+// settingsDiff names the settings in which the stored options differ from
+// the suite's (JSON fields), with both values where they are short.
+func settingsDiff(stored, suite any) string {
+	fields := func(v any) map[string]json.RawMessage {
+		m := map[string]json.RawMessage{}
+		if b, err := json.Marshal(v); err == nil {
+			json.Unmarshal(b, &m)
+		}
+		return m
+	}
+	a, b := fields(stored), fields(suite)
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	var diff []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		va, vb := string(a[k]), string(b[k])
+		switch {
+		case va == vb:
+		case len(va)+len(vb) <= 60:
+			diff = append(diff, fmt.Sprintf("%s: stored %s, this suite %s", k, orUnset(va), orUnset(vb)))
+		default:
+			diff = append(diff, k)
+		}
+	}
+	if len(diff) == 0 {
+		return "settings differ"
+	}
+	return strings.Join(diff, "; ")
+}
+
+func orUnset(v string) string {
+	if v == "" {
+		return "unset"
+	}
+	return v
+}
+
+// comparableSettings is o's stored settings (host.Options.Stored, defaults
+// filled in) minus the fields that may change between invocations without
+// changing the results: the iteration budget, the evaluation parallelism
+// and the inner optimizer's worker count.
+func comparableSettings(o host.Options) host.Options {
+	o = o.Stored()
+	o.Iters, o.Parallel, o.AcqOptions.Optimize.Workers = 0, 0, 0
+	return o
+}

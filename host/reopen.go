@@ -1,0 +1,67 @@
+package host
+
+// Taking up a reopened study's stored trials and iterations (OpenStudy).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/tesbo/tesbo/store"
+)
+
+// loadTrials takes up a reopened study's stored trials, refusing rows its
+// space cannot hold (checkTrials) or IDs with a gap.
+func (s *Study) loadTrials(ctx context.Context, db store.Storage, id int64) error {
+	var err error
+	if s.trials, err = loadTrials(ctx, db, id); err != nil {
+		return err
+	}
+	if err := s.space.checkTrials(s.trials); err != nil {
+		return err
+	}
+	for i, t := range s.trials {
+		if t.ID != i {
+			return fmt.Errorf("trial IDs are not contiguous at %d", i)
+		}
+		s.trials[i].Names = s.space.names
+		if t.Status.modelled() {
+			s.version++
+		}
+	}
+	return nil
+}
+
+// restoreIterations takes up a reopened study's stored iterations: their
+// timings and records, the latest fitted model (the next fit's warm
+// start) and the latest record. It returns the acquisition's state after
+// the latest iteration that stored one (nil if none).
+func (s *Study) restoreIterations(its []store.Iteration) (carried json.RawMessage, err error) {
+	name := s.name
+	var lastRecord json.RawMessage
+	for _, it := range its {
+		info := &iterInfo{fitS: it.FitSeconds, proposeS: it.ProposeSeconds, recorded: it.Record != nil}
+		s.iters[it.Iteration] = info
+		s.lastIter = max(s.lastIter, it.Iteration)
+		if it.Record != nil && it.Iteration == s.lastIter {
+			lastRecord = it.Record
+		}
+		if it.Model != nil {
+			var ms modelState
+			if err := json.Unmarshal(it.Model, &ms); err != nil {
+				return nil, fmt.Errorf("study %q iteration %d: bad model: %w", name, it.Iteration, err)
+			}
+			info.fallback = ms.Fallback
+			if len(ms.Params) > 0 || len(ms.Outputs) > 0 {
+				s.lastModel = &ms
+			}
+			if len(ms.AcqState) > 0 {
+				carried = ms.AcqState
+			}
+		}
+	}
+	if err := s.restoreLastRecord(lastRecord); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
+	return carried, nil
+}
