@@ -34,6 +34,7 @@ type server struct {
 	mu        sync.Mutex
 	conns     map[uint32]*grpc.ClientConn // broker connections to the host's Posterior
 	summaries summaryCache
+	outputs   map[string]bool // objective name → its last Info declared Outputs (Info records it)
 }
 
 // guard turns a panic in plugin code into a gRPC Internal error (the stack
@@ -124,6 +125,7 @@ func (o *objectiveServer) Info(ctx context.Context, req *pb.InfoRequest) (resp *
 			return nil, status.Errorf(codes.FailedPrecondition, "objective %q declares Outputs but implements neither sdk.MultiOutput (EvaluateOutputs) nor sdk.Detailed", req.Objective)
 		}
 	}
+	o.srv.recordOutputs(req.Objective, info)
 	resp = infoToProto(info)
 	_, resp.Configurable = obj.(Configurable)
 	_, resp.Detailed = obj.(Detailed)
@@ -159,7 +161,7 @@ func (o *objectiveServer) evaluate(ctx context.Context, req *pb.EvaluateRequest)
 	if err != nil {
 		return nil, err
 	}
-	if m, ok := obj.(MultiOutput); ok && req.Mode == pb.EvaluateMode_EVALUATE_MODE_DETAIL && declaresOutputs(ctx, obj) {
+	if m, ok := obj.(MultiOutput); ok && req.Mode == pb.EvaluateMode_EVALUATE_MODE_DETAIL && o.srv.declaresOutputs(ctx, req.Objective, obj) {
 		// As embedded (host.pool.call): EvaluateOutputs first, whether or
 		// not the objective is also Detailed.
 		outs, err := m.EvaluateOutputs(ctx, req.X)
@@ -223,10 +225,34 @@ func validUTF8(m map[string]string) map[string]string {
 	return out
 }
 
-// declaresOutputs reports whether obj's Info declares several outputs.
-func declaresOutputs(ctx context.Context, obj Objective) bool {
+// recordOutputs notes whether objective name's Info declares several
+// outputs, for declaresOutputs. The host asks for the Info before it
+// evaluates, and again after every Configure (which may change it).
+func (s *server) recordOutputs(name string, info Info) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.outputs == nil {
+		s.outputs = map[string]bool{}
+	}
+	s.outputs[name] = len(info.Outputs) > 0
+}
+
+// declaresOutputs reports whether objective name declares several
+// outputs: as its last Info served said, else (no Info served yet) by
+// asking it once. An evaluation does not ask for the Info again.
+func (s *server) declaresOutputs(ctx context.Context, name string, obj Objective) bool {
+	s.mu.Lock()
+	multi, known := s.outputs[name]
+	s.mu.Unlock()
+	if known {
+		return multi
+	}
 	info, err := obj.Info(ctx)
-	return err == nil && len(info.Outputs) > 0
+	if err != nil {
+		return false
+	}
+	s.recordOutputs(name, info)
+	return len(info.Outputs) > 0
 }
 
 type suggesterServer struct {

@@ -47,3 +47,33 @@ func TestValidUTF8Meta(t *testing.T) {
 		t.Fatalf("validUTF8 = %q (input now %q)", got, m)
 	}
 }
+
+// countingBoth is bothOutputs counting its Info calls.
+type countingBoth struct {
+	bothOutputs
+	infos *int
+}
+
+func (c countingBoth) Info(ctx context.Context) (Info, error) {
+	*c.infos++
+	return c.bothOutputs.Info(ctx)
+}
+
+// Choosing EvaluateOutputs costs no Info call per evaluation: the server
+// goes by the last Info it served.
+func TestServerOutputsFromServedInfo(t *testing.T) {
+	n := 0
+	o := &objectiveServer{srv: &server{objectives: map[string]Objective{"both": countingBoth{infos: &n}}}}
+	ctx := context.Background()
+	if _, err := o.Info(ctx, &pb.InfoRequest{Objective: "both"}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := o.evaluate(ctx, &pb.EvaluateRequest{Objective: "both", X: []float64{0.5}, Mode: pb.EvaluateMode_EVALUATE_MODE_DETAIL}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d Info calls for one Info request and 3 evaluations, want 1", n)
+	}
+}
