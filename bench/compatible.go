@@ -5,14 +5,12 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/tesbo/tesbo/host"
+	"github.com/tesbo/tesbo/internal/fielddiff"
 	"github.com/tesbo/tesbo/store"
 )
 
@@ -49,43 +47,18 @@ func (r *runner) compatible(ctx context.Context, stored *store.Study, o host.Opt
 // settingsDiff names the settings in which the stored options differ from
 // the suite's (JSON fields), with both values where they are short.
 func settingsDiff(stored, suite any) string {
-	fields := func(v any) map[string]json.RawMessage {
-		m := map[string]json.RawMessage{}
-		if b, err := json.Marshal(v); err == nil {
-			json.Unmarshal(b, &m)
-		}
-		return m
-	}
-	a, b := fields(stored), fields(suite)
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
 	var diff []string
-	for _, k := range slices.Sorted(maps.Keys(keys)) {
-		va, vb := string(a[k]), string(b[k])
-		switch {
-		case va == vb:
-		case len(va)+len(vb) <= 60:
-			diff = append(diff, fmt.Sprintf("%s: stored %s, this suite %s", k, orUnset(va), orUnset(vb)))
-		default:
-			diff = append(diff, k)
+	for _, f := range fielddiff.Fields(stored, suite) {
+		if f.Short() {
+			diff = append(diff, fmt.Sprintf("%s: stored %s, this suite %s", f.Key, f.A, f.B))
+		} else {
+			diff = append(diff, f.Key)
 		}
 	}
 	if len(diff) == 0 {
 		return "settings differ"
 	}
 	return strings.Join(diff, "; ")
-}
-
-func orUnset(v string) string {
-	if v == "" {
-		return "unset"
-	}
-	return v
 }
 
 // comparableSettings is o's stored settings (host.Options.Stored, defaults

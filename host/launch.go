@@ -1,17 +1,14 @@
 package host
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/internal/fielddiff"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/store"
 )
@@ -241,44 +238,18 @@ func recordDiff(there, here settingsRecord) []string {
 	if there.Info.Name != here.Info.Name {
 		return []string{fmt.Sprintf("objective %s there, %s here", there.Info.Name, here.Info.Name)}
 	}
-	fields := func(r settingsRecord) map[string]json.RawMessage {
-		b, err := json.Marshal(r)
-		m := map[string]json.RawMessage{}
-		if err == nil {
-			err = json.Unmarshal(b, &m)
-		}
-		if err != nil {
-			m["settings"] = json.RawMessage(err.Error()) // not equal to the other's
-		}
-		return m
-	}
-	a, b := fields(there), fields(here)
-	keys := slices.Sorted(maps.Keys(a))
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
 	var diff []string
-	for _, k := range keys {
-		switch va, vb := a[k], b[k]; {
-		case bytes.Equal(va, vb):
-		case k == "info":
+	for _, f := range fielddiff.Fields(there, here) {
+		switch {
+		case f.Key == "info":
 			diff = append(diff, "the objective's parameters or outputs")
-		case len(va)+len(vb) <= 60:
-			diff = append(diff, fmt.Sprintf("%s %s there, %s here", k, orNone(va), orNone(vb)))
+		case f.Short():
+			diff = append(diff, fmt.Sprintf("%s %s there, %s here", f.Key, f.A, f.B))
 		default:
-			diff = append(diff, k)
+			diff = append(diff, f.Key)
 		}
 	}
 	return diff
-}
-
-func orNone(v json.RawMessage) string {
-	if len(v) == 0 {
-		return "unset"
-	}
-	return string(v)
 }
 
 // ResumeOptions configure Resume.
