@@ -69,6 +69,17 @@ func (o Output) Satisfied(v float64) bool {
 	return v <= *o.Bound
 }
 
+// Feasible reports whether values, one per output of i, satisfy every
+// constraint output (Satisfied), as observed.
+func (i Info) Feasible(values []float64) bool {
+	for k, o := range i.Outputs {
+		if k < len(values) && !o.Satisfied(values[k]) {
+			return false
+		}
+	}
+	return true
+}
+
 // Bound returns a pointer to v, for Output.Bound and Info.Optimum literals.
 func Bound(v float64) *float64 { return &v }
 

@@ -73,6 +73,9 @@ func TestOutputSatisfied(t *testing.T) {
 	if got := i.Objectives(); len(got) != 2 || got[0] != 0 || got[1] != 2 {
 		t.Fatalf("Objectives = %v", got)
 	}
+	if !i.Feasible([]float64{-9, 2, 9}) || i.Feasible([]float64{-9, 2.1, 9}) {
+		t.Fatal("Feasible disagrees with the constraint's bound")
+	}
 }
 
 func TestInfoOutputsRoundTrip(t *testing.T) {

@@ -84,11 +84,9 @@ func outputCells(outs []sdk.Output, t store.Trial) []string {
 	if t.Status != store.Complete || len(t.Outputs) != len(outs) {
 		return cells
 	}
-	feasible := true
-	for k, o := range outs {
-		cells[k] = strconv.FormatFloat(t.Outputs[k], 'g', -1, 64)
-		feasible = feasible && o.Satisfied(t.Outputs[k])
+	for k, v := range t.Outputs {
+		cells[k] = strconv.FormatFloat(v, 'g', -1, 64)
 	}
-	cells[len(outs)] = strconv.FormatBool(feasible)
+	cells[len(outs)] = strconv.FormatBool(sdk.Info{Outputs: outs}.Feasible(t.Outputs))
 	return cells
 }

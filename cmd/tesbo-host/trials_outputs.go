@@ -28,11 +28,10 @@ func setOutputs(r *trialRow, info sdk.Info, t host.Trial) {
 		return
 	}
 	r.Outputs = make(map[string]float64, len(t.Outputs))
-	feasible := true
 	for k, o := range info.Outputs {
 		r.Outputs[o.Name] = t.Outputs[k]
-		feasible = feasible && o.Satisfied(t.Outputs[k])
 	}
+	feasible := info.Feasible(t.Outputs)
 	r.Feasible = &feasible
 }
 
