@@ -93,7 +93,6 @@ type worker struct {
 	pool     pool          // evaluates (one attempt per lease: the queue retries)
 	grace    time.Duration // Options.Grace
 	attempts int           // Options.Retries + 1: a trial's attempts before it fails
-	lost     int           // lostAttempts: a trial's attempts before a lost worker fails it
 	budget   int           // Init + Iters × Batch evaluations (plus the imported trials), refreshed (see refreshBudget)
 	design   int
 	imported int // trials a warm start imported (they use up no budget)
@@ -229,7 +228,7 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	}
 	imp := importedCount(ts)
 	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, pruner: pruner, minimize: info.Minimize, info: info,
-		pool: newPool(opts, info, log), grace: opts.Grace, attempts: opts.Retries + 1, lost: lostAttempts(opts.Retries),
+		pool: newPool(opts, info, log), grace: opts.Grace, attempts: opts.Retries + 1,
 		budget: evaluationBudget(opts.Init, opts.Iters, opts.Batch) + imp, design: opts.Init, imported: imp}
 	w.prop = proposerRole{w: w}
 	w.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
@@ -454,12 +453,12 @@ func setWorkerBudget(ctx context.Context, db store.Storage, name string, iters i
 const minLostAttempts = 3
 
 // lostAttempts is how many attempts a trial gets before a lost worker
-// fails it: Retries + 1, at least minLostAttempts. A lost worker is rarely
+// fails it: its attempts (Retries + 1), at least minLostAttempts. A lost worker is rarely
 // the trial's doing — a plugin's crash or hang is caught by the worker
 // and counted as the trial's failure — but a host killed, restarted or
 // cut off, so a coordinator killed with -9 and resumed re-runs its
 // trials; a trial that keeps taking its workers down still fails.
-func lostAttempts(retries int) int { return max(retries+1, minLostAttempts) }
+func lostAttempts(attempts int) int { return max(attempts, minLostAttempts) }
 
 // maybeReclaim returns lost workers' trials to the queue, at most every
 // reclaimEvery per process.
@@ -472,7 +471,7 @@ func (w *worker) maybeReclaim(ctx context.Context) {
 		return
 	}
 	w.lastRec = time.Now()
-	n, err := w.db.ReclaimTrials(ctx, w.id, w.lost)
+	n, err := w.db.ReclaimTrials(ctx, w.id, lostAttempts(w.attempts))
 	if err != nil {
 		w.log.Warn().Err(err).Msg("could not reclaim lost workers' trials")
 	} else if n > 0 {
