@@ -98,9 +98,24 @@ func analyzeScript(files []string, unrestrictedOK bool) (Kind, string, error) {
 
 // analyzeSource is analyzeScript on sources read.
 func analyzeSource(src *scriptSource, unrestrictedOK bool) (Kind, string, error) {
+	pkg, funcs, err := parseSource(src, unrestrictedOK)
+	if err != nil {
+		return KindUnknown, "", err
+	}
+	kind, err := scriptKind(pkg, funcs)
+	if err != nil {
+		return KindUnknown, "", err
+	}
+	return kind, pkg, nil
+}
+
+// parseSource parses a script's sources, checks their imports against the
+// allowlist and returns the package name and the functions (not methods)
+// the script declares.
+func parseSource(src *scriptSource, unrestrictedOK bool) (string, map[string]bool, error) {
 	files, srcs := src.files, src.srcs
 	if len(files) == 0 {
-		return KindUnknown, "", errors.New("no Go files")
+		return "", nil, errors.New("no Go files")
 	}
 	fset := token.NewFileSet()
 	pkg := ""
@@ -108,7 +123,7 @@ func analyzeSource(src *scriptSource, unrestrictedOK bool) (Kind, string, error)
 	for i, f := range files {
 		af, err := parser.ParseFile(fset, f, srcs[i], parser.SkipObjectResolution)
 		if err != nil {
-			return KindUnknown, "", fmt.Errorf("parse: %w", err)
+			return "", nil, fmt.Errorf("parse: %w", err)
 		}
 		if pkg == "" {
 			pkg = af.Name.Name
@@ -116,7 +131,7 @@ func analyzeSource(src *scriptSource, unrestrictedOK bool) (Kind, string, error)
 		for _, im := range af.Imports {
 			p, _ := strconv.Unquote(im.Path.Value)
 			if err := checkImport(p, unrestrictedOK); err != nil {
-				return KindUnknown, "", fmt.Errorf("%s: %w", fset.Position(im.Pos()), err)
+				return "", nil, fmt.Errorf("%s: %w", fset.Position(im.Pos()), err)
 			}
 		}
 		for _, d := range af.Decls {
@@ -125,19 +140,25 @@ func analyzeSource(src *scriptSource, unrestrictedOK bool) (Kind, string, error)
 			}
 		}
 	}
+	return pkg, funcs, nil
+}
+
+// scriptKind classifies a script of package pkg by the functions it
+// declares.
+func scriptKind(pkg string, funcs map[string]bool) (Kind, error) {
 	switch {
 	case funcs["Score"] && (funcs["Info"] || funcs["Evaluate"] || funcs["EvaluateOutputs"]):
-		return KindUnknown, "", errors.New("defines both Score (acquisition) and Info/Evaluate (objective); a script is one or the other")
+		return KindUnknown, errors.New("defines both Score (acquisition) and Info/Evaluate (objective); a script is one or the other")
 	case funcs["Score"]:
-		return KindAcquisition, pkg, nil
+		return KindAcquisition, nil
 	case funcs["Evaluate"] && funcs["EvaluateOutputs"]:
-		return KindUnknown, "", errors.New("defines both Evaluate (one output) and EvaluateOutputs (several); an objective script defines one of them")
+		return KindUnknown, errors.New("defines both Evaluate (one output) and EvaluateOutputs (several); an objective script defines one of them")
 	case funcs["Info"] && (funcs["Evaluate"] || funcs["EvaluateOutputs"]):
-		return KindObjective, pkg, nil
+		return KindObjective, nil
 	case funcs["Info"] || funcs["Evaluate"] || funcs["EvaluateOutputs"]:
-		return KindUnknown, "", errors.New("an objective script must define both func Info() sdk.Info and func Evaluate(ctx context.Context, x []float64) (float64, error) (or, for several outputs, func EvaluateOutputs(ctx context.Context, x []float64) ([]float64, error))")
+		return KindUnknown, errors.New("an objective script must define both func Info() sdk.Info and func Evaluate(ctx context.Context, x []float64) (float64, error) (or, for several outputs, func EvaluateOutputs(ctx context.Context, x []float64) ([]float64, error))")
 	}
-	return KindUnknown, "", fmt.Errorf("package %s is not a plugin: a script defines Info and Evaluate (objective) or Score (acquisition), a Go plugin directory is package main with func main", pkg)
+	return KindUnknown, fmt.Errorf("package %s is not a plugin: a script defines Info and Evaluate (objective) or Score (acquisition), a Go plugin directory is package main with func main", pkg)
 }
 
 var allowedImports = func() map[string]bool {
@@ -182,12 +203,6 @@ func topLevelFuncs(files []string) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sourceFuncs(&scriptSource{files: files, srcs: srcs})
-}
-
-// sourceFuncs is topLevelFuncs on sources read.
-func sourceFuncs(src *scriptSource) (map[string]bool, error) {
-	files, srcs := src.files, src.srcs
 	fset := token.NewFileSet()
 	out := map[string]bool{}
 	for i, f := range files {
@@ -252,7 +267,11 @@ func CompileScript(p string, unrestrictedOK bool) (*Script, error) {
 
 // compileSource is CompileScript on sources read.
 func compileSource(src *scriptSource, unrestrictedOK bool) (*Script, error) {
-	kind, _, err := analyzeSource(src, unrestrictedOK)
+	pkg, funcs, err := parseSource(src, unrestrictedOK)
+	if err != nil {
+		return nil, err
+	}
+	kind, err := scriptKind(pkg, funcs)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +323,7 @@ func compileSource(src *scriptSource, unrestrictedOK bool) (*Script, error) {
 		if err := get("Info", &s.Info); err != nil {
 			return nil, err
 		}
-		if multi, _ := sourceFuncs(src); multi["EvaluateOutputs"] {
+		if funcs["EvaluateOutputs"] {
 			if err := get("EvaluateOutputs", &s.EvaluateOutputs); err != nil {
 				return nil, err
 			}
