@@ -199,21 +199,28 @@ func (p pool) call(evalCtx context.Context, obj sdk.Objective, x []float64, curv
 	select {
 	case o := <-ch:
 		if o.err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && evalCtx.Err() == nil && !neighbourFault(o.err) {
-			if pause.Explains(started, limit) {
-				return sdk.Result{}, pausedError{limit, pause.Since(started)}
-			}
-			o.err = fmt.Errorf("evaluation timed out after %v: %w", limit, o.err)
+			return sdk.Result{}, timedOut(started, limit, o.err)
 		}
 		return o.r, boundedError(o.err)
 	case <-cctx.Done():
 		if evalCtx.Err() != nil {
 			return sdk.Result{}, context.Cause(evalCtx)
 		}
-		if pause.Explains(started, limit) {
-			return sdk.Result{}, pausedError{limit, pause.Since(started)}
-		}
-		return sdk.Result{}, fmt.Errorf("evaluation timed out after %v", limit)
+		return sdk.Result{}, timedOut(started, limit, nil)
 	}
+}
+
+// timedOut is the error of an evaluation started at started whose limit
+// passed (err: what the objective answered, if it did): a pausedError
+// when the limit passed only because this process was paused.
+func timedOut(started time.Time, limit time.Duration, err error) error {
+	switch {
+	case pause.Explains(started, limit):
+		return pausedError{limit, pause.Since(started)}
+	case err != nil:
+		return boundedError(fmt.Errorf("evaluation timed out after %v: %w", limit, err))
+	}
+	return fmt.Errorf("evaluation timed out after %v", limit)
 }
 
 // pausedError says an evaluation's limit passed while this process was
