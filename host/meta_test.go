@@ -39,20 +39,29 @@ func TestCleanMeta(t *testing.T) {
 // (here through Tell; a worker's report takes the same rule).
 func TestTellKeepsBoundedMeta(t *testing.T) {
 	ctx := context.Background()
+	s, tr := oneTrialStudy(t)
+	meta := map[string]string{"log": strings.Repeat("x", 2*MaxMetaBytes), "acc": "0.5"}
+	if err := s.TellResult(ctx, tr.ID, sdk.Result{Value: 1, Meta: meta}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Trials()[tr.ID].Meta
+	if got["acc"] != "0.5" || got["log"] != "" || got[metaDroppedKey] != "1" {
+		t.Fatalf("stored metadata %d keys (%q dropped), want acc kept and the 128 KiB log left out", len(got), got[metaDroppedKey])
+	}
+}
+
+// oneTrialStudy is an in-memory study of one parameter with its first
+// trial asked (not told).
+func oneTrialStudy(t *testing.T) (*Study, Trial) {
+	t.Helper()
+	ctx := context.Background()
 	s, err := NewStudy(ctx, unitInfo(1), Options{Acquisition: "random", Init: 1, Iters: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	asked, err := s.Ask(ctx, 1)
+	ts, err := s.Ask(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta := map[string]string{"log": strings.Repeat("x", 2*MaxMetaBytes), "acc": "0.5"}
-	if err := s.TellResult(ctx, asked[0].ID, sdk.Result{Value: 1, Meta: meta}, nil); err != nil {
-		t.Fatal(err)
-	}
-	got := s.Trials()[asked[0].ID].Meta
-	if got["acc"] != "0.5" || got["log"] != "" || got[metaDroppedKey] != "1" {
-		t.Fatalf("stored metadata %d keys (%q dropped), want acc kept and the 128 KiB log left out", len(got), got[metaDroppedKey])
-	}
+	return s, ts[0]
 }

@@ -215,18 +215,11 @@ func TestCallbackPanicIsAnError(t *testing.T) {
 // trial, or one already finished (both wrap ErrNotInFlight).
 func TestTellSaysWhy(t *testing.T) {
 	ctx := context.Background()
-	s, err := NewStudy(ctx, unitInfo(1), Options{Acquisition: "random", Init: 1, Iters: 1})
-	if err != nil {
+	s, tr := oneTrialStudy(t)
+	if err := s.Tell(ctx, tr.ID, 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	ts, err := s.Ask(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Tell(ctx, ts[0].ID, 1, nil); err != nil {
-		t.Fatal(err)
-	}
-	for id, want := range map[int]string{ts[0].ID: "it is already complete", 9: "the study has no trial 9", -1: "the study has no trial -1"} {
+	for id, want := range map[int]string{tr.ID: "it is already complete", 9: "the study has no trial 9", -1: "the study has no trial -1"} {
 		if err := s.Tell(ctx, id, 1, nil); !errors.Is(err, ErrNotInFlight) || !strings.Contains(err.Error(), want) {
 			t.Errorf("Tell(%d): %v, want ErrNotInFlight saying %q", id, err, want)
 		}

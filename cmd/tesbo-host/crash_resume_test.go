@@ -272,12 +272,7 @@ func TestSignalDuringPluginStart(t *testing.T) {
 	p := start(t, dir, "run", "--plugins", plugins, "--objective", "hang", "--db", "s.db", "--iters", "2")
 	time.Sleep(500 * time.Millisecond)
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(30 * time.Second):
-		p.cmd.Process.Kill()
-		t.Fatal("no exit within 30 s of SIGTERM")
-	}
+	waitDone(t, p, 30*time.Second, "no exit within 30 s of SIGTERM")
 	code := p.cmd.ProcessState.ExitCode()
 	if code != 143 || !strings.Contains(p.se.String(), "interrupted (received terminated) while starting objective hang") {
 		t.Fatalf("exit %d, stderr %q; want 143 and the interrupted line", code, p.se.String())
@@ -290,7 +285,7 @@ func TestSignalDuringPluginStart(t *testing.T) {
 func TestPausedRunKeepsItsTrials(t *testing.T) {
 	dir, plugins := workerSetup(t) // nap: 40 ms evaluations
 	args := func(db string) []string {
-		return []string{"run", "--plugins", plugins, "--objective", "nap", "--acq", "random", "--init", "4", "--iters", "30",
+		return []string{"run", "--plugins", plugins, "--objective", "nap", "--acq", "random", "--init", "4", "--iters", "60",
 			"--batch", "2", "--eval-timeout", "1s", "--db", db, "--study", "p", "--log-level", "error"}
 	}
 	if r := cli(t, dir, args("ref.db")...); r.code != 0 {
@@ -299,14 +294,14 @@ func TestPausedRunKeepsItsTrials(t *testing.T) {
 	p := start(t, dir, args("paused.db")...)
 	time.Sleep(700 * time.Millisecond)
 	p.cmd.Process.Signal(syscall.SIGSTOP)
-	time.Sleep(2500 * time.Millisecond)
-	p.cmd.Process.Signal(syscall.SIGCONT)
 	select {
 	case <-p.done:
-	case <-time.After(2 * time.Minute):
-		p.cmd.Process.Kill()
-		t.Fatal("the paused run did not finish")
+		t.Fatal("the run ended before it was paused: nothing was tested")
+	default:
 	}
+	time.Sleep(2500 * time.Millisecond)
+	p.cmd.Process.Signal(syscall.SIGCONT)
+	waitDone(t, p, 2*time.Minute, "the paused run did not finish")
 	if p.err != nil {
 		t.Fatalf("paused run: %v: %s", p.err, p.se.String())
 	}

@@ -100,3 +100,15 @@ func pluginProcesses(t *testing.T) int {
 	}
 	return n
 }
+
+// waitDone waits up to d for p to exit, killing it and failing with msg
+// when it does not.
+func waitDone(t *testing.T, p *proc, d time.Duration, msg string) {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(d):
+		p.cmd.Process.Kill()
+		t.Fatal(msg)
+	}
+}
