@@ -31,6 +31,9 @@ type dataset struct {
 	warped         bool
 	lambda, m0, s0 float64
 	wm, ws         float64
+	// lo, hi bound what native returns for a warped dataset: the observed
+	// values' range widened by twice its span on each side (warpBounds).
+	lo, hi float64
 }
 
 func newDataset(trials []Trial, d int, minimize bool) *dataset {
@@ -206,10 +209,31 @@ func (ds *dataset) warp() {
 	if !(sd > 1e-12) {
 		return
 	}
+	ds.lo, ds.hi = ds.warpBounds()
 	for i := range z {
 		ds.y[i] = (z[i] - m) / sd
 	}
 	ds.warped, ds.lambda, ds.m0, ds.s0, ds.wm, ds.ws = true, lam, m0, s0, m, sd
+}
+
+// warpBounds is the interval native keeps a warped dataset's values in,
+// taken before the warp from the standardized values ds.y: the observed
+// values' range widened by twice its span on each side (by max(1, |hi|)
+// when the span is 0 or overflows). The warp's inverse is infinite beyond
+// its image (yeoJohnsonInverse), where a GP mean, or mean ± sd, can lie —
+// as on Branin's upper tail — and no record, chart or JSON document can
+// carry ±Inf; within the data and well beyond it the map is exact.
+func (ds *dataset) warpBounds() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, y := range ds.y {
+		v := ds.sign * (y*ds.scale + ds.mean)
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	w := 2 * (hi - lo)
+	if w == 0 || math.IsInf(w, 0) {
+		w = math.Max(1, math.Abs(hi))
+	}
+	return math.Max(lo-w, -math.MaxFloat64), math.Min(hi+w, math.MaxFloat64)
 }
 
 func (ds *dataset) n() int { return len(ds.y) }
@@ -250,12 +274,14 @@ func (ds *dataset) bestAt(d int, t float64) float64 {
 	return b
 }
 
-// native maps a standardized value back to the objective's units.
+// native maps a standardized value back to the objective's units (for a
+// warped dataset within [lo, hi], see warpBounds).
 func (ds *dataset) native(y float64) float64 {
-	if ds.warped {
-		y = yeoJohnsonInverse(y*ds.ws+ds.wm, ds.lambda)*ds.s0 + ds.m0
+	if !ds.warped {
+		return ds.sign * (y*ds.scale + ds.mean)
 	}
-	return ds.sign * (y*ds.scale + ds.mean)
+	y = yeoJohnsonInverse(y*ds.ws+ds.wm, ds.lambda)*ds.s0 + ds.m0
+	return math.Min(math.Max(ds.sign*(y*ds.scale+ds.mean), ds.lo), ds.hi)
 }
 
 // modelState is the fitted GP's hyper-parameters, stored with each

@@ -67,8 +67,6 @@ type StoredPosterior struct {
 	// pruned study's curve model — and Predict, MeanVar, Joint and Best
 	// read it at full training, t = 1.
 	fidelity bool
-	// lo, hi bound what Native returns (nativeRange).
-	lo, hi float64
 }
 
 // Dim is the number of the study's parameters (unit-cube coordinates):
@@ -127,13 +125,11 @@ func (p *StoredPosterior) Best() (row int, u []float64, mean float64) {
 	return row, X.RawRowView(row), means[row]
 }
 
-// Native maps a posterior mean in GP units to the objective's units,
-// within the fitted values' range widened by twice its span on each side
-// (a warped model's exact map is infinite beyond the warp's image; see
-// nativeRange).
-func (p *StoredPosterior) Native(mean float64) float64 {
-	return math.Min(math.Max(p.ds.native(mean), p.lo), p.hi)
-}
+// Native maps a posterior mean in GP units to the objective's units; a
+// warped model's within the fitted values' range widened by twice its
+// span on each side (its exact map is infinite beyond the warp's image;
+// see dataset.warpBounds).
+func (p *StoredPosterior) Native(mean float64) float64 { return p.ds.native(mean) }
 
 // NativeSD maps a posterior standard deviation in GP units to the
 // objective's units. For a model fitted to warped values (the default
@@ -229,33 +225,8 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 	if err != nil {
 		return nil, fmt.Errorf("study %q: rebuild the model of iteration %d: %w", name, t, err)
 	}
-	p := &StoredPosterior{Iteration: t, Space: space, GP: g, TrialIDs: ds.ids, Fitted: ms.N,
-		AcqState: ms.AcqState, acquisition: st.Acquisition, ds: ds, fidelity: fid != nil}
-	p.lo, p.hi = nativeRange(ds)
-	return p, nil
-}
-
-// nativeRange is the interval Native and NativeSD keep their values in:
-// the range of the fitted values in the objective's units, widened by
-// twice its span on each side (by 1 when the values are all equal). A
-// warped model's inverse map (yeoJohnsonInverse) is infinite beyond the
-// warp's image, where a GP mean or mean ± sd can lie, as on Branin's
-// upper tail; no chart or JSON document can carry that. Without a warp
-// the map is linear and the bound only ever meets values far beyond the data.
-func nativeRange(ds *dataset) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, y := range ds.y {
-		v := ds.native(y)
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
-	if !(lo <= hi) {
-		return -math.MaxFloat64, math.MaxFloat64 // no finite data: no bound to take
-	}
-	w := 2 * (hi - lo)
-	if w == 0 || math.IsInf(w, 0) {
-		w = math.Max(1, math.Abs(hi))
-	}
-	return math.Max(lo-w, -math.MaxFloat64), math.Min(hi+w, math.MaxFloat64)
+	return &StoredPosterior{Iteration: t, Space: space, GP: g, TrialIDs: ds.ids, Fitted: ms.N,
+		AcqState: ms.AcqState, acquisition: st.Acquisition, ds: ds, fidelity: fid != nil}, nil
 }
 
 // storedFidelity is the fidelity of a stored study with options o (nil

@@ -71,6 +71,13 @@ func TestDatasetWarpsLowerTail(t *testing.T) {
 			t.Fatalf("native(y_%d) = %v, want the observation %v", i, got, tr.Value)
 		}
 	}
+	// Beyond the warp's image the exact inverse is infinite: what a record
+	// or chart gets is the bound (warpBounds), finite.
+	for _, y := range []float64{-1e3, 1e3} {
+		if v := ds.native(y); math.IsInf(v, 0) || math.IsNaN(v) || v < ds.lo || v > ds.hi {
+			t.Fatalf("native(%v) = %v, want finite within [%v, %v]", y, v, ds.lo, ds.hi)
+		}
+	}
 	ds = newDataset(gauss, 1, false)
 	ds.warp()
 	if ds.warped && math.Abs(ds.lambda-1) > 0.5 {
