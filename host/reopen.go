@@ -10,25 +10,34 @@ import (
 	"github.com/tesbo/tesbo/store"
 )
 
-// loadTrials takes up a reopened study's stored trials, refusing rows its
-// space cannot hold (checkTrials) or IDs with a gap.
+// loadTrials reads the study's stored trials and takes them up
+// (takeTrials).
 func (s *Study) loadTrials(ctx context.Context, db store.Storage, id int64) error {
-	var err error
-	if s.trials, err = loadTrials(ctx, db, id); err != nil {
+	ts, err := loadTrials(ctx, db, id)
+	if err != nil {
 		return err
 	}
-	if err := s.space.checkTrials(s.trials); err != nil {
+	return s.takeTrials(ts)
+}
+
+// takeTrials makes ts, as stored, the study's trials, refusing rows its
+// space cannot hold (checkTrials) or IDs with a gap, and counts the
+// modelled ones in s.version. Callers hold s.mu once the study is shared.
+func (s *Study) takeTrials(ts []Trial) error {
+	if err := s.space.checkTrials(ts); err != nil {
 		return err
 	}
-	for i, t := range s.trials {
+	version := 0
+	for i, t := range ts {
 		if t.ID != i {
 			return fmt.Errorf("trial IDs are not contiguous at %d", i)
 		}
-		s.trials[i].Names = s.space.names
+		ts[i].Names = s.space.names
 		if t.Status.modelled() {
-			s.version++
+			version++
 		}
 	}
+	s.trials, s.version = ts, version
 	return nil
 }
 

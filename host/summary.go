@@ -34,17 +34,8 @@ func workerSummary(ctx context.Context, db store.Storage, name string, obj sdk.O
 	_, nf := NoiseFreeOf(obj)
 	s := &Study{name: name, info: st.Info, space: space, opts: opts, seed: row.Seed, id: row.ID,
 		iters: map[int]*iterInfo{}, refine: refines(opts.Recommend, nf)}
-	if s.trials, err = loadTrials(ctx, db, row.ID); err != nil {
+	if err := s.loadTrials(ctx, db, row.ID); err != nil {
 		return nil, nil, fmt.Errorf("study %q: %w", name, err)
-	}
-	if err := space.checkTrials(s.trials); err != nil {
-		return nil, nil, fmt.Errorf("study %q: %w", name, err)
-	}
-	for i, t := range s.trials {
-		s.trials[i].Names = space.names
-		if t.Status.modelled() {
-			s.version++
-		}
 	}
 	its, err := db.Iterations(ctx, row.ID)
 	if err != nil {

@@ -153,18 +153,10 @@ func (s *Study) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.space.checkTrials(ts); err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.trials = ts
-	s.version = 0
-	for i, t := range ts {
-		s.trials[i].Names = s.space.names
-		if t.Status.modelled() {
-			s.version++
-		}
+	if err := s.takeTrials(ts); err != nil {
+		return err
 	}
 	s.cache = nil
 	return nil
