@@ -34,7 +34,7 @@ func ExampleStudy_Report() {
 		var acc float64
 		for epoch := 1; epoch <= 10; epoch++ {
 			acc = q - math.Exp(-float64(epoch)) // your training epoch here
-			if prune, _ := s.Report(t.ID, epoch, acc); prune {
+			if prune, _ := s.Report(ctx, t.ID, epoch, acc); prune {
 				break
 			}
 		}

@@ -247,7 +247,7 @@ func TestFidelityAskTell(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := 1; k <= 10; k++ {
-			if p, err := s.Report(ts[0].ID, k, float64(k)); p || err != nil {
+			if p, err := s.Report(ctx, ts[0].ID, k, float64(k)); p || err != nil {
 				t.Fatalf("design trial step %d: stop %v, %v", k, p, err)
 			}
 		}
@@ -264,7 +264,7 @@ func TestFidelityAskTell(t *testing.T) {
 		t.Fatalf("trial meta %v, want step 5 (t = 0.45 rounded up to a step of 10)", ts[0].Meta)
 	}
 	for k := 1; k <= 5; k++ {
-		p, err := s.Report(id, k, float64(k))
+		p, err := s.Report(ctx, id, k, float64(k))
 		if err != nil || p != (k == 5) {
 			t.Fatalf("step %d: stop %v, %v; want stop only at 5", k, p, err)
 		}

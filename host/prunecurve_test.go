@@ -276,7 +276,7 @@ func TestPruneCurveModelAskTell(t *testing.T) {
 		q := 1 - (ts[0].X[0]-0.3)*(ts[0].X[0]-0.3) - (ts[0].X[1]-0.3)*(ts[0].X[1]-0.3)
 		for k := 1; k <= obj.steps; k++ {
 			v = q * (1 - math.Exp(-float64(k)/3))
-			if stop, err := s.Report(id, k, v); err != nil {
+			if stop, err := s.Report(ctx, id, k, v); err != nil {
 				t.Fatal(err)
 			} else if stop {
 				break

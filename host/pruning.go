@@ -227,6 +227,13 @@ func (s *Study) curveFor(id int) *trialCurve {
 // Report implements sdk.Reporter. Once the pruner has said stop it keeps
 // saying so; the values are still recorded.
 func (c *trialCurve) Report(step int, value float64) (bool, error) {
+	return c.report(step, value, nil)
+}
+
+// report is Report, handing the new point and the decision to keep
+// (unless nil) before taking them: a point keep fails to record is not
+// taken, so the caller may report it again.
+func (c *trialCurve) report(step int, value float64, keep func(p Intermediate, stop bool) error) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
@@ -239,11 +246,16 @@ func (c *trialCurve) Report(step int, value float64) (bool, error) {
 	case len(c.points) > 0 && step <= c.points[len(c.points)-1].Step:
 		return false, fmt.Errorf("report: step %d after step %d: steps must increase", step, c.points[len(c.points)-1].Step)
 	}
-	c.points = append(c.points, Intermediate{Step: step, Value: value})
-	if !c.pruned {
-		c.pruned = c.decide(c.points)
+	p := Intermediate{Step: step, Value: value}
+	points := append(c.points[:len(c.points):len(c.points)], p)
+	stop := c.pruned || c.decide(points)
+	if keep != nil {
+		if err := keep(p, stop); err != nil {
+			return false, err
+		}
 	}
-	return c.pruned, nil
+	c.points, c.pruned = points, stop
+	return stop, nil
 }
 
 // outcome returns what the attempt reported: its values and whether it

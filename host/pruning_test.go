@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -141,7 +142,7 @@ func TestAskTellReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := 1; k <= 3; k++ {
-			if p, err := s.Report(ts[0].ID, k, base+float64(k-1)); p || err != nil {
+			if p, err := s.Report(ctx, ts[0].ID, k, base+float64(k-1)); p || err != nil {
 				t.Fatalf("initial trial %d step %d: prune %v, %v", i, k, p, err)
 			}
 		}
@@ -154,16 +155,16 @@ func TestAskTellReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := ts[0].ID
-	if p, err := s.Report(id, 1, 2); p || err != nil { // 2 = median 2: kept
+	if p, err := s.Report(ctx, id, 1, 2); p || err != nil { // 2 = median 2: kept
 		t.Fatalf("step 1: prune %v, %v", p, err)
 	}
-	if _, err := s.Report(id, 1, 5); err == nil {
+	if _, err := s.Report(ctx, id, 1, 5); err == nil {
 		t.Fatal("a repeated step was accepted")
 	}
-	if _, err := s.Report(id, 5, math.NaN()); err == nil {
+	if _, err := s.Report(ctx, id, 5, math.NaN()); err == nil {
 		t.Fatal("NaN was accepted")
 	}
-	if p, err := s.Report(id, 2, 2.5); !p || err != nil { // best 2.5 < median 3
+	if p, err := s.Report(ctx, id, 2, 2.5); !p || err != nil { // best 2.5 < median 3
 		t.Fatalf("step 2: prune %v, %v; want true", p, err)
 	}
 	if err := s.Tell(ctx, id, 2.5, nil); err != nil {
@@ -173,7 +174,7 @@ func TestAskTellReport(t *testing.T) {
 	if tr.Status != Pruned || tr.Value != 2.5 || len(tr.Intermediates) != 2 || tr.Intermediates[1].Step != 2 {
 		t.Fatalf("told trial: %+v", tr)
 	}
-	if _, err := s.Report(id, 3, 1); !errors.Is(err, ErrNotInFlight) {
+	if _, err := s.Report(ctx, id, 3, 1); !errors.Is(err, ErrNotInFlight) {
 		t.Fatalf("report after tell: %v", err)
 	}
 }
@@ -261,5 +262,96 @@ func TestUselessSettingsRefused(t *testing.T) {
 	}
 	if err := (Options{WarmStartMode: "bogus"}).Validate(); err == nil {
 		t.Error("an unknown warm-start mode without sources was accepted")
+	}
+}
+
+// Ask/Tell with a database stores each Report as it comes: a study
+// reopened mid-evaluation has the trial's curve and the pruner's stop
+// (Trial.Stopping), goes on from them, and its Tell stores the trial
+// pruned, bit for bit as the study that was never closed. A report whose
+// write fails is not taken, and may be made again.
+func TestAskTellReportReopened(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	o := baseOptions(3)
+	o.Batch, o.Init, o.Iters = 1, 2, 2
+	o.Pruning = Pruning{Rule: PrunerMedian}
+	play := func(s *Study, reopen func() *Study) *Study {
+		for _, base := range []float64{1, 3} {
+			ts, err := s.Ask(ctx, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 1; k <= 3; k++ {
+				if _, err := s.Report(ctx, ts[0].ID, k, base+float64(k-1)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Tell(ctx, ts[0].ID, base+2, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ts, err := s.Ask(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := ts[0].ID
+		for k, v := range []float64{2, 2.5} {
+			if _, err := s.Report(ctx, id, k+1, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if reopen != nil {
+			s = reopen()
+			in := s.InFlight()
+			if len(in) != 1 || !in[0].Stopping || len(in[0].Intermediates) != 2 || in[0].Intermediates[1].Value != 2.5 {
+				t.Fatalf("reopened in-flight trials: %+v", in)
+			}
+			cancelled, cancel := context.WithCancel(ctx)
+			cancel()
+			if _, err := s.Report(cancelled, id, 3, 9); err == nil {
+				t.Fatal("a report whose write failed was accepted")
+			}
+		}
+		if p, err := s.Report(ctx, id, 3, 2.25); !p || err != nil {
+			t.Fatalf("step 3: prune %v, %v; want true (said at step 2)", p, err)
+		}
+		if err := s.Tell(ctx, id, 2.25, nil); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ref, err := NewStudy(ctx, unitInfo(2), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref = play(ref, nil)
+	o.DB, o.Name = wrap(db), "r"
+	first, err := NewStudy(ctx, unitInfo(2), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := play(first, func() *Study {
+		first.Close()
+		s, err := OpenStudy(ctx, wrap(db), "r", Options{Proposer: testProposer()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+	defer got.Close()
+	sameTrials(t, ref.Trials(), got.Trials())
+	for i, tr := range got.Trials() {
+		if fmt.Sprint(tr.Intermediates) != fmt.Sprint(ref.Trials()[i].Intermediates) {
+			t.Fatalf("trial %d curve %v, want %v", i, tr.Intermediates, ref.Trials()[i].Intermediates)
+		}
+	}
+	stored, err := wrap(db).Trials(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := stored[len(stored)-1]
+	if last.Status != Pruned || last.Stopping || len(last.Intermediates) != 3 || last.Value != 2.25 {
+		t.Fatalf("stored trial: %+v", last)
 	}
 }

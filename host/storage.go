@@ -187,7 +187,7 @@ func toStoreTrial(t Trial) store.Trial {
 		Status: store.Status(t.Status), Value: t.Value, Error: t.Error, Attempts: t.Attempts,
 		CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
 		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker, Outputs: t.Outputs,
-		Intermediates: convertIntermediates[store.Intermediate](t.Intermediates)}
+		Intermediates: convertIntermediates[store.Intermediate](t.Intermediates), Stopping: t.Stopping}
 }
 
 func fromStoreTrial(t store.Trial) Trial {
@@ -195,7 +195,7 @@ func fromStoreTrial(t store.Trial) Trial {
 		Status: Status(t.Status), Value: t.Value, Error: t.Error, Attempts: t.Attempts,
 		CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
 		EvalSeconds: t.EvalSeconds, Meta: t.Meta, Worker: t.Worker, Outputs: t.Outputs,
-		Intermediates: convertIntermediates[Intermediate](t.Intermediates)}
+		Intermediates: convertIntermediates[Intermediate](t.Intermediates), Stopping: t.Stopping}
 }
 
 // convertIntermediates converts between host's and store's Intermediate

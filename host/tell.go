@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tesbo/tesbo/sdk"
@@ -36,7 +37,7 @@ func (s *Study) Tell(ctx context.Context, trialID int, value float64, err error)
 func (s *Study) TellResult(ctx context.Context, trialID int, r sdk.Result, err error) error {
 	var st evalStats
 	s.mu.Lock()
-	c := s.reports[trialID]
+	c := s.reportCurveLocked(trialID, false)
 	s.mu.Unlock()
 	st.curve, st.pruned = c.close()
 	if err := s.finish(ctx, trialID, r, err, st); err != nil {
@@ -53,26 +54,60 @@ func (s *Study) TellResult(ctx context.Context, trialID int, r sdk.Result, err e
 // whether the study's pruner (Options.Pruning) wants the evaluation
 // stopped. A caller told to stop tells the trial's last value, and Tell
 // records the trial as pruned. Steps must increase; the values are kept
-// with the trial's outcome also without a pruner.
-func (s *Study) Report(trialID, step int, value float64) (prune bool, err error) {
+// with the trial's outcome also without a pruner. With a database each
+// value and the decision are stored as they come (ctx bounds the write),
+// so a study reopened mid-evaluation goes on from them (Trial.Stopping).
+func (s *Study) Report(ctx context.Context, trialID, step int, value float64) (prune bool, err error) {
 	s.mu.Lock()
 	if err := s.tellableLocked(trialID); err != nil {
 		s.mu.Unlock()
 		return false, fmt.Errorf("report trial %d: %w", trialID, err)
 	}
+	c := s.reportCurveLocked(trialID, true)
+	s.mu.Unlock()
+	return c.report(step, value, func(p Intermediate, stop bool) error {
+		return s.keepReport(ctx, trialID, p, stop)
+	})
+}
+
+// reportCurveLocked returns the curve Report builds for trial id: this
+// process's, else one holding what was stored (a reopened study), else,
+// when create is set and the trial is in flight, a new one (nil
+// otherwise).
+func (s *Study) reportCurveLocked(id int, create bool) *trialCurve {
+	if c := s.reports[id]; c != nil || id < 0 || id >= len(s.trials) {
+		return c
+	}
+	t := s.trials[id]
+	if t.Status.Done() || (len(t.Intermediates) == 0 && !create) {
+		return nil
+	}
+	c := s.curveFor(id)
+	if s.mf != nil && !s.mf.pruned {
+		c = s.mf.curve(s.targetStepLocked(id))
+	}
+	c.points, c.pruned = slices.Clone(t.Intermediates), t.Stopping
 	if s.reports == nil {
 		s.reports = map[int]*trialCurve{}
 	}
-	c := s.reports[trialID]
-	if c == nil {
-		c = s.curveFor(trialID)
-		if s.mf != nil && !s.mf.pruned {
-			c = s.mf.curve(s.targetStepLocked(trialID))
+	s.reports[id] = c
+	return c
+}
+
+// keepReport stores a point Report takes (and whether the evaluation was
+// told to stop), then shows it on the in-flight trial.
+func (s *Study) keepReport(ctx context.Context, id int, p Intermediate, stop bool) error {
+	if s.db != nil {
+		if err := s.db.ReportIntermediate(ctx, s.id, id, store.Intermediate(p), stop); err != nil {
+			return fmt.Errorf("report trial %d: %w", id, err)
 		}
-		s.reports[trialID] = c
 	}
-	s.mu.Unlock()
-	return c.Report(step, value)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := &s.trials[id]
+	t.Intermediates = append(t.Intermediates, p)
+	t.Stopping = t.Stopping || stop
+	return nil
 }
 
 // tellableLocked says why trial id cannot be told or reported (an error
@@ -105,7 +140,7 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 	default:
 		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(s.info, r), r.Outputs, keepFidelityStep(t.Meta, r.Meta)
 	}
-	t.Intermediates = st.curve
+	t.Intermediates, t.Stopping = st.curve, false
 	t.Attempts = max(st.attempts, 1)
 	if !st.started.IsZero() {
 		t.StartedAt = st.started

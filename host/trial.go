@@ -28,8 +28,13 @@ type Trial struct {
 	// queue last; empty for trials a single process ran.
 	Worker string
 	// Intermediates are the values the evaluation reported (sdk.Report),
-	// steps increasing; a Pruned trial's Value is the last of them.
+	// steps increasing; a Pruned trial's Value is the last of them. An
+	// Ask/Tell trial in flight has those its Study.Report calls recorded.
 	Intermediates []Intermediate
+	// Stopping says that an Ask/Tell trial in flight was told to stop by
+	// Study.Report (kept when the study is reopened): tell its last
+	// value, which Tell records as pruned. False once the trial is told.
+	Stopping bool
 	// Names are the parameters' names in X's order (set by a Study; not
 	// stored: they are the study's space); see Params.
 	Names []string

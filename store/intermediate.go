@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 )
@@ -46,13 +47,18 @@ func lastStep(t *Trial) any {
 }
 
 // writeIntermediates stores t's intermediate values and last step with its
-// outcome (in the transaction that records it).
+// outcome (in the transaction that records it), in place of what was
+// reported while it ran (ReportIntermediate): the outcome's curve is the
+// whole of it.
 func writeIntermediates(ctx context.Context, tx *sqlTx, studyID int64, t *Trial) error {
-	if len(t.Intermediates) == 0 {
-		return nil
+	if _, err := tx.ExecContext(ctx, `DELETE FROM intermediates WHERE study_id=? AND trial_id=?`, studyID, t.ID); err != nil {
+		return fmt.Errorf("intermediate values: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE trials SET step=? WHERE study_id=? AND id=?`, lastStep(t), studyID, t.ID); err != nil {
 		return fmt.Errorf("intermediate values: %w", err)
+	}
+	if len(t.Intermediates) == 0 {
+		return nil
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO intermediates(study_id, trial_id, step, value) VALUES (?, ?, ?, ?)`)
 	if err != nil {
@@ -63,6 +69,60 @@ func writeIntermediates(ctx context.Context, tx *sqlTx, studyID int64, t *Trial)
 		if _, err := stmt.ExecContext(ctx, studyID, t.ID, p.Step, p.Value); err != nil {
 			return fmt.Errorf("intermediate value at step %d: %w", p.Step, err)
 		}
+	}
+	return nil
+}
+
+// checkReported refuses an intermediate value the intermediates table
+// cannot hold.
+func checkReported(id int, p Intermediate) error {
+	switch {
+	case math.IsNaN(p.Value) || math.IsInf(p.Value, 0):
+		return fmt.Errorf("report trial %d: value %v at step %d is not finite", id, p.Value, p.Step)
+	case p.Step < 0 || p.Step > maxIntermediates:
+		return fmt.Errorf("report trial %d: step %d outside [0, %d]", id, p.Step, maxIntermediates)
+	}
+	return nil
+}
+
+// ReportIntermediate records intermediate value p of in-flight trial id as
+// it is reported (an Ask/Tell study's Report), so that a study reopened
+// mid-evaluation keeps the curve and the pruner's decision: stop says the
+// evaluation was told to stop (kept once said: the trial's step column,
+// NULL while it runs on). Steps must increase; a step already reported
+// gives an error wrapping ErrConflict, as does a trial not in flight.
+// FinishTrial replaces what was reported with the outcome's curve.
+func (d *DB) ReportIntermediate(ctx context.Context, studyID int64, id int, p Intermediate, stop bool) error {
+	if err := checkReported(id, p); err != nil {
+		return err
+	}
+	var stopAt any
+	if stop {
+		stopAt = p.Step
+	}
+	err := d.retryTx(ctx, "report", func(tx *sqlTx) error {
+		var last sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT max(step) FROM intermediates WHERE study_id=? AND trial_id=?`,
+			studyID, id).Scan(&last); err != nil {
+			return err
+		}
+		if last.Valid && int64(p.Step) <= last.Int64 {
+			return fmt.Errorf("step %d after step %d: steps must increase: %w", p.Step, last.Int64, ErrConflict)
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE trials SET step=coalesce(step, ?)
+			 WHERE study_id=? AND id=? AND status IN ('pending','running')`, stopAt, studyID, id)
+		if err != nil {
+			return err
+		}
+		if err := oneRow(res, id); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO intermediates(study_id, trial_id, step, value) VALUES (?, ?, ?, ?)`,
+			studyID, id, p.Step, p.Value)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("report trial %d: %w", id, err)
 	}
 	return nil
 }

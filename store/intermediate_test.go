@@ -68,6 +68,41 @@ func conformPruned(tr *transcript, d Storage) {
 	}
 }
 
+// conformReported: values reported while a trial runs are stored as they
+// come with the stop decision (kept once said), refused out of order, not
+// finite or for a trial not in flight, and replaced by the outcome's curve.
+func conformReported(tr *transcript, d Storage) {
+	ctx := context.Background()
+	s := conformStudy(tr, d, "r")
+	batch := []Trial{
+		{ID: 0, Iteration: 0, Index: 0, X: []float64{0}, U: []float64{0.5}},
+		{ID: 1, Iteration: 0, Index: 1, X: []float64{1}, U: []float64{0.5}},
+	}
+	tr.must("add", d.AddBatch(ctx, s.ID, Iteration{}, batch), "ok")
+	tr.must("report 1", d.ReportIntermediate(ctx, s.ID, 0, Intermediate{1, 0.1 + 0.2}, false), "ok")
+	tr.must("report 3 stop", d.ReportIntermediate(ctx, s.ID, 0, Intermediate{3, -math.SmallestNonzeroFloat64}, true), "ok")
+	tr.must("report 4 go on", d.ReportIntermediate(ctx, s.ID, 0, Intermediate{4, 1e300}, false), "ok")
+	tr.must("report step again", d.ReportIntermediate(ctx, s.ID, 0, Intermediate{4, 1}, false), ErrConflict.Error())
+	tr.must("report NaN", d.ReportIntermediate(ctx, s.ID, 0, Intermediate{5, math.NaN()}, false), "error")
+	tr.must("report negative step", d.ReportIntermediate(ctx, s.ID, 0, Intermediate{-1, 1}, false), "error")
+	tr.must("report unknown", d.ReportIntermediate(ctx, s.ID, 9, Intermediate{1, 1}, false), ErrConflict.Error())
+	tr.must("report 2 on trial 1", d.ReportIntermediate(ctx, s.ID, 1, Intermediate{2, 2}, false), "ok")
+	ts := tr.trials(d, s.ID)
+	tr.add("stopping %v %v", ts[0].Stopping, ts[1].Stopping)
+	if !ts[0].Stopping || ts[1].Stopping || len(ts[0].Intermediates) != 3 || len(ts[1].Intermediates) != 1 {
+		tr.t.Errorf("in flight read back: %+v %+v", ts[0], ts[1])
+	}
+	pruned := Trial{ID: 0, Status: Pruned, Value: 7, Attempts: 1, Intermediates: []Intermediate{{2, 7}}}
+	tr.must("finish pruned", d.FinishTrial(ctx, s.ID, &pruned), "ok")
+	tr.must("finish complete without a curve", d.FinishTrial(ctx, s.ID, &Trial{ID: 1, Status: Complete, Value: 1, Attempts: 1}), "ok")
+	tr.must("report finished", d.ReportIntermediate(ctx, s.ID, 1, Intermediate{9, 1}, false), ErrConflict.Error())
+	ts = tr.trials(d, s.ID)
+	tr.add("stopping %v %v", ts[0].Stopping, ts[1].Stopping)
+	if ts[0].Stopping || interBits(ts[0].Intermediates) != interBits(pruned.Intermediates) || ts[1].Intermediates != nil {
+		tr.t.Errorf("finished read back: %+v %+v", ts[0], ts[1])
+	}
+}
+
 // A version-4 database (before early stopping) holding trials in every
 // state is migrated: the trials table is rebuilt with its data, its
 // index and constraints, and then takes pruned trials. On SQLite and, when

@@ -65,6 +65,7 @@ type memTrial struct {
 	evalSeconds          float64
 	meta                 string
 	intermediates        []Intermediate
+	stopping             bool   // ReportIntermediate with stop, in flight
 	outputs              string // encodeOutputs' text; "" for NULL
 	worker, holder       string
 	leaseExpires         int64
@@ -311,11 +312,38 @@ func (d *Memory) FinishTrial(ctx context.Context, studyID int64, t *Trial) error
 			r.started = t.StartedAt.UnixNano()
 		}
 		r.finished, r.evalSeconds, r.meta, r.outputs = t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs
-		r.intermediates = slices.Clone(t.Intermediates)
+		r.intermediates, r.stopping = slices.Clone(t.Intermediates), false
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("finish trial %d: %w", t.ID, err)
+	}
+	return nil
+}
+
+// ReportIntermediate is DB.ReportIntermediate.
+func (d *Memory) ReportIntermediate(ctx context.Context, studyID int64, id int, p Intermediate, stop bool) error {
+	if err := checkReported(id, p); err != nil {
+		return err
+	}
+	err := d.write(ctx, func() error {
+		s, err := d.m.study(studyID)
+		if err != nil {
+			return err
+		}
+		r, err := s.inFlight(id)
+		if err != nil {
+			return err
+		}
+		if n := len(r.intermediates); n > 0 && p.Step <= r.intermediates[n-1].Step {
+			return fmt.Errorf("step %d after step %d: steps must increase: %w", p.Step, r.intermediates[n-1].Step, ErrConflict)
+		}
+		r.intermediates = append(r.intermediates, p)
+		r.stopping = r.stopping || stop
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("report trial %d: %w", id, err)
 	}
 	return nil
 }
@@ -347,7 +375,7 @@ func (d *Memory) SetRecord(ctx context.Context, studyID int64, iteration int, re
 func (r *memTrial) trial() (Trial, error) {
 	t := Trial{ID: r.id, Iteration: r.iteration, Index: r.index, Status: r.status, Value: r.value,
 		Error: r.errText, Attempts: r.attempts, CreatedAt: unixTime(r.created), EvalSeconds: r.evalSeconds,
-		Worker: r.worker, Intermediates: slices.Clone(r.intermediates)}
+		Worker: r.worker, Intermediates: slices.Clone(r.intermediates), Stopping: r.stopping}
 	if r.started != 0 {
 		t.StartedAt = unixTime(r.started)
 	}

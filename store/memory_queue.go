@@ -202,7 +202,7 @@ func (d *Memory) ReportTrial(ctx context.Context, studyID int64, h Holder, t *Tr
 			}
 			r.status, r.value, r.errText = t.Status, deref(value), errText
 			r.finished, r.evalSeconds, r.meta, r.outputs, r.leaseExpires = t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs, 0
-			r.intermediates = slices.Clone(t.Intermediates)
+			r.intermediates, r.stopping = slices.Clone(t.Intermediates), false
 			return nil
 		}
 		// Already recorded by this very holder?

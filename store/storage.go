@@ -60,6 +60,9 @@ type TrialStore interface {
 	StartTrial(ctx context.Context, studyID int64, id, attempts int, at time.Time) error
 	// FinishTrial records an in-flight trial's outcome.
 	FinishTrial(ctx context.Context, studyID int64, t *Trial) error
+	// ReportIntermediate records an in-flight trial's intermediate value
+	// as it is reported, and whether its evaluation was told to stop.
+	ReportIntermediate(ctx context.Context, studyID int64, id int, p Intermediate, stop bool) error
 	// SetRecord stores a finished iteration's output record.
 	SetRecord(ctx context.Context, studyID int64, iteration int, record json.RawMessage) error
 	// Trials returns the study's trials ordered by ID.

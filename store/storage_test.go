@@ -157,6 +157,7 @@ func TestStorageConformance(t *testing.T) {
 		{"Queue", conformQueue},
 		{"QueueOnce", conformQueueOnce},
 		{"Pruned", conformPruned},
+		{"Reported", conformReported},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			var first *transcript

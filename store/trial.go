@@ -58,8 +58,13 @@ type Trial struct {
 	// queue last (see queue.go); empty for trials a single process ran.
 	Worker string
 	// Intermediates are the values the evaluation reported, steps
-	// increasing (stored with its outcome; none while it runs).
+	// increasing: stored with its outcome, or as they come
+	// (ReportIntermediate) while it is in flight.
 	Intermediates []Intermediate
+	// Stopping says that an in-flight trial's evaluation was told to stop
+	// (ReportIntermediate with stop) at its last intermediate value; its
+	// outcome is to be recorded as pruned. Always false once finished.
+	Stopping bool
 }
 
 // Iteration is a BO iteration's row: the model fitted to propose its batch
@@ -267,16 +272,19 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 	if d.version.Load() < 1 {
 		return nil, nil
 	}
-	worker, outputs := `''`, `NULL`
+	worker, outputs, step := `''`, `NULL`, `NULL`
 	if d.version.Load() >= 4 {
 		worker = `worker`
+	}
+	if d.version.Load() >= 5 {
+		step = `step`
 	}
 	if d.version.Load() >= 6 {
 		outputs = `outputs`
 	}
 	rows, err := d.db.QueryContext(ctx,
 		`SELECT id, iteration, batch_index, x, u, status, value, error, attempts,
-		        created_at, started_at, finished_at, eval_seconds, meta, `+worker+`, `+outputs+`
+		        created_at, started_at, finished_at, eval_seconds, meta, `+worker+`, `+outputs+`, `+step+`
 		 FROM trials WHERE study_id=? ORDER BY id`, studyID)
 	if err != nil {
 		return nil, fmt.Errorf("load trials: %w", d.classify(err))
@@ -290,11 +298,13 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 		var started, finished sql.NullInt64
 		var created int64
 		var meta, outs sql.NullString
+		var step sql.NullInt64
 		if err := rows.Scan(&t.ID, &t.Iteration, &t.Index, &x, &u, &status, &value, &t.Error, &t.Attempts,
-			&created, &started, &finished, &evalS, &meta, &t.Worker, &outs); err != nil {
+			&created, &started, &finished, &evalS, &meta, &t.Worker, &outs, &step); err != nil {
 			return nil, fmt.Errorf("load trials: %w", d.classify(err))
 		}
 		t.Status = Status(status)
+		t.Stopping = step.Valid && !t.Status.Done()
 		t.Value = value.Float64
 		t.EvalSeconds = evalS.Float64
 		t.CreatedAt = time.Unix(0, created)
