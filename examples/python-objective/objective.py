@@ -252,6 +252,11 @@ def serve(objective):
     server.start()
     sys.stdout.write("1|%s|tcp|127.0.0.1:%d|grpc|%s\n" % (PROTOCOL_VERSION, port, cert_field))
     sys.stdout.flush()
+    # The host reads nothing on stdout after the handshake line (go-plugin
+    # drains it): send print() and whatever native code writes to fd 1 to
+    # stderr, which the host logs.
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
     log("python objective serving on port %d" % port)
     done.wait()
     server.stop(grace=0.5).wait()

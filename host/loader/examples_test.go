@@ -7,7 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/tesbo/tesbo/sdk"
 
@@ -248,4 +252,47 @@ func TestPythonWrapperNoGRPC(t *testing.T) {
 	r := open(t, pythonWrapperDir(t), Options{})
 	_, err := r.Objective(ctxT(t), "branin-py")
 	wantErr(t, err, "branin-py", ErrStart, "exit status 1", "no Python can import grpc", "apt-get install python3-grpcio", "TESBO_PYTHON")
+}
+
+// A Python objective's print() and what native code writes to fd 1 after
+// the handshake reach the host's log (objective.py sends them to stderr;
+// go-plugin would drain stdout unread).
+func TestPythonPrintLogged(t *testing.T) {
+	examples, err := filepath.Abs("../../examples/python-objective")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "printing.py")
+	src := fmt.Sprintf(`import os, sys
+sys.path.insert(0, %q)
+import objective
+
+class Printing(objective.Objective):
+    def Evaluate(self, request, context):
+        print("python print at", list(request.x))
+        os.write(1, b"native write\n")
+        return super().Evaluate(request, context)
+
+sys.exit(objective.serve(Printing()))
+`, examples)
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf testenv.SyncBuffer
+	r := open(t, testenv.PythonPlugin(t, script, "printing-py"), Options{Logger: zerolog.New(&buf)})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "printing-py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Evaluate(ctx, []float64{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(buf.String(), "python print at [1.0, 2.0]") || !strings.Contains(buf.String(), "native write") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the plugin's prints are not in the log:\n%s", buf.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
