@@ -5,6 +5,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -22,6 +23,43 @@ type incompatibleError struct{ err error }
 
 func (e *incompatibleError) Error() string { return e.err.Error() }
 func (e *incompatibleError) Unwrap() error { return e.err }
+
+// checkStored refuses, before anything runs or is written, a suite whose
+// output directory holds studies of its runs' names made with other
+// settings: each of those runs would fail, and the tables rewritten
+// without them would lose the stored results until the old settings run
+// again. It names the first such study and counts them.
+func (r *runner) checkStored(ctx context.Context, specs []runSpec) error {
+	var first error
+	n := 0
+	for _, spec := range specs {
+		stored, err := r.db.Study(ctx, spec.studyName())
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("study database: %w", err)
+		}
+		err = r.compatible(ctx, stored, r.s.studyOptions(spec, r.params[spec.Problem.Label()]))
+		var ie *incompatibleError
+		if !errors.As(err, &ie) {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if n++; first == nil {
+			first = err
+		}
+	}
+	switch {
+	case n == 1:
+		return &InvalidError{first}
+	case n > 1:
+		return &InvalidError{fmt.Errorf("%w (and %d more of this suite's runs stored with other settings)", first, n-1)}
+	}
+	return nil
+}
 
 // compatible checks that a stored study was started with the settings this
 // suite would use (all stored options except the iteration budget, the

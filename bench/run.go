@@ -124,6 +124,11 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 		return nil, fmt.Errorf("open study database: %w", err)
 	}
 	defer db.Close()
+	r := &runner{s: &s, db: db, params: params, locks: map[string]*sync.Mutex{}}
+	specs := s.specs()
+	if err := r.checkStored(ctx, specs); err != nil {
+		return nil, err
+	}
 
 	// The invocation is recorded at once and updated after every run, so
 	// even a killed bench leaves its wall time (up to its last finished run)
@@ -132,8 +137,6 @@ func Run(ctx context.Context, s Suite) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{s: &s, db: db, params: params, locks: map[string]*sync.Mutex{}}
-	specs := s.specs()
 	rep := &Report{Runs: make([]runResult, len(specs))}
 	var done, failed atomic.Int64
 	var next, finished atomic.Int64

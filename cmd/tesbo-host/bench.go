@@ -89,7 +89,9 @@ runs on stdout at the end.
 
 Exit status: 0 when every run is complete; 1 when any run failed (reported
 after all runs have finished and the outputs are written); 2 for bad input
-(nothing is run or written); 130/143 when interrupted by SIGINT/SIGTERM
+(nothing is run or written), among it an --out holding this suite's runs
+made with other settings (the error names them: use another --out, or the
+settings they were made with); 130/143 when interrupted by SIGINT/SIGTERM
 (resumable as above).
 
 Problems are objective names with optional parameters after colons:

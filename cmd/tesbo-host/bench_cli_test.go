@@ -203,16 +203,18 @@ func checkSmokeStored(t *testing.T, dbPath string, runs []benchRun, iters int) m
 	return trials
 }
 
-// A failed run is recorded, not fatal: runs stored with other settings
-// (here another noise variance) fail on the rerun, the other runs finish,
-// the outputs are written with the failures listed, each failure gets an
-// error-level progress line, and the command exits 1 with one error line.
+// A failed run is recorded, not fatal: a run stored with a damaged trial
+// row fails on the rerun, the other runs finish, the outputs are written
+// with the failures listed, each failure gets an error-level progress
+// line, and the command exits 1 with one error line.
 func TestBenchCLIFailedRunExits1(t *testing.T) {
 	dir := t.TempDir()
 	base := []string{"bench", "--problems", "synthetic/branin", "--seeds", "1", "--iters", "1", "--out", "out"}
-	if r := cli(t, dir, append(base, "--acqs", "random", "--noise-var", "1e-2")...); r.code != 0 {
+	if r := cli(t, dir, append(base, "--acqs", "random")...); r.code != 0 {
 		t.Fatalf("first invocation: exit %d: %s", r.code, r.stderr)
 	}
+	rawExec(t, filepath.Join(dir, "out", bench.DBFile),
+		`UPDATE trials SET u='[0.5]' WHERE id=0 AND study_id=(SELECT id FROM studies WHERE name LIKE '%/random/%')`)
 	r := cli(t, dir, append(base, "--acqs", "random,ei")...)
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
@@ -227,7 +229,7 @@ func TestBenchCLIFailedRunExits1(t *testing.T) {
 	var failed, done int
 	for _, p := range progressLines(t, r.stderr) {
 		switch {
-		case p.Acq == "random" && p.Status == "failed" && p.Level == "error" && strings.Contains(p.Error, "other settings"):
+		case p.Acq == "random" && p.Status == "failed" && p.Level == "error" && strings.Contains(p.Error, "1 unit-cube coordinates"):
 			failed++
 		case p.Acq == "ei" && p.Status == "done" && p.Level == "info":
 			done++
@@ -243,16 +245,16 @@ func TestBenchCLIFailedRunExits1(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"runs: 1 complete, 1 failed, 0 incomplete (of 2)", "## Failed and incomplete runs",
-		"| synthetic/branin | random | 1 | 0 | failed | 0 | study "} {
+		"| synthetic/branin | random | 1 | 0 | failed | 1 | reopen study: "} {
 		if !strings.Contains(string(sum), want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, sum)
 		}
 	}
-	// The refused run's stored iteration is the other noise setting's
-	// result: only the ei run's iteration is reported.
+	// The damaged run's record of its iteration was stored before the
+	// damage: it is still reported, beside the ei run's.
 	rows := readRunsCSV(t, filepath.Join(dir, "out", bench.RunsFile))
-	if len(rows) != 1 || rows[0]["acquisition"] != "ei" {
-		t.Errorf("runs.csv rows %v, want the ei run's one iteration", rows)
+	if len(rows) != 2 || rows[0]["acquisition"] != "random" || rows[1]["acquisition"] != "ei" {
+		t.Errorf("runs.csv rows %v, want the random and ei runs' iterations", rows)
 	}
 }
 
