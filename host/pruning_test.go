@@ -135,26 +135,7 @@ func TestAskTellReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The initial design reports 1, 2, 3 and 3, 4, 5: medians 2, 3, 4.
-	for i, base := range []float64{1, 3} {
-		ts, err := s.Ask(ctx, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k := 1; k <= 3; k++ {
-			if p, err := s.Report(ctx, ts[0].ID, k, base+float64(k-1)); p || err != nil {
-				t.Fatalf("initial trial %d step %d: prune %v, %v", i, k, p, err)
-			}
-		}
-		if err := s.Tell(ctx, ts[0].ID, base+2, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ts, err := s.Ask(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := ts[0].ID
+	id := reportInitialDesign(t, s)
 	if p, err := s.Report(ctx, id, 1, 2); p || err != nil { // 2 = median 2: kept
 		t.Fatalf("step 1: prune %v, %v", p, err)
 	}
@@ -277,25 +258,7 @@ func TestAskTellReportReopened(t *testing.T) {
 	o.Batch, o.Init, o.Iters = 1, 2, 2
 	o.Pruning = Pruning{Rule: PrunerMedian}
 	play := func(s *Study, reopen func() *Study) *Study {
-		for _, base := range []float64{1, 3} {
-			ts, err := s.Ask(ctx, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k := 1; k <= 3; k++ {
-				if _, err := s.Report(ctx, ts[0].ID, k, base+float64(k-1)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := s.Tell(ctx, ts[0].ID, base+2, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-		ts, err := s.Ask(ctx, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := ts[0].ID
+		id := reportInitialDesign(t, s)
 		for k, v := range []float64{2, 2.5} {
 			if _, err := s.Report(ctx, id, k+1, v); err != nil {
 				t.Fatal(err)
@@ -354,4 +317,32 @@ func TestAskTellReportReopened(t *testing.T) {
 	if last.Status != Pruned || last.Stopping || len(last.Intermediates) != 3 || last.Value != 2.25 {
 		t.Fatalf("stored trial: %+v", last)
 	}
+}
+
+// reportInitialDesign plays the two trials of a median-pruned study's
+// initial design through Ask, Report and Tell, reporting 1, 2, 3 and 3,
+// 4, 5 (medians 2, 3, 4; none pruned), and asks for the next trial,
+// whose ID it returns.
+func reportInitialDesign(t *testing.T, s *Study) int {
+	t.Helper()
+	ctx := context.Background()
+	for i, base := range []float64{1, 3} {
+		ts, err := s.Ask(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k <= 3; k++ {
+			if p, err := s.Report(ctx, ts[0].ID, k, base+float64(k-1)); p || err != nil {
+				t.Fatalf("initial trial %d step %d: prune %v, %v", i, k, p, err)
+			}
+		}
+		if err := s.Tell(ctx, ts[0].ID, base+2, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, err := s.Ask(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts[0].ID
 }
