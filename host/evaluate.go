@@ -115,6 +115,7 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 		curve := rec.newCurve(t.ID)
 		r, err := p.call(evalCtx, obj, t.X, curve)
 		secs := time.Since(started).Seconds()
+		points, pruned := curve.close() // an abandoned attempt's later reports are refused
 		if evalCtx.Err() != nil {
 			return nil // abandoned: re-run on resume
 		}
@@ -136,8 +137,7 @@ func (p pool) evalTrial(ctx, evalCtx context.Context, obj sdk.Objective, t Trial
 				p.log.Warn().Int("trial", t.ID).Int("attempts", attempt).Err(err).Msg("evaluation failed")
 			}
 			// Recorded even when ctx is cancelled meanwhile (during the grace).
-			st := evalStats{attempts: attempt, started: started, seconds: secs}
-			st.curve, st.pruned = curve.outcome()
+			st := evalStats{attempts: attempt, started: started, seconds: secs, curve: points, pruned: pruned}
 			return rec.finish(context.WithoutCancel(ctx), t.ID, r, err, st)
 		}
 		if ctx.Err() != nil {

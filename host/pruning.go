@@ -6,9 +6,11 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/tesbo/tesbo/prune"
 	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
 )
 
 // Pruner names (Pruning.Rule): the stopping rules of package prune.
@@ -195,28 +197,58 @@ type Intermediate struct {
 
 // trialCurve is the sdk.Reporter of one evaluation attempt: it keeps the
 // values reported and asks decide (the pruner, against the right history)
-// after each.
+// after each; keep, when set, records each value as it comes.
 type trialCurve struct {
 	decide func(points []Intermediate) bool
+	keep   func(p Intermediate, stop bool) error
 
 	mu     sync.Mutex
 	points []Intermediate
 	pruned bool
-	closed bool // the trial was told (close): later reports are refused
+	closed bool // the attempt ended or the trial was told (close): later reports are refused
 }
 
 // newCurve returns the Reporter of an attempt at trial id, or nil when the
-// study prunes nothing.
+// study prunes nothing. Its values are stored as they come (liveKeep).
 func (s *Study) newCurve(id int) *trialCurve {
-	if s.mf != nil && !s.mf.pruned {
+	var c *trialCurve
+	switch {
+	case s.mf != nil && !s.mf.pruned:
 		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.mf.curve(s.targetStepLocked(id))
-	}
-	if s.pruner == nil {
+		c = s.mf.curve(s.targetStepLocked(id))
+		s.mu.Unlock()
+	case s.pruner != nil:
+		c = s.curveFor(id)
+	default:
 		return nil
 	}
-	return s.curveFor(id)
+	c.keep = s.liveKeep(id)
+	return c
+}
+
+// liveReportWait bounds the write of one reported value during Run.
+const liveReportWait = 10 * time.Second
+
+// liveKeep returns the keep of a Run attempt at trial id: each value is
+// shown on the in-flight trial and stored (so the web view draws the curve
+// as it grows). The write is best effort, bounded by liveReportWait: the
+// outcome stores the whole curve anyway, and an evaluation must not fail
+// because a report could not be written. The first failure is logged.
+func (s *Study) liveKeep(id int) func(Intermediate, bool) error {
+	var warned bool
+	return func(p Intermediate, stop bool) error {
+		if s.db != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), liveReportWait)
+			err := s.db.ReportIntermediate(ctx, s.id, id, store.Intermediate(p), stop)
+			cancel()
+			if err != nil && !warned {
+				warned = true
+				s.log.Warn().Err(err).Int("trial", id).Msg("could not store an intermediate value as it came; the trial's outcome stores its whole curve")
+			}
+		}
+		s.showReport(id, p, stop)
+		return nil
+	}
 }
 
 // curveFor returns a Reporter for trial id that asks the study's pruner.
@@ -227,7 +259,7 @@ func (s *Study) curveFor(id int) *trialCurve {
 // Report implements sdk.Reporter. Once the pruner has said stop it keeps
 // saying so; the values are still recorded.
 func (c *trialCurve) Report(step int, value float64) (bool, error) {
-	return c.report(step, value, nil)
+	return c.report(step, value, c.keep)
 }
 
 // report is Report, handing the new point and the decision to keep
@@ -269,8 +301,9 @@ func (c *trialCurve) outcome() ([]Intermediate, bool) {
 	return slices.Clone(c.points), c.pruned
 }
 
-// close is outcome for a trial being told: a report racing the Tell is
-// either in the outcome or refused, never accepted and lost.
+// close is outcome for an attempt that ended or a trial being told: a
+// report racing it is either in the outcome or refused, never accepted
+// and lost (nor, from an abandoned attempt, stored on the next one).
 func (c *trialCurve) close() ([]Intermediate, bool) {
 	if c == nil {
 		return nil, false

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -345,4 +347,115 @@ func reportInitialDesign(t *testing.T, s *Study) int {
 		t.Fatal(err)
 	}
 	return ts[0].ID
+}
+
+// gatedCurve is curveObjective whose first evaluation, after reporting
+// its first three values, waits for release.
+type gatedCurve struct {
+	curveObjective
+	once    *sync.Once
+	release chan struct{}
+}
+
+func (o gatedCurve) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	first := false
+	o.once.Do(func() { first = true })
+	if !first {
+		return o.curveObjective.Evaluate(ctx, x)
+	}
+	for k := 1; k <= 3; k++ {
+		if _, err := sdk.Report(ctx, k, float64(k)); err != nil {
+			return 0, err
+		}
+	}
+	<-o.release
+	return 3, nil
+}
+
+// During Run the values a pruned study's evaluation reports are stored as
+// they come (the web view draws a running trial's curve), and the outcome
+// stores the whole curve.
+func TestRunReportsStoredAsTheyCome(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	o := pruningOptions()
+	o.Iters, o.DB, o.Name = 1, wrap(db), "live"
+	obj := gatedCurve{curveObjective{steps: 9}, new(sync.Once), make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Optimize(ctx, obj, o)
+		done <- err
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ts, err := wrap(db).Trials(ctx, "live")
+		if err == nil && len(ts) > 0 && ts[0].Status == Running && len(ts[0].Intermediates) == 3 {
+			if ts[0].Intermediates[2] != (Intermediate{Step: 3, Value: 3}) || ts[0].Stopping {
+				t.Fatalf("running trial stored as %+v", ts[0])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the running trial's reports were not stored: %+v, %v", ts, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	close(obj.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ts, err := wrap(db).Trials(ctx, "live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts[0].Status != Complete || len(ts[0].Intermediates) != 3 || ts[1].Status != Complete || len(ts[1].Intermediates) != 9 {
+		t.Fatalf("finished trials stored as %+v and %+v", ts[0], ts[1])
+	}
+}
+
+// staleCurve's first attempt outlives its time limit and reports after
+// it; the retry reports steps 1 and 2.
+type staleCurve struct {
+	curveObjective
+	calls *atomic.Int32
+	late  chan error
+}
+
+func (o staleCurve) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	if o.calls.Add(1) == 1 {
+		time.Sleep(300 * time.Millisecond) // past EvalTimeout: abandoned
+		_, err := sdk.Report(ctx, 5, 99)
+		o.late <- err
+		return 99, nil
+	}
+	for k := 1; k <= 2; k++ {
+		if _, err := sdk.Report(ctx, k, float64(k)); err != nil {
+			return 0, err
+		}
+	}
+	return 2, nil
+}
+
+// A report from an abandoned attempt (timed out, its goroutine still
+// running) is refused: it never reaches the retry's stored curve.
+func TestAbandonedAttemptReportRefused(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	o := pruningOptions()
+	o.Init, o.Iters, o.DB, o.Name = 1, 0, wrap(db), "stale"
+	o.EvalTimeout, o.Retries, o.RetryBackoff = 100*time.Millisecond, 1, time.Millisecond
+	obj := staleCurve{curveObjective{steps: 9}, new(atomic.Int32), make(chan error, 1)}
+	if _, err := Optimize(ctx, obj, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-obj.late; !errors.Is(err, ErrNotInFlight) {
+		t.Fatalf("the abandoned attempt's report: %v, want ErrNotInFlight", err)
+	}
+	ts, err := wrap(db).Trials(ctx, "stale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts[0].Status != Complete || ts[0].Value != 2 || fmt.Sprint(ts[0].Intermediates) != "[{1 1} {2 2}]" {
+		t.Fatalf("stored %+v", ts[0])
+	}
 }

@@ -102,12 +102,17 @@ func (s *Study) keepReport(ctx context.Context, id int, p Intermediate, stop boo
 			return fmt.Errorf("report trial %d: %w", id, err)
 		}
 	}
+	s.showReport(id, p, stop)
+	return nil
+}
+
+// showReport adds a reported value (and the stop) to in-flight trial id.
+func (s *Study) showReport(id int, p Intermediate, stop bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := &s.trials[id]
 	t.Intermediates = append(t.Intermediates, p)
 	t.Stopping = t.Stopping || stop
-	return nil
 }
 
 // tellableLocked says why trial id cannot be told or reported (an error
@@ -184,7 +189,9 @@ func (s *Study) callback(name string, f func()) {
 	f()
 }
 
-// start marks a trial running (attempt counts from 1).
+// start marks a trial running (attempt counts from 1); the values an
+// earlier attempt or an Ask/Tell caller reported are dropped, as the
+// attempt reports its own.
 func (s *Study) start(ctx context.Context, id, attempt int, at time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -196,6 +203,8 @@ func (s *Study) start(ctx context.Context, id, attempt int, at time.Time) error 
 			return err
 		}
 	}
-	s.trials[id].Status, s.trials[id].Attempts, s.trials[id].StartedAt = Running, attempt, at
+	t := &s.trials[id]
+	t.Status, t.Attempts, t.StartedAt, t.Intermediates, t.Stopping = Running, attempt, at, nil, false
+	delete(s.reports, id)
 	return nil
 }

@@ -92,10 +92,19 @@ func conformReported(tr *transcript, d Storage) {
 	if !ts[0].Stopping || ts[1].Stopping || len(ts[0].Intermediates) != 3 || len(ts[1].Intermediates) != 1 {
 		tr.t.Errorf("in flight read back: %+v %+v", ts[0], ts[1])
 	}
+	tr.must("report 3 stop on trial 1", d.ReportIntermediate(ctx, s.ID, 1, Intermediate{3, 3}, true), "ok")
+	tr.must("start trial 1 again", d.StartTrial(ctx, s.ID, 1, 2, time.Now()), "ok")
+	tr.must("report 1 on the new attempt", d.ReportIntermediate(ctx, s.ID, 1, Intermediate{1, 1}, false), "ok")
+	ts = tr.trials(d, s.ID)
+	tr.add("stopping %v %v", ts[0].Stopping, ts[1].Stopping)
+	if ts[1].Stopping || interBits(ts[1].Intermediates) != interBits([]Intermediate{{1, 1}}) {
+		tr.t.Errorf("restarted trial read back: %+v", ts[1])
+	}
 	pruned := Trial{ID: 0, Status: Pruned, Value: 7, Attempts: 1, Intermediates: []Intermediate{{2, 7}}}
 	tr.must("finish pruned", d.FinishTrial(ctx, s.ID, &pruned), "ok")
 	tr.must("finish complete without a curve", d.FinishTrial(ctx, s.ID, &Trial{ID: 1, Status: Complete, Value: 1, Attempts: 1}), "ok")
 	tr.must("report finished", d.ReportIntermediate(ctx, s.ID, 1, Intermediate{9, 1}, false), ErrConflict.Error())
+	tr.must("start finished", d.StartTrial(ctx, s.ID, 1, 3, time.Now()), ErrConflict.Error())
 	ts = tr.trials(d, s.ID)
 	tr.add("stopping %v %v", ts[0].Stopping, ts[1].Stopping)
 	if ts[0].Stopping || interBits(ts[0].Intermediates) != interBits(pruned.Intermediates) || ts[1].Intermediates != nil {

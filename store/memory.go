@@ -234,6 +234,7 @@ func (d *Memory) StartTrial(ctx context.Context, studyID int64, id, attempts int
 			return err
 		}
 		t.status, t.attempts, t.started = Running, attempts, at.UnixNano()
+		t.intermediates, t.stopping = nil, false
 		return nil
 	})
 	if err != nil {

@@ -56,7 +56,8 @@ type StudyStore interface {
 type TrialStore interface {
 	// AddBatch records an iteration (unless present) and its new trials.
 	AddBatch(ctx context.Context, studyID int64, it Iteration, trials []Trial) error
-	// StartTrial marks an in-flight trial running.
+	// StartTrial marks an in-flight trial running (a new attempt: what
+	// was reported before is dropped).
 	StartTrial(ctx context.Context, studyID int64, id, attempts int, at time.Time) error
 	// FinishTrial records an in-flight trial's outcome.
 	FinishTrial(ctx context.Context, studyID int64, t *Trial) error

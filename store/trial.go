@@ -150,17 +150,23 @@ func (d *DB) AddBatch(ctx context.Context, studyID int64, it Iteration, trials [
 	return nil
 }
 
-// StartTrial marks an in-flight trial running with its attempt count.
+// StartTrial marks an in-flight trial running with its attempt count. The
+// attempt reports its own intermediate values: those reported before
+// (ReportIntermediate) are dropped.
 func (d *DB) StartTrial(ctx context.Context, studyID int64, id, attempts int, at time.Time) error {
 	err := d.retryTx(ctx, "start trial", func(tx *sqlTx) error {
 		res, err := tx.ExecContext(ctx,
-			`UPDATE trials SET status='running', attempts=?, started_at=?
+			`UPDATE trials SET status='running', attempts=?, started_at=?, step=NULL
 			 WHERE study_id=? AND id=? AND status IN ('pending','running')`,
 			attempts, at.UnixNano(), studyID, id)
 		if err != nil {
 			return err
 		}
-		return oneRow(res, id)
+		if err := oneRow(res, id); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM intermediates WHERE study_id=? AND trial_id=?`, studyID, id)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("start trial %d: %w", id, err)
