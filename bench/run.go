@@ -515,7 +515,7 @@ func (r *runner) fillBestEvaluated(ctx context.Context, nf sdk.NoiseFree, info s
 			if err != nil {
 				return fmt.Errorf("noise-free value of trial %d: %w", k, err)
 			}
-			rg := sign * (*info.Optimum - f)
+			rg := math.Min(sign*(*info.Optimum-f), math.MaxFloat64) // as the host's record: no +Inf in runs.csv
 			if oracle == nil || rg < *oracle {
 				oracle = new(rg)
 			}

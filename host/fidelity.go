@@ -261,6 +261,7 @@ func (f *fidelity) dataset(trials []Trial, d int, minimize bool) *dataset {
 		}
 	}
 	if finished == 0 {
+		ds.lo, ds.hi = ds.bounds()
 		return ds
 	}
 	k := min(maxFidelityPoints, max(1, maxFidelityRows/finished))

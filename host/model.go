@@ -31,8 +31,8 @@ type dataset struct {
 	warped         bool
 	lambda, m0, s0 float64
 	wm, ws         float64
-	// lo, hi bound what native returns for a warped dataset: the observed
-	// values' range widened by twice its span on each side (warpBounds).
+	// lo, hi bound what native returns: the observed values' range
+	// widened by twice its span on each side (bounds).
 	lo, hi float64
 }
 
@@ -50,6 +50,7 @@ func newDataset(trials []Trial, d int, minimize bool) *dataset {
 	}
 	n := len(raw)
 	if n == 0 {
+		ds.lo, ds.hi = ds.bounds()
 		return ds
 	}
 	ds.X = mat.NewDense(n, d, nil)
@@ -83,6 +84,7 @@ func (ds *dataset) standardize(raw []float64) {
 	}
 	if math.IsInf(mean, 0) || math.IsInf(ss, 0) || ss < 1e-300 && ss > 0 || ss == 0 && !allEqual(raw) {
 		ds.standardizeScaled(raw)
+		ds.lo, ds.hi = ds.bounds()
 		return
 	}
 	ds.mean = mean
@@ -93,6 +95,7 @@ func (ds *dataset) standardize(raw []float64) {
 	for i, v := range raw {
 		ds.y[i] = (v - ds.mean) / ds.scale
 	}
+	ds.lo, ds.hi = ds.bounds()
 }
 
 // allEqual reports whether every value of v equals the first.
@@ -209,21 +212,24 @@ func (ds *dataset) warp() {
 	if !(sd > 1e-12) {
 		return
 	}
-	ds.lo, ds.hi = ds.warpBounds()
 	for i := range z {
 		ds.y[i] = (z[i] - m) / sd
 	}
 	ds.warped, ds.lambda, ds.m0, ds.s0, ds.wm, ds.ws = true, lam, m0, s0, m, sd
 }
 
-// warpBounds is the interval native keeps a warped dataset's values in,
-// taken before the warp from the standardized values ds.y: the observed
-// values' range widened by twice its span on each side (by max(1, |hi|)
-// when the span is 0 or overflows). The warp's inverse is infinite beyond
-// its image (yeoJohnsonInverse), where a GP mean, or mean ± sd, can lie —
-// as on Branin's upper tail — and no record, chart or JSON document can
-// carry ±Inf; within the data and well beyond it the map is exact.
-func (ds *dataset) warpBounds() (lo, hi float64) {
+// bounds is the interval native keeps values in, taken when the values
+// are standardized: the observed values' range widened by twice its span
+// on each side (by max(1, |hi|) when the span is 0 or overflows; the
+// whole float64 range without values). A warp's inverse is infinite
+// beyond its image (yeoJohnsonInverse), where a GP mean, or mean ± sd, can
+// lie — as on Branin's upper tail —, and c·f + m overflows for values
+// near the largest float64; no record, chart or JSON document can carry
+// ±Inf. Within the data and well beyond it the map is exact.
+func (ds *dataset) bounds() (lo, hi float64) {
+	if len(ds.y) == 0 {
+		return -math.MaxFloat64, math.MaxFloat64
+	}
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, y := range ds.y {
 		v := ds.sign * (y*ds.scale + ds.mean)
@@ -274,13 +280,12 @@ func (ds *dataset) bestAt(d int, t float64) float64 {
 	return b
 }
 
-// native maps a standardized value back to the objective's units (for a
-// warped dataset within [lo, hi], see warpBounds).
+// native maps a standardized value back to the objective's units, within
+// [lo, hi] (see bounds).
 func (ds *dataset) native(y float64) float64 {
-	if !ds.warped {
-		return ds.sign * (y*ds.scale + ds.mean)
+	if ds.warped {
+		y = yeoJohnsonInverse(y*ds.ws+ds.wm, ds.lambda)*ds.s0 + ds.m0
 	}
-	y = yeoJohnsonInverse(y*ds.ws+ds.wm, ds.lambda)*ds.s0 + ds.m0
 	return math.Min(math.Max(ds.sign*(y*ds.scale+ds.mean), ds.lo), ds.hi)
 }
 

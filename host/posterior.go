@@ -128,7 +128,7 @@ func (p *StoredPosterior) Best() (row int, u []float64, mean float64) {
 // Native maps a posterior mean in GP units to the objective's units; a
 // warped model's within the fitted values' range widened by twice its
 // span on each side (its exact map is infinite beyond the warp's image;
-// see dataset.warpBounds).
+// see dataset.bounds).
 func (p *StoredPosterior) Native(mean float64) float64 { return p.ds.native(mean) }
 
 // NativeSD maps a posterior standard deviation in GP units to the
@@ -137,9 +137,9 @@ func (p *StoredPosterior) Native(mean float64) float64 { return p.ds.native(mean
 // then linearizes it at the mean of the fitted values.
 func (p *StoredPosterior) NativeSD(sd float64) float64 {
 	if p.ds.warped {
-		return math.Abs(p.Native(sd)-p.Native(-sd)) / 2
+		return math.Abs(p.Native(sd)/2 - p.Native(-sd)/2) // halves first: the difference may overflow
 	}
-	return sd * p.ds.scale
+	return math.Min(sd*p.ds.scale, math.MaxFloat64) // c·σ overflows near the largest float64
 }
 
 // LoadPosterior rebuilds the StoredPosterior of study name in db. It

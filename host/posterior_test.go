@@ -232,3 +232,29 @@ func TestStoredPosteriorNativeFinite(t *testing.T) {
 		}
 	}
 }
+
+// A stored model of values ±the largest float64 maps every mean and
+// standard deviation to finite native values, warped (the default
+// acquisition) or not: c·f + m and the warped sd's difference overflow
+// without the bounds.
+func TestStoredPosteriorHugeValuesFinite(t *testing.T) {
+	ctx := context.Background()
+	for _, acqName := range []string{"tes", "ei"} {
+		db := tempDB(t)
+		obj := funcObjective{unitInfo(2), func(_ context.Context, x []float64) (float64, error) {
+			return 1.7e308 * math.Cos(9*x[0]+4*x[1]), nil
+		}}
+		if _, err := Optimize(ctx, obj, Options{DB: wrap(db), Name: "h", Iters: 8, Seed: 1, Acquisition: acqName}); err != nil {
+			t.Fatal(err)
+		}
+		p, err := LoadPosterior(ctx, wrap(db), "h", 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, y := range []float64{-40, -3, 0, 3, 40} {
+			if v, sd := p.Native(y), p.NativeSD(math.Abs(y)+1); math.IsInf(v, 0) || math.IsNaN(v) || math.IsInf(sd, 0) || math.IsNaN(sd) {
+				t.Fatalf("%s (warped %v): Native(%v) = %v, NativeSD = %v", acqName, p.ds.warped, y, v, sd)
+			}
+		}
+	}
+}

@@ -212,6 +212,7 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 		if s.info.Minimize {
 			r = -r
 		}
+		r = math.Min(r, math.MaxFloat64) // f* − f overflows when both are near ±the largest float64
 		rec.Regret = &r
 	}
 	return rec, nil

@@ -2,8 +2,12 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"testing"
+
+	"github.com/tesbo/tesbo/sdk"
 )
 
 // Every record carries the best value observed so far and where: the best
@@ -44,5 +48,60 @@ func TestRecordBestObserved(t *testing.T) {
 				t.Fatalf("result's best observed %+v, last record's %v", res.BestObserved, *recs[len(recs)-1].BestObserved)
 			}
 		})
+	}
+}
+
+// hugeObjective has values near ±the largest float64 and a noise-free form.
+type hugeObjective struct {
+	funcObjective
+}
+
+func (o hugeObjective) EvaluateNoiseFree(ctx context.Context, x []float64) (float64, error) {
+	return o.f(ctx, x)
+}
+
+// Values near ±the largest float64 keep every record finite: the regret
+// f* − f saturates at the largest float64 instead of overflowing, and a
+// refined recommendation's mean (the record's value where no noise-free
+// value is known) stays within the observed range widened
+// (dataset.bounds), so the records encode as JSON and the study goes on.
+func TestRecordsOfHugeValuesFinite(t *testing.T) {
+	t.Run("regret", func(t *testing.T) {
+		info := unitInfo(2)
+		opt := 1.7e308
+		info.Optimum = &opt
+		obj := hugeObjective{funcObjective{info, func(_ context.Context, x []float64) (float64, error) {
+			return -1.7e308 * (0.5 + x[0]/2), nil
+		}}}
+		o := baseOptions(5)
+		o.Batch, o.Iters = 1, 4
+		checkRecordsFinite(t, obj, o, true)
+	})
+	t.Run("refine", func(t *testing.T) {
+		obj := funcObjective{unitInfo(2), func(_ context.Context, x []float64) (float64, error) {
+			return math.Copysign(1.7e308, x[0]-0.5), nil
+		}}
+		o := baseOptions(5)
+		o.Batch, o.Iters, o.Acquisition, o.Proposer, o.Recommend = 1, 6, "tes", nil, RecommendRefine
+		checkRecordsFinite(t, obj, o, false)
+	})
+}
+
+// checkRecordsFinite runs obj and checks that every record encodes and
+// has a finite best value (and regret, when withRegret).
+func checkRecordsFinite(t *testing.T, obj sdk.Objective, o Options, withRegret bool) {
+	t.Helper()
+	var recs []Record
+	o.OnIteration = func(r Record) { recs = append(recs, r) }
+	if _, err := Optimize(context.Background(), obj, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if _, err := json.Marshal(r); err != nil {
+			t.Fatalf("iteration %d: %v", r.Iter, err)
+		}
+		if withRegret && (r.Regret == nil || math.IsInf(*r.Regret, 0)) || r.BestValue == nil || math.IsInf(*r.BestValue, 0) {
+			t.Fatalf("iteration %d: regret %v, best value %v", r.Iter, r.Regret, r.BestValue)
+		}
 	}
 }

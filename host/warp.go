@@ -26,7 +26,7 @@ func yeoJohnson(x, lam float64) float64 {
 // yeoJohnsonInverse inverts yeoJohnson. Values outside the transform's
 // range (possible for λ < 0 or λ > 2 when z comes from a model rather than
 // a transformed observation) have no preimage and map to ±Inf, the edge
-// of the native range (dataset.native bounds them, see warpBounds).
+// of the native range (dataset.native bounds them, see bounds).
 func yeoJohnsonInverse(z, lam float64) float64 {
 	if z >= 0 {
 		if math.Abs(lam) < 1e-10 {

@@ -72,7 +72,7 @@ func TestDatasetWarpsLowerTail(t *testing.T) {
 		}
 	}
 	// Beyond the warp's image the exact inverse is infinite: what a record
-	// or chart gets is the bound (warpBounds), finite.
+	// or chart gets is the bound (bounds), finite.
 	for _, y := range []float64{-1e3, 1e3} {
 		if v := ds.native(y); math.IsInf(v, 0) || math.IsNaN(v) || v < ds.lo || v > ds.hi {
 			t.Fatalf("native(%v) = %v, want finite within [%v, %v]", y, v, ds.lo, ds.hi)
