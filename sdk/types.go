@@ -21,7 +21,8 @@ const (
 	// [Low, High] before calling Evaluate.
 	Int
 	// LogFloat is a positive real parameter, uniform in log between Low and
-	// High (Low > 0), e.g. a learning rate.
+	// High (Low ≥ 2.2250738585072014e-308, the smallest normal float64),
+	// e.g. a learning rate.
 	LogFloat
 	// Categorical is an unordered choice among Param.Choices. Evaluate
 	// receives the chosen index as an exact float64 in 0, 1, …,
@@ -158,9 +159,15 @@ type Space []Param
 // return, so callers can test for a malformed space with errors.Is.
 var ErrBadSpace = errors.New("malformed search space")
 
+// minLogLow is the smallest LogFloat Low: the smallest normal float64.
+// The log-scale map goes through log and exp, which are exact to an ulp
+// or so on normal numbers but not below (exp(log(5e-324)) is 1.1e-308).
+const minLogLow = 0x1p-1022
+
 // Validate checks that the space has at least one parameter and that every
 // parameter has a non-empty unique name (see MaxNameBytes), a known kind, finite bounds with
-// Low < High, Low > 0 for LogFloat, and at least one integer in [Low, High]
+// Low < High, Low > 0 for LogFloat (at least the smallest normal float64,
+// 2.2250738585072014e-308), and at least one integer in [Low, High]
 // for Int. A Categorical needs at least one choice, non-empty unique choice
 // names (see MaxNameBytes), and Low and High unset (or equal to its index range 0 and
 // len(Choices)−1); only a Categorical may have Choices. The error names the
@@ -197,6 +204,8 @@ func (s Space) Validate() error {
 			return fmt.Errorf("%w: %s: bounds [%v, %v] are wider than a float64 holds (High − Low overflows): rescale the parameter", ErrBadSpace, where, p.Low, p.High)
 		case p.Kind == LogFloat && p.Low <= 0:
 			return fmt.Errorf("%w: %s: a LogFloat needs Low > 0, got Low %v", ErrBadSpace, where, p.Low)
+		case p.Kind == LogFloat && p.Low < minLogLow:
+			return fmt.Errorf("%w: %s: a LogFloat needs Low ≥ %v (the smallest normal float64: below it exp(log(x)) is not x), got Low %v; rescale the parameter", ErrBadSpace, where, minLogLow, p.Low)
 		case p.Kind == Int && math.Ceil(p.Low) > math.Floor(p.High):
 			return fmt.Errorf("%w: %s: no integer lies in [%v, %v]", ErrBadSpace, where, p.Low, p.High)
 		}

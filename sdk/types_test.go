@@ -25,6 +25,7 @@ func TestSpaceValidate(t *testing.T) {
 		{"negative kind", Space{{Name: "a", Kind: ParamKind(-1), Low: 0, High: 1}}, "unknown kind -1"},
 		{"log zero", Space{{Name: "lr", Kind: LogFloat, Low: 0, High: 1}}, "LogFloat needs Low > 0"},
 		{"log negative", Space{{Name: "lr", Kind: LogFloat, Low: -1, High: 1}}, "LogFloat needs Low > 0"},
+		{"log subnormal", Space{{Name: "lr", Kind: LogFloat, Low: 5e-324, High: 1}}, "LogFloat needs Low ≥ 2.2250738585072014e-308"},
 		{"nan", Space{{Name: "a", Low: math.NaN(), High: 1}}, "must be finite"},
 		{"inf", Space{{Name: "a", Low: 0, High: math.Inf(1)}}, "must be finite"},
 		{"too wide", Space{{Name: "a", Low: -1e308, High: 1e308}}, "wider than a float64 holds"},
