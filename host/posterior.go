@@ -184,15 +184,15 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 			ms, t = &m, its[i].Iteration
 		}
 	}
-	if ms == nil {
-		return nil, &NoModelError{name, "the initial design is still running"}
-	}
-	if ms.Local > 0 {
-		return nil, &NoModelError{name, fmt.Sprintf("the model of iteration %d is local (a trust region over %d trials, see Options.Model), and only exact models can be shown", t, ms.Local)}
-	}
 	trials, err := loadTrials(ctx, db, row.ID)
 	if err != nil {
 		return nil, err
+	}
+	if ms == nil {
+		return nil, &NoModelError{name, noModelReason(trials)}
+	}
+	if ms.Local > 0 {
+		return nil, &NoModelError{name, fmt.Sprintf("the model of iteration %d is local (a trust region over %d trials, see Options.Model), and only exact models can be shown", t, ms.Local)}
 	}
 	if err := space.checkTrials(trials); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
@@ -227,6 +227,27 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 	}
 	return &StoredPosterior{Iteration: t, Space: space, GP: g, TrialIDs: ds.ids, Fitted: ms.N,
 		AcqState: ms.AcqState, acquisition: st.Acquisition, ds: ds, fidelity: fid != nil}, nil
+}
+
+// noModelReason says why a study whose iterations stored no model has
+// none, from its trials.
+func noModelReason(trials []Trial) string {
+	var inFlight, modelled int
+	for _, t := range trials {
+		switch {
+		case !t.Status.Done():
+			inFlight++
+		case t.Status.modelled():
+			modelled++
+		}
+	}
+	switch {
+	case inFlight > 0 || len(trials) == 0:
+		return "the initial design is still running"
+	case modelled == 0:
+		return fmt.Sprintf("no evaluation completed: all %d trials failed (tesbo-host trials shows why)", len(trials))
+	}
+	return "no BO iteration has fitted a model yet (the initial design is done)"
 }
 
 // storedFidelity is the fidelity of a stored study with options o (nil

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -256,5 +257,20 @@ func TestStoredPosteriorHugeValuesFinite(t *testing.T) {
 				t.Fatalf("%s (warped %v): Native(%v) = %v, NativeSD = %v", acqName, p.ds.warped, y, v, sd)
 			}
 		}
+	}
+}
+
+// A finished study whose evaluations all failed has no model, and says
+// so rather than that its initial design is still running.
+func TestNoModelAllFailed(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	obj := funcObjective{unitInfo(2), func(context.Context, []float64) (float64, error) { return math.NaN(), nil }}
+	o := baseOptions(2)
+	o.DB, o.Name, o.Iters = wrap(db), "f", 2
+	Optimize(ctx, obj, o) // fails: no evaluation completed
+	_, err := LoadPosterior(ctx, wrap(db), "f", 1000)
+	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "no evaluation completed: all 7 trials failed") {
+		t.Fatalf("LoadPosterior: %v", err)
 	}
 }

@@ -282,7 +282,7 @@ func TestAPIModel(t *testing.T) {
 		t.Fatalf("ei model %+v", m)
 	}
 	decodeJSON(t, get(t, srv, "/api/model?name=design"), 200, &m)
-	if m.Iteration != 0 || len(m.Slices) != 0 || !strings.Contains(m.Note, "the initial design is still running") {
+	if m.Iteration != 0 || len(m.Slices) != 0 || !strings.Contains(m.Note, "no BO iteration has fitted a model yet (the initial design is done)") {
 		t.Fatalf("design-only model %+v", m)
 	}
 	small := newServer(t, db, Settings{ModelMaxEvaluations: 5})
