@@ -174,8 +174,11 @@ func ParseBatches(items []string) ([]int, error) {
 		if err == nil && isRange {
 			b, err = strconv.Atoi(strings.TrimSpace(hi))
 		}
-		if err != nil || a < 1 || b < a || b-a > 10000 {
+		if err != nil || a < 1 || b < a {
 			return nil, fmt.Errorf("bad batch size %q: want N ≥ 1 or a range A-B with 1 ≤ A ≤ B", it)
+		}
+		if b-a > 10000 {
+			return nil, fmt.Errorf("bad batch size %q: a range spans at most 10001 sizes", it)
 		}
 		for q := a; q <= b; q++ {
 			if seen[q] {

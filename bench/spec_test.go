@@ -179,6 +179,9 @@ func TestStudyOptions(t *testing.T) {
 }
 
 func TestParseBatches(t *testing.T) {
+	if _, err := ParseBatches([]string{"1-100001"}); err == nil || !strings.Contains(err.Error(), "a range spans at most 10001 sizes") {
+		t.Errorf("a long range: %v", err)
+	}
 	got, err := ParseBatches([]string{"1", " 3", "10-12"})
 	if err != nil || !reflect.DeepEqual(got, []int{1, 3, 10, 11, 12}) {
 		t.Errorf("ParseBatches = %v, %v", got, err)
