@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -287,5 +288,19 @@ func TestStepsToUnit(t *testing.T) {
 	}
 	if reg.StepsToUnit(nil) != nil {
 		t.Fatal("StepsToUnit(nil) is not nil")
+	}
+}
+
+// SamplePaths refuses, before allocating, the random phases of more
+// categorical choices than MaxPathPhaseBytes holds (65,536 choices × 1000
+// features × 5 paths would be 2.6 GB), and draws within the bound.
+func TestSamplePathsBoundsChoicePhases(t *testing.T) {
+	g := testProblem(t, NewMixed([]int{0, 1 << 16}, true, []float64{0.3, 0.5}, 1), 10, 1e-3, 1)
+	rng := rand.New(rand.NewPCG(3, 4))
+	if _, err := g.SamplePaths(rng, 5, 1000); err == nil || !strings.Contains(err.Error(), "MaxPathPhaseBytes") {
+		t.Fatalf("5 paths × 1000 features × 65536 choices: %v", err)
+	}
+	if ps, err := g.SamplePaths(rng, 1, 100); err != nil || len(ps) != 1 {
+		t.Fatalf("1 path × 100 features: %v", err)
 	}
 }

@@ -129,6 +129,12 @@ func (p *Path) shift(j int, offs []int) float64 {
 	return s
 }
 
+// MaxPathPhaseBytes bounds the random phases SamplePaths draws for a
+// kernel with categorical factors (Mixed): one per feature and choice of
+// every path, 8 bytes each. A space of 65,536 choices with 1000 features
+// needs 0.5 GB per path; 20 paths would be 10 GB.
+const MaxPathPhaseBytes = 2e9
+
 // SamplePaths draws n approximate whole-function posterior samples with
 // `features` random Fourier features each (see Path and the package doc
 // for why pathwise conditioning is used). Each path gets its own
@@ -141,6 +147,10 @@ func (g *GP) SamplePaths(rng *rand.Rand, n, features int) ([]*Path, error) {
 	}
 	if rng == nil {
 		return nil, fmt.Errorf("gp.SamplePaths: nil random source: %w", errBadInput)
+	}
+	if mk, ok := g.k.(*Mixed); ok && float64(n)*float64(features)*float64(mk.nChoices)*8 > MaxPathPhaseBytes {
+		return nil, fmt.Errorf("gp.SamplePaths: %d paths × %d features × %d categorical choices need %.3g GB of random phases, more than the %.3g GB allowed (MaxPathPhaseBytes): use fewer choices, fewer trusted maximizers or an acquisition without path samples (ei): %w",
+			n, features, mk.nChoices, float64(n)*float64(features)*float64(mk.nChoices)*8/1e9, MaxPathPhaseBytes/1e9, errBadInput)
 	}
 	paths := make([]*Path, n)
 	d, nd := g.d, g.n
