@@ -201,6 +201,7 @@ type Intermediate struct {
 type trialCurve struct {
 	decide func(points []Intermediate) bool
 	keep   func(p Intermediate, stop bool) error
+	full   int // the last step of a full evaluation (0: not known); later steps are refused
 
 	mu     sync.Mutex
 	points []Intermediate
@@ -222,7 +223,7 @@ func (s *Study) newCurve(id int) *trialCurve {
 	default:
 		return nil
 	}
-	c.keep = s.liveKeep(id)
+	c.keep, c.full = s.liveKeep(id), s.fullStep()
 	return c
 }
 
@@ -251,6 +252,22 @@ func (s *Study) liveKeep(id int) func(Intermediate, bool) error {
 	}
 }
 
+// stoppedEarly reports whether an evaluation told to stop (pruned) ended
+// before the last step of a full evaluation (full; 0: not known), with
+// its value then: the last it reported, whatever the objective returned
+// after the stop. One that went on to the full step ran in full: it is
+// complete.
+func stoppedEarly(curve []Intermediate, pruned bool, full int) (last float64, stopped bool) {
+	if !pruned || len(curve) == 0 {
+		return 0, false
+	}
+	p := curve[len(curve)-1]
+	if full > 0 && p.Step >= full {
+		return 0, false
+	}
+	return p.Value, true
+}
+
 // curveFor returns a Reporter for trial id that asks the study's pruner.
 func (s *Study) curveFor(id int) *trialCurve {
 	return &trialCurve{decide: func(p []Intermediate) bool { return s.shouldPrune(id, p) }}
@@ -275,6 +292,8 @@ func (c *trialCurve) report(step int, value float64, keep func(p Intermediate, s
 		return false, fmt.Errorf("report: value %v at step %d is not finite", value, step)
 	case step < 0 || step > sdk.MaxStepLimit:
 		return false, fmt.Errorf("report: step %d outside [0, %d]", step, sdk.MaxStepLimit)
+	case c.full > 0 && step > c.full:
+		return false, fmt.Errorf("report: step %d is past the last step of a full evaluation, %d (the objective's MaxStep, or the pruner's max step)", step, c.full)
 	case len(c.points) > 0 && step <= c.points[len(c.points)-1].Step:
 		return false, fmt.Errorf("report: step %d after step %d: steps must increase", step, c.points[len(c.points)-1].Step)
 	}
@@ -336,7 +355,7 @@ func (w *worker) newCurve(ctx context.Context, t *Trial) *trialCurve {
 	if w.pruner == nil {
 		return nil
 	}
-	return &trialCurve{decide: func(p []Intermediate) bool {
+	return &trialCurve{full: w.fullStep, decide: func(p []Intermediate) bool {
 		ts, err := loadTrials(ctx, w.db, w.id)
 		if err != nil {
 			w.log.Warn().Err(err).Int("trial", t.ID).Msg("could not read the study's trials to decide on stopping; the evaluation goes on")

@@ -459,3 +459,73 @@ func TestAbandonedAttemptReportRefused(t *testing.T) {
 		t.Fatalf("stored %+v", ts[0])
 	}
 }
+
+// liarCurve reports like curveObjective but, told to stop, returns 999
+// (mode "lie"), or ignores the stop and runs to the last step ("ignore").
+type liarCurve struct {
+	curveObjective
+	mode string
+}
+
+func (o liarCurve) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	q := 1 - (x[0]-0.3)*(x[0]-0.3) - (x[1]-0.3)*(x[1]-0.3)
+	var v float64
+	stopped := false
+	for k := 1; k <= o.steps; k++ {
+		v = q * (1 - math.Exp(-float64(k)/3))
+		prune, err := sdk.Report(ctx, k, v)
+		if err != nil {
+			return 0, err
+		}
+		if prune && o.mode == "lie" {
+			return 999, nil
+		}
+		stopped = stopped || prune
+	}
+	if stopped && o.mode == "ignore" {
+		return v, nil
+	}
+	return v, nil
+}
+
+// A trial told to stop is stored pruned with the last value it reported,
+// whatever the objective returns after the stop; one that ignores the
+// stop and reports the last step ran in full and is complete. A report
+// past the objective's MaxStep is refused.
+func TestPrunedValueIsLastReport(t *testing.T) {
+	ctx := context.Background()
+	res, err := Optimize(ctx, liarCurve{curveObjective{steps: 9}, "lie"}, pruningOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := checkPruned(t, res.Trials, 9); n == 0 {
+		t.Fatal("nothing pruned: the case needs a stop")
+	}
+	res, err = Optimize(ctx, liarCurve{curveObjective{steps: 9}, "ignore"}, pruningOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range res.Trials {
+		if tr.Status != Complete || len(tr.Intermediates) != 9 {
+			t.Fatalf("trial %d that ran to the last step: %s with %d values", tr.ID, tr.Status, len(tr.Intermediates))
+		}
+	}
+	o := pruningOptions()
+	s, err := NewStudy(ctx, curveInfo(9), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := s.Ask(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Report(ctx, ts[0].ID, 10, 1); err == nil || !strings.Contains(err.Error(), "past the last step of a full evaluation, 9") {
+		t.Fatalf("a report at step 10 of 9: %v", err)
+	}
+}
+
+// curveInfo is curveObjective's Info for steps steps.
+func curveInfo(steps int) sdk.Info {
+	i, _ := curveObjective{steps: steps}.Info(context.Background())
+	return i
+}

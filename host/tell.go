@@ -86,7 +86,7 @@ func (s *Study) reportCurveLocked(id int, create bool) *trialCurve {
 	if s.mf != nil && !s.mf.pruned {
 		c = s.mf.curve(s.targetStepLocked(id))
 	}
-	c.points, c.pruned = slices.Clone(t.Intermediates), t.Stopping
+	c.points, c.pruned, c.full = slices.Clone(t.Intermediates), t.Stopping, s.fullStep()
 	if s.reports == nil {
 		s.reports = map[int]*trialCurve{}
 	}
@@ -137,11 +137,12 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 	t := s.trials[id]
 	evalErr = valueError(r, evalErr, s.info)
 	keepMeta(&r, id, s.log)
+	last, stopped := stoppedEarly(st.curve, st.pruned, s.fullStep())
 	switch {
 	case evalErr != nil:
 		t.Status, t.Error, t.Value = Failed, store.CleanError(evalErr.Error()), 0
-	case st.pruned:
-		t.Status, t.Value, t.Meta = Pruned, resultValue(s.info, r), keepFidelityStep(t.Meta, r.Meta)
+	case stopped:
+		t.Status, t.Value, t.Meta = Pruned, last, keepFidelityStep(t.Meta, r.Meta)
 	default:
 		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(s.info, r), r.Outputs, keepFidelityStep(t.Meta, r.Meta)
 	}
@@ -169,6 +170,15 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 		}
 	})
 	return nil
+}
+
+// fullStep is the last step of a full evaluation: the pruner's max step,
+// else the objective's MaxStep (0: not known).
+func (s *Study) fullStep() int {
+	if s.opts.Pruning.MaxStep > 0 {
+		return s.opts.Pruning.MaxStep
+	}
+	return s.info.MaxStep
 }
 
 // callback runs f, which calls the caller's callback name

@@ -102,6 +102,7 @@ type worker struct {
 	pruner   prune.Pruner // nil: no early stopping
 	minimize bool
 	info     sdk.Info // the stored study's objective
+	fullStep int      // the last step of a full evaluation (Study.fullStep)
 	prop     proposerRole
 	reclaim  sync.Mutex
 	lastRec  time.Time
@@ -227,7 +228,11 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 		return nil, err
 	}
 	imp := importedCount(ts)
-	w := &worker{db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, pruner: pruner, minimize: info.Minimize, info: info,
+	fullStep := opts.Pruning.MaxStep
+	if fullStep == 0 {
+		fullStep = info.MaxStep
+	}
+	w := &worker{fullStep: fullStep, db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, pruner: pruner, minimize: info.Minimize, info: info,
 		pool: newPool(opts, info, log), grace: opts.Grace, attempts: opts.Retries + 1,
 		budget: evaluationBudget(opts.Init, opts.Iters, opts.Batch) + imp, design: opts.Init, imported: imp}
 	w.prop = proposerRole{w: w}
@@ -495,13 +500,14 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	keepMeta(&r, t.ID, w.log)
 	t.EvalSeconds, t.StartedAt = time.Since(started).Seconds(), started
 	var pruned bool
-	t.Intermediates, pruned = curve.outcome()
+	t.Intermediates, pruned = curve.close()
+	last, stopped := stoppedEarly(t.Intermediates, pruned, w.fullStep)
 	switch {
 	case err != nil:
 		t.Status, t.Error = Failed, store.CleanError(err.Error())
 		w.log.Warn().Int("trial", t.ID).Int("attempt", t.Attempts).Err(err).Msg("evaluation failed")
-	case pruned:
-		t.Status, t.Value, t.Meta = Pruned, resultValue(w.info, r), r.Meta
+	case stopped:
+		t.Status, t.Value, t.Meta = Pruned, last, r.Meta
 	default:
 		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(w.info, r), r.Outputs, r.Meta
 	}
