@@ -497,12 +497,17 @@ func (s *Study) recommendFidelity(ctx context.Context) (*Recommendation, error) 
 		sign = -1
 	}
 	var ids []int
-	for i, t := range s.trials {
-		if t.Status == Complete {
-			ids = append(ids, i)
-			if best < 0 || sign*t.Value > sign*s.trials[best].Value {
-				best = i
+	for _, slice := range []bool{true, false} { // on the pinned slice when any is complete there (bestComplete)
+		for i, t := range s.trials {
+			if t.Status == Complete && (!slice || s.onSlice(t)) {
+				ids = append(ids, i)
+				if best < 0 || sign*t.Value > sign*s.trials[best].Value {
+					best = i
+				}
 			}
+		}
+		if best >= 0 {
+			break
 		}
 	}
 	if best < 0 {

@@ -231,3 +231,25 @@ func TestEveryParameterFixedRefused(t *testing.T) {
 		t.Fatalf("one free: %v", err)
 	}
 }
+
+// A study with fixed parameters recommends on its pinned slice, also when
+// a warm start imported better trials off it (its evaluated x̄ and its
+// refined x̄ alike), with and without a fidelity input.
+func TestRecommendOnPinnedSlice(t *testing.T) {
+	ctx := context.Background()
+	// Best at x0 = 0.9: every imported trial near it beats the slice.
+	f := func(_ context.Context, x []float64) (float64, error) { return -10*(x[0]-0.9)*(x[0]-0.9) - (x[1]-0.5)*(x[1]-0.5), nil }
+	for _, recommend := range []string{RecommendEvaluated, RecommendRefine} {
+		db := MemoryStorage()
+		sourceStudy(t, db, funcObjective{unitInfo(2), f}, Options{Acquisition: "ei", Iters: 6, Init: 4, Seed: 3})
+		o := Options{Acquisition: "ei", Iters: 2, Init: 2, Seed: 8, DB: db, Name: "new", WarmStart: []string{"old"},
+			Fixed: map[string]float64{"x0": 0.2}, Recommend: recommend, Grace: -1}
+		res, err := Optimize(ctx, funcObjective{unitInfo(2), f}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Best == nil || res.Best.X[0] != 0.2 {
+			t.Fatalf("%s: recommended %+v, off the slice x0 = 0.2", recommend, res.Best)
+		}
+	}
+}

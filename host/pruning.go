@@ -393,14 +393,37 @@ func (s *Study) anyComplete() bool {
 // the largest score among complete trials, the earliest among equals: the
 // GP sees pruned trials too, but a recommendation is a trial that ran to
 // its end. Without pruned trials this is the row with the largest score.
+// A study with fixed parameters recommends on its pinned slice: among the
+// trials there (s.onSlice) when any is complete.
 func (s *Study) bestComplete(ids []int, score []float64) int {
 	best := -1
-	for i, id := range ids {
-		if s.trials[id].Status == Complete && (best < 0 || score[i] > score[best]) {
-			best = i
+	for _, slice := range []bool{true, false} {
+		for i, id := range ids {
+			t := s.trials[id]
+			if t.Status == Complete && (!slice || s.onSlice(t)) && (best < 0 || score[i] > score[best]) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			break
 		}
 	}
 	return best
+}
+
+// onSlice reports whether trial t has the study's fixed parameters
+// (Options.Fixed) at their pinned values; every trial does without them.
+// Trials imported by a warm start, or asked for with other pins, may not.
+func (s *Study) onSlice(t Trial) bool {
+	if s.pins == nil {
+		return true
+	}
+	for i, v := range s.pins.x {
+		if !math.IsNaN(v) && t.X[i] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // curveOf is a trial's curve in the maximized sign convention.
