@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -340,6 +341,23 @@ func (s *Study) issue(ctx context.Context, it store.Iteration, U [][]float64, fi
 	return out, nil
 }
 
+// snapPinned is Snap of u with the pins (may be nil) set: before the snap,
+// so that the branch a pinned parent selects keeps its children's drawn
+// values (Snap sets inactive coordinates to their defaults), and again
+// after it, then inactive coordinates to their defaults once more (a pin
+// of a parameter its parent leaves inactive does not make it active).
+func (s *Space) snapPinned(u []float64, pins *pinning) []float64 {
+	if pins == nil {
+		return s.Snap(u)
+	}
+	v := slices.Clone(u)
+	pins.applyUnit(v)
+	v = s.Snap(v)
+	pins.applyUnit(v)
+	s.canonical(v)
+	return v
+}
+
 // distinct snaps the rows of X to the space, sets their pinned
 // coordinates (pins may be nil), and moves every point that coincides
 // (within dupTol) with an existing trial or an earlier row along its free
@@ -353,9 +371,7 @@ func (s *Study) distinct(X *mat.Dense, existing []Trial, t int, pins *pinning) [
 	r, _ := X.Dims()
 	out := make([][]float64, r)
 	for i := range r {
-		u := s.space.Snap(X.RawRowView(i))
-		pins.applyUnit(u)
-		s.space.canonical(u)
+		u := s.space.snapPinned(X.RawRowView(i), pins)
 		if collides(u, taken) {
 			v, ok := s.nudge(u, taken, rng, pins)
 			if !ok {
@@ -436,9 +452,7 @@ func (s *Study) nudge(u []float64, taken [][]float64, rng interface {
 			}
 			v[i] = clamp01(v[i] + step)
 		}
-		v = s.space.Snap(v)
-		pins.applyUnit(v)
-		s.space.canonical(v)
+		v = s.space.snapPinned(v, pins)
 		if !collides(v, taken) {
 			return v, true
 		}
@@ -448,9 +462,7 @@ func (s *Study) nudge(u []float64, taken [][]float64, rng interface {
 		for i := range v {
 			v[i] = rng.Float64()
 		}
-		v = s.space.Snap(v)
-		pins.applyUnit(v)
-		s.space.canonical(v)
+		v = s.space.snapPinned(v, pins)
 		if !collides(v, taken) {
 			return v, true
 		}

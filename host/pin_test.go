@@ -255,3 +255,32 @@ func TestRecommendOnPinnedSlice(t *testing.T) {
 		}
 	}
 }
+
+// Pinning a categorical parent keeps the drawn values of the children its
+// branch activates: the initial design stays a Latin hypercube on them
+// instead of putting every point drawn on another branch at the child's
+// default (0.5).
+func TestPinnedParentDesignSpreadsChildren(t *testing.T) {
+	info := sdk.Info{Name: "cond", Params: []sdk.Param{
+		{Name: "branch", Kind: sdk.Categorical, Choices: []string{"a", "b", "c"}},
+		{Name: "x1", Kind: sdk.Float, Low: 0, High: 1, ActiveIf: &sdk.Condition{Parent: "branch", Values: []string{"b"}}},
+		{Name: "z", Kind: sdk.Float, Low: 0, High: 1},
+	}}
+	o := baseOptions(4)
+	o.Init, o.Fixed = 9, map[string]float64{"branch": 1}
+	s, err := NewStudy(context.Background(), info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := s.Ask(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[float64]bool{}
+	for _, tr := range ts {
+		if tr.X[0] != 1 || math.IsNaN(tr.X[1]) || seen[tr.X[1]] {
+			t.Fatalf("design trial %d: %v (x1 must be active and distinct: %v)", tr.ID, tr.X, seen)
+		}
+		seen[tr.X[1]] = true
+	}
+}
