@@ -529,3 +529,25 @@ func curveInfo(steps int) sdk.Info {
 	i, _ := curveObjective{steps: steps}.Info(context.Background())
 	return i
 }
+
+// A pruned study resumed with an objective whose last step changed is
+// refused before anything is evaluated: its trials' steps would mean
+// another training length.
+func TestResumeRefusesChangedMaxStep(t *testing.T) {
+	ctx := context.Background()
+	db := MemoryStorage()
+	o := pruningOptions()
+	o.DB, o.Name, o.Grace, o.Iters = db, "s", -1, 2
+	if _, err := Optimize(ctx, curveObjective{steps: 9}, o); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStudy(ctx, db, "s", Options{Iters: 4, Proposer: randomProposer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.Run(ctx, curveObjective{steps: 18})
+	if !errors.Is(err, ErrObjectiveChanged) || !strings.Contains(err.Error(), "its last step (MaxStep) is 18, the study's 9") {
+		t.Fatalf("resume with MaxStep 18: %v", err)
+	}
+}

@@ -221,6 +221,11 @@ func attachObjective(ctx context.Context, obj sdk.Objective, name string, info s
 	if err == nil {
 		err = sameOutputs(info, got)
 	}
+	if err == nil && info.MaxStep != got.MaxStep && (o.Pruning.Rule != "" || o.MultiFidelity.Enabled) {
+		// The steps say how far a trial was trained: another last step
+		// would read half-trained values as full ones.
+		err = fmt.Errorf("its last step (MaxStep) is %d, the study's %d", got.MaxStep, info.MaxStep)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: objective %s, study %q: %w (restore the objective as the study has it, or start a new study that warm-starts from this one)", ErrObjectiveChanged, got.Name, name, err)
 	}
