@@ -131,6 +131,11 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 	if err := configure(ctx, l.Objective, name, o); err != nil {
 		return nil, inputError(err)
 	}
+	if rs, ok := l.Objective.(ReportsSupporter); ok && o.MultiFidelity.Enabled && !rs.SupportsReports() {
+		// Its trials would run in full whatever step they were proposed
+		// for, while the acquisition counted them at that step's cost.
+		return nil, inputError(fmt.Errorf("objective %s reports no intermediate values (sdk.Report), which multi-fidelity needs to stop a trial at its step: drop --multi-fidelity or report from the objective", name))
+	}
 	if rs, ok := l.Objective.(ReportsSupporter); ok && o.Pruning.Rule != "" && !rs.SupportsReports() {
 		o.Logger.Warn().Str("objective", name).Str("pruner", o.Pruning.Rule).Msg("the objective reports no intermediate values (sdk.Report): the pruner will stop no evaluation")
 	}

@@ -222,3 +222,19 @@ func TestStartWarnsPrunerWithoutReports(t *testing.T) {
 		t.Fatalf("log lacks the warning:\n%s", buf.String())
 	}
 }
+
+// Multi-fidelity with an objective that says it reports nothing is
+// refused: its trials would run in full whatever their step.
+func TestStartRefusesMultiFidelityWithoutReports(t *testing.T) {
+	info := unitInfo(1)
+	info.MaxStep = 5
+	_, err := Start(context.Background(), Launch{
+		Options:   Options{Name: "s", Iters: 1, Init: 2, MultiFidelity: MultiFidelity{Enabled: true}},
+		Objective: silentObjective{newConfigCounter(info)},
+		OpenDB:    func(context.Context) (*Storage, error) { return MemoryStorage(), nil },
+	})
+	var in *InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "multi-fidelity needs to stop a trial at its step") {
+		t.Fatalf("err %v, want an *InputError", err)
+	}
+}

@@ -169,8 +169,16 @@ func (p Pruning) pruner(info sdk.Info) (prune.Pruner, error) {
 	if maxStep == 0 {
 		maxStep = info.MaxStep
 	}
+	if p.MaxStep > 0 && info.MaxStep > 0 && p.MaxStep > info.MaxStep {
+		// Reports past the objective's MaxStep are refused: rungs there
+		// would never be reached.
+		return nil, fmt.Errorf("the pruner's max step %d is past the objective's last step (MaxStep) %d: drop it or set it at most %d", p.MaxStep, info.MaxStep, info.MaxStep)
+	}
 	switch p.Rule {
 	case PrunerMedian:
+		if maxStep > 0 && p.WarmupSteps >= maxStep {
+			return nil, fmt.Errorf("the median rule's warm-up of %d steps reaches the last step of a full evaluation, %d: it could stop nothing (lower the warm-up)", p.WarmupSteps, maxStep)
+		}
 		return prune.Median{StartupTrials: p.StartupTrials, WarmupSteps: p.WarmupSteps, MinTrials: p.MinTrials}, nil
 	case PrunerASHA:
 		if maxStep > 0 && p.MinStep >= maxStep {

@@ -551,3 +551,23 @@ func TestResumeRefusesChangedMaxStep(t *testing.T) {
 		t.Fatalf("resume with MaxStep 18: %v", err)
 	}
 }
+
+// Pruner settings that could stop nothing, or that name steps past the
+// objective's last, are refused.
+func TestPrunerStepsBeyondMaxStepRefused(t *testing.T) {
+	info := curveInfo(10)
+	for _, c := range []struct {
+		p    Pruning
+		want string
+	}{
+		{Pruning{Rule: PrunerMedian, WarmupSteps: 50}, "warm-up of 50 steps reaches the last step of a full evaluation, 10"},
+		{Pruning{Rule: PrunerASHA, MaxStep: 200, MinStep: 1, Eta: 3}, "max step 200 is past the objective's last step (MaxStep) 10"},
+	} {
+		if _, err := c.p.pruner(info); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
+		}
+	}
+	if _, err := (Pruning{Rule: PrunerMedian, WarmupSteps: 9}).pruner(info); err != nil {
+		t.Errorf("warm-up 9 of 10: %v", err)
+	}
+}
