@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -332,6 +333,9 @@ func runNew(cmd *cobra.Command, f *runFlags) error {
 		Objective: obj, ObjectiveName: f.objective, Fix: fix,
 		// Only with every input checked does the database get touched.
 		OpenDB: func(ctx context.Context) (*host.Storage, error) {
+			if err := warmStartDBExists(f.db, f.warmStart); err != nil {
+				return nil, err
+			}
 			db, err = openDB(ctx, sig, f.db, true, log)
 			return db, err
 		},
@@ -361,4 +365,17 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// warmStartDBExists refuses a warm start from a SQLite file that does not
+// exist yet, before it is created: the studies it names would be in it,
+// and a refused run must write nothing.
+func warmStartDBExists(db string, from []string) error {
+	if len(from) == 0 || host.IsPostgresURL(db) {
+		return nil
+	}
+	if _, err := os.Stat(db); errors.Is(err, os.ErrNotExist) {
+		return usagef("--warm-start %s: %s does not exist, so holds no study to start from (warm starts read studies of the same --db)", from[0], db)
+	}
+	return nil
 }

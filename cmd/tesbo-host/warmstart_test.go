@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,5 +59,18 @@ func TestRunWarmStart(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", c.args, r.code, r.stderr, c.want)
 		}
+	}
+}
+
+// A warm start from a SQLite file that does not exist is refused before
+// the file is created: a refused run writes nothing.
+func TestWarmStartMissingDBWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	r := cli(t, dir, "run", "--objective", "synthetic/branin", "--db", "new.db", "--warm-start", "old")
+	if r.code != 2 || !strings.Contains(r.stderr, "--warm-start old: new.db does not exist") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the refused run created new.db: %v", err)
 	}
 }
