@@ -48,6 +48,16 @@ type BatchLimiter interface {
 	BatchLimit() Limit
 }
 
+// PathSampler is implemented by Proposers that draw whole-function
+// posterior samples (gp.SamplePaths): PathSamples says how many paths of
+// how many features a batch of q points draws at once, so that the host
+// can refuse, before a study starts, a categorical space whose paths'
+// random phases would pass gp.MaxPathPhaseBytes (one per feature and
+// choice of every path).
+type PathSampler interface {
+	PathSamples(q int) (paths, features int)
+}
+
 // PendingAware is implemented by Proposers that account for
 // State.Pending, the points proposed earlier and still being evaluated,
 // as the method they implement intends: joint and greedy batch methods

@@ -6,6 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tesbo/tesbo/acq"
+	"github.com/tesbo/tesbo/gp"
 	"github.com/tesbo/tesbo/sdk"
 	"github.com/tesbo/tesbo/tes"
 )
@@ -108,6 +110,27 @@ func CheckObjective(info sdk.Info) error {
 		return err
 	}
 	return checkDim(space)
+}
+
+// checkPathPhases refuses a categorical space on which the acquisition p
+// (nil: none known) would draw sample paths whose random phases pass
+// gp.MaxPathPhaseBytes at batch q: every proposal would fail and fall
+// back to random points.
+func checkPathPhases(space *Space, p acq.Proposer, q int) error {
+	ps, ok := p.(acq.PathSampler)
+	if !ok {
+		return nil
+	}
+	choices := 0
+	for _, n := range space.Categories() {
+		choices += n
+	}
+	paths, features := ps.PathSamples(q)
+	if need := float64(paths) * float64(features) * float64(choices) * 8; choices > 0 && need > gp.MaxPathPhaseBytes {
+		return fmt.Errorf("the space's %d categorical choices need %.3g GB for the acquisition's %d sample paths of %d features (one random phase per feature and choice), more than the %.3g GB allowed (gp.MaxPathPhaseBytes): use fewer choices, fewer trusted maximizers (--trusted) or an acquisition without sample paths (--acq ei)",
+			choices, need/1e9, paths, features, gp.MaxPathPhaseBytes/1e9)
+	}
+	return nil
 }
 
 // checkDim refuses spaces with more than MaxDim parameters.

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +109,24 @@ func TestCheckStudyName(t *testing.T) {
 func TestMaxInitialDesignIsMaxInit(t *testing.T) {
 	if sdk.MaxInitialDesign != MaxInit {
 		t.Fatalf("sdk.MaxInitialDesign = %d, host.MaxInit = %d", sdk.MaxInitialDesign, MaxInit)
+	}
+}
+
+// A categorical space whose sample paths' random phases would pass
+// gp.MaxPathPhaseBytes is refused for an acquisition that draws them (the
+// default), before the study starts, and accepted for one that does not.
+func TestPathPhasesRefused(t *testing.T) {
+	choices := make([]string, sdk.MaxChoices)
+	for i := range choices {
+		choices[i] = "c" + strconv.Itoa(i)
+	}
+	info := sdk.Info{Name: "wide", Params: []sdk.Param{
+		{Name: "c", Kind: sdk.Categorical, Choices: choices}, {Name: "x", Kind: sdk.Float, Low: 0, High: 1}}}
+	_, err := NewStudy(context.Background(), info, Options{Iters: 1})
+	if err == nil || !strings.Contains(err.Error(), "65536 categorical choices need 2.62 GB for the acquisition's 5 sample paths of 1000 features") {
+		t.Fatalf("tes: %v", err)
+	}
+	if _, err := NewStudy(context.Background(), info, Options{Iters: 1, Acquisition: "ei"}); err != nil {
+		t.Fatalf("ei: %v", err)
 	}
 }

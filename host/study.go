@@ -166,6 +166,9 @@ func newStudy(info sdk.Info, o Options) (*Study, error) {
 			return nil, err
 		}
 	}
+	if err := checkPathPhases(space, prop, o.Batch); err != nil {
+		return nil, fmt.Errorf("objective %s: %w", info.Name, err)
+	}
 	pruner, err := o.Pruning.pruner(info)
 	if err != nil {
 		return nil, err

@@ -30,7 +30,23 @@ var (
 	_ acq.PendingAware     = (*Deliver)(nil)
 	_ acq.Sizer            = (*Deliver)(nil)
 	_ acq.MaximizerCarrier = (*Deliver)(nil)
+	_ acq.PathSampler      = (*proposer)(nil)
+	_ acq.PathSampler      = (*Deliver)(nil)
 )
+
+// PathSamples implements acq.PathSampler: one path per trusted maximizer
+// (Settings.Trusted, or max(5, q)).
+func (p *proposer) PathSamples(q int) (paths, features int) {
+	s := p.Scorer.Settings
+	paths = s.Trusted
+	if paths <= 0 {
+		paths = max(5, q)
+	}
+	return paths, s.Search.Features
+}
+
+// PathSamples implements acq.PathSampler (as the proposer it delivers).
+func (p *Deliver) PathSamples(q int) (paths, features int) { return p.TES.PathSamples(q) }
 
 // BatchLimit implements acq.BatchLimiter: at most MaxBatch points.
 func (p *proposer) BatchLimit() acq.Limit { return batchLimit }
