@@ -46,6 +46,12 @@ type Record struct {
 	BestObserved  *float64  `json:"best_observed"`
 	BestObservedX []float64 `json:"best_observed_x"`
 
+	// Stopped says, per trial of Batch, where an evaluation stopped early
+	// (a pruner, or a lower fidelity) ended: its last reported [step,
+	// value], null for a trial that ran in full or failed (whose Values
+	// entry says which). Absent when no trial of the batch was stopped.
+	Stopped []*[2]float64 `json:"stopped,omitempty"`
+
 	// Choices name the Categorical coordinates of Batch, BestX and
 	// BestObservedX (parameter name → choice name; the coordinates
 	// themselves are the choices' indices). Empty when the space has no
@@ -131,6 +137,21 @@ func (s *Study) report(ctx context.Context, obj sdk.Objective, batch []Trial) ([
 	return recs, nil
 }
 
+// addStopped adds trial t, of a batch of n, to Stopped: its last report
+// when it was stopped early, else null (Stopped stays nil until a trial
+// of the batch was stopped).
+func (rec *Record) addStopped(t Trial, n int) {
+	if t.Status == Pruned && len(t.Intermediates) > 0 {
+		if rec.Stopped == nil {
+			rec.Stopped = make([]*[2]float64, len(rec.Batch)-1, n)
+		}
+		p := t.Intermediates[len(t.Intermediates)-1]
+		rec.Stopped = append(rec.Stopped, &[2]float64{float64(p.Step), p.Value})
+	} else if rec.Stopped != nil {
+		rec.Stopped = append(rec.Stopped, nil)
+	}
+}
+
 // record builds iteration it's Record.
 func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *iterInfo, ts []Trial) (Record, error) {
 	rec := Record{Iter: it, FitS: info.fitS, ProposeS: info.proposeS, Batch: [][]float64{}, Values: []*float64{}}
@@ -143,6 +164,7 @@ func (s *Study) record(ctx context.Context, obj sdk.Objective, it int, info *ite
 		} else {
 			rec.Values = append(rec.Values, nil)
 		}
+		rec.addStopped(t, len(ts))
 		if !t.StartedAt.IsZero() && (first.IsZero() || t.StartedAt.Before(first)) {
 			first = t.StartedAt
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/tesbo/tesbo/sdk"
@@ -103,5 +104,40 @@ func checkRecordsFinite(t *testing.T, obj sdk.Objective, o Options, withRegret b
 		if withRegret && (r.Regret == nil || math.IsInf(*r.Regret, 0)) || r.BestValue == nil || math.IsInf(*r.BestValue, 0) {
 			t.Fatalf("iteration %d: regret %v, best value %v", r.Iter, r.Regret, r.BestValue)
 		}
+	}
+}
+
+// A record marks the batch's trials stopped early with their last
+// [step, value] (null for the others); a batch without one has no
+// "stopped" field.
+func TestRecordStopped(t *testing.T) {
+	o := pruningOptions()
+	var recs []Record
+	o.OnIteration = func(r Record) { recs = append(recs, r) }
+	res, err := Optimize(context.Background(), curveObjective{steps: 9}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := 0
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Stopped == nil {
+			if strings.Contains(string(b), `"stopped"`) {
+				t.Fatalf("iteration %d: %s", r.Iter, b)
+			}
+			continue
+		}
+		tr := res.Trials[len(res.Trials)-len(recs)+r.Iter-1] // batch 1: one trial per iteration
+		last := tr.Intermediates[len(tr.Intermediates)-1]
+		if len(r.Stopped) != 1 || r.Stopped[0] == nil || *r.Stopped[0] != [2]float64{float64(last.Step), last.Value} || tr.Status != Pruned {
+			t.Fatalf("iteration %d: stopped %v, trial %+v", r.Iter, r.Stopped, tr)
+		}
+		marked++
+	}
+	if marked == 0 || marked != res.Pruned {
+		t.Fatalf("%d records mark a stopped trial, %d pruned", marked, res.Pruned)
 	}
 }
