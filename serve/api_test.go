@@ -334,7 +334,7 @@ func TestSummaryStateBudget(t *testing.T) {
 		{"warm start finished", 22, 0, 0, 8, stateFinished},
 	} {
 		sm := &summary{Trials: c.complete + c.failed + c.pruned, Complete: c.complete, Failed: c.failed, Pruned: c.pruned,
-			Budget: 14, outside: c.outside}
+			Budget: 14, Outside: c.outside}
 		if err := sm.setState(nil); err != nil || sm.State != c.want {
 			t.Errorf("%s: state %q (%v), want %q", c.name, sm.State, err, c.want)
 		}

@@ -33,8 +33,11 @@ type summary struct {
 	Complete int    `json:"complete"`
 	Failed   int    `json:"failed"`
 	Pruned   int    `json:"pruned"` // stopped early (run --pruner)
-	Running  int    `json:"running"`
-	Pending  int    `json:"pending"`
+	// Outside counts the trials the study did not propose (imported by a
+	// warm start, attached or enqueued), which use up no budget.
+	Outside int `json:"outside"`
+	Running int `json:"running"`
+	Pending int `json:"pending"`
 	// Budget is the planned number of trials, Init + Iters·Batch.
 	Budget   int      `json:"budget"`
 	Minimize bool     `json:"minimize"`
@@ -59,7 +62,6 @@ type summary struct {
 	id      int64
 	params  []sdk.Param
 	opts    host.Options
-	outside int          // trials of negative iterations (store.Activity.Outside)
 	outputs []sdk.Output // the objective's declared outputs (none: one value)
 }
 
@@ -84,7 +86,7 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 		Trials: act.Trials, Complete: act.Complete, Failed: act.Failed, Pruned: act.Pruned, Running: act.Running, Pending: act.Pending,
 		Budget: opts.Init + opts.Iters*opts.Batch, Minimize: info.Minimize, Optimum: info.Optimum,
 		Created: row.CreatedAt, LastActivity: act.LastChange, id: row.ID, params: info.Params, opts: opts,
-		Outputs: outputsOf(info), outside: act.Outside, outputs: info.Outputs}
+		Outputs: outputsOf(info), outputs: info.Outputs, Outside: act.Outside}
 	sm.BestObserved = act.MaxValue
 	if info.Minimize {
 		sm.BestObserved = act.MinValue
@@ -131,7 +133,7 @@ func (sm *summary) setState(leaseErr error) error {
 		sm.State = stateNew
 	case inFlight > 0:
 		sm.State = stateInterrupted
-	case sm.Complete+sm.Failed+sm.Pruned-sm.outside >= sm.Budget:
+	case sm.Complete+sm.Failed+sm.Pruned-sm.Outside >= sm.Budget:
 		// A pruned trial uses up budget; one told or imported from
 		// outside the study's proposals (a warm start's) does not.
 		sm.State = stateFinished

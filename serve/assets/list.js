@@ -67,7 +67,7 @@
         td(s.objective + (s.minimize ? ' (min)' : '')),
         td(s.acquisition),
         td(s.state, 'state ' + s.state, s.holder || ''),
-        td(s.complete + (s.failed ? ' + ' + s.failed + ' failed' : '') + ' / ' + s.budget, 'num'),
+        td(evaluations(s), 'num'),
         td(fmt(s.best_observed), 'num'), td(fmt(s.recommendation), 'num'), td(fmt(s.regret), 'num'),
         td(ago(s.last_activity), '', new Date(s.last_activity).toLocaleString()));
     }
@@ -107,3 +107,15 @@
   $('state').addEventListener('change', (e) => { L.state = e.target.value; render(); });
   load();
 })();
+
+// evaluations is a study's evaluations against its budget: its own
+// finished trials (complete, stopped early or failed; not those imported
+// or attached, which use up no budget) / budget, with the others named.
+function evaluations(s) {
+  const notes = [];
+  if (s.pruned) notes.push(s.pruned + ' stopped');
+  if (s.failed) notes.push(s.failed + ' failed');
+  if (s.outside) notes.push(s.outside + ' imported or attached');
+  const own = s.complete + s.pruned + s.failed - s.outside;
+  return own + ' / ' + s.budget + (notes.length ? ' (' + notes.join(', ') + ')' : '');
+}
