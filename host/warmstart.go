@@ -84,7 +84,20 @@ type imported struct {
 	best    [][]float64 // WarmPrior: the native points for the design, best first
 	skipped int         // trials lacking a parameter or outside the space
 	stopped int         // pruned trials skipped: this study does not model them
+	repeats int         // trials skipped as one already imported (the same evaluation through another source)
 	dropped []string    // source parameters the space does not have
+	others  []string    // source studies of another objective (by name)
+}
+
+// origin names the evaluation behind trial t of study name: the trial a
+// warm start imported it from (its imported_from and imported_id), or t
+// itself. Two sources holding the same evaluation (a study and one that
+// warm-started from it) give it the same origin, and it is imported once.
+func origin(name string, t Trial) [2]string {
+	if from, ok := t.Meta["imported_from"]; ok && t.Iteration == ImportedIteration {
+		return [2]string{from, t.Meta["imported_id"]}
+	}
+	return [2]string{name, strconv.Itoa(t.ID)}
 }
 
 // checkWarmStart validates the warm-start options (after Normalized).
@@ -124,6 +137,7 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 		value float64 // maximizing
 	}
 	var pts []ranked
+	seen := map[[2]string]bool{}
 	for _, name := range s.opts.WarmStart {
 		row, st, err := loadSettings(ctx, db, name)
 		if errors.Is(err, store.ErrNotFound) {
@@ -138,6 +152,9 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 		}
 		if len(s.info.Outputs) == 0 && s.opts.WarmStartMode == WarmObservations && st.Info.Minimize != s.info.Minimize {
 			return nil, fmt.Errorf("warm start from %q: its objective %s the value, this one does the opposite: not the same objective (use the prior mode)", name, direction(st.Info.Minimize))
+		}
+		if st.Info.Name != s.info.Name {
+			imp.others = append(imp.others, name)
 		}
 		m, err := matchParams(st.Info.Params, s.space.params)
 		if err != nil {
@@ -162,7 +179,11 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 			case s.info.MaxStep > 0 && lastStep(t.Intermediates) > s.info.MaxStep:
 				imp.skipped++
 				continue
+			case seen[origin(name, t)]:
+				imp.repeats++
+				continue
 			}
+			seen[origin(name, t)] = true
 			x, ok := m.point(t.X)
 			var u []float64
 			if ok {
@@ -405,6 +426,13 @@ func (s *Study) logWarmStart(imp *imported) {
 	}
 	if len(imp.dropped) > 0 {
 		ev = ev.Strs("dropped_params", imp.dropped)
+	}
+	if imp.repeats > 0 {
+		ev = ev.Int("skipped_repeats", imp.repeats)
+	}
+	if len(imp.others) > 0 {
+		s.log.Warn().Strs("studies", imp.others).Str("objective", s.info.Name).Str("mode", s.opts.WarmStartMode).
+			Msg("warm start from studies of another objective (matched by parameter names): with the observations mode their values are read as this objective's; use the prior mode if it changed")
 	}
 	if s.opts.WarmStartMode == WarmPrior {
 		ev.Int("design_points", len(imp.best)).Msg("warm start: the initial design opens with the source studies' best points")

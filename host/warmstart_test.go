@@ -354,3 +354,28 @@ func TestWarmStartNothingFits(t *testing.T) {
 		t.Fatalf("err %v, want the warm start refused, counting the 5 skipped trials", err)
 	}
 }
+
+// Warm-starting from a study and from one that warm-started from it
+// imports each evaluation once: the second's imported copies of the
+// first's trials are skipped as repeats.
+func TestWarmStartSkipsRepeats(t *testing.T) {
+	ctx := context.Background()
+	db := MemoryStorage()
+	obj := hartmann6()
+	first := sourceStudy(t, db, obj, Options{Acquisition: "ei", Iters: 3, Init: 4, Seed: 3})
+	o := Options{Acquisition: "ei", Iters: 2, NoInit: true, Seed: 5, DB: db, Name: "w", WarmStart: []string{"old"}, Grace: -1}
+	mid, err := Optimize(ctx, obj, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Name, o.WarmStart, o.Seed = "both", []string{"old", "w"}, 6
+	s, err := NewStudy(ctx, unitInfo(6), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	own := len(mid.Trials) - len(first)
+	if got := s.importedTrials(); got != len(first)+own {
+		t.Fatalf("imported %d trials, want %d of old and %d of w's own", got, len(first), own)
+	}
+}
