@@ -317,20 +317,11 @@ func (c *trialCurve) report(step int, value float64, keep func(p Intermediate, s
 	return stop, nil
 }
 
-// outcome returns what the attempt reported: its values and whether it
-// was told to stop.
-func (c *trialCurve) outcome() ([]Intermediate, bool) {
-	if c == nil {
-		return nil, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.points), c.pruned
-}
-
-// close is outcome for an attempt that ended or a trial being told: a
-// report racing it is either in the outcome or refused, never accepted
-// and lost (nor, from an abandoned attempt, stored on the next one).
+// close returns what an attempt that ended, or a trial being told,
+// reported: its values and whether it was told to stop. Later reports are
+// refused: one racing it is either in the outcome or refused, never
+// accepted and lost (nor, from an abandoned attempt, stored on the next
+// one).
 func (c *trialCurve) close() ([]Intermediate, bool) {
 	if c == nil {
 		return nil, false

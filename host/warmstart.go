@@ -132,10 +132,6 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 		return nil, fmt.Errorf("warm start: objective %s has several outputs, and the prior mode ranks the source trials by one value: use the observations mode", s.info.Name)
 	}
 	imp := &imported{}
-	type ranked struct {
-		x     []float64
-		value float64 // maximizing
-	}
 	var pts []ranked
 	seen := map[[2]string]bool{}
 	for _, name := range s.opts.WarmStart {
@@ -221,18 +217,30 @@ func (s *Study) readWarmStart(ctx context.Context, db store.Storage) (*imported,
 		return nil, fmt.Errorf("warm start: no trial of %s can be used here (%d skipped for a parameter missing or outside this space's bounds, %d pruned ones this study does not model): start without --warm-start, or from a study of this space", strings.Join(s.opts.WarmStart, ", "), imp.skipped, imp.stopped)
 	}
 	if s.opts.WarmStartMode == WarmPrior {
-		sort.SliceStable(pts, func(i, j int) bool { return pts[i].value > pts[j].value })
-		for _, p := range pts {
-			if len(imp.best) == s.opts.Init {
-				break
-			}
-			if !slices.ContainsFunc(imp.best, func(b []float64) bool { return slices.EqualFunc(b, p.x, sameCoord) }) {
-				imp.best = append(imp.best, p.x)
-			}
-		}
-		imp.trials = nil
+		imp.pickBest(pts, s.opts.Init)
 	}
 	return imp, nil
+}
+
+// ranked is a source trial's point and its value, maximizing.
+type ranked struct {
+	x     []float64
+	value float64
+}
+
+// pickBest makes the prior mode's design points (at most n distinct,
+// best first) the import, in place of its trials.
+func (imp *imported) pickBest(pts []ranked, n int) {
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].value > pts[j].value })
+	for _, p := range pts {
+		if len(imp.best) == n {
+			break
+		}
+		if !slices.ContainsFunc(imp.best, func(b []float64) bool { return slices.EqualFunc(b, p.x, sameCoord) }) {
+			imp.best = append(imp.best, p.x)
+		}
+	}
+	imp.trials = nil
 }
 
 // stopsTrials reports whether the study stops evaluations early (a pruner
