@@ -59,6 +59,9 @@ type studyJSON struct {
 	Seed       string          `json:"seed"`
 	Batch      int             `json:"batch"`
 	Iterations []iterationJSON `json:"iterations"`
+	// Steps says that the study stops trials early (a pruner or
+	// multi-fidelity): the trial table shows each trial's last step.
+	Steps bool `json:"steps"`
 }
 
 func (s *Server) apiStudy(w http.ResponseWriter, r *http.Request) {
@@ -92,7 +95,7 @@ func (s *Server) loadStudy(ctx context.Context, name string) (*studyJSON, error)
 		return nil, err
 	}
 	out := &studyJSON{Summary: sm, Seed: fmt.Sprint(sm.opts.Seed), Batch: sm.opts.Batch,
-		Iterations: make([]iterationJSON, 0, len(its))}
+		Iterations: make([]iterationJSON, 0, len(its)), Steps: sm.opts.Pruning.Rule != "" || sm.opts.MultiFidelity.Enabled}
 	for _, p := range sm.params {
 		lo, hi := p.Bounds()
 		out.Params = append(out.Params, paramJSON{Name: p.Name, Kind: p.Kind.String(), Low: lo, High: hi, Choices: p.Choices})

@@ -70,7 +70,7 @@ func TestPrunedTrialsInTheWebView(t *testing.T) {
 	if pruned != res.Pruned {
 		t.Fatalf("%d pruned trials in the API, %d in the study", pruned, res.Pruned)
 	}
-	if body := get(t, srv, "/api/study?name=pr").Body.String(); !strings.Contains(body, fmt.Sprintf(`"pruned":%d`, pruned)) {
+	if body := get(t, srv, "/api/study?name=pr").Body.String(); !strings.Contains(body, fmt.Sprintf(`"pruned":%d`, pruned)) || !strings.Contains(body, `"steps":true`) {
 		t.Fatalf("summary lacks the pruned count: %s", body)
 	}
 	// The study's GP is the default curve model, over (x, step): the view
@@ -95,4 +95,7 @@ func TestPrunedTrialsInTheWebView(t *testing.T) {
 	waitJS(t, ctx, fmt.Sprintf(`document.getElementById('curves').dataset.curves === '%d' &&
 		!document.getElementById('curves-box').hidden && document.getElementById('f-pruned').textContent === '%d'`, len(got.Trials), pruned),
 		`[document.getElementById('curves').dataset.curves, document.getElementById('f-pruned').textContent]`, 15*time.Second)
+	// The trial table has a step column, filled for the pruned trials.
+	waitJS(t, ctx, `[...document.querySelectorAll('#trials thead th')].some((th) => th.textContent.trim() === 'step')`,
+		`[...document.querySelectorAll('#trials thead th')].map((th) => th.textContent)`, 5*time.Second)
 }

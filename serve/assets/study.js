@@ -61,6 +61,7 @@
     const [st, tr] = await Promise.all([getJSON('/api/study?' + Q), getJSON('/api/trials?' + Q)]);
     S.params = st.params;
     S.summary = st.summary;
+    S.steps = st.steps;
     S.iters = new Map();
     st.iterations.forEach(setIteration);
     S.trials = new Map();
@@ -469,6 +470,7 @@
       ['id', (t) => t.id], ['iter', (t) => t.iteration], ['status', (t) => t.status],
       ['value', (t) => t.value], ['attempts', (t) => t.attempts], ['eval s', (t) => t.eval_s],
     ];
+    if (S.steps) cols.splice(4, 0, ['step', (t) => t.step]); // the last reported step (stopped trials: where)
     S.params.slice(0, MAX_COLS).forEach((p, j) => cols.push([p.name, (t) => t.x[j], (v) => C.paramText(p, v, fmt)]));
     cols.push(['error', (t) => t.error || '']);
     return cols;
@@ -521,7 +523,7 @@
         } else if (show) {
           r.appendChild(el('td', show(v), 'num'));
         } else if (typeof v === 'number' || v === null) {
-          r.appendChild(el('td', name === 'id' || name === 'iter' || name === 'attempts' ? String(v) : fmt(v), 'num'));
+          r.appendChild(el('td', name === 'id' || name === 'iter' || name === 'attempts' || (name === 'step' && v != null) ? String(v) : fmt(v), 'num'));
         } else {
           r.appendChild(el('td', String(v)));
         }
