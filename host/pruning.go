@@ -209,7 +209,7 @@ type Intermediate struct {
 type trialCurve struct {
 	decide func(points []Intermediate) bool
 	keep   func(p Intermediate, stop bool) error
-	full   int // the last step of a full evaluation (0: not known); later steps are refused
+	full   int // the objective's MaxStep (0: none declared); later steps are refused
 
 	mu     sync.Mutex
 	points []Intermediate
@@ -231,7 +231,7 @@ func (s *Study) newCurve(id int) *trialCurve {
 	default:
 		return nil
 	}
-	c.keep, c.full = s.liveKeep(id), s.fullStep()
+	c.keep, c.full = s.liveKeep(id), s.info.MaxStep
 	return c
 }
 
@@ -301,7 +301,7 @@ func (c *trialCurve) report(step int, value float64, keep func(p Intermediate, s
 	case step < 0 || step > sdk.MaxStepLimit:
 		return false, fmt.Errorf("report: step %d outside [0, %d]", step, sdk.MaxStepLimit)
 	case c.full > 0 && step > c.full:
-		return false, fmt.Errorf("report: step %d is past the last step of a full evaluation, %d (the objective's MaxStep, or the pruner's max step)", step, c.full)
+		return false, fmt.Errorf("report: step %d is past the objective's last step (sdk.Info.MaxStep) %d", step, c.full)
 	case len(c.points) > 0 && step <= c.points[len(c.points)-1].Step:
 		return false, fmt.Errorf("report: step %d after step %d: steps must increase", step, c.points[len(c.points)-1].Step)
 	}
@@ -354,7 +354,7 @@ func (w *worker) newCurve(ctx context.Context, t *Trial) *trialCurve {
 	if w.pruner == nil {
 		return nil
 	}
-	return &trialCurve{full: w.fullStep, decide: func(p []Intermediate) bool {
+	return &trialCurve{full: w.info.MaxStep, decide: func(p []Intermediate) bool {
 		ts, err := loadTrials(ctx, w.db, w.id)
 		if err != nil {
 			w.log.Warn().Err(err).Int("trial", t.ID).Msg("could not read the study's trials to decide on stopping; the evaluation goes on")

@@ -519,7 +519,7 @@ func TestPrunedValueIsLastReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Report(ctx, ts[0].ID, 10, 1); err == nil || !strings.Contains(err.Error(), "past the last step of a full evaluation, 9") {
+	if _, err := s.Report(ctx, ts[0].ID, 10, 1); err == nil || !strings.Contains(err.Error(), "past the objective's last step (sdk.Info.MaxStep) 9") {
 		t.Fatalf("a report at step 10 of 9: %v", err)
 	}
 }
@@ -569,5 +569,22 @@ func TestPrunerStepsBeyondMaxStepRefused(t *testing.T) {
 	}
 	if _, err := (Pruning{Rule: PrunerMedian, WarmupSteps: 9}).pruner(info); err != nil {
 		t.Errorf("warm-up 9 of 10: %v", err)
+	}
+}
+
+// A pruner's max step below the objective's MaxStep leaves the objective
+// free to report up to its own last step (the first fix refused it, and
+// every evaluation failed).
+func TestPrunerMaxStepBelowObjectives(t *testing.T) {
+	o := pruningOptions()
+	o.Pruning = Pruning{Rule: PrunerASHA, MinStep: 1, Eta: 3, MaxStep: 9, Model: PruneModelLast}
+	res, err := Optimize(context.Background(), curveObjective{steps: 10}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range res.Trials {
+		if tr.Status == Failed {
+			t.Fatalf("trial %d failed: %s", tr.ID, tr.Error)
+		}
 	}
 }

@@ -86,7 +86,7 @@ func (s *Study) reportCurveLocked(id int, create bool) *trialCurve {
 	if s.mf != nil && !s.mf.pruned {
 		c = s.mf.curve(s.targetStepLocked(id))
 	}
-	c.points, c.pruned, c.full = slices.Clone(t.Intermediates), t.Stopping, s.fullStep()
+	c.points, c.pruned, c.full = slices.Clone(t.Intermediates), t.Stopping, s.info.MaxStep
 	if s.reports == nil {
 		s.reports = map[int]*trialCurve{}
 	}
@@ -172,13 +172,19 @@ func (s *Study) finish(ctx context.Context, id int, r sdk.Result, evalErr error,
 	return nil
 }
 
-// fullStep is the last step of a full evaluation: the pruner's max step,
-// else the objective's MaxStep (0: not known).
+// fullStep is the last step of a full evaluation: the objective's
+// MaxStep, else the pruner's max step (0: not known).
 func (s *Study) fullStep() int {
-	if s.opts.Pruning.MaxStep > 0 {
-		return s.opts.Pruning.MaxStep
+	return fullStepOf(s.info, s.opts.Pruning)
+}
+
+// fullStepOf is Study.fullStep for an objective's Info and pruning
+// settings.
+func fullStepOf(info sdk.Info, p Pruning) int {
+	if info.MaxStep > 0 {
+		return info.MaxStep
 	}
-	return s.info.MaxStep
+	return p.MaxStep
 }
 
 // callback runs f, which calls the caller's callback name

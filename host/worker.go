@@ -228,11 +228,7 @@ func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 		return nil, err
 	}
 	imp := importedCount(ts)
-	fullStep := opts.Pruning.MaxStep
-	if fullStep == 0 {
-		fullStep = info.MaxStep
-	}
-	w := &worker{fullStep: fullStep, db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, pruner: pruner, minimize: info.Minimize, info: info,
+	w := &worker{fullStep: fullStepOf(info, opts.Pruning), db: db, id: row.ID, name: name, h: h, o: o, log: log, obj: obj, pruner: pruner, minimize: info.Minimize, info: info,
 		pool: newPool(opts, info, log), grace: opts.Grace, attempts: opts.Retries + 1,
 		budget: evaluationBudget(opts.Init, opts.Iters, opts.Batch) + imp, design: opts.Init, imported: imp}
 	w.prop = proposerRole{w: w}
