@@ -526,9 +526,10 @@ func (s *Study) recommendFidelity(ctx context.Context) (*Recommendation, error) 
 	}
 	k, mean := acq.BestMeanAt(fr.gp, atFullTraining(U))
 	rec := s.evaluatedRec(ids[k], ds.native(mean[k]))
-	if !s.refine {
+	offSlice := !s.onSlice(s.trials[ids[k]])
+	if !s.refine && !offSlice {
 		return rec, nil
 	}
 	start := atFullTraining(mat.NewDense(1, d, s.trials[ids[k]].U))
-	return s.refineMean(ctx, fr.gp, modelCoords{fidelity: true}, start, pinsOverXT(s.pins, d, 1), mean[k], ds, rec)
+	return s.refineMean(ctx, fr.gp, modelCoords{fidelity: true}, start, pinsOverXT(s.pins, d, 1), sliceBest(mean[k], offSlice), ds, rec)
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"sync"
@@ -282,5 +283,36 @@ func TestPinnedParentDesignSpreadsChildren(t *testing.T) {
 			t.Fatalf("design trial %d: %v (x1 must be active and distinct: %v)", tr.ID, tr.X, seen)
 		}
 		seen[tr.X[1]] = true
+	}
+}
+
+// With no complete trial on the pinned slice (the study's own all failed
+// or were stopped), x̄ is the posterior mean's maximizer on the slice,
+// unevaluated, not an imported trial off it.
+func TestRecommendOnSliceWithoutTrialThere(t *testing.T) {
+	ctx := context.Background()
+	f := func(_ context.Context, x []float64) (float64, error) { return -10*(x[0]-0.9)*(x[0]-0.9) - (x[1]-0.5)*(x[1]-0.5), nil }
+	for _, recommend := range []string{RecommendEvaluated, RecommendRefine} {
+		db := MemoryStorage()
+		sourceStudy(t, db, funcObjective{unitInfo(2), f}, Options{Acquisition: "ei", Iters: 6, Init: 4, Seed: 3})
+		s, err := NewStudy(ctx, unitInfo(2), Options{Acquisition: "ei", Iters: 2, Init: 2, Seed: 8, DB: db, Name: "new",
+			WarmStart: []string{"old"}, Fixed: map[string]float64{"x0": 0.2}, Recommend: recommend})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := s.Ask(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range ts {
+			if err := s.Tell(ctx, tr.ID, 0, errors.New("crashed")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec, err := s.Recommend(ctx)
+		s.Close()
+		if err != nil || rec.X[0] != 0.2 || rec.TrialID != -1 {
+			t.Fatalf("%s: recommended %+v, %v; want an unevaluated point on x0 = 0.2", recommend, rec, err)
+		}
 	}
 }

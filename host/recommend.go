@@ -77,7 +77,8 @@ func (s *Study) recommend(ctx context.Context) (*Recommendation, error) {
 	_, mean := acq.BestMean(g)
 	best := s.bestComplete(ds.ids, mean)
 	rec := s.evaluatedRec(ds.ids[best], ds.native(mean[best]))
-	if !s.refine {
+	offSlice := !s.onSlice(s.trials[ds.ids[best]])
+	if !s.refine && !offSlice {
 		return rec, nil
 	}
 	// The best evaluated point is one of the local searches' starts (next
@@ -85,7 +86,18 @@ func (s *Study) recommend(ctx context.Context) (*Recommendation, error) {
 	// evaluated one for want of a start in its basin.
 	// Maximize copies its starts, so the row can be shared.
 	start := mat.NewDense(1, d, ds.X.RawRowView(best))
-	return s.refineMean(ctx, g, modelCoords{reg: reg}, start, s.pins.inRegion(reg), mean[best], ds, rec)
+	return s.refineMean(ctx, g, modelCoords{reg: reg}, start, s.pins.inRegion(reg), sliceBest(mean[best], offSlice), ds, rec)
+}
+
+// sliceBest is the mean a refined x̄ must beat: the best complete trial's,
+// or, when no complete trial lies on the pinned slice (offSlice), none —
+// x̄ is then the posterior mean's maximizer on the slice, unevaluated
+// (even in RecommendEvaluated), rather than a trial off it.
+func sliceBest(mean float64, offSlice bool) float64 {
+	if offSlice {
+		return math.Inf(-1)
+	}
+	return mean
 }
 
 // modelCoords maps points between the unit cube and the inputs of the GP
