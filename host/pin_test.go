@@ -291,7 +291,9 @@ func TestPinnedParentDesignSpreadsChildren(t *testing.T) {
 // unevaluated, not an imported trial off it.
 func TestRecommendOnSliceWithoutTrialThere(t *testing.T) {
 	ctx := context.Background()
-	f := func(_ context.Context, x []float64) (float64, error) { return -10*(x[0]-0.9)*(x[0]-0.9) - (x[1]-0.5)*(x[1]-0.5), nil }
+	f := func(_ context.Context, x []float64) (float64, error) {
+		return -10*(x[0]-0.9)*(x[0]-0.9) - (x[1]-0.5)*(x[1]-0.5), nil
+	}
 	for _, recommend := range []string{RecommendEvaluated, RecommendRefine} {
 		db := MemoryStorage()
 		sourceStudy(t, db, funcObjective{unitInfo(2), f}, Options{Acquisition: "ei", Iters: 6, Init: 4, Seed: 3})
