@@ -232,20 +232,24 @@ func loadPosterior(ctx context.Context, db store.Storage, name string, maxN int)
 // noModelReason says why a study whose iterations stored no model has
 // none, from its trials.
 func noModelReason(trials []Trial) string {
-	var inFlight, modelled int
+	var inFlight, modelled, failed int
 	for _, t := range trials {
 		switch {
 		case !t.Status.Done():
 			inFlight++
 		case t.Status.modelled():
 			modelled++
+		default:
+			failed++
 		}
 	}
 	switch {
+	case modelled == 0 && failed > 0 && inFlight == 0:
+		return fmt.Sprintf("no evaluation completed: all %d trials failed (tesbo-host trials shows why)", failed)
+	case modelled == 0 && failed > 0:
+		return fmt.Sprintf("no evaluation has completed yet: the %d finished so far failed, %d in flight (tesbo-host trials shows why)", failed, inFlight)
 	case inFlight > 0 || len(trials) == 0:
 		return "the initial design is still running"
-	case modelled == 0:
-		return fmt.Sprintf("no evaluation completed: all %d trials failed (tesbo-host trials shows why)", len(trials))
 	}
 	return "no BO iteration has fitted a model yet (the initial design is done)"
 }

@@ -274,3 +274,13 @@ func TestNoModelAllFailed(t *testing.T) {
 		t.Fatalf("LoadPosterior: %v", err)
 	}
 }
+
+func TestNoModelReasonInFlight(t *testing.T) {
+	ts := []Trial{{Status: Failed}, {Status: Failed}, {Status: Running}}
+	if r := noModelReason(ts); !strings.Contains(r, "the 2 finished so far failed, 1 in flight") {
+		t.Fatalf("reason %q", r)
+	}
+	if r := noModelReason([]Trial{{Status: Complete}, {Status: Pending}}); r != "the initial design is still running" {
+		t.Fatalf("reason %q", r)
+	}
+}
