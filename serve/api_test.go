@@ -372,3 +372,15 @@ func TestCSVOutputs(t *testing.T) {
 		}
 	}
 }
+
+// The evaluations cell counts the study's own finished trials against its
+// budget and names the stopped, failed and outside ones.
+func TestSummaryEvalText(t *testing.T) {
+	sm := &summary{Complete: 16, Pruned: 13, Failed: 2, Outside: 7, Budget: 29}
+	if got := sm.EvalText(); got != "24 / 29 (13 stopped, 2 failed, 7 imported or attached)" {
+		t.Fatalf("EvalText = %q", got)
+	}
+	if got := (&summary{Complete: 3, Budget: 5}).EvalText(); got != "3 / 5" {
+		t.Fatalf("EvalText = %q", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tesbo/tesbo/host"
@@ -120,6 +121,31 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 	return sm, nil
 }
 
+// Own counts the study's own finished trials: complete, stopped early or
+// failed, without those imported or attached (which use up no budget).
+func (sm *summary) Own() int { return sm.Complete + sm.Pruned + sm.Failed - sm.Outside }
+
+// EvalText is the study list's evaluations cell: the own finished trials
+// against the budget, naming the stopped, failed and outside ones (the
+// list's script, evaluations in list.js, writes the same).
+func (sm *summary) EvalText() string {
+	var notes []string
+	if sm.Pruned > 0 {
+		notes = append(notes, fmt.Sprintf("%d stopped", sm.Pruned))
+	}
+	if sm.Failed > 0 {
+		notes = append(notes, fmt.Sprintf("%d failed", sm.Failed))
+	}
+	if sm.Outside > 0 {
+		notes = append(notes, fmt.Sprintf("%d imported or attached", sm.Outside))
+	}
+	t := fmt.Sprintf("%d / %d", sm.Own(), sm.Budget)
+	if len(notes) > 0 {
+		t += " (" + strings.Join(notes, ", ") + ")"
+	}
+	return t
+}
+
 // setState derives the study's state from its counts and the answer of
 // CheckLease.
 func (sm *summary) setState(leaseErr error) error {
@@ -133,7 +159,7 @@ func (sm *summary) setState(leaseErr error) error {
 		sm.State = stateNew
 	case inFlight > 0:
 		sm.State = stateInterrupted
-	case sm.Complete+sm.Failed+sm.Pruned-sm.Outside >= sm.Budget:
+	case sm.Own() >= sm.Budget:
 		// A pruned trial uses up budget; one told or imported from
 		// outside the study's proposals (a warm start's) does not.
 		sm.State = stateFinished

@@ -96,7 +96,7 @@ func (d *Memory) Activity(ctx context.Context, studyID int64) (Activity, error) 
 		for _, t := range s.trials {
 			a.Trials++
 			a.Attempts += t.attempts
-			if t.iteration < 0 {
+			if t.iteration < 0 && t.status.Done() {
 				a.Outside++
 			}
 			switch t.status {

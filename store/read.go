@@ -16,9 +16,11 @@ type Activity struct {
 	Trials                             int
 	Pending, Running, Complete, Failed int
 	Pruned                             int // stopped early
-	// Outside counts the trials of negative iterations: told or imported
-	// from outside the study's own proposals (host.ExternalIteration,
-	// host.ImportedIteration), which use up none of its budget.
+	// Outside counts the finished trials of negative iterations: told or
+	// imported from outside the study's own proposals
+	// (host.ExternalIteration, host.ImportedIteration), which use up none
+	// of its budget. Complete + Failed + Pruned − Outside are the study's
+	// own finished trials.
 	Outside int
 	// Attempts is the sum of the trials' evaluation attempts (it grows on
 	// a retry, which changes nothing else).
@@ -49,7 +51,7 @@ func (d *DB) Activity(ctx context.Context, studyID int64) (Activity, error) {
 		        coalesce(sum(CASE WHEN status='complete' THEN 1 ELSE 0 END), 0),
 		        coalesce(sum(CASE WHEN status='failed' THEN 1 ELSE 0 END), 0),
 		        coalesce(sum(CASE WHEN status='pruned' THEN 1 ELSE 0 END), 0),
-		        coalesce(sum(CASE WHEN iteration < 0 THEN 1 ELSE 0 END), 0),
+		        coalesce(sum(CASE WHEN iteration < 0 AND status IN ('complete','failed','pruned') THEN 1 ELSE 0 END), 0),
 		        coalesce(sum(attempts), 0),
 		        max(CASE WHEN status='complete' THEN value END),
 		        min(CASE WHEN status='complete' THEN value END),

@@ -227,7 +227,8 @@
     const st = $('f-state');
     st.textContent = s.state + (s.holder ? ' (' + s.holder + ')' : '');
     st.className = 'state ' + s.state;
-    $('f-evals').textContent = s.complete + ' / ' + s.budget + (s.running ? ' (' + s.running + ' running)' : '');
+    $('f-evals').textContent = (s.complete + s.pruned + s.failed - s.outside) + ' / ' + s.budget +
+      (s.outside ? ' (+' + s.outside + ' imported or attached)' : '') + (s.running ? ' (' + s.running + ' running)' : '');
     $('f-failed').textContent = s.failed;
     $('f-pruned').textContent = s.pruned;
     $('f-best').textContent = fmt(s.best_observed);
