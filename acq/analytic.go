@@ -205,6 +205,15 @@ type Greedy struct {
 	Async bool
 }
 
+// PathSamples implements PathSampler: the Scorer's, when it draws sample
+// paths (mes), else none. Each greedy step scores one point.
+func (g Greedy) PathSamples(int) (paths, features int) {
+	if ps, ok := g.Scorer.(PathSampler); ok {
+		return ps.PathSamples(1)
+	}
+	return 0, 0
+}
+
 // Propose implements Proposer.
 func (g Greedy) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error) {
 	if err := checkState(s, q); err != nil {

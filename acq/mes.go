@@ -36,6 +36,15 @@ type mes struct {
 	Settings OptimizeSettings // path maximization (zero: see pathMaxima)
 }
 
+// PathSamples implements PathSampler: K paths per point scored, none
+// with the Gumbel approximation.
+func (e mes) PathSamples(int) (paths, features int) {
+	if e.Gumbel {
+		return 0, 0
+	}
+	return orDefault(e.Samples, 10), orDefault(e.Features, 1000)
+}
+
 // Prepare implements Scorer.
 func (e mes) Prepare(ctx context.Context, s *State, q int) (Func, error) {
 	if err := singlePoint("mes", s, q); err != nil {

@@ -121,6 +121,9 @@ type thompson struct {
 	Settings OptimizeSettings // path maximization (zero: see pathMaxima)
 }
 
+// PathSamples implements PathSampler: one path per batch point.
+func (t thompson) PathSamples(q int) (paths, features int) { return q, orDefault(t.Features, 1000) }
+
 // Propose implements Proposer.
 func (t thompson) Propose(ctx context.Context, s *State, q int) (*mat.Dense, error) {
 	if err := checkState(s, q); err != nil {

@@ -129,4 +129,12 @@ func TestPathPhasesRefused(t *testing.T) {
 	if _, err := NewStudy(context.Background(), info, Options{Iters: 1, Acquisition: "ei"}); err != nil {
 		t.Fatalf("ei: %v", err)
 	}
+	for _, o := range []Options{{Iters: 1, Acquisition: "mes"}, {Iters: 1, Acquisition: "ts", Batch: 5}} {
+		if _, err := NewStudy(context.Background(), info, o); err == nil || !strings.Contains(err.Error(), "gp.MaxPathPhaseBytes") {
+			t.Fatalf("%s batch %d: %v", o.Acquisition, o.Batch, err)
+		}
+	}
+	if _, err := NewStudy(context.Background(), info, Options{Iters: 1, Acquisition: "mes", AcqOptions: acq.Options{MESGumbel: true}}); err != nil {
+		t.Fatalf("mes with the Gumbel approximation: %v", err)
+	}
 }
