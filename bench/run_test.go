@@ -438,3 +438,22 @@ func TestOutputDirectoryLocked(t *testing.T) {
 		t.Fatalf("Run once the lock is released: %v", err)
 	}
 }
+
+// A suite with fewer iterations than its stored runs reports their first
+// iterations as complete runs, where the runs failed on the budget.
+func TestShorterSuiteReadsStoredRuns(t *testing.T) {
+	s := smokeSuite(t.TempDir())
+	s.Acquisitions = []string{"random"}
+	s.Iters = 3
+	if _, err := Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	s.Iters = 2
+	rep, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Count(StatusSkipped) != 1 || len(rep.Runs[0].Rows) != 2 {
+		t.Fatalf("shorter suite: %+v", rep.Runs)
+	}
+}
