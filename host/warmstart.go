@@ -438,9 +438,9 @@ func (s *Study) logWarmStart(imp *imported) {
 	if imp.repeats > 0 {
 		ev = ev.Int("skipped_repeats", imp.repeats)
 	}
-	if len(imp.others) > 0 {
-		s.log.Warn().Strs("studies", imp.others).Str("objective", s.info.Name).Str("mode", s.opts.WarmStartMode).
-			Msg("warm start from studies of another objective (matched by parameter names): with the observations mode their values are read as this objective's; use the prior mode if it changed")
+	if len(imp.others) > 0 && s.opts.WarmStartMode == WarmObservations {
+		s.log.Warn().Strs("studies", imp.others).Str("objective", s.info.Name).
+			Msg("warm start from studies of another objective (matched by parameter names): their values are read as this objective's; use the prior mode if it changed")
 	}
 	if s.opts.WarmStartMode == WarmPrior {
 		ev.Int("design_points", len(imp.best)).Msg("warm start: the initial design opens with the source studies' best points")
