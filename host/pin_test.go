@@ -238,16 +238,11 @@ func TestEveryParameterFixedRefused(t *testing.T) {
 // refined x̄ alike), with and without a fidelity input.
 func TestRecommendOnPinnedSlice(t *testing.T) {
 	ctx := context.Background()
-	// Best at x0 = 0.9: every imported trial near it beats the slice.
-	f := func(_ context.Context, x []float64) (float64, error) {
-		return -10*(x[0]-0.9)*(x[0]-0.9) - (x[1]-0.5)*(x[1]-0.5), nil
-	}
 	for _, recommend := range []string{RecommendEvaluated, RecommendRefine} {
-		db := MemoryStorage()
-		sourceStudy(t, db, funcObjective{unitInfo(2), f}, Options{Acquisition: "ei", Iters: 6, Init: 4, Seed: 3})
+		db := offSliceSource(t)
 		o := Options{Acquisition: "ei", Iters: 2, Init: 2, Seed: 8, DB: db, Name: "new", WarmStart: []string{"old"},
 			Fixed: map[string]float64{"x0": 0.2}, Recommend: recommend, Grace: -1}
-		res, err := Optimize(ctx, funcObjective{unitInfo(2), f}, o)
+		res, err := Optimize(ctx, funcObjective{unitInfo(2), offSliceBest}, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,12 +286,8 @@ func TestPinnedParentDesignSpreadsChildren(t *testing.T) {
 // unevaluated, not an imported trial off it.
 func TestRecommendOnSliceWithoutTrialThere(t *testing.T) {
 	ctx := context.Background()
-	f := func(_ context.Context, x []float64) (float64, error) {
-		return -10*(x[0]-0.9)*(x[0]-0.9) - (x[1]-0.5)*(x[1]-0.5), nil
-	}
 	for _, recommend := range []string{RecommendEvaluated, RecommendRefine} {
-		db := MemoryStorage()
-		sourceStudy(t, db, funcObjective{unitInfo(2), f}, Options{Acquisition: "ei", Iters: 6, Init: 4, Seed: 3})
+		db := offSliceSource(t)
 		s, err := NewStudy(ctx, unitInfo(2), Options{Acquisition: "ei", Iters: 2, Init: 2, Seed: 8, DB: db, Name: "new",
 			WarmStart: []string{"old"}, Fixed: map[string]float64{"x0": 0.2}, Recommend: recommend})
 		if err != nil {
@@ -317,4 +308,18 @@ func TestRecommendOnSliceWithoutTrialThere(t *testing.T) {
 			t.Fatalf("%s: recommended %+v, %v; want an unevaluated point on x0 = 0.2", recommend, rec, err)
 		}
 	}
+}
+
+// offSliceBest peaks at x0 = 0.9, far from the slice x0 = 0.2 the tests
+// pin: every trial near the peak beats the slice.
+func offSliceBest(_ context.Context, x []float64) (float64, error) {
+	return -10*(x[0]-0.9)*(x[0]-0.9) - (x[1]-0.5)*(x[1]-0.5), nil
+}
+
+// offSliceSource is a memory database holding study "old", run on
+// offSliceBest, to warm-start from.
+func offSliceSource(t *testing.T) *Storage {
+	db := MemoryStorage()
+	sourceStudy(t, db, funcObjective{unitInfo(2), offSliceBest}, Options{Acquisition: "ei", Iters: 6, Init: 4, Seed: 3})
+	return db
 }
