@@ -534,3 +534,47 @@ func (p *condRecorder) ProposeFidelity(ctx context.Context, s *acq.State, q int,
 	p.mu.Unlock()
 	return p.fixedFidelity.ProposeFidelity(ctx, s, q, cost)
 }
+
+// A multi-fidelity trial's step is stored when it is proposed: a study
+// reopened while the trial runs stops it where the uninterrupted one
+// would (it ran to the end: the step was stored only with the outcome).
+func TestFidelityStepStoredWithProposal(t *testing.T) {
+	ctx := context.Background()
+	db := tempDB(t)
+	o := mfOptions(&fixedFidelity{t: 0.45})
+	o.Batch, o.Init, o.Iters, o.DB, o.Name = 1, 2, 1, wrap(db), "mf"
+	info := unitInfo(2)
+	info.MaxStep = 10
+	s, err := NewStudy(ctx, info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		ts, err := s.Ask(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Tell(ctx, ts[0].ID, 10, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, err := s.Ask(ctx, 1)
+	if err != nil || ts[0].Meta[fidelityStepKey] != "5" {
+		t.Fatalf("asked %+v, %v", ts, err)
+	}
+	s.Close()
+	s, err = OpenStudy(ctx, wrap(db), "mf", Options{Proposer: &fixedFidelity{t: 0.45}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	in := s.InFlight()
+	if len(in) != 1 || in[0].Meta[fidelityStepKey] != "5" {
+		t.Fatalf("reopened in-flight trials %+v, want the step 5 kept", in)
+	}
+	for k := 1; k <= 5; k++ {
+		if p, err := s.Report(ctx, in[0].ID, k, float64(k)); err != nil || p != (k == 5) {
+			t.Fatalf("step %d: stop %v, %v; want stop only at 5", k, p, err)
+		}
+	}
+}

@@ -112,13 +112,17 @@ func conformReported(tr *transcript, d Storage) {
 	}
 	// Outside counts finished trials of negative iterations only: an
 	// enqueued one not yet run is not among the finished.
-	outside := []Trial{{ID: 2, Iteration: -1, Index: 0, X: []float64{0}, U: []float64{0.5}}, {ID: 3, Iteration: -1, Index: 1, X: []float64{1}, U: []float64{0.5}}}
+	outside := []Trial{{ID: 2, Iteration: -1, Index: 0, X: []float64{0}, U: []float64{0.5}}, {ID: 3, Iteration: -1, Index: 1, X: []float64{1}, U: []float64{0.5}, Meta: map[string]string{"fidelity_step": "3"}}}
 	tr.must("add outside", d.AddBatch(ctx, s.ID, Iteration{Iteration: -1}, outside), "ok")
 	tr.must("finish outside", d.FinishTrial(ctx, s.ID, &Trial{ID: 2, Status: Complete, Value: 1, Attempts: 1}), "ok")
 	a, err := d.Activity(ctx, s.ID)
 	tr.add("outside %d %v", a.Outside, err)
 	if a.Outside != 1 {
 		tr.t.Errorf("Outside = %d, want the one finished", a.Outside)
+	}
+	// A proposal's metadata is stored with it, before it finishes.
+	if ts := tr.trials(d, s.ID); ts[3].Meta["fidelity_step"] != "3" {
+		tr.t.Errorf("pending trial's meta read back as %v", ts[3].Meta)
 	}
 }
 

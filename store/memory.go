@@ -177,7 +177,7 @@ func (d *Memory) AddBatch(ctx context.Context, studyID int64, it Iteration, tria
 		ids, slots := map[int]bool{}, map[[2]int]bool{}
 		for i := range trials {
 			t := &trials[i]
-			x, u, err := newTrialRow(t, now)
+			x, u, meta, err := newTrialRow(t, now)
 			if err != nil {
 				return err
 			}
@@ -187,7 +187,7 @@ func (d *Memory) AddBatch(ctx context.Context, studyID int64, it Iteration, tria
 			}
 			ids[t.ID], slots[slot] = true, true
 			rows[i] = &memTrial{id: t.ID, iteration: t.Iteration, index: t.Index, x: x, u: u,
-				status: t.Status, created: now.UnixNano()}
+				status: t.Status, created: now.UnixNano(), meta: meta}
 		}
 		if s.iters[it.Iteration] == nil {
 			s.iters[it.Iteration] = &Iteration{Iteration: it.Iteration, Model: cloneRaw(it.Model),

@@ -86,23 +86,32 @@ func nanos(t time.Time) any {
 }
 
 // newTrialRow checks a trial AddBatch is given (pending or running;
-// Status "" means pending), stamps its creation
-// time and encodes its points for storage.
-func newTrialRow(t *Trial, now time.Time) (x, u string, err error) {
+// Status "" means pending), stamps its creation time and encodes its
+// points and metadata for storage (meta "" for none: NULL). A proposal's
+// metadata (a multi-fidelity trial's step) is stored with it, so that a
+// study reopened while the trial runs knows it.
+func newTrialRow(t *Trial, now time.Time) (x, u, meta string, err error) {
 	if t.Status == "" {
 		t.Status = Pending
 	}
 	if t.Status.Done() {
-		return "", "", fmt.Errorf("trial %d: new trials must be pending or running", t.ID)
+		return "", "", "", fmt.Errorf("trial %d: new trials must be pending or running", t.ID)
 	}
 	if x, err = encodeFloats(t.X); err != nil {
-		return "", "", fmt.Errorf("trial %d: x: %w", t.ID, err)
+		return "", "", "", fmt.Errorf("trial %d: x: %w", t.ID, err)
 	}
 	if u, err = encodeFloats(t.U); err != nil {
-		return "", "", fmt.Errorf("trial %d: u: %w", t.ID, err)
+		return "", "", "", fmt.Errorf("trial %d: u: %w", t.ID, err)
+	}
+	if len(t.Meta) > 0 {
+		b, err := json.Marshal(t.Meta)
+		if err != nil {
+			return "", "", "", fmt.Errorf("trial %d: meta: %w", t.ID, err)
+		}
+		meta = string(b)
 	}
 	t.CreatedAt = now
-	return x, u, nil
+	return x, u, meta, nil
 }
 
 // AddBatch records iteration it (unless a row for it exists already, e.g.
@@ -126,19 +135,23 @@ func (d *DB) AddBatch(ctx context.Context, studyID int64, it Iteration, trials [
 			return fmt.Errorf("iteration %d: %w", it.Iteration, err)
 		}
 		stmt, err := tx.PrepareContext(ctx,
-			`INSERT INTO trials(study_id, id, iteration, batch_index, x, u, status, created_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+			`INSERT INTO trials(study_id, id, iteration, batch_index, x, u, status, created_at, meta)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		for i := range trials {
 			t := &trials[i]
-			x, u, err := newTrialRow(t, now)
+			x, u, meta, err := newTrialRow(t, now)
 			if err != nil {
 				return err
 			}
-			if _, err := stmt.ExecContext(ctx, studyID, t.ID, t.Iteration, t.Index, x, u, string(t.Status), now.UnixNano()); err != nil {
+			var metaArg any
+			if meta != "" {
+				metaArg = meta
+			}
+			if _, err := stmt.ExecContext(ctx, studyID, t.ID, t.Iteration, t.Index, x, u, string(t.Status), now.UnixNano(), metaArg); err != nil {
 				return fmt.Errorf("trial %d: %w", t.ID, err)
 			}
 		}
