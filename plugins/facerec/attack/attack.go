@@ -139,7 +139,10 @@ func newAttack(ctx context.Context, cfg Config, f frs.FRS, log zerolog.Logger) (
 	if err != nil {
 		return nil, fmt.Errorf("facerec: attacker %s: %w", cfg.Attacker, err)
 	}
-	a.unedited, a.baseDesc = a.nearest(d), d
+	if a.unedited, err = a.nearest(d); err != nil {
+		return nil, fmt.Errorf("facerec: attacker %s: %w", cfg.Attacker, err)
+	}
+	a.baseDesc = d
 	log.Info().Str("attacker", cfg.Attacker).Int("gallery_faces", len(a.gallery.Entries)).
 		Str("nearest", a.unedited.Identity).Float64("distance", a.unedited.Distance).
 		Float64("threshold", cfg.Threshold).Msg("facerec attack ready (unedited attacker)")
@@ -180,9 +183,15 @@ func (a *Attack) findAttacker(ctx context.Context) error {
 	return nil
 }
 
-func (a *Attack) nearest(d []float64) Match {
+// nearest returns the gallery entry nearest to descriptor d, or an error
+// when no entry lies at a finite distance (values whose squares overflow,
+// from the FRS or in the gallery).
+func (a *Attack) nearest(d []float64) (Match, error) {
 	i, dist := a.gallery.Nearest(d)
-	return Match{Index: i, Identity: a.gallery.Entries[i].Name, Distance: dist}
+	if i < 0 {
+		return Match{}, fmt.Errorf("no gallery face lies at a finite distance from the descriptor (its values or the gallery's overflow): check the FRS backend and the gallery")
+	}
+	return Match{Index: i, Identity: a.gallery.Entries[i].Name, Distance: dist}, nil
 }
 
 // Config returns the attack's configuration with defaults filled in.
@@ -253,7 +262,10 @@ func (a *Attack) measure(ctx context.Context, o *Outcome, recheck func(float64) 
 		if err != nil {
 			return fmt.Errorf("facerec: %w", err)
 		}
-		o.Match, o.Shift = a.nearest(d), frs.Distance(d, a.baseDesc)
+		if o.Match, err = a.nearest(d); err != nil {
+			return fmt.Errorf("facerec: %w", err)
+		}
+		o.Shift = frs.Distance(d, a.baseDesc)
 		o.BelowThreshold = o.Distance < a.cfg.Threshold
 		if recheck(o.Distance) {
 			v, _, err := a.detect(ctx, o.Image, frs.SSD)
@@ -293,7 +305,8 @@ func (a *Attack) detect(ctx context.Context, img image.Image, det frs.Detector) 
 	if best < 0 || bestD > 0.5*iod {
 		return Match{}, nil, fmt.Errorf("%w (%d faces elsewhere; the edits may hide the face)", ErrNoFace, len(faces))
 	}
-	return a.nearest(faces[best].Descriptor), faces[best].Descriptor, nil
+	m, err := a.nearest(faces[best].Descriptor)
+	return m, faces[best].Descriptor, err
 }
 
 func centroid(lm []frs.Point) frs.Point {

@@ -433,3 +433,19 @@ func TestSetupFailureIsAnError(t *testing.T) {
 		t.Errorf("New with no face in the attacker photo: %v, %v", a, err)
 	}
 }
+
+// A descriptor no gallery face lies at a finite distance from (values
+// whose squares overflow) is an error, not an index out of range.
+func TestNearestOverflowIsAnError(t *testing.T) {
+	huge := make([]float64, frs.DescriptorLen)
+	for i := range huge {
+		huge[i] = 1e200
+	}
+	a := &Attack{gallery: &frs.Gallery{Entries: []frs.Entry{{Name: "a", Descriptor: make([]float64, frs.DescriptorLen)}}}}
+	if _, err := a.nearest(huge); err == nil || !strings.Contains(err.Error(), "finite distance") {
+		t.Fatalf("nearest of an overflowing descriptor: %v", err)
+	}
+	if m, err := a.nearest(make([]float64, frs.DescriptorLen)); err != nil || m.Identity != "a" {
+		t.Fatalf("nearest: %+v, %v", m, err)
+	}
+}
