@@ -186,6 +186,11 @@ func parseDuration(v string) (time.Duration, error) {
 		if ferr != nil {
 			return 0, fmt.Errorf("not a duration (e.g. 40s, 2m): %w", err)
 		}
+		// A float64 beyond a Duration's range (about 292 years) converts
+		// to a negative one.
+		if !(secs > 0) || secs > float64(math.MaxInt64/int64(time.Second)) {
+			return 0, fmt.Errorf("%s seconds is not a positive duration below %v", v, time.Duration(math.MaxInt64))
+		}
 		d = time.Duration(secs * float64(time.Second))
 	}
 	if d <= 0 {
