@@ -122,7 +122,7 @@ func fidelityOf(m MultiFidelity, p Pruning, info sdk.Info) (*fidelity, error) {
 	}
 	switch {
 	case info.MaxStep < 2:
-		return nil, fmt.Errorf("objective %s declares max step %d: a multi-fidelity study needs the last step of a full evaluation (sdk.Info.MaxStep ≥ 2)", info.Name, info.MaxStep)
+		return nil, fmt.Errorf("objective %s declares max step %d: a multi-fidelity study needs at least 2 steps (if a parameter sets them, e.g. cnn's epochs, raise it with --param epochs=N; a plugin author declares sdk.Info.MaxStep ≥ 2)", info.Name, info.MaxStep)
 	case len(info.Outputs) > 0:
 		return nil, fmt.Errorf("objective %s has %d outputs: a multi-fidelity study needs one", info.Name, len(info.Outputs))
 	}
