@@ -238,3 +238,31 @@ func TestStartRefusesMultiFidelityWithoutReports(t *testing.T) {
 		t.Fatalf("err %v, want an *InputError", err)
 	}
 }
+
+// refusingConfig refuses every Configure (its data went missing).
+type refusingConfig struct{ funcObjective }
+
+func (refusingConfig) Configure(context.Context, map[string]string) error {
+	return errors.New("data directory /gone: no such file")
+}
+
+// Resuming a study whose objective now refuses the stored parameters is
+// an *InputError, as making it would have been (exit 2 in the CLI).
+func TestResumeConfigureRefusalIsInput(t *testing.T) {
+	ctx := context.Background()
+	db := MemoryStorage()
+	o := Options{DB: db, Name: "s", Acquisition: "random", Iters: 2, Init: 2, Grace: -1}
+	if _, err := Optimize(ctx, newConfigCounter(unitInfo(1)), o); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStudy(ctx, db, "s", Options{Iters: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.Run(ctx, refusingConfig{newConfigCounter(unitInfo(1)).funcObjective})
+	var in *InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "/gone") {
+		t.Fatalf("err %v, want an *InputError", err)
+	}
+}

@@ -211,7 +211,7 @@ func (s *Study) attach(ctx context.Context, obj sdk.Objective) error {
 // objective's space (a dimension), which must then match the study's.
 func attachObjective(ctx context.Context, obj sdk.Objective, name string, info sdk.Info, o Options) error {
 	if err := configure(ctx, obj, info.Name, o); err != nil {
-		return err
+		return inputError(err) // as when the study was made (Start)
 	}
 	got, err := objectiveInfo(ctx, obj)
 	if err != nil {

@@ -40,7 +40,7 @@ func finish(ctx context.Context, sig *signals, o *host.Outcome, err error, out *
 			return interruptedError{code: code, err: fmt.Errorf("interrupted (%v) after %d completed evaluations; the study is saved. Resume with: tesbo-host resume --db %s --study %s",
 				context.Cause(ctx), n, shellQuote(host.Redact(dbPath)), shellQuote(study.Name()))}
 		}
-		return err
+		return inputUsage(err, db) // e.g. the objective refused the stored parameters: exit 2, as for run
 	}
 	if !jsonOut {
 		printSummary(os.Stdout, study, res, dbPath, false)
