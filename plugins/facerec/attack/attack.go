@@ -101,6 +101,9 @@ func newAttack(ctx context.Context, cfg Config, f frs.FRS, log zerolog.Logger) (
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.outputDirs(); err != nil {
+		return nil, err
+	}
 	a = &Attack{cfg: cfg, frs: f, log: log}
 	tag := "custom"
 	if f == nil {

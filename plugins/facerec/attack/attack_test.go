@@ -449,3 +449,17 @@ func TestNearestOverflowIsAnError(t *testing.T) {
 		t.Fatalf("nearest: %+v, %v", m, err)
 	}
 }
+
+// An output directory that cannot be made is refused when the attack is
+// set up (it was accepted and every save failed, logged only).
+func TestUnwritableSaveDirRefused(t *testing.T) {
+	cfg, f := fakeSetup(t)
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.SaveDir = filepath.Join(file, "x")
+	if _, err := newAttack(context.Background(), cfg, f, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "save_dir") {
+		t.Fatalf("save_dir under a file: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package attack
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -196,4 +197,16 @@ func (c Config) defaults() (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// outputDirs makes SaveDir and FigureDir, so that one that cannot be made
+// (under a file, without permission) is refused when the attack is set
+// up, not found out by the first save, whose failure is only logged.
+func (c Config) outputDirs() error {
+	for _, d := range []struct{ param, dir string }{{"save_dir", c.SaveDir}, {"figure_dir", c.FigureDir}} {
+		if err := os.MkdirAll(d.dir, 0o755); err != nil {
+			return fmt.Errorf("facerec: %s %s cannot be made: %w (choose a writable directory)", d.param, d.dir, err)
+		}
+	}
+	return nil
 }
