@@ -220,18 +220,27 @@ type trialCurve struct {
 // newCurve returns the Reporter of an attempt at trial id, or nil when the
 // study prunes nothing. Its values are stored as they come (liveKeep).
 func (s *Study) newCurve(id int) *trialCurve {
-	var c *trialCurve
-	switch {
-	case s.mf != nil && !s.mf.pruned:
-		s.mu.Lock()
-		c = s.mf.curve(s.targetStepLocked(id))
-		s.mu.Unlock()
-	case s.pruner != nil:
-		c = s.curveFor(id)
-	default:
+	if s.pruner == nil && (s.mf == nil || s.mf.pruned) {
 		return nil
 	}
-	c.keep, c.full = s.liveKeep(id), s.info.MaxStep
+	s.mu.Lock()
+	c := s.curveLocked(id)
+	s.mu.Unlock()
+	c.keep = s.liveKeep(id)
+	return c
+}
+
+// curveLocked returns a new curve for trial id that asks the study's
+// rule: its fidelity's stop (multi-fidelity) or its pruner (curveFor;
+// none stops nothing), and refuses steps past the objective's MaxStep.
+func (s *Study) curveLocked(id int) *trialCurve {
+	var c *trialCurve
+	if s.mf != nil && !s.mf.pruned {
+		c = s.mf.curve(s.targetStepLocked(id))
+	} else {
+		c = s.curveFor(id)
+	}
+	c.full = s.info.MaxStep
 	return c
 }
 
@@ -306,7 +315,7 @@ func (c *trialCurve) report(step int, value float64, keep func(p Intermediate, s
 		return false, fmt.Errorf("report: step %d after step %d: steps must increase", step, c.points[len(c.points)-1].Step)
 	}
 	p := Intermediate{Step: step, Value: value}
-	points := append(c.points[:len(c.points):len(c.points)], p)
+	points := append(c.points, p) // c.points keeps its length until keep succeeds
 	stop := c.pruned || c.decide(points)
 	if keep != nil {
 		if err := keep(p, stop); err != nil {

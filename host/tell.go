@@ -82,11 +82,8 @@ func (s *Study) reportCurveLocked(id int, create bool) *trialCurve {
 	if t.Status.Done() || (len(t.Intermediates) == 0 && !create) {
 		return nil
 	}
-	c := s.curveFor(id)
-	if s.mf != nil && !s.mf.pruned {
-		c = s.mf.curve(s.targetStepLocked(id))
-	}
-	c.points, c.pruned, c.full = slices.Clone(t.Intermediates), t.Stopping, s.info.MaxStep
+	c := s.curveLocked(id)
+	c.points, c.pruned = slices.Clone(t.Intermediates), t.Stopping
 	if s.reports == nil {
 		s.reports = map[int]*trialCurve{}
 	}
