@@ -233,14 +233,7 @@ func TestFidelityValidate(t *testing.T) {
 // step.
 func TestFidelityAskTell(t *testing.T) {
 	ctx := context.Background()
-	o := mfOptions(&fixedFidelity{t: 0.45})
-	o.Batch, o.Init, o.Iters = 1, 2, 1
-	info := unitInfo(2)
-	info.MaxStep = 10
-	s, err := NewStudy(ctx, info, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := halfFidelityStudy(t, nil)
 	for range 2 {
 		ts, err := s.Ask(ctx, 1)
 		if err != nil {
@@ -541,14 +534,7 @@ func (p *condRecorder) ProposeFidelity(ctx context.Context, s *acq.State, q int,
 func TestFidelityStepStoredWithProposal(t *testing.T) {
 	ctx := context.Background()
 	db := tempDB(t)
-	o := mfOptions(&fixedFidelity{t: 0.45})
-	o.Batch, o.Init, o.Iters, o.DB, o.Name = 1, 2, 1, wrap(db), "mf"
-	info := unitInfo(2)
-	info.MaxStep = 10
-	s, err := NewStudy(ctx, info, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := halfFidelityStudy(t, wrap(db))
 	for range 2 {
 		ts, err := s.Ask(ctx, 1)
 		if err != nil {
@@ -577,4 +563,23 @@ func TestFidelityStepStoredWithProposal(t *testing.T) {
 			t.Fatalf("step %d: stop %v, %v; want stop only at 5", k, p, err)
 		}
 	}
+}
+
+// halfFidelityStudy is a multi-fidelity study (study "mf" in db, or in
+// memory for a nil db) of a 2-d objective with 10 steps, an initial
+// design of 2 and one iteration whose point runs to t = 0.45: step 5.
+func halfFidelityStudy(t *testing.T, db *Storage) *Study {
+	t.Helper()
+	o := mfOptions(&fixedFidelity{t: 0.45})
+	o.Batch, o.Init, o.Iters = 1, 2, 1
+	if db != nil {
+		o.DB, o.Name = db, "mf"
+	}
+	info := unitInfo(2)
+	info.MaxStep = 10
+	s, err := NewStudy(context.Background(), info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
