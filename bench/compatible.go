@@ -16,9 +16,8 @@ import (
 )
 
 // incompatibleError reports a stored study started with other settings
-// than the suite's. Its run fails without rows: the stored iterations are
-// results of the other configuration and must not be mixed into this
-// suite's outputs.
+// than the suite's (compatible), which checkStored turns into the
+// suite's refusal; other errors of compatible are the database's.
 type incompatibleError struct{ err error }
 
 func (e *incompatibleError) Error() string { return e.err.Error() }

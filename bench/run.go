@@ -281,15 +281,11 @@ func (s *Suite) studyLogger() zerolog.Logger {
 // records it.
 func (r *runner) run(ctx context.Context, spec runSpec) (res runResult) {
 	t0 := time.Now()
-	incompatible := false
 	res.Spec = spec
 	defer func() {
 		res.Elapsed = time.Since(t0)
 		if p := recover(); p != nil {
 			res.Status, res.Err = StatusFailed, fmt.Sprintf("panic: %v", p)
-		}
-		if incompatible {
-			return // its stored iterations belong to another configuration
 		}
 		rows, err := r.rows(context.WithoutCancel(ctx), spec)
 		if err == nil {
@@ -299,8 +295,6 @@ func (r *runner) run(ctx context.Context, spec runSpec) (res runResult) {
 		}
 	}()
 	err := r.runStudy(ctx, spec, &res)
-	var ie *incompatibleError
-	incompatible = errors.As(err, &ie)
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
@@ -320,12 +314,11 @@ func (r *runner) runStudy(ctx context.Context, spec runSpec, res *runResult) err
 		return err
 	}
 	var study *host.Study
-	stored, err := r.db.Study(ctx, name)
+	_, err = r.db.Study(ctx, name)
 	switch {
 	case err == nil:
-		if err := r.compatible(ctx, stored, o); err != nil {
-			return err
-		}
+		// Its settings are the suite's: Run checked every stored study
+		// (checkStored) under the output directory's lock.
 		study, err = host.OpenStudy(ctx, hostStorage(r.db), name, host.Options{Iters: o.Iters, Proposer: proposer, Logger: o.Logger})
 		var beyond *host.BudgetError
 		if errors.As(err, &beyond) {
