@@ -186,6 +186,28 @@ func (s *Study) targetStepLocked(id int) int {
 	return s.mf.maxStep
 }
 
+// fidelityUnreported refuses, after the fact, an objective that reports
+// nothing: trial id of a multi-fidelity study, proposed to stop below the
+// last step, ended complete without one intermediate value. It ran in
+// full while the acquisition counted it at its step's cost, so going on
+// would spend full evaluations on a cost model that does not hold. A
+// plugin cannot say upfront that it never reports (the sdk serves every
+// objective as able to), hence the check on the first such trial, which
+// is stored before the study stops.
+func (s *Study) fidelityUnreported(id int) error {
+	if s.mf == nil || s.mf.pruned {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, target := s.trials[id], s.targetStepLocked(id)
+	if t.Status != Complete || target >= s.mf.maxStep || len(t.Intermediates) > 0 {
+		return nil
+	}
+	return inputError(fmt.Errorf("objective %s reported no intermediate value (sdk.Report) in trial %d, proposed to stop at step %d of %d: it ran in full, so multi-fidelity cannot save its cost (the trial is stored); report each step from the objective and resume, or start a new study without --multi-fidelity",
+		s.info.Name, id, target, s.mf.maxStep))
+}
+
 // fidelityCurve is the sdk.Reporter of an attempt that runs to step
 // target: it says stop once a step at or past target is reported, unless
 // target is the last step (the trial then completes).

@@ -70,6 +70,9 @@ func (l *localEngine) take(ctx context.Context) (*Trial, error) {
 // study recording each attempt's start and the outcome.
 func (l *localEngine) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	err := l.pool.evalTrial(ctx, evalCtx, l.obj, *t, l.s)
+	if err == nil {
+		err = l.s.fidelityUnreported(t.ID)
+	}
 	l.notify()
 	return err
 }

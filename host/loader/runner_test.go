@@ -145,3 +145,34 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) { return x[0], 
 		t.Fatalf("after both returned, get gave %p (%v) with %d idle: want one of the two copies and the other idle", c, err, len(pool.idle))
 	}
 }
+
+// A script Yaegi panics on (a constant called as a function) fails to
+// compile with one line naming the position, not a stack trace.
+func TestCompileInterpreterPanic(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bad.go")
+	if err := os.WriteFile(p, []byte(`package scripts
+
+import (
+	"context"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+func Info() sdk.Info {
+	return sdk.Info{Name: "bad", Params: []sdk.Param{sdk.Float("x", 0, 1)}}
+}
+
+func Evaluate(ctx context.Context, x []float64) (float64, error) { return x[0], nil }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := readScript(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = compileSource(src, false)
+	if err == nil || !strings.Contains(err.Error(), "compile: the interpreter failed on the script (src/tesboscript/bad.go:10:") ||
+		strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v, want one line naming bad.go:10", err)
+	}
+}

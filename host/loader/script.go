@@ -301,8 +301,8 @@ func compileSource(src *scriptSource, unrestrictedOK bool) (*Script, error) {
 			return nil, err
 		}
 	}
-	if _, err := i.Eval(`import script "tesboscript"`); err != nil {
-		return nil, fmt.Errorf("compile: %w", err)
+	if err := importScript(i); err != nil {
+		return nil, err
 	}
 	s := &Script{Kind: kind}
 	get := func(name string, dst any) error {
@@ -356,4 +356,20 @@ func scriptSymbols(unrestrictedOK bool) []interp.Exports {
 		}
 	}
 	return []interp.Exports{out}
+}
+
+// importScript compiles the script's package into i. Yaegi panics on
+// some type errors instead of returning them (calling a constant such as
+// sdk.Float: "reflect: NumIn of non-func type"); the panic becomes a
+// one-line compile error rather than a stack trace in the host's error.
+func importScript(i *interp.Interpreter) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("compile: the interpreter failed on the script (%v): the script probably does not type-check at that position", p)
+		}
+	}()
+	if _, err := i.Eval(`import script "tesboscript"`); err != nil {
+		return fmt.Errorf("compile: %w", err)
+	}
+	return nil
 }
