@@ -34,8 +34,11 @@
 //	            /usr/share/datasets/fashion-mnist, from Debian's
 //	            dataset-fashion-mnist; required for cifar10: the unpacked
 //	            cifar-10-batches-bin directory)
-//	train_size  training images used, the first N of the training set (default 10000)
-//	test_size   test images scored, the first N of the test set (default 2000)
+//	train_size  training images used, the first N of the training set
+//	            (default 10000, or all when the set has fewer; a larger
+//	            value given is refused)
+//	test_size   test images scored, the first N of the test set (default
+//	            2000, or all when fewer; a larger value given is refused)
 //	val_size    when positive, the N training images after the first
 //	            train_size are a validation set: the value is the accuracy
 //	            on them, and the test accuracy is metadata (test_accuracy),

@@ -104,6 +104,11 @@ type Settings struct {
 	Budget     time.Duration
 	Concurrent int    // trainings run at once in this process
 	Seed       uint64 // weights, shuffles and dropout masks
+
+	// trainGiven, testGiven: TrainSize and TestSize came from --param. A default
+	// larger than a small data set takes all of it; a size asked for
+	// must exist, or the study would run on fewer images than it says.
+	trainGiven, testGiven bool
 }
 
 // DefaultSettings returns the settings used until Configure says otherwise.
@@ -137,8 +142,10 @@ func parseSettings(params map[string]string) (Settings, error) {
 			s.DataDir, dirSet = v, true
 		case KeyTrainSize:
 			s.TrainSize, err = positiveInt(v)
+			s.trainGiven = true
 		case KeyTestSize:
 			s.TestSize, err = positiveInt(v)
+			s.testGiven = true
 		case KeyValSize:
 			s.ValSize, err = strconv.Atoi(v)
 			if err == nil && s.ValSize < 0 {
@@ -475,6 +482,19 @@ func score(net *nn.Net[float32], st nn.TrainStats, e *examples) float64 {
 type dataKey struct {
 	dataset, dir               string
 	trainSize, testSz, valSize int
+	trainGiven, testGiven      bool
+}
+
+// checkSizes refuses a train_size or test_size given beyond the data
+// set's nTrain training and nTest test images.
+func (k dataKey) checkSizes(nTrain, nTest int) error {
+	switch {
+	case k.trainGiven && k.trainSize > nTrain:
+		return fmt.Errorf("cnn: train_size %d exceeds the %d training images of %s: lower it", k.trainSize, nTrain, k.dataset)
+	case k.testGiven && k.testSz > nTest:
+		return fmt.Errorf("cnn: test_size %d exceeds the %d test images of %s: lower it", k.testSz, nTest, k.dataset)
+	}
+	return nil
 }
 
 // examples are standardized float32 images and their labels.
@@ -506,7 +526,7 @@ func (d *data) scored() *examples {
 
 // load reads and prepares the data set of s once per process.
 func (o *Objective) load(s Settings) (*data, error) {
-	key := dataKey{s.Dataset, s.DataDir, s.TrainSize, s.TestSize, s.ValSize}
+	key := dataKey{s.Dataset, s.DataDir, s.TrainSize, s.TestSize, s.ValSize, s.trainGiven, s.testGiven}
 	o.mu.Lock()
 	d, ok := o.data[key]
 	if !ok {
@@ -539,6 +559,9 @@ func (d *data) read(k dataKey) error {
 			return fmt.Errorf("cnn: train_size %d + val_size %d exceed the %d training images of %s: lower one of them", k.trainSize, k.valSize, n, k.dataset)
 		}
 		val = train.Slice(k.trainSize, k.trainSize+k.valSize)
+	}
+	if err := k.checkSizes(train.Len(), test.Len()); err != nil {
+		return err
 	}
 	train, test = train.Head(k.trainSize), test.Head(k.testSz)
 	// Standardize with the training subset's statistics only.
