@@ -123,7 +123,7 @@ func TestParseSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Settings{Dataset: DatasetFashion, DataDir: dataset.FashionMNISTDir, TrainSize: 500, TestSize: 100,
-		Epochs: 2.5, Budget: 2 * time.Minute, Concurrent: 2, Seed: 9}
+		Epochs: 2.5, Budget: 2 * time.Minute, Concurrent: 2, Seed: 9, trainGiven: true, testGiven: true}
 	if s != want {
 		t.Fatalf("settings %+v, want %+v", s, want)
 	}
