@@ -2,11 +2,14 @@ package bench
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tesbo/tesbo/host"
 )
 
 // KeyNoiseVar is the problem parameter that sets the run's observation-noise
@@ -173,6 +176,9 @@ func ParseBatches(items []string) ([]int, error) {
 		b := a
 		if err == nil && isRange {
 			b, err = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("bad batch size %q: too large (batch sizes are at most %d)", it, host.MaxBatch)
 		}
 		if err != nil || a < 1 || b < a {
 			return nil, fmt.Errorf("bad batch size %q: want N ≥ 1 or a range A-B with 1 ≤ A ≤ B", it)

@@ -182,6 +182,11 @@ func TestParseBatches(t *testing.T) {
 	if _, err := ParseBatches([]string{"1-100001"}); err == nil || !strings.Contains(err.Error(), "a range spans at most 10001 sizes") {
 		t.Errorf("a long range: %v", err)
 	}
+	for _, big := range []string{"99999999999999999999", "1-99999999999999999999"} {
+		if _, err := ParseBatches([]string{big}); err == nil || !strings.Contains(err.Error(), "too large (batch sizes are at most 1000)") {
+			t.Errorf("%s: %v", big, err)
+		}
+	}
 	got, err := ParseBatches([]string{"1", " 3", "10-12"})
 	if err != nil || !reflect.DeepEqual(got, []int{1, 3, 10, 11, 12}) {
 		t.Errorf("ParseBatches = %v, %v", got, err)
