@@ -294,7 +294,11 @@
 //     t = 1: otherwise a run whose mean peaks at an evaluated point spent
 //     every iteration on the cheapest step, where α/c(t) wins at any α.
 //     A batch is greedy: point j maximizes α(P ∪ {b}) − α(P) divided by
-//     c(t_b), P the trials in flight, x̄ and points 1..j−1. The queries
+//     c(t_b), P the trials in flight, x̄ and points 1..j−1; α(P) is
+//     estimated on the first |P| rows of α(P ∪ {b})'s own Monte-Carlo
+//     base points, which draw the same y_P (the Cholesky factor is lower
+//     triangular), so that α(P)'s error cancels in the difference instead
+//     of being divided by c(t_b) (Func.shareBasePoints). The queries
 //     are searched in Deliver's trust region around the point with the
 //     largest mean at t = 1, over x only (every fidelity stays open):
 //     searched over the whole cube, α/c(t) on AugmentedBranin went to the

@@ -92,6 +92,11 @@ func (p *Deliver) fidelityQuery(ctx context.Context, st *acq.State, s deliverSet
 		if err != nil {
 			return nil, err
 		}
+		// The gain is divided by the cost: it must not carry α(pending)'s
+		// own Monte-Carlo error (shareBasePoints).
+		if err := f.shareBasePoints(); err != nil {
+			return nil, err
+		}
 		mst := rst
 		if refine && i == 0 {
 			mst = fullFidelity(rst)

@@ -208,3 +208,70 @@ func TestFidelitySnap(t *testing.T) {
 		}
 	}
 }
+
+// A conditional gain α(P ∪ {b}) − α(P) at a cheap fidelity is a few
+// thousandths of a nat; estimated with α(P) on its own base points it
+// carries α(P)'s Monte-Carlo error (about 0.01–0.03 here), which divided
+// by the cost decides the fidelity. With the batch's base points shared
+// (shareBasePoints) the estimate tracks a 2^17-sample reference.
+func TestFidelityGainSharesBasePoints(t *testing.T) {
+	ctx := context.Background()
+	_, gt := fidelityGP(t, 0.5)
+	rng := rand.New(rand.NewPCG(9, 9))
+	xs := mat.NewDense(5, 3, nil)
+	for i := range 5 {
+		xs.Set(i, 0, rng.Float64())
+		xs.Set(i, 1, rng.Float64())
+		xs.Set(i, 2, 1)
+	}
+	P := mat.NewDense(4, 3, nil) // pending: near X*, at t = 1, 0.04, 0.5, 0.04
+	B := mat.NewDense(5, 3, nil) // candidates: near X*, at t = 1/27
+	for i := range 5 {
+		if i < 4 {
+			copy(P.RawRowView(i), xs.RawRowView(i))
+			P.Set(i, 0, P.At(i, 0)+0.05)
+			P.Set(i, 2, []float64{1, 0.04, 0.5, 0.04}[i])
+		}
+		copy(B.RawRowView(i), xs.RawRowView(i))
+		B.Set(i, 1, B.At(i, 1)+0.03)
+		B.Set(i, 2, 1.0/27)
+	}
+	gains := func(s Settings, seed uint64, share bool) []float64 {
+		m, err := modelAt(ctx, gt, rand.New(rand.NewPCG(1, 2)), xs, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := m.Func(1, P, rand.New(rand.NewPCG(seed, 3)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if share {
+			if err := f.shareBasePoints(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := make([]float64, 5)
+		for i := range out {
+			if out[i], _, err = f.Estimate(B.Slice(i, i+1, 0, 3).(*mat.Dense)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	ref := gains(Settings{BaseSamples: 1 << 17}, 99, true)
+	var errOwn, errShared float64
+	for seed := range uint64(10) {
+		own, shared := gains(Settings{}, seed, false), gains(Settings{}, seed, true)
+		for i := range ref {
+			errOwn += math.Abs(own[i] - ref[i])
+			errShared += math.Abs(shared[i] - ref[i])
+			if math.Abs(shared[i]-ref[i]) > 0.004 {
+				t.Errorf("seed %d, candidate %d: gain %.5f with shared base points, reference %.5f", seed, i, shared[i], ref[i])
+			}
+		}
+	}
+	if errShared > errOwn/4 {
+		t.Errorf("mean error %.5f with shared base points, %.5f without: want at most a quarter", errShared/50, errOwn/50)
+	}
+	t.Logf("reference %.5f; mean error %.5f shared, %.5f own", ref, errShared/50, errOwn/50)
+}

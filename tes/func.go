@@ -60,6 +60,70 @@ func (m *Model) Func(q int, pending *mat.Dense, rng *rand.Rand) (*Func, error) {
 	return f, nil
 }
 
+// shareBasePoints re-estimates α(P) with the pending points' rows of the
+// batch's own Monte-Carlo base points (headAlpha), so that the
+// conditional gain α(P ∪ B) − α(P) is a difference of two estimates on
+// the same random numbers. With α(P) from its own base points the
+// difference carries both errors (a few percent of α(P),
+// Settings.BaseSamples), which is harmless where α(P) is a constant of
+// the maximization but not where the gain is divided by a cost
+// (multi-fidelity): an error of the sign that inflates every gain made
+// the cheapest fidelity look best by the ratio of costs.
+func (f *Func) shareBasePoints() error {
+	if f.np == 0 {
+		return nil
+	}
+	a, ok, err := f.headAlpha(nil)
+	if err != nil {
+		return fmt.Errorf("tes: information gain of the pending points: %w", err)
+	}
+	if ok {
+		f.alpha0 = a
+	}
+	return nil
+}
+
+// headAlpha returns α(P ∪ X) for a batch X of fewer than q points (nil:
+// α(P)) on the first |P| + |X| rows of f's own Monte-Carlo base points.
+// y = m + L z with L lower triangular, so those rows draw y_{P ∪ X} as
+// the full draws would: a difference α(P ∪ B) − α(P ∪ X) of estimates on
+// one set of base points loses the error their common part shares. ok is
+// false where f's values are quadratures (near exact; nothing to share).
+func (f *Func) headAlpha(X *mat.Dense) (alpha float64, ok bool, err error) {
+	qt := f.np
+	if X != nil {
+		r, _ := X.Dims()
+		qt += r
+	}
+	head := func(b basePoints) basePoints {
+		return basePoints{Z: b.Z[:qt*b.N], W: b.W, N: b.N, Pairs: b.Pairs}
+	}
+	var eb []basePoints
+	var sb basePoints
+	switch {
+	case qt == 0 || qt >= f.q+f.np:
+		return 0, false, fmt.Errorf("tes: head of %d rows of a batch of %d", qt, f.q+f.np)
+	case f.m.ep != nil:
+		if len(f.epBase) == 0 || f.epBase[0].Quad {
+			return 0, false, nil
+		}
+		eb = make([]basePoints, len(f.epBase))
+		for i, b := range f.epBase {
+			eb[i] = head(b)
+		}
+	default:
+		if f.spBase.Quad || f.spBase.N == 0 {
+			return 0, false, nil
+		}
+		sb = head(f.spBase)
+	}
+	r, _, err := f.m.info(stackRows(f.pending, X), qt, eb, sb, false)
+	if err != nil {
+		return 0, false, err
+	}
+	return r.Alpha, true, nil
+}
+
 // basePoints returns fixed base points for a joint batch of qt points:
 // Gauss–Hermite for small qt, antithetic Monte Carlo otherwise.
 func (m *Model) basePoints(qt int, rng *rand.Rand) ([]basePoints, basePoints) {

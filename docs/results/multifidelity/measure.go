@@ -130,6 +130,14 @@ func methods() []method {
 			o.MultiFidelity = host.MultiFidelity{Enabled: true, CostFixed: *c0}
 			return o
 		}},
+		// Batches of 4 (the iterations bound as the single point's: a run
+		// ends at its budget's cost first).
+		{"mf-tes-b4", "", func(p problem) host.Options {
+			o := base(p, cheapIters(p))
+			o.Batch = 4
+			o.MultiFidelity = host.MultiFidelity{Enabled: true, CostFixed: *c0}
+			return o
+		}},
 	}
 }
 
