@@ -36,6 +36,16 @@ func inputError(err error) error {
 	return &InputError{Err: err}
 }
 
+// inputUnlessCancelled is inputError(err) unless ctx was cancelled: a
+// step cut short by the caller (a signal) failed for no fault of the
+// input.
+func inputUnlessCancelled(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	return inputError(err)
+}
+
 // StudyExistsError is Start's refusal of a study name a database not
 // shared by workers already holds: continue it with Resume instead.
 type StudyExistsError struct{ Name string }
@@ -129,7 +139,7 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 	o := l.Options.Normalized()
 	name := l.ObjectiveName
 	if err := configure(ctx, l.Objective, name, o); err != nil {
-		return nil, inputError(err)
+		return nil, inputUnlessCancelled(ctx, err)
 	}
 	if rs, ok := l.Objective.(ReportsSupporter); ok && o.MultiFidelity.Enabled && !rs.SupportsReports() {
 		// Its trials would run in full whatever step they were proposed
@@ -189,7 +199,7 @@ func Start(ctx context.Context, l Launch) (*Outcome, error) {
 		if l.Shared && errors.Is(err, store.ErrExists) {
 			return joinExisting(ctx, db, s, j) // another run created it first
 		}
-		return nil, inputError(err)
+		return nil, inputUnlessCancelled(ctx, err)
 	}
 	if l.Shared {
 		s.Close()

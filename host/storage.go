@@ -245,6 +245,20 @@ func addBatch(ctx context.Context, db store.TrialStore, studyID int64, it store.
 	return err
 }
 
+// addFinished is store's AddFinished for host Trials (which get their
+// creation times).
+func addFinished(ctx context.Context, db store.TrialStore, studyID int64, it store.Iteration, trials []Trial) error {
+	st := make([]store.Trial, len(trials))
+	for i, t := range trials {
+		st[i] = toStoreTrial(t)
+	}
+	err := db.AddFinished(ctx, studyID, it, st)
+	for i := range trials {
+		trials[i].CreatedAt = st[i].CreatedAt
+	}
+	return err
+}
+
 // finishTrial is store's FinishTrial for a host Trial (which, as there,
 // gets its finishing time when it has none).
 func finishTrial(ctx context.Context, db store.TrialStore, studyID int64, t *Trial) error {

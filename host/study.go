@@ -394,6 +394,9 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 		}
 	}
 	s.carried = carried
+	if err := s.importMissing(ctx, db); err != nil {
+		return nil, fmt.Errorf("study %q: %w", name, err)
+	}
 	if changed {
 		settings, err := encodeSettings(opts, st.Info)
 		if err != nil {

@@ -369,9 +369,9 @@ func (m *paramMatch) point(x []float64) ([]float64, bool) {
 
 // storeImported records the imported trials (WarmObservations) as
 // complete or pruned trials of ImportedIteration, with their intermediate
-// values, in two steps per batch as Attach
-// does (added, then finished): a process stopped between them leaves
-// them in flight, to be evaluated on resume like enqueued points.
+// values, in one transaction (store's AddFinished): a process stopped
+// while importing leaves all of them or none (then OpenStudy imports
+// them), never imports in flight that a resumed study would evaluate.
 func (s *Study) storeImported(ctx context.Context, imp *imported) error {
 	if len(imp.trials) == 0 {
 		return nil
@@ -380,25 +380,36 @@ func (s *Study) storeImported(ctx context.Context, imp *imported) error {
 		return fmt.Errorf("warm start: %d trials to import, more than %d (MaxTrials)", len(imp.trials), MaxTrials)
 	}
 	ts := make([]Trial, len(imp.trials))
+	now := time.Now()
 	for i, t := range imp.trials {
 		ts[i] = Trial{ID: len(s.trials) + i, Iteration: ImportedIteration, Index: i, X: t.X, U: t.U,
-			Status: Pending, Meta: t.Meta, Names: s.space.names}
+			Status: t.Status, Value: t.Value, Outputs: t.Outputs, Intermediates: t.Intermediates,
+			Attempts: 1, FinishedAt: now, Meta: t.Meta, Names: s.space.names}
 	}
-	if err := addBatch(ctx, s.db, s.id, store.Iteration{Iteration: ImportedIteration}, ts); err != nil {
+	if err := addFinished(ctx, s.db, s.id, store.Iteration{Iteration: ImportedIteration}, ts); err != nil {
 		return fmt.Errorf("warm start: %w", err)
-	}
-	for i := range ts {
-		ts[i].Status, ts[i].Value, ts[i].Attempts, ts[i].FinishedAt = imp.trials[i].Status, imp.trials[i].Value, 1, time.Now()
-		ts[i].Outputs, ts[i].Intermediates = imp.trials[i].Outputs, imp.trials[i].Intermediates
-		if err := finishTrial(ctx, s.db, s.id, &ts[i]); err != nil {
-			return fmt.Errorf("warm start: %w", err)
-		}
 	}
 	s.mu.Lock()
 	s.trials = append(s.trials, ts...)
 	s.version += len(ts)
 	s.mu.Unlock()
 	return nil
+}
+
+// importMissing stores the imports of a warm start of observations that
+// the study's creation did not get to (the process stopped between
+// storing the study and its imports): a study with such a warm start and
+// no trial at all imports them now, as its creation would have.
+func (s *Study) importMissing(ctx context.Context, db store.Storage) error {
+	if len(s.opts.WarmStart) == 0 || s.opts.WarmStartMode != WarmObservations || len(s.trials) > 0 {
+		return nil
+	}
+	imp, err := s.readWarmStart(ctx, db)
+	if err != nil {
+		return err
+	}
+	s.logWarmStart(imp)
+	return s.storeImported(ctx, imp)
 }
 
 // importedCount counts the trials a warm start imported.

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"database/sql"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -377,5 +378,45 @@ func TestWarmStartSkipsRepeats(t *testing.T) {
 	own := len(mid.Trials) - len(first)
 	if got := s.importedTrials(); got != len(first)+own {
 		t.Fatalf("imported %d trials, want %d of old and %d of w's own", got, len(first), own)
+	}
+}
+
+// A study stored without its warm start's imports (they are one
+// transaction, so a process stopped while importing leaves all of them or
+// none; none here: the rows are deleted as a kill before that transaction
+// leaves them) imports them when it is reopened, and goes on as the study
+// that was never stopped.
+func TestWarmStartImportedOnReopen(t *testing.T) {
+	path := t.TempDir() + "/w.db"
+	raw := openDB(t, path, true)
+	sourceStudy(t, wrap(raw), hartmann6(), Options{Acquisition: "ei", Iters: 4, Init: 4, Seed: 3})
+	o := Options{Batch: 2, Iters: 3, NoInit: true, Seed: 4, WarmStart: []string{"old"}, DB: wrap(raw), Grace: -1}
+	o.Name = "whole"
+	want, err := Optimize(context.Background(), hartmann6(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Name = "st"
+	s, err := NewStudy(context.Background(), unitInfo(6), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	raw.Close()
+	sq, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DELETE FROM trials WHERE study_id=(SELECT id FROM studies WHERE name='st')`,
+		`DELETE FROM iterations WHERE study_id=(SELECT id FROM studies WHERE name='st')`} {
+		if _, err := sq.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sq.Close()
+	got := reopenAndRun(t, path, Options{}, hartmann6())
+	sameTrials(t, want.Trials, got)
+	if got[0].Iteration != ImportedIteration || got[0].Meta["imported_from"] != "old" {
+		t.Fatalf("first trial %+v, want an import from old", got[0])
 	}
 }

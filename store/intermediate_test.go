@@ -223,3 +223,36 @@ func checkMigratedV4(t *testing.T, d *DB) {
 		t.Fatal("the rebuilt table accepts any status")
 	}
 }
+
+// conformImported: AddFinished stores trials finished elsewhere with
+// their outcomes (values, curves, outputs, metadata) in one transaction;
+// one that cannot be stored leaves none of the batch, nor its iteration.
+func conformImported(tr *transcript, d Storage) {
+	ctx := context.Background()
+	s := conformStudy(tr, d, "w")
+	tr.must("add one", d.AddBatch(ctx, s.ID, Iteration{}, []Trial{{ID: 0, X: []float64{0}, U: []float64{0}}}), "ok")
+	bad := []Trial{
+		{ID: 1, Iteration: -2, Index: 0, X: []float64{0.5}, U: []float64{0.5}, Status: Complete, Value: 2, Attempts: 1},
+		{ID: 0, Iteration: -2, Index: 1, X: []float64{0.5}, U: []float64{0.5}, Status: Complete, Value: 3, Attempts: 1},
+	}
+	tr.must("import over a taken ID", d.AddFinished(ctx, s.ID, Iteration{Iteration: -2}, bad), ErrConflict.Error())
+	tr.must("import an unfinished trial", d.AddFinished(ctx, s.ID, Iteration{Iteration: -2}, []Trial{{ID: 1, Iteration: -2, X: []float64{0}, U: []float64{0}}}), "error")
+	its, err := d.Iterations(ctx, s.ID)
+	tr.add("iterations %d %v", len(its), err)
+	if ts := tr.trials(d, s.ID); len(ts) != 1 || len(its) != 1 {
+		tr.t.Errorf("after refused imports: %d trials, %d iterations; want the one added and its iteration", len(ts), len(its))
+	}
+	ok := []Trial{
+		{ID: 1, Iteration: -2, Index: 0, X: []float64{0.25}, U: []float64{0.25}, Status: Complete, Value: 0.1 + 0.2, Attempts: 1,
+			Intermediates: []Intermediate{{1, 0.5}, {3, 0.1 + 0.2}}, Meta: map[string]string{"imported_from": "old"}},
+		{ID: 2, Iteration: -2, Index: 1, X: []float64{0.75}, U: []float64{0.75}, Status: Pruned, Value: -math.SmallestNonzeroFloat64, Attempts: 1,
+			Intermediates: []Intermediate{{1, -math.SmallestNonzeroFloat64}}},
+	}
+	tr.must("import", d.AddFinished(ctx, s.ID, Iteration{Iteration: -2}, ok), "ok")
+	tr.must("finish an imported trial", d.FinishTrial(ctx, s.ID, &Trial{ID: 1, Status: Complete, Value: 1, Attempts: 1}), ErrConflict.Error())
+	ts := tr.trials(d, s.ID)
+	if len(ts) != 3 || ts[1].Status != Complete || interBits(ts[1].Intermediates) != interBits(ok[0].Intermediates) ||
+		ts[1].Meta["imported_from"] != "old" || ts[2].Status != Pruned || ts[1].FinishedAt.IsZero() || ts[1].CreatedAt.IsZero() {
+		tr.t.Errorf("imported trials read back: %+v", ts)
+	}
+}

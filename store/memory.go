@@ -173,33 +173,72 @@ func (d *Memory) AddBatch(ctx context.Context, studyID int64, it Iteration, tria
 		if err != nil {
 			return err
 		}
-		rows := make([]*memTrial, len(trials))
-		ids, slots := map[int]bool{}, map[[2]int]bool{}
+		return s.addRows(it, trials, now)
+	})
+	if err != nil {
+		return fmt.Errorf("add batch: %w", err)
+	}
+	return nil
+}
+
+// AddFinished is DB.AddFinished.
+func (d *Memory) AddFinished(ctx context.Context, studyID int64, it Iteration, trials []Trial) error {
+	outs := make([]memOutcome, len(trials))
+	for i := range trials {
+		var err error
+		if outs[i], err = prepareMemOutcome("add finished", &trials[i]); err != nil {
+			return err
+		}
+	}
+	now := time.Now()
+	err := d.write(ctx, func() error {
+		s, err := d.m.study(studyID)
+		if err != nil {
+			return err
+		}
+		if err := s.addRows(it, pendingCopies(trials), now); err != nil {
+			return err
+		}
 		for i := range trials {
-			t := &trials[i]
-			x, u, meta, err := newTrialRow(t, now)
-			if err != nil {
+			if err := s.finish(&trials[i], outs[i]); err != nil {
 				return err
 			}
-			slot := [2]int{t.Iteration, t.Index}
-			if s.trials[t.ID] != nil || ids[t.ID] || slots[slot] || s.hasSlot(slot) {
-				return fmt.Errorf("trial %d: %w: the ID or (iteration, index) is taken", t.ID, ErrConflict)
-			}
-			ids[t.ID], slots[slot] = true, true
-			rows[i] = &memTrial{id: t.ID, iteration: t.Iteration, index: t.Index, x: x, u: u,
-				status: t.Status, created: now.UnixNano(), meta: meta}
-		}
-		if s.iters[it.Iteration] == nil {
-			s.iters[it.Iteration] = &Iteration{Iteration: it.Iteration, Model: cloneRaw(it.Model),
-				FitSeconds: it.FitSeconds, ProposeSeconds: it.ProposeSeconds, Record: cloneRaw(it.Record)}
-		}
-		for _, r := range rows {
-			s.trials[r.id] = r
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("add batch: %w", err)
+		return fmt.Errorf("add finished: %w", err)
+	}
+	for i := range trials {
+		trials[i].CreatedAt = now
+	}
+	return nil
+}
+
+// addRows is AddBatch's work under the write lock.
+func (s *memStudy) addRows(it Iteration, trials []Trial, now time.Time) error {
+	rows := make([]*memTrial, len(trials))
+	ids, slots := map[int]bool{}, map[[2]int]bool{}
+	for i := range trials {
+		t := &trials[i]
+		x, u, meta, err := newTrialRow(t, now)
+		if err != nil {
+			return err
+		}
+		slot := [2]int{t.Iteration, t.Index}
+		if s.trials[t.ID] != nil || ids[t.ID] || slots[slot] || s.hasSlot(slot) {
+			return fmt.Errorf("trial %d: %w: the ID or (iteration, index) is taken", t.ID, ErrConflict)
+		}
+		ids[t.ID], slots[slot] = true, true
+		rows[i] = &memTrial{id: t.ID, iteration: t.Iteration, index: t.Index, x: x, u: u,
+			status: t.Status, created: now.UnixNano(), meta: meta}
+	}
+	if s.iters[it.Iteration] == nil {
+		s.iters[it.Iteration] = &Iteration{Iteration: it.Iteration, Model: cloneRaw(it.Model),
+			FitSeconds: it.FitSeconds, ProposeSeconds: it.ProposeSeconds, Record: cloneRaw(it.Record)}
+	}
+	for _, r := range rows {
+		s.trials[r.id] = r
 	}
 	return nil
 }
@@ -288,37 +327,58 @@ func deref(v *float64) float64 {
 
 // FinishTrial is DB.FinishTrial.
 func (d *Memory) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
-	value, meta, err := outcome("finish", t)
+	o, err := prepareMemOutcome("finish", t)
 	if err != nil {
 		return err
-	}
-	outputs, err := memOutputs("finish", t)
-	if err != nil {
-		return err
-	}
-	if t.FinishedAt.IsZero() {
-		t.FinishedAt = time.Now()
 	}
 	err = d.write(ctx, func() error {
 		s, err := d.m.study(studyID)
 		if err != nil {
 			return err
 		}
-		r, err := s.inFlight(t.ID)
-		if err != nil {
-			return err
-		}
-		r.status, r.value, r.errText, r.attempts = t.Status, deref(value), CleanError(t.Error), t.Attempts
-		if !t.StartedAt.IsZero() {
-			r.started = t.StartedAt.UnixNano()
-		}
-		r.finished, r.evalSeconds, r.meta, r.outputs = t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs
-		r.intermediates, r.stopping = slices.Clone(t.Intermediates), false
-		return nil
+		return s.finish(t, o)
 	})
 	if err != nil {
 		return fmt.Errorf("finish trial %d: %w", t.ID, err)
 	}
+	return nil
+}
+
+// memOutcome is an outcome's checked and encoded fields.
+type memOutcome struct {
+	value         *float64
+	meta, outputs string
+}
+
+// prepareMemOutcome checks t's outcome and encodes it (what names the
+// operation in errors), and gives t its finishing time when it has none.
+func prepareMemOutcome(what string, t *Trial) (memOutcome, error) {
+	value, meta, err := outcome(what, t)
+	if err != nil {
+		return memOutcome{}, err
+	}
+	outputs, err := memOutputs(what, t)
+	if err != nil {
+		return memOutcome{}, err
+	}
+	if t.FinishedAt.IsZero() {
+		t.FinishedAt = time.Now()
+	}
+	return memOutcome{value: value, meta: meta, outputs: outputs}, nil
+}
+
+// finish is FinishTrial's work under the write lock.
+func (s *memStudy) finish(t *Trial, o memOutcome) error {
+	r, err := s.inFlight(t.ID)
+	if err != nil {
+		return err
+	}
+	r.status, r.value, r.errText, r.attempts = t.Status, deref(o.value), CleanError(t.Error), t.Attempts
+	if !t.StartedAt.IsZero() {
+		r.started = t.StartedAt.UnixNano()
+	}
+	r.finished, r.evalSeconds, r.meta, r.outputs = t.FinishedAt.UnixNano(), t.EvalSeconds, o.meta, o.outputs
+	r.intermediates, r.stopping = slices.Clone(t.Intermediates), false
 	return nil
 }
 

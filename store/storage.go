@@ -61,6 +61,9 @@ type TrialStore interface {
 	StartTrial(ctx context.Context, studyID int64, id, attempts int, at time.Time) error
 	// FinishTrial records an in-flight trial's outcome.
 	FinishTrial(ctx context.Context, studyID int64, t *Trial) error
+	// AddFinished records an iteration (unless present) and trials that
+	// finished elsewhere, with their outcomes, in one transaction.
+	AddFinished(ctx context.Context, studyID int64, it Iteration, trials []Trial) error
 	// ReportIntermediate records an in-flight trial's intermediate value
 	// as it is reported, and whether its evaluation was told to stop.
 	ReportIntermediate(ctx context.Context, studyID int64, id int, p Intermediate, stop bool) error

@@ -158,6 +158,7 @@ func TestStorageConformance(t *testing.T) {
 		{"QueueOnce", conformQueueOnce},
 		{"Pruned", conformPruned},
 		{"Reported", conformReported},
+		{"Imported", conformImported},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			var first *transcript

@@ -121,46 +121,94 @@ func newTrialRow(t *Trial, now time.Time) (x, u, meta string, err error) {
 func (d *DB) AddBatch(ctx context.Context, studyID int64, it Iteration, trials []Trial) error {
 	now := time.Now()
 	err := d.retryTx(ctx, "add batch", func(tx *sqlTx) error {
-		var model, record any
-		if it.Model != nil {
-			model = string(it.Model)
-		}
-		if it.Record != nil {
-			record = string(it.Record)
-		}
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO iterations(study_id, iteration, model, fit_s, propose_s, record) VALUES (?, ?, ?, ?, ?, ?)
-			 ON CONFLICT(study_id, iteration) DO NOTHING`,
-			studyID, it.Iteration, model, it.FitSeconds, it.ProposeSeconds, record); err != nil {
-			return fmt.Errorf("iteration %d: %w", it.Iteration, err)
-		}
-		stmt, err := tx.PrepareContext(ctx,
-			`INSERT INTO trials(study_id, id, iteration, batch_index, x, u, status, created_at, meta)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for i := range trials {
-			t := &trials[i]
-			x, u, meta, err := newTrialRow(t, now)
-			if err != nil {
-				return err
-			}
-			var metaArg any
-			if meta != "" {
-				metaArg = meta
-			}
-			if _, err := stmt.ExecContext(ctx, studyID, t.ID, t.Iteration, t.Index, x, u, string(t.Status), now.UnixNano(), metaArg); err != nil {
-				return fmt.Errorf("trial %d: %w", t.ID, err)
-			}
-		}
-		return nil
+		return insertBatch(ctx, tx, studyID, it, trials, now)
 	})
 	if err != nil {
 		return fmt.Errorf("add batch: %w", err)
 	}
 	return nil
+}
+
+// insertBatch is AddBatch's work inside transaction tx.
+func insertBatch(ctx context.Context, tx *sqlTx, studyID int64, it Iteration, trials []Trial, now time.Time) error {
+	var model, record any
+	if it.Model != nil {
+		model = string(it.Model)
+	}
+	if it.Record != nil {
+		record = string(it.Record)
+	}
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO iterations(study_id, iteration, model, fit_s, propose_s, record) VALUES (?, ?, ?, ?, ?, ?)
+		 ON CONFLICT(study_id, iteration) DO NOTHING`,
+		studyID, it.Iteration, model, it.FitSeconds, it.ProposeSeconds, record); err != nil {
+		return fmt.Errorf("iteration %d: %w", it.Iteration, err)
+	}
+	stmt, err := tx.PrepareContext(ctx,
+		`INSERT INTO trials(study_id, id, iteration, batch_index, x, u, status, created_at, meta)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for i := range trials {
+		t := &trials[i]
+		x, u, meta, err := newTrialRow(t, now)
+		if err != nil {
+			return err
+		}
+		var metaArg any
+		if meta != "" {
+			metaArg = meta
+		}
+		if _, err := stmt.ExecContext(ctx, studyID, t.ID, t.Iteration, t.Index, x, u, string(t.Status), now.UnixNano(), metaArg); err != nil {
+			return fmt.Errorf("trial %d: %w", t.ID, err)
+		}
+	}
+	return nil
+}
+
+// AddFinished records iteration it (unless present) and trials that
+// finished elsewhere — a warm start's imports — each with its outcome
+// (as FinishTrial takes it), in one transaction: a process stopped while
+// importing leaves all of them or none, never trials in flight that a
+// resumed study would evaluate again.
+func (d *DB) AddFinished(ctx context.Context, studyID int64, it Iteration, trials []Trial) error {
+	outs := make([]finishArgs, len(trials))
+	for i := range trials {
+		var err error
+		if outs[i], err = prepareFinish(&trials[i]); err != nil {
+			return fmt.Errorf("add finished: %w", err)
+		}
+	}
+	now := time.Now()
+	err := d.retryTx(ctx, "add finished", func(tx *sqlTx) error {
+		if err := insertBatch(ctx, tx, studyID, it, pendingCopies(trials), now); err != nil {
+			return err
+		}
+		for i := range trials {
+			if err := finishTx(ctx, tx, studyID, &trials[i], outs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("add finished: %w", err)
+	}
+	for i := range trials {
+		trials[i].CreatedAt = now
+	}
+	return nil
+}
+
+// pendingCopies returns trials as new pending rows (their outcomes aside).
+func pendingCopies(trials []Trial) []Trial {
+	out := make([]Trial, len(trials))
+	for i, t := range trials {
+		out[i] = Trial{ID: t.ID, Iteration: t.Iteration, Index: t.Index, X: t.X, U: t.U, Status: Pending, Meta: t.Meta}
+	}
+	return out
 }
 
 // StartTrial marks an in-flight trial running with its attempt count. The
@@ -204,53 +252,70 @@ func CleanError(s string) string {
 // Failed with an Error). Only an in-flight trial can finish; finishing one
 // twice gives an error wrapping ErrConflict.
 func (d *DB) FinishTrial(ctx context.Context, studyID int64, t *Trial) error {
-	if !t.Status.Done() {
-		return fmt.Errorf("finish trial %d: status %q is not final", t.ID, t.Status)
-	}
-	var value any
-	if t.Status.hasValue() {
-		if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) {
-			return fmt.Errorf("finish trial %d: value %v is not finite", t.ID, t.Value)
-		}
-		value = t.Value
-	}
-	if err := checkIntermediates(t); err != nil {
-		return fmt.Errorf("finish trial %d: %w", t.ID, err)
-	}
-	var meta any
-	if len(t.Meta) > 0 {
-		b, err := json.Marshal(t.Meta)
-		if err != nil {
-			return fmt.Errorf("finish trial %d: meta: %w", t.ID, err)
-		}
-		meta = string(b)
-	}
-	outputs, err := encodeOutputs(t)
+	args, err := prepareFinish(t)
 	if err != nil {
-		return fmt.Errorf("finish trial %d: %w", t.ID, err)
-	}
-	if t.FinishedAt.IsZero() {
-		t.FinishedAt = time.Now()
+		return err
 	}
 	err = d.retryTx(ctx, "finish trial", func(tx *sqlTx) error {
-		res, err := tx.ExecContext(ctx,
-			`UPDATE trials SET status=?, value=?, error=?, attempts=?, started_at=coalesce(?, started_at),
-			        finished_at=?, eval_seconds=?, meta=?, outputs=?
-			 WHERE study_id=? AND id=? AND status IN ('pending','running')`,
-			string(t.Status), value, CleanError(t.Error), t.Attempts, nanos(t.StartedAt),
-			t.FinishedAt.UnixNano(), t.EvalSeconds, meta, outputs, studyID, t.ID)
-		if err != nil {
-			return err
-		}
-		if err := oneRow(res, t.ID); err != nil {
-			return err
-		}
-		return writeIntermediates(ctx, tx, studyID, t)
+		return finishTx(ctx, tx, studyID, t, args)
 	})
 	if err != nil {
 		return fmt.Errorf("finish trial %d: %w", t.ID, err)
 	}
 	return nil
+}
+
+// finishArgs are an outcome's column values (nil: NULL).
+type finishArgs struct{ value, meta, outputs any }
+
+// prepareFinish checks t's outcome and encodes its columns, and gives t
+// its finishing time when it has none.
+func prepareFinish(t *Trial) (finishArgs, error) {
+	var a finishArgs
+	if !t.Status.Done() {
+		return a, fmt.Errorf("finish trial %d: status %q is not final", t.ID, t.Status)
+	}
+	if t.Status.hasValue() {
+		if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) {
+			return a, fmt.Errorf("finish trial %d: value %v is not finite", t.ID, t.Value)
+		}
+		a.value = t.Value
+	}
+	if err := checkIntermediates(t); err != nil {
+		return a, fmt.Errorf("finish trial %d: %w", t.ID, err)
+	}
+	if len(t.Meta) > 0 {
+		b, err := json.Marshal(t.Meta)
+		if err != nil {
+			return a, fmt.Errorf("finish trial %d: meta: %w", t.ID, err)
+		}
+		a.meta = string(b)
+	}
+	var err error
+	if a.outputs, err = encodeOutputs(t); err != nil {
+		return a, fmt.Errorf("finish trial %d: %w", t.ID, err)
+	}
+	if t.FinishedAt.IsZero() {
+		t.FinishedAt = time.Now()
+	}
+	return a, nil
+}
+
+// finishTx is FinishTrial's work inside transaction tx.
+func finishTx(ctx context.Context, tx *sqlTx, studyID int64, t *Trial, a finishArgs) error {
+	res, err := tx.ExecContext(ctx,
+		`UPDATE trials SET status=?, value=?, error=?, attempts=?, started_at=coalesce(?, started_at),
+		        finished_at=?, eval_seconds=?, meta=?, outputs=?
+		 WHERE study_id=? AND id=? AND status IN ('pending','running')`,
+		string(t.Status), a.value, CleanError(t.Error), t.Attempts, nanos(t.StartedAt),
+		t.FinishedAt.UnixNano(), t.EvalSeconds, a.meta, a.outputs, studyID, t.ID)
+	if err != nil {
+		return err
+	}
+	if err := oneRow(res, t.ID); err != nil {
+		return err
+	}
+	return writeIntermediates(ctx, tx, studyID, t)
 }
 
 func oneRow(res sql.Result, id int) error {

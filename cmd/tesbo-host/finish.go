@@ -23,7 +23,10 @@ func finish(ctx context.Context, sig *signals, o *host.Outcome, err error, out *
 	if o != nil && o.Worker != nil {
 		return finishWorker(ctx, sig, o, err, jsonOut, db)
 	}
-	if o == nil || o.Study == nil { // refused before anything ran
+	if o == nil || o.Study == nil { // refused, or interrupted, before anything ran
+		if ie := interruptedBy(ctx, "starting the study"); ie != nil {
+			return ie
+		}
 		return inputUsage(err, db)
 	}
 	study, res := o.Study, o.Result
