@@ -45,7 +45,9 @@ func (s *Study) makeDesign() [][]float64 {
 // Ask returns the next q trials to evaluate, recorded as pending.
 //
 // Points given to Enqueue come first: while any is waiting, Ask returns
-// those (at most q; q = 0 means all). While the initial design has points not yet issued, Ask returns those
+// those (at most q; q = 0 means all). Then the points of the last batch
+// that Run's evaluation budget left out (AutoBatch), if any: its
+// iteration's next trials. While the initial design has points not yet issued, Ask returns those
 // (at most q; q = 0 means all that remain). After that every call is one BO
 // iteration: standardize the completed values, fit the GP (warm-started
 // from the previous fit), let the acquisition propose q points (q = 0 means
@@ -55,6 +57,15 @@ func (s *Study) makeDesign() [][]float64 {
 // back to space-filling random points (logged, and noted in the stored
 // model). Everything random comes from the study seed and the iteration.
 func (s *Study) Ask(ctx context.Context, q int, opts ...AskOption) ([]Trial, error) {
+	return s.ask(ctx, q, 0, opts...)
+}
+
+// ask is Ask, issuing at most issue points of the iteration's batch when
+// issue is positive (Run's last batch with AutoBatch, cut to the budget
+// left): the acquisition still proposes q points, and the rest wait as
+// the study's cut points (s.cut), issued first if the budget grows, so
+// that an extended study proposes what an uninterrupted longer one did.
+func (s *Study) ask(ctx context.Context, q, issue int, opts ...AskOption) ([]Trial, error) {
 	if q < 0 {
 		return nil, fmt.Errorf("ask: q must be ≥ 0, got %d", q)
 	}
@@ -70,6 +81,10 @@ func (s *Study) Ask(ctx context.Context, q int, opts ...AskOption) ([]Trial, err
 	if queued := s.dequeue(q); len(queued) > 0 {
 		s.mu.Unlock()
 		return queued, nil
+	}
+	if len(s.cut) > 0 {
+		defer s.mu.Unlock()
+		return s.issueCutLocked(ctx, q, pins)
 	}
 	if issued := s.designIssued(); issued < len(s.design) {
 		defer s.mu.Unlock()
@@ -101,9 +116,6 @@ func (s *Study) Ask(ctx context.Context, q int, opts ...AskOption) ([]Trial, err
 	if err != nil {
 		return nil, s.uncarry(err)
 	}
-	if it.Model, err = json.Marshal(ms); err != nil {
-		return nil, s.uncarry(fmt.Errorf("encode model: %w", err))
-	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -112,10 +124,18 @@ func (s *Study) Ask(ctx context.Context, q int, opts ...AskOption) ([]Trial, err
 	if s.mf != nil {
 		X, steps = s.mf.split(X, s.space.Dim())
 	}
-	trials, err := s.issue(ctx, it, s.distinct(X, s.trials, t, pins), 0, pins, steps...)
+	rows := s.distinct(X, s.trials, t, pins)
+	if issue > 0 && issue < len(rows) && s.mf == nil {
+		ms.Cut, ms.CutFrom, rows = rows[issue:], issue, rows[:issue]
+	}
+	if it.Model, err = json.Marshal(ms); err != nil {
+		return nil, s.uncarry(fmt.Errorf("encode model: %w", err))
+	}
+	trials, err := s.issue(ctx, it, rows, 0, pins, steps...)
 	if err != nil {
 		return nil, s.uncarry(err)
 	}
+	s.cut, s.cutFrom = ms.Cut, ms.CutFrom
 	if len(ms.AcqState) > 0 {
 		s.carried = ms.AcqState
 	}
@@ -123,6 +143,24 @@ func (s *Study) Ask(ctx context.Context, q int, opts ...AskOption) ([]Trial, err
 	s.iters[t] = &iterInfo{fitS: it.FitSeconds, proposeS: it.ProposeSeconds, fallback: ms.Fallback}
 	if len(ms.Params) > 0 || len(ms.Outputs) > 0 {
 		s.lastModel = ms
+	}
+	return trials, nil
+}
+
+// issueCutLocked issues the last iteration's cut points (Study.cut): at
+// most q of them (0: all), as that iteration's next trials (s.mu held).
+func (s *Study) issueCutLocked(ctx context.Context, q int, pins *pinning) ([]Trial, error) {
+	n := len(s.cut)
+	if q > 0 && q < n {
+		n = q
+	}
+	trials, err := s.issue(ctx, store.Iteration{Iteration: s.lastIter}, s.cut[:n], s.cutFrom, pins)
+	if err != nil {
+		return nil, err
+	}
+	s.cut, s.cutFrom = s.cut[n:], s.cutFrom+n
+	if info := s.iters[s.lastIter]; info != nil {
+		info.recorded = false // its record is made again with every trial
 	}
 	return trials, nil
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -113,8 +114,7 @@ func TestAutoBatchSizes(t *testing.T) {
 // An AutoBatch study interrupted mid-iteration, or extended with more
 // iterations, ends with exactly the trials of one uninterrupted run: the
 // sizes are re-derived from the stored data and the iteration's stream.
-// (Extending matches only while the shorter budget never capped a batch:
-// it does not for this seed.)
+// (No budget of this seed cuts a batch: TestAutoBatchExtendCut.)
 func TestAutoBatchResumeExact(t *testing.T) {
 	t.Parallel() // its own studies and databases; runs beside the other long ones
 	ctx := context.Background()
@@ -156,6 +156,42 @@ func TestAutoBatchResumeExact(t *testing.T) {
 		// again, it is complete, not below the iterations run.
 		sameTrials(t, want.Trials, reopenAndRun(t, path, Options{Iters: 4}, hartmann6()))
 	})
+}
+
+// A batch the budget cut (the sizes here are 2 4 4 4 4 2 for a budget of
+// 5 iterations: every shorter budget of 4k BO evaluations cuts a batch of
+// 4 to 2) keeps the points it left out (modelState.Cut), and the study
+// extended from that budget issues them first: it ends with exactly the
+// trials of the uninterrupted longer run. Before, the cut batch stayed
+// cut and every later trial differed.
+func TestAutoBatchExtendCut(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	opts := Options{Acquisition: "tes", AutoBatch: true, Batch: 4, Iters: 5, Init: 2, Seed: 1, Grace: -1}
+	want, err := Optimize(ctx, hartmann6(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sizes := batchSizes(want); !slices.Equal(sizes, []int{2, 4, 4, 4, 4, 2}) {
+		t.Fatalf("sizes %v, want 2 4 4 4 4 2 (the test needs cut batches)", sizes)
+	}
+	for _, short := range []int{1, 3} {
+		t.Run(fmt.Sprintf("from %d iterations", short), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.db")
+			db := openDB(t, path, true)
+			o := opts
+			o.DB, o.Name, o.Iters = wrap(db), "st", short
+			res, err := Optimize(ctx, hartmann6(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if sizes := batchSizes(res); sizes[len(sizes)-1] != 2 || len(res.Trials) != 2+4*short {
+				t.Fatalf("sizes %v, %d trials: want the budget's %d, the last batch cut to 2", sizes, len(res.Trials), 2+4*short)
+			}
+			sameTrials(t, want.Trials, reopenAndRun(t, path, Options{Iters: 5}, hartmann6()))
+		})
+	}
 }
 
 func TestAutoBatchRefusesOtherAcquisitions(t *testing.T) {

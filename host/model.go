@@ -312,7 +312,13 @@ type modelState struct {
 	// declared output (sdk.Info.Outputs); the fields above other than N,
 	// Fallback and AcqState are then unset.
 	Outputs []modelState `json:"outputs,omitempty"`
-	fitS    float64      // seconds this output's fit took (not stored)
+	// Cut holds the unit-cube points of the iteration's batch that the
+	// evaluation budget left out (AutoBatch: the acquisition sized the
+	// batch beyond it), from batch index CutFrom on; a study whose budget
+	// grows (resume --iters) issues them before proposing again.
+	Cut     [][]float64 `json:"cut,omitempty"`
+	CutFrom int         `json:"cut_from,omitempty"`
+	fitS    float64     // seconds this output's fit took (not stored)
 }
 
 // FallbackReason returns why a stored iteration (store.Iteration.Model)

@@ -67,10 +67,25 @@ func (s *Study) restoreIterations(its []store.Iteration) (carried json.RawMessag
 			if len(ms.AcqState) > 0 {
 				carried = ms.AcqState
 			}
+			s.restoreCut(it.Iteration, ms)
 		}
 	}
 	if err := s.restoreLastRecord(lastRecord); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	return carried, nil
+}
+
+// restoreCut takes up the points of iteration it's batch that the budget
+// left out and that are not yet trials (modelState.Cut; only the last
+// iteration's can wait).
+func (s *Study) restoreCut(it int, ms modelState) {
+	s.cut, s.cutFrom = nil, 0
+	if len(ms.Cut) == 0 {
+		return
+	}
+	done := len(s.iterationTrials(it)) - ms.CutFrom
+	if done >= 0 && done < len(ms.Cut) {
+		s.cut, s.cutFrom = ms.Cut[done:], ms.CutFrom+done
+	}
 }

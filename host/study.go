@@ -61,6 +61,10 @@ type Study struct {
 	lastIter  int                 // largest BO iteration issued (0: none yet)
 	iters     map[int]*iterInfo
 	lastModel *modelState // most recent fitted hyper-parameters (warm start)
+	// cut: the last iteration's points the budget left out, not yet
+	// issued, from batch index cutFrom on (modelState.Cut).
+	cut     [][]float64
+	cutFrom int
 	// carried is the acquisition's carried state (acq.Carrier) after the
 	// last issued iteration that stored one, nil before: what a failed
 	// proposal puts back (uncarry).
