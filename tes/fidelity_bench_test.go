@@ -6,10 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/tesbo/tesbo/acq"
-	"github.com/tesbo/tesbo/gp"
 )
 
 // BenchmarkProposeFidelity is one MF-TES proposal of q points on a GP over
@@ -21,19 +18,7 @@ import (
 func BenchmarkProposeFidelity(b *testing.B) {
 	for _, q := range []int{1, 4, 10} {
 		b.Run(fmt.Sprintf("q=%d/n=40/d=3", q), func(b *testing.B) {
-			g := toyGP(b, 3, 40, 3, 0.3, 1e-3)
-			X := g.X()
-			n, d := X.Dims()
-			rng := rand.New(rand.NewPCG(9, 9))
-			Xt := mat.NewDense(n, d+1, nil)
-			for i := range n {
-				copy(Xt.RawRowView(i), X.RawRowView(i))
-				Xt.Set(i, d, 0.1+0.9*rng.Float64())
-			}
-			gt, err := gp.New(gp.NewSE([]float64{0.3, 0.3, 0.3, 0.5}, 1), 1e-3, Xt, append([]float64(nil), g.Y()...))
-			if err != nil {
-				b.Fatal(err)
-			}
+			gt := liftFidelity(b, toyGP(b, 3, 40, 3, 0.3, 1e-3), 0.3, 0.5)
 			p, err := acq.Lookup("tes", acq.Options{})
 			if err != nil {
 				b.Fatal(err)

@@ -15,9 +15,17 @@ import (
 // fidelityGP returns the toy GP's data (2-d, 10 observations) lifted to
 // (x, t) with random fidelities t_i, and an SE kernel with length-scale
 // ellT on t (0.3 on x).
-func fidelityGP(t *testing.T, ellT float64) (*gp.GP, *gp.GP) {
+func fidelityGP(t testing.TB, ellT float64) (*gp.GP, *gp.GP) {
 	t.Helper()
 	g := toyGP(t, 3, 10, 2, 0.3, 1e-3)
+	return g, liftFidelity(t, g, 0.3, ellT)
+}
+
+// liftFidelity returns g's data lifted to (x, t) with fidelities t_i
+// drawn in [0.1, 1), under an SE kernel of length-scale ell on x and ellT
+// on t.
+func liftFidelity(t testing.TB, g *gp.GP, ell, ellT float64) *gp.GP {
+	t.Helper()
 	X := g.X()
 	n, d := X.Dims()
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -26,11 +34,16 @@ func fidelityGP(t *testing.T, ellT float64) (*gp.GP, *gp.GP) {
 		copy(Xt.RawRowView(i), X.RawRowView(i))
 		Xt.Set(i, d, 0.1+0.9*rng.Float64())
 	}
-	gt, err := gp.New(gp.NewSE([]float64{0.3, 0.3, ellT}, 1), 1e-3, Xt, append([]float64(nil), g.Y()...))
+	ls := make([]float64, d+1)
+	for j := range d {
+		ls[j] = ell
+	}
+	ls[d] = ellT
+	gt, err := gp.New(gp.NewSE(ls, 1), 1e-3, Xt, append([]float64(nil), g.Y()...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, gt
+	return gt
 }
 
 // With a fidelity length-scale so long that f(x, t) does not depend on t,
