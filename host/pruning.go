@@ -359,11 +359,26 @@ func (s *Study) shouldPrune(id int, points []Intermediate) bool {
 // finished trials from the database, so it compares with what the workers
 // have finished by then (decisions are not reproducible across runs, as
 // nothing a worker does is).
+//
+// Each value is stored as it comes (store's ReportLeased, best effort:
+// the outcome stores the whole curve), so that the study's readers see
+// the curve grow as in a single process.
 func (w *worker) newCurve(ctx context.Context, t *Trial) *trialCurve {
 	if w.pruner == nil {
 		return nil
 	}
-	return &trialCurve{full: w.info.MaxStep, decide: func(p []Intermediate) bool {
+	var warned bool
+	keep := func(p Intermediate, _ bool) error {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), liveReportWait)
+		err := w.db.ReportLeased(wctx, w.id, w.h, t.ID, store.Intermediate(p))
+		cancel()
+		if err != nil && !warned {
+			warned = true
+			w.log.Warn().Err(err).Int("trial", t.ID).Msg("could not store an intermediate value as it came; the trial's outcome stores its whole curve")
+		}
+		return nil
+	}
+	return &trialCurve{full: w.info.MaxStep, keep: keep, decide: func(p []Intermediate) bool {
 		ts, err := loadTrials(ctx, w.db, w.id)
 		if err != nil {
 			w.log.Warn().Err(err).Int("trial", t.ID).Msg("could not read the study's trials to decide on stopping; the evaluation goes on")

@@ -256,3 +256,47 @@ func conformImported(tr *transcript, d Storage) {
 		tr.t.Errorf("imported trials read back: %+v", ts)
 	}
 }
+
+// conformLeasedReports: a worker's intermediate values are stored as it
+// reports them while it holds the trial's lease (ReportLeased), refused
+// from another worker or once the trial left it, dropped when the trial
+// is leased again, and replaced by the outcome's curve.
+func conformLeasedReports(tr *transcript, d Storage) {
+	ctx := context.Background()
+	s := conformStudy(tr, d, "q")
+	tr.must("add", d.AddBatch(ctx, s.ID, Iteration{}, []Trial{{ID: 0, X: []float64{0}, U: []float64{0}}}), "ok")
+	w1, w2 := NewHolder(), NewHolder()
+	tr.must("report before a lease", d.ReportLeased(ctx, s.ID, w1, 0, Intermediate{1, 1}), ErrConflict.Error())
+	lease := func(h Holder) Trial {
+		t, err := d.LeaseTrial(ctx, s.ID, h, time.Minute)
+		if err != nil || t == nil {
+			tr.t.Fatalf("lease: %v %v", t, err)
+		}
+		return *t
+	}
+	t := lease(w1)
+	tr.must("report 1", d.ReportLeased(ctx, s.ID, w1, 0, Intermediate{1, 0.1 + 0.2}), "ok")
+	tr.must("report 2", d.ReportLeased(ctx, s.ID, w1, 0, Intermediate{2, -math.SmallestNonzeroFloat64}), "ok")
+	tr.must("report 2 again", d.ReportLeased(ctx, s.ID, w1, 0, Intermediate{2, 1}), ErrConflict.Error())
+	tr.must("report from another worker", d.ReportLeased(ctx, s.ID, w2, 0, Intermediate{3, 1}), ErrConflict.Error())
+	tr.must("report NaN", d.ReportLeased(ctx, s.ID, w1, 0, Intermediate{3, math.NaN()}), "error")
+	if ts := tr.trials(d, s.ID); interBits(ts[0].Intermediates) != interBits([]Intermediate{{1, 0.1 + 0.2}, {2, -math.SmallestNonzeroFloat64}}) {
+		tr.t.Errorf("running trial's curve read back: %+v", ts[0].Intermediates)
+	}
+	t.Status, t.Error = Failed, "boom"
+	ok, err := d.ReportTrial(ctx, s.ID, w1, &t, 3) // back to the queue
+	tr.add("fail with attempts left: accepted=%v %s", ok, errClass(err))
+	tr.must("report after it left the worker", d.ReportLeased(ctx, s.ID, w1, 0, Intermediate{3, 1}), ErrConflict.Error())
+	t = lease(w2)
+	if ts := tr.trials(d, s.ID); ts[0].Intermediates != nil {
+		tr.t.Errorf("a new lease kept the earlier attempt's curve: %+v", ts[0].Intermediates)
+	}
+	tr.must("new attempt's report 1", d.ReportLeased(ctx, s.ID, w2, 0, Intermediate{1, 5}), "ok")
+	t.Status, t.Value, t.Intermediates = Complete, 6, []Intermediate{{1, 5}, {2, 6}}
+	ok, err = d.ReportTrial(ctx, s.ID, w2, &t, 3)
+	tr.add("complete: accepted=%v %s", ok, errClass(err))
+	if ts := tr.trials(d, s.ID); interBits(ts[0].Intermediates) != interBits(t.Intermediates) {
+		tr.t.Errorf("finished trial's curve read back: %+v", ts[0].Intermediates)
+	}
+	tr.must("report after the outcome", d.ReportLeased(ctx, s.ID, w2, 0, Intermediate{3, 1}), ErrConflict.Error())
+}

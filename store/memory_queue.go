@@ -154,6 +154,7 @@ func (d *Memory) LeaseTrial(ctx context.Context, studyID int64, h Holder, ttl ti
 			now := time.Now()
 			r.status, r.attempts, r.worker, r.holder = Running, r.attempts+1, h.Name(), h.ID
 			r.leaseExpires, r.started = now.Add(ttl).UnixNano(), now.UnixNano()
+			r.intermediates = nil // a new attempt: what an earlier one reported (ReportLeased) goes
 			t := Trial{ID: r.id, Iteration: r.iteration, Index: r.index, Status: Running, StartedAt: now,
 				Worker: r.worker, Attempts: r.attempts}
 			var err error

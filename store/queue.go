@@ -194,6 +194,10 @@ func (d *DB) LeaseTrial(ctx context.Context, studyID int64, h Holder, ttl time.D
 			Scan(&t.Iteration, &t.Index, &x, &u, &t.Attempts); err != nil {
 			return err
 		}
+		// A new attempt: what an earlier one reported (ReportLeased) goes.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM intermediates WHERE study_id=? AND trial_id=?`, studyID, id); err != nil {
+			return err
+		}
 		if t.X, err = decodeFloats(x); err != nil {
 			return fmt.Errorf("trial %d: x: %w", id, err)
 		}

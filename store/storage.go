@@ -87,6 +87,7 @@ type QueueStore interface {
 	WorkerRegistered(ctx context.Context, studyID int64, host string, pid int) (bool, error)
 	LeaseTrial(ctx context.Context, studyID int64, h Holder, ttl time.Duration) (*Trial, error)
 	ReportTrial(ctx context.Context, studyID int64, h Holder, t *Trial, maxAttempts int) (accepted bool, err error)
+	ReportLeased(ctx context.Context, studyID int64, h Holder, id int, p Intermediate) error
 	ReclaimTrials(ctx context.Context, studyID int64, maxAttempts int) (int, error)
 	QueueCounts(ctx context.Context, studyID int64) (pending, running, finished int, err error)
 }

@@ -159,6 +159,7 @@ func TestStorageConformance(t *testing.T) {
 		{"Pruned", conformPruned},
 		{"Reported", conformReported},
 		{"Imported", conformImported},
+		{"LeasedReports", conformLeasedReports},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			var first *transcript

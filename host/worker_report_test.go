@@ -1,0 +1,71 @@
+package host
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tesbo/tesbo/sdk"
+)
+
+// liveCurve reports steps 1 and 2 of its first evaluation, then waits
+// for the test before finishing it; the other evaluations run through.
+type liveCurve struct {
+	curveObjective
+	calls             *atomic.Int32
+	reported, release chan struct{}
+}
+
+func (o liveCurve) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	if o.calls.Add(1) > 1 {
+		return o.curveObjective.Evaluate(ctx, x)
+	}
+	for k := 1; k <= 2; k++ {
+		if _, err := sdk.Report(ctx, k, float64(k)); err != nil {
+			return 0, err
+		}
+	}
+	o.reported <- struct{}{}
+	<-o.release
+	return 2, nil
+}
+
+// A worker stores each reported value as it comes (ReportLeased), so the
+// shared study shows a running trial's curve, as a single process does.
+func TestWorkerReportsStoredAsTheyCome(t *testing.T) {
+	ctx := context.Background()
+	obj := liveCurve{curveObjective{steps: 9}, new(atomic.Int32), make(chan struct{}), make(chan struct{})}
+	info, _ := obj.Info(ctx)
+	db := wrap(openTestDB(t, t.TempDir()+"/w.db"))
+	o := Options{DB: db, Name: "w", Acquisition: "random", Batch: 1, Iters: 1, Init: 2, Seed: 3,
+		Pruning: Pruning{Rule: PrunerMedian, Model: PruneModelLast}}
+	s, err := NewStudy(ctx, info, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := RunWorker(ctx, db, "w", obj, WorkerOptions{Parallel: 1, Poll: 2 * time.Millisecond})
+		done <- err
+	}()
+	<-obj.reported // the first evaluation reported steps 1 and 2
+	trials, err := db.Trials(ctx, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var running *Trial
+	for i := range trials {
+		if trials[i].Status == Running {
+			running = &trials[i]
+		}
+	}
+	if running == nil || len(running.Intermediates) != 2 || running.Intermediates[1] != (Intermediate{Step: 2, Value: 2}) {
+		t.Errorf("running trial read back as %+v, want its two reported values", running)
+	}
+	close(obj.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
