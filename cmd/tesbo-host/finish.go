@@ -38,7 +38,7 @@ func finish(ctx context.Context, sig *signals, o *host.Outcome, err error, out *
 			}
 			n := 0
 			if res != nil {
-				n = res.Evaluations
+				n, _, _ = ownEvaluations(res)
 			}
 			return interruptedError{code: code, err: fmt.Errorf("interrupted (%v) after %d completed evaluations; the study is saved. Resume with: tesbo-host resume --db %s --study %s",
 				context.Cause(ctx), n, shellQuote(host.Redact(dbPath)), shellQuote(study.Name()))}

@@ -174,6 +174,26 @@ func fmtObserved(t *host.Trial) string {
 	return fmtPtr(&t.Value)
 }
 
+// ownEvaluations returns the study's complete and pruned evaluations
+// without the trials a warm start imported (evaluated by another study),
+// and how many those are.
+func ownEvaluations(res *host.Result) (complete, pruned, imported int) {
+	complete, pruned = res.Evaluations, res.Pruned
+	for _, t := range res.Trials {
+		if t.Iteration != host.ImportedIteration {
+			continue
+		}
+		imported++
+		switch t.Status {
+		case host.Complete:
+			complete--
+		case host.Pruned:
+			pruned--
+		}
+	}
+	return complete, pruned, imported
+}
+
 // printSummary writes the final table: evaluations, time, the best
 // observed value, and the recommendation x̄ with its value and regret (x̄ in
 // native units with parameter names).
@@ -184,11 +204,16 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 	fmt.Fprintf(tw, "study\t%s (in %s)\n", study.Name(), host.Redact(dbPath))
 	fmt.Fprintf(tw, "objective\t%s\n", objectiveName(s, info))
 	fmt.Fprintf(tw, "acquisition\t%s, batch %d, seed %d\n", s.Acquisition, s.Batch, study.Seed())
-	if res.Pruned > 0 {
-		fmt.Fprintf(tw, "evaluations\t%d complete, %d pruned, %d failed, %d BO iterations\n", res.Evaluations, res.Pruned, res.Failures, res.Iterations)
+	complete, pruned, imported := ownEvaluations(res)
+	if pruned > 0 {
+		fmt.Fprintf(tw, "evaluations\t%d complete, %d pruned, %d failed, %d BO iterations", complete, pruned, res.Failures, res.Iterations)
 	} else {
-		fmt.Fprintf(tw, "evaluations\t%d complete, %d failed, %d BO iterations\n", res.Evaluations, res.Failures, res.Iterations)
+		fmt.Fprintf(tw, "evaluations\t%d complete, %d failed, %d BO iterations", complete, res.Failures, res.Iterations)
 	}
+	if imported > 0 {
+		fmt.Fprintf(tw, "; %d trials imported by the warm start", imported)
+	}
+	fmt.Fprintln(tw)
 	fmt.Fprintf(tw, "time\t%s\n", fmtTime(res, resumed))
 	if len(info.Outputs) > 0 {
 		printMultiSummary(tw, info, res.Multi)

@@ -26,6 +26,10 @@ func TestRunWarmStart(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("warm-started run: exit %d: %s", r.code, r.stderr)
 	}
+	// The summary counts the study's own evaluations, the imports apart.
+	if !strings.Contains(r.stdout, "3 complete, 0 failed, 3 BO iterations; 6 trials imported by the warm start") {
+		t.Errorf("summary:\n%s", r.stdout)
+	}
 	r = cli(t, dir, "trials", "--db", db, "--study", "new", "--format", "json")
 	var imported, iters int
 	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
