@@ -160,7 +160,11 @@ func LocalDataInt(X *mat.Dense, y []float64, m int, cats []int, intStep []float6
 	}
 	var rows []int
 	for _, i := range order {
-		if dist[i] > r || (len(rows) == m && intStep != nil) {
+		// At most m rows also when the box is wider than the m-th
+		// distance (the MinRegionWidth floor, Int spans): a study whose
+		// proposals crowd the smallest box would otherwise fit every
+		// point in it, the cost the local model exists to cap.
+		if dist[i] > r || len(rows) == m {
 			break
 		}
 		rows = append(rows, i)

@@ -304,3 +304,29 @@ func TestSamplePathsBoundsChoicePhases(t *testing.T) {
 		t.Fatalf("1 path × 100 features: %v", err)
 	}
 }
+
+// Proposals crowding the smallest box (a long study refining one point,
+// or a random search inside the local box) put more than m points within
+// MinRegionWidth/2 of the incumbent: the local data are still the m
+// nearest (the probe's study fitted 2415 trials with m = 100).
+func TestLocalDataCrowdedMinimumBox(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	const n, m = 400, 50
+	X := mat.NewDense(n, 2, nil)
+	y := make([]float64, n)
+	for i := range n {
+		X.Set(i, 0, 0.3+2e-4*rng.Float64())
+		X.Set(i, 1, 0.6+2e-4*rng.Float64())
+		y[i] = rng.Float64()
+	}
+	reg, rows, U, err := LocalData(X, y, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := U.Dims(); len(rows) != m || r != m {
+		t.Fatalf("%d rows (%d inputs), want the %d nearest", len(rows), r, m)
+	}
+	if math.Abs(reg.Width[0]-MinRegionWidth) > 1e-12 {
+		t.Errorf("width %v, want the minimum %v", reg.Width[0], MinRegionWidth)
+	}
+}
