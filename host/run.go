@@ -34,8 +34,8 @@ func (e *BudgetError) Error() string {
 // batch evaluations below the BO evaluations stored study id has issued.
 // It only reads: a holder of the study's lease can only add trials, so a
 // budget refused here stays refused.
-func checkStoredBudget(ctx context.Context, db store.Storage, id int64, iters, batch int) error {
-	if iters <= 0 {
+func checkStoredBudget(ctx context.Context, db store.Storage, id int64, o Options) error {
+	if o.Iters <= 0 {
 		return nil
 	}
 	ts, err := db.Trials(ctx, id)
@@ -48,10 +48,10 @@ func checkStoredBudget(ctx context.Context, db store.Storage, id int64, iters, b
 			issued++
 		}
 	}
-	if iters*batch < issued {
-		return &BudgetError{Iters: iters, Done: (issued + batch - 1) / batch}
+	if o.Iters*o.Batch < issued {
+		return &BudgetError{Iters: o.Iters, Done: (issued + o.Batch - 1) / o.Batch}
 	}
-	return nil
+	return checkImportBudget(importedCount(ts), o)
 }
 
 // restoreLastRecord keeps a reopened study's latest stored record, so that

@@ -246,6 +246,9 @@ func (s *Study) create(ctx context.Context, db store.Storage) error {
 		if imp, err = s.readWarmStart(ctx, db); err != nil {
 			return err
 		}
+		if err := checkImportBudget(len(imp.trials), s.opts); err != nil {
+			return err
+		}
 		if len(imp.best) > 0 {
 			s.opts.warmPoints = imp.best
 			s.design = s.makeDesign()
@@ -367,7 +370,7 @@ func openStudy(ctx context.Context, db store.Storage, name string, o Options) (*
 	s.design = s.makeDesign()
 	// Refuse a budget below what has run before the lease, whose taking
 	// writes to the database.
-	if err := checkStoredBudget(ctx, db, row.ID, o.Iters, opts.Batch); err != nil {
+	if err := checkStoredBudget(ctx, db, row.ID, opts); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	// Only the lease's holder may continue the study: take it before

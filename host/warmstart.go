@@ -376,9 +376,6 @@ func (s *Study) storeImported(ctx context.Context, imp *imported) error {
 	if len(imp.trials) == 0 {
 		return nil
 	}
-	if len(imp.trials) > MaxTrials {
-		return fmt.Errorf("warm start: %d trials to import, more than %d (MaxTrials)", len(imp.trials), MaxTrials)
-	}
 	ts := make([]Trial, len(imp.trials))
 	now := time.Now()
 	for i, t := range imp.trials {
@@ -410,6 +407,19 @@ func (s *Study) importMissing(ctx context.Context, db store.Storage) error {
 	}
 	s.logWarmStart(imp)
 	return s.storeImported(ctx, imp)
+}
+
+// checkImportBudget refuses a warm start whose imports and the budget
+// (o's Init + Iters·Batch) make more than MaxTrials trials: the model is
+// fitted on the imports too, so they count toward the bound on its data.
+// Checked before the study is stored, and again when a resume raises the
+// budget.
+func checkImportBudget(imported int, o Options) error {
+	budget := evaluationBudget(o.Init, o.Iters, o.Batch)
+	if imported == 0 || imported+budget <= MaxTrials {
+		return nil
+	}
+	return fmt.Errorf("warm start: %d imported trials and a budget of %d evaluations make %d trials, more than %d (MaxTrials): every iteration fits a GP on all of them; warm-start from fewer trials or lower --iters", imported, budget, imported+budget, MaxTrials)
 }
 
 // importedCount counts the trials a warm start imported.

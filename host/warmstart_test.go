@@ -420,3 +420,28 @@ func TestWarmStartImportedOnReopen(t *testing.T) {
 		t.Fatalf("first trial %+v, want an import from old", got[0])
 	}
 }
+
+// Imports count toward MaxTrials with the budget (the model is fitted on
+// them too), and a warm start refused for it stores nothing: the study
+// name stays free (a refusal after the study row had blocked it for good).
+func TestWarmStartImportsCountTowardMaxTrials(t *testing.T) {
+	path := t.TempDir() + "/w.db"
+	raw := openDB(t, path, true)
+	defer raw.Close()
+	db := wrap(raw)
+	sourceStudy(t, db, hartmann6(), Options{Acquisition: "random", Iters: 4, Init: 4, Seed: 3})
+	o := Options{Acquisition: "random", Init: 2, Iters: MaxTrials - 9, WarmStart: []string{"old"}, DB: db, Name: "w", Grace: -1}
+	_, err := NewStudy(context.Background(), unitInfo(6), o)
+	if err == nil || !strings.Contains(err.Error(), "8 imported trials and a budget of 4993 evaluations make 5001 trials, more than 5000 (MaxTrials)") {
+		t.Fatalf("err = %v, want the import budget refused", err)
+	}
+	if _, err := raw.Study(context.Background(), "w"); err == nil {
+		t.Fatal("the refused study was stored")
+	}
+	o.Iters = MaxTrials - 10 // 8 + 2 + 4990 = 5000
+	s, err := NewStudy(context.Background(), unitInfo(6), o)
+	if err != nil {
+		t.Fatalf("a budget that fits with the imports: %v", err)
+	}
+	s.Close()
+}
