@@ -50,7 +50,7 @@ func projectedLBFGS(ctx context.Context, p *problem, x []float64, s OptimizeSett
 		if !ok {
 			break // no descent direction even along steepest descent
 		}
-		fn, accepted := lineSearch(p, x, g, dir, firstStep(dir, k), fx, xn, gn)
+		fn, accepted := lineSearch(ctx, p, x, g, dir, firstStep(dir, k), fx, xn, gn)
 		if !accepted {
 			if k == 0 {
 				break // failed even along steepest descent
@@ -100,13 +100,18 @@ func firstStep(dir []float64, k int) float64 {
 // lineSearch backtracks along the projected path xn = P(x + t·dir), halving
 // t from t until the Armijo condition holds (accepted; xn, gn and the
 // returned value are then the new point's) or the step no longer moves x.
-func lineSearch(p *problem, x, g, dir []float64, t, fx float64, xn, gn []float64) (float64, bool) {
+func lineSearch(ctx context.Context, p *problem, x, g, dir []float64, t, fx float64, xn, gn []float64) (float64, bool) {
 	const (
 		c1    = 1e-4
 		maxLS = 40
 	)
 	var fn float64
 	for ls := 0; ls < maxLS; ls++ {
+		if ctx.Err() != nil {
+			// One evaluation of a large batch can take seconds (qEI at
+			// q = 1000): a cancelled search stops between them.
+			return fn, false
+		}
 		decrease := 0.0
 		moved := false
 		for i := range x {
