@@ -484,10 +484,25 @@ func (w *worker) maybeReclaim(ctx context.Context) {
 // abandoned because the worker is stopping is left to be reclaimed.
 func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	started := time.Now()
-	curve := w.newCurve(ctx, t)
-	r, err := w.pool.call(evalCtx, w.obj, t.X, curve)
-	if evalCtx.Err() != nil {
-		return nil
+	var r sdk.Result
+	var err error
+	var curve *trialCurve
+	for reruns := 0; ; reruns++ {
+		curve = w.newCurve(ctx, t)
+		r, err = w.pool.call(evalCtx, w.obj, t.X, curve)
+		if evalCtx.Err() != nil {
+			return nil
+		}
+		// As Run's evaluations (pool.evalTrial): one stopped by another's
+		// fault (or a pause past its limit) did nothing wrong and runs
+		// again, not counted as an attempt, at most maxNeighbourReruns times.
+		if !neighbourFault(err) || reruns == maxNeighbourReruns {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil // leaving: the trial goes back to the queue
+		}
+		w.log.Info().Int("trial", t.ID).Err(err).Msg("re-running the evaluation, which did nothing wrong (not counted as an attempt)")
 	}
 	if stopsRun(err) {
 		return fmt.Errorf("trial %d: %w", t.ID, err) // back to the queue as the worker leaves

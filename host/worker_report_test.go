@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -67,5 +69,42 @@ func TestWorkerReportsStoredAsTheyCome(t *testing.T) {
 	close(obj.release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A worker's evaluation stopped by another's fault (loader's neighbour
+// fault; also a pause past its limit) is re-run, not stored as failed,
+// as in a single process (TestNeighbourFaultRerun): the budget is all
+// complete trials of one attempt each.
+func TestWorkerNeighbourFaultRerun(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	calls := map[float64]int{}
+	obj := funcObjective{info: unitInfo(1), f: func(ctx context.Context, x []float64) (float64, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls[x[0]]++
+		if calls[x[0]] <= 2 {
+			return 0, fmt.Errorf("plugin: %w", neighbourErr{})
+		}
+		return x[0], nil
+	}}
+	db := MemoryStorage()
+	s, err := NewStudy(ctx, unitInfo(1), Options{DB: db, Name: "n", Acquisition: "random", Batch: 1, Iters: 2, Init: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := RunWorker(ctx, db, "n", obj, WorkerOptions{Parallel: 1, Poll: 2 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	trials, err := db.Trials(ctx, "n")
+	if err != nil || len(trials) != 4 {
+		t.Fatalf("%d trials, %v", len(trials), err)
+	}
+	for _, tr := range trials {
+		if tr.Status != Complete || tr.Attempts != 1 || calls[tr.X[0]] != 3 {
+			t.Fatalf("trial %d: %v after %d attempts (%s), %d calls; want complete after 1 attempt and 3 calls", tr.ID, tr.Status, tr.Attempts, tr.Error, calls[tr.X[0]])
+		}
 	}
 }
