@@ -130,6 +130,9 @@ var (
 	ErrNewerSchema = store.ErrNewerSchema
 	// ErrLeaseLost: another process took the study over.
 	ErrLeaseLost = store.ErrLeaseLost
+	// ErrUnavailable: the PostgreSQL server cannot be reached (a fault of
+	// the moment, not of the input).
+	ErrUnavailable = store.ErrUnavailable
 )
 
 // LeaseHeldError says that a live process holds the study (OpenStudy,

@@ -39,6 +39,9 @@ func openDB(ctx context.Context, sig *signals, path string, create bool, log zer
 // never writes (host.StorageOptions.ReadOnly).
 func openDBReadOnly(ctx context.Context, path string, log zerolog.Logger) (*host.Storage, error) {
 	db, err := host.OpenStorage(ctx, path, host.StorageOptions{BusyTimeout: dbBusyTimeout, ReadOnly: true, Logger: log})
+	if errors.Is(err, host.ErrUnavailable) {
+		return nil, err // the server is down: exit 1, not bad input
+	}
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tesbo/tesbo/host"
@@ -60,4 +61,14 @@ func rowIDs(rows []trialRow) []int {
 		out[i] = r.ID
 	}
 	return out
+}
+
+// 'trials' on a PostgreSQL server that cannot be reached fails (exit 1)
+// in one line: a fault of the moment, not bad input (exit 2).
+func TestTrialsServerUnavailable(t *testing.T) {
+	dir := t.TempDir()
+	r := cli(t, dir, "trials", "--db", "postgres://postgres@/tesbo?host="+dir+"/no-server", "--study", "s")
+	if r.code != 1 || !strings.Contains(r.stderr, "database server unavailable") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Fatalf("exit %d, stderr %q; want 1 and one line saying the server is unavailable", r.code, r.stderr)
+	}
 }
