@@ -107,9 +107,10 @@ type worker struct {
 	reclaim  sync.Mutex
 	lastRec  time.Time
 
-	mu  sync.Mutex
-	res WorkerResult
-	rng *rand.Rand // poll jitter
+	mu         sync.Mutex
+	res        WorkerResult
+	unreported []*Trial   // outcomes the database could not take, to report again (report)
+	rng        *rand.Rand // poll jitter
 }
 
 // RunWorker joins the stored study name as a worker and evaluates its
@@ -314,11 +315,34 @@ func (w *worker) heartbeat(ctx context.Context) {
 // take leases the next pending trial of the stored queue, returning lost
 // workers' trials to it when it is empty.
 func (w *worker) take(ctx context.Context) (*Trial, error) {
+	if err := w.flushReports(ctx); err != nil {
+		return nil, err
+	}
 	t, err := leaseTrial(ctx, w.db, w.id, w.h, w.o.LeaseTTL)
 	if err == nil && t == nil {
 		w.maybeReclaim(ctx)
 	}
 	return t, err
+}
+
+// flushReports reports again the outcomes the database could not take
+// (report), oldest first; the first that fails again stops the flush and
+// is returned (the engine waits for the database and tries again).
+func (w *worker) flushReports(ctx context.Context) error {
+	w.mu.Lock()
+	pending := w.unreported
+	w.unreported = nil
+	w.mu.Unlock()
+	for i, t := range pending {
+		if err := w.report(ctx, t); err != nil {
+			w.mu.Lock()
+			// report kept t again when the server is still down.
+			w.unreported = append(w.unreported, pending[i+1:]...)
+			w.mu.Unlock()
+			return err
+		}
+	}
+	return nil
 }
 
 // waiter waits a poll period (±50%): other workers change the queue.
@@ -522,7 +546,22 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 	default:
 		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(w.info, r), r.Outputs, r.Meta
 	}
+	return w.report(ctx, t)
+}
+
+// report stores the outcome of trial t. One the database could not take
+// (its server down past the store's retries) is kept and reported again
+// before the next lease (flushReports), not dropped: dropped, the trial
+// stayed running under this live worker, whose heartbeat kept its lease,
+// and the study never finished.
+func (w *worker) report(ctx context.Context, t *Trial) error {
 	ok, rerr := reportTrial(context.WithoutCancel(ctx), w.db, w.id, w.h, t, w.attempts)
+	if errors.Is(rerr, store.ErrUnavailable) {
+		w.mu.Lock()
+		w.unreported = append(w.unreported, t)
+		w.mu.Unlock()
+		w.log.Warn().Int("trial", t.ID).Err(rerr).Msg("could not report the evaluation; it is kept and reported again when the database is back")
+	}
 	if rerr != nil {
 		return rerr
 	}

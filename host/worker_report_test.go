@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tesbo/tesbo/sdk"
+	"github.com/tesbo/tesbo/store"
 )
 
 // liveCurve reports steps 1 and 2 of its first evaluation, then waits
@@ -105,6 +106,50 @@ func TestWorkerNeighbourFaultRerun(t *testing.T) {
 	for _, tr := range trials {
 		if tr.Status != Complete || tr.Attempts != 1 || calls[tr.X[0]] != 3 {
 			t.Fatalf("trial %d: %v after %d attempts (%s), %d calls; want complete after 1 attempt and 3 calls", tr.ID, tr.Status, tr.Attempts, tr.Error, calls[tr.X[0]])
+		}
+	}
+}
+
+// downOnce is a store whose first ReportTrial fails as a server that is
+// down past the store's retries does.
+type downOnce struct {
+	store.Storage
+	failed atomic.Bool
+}
+
+func (d *downOnce) ReportTrial(ctx context.Context, studyID int64, h store.Holder, t *store.Trial, maxAttempts int) (bool, error) {
+	if d.failed.CompareAndSwap(false, true) {
+		return false, fmt.Errorf("report trial %d: %w", t.ID, store.ErrUnavailable)
+	}
+	return d.Storage.ReportTrial(ctx, studyID, h, t, maxAttempts)
+}
+
+// An outcome the database could not take is kept and reported when it is
+// back, not dropped: dropped, its trial stayed running under the live
+// worker and the study never finished.
+func TestWorkerReportsAgainAfterOutage(t *testing.T) {
+	ctx := context.Background()
+	mem := MemoryStorage()
+	s, err := NewStudy(ctx, unitInfo(1), Options{DB: mem, Name: "o", Acquisition: "random", Batch: 1, Iters: 2, Init: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	down := &downOnce{Storage: mem.s}
+	obj := funcObjective{info: unitInfo(1), f: func(_ context.Context, x []float64) (float64, error) { return x[0], nil }}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	res, err := RunWorker(wctx, &Storage{s: down}, "o", obj, WorkerOptions{Parallel: 1, Poll: 2 * time.Millisecond})
+	if err != nil || !res.Done {
+		t.Fatalf("worker: %+v, %v; want the study done", res, err)
+	}
+	trials, err := mem.Trials(ctx, "o")
+	if err != nil || len(trials) != 4 {
+		t.Fatalf("%d trials, %v", len(trials), err)
+	}
+	for _, tr := range trials {
+		if tr.Status != Complete || tr.Attempts != 1 {
+			t.Fatalf("trial %d: %v after %d attempts", tr.ID, tr.Status, tr.Attempts)
 		}
 	}
 }
