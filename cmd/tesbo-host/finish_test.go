@@ -28,3 +28,13 @@ func TestFinishInterruptedBeforeStudy(t *testing.T) {
 		t.Fatalf("err = %v (%T), want a usage error", err, err)
 	}
 }
+
+// The summary of a --batch auto study says so, with its largest batch
+// (it said "batch 5").
+func TestSummaryAutoBatch(t *testing.T) {
+	dir := t.TempDir()
+	r := cli(t, dir, "run", "--objective", "synthetic/branin", "--batch", "auto", "--batch-max", "5", "--iters", "1", "--log-level", "error")
+	if r.code != 0 || !strings.Contains(r.stdout, "tes, batch auto (at most 5), seed 1") {
+		t.Fatalf("exit %d, stdout:\n%s", r.code, r.stdout)
+	}
+}

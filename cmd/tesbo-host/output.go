@@ -203,7 +203,11 @@ func printSummary(w io.Writer, study *host.Study, res *host.Result, dbPath strin
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "study\t%s (in %s)\n", study.Name(), host.Redact(dbPath))
 	fmt.Fprintf(tw, "objective\t%s\n", objectiveName(s, info))
-	fmt.Fprintf(tw, "acquisition\t%s, batch %d, seed %d\n", s.Acquisition, s.Batch, study.Seed())
+	batch := strconv.Itoa(s.Batch)
+	if s.AutoBatch {
+		batch = fmt.Sprintf("auto (at most %d)", s.Batch)
+	}
+	fmt.Fprintf(tw, "acquisition\t%s, batch %s, seed %d\n", s.Acquisition, batch, study.Seed())
 	complete, pruned, imported := ownEvaluations(res)
 	if pruned > 0 {
 		fmt.Fprintf(tw, "evaluations\t%d complete, %d pruned, %d failed, %d BO iterations", complete, pruned, res.Failures, res.Iterations)
