@@ -34,6 +34,14 @@ func workerSummary(ctx context.Context, db store.Storage, name string, obj sdk.O
 	_, nf := NoiseFreeOf(obj)
 	s := &Study{name: name, info: st.Info, space: space, opts: opts, seed: row.Seed, id: row.ID,
 		iters: map[int]*iterInfo{}, refine: refines(opts.Recommend, nf)}
+	// The study's acquisition decides the model's data (a warp of the
+	// outputs: acq.OutputWarper) and its fidelity: without it the summary
+	// fitted unwarped values and, on Branin, recommended a point of regret
+	// 19 where the study's records said 2e-6. An acquisition plugin this
+	// process does not have leaves the model unwarped.
+	if prop, mf, err := opts.studyProposer(st.Info, space); err == nil {
+		s.proposer, s.mf = prop, mf
+	}
 	if err := s.loadTrials(ctx, db, row.ID); err != nil {
 		return nil, nil, fmt.Errorf("study %q: %w", name, err)
 	}
@@ -54,11 +62,8 @@ func workerSummary(ctx context.Context, db store.Storage, name string, obj sdk.O
 }
 
 // summaryRecord is the shared study's latest stored record when it covers
-// every finished trial — the proposer's own, with the fit it made from
-// its chain of warm-started fits, as the web view shows it — and else a
-// record made now. Made again from a single fit, the recommendation could
-// differ far from the study's records (on Branin a regret of 26 where
-// they said 2e-6: the probe's figures; left as noticed).
+// every finished trial — the proposer's own, as the web view shows it —
+// and else a record made now.
 func (s *Study) summaryRecord(ctx context.Context, obj sdk.Objective) (Record, error) {
 	s.mu.Lock()
 	complete, _, pruned := s.counts()
