@@ -177,7 +177,40 @@ func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	if first == nil && ctx.Err() != nil {
 		first = fmt.Errorf("worker on study %q interrupted: %w", name, context.Cause(ctx))
 	}
+	if first == nil && o.OnIteration != nil {
+		w.awaitRecords(ctx, recordsWait)
+	}
 	return &res, first
+}
+
+// recordsWait bounds how long a worker whose study is done waits for the
+// proposer to store the last iterations' records.
+const recordsWait = 10 * time.Second
+
+// awaitRecords waits, at most wait, until every stored iteration has its
+// record: the study is done when its last evaluation is reported, and
+// the proposer (maybe another process) stores that iteration's record
+// after; a worker leaving at once missed the last records in its
+// OnIteration (tesbo-host worker --json).
+func (w *worker) awaitRecords(ctx context.Context, wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		its, err := w.db.Iterations(ctx, w.id)
+		if err != nil {
+			return
+		}
+		missing := false
+		for _, it := range its {
+			missing = missing || (it.Iteration >= 1 && it.Record == nil)
+		}
+		if !missing {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(max(w.o.Poll, 20*time.Millisecond)):
+		}
+	}
 }
 
 func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objective, o WorkerOptions, configured bool) (*worker, error) {

@@ -153,3 +153,36 @@ func TestWorkerReportsAgainAfterOutage(t *testing.T) {
 		}
 	}
 }
+
+// A worker whose study is done waits for the proposer to store the last
+// iterations' records before it leaves, so its OnIteration (worker
+// --json) gets every record: it left at once and missed the last ones.
+func TestWorkerAwaitsLastRecords(t *testing.T) {
+	ctx := context.Background()
+	db := MemoryStorage()
+	s, err := NewStudy(ctx, unitInfo(1), Options{DB: db, Name: "r", Acquisition: "random", Batch: 1, Iters: 1, Init: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ask(ctx, 0); err != nil { // the design
+		t.Fatal(err)
+	}
+	if _, err := s.Ask(ctx, 1); err != nil { // iteration 1, no record yet
+		t.Fatal(err)
+	}
+	s.Close()
+	row, err := db.store().Study(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond) // the proposer, elsewhere
+		db.store().SetRecord(ctx, row.ID, 1, []byte(`{"iter":1}`))
+	}()
+	w := &worker{db: db.store(), id: row.ID, o: WorkerOptions{Poll: 2 * time.Millisecond}}
+	w.awaitRecords(ctx, time.Minute)
+	its, err := db.store().Iterations(ctx, row.ID)
+	if err != nil || len(its) != 2 || its[1].Record == nil {
+		t.Fatalf("iterations %+v, %v: want iteration 1's record stored when the wait ends", its, err)
+	}
+}
