@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -183,36 +182,6 @@ func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	return &res, first
 }
 
-// recordsWait bounds how long a worker whose study is done waits for the
-// proposer to store the last iterations' records.
-const recordsWait = 10 * time.Second
-
-// awaitRecords waits, at most wait, until every stored iteration has its
-// record: the study is done when its last evaluation is reported, and
-// the proposer (maybe another process) stores that iteration's record
-// after; a worker leaving at once missed the last records in its
-// OnIteration (tesbo-host worker --json).
-func (w *worker) awaitRecords(ctx context.Context, wait time.Duration) {
-	deadline := time.Now().Add(wait)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		its, err := w.db.Iterations(ctx, w.id)
-		if err != nil {
-			return
-		}
-		missing := false
-		for _, it := range its {
-			missing = missing || (it.Iteration >= 1 && it.Record == nil)
-		}
-		if !missing {
-			return
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(max(w.o.Poll, 20*time.Millisecond)):
-		}
-	}
-}
-
 func newWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objective, o WorkerOptions, configured bool) (*worker, error) {
 	opts, info, err := storedSettingsOf(ctx, db, name)
 	if err != nil {
@@ -358,26 +327,6 @@ func (w *worker) take(ctx context.Context) (*Trial, error) {
 	return t, err
 }
 
-// flushReports reports again the outcomes the database could not take
-// (report), oldest first; the first that fails again stops the flush and
-// is returned (the engine waits for the database and tries again).
-func (w *worker) flushReports(ctx context.Context) error {
-	w.mu.Lock()
-	pending := w.unreported
-	w.unreported = nil
-	w.mu.Unlock()
-	for i, t := range pending {
-		if err := w.report(ctx, t); err != nil {
-			w.mu.Lock()
-			// report kept t again when the server is still down.
-			w.unreported = append(w.unreported, pending[i+1:]...)
-			w.mu.Unlock()
-			return err
-		}
-	}
-	return nil
-}
-
 // waiter waits a poll period (±50%): other workers change the queue.
 func (w *worker) waiter() func(ctx context.Context) {
 	return func(ctx context.Context) {
@@ -429,43 +378,6 @@ func (w *worker) refreshBudget(ctx context.Context) (int, error) {
 	defer w.mu.Unlock()
 	w.budget = evaluationBudget(w.design, o.Iters, o.Batch) + w.imported
 	return w.budget, nil
-}
-
-// followRecords passes the study's stored iteration records to
-// OnIteration in order, polling until ctx ends, then once more.
-func (w *worker) followRecords(ctx context.Context) {
-	every := max(5*w.o.Poll, 200*time.Millisecond)
-	for {
-		done := ctx.Err() != nil
-		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-		its, err := w.db.Iterations(c, w.id)
-		cancel()
-		if err != nil {
-			w.log.Warn().Err(err).Msg("could not read the iteration records")
-		}
-		for _, it := range its {
-			if it.Iteration != w.lastIter+1 || it.Record == nil {
-				if it.Iteration > w.lastIter {
-					break // records come in order: wait for this one
-				}
-				continue
-			}
-			var r Record
-			if err := json.Unmarshal(it.Record, &r); err != nil {
-				w.log.Warn().Err(err).Int("iter", it.Iteration).Msg("bad stored record")
-				break
-			}
-			w.lastIter = it.Iteration
-			w.o.OnIteration(r)
-		}
-		if done {
-			return
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(every):
-		}
-	}
 }
 
 // setWorkerBudget sets the iteration budget of the stored study name, a
@@ -580,34 +492,4 @@ func (w *worker) evaluate(ctx, evalCtx context.Context, t *Trial) error {
 		t.Status, t.Value, t.Outputs, t.Meta = Complete, resultValue(w.info, r), r.Outputs, r.Meta
 	}
 	return w.report(ctx, t)
-}
-
-// report stores the outcome of trial t. One the database could not take
-// (its server down past the store's retries) is kept and reported again
-// before the next lease (flushReports), not dropped: dropped, the trial
-// stayed running under this live worker, whose heartbeat kept its lease,
-// and the study never finished.
-func (w *worker) report(ctx context.Context, t *Trial) error {
-	ok, rerr := reportTrial(context.WithoutCancel(ctx), w.db, w.id, w.h, t, w.attempts)
-	if errors.Is(rerr, store.ErrUnavailable) {
-		w.mu.Lock()
-		w.unreported = append(w.unreported, t)
-		w.mu.Unlock()
-		w.log.Warn().Int("trial", t.ID).Err(rerr).Msg("could not report the evaluation; it is kept and reported again when the database is back")
-	}
-	if rerr != nil {
-		return rerr
-	}
-	w.mu.Lock()
-	if ok {
-		w.res.Evaluated++
-	} else {
-		w.res.Late++
-		w.log.Warn().Int("trial", t.ID).Msg("reported after losing the trial's lease: kept as an attempt only")
-	}
-	w.mu.Unlock()
-	if ok && w.o.OnTrial != nil {
-		w.o.OnTrial(*t)
-	}
-	return nil
 }
