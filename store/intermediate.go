@@ -101,25 +101,14 @@ func (d *DB) ReportIntermediate(ctx context.Context, studyID int64, id int, p In
 		stopAt = p.Step
 	}
 	err := d.retryTx(ctx, "report", func(tx *sqlTx) error {
-		var last sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT max(step) FROM intermediates WHERE study_id=? AND trial_id=?`,
-			studyID, id).Scan(&last); err != nil {
-			return err
-		}
-		if last.Valid && int64(p.Step) <= last.Int64 {
-			return fmt.Errorf("step %d after step %d: steps must increase: %w", p.Step, last.Int64, ErrConflict)
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE trials SET step=coalesce(step, ?)
+		return appendReported(ctx, tx, studyID, id, p, func() error {
+			res, err := tx.ExecContext(ctx, `UPDATE trials SET step=coalesce(step, ?)
 			 WHERE study_id=? AND id=? AND status IN ('pending','running')`, stopAt, studyID, id)
-		if err != nil {
-			return err
-		}
-		if err := oneRow(res, id); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO intermediates(study_id, trial_id, step, value) VALUES (?, ?, ?, ?)`,
-			studyID, id, p.Step, p.Value)
-		return err
+			if err != nil {
+				return err
+			}
+			return oneRow(res, id)
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("report trial %d: %w", id, err)
@@ -154,4 +143,24 @@ func (d *DB) loadIntermediates(ctx context.Context, studyID int64, trials []Tria
 		}
 	}
 	return d.classify(rows.Err())
+}
+
+// appendReported adds intermediate value p to trial id's inside tx, once
+// hold (the caller's check that the trial may take it, which may update
+// its row) has passed: steps must increase (ErrConflict otherwise).
+func appendReported(ctx context.Context, tx *sqlTx, studyID int64, id int, p Intermediate, hold func() error) error {
+	var last sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT max(step) FROM intermediates WHERE study_id=? AND trial_id=?`,
+		studyID, id).Scan(&last); err != nil {
+		return err
+	}
+	if last.Valid && int64(p.Step) <= last.Int64 {
+		return fmt.Errorf("step %d after step %d: steps must increase: %w", p.Step, last.Int64, ErrConflict)
+	}
+	if err := hold(); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO intermediates(study_id, trial_id, step, value) VALUES (?, ?, ?, ?)`,
+		studyID, id, p.Step, p.Value)
+	return err
 }

@@ -396,10 +396,9 @@ func (d *Memory) ReportIntermediate(ctx context.Context, studyID int64, id int, 
 		if err != nil {
 			return err
 		}
-		if n := len(r.intermediates); n > 0 && p.Step <= r.intermediates[n-1].Step {
-			return fmt.Errorf("step %d after step %d: steps must increase: %w", p.Step, r.intermediates[n-1].Step, ErrConflict)
+		if err := r.appendReported(p); err != nil {
+			return err
 		}
-		r.intermediates = append(r.intermediates, p)
 		r.stopping = r.stopping || stop
 		return nil
 	})
@@ -537,4 +536,14 @@ func (d *Memory) Attempts(ctx context.Context, studyID int64) ([]Attempt, error)
 		}
 	}
 	return out, err
+}
+
+// appendReported adds intermediate value p to r's (DB's appendReported):
+// steps must increase.
+func (r *memTrial) appendReported(p Intermediate) error {
+	if n := len(r.intermediates); n > 0 && p.Step <= r.intermediates[n-1].Step {
+		return fmt.Errorf("step %d after step %d: steps must increase: %w", p.Step, r.intermediates[n-1].Step, ErrConflict)
+	}
+	r.intermediates = append(r.intermediates, p)
+	return nil
 }

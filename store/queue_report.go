@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 )
 
@@ -19,27 +18,19 @@ func (d *DB) ReportLeased(ctx context.Context, studyID int64, h Holder, id int, 
 		return err
 	}
 	err := d.queueTx(ctx, "report leased", func(tx *sqlTx) error {
-		var last sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT max(step) FROM intermediates WHERE study_id=? AND trial_id=?`,
-			studyID, id).Scan(&last); err != nil {
-			return err
-		}
-		if last.Valid && int64(p.Step) <= last.Int64 {
-			return fmt.Errorf("step %d after step %d: steps must increase: %w", p.Step, last.Int64, ErrConflict)
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE trials SET holder=holder WHERE study_id=? AND id=? AND status='running' AND holder=?`,
-			studyID, id, h.ID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n != 1 {
-			return fmt.Errorf("trial %d is not running under this worker's lease: %w", id, ErrConflict)
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO intermediates(study_id, trial_id, step, value) VALUES (?, ?, ?, ?)`,
-			studyID, id, p.Step, p.Value)
-		return err
+		return appendReported(ctx, tx, studyID, id, p, func() error {
+			res, err := tx.ExecContext(ctx, `UPDATE trials SET holder=holder WHERE study_id=? AND id=? AND status='running' AND holder=?`,
+				studyID, id, h.ID)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n != 1 {
+				return fmt.Errorf("trial %d is not running under this worker's lease: %w", id, ErrConflict)
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("report trial %d: %w", id, err)
@@ -57,11 +48,7 @@ func (d *Memory) ReportLeased(ctx context.Context, studyID int64, h Holder, id i
 		if r == nil || r.status != Running || r.holder != h.ID {
 			return fmt.Errorf("trial %d is not running under this worker's lease: %w", id, ErrConflict)
 		}
-		if n := len(r.intermediates); n > 0 && p.Step <= r.intermediates[n-1].Step {
-			return fmt.Errorf("step %d after step %d: steps must increase: %w", p.Step, r.intermediates[n-1].Step, ErrConflict)
-		}
-		r.intermediates = append(r.intermediates, p)
-		return nil
+		return r.appendReported(p)
 	})
 	if err != nil {
 		return fmt.Errorf("report trial %d: %w", id, err)
