@@ -237,27 +237,26 @@ func loadTrials(ctx context.Context, db store.TrialStore, studyID int64) ([]Tria
 // addBatch is store's AddBatch for host Trials (which, as there, get their
 // status and creation time).
 func addBatch(ctx context.Context, db store.TrialStore, studyID int64, it store.Iteration, trials []Trial) error {
-	st := make([]store.Trial, len(trials))
-	for i, t := range trials {
-		st[i] = toStoreTrial(t)
-	}
-	err := db.AddBatch(ctx, studyID, it, st)
-	for i := range trials {
-		trials[i].Status, trials[i].CreatedAt = Status(st[i].Status), st[i].CreatedAt
-	}
-	return err
+	return addTrials(ctx, db.AddBatch, studyID, it, trials)
 }
 
 // addFinished is store's AddFinished for host Trials (which get their
 // creation times).
 func addFinished(ctx context.Context, db store.TrialStore, studyID int64, it store.Iteration, trials []Trial) error {
+	return addTrials(ctx, db.AddFinished, studyID, it, trials)
+}
+
+// addTrials hands trials to add (AddBatch or AddFinished) as store
+// Trials and takes back the status and creation time it gave them.
+func addTrials(ctx context.Context, add func(context.Context, int64, store.Iteration, []store.Trial) error,
+	studyID int64, it store.Iteration, trials []Trial) error {
 	st := make([]store.Trial, len(trials))
 	for i, t := range trials {
 		st[i] = toStoreTrial(t)
 	}
-	err := db.AddFinished(ctx, studyID, it, st)
+	err := add(ctx, studyID, it, st)
 	for i := range trials {
-		trials[i].CreatedAt = st[i].CreatedAt
+		trials[i].Status, trials[i].CreatedAt = Status(st[i].Status), st[i].CreatedAt
 	}
 	return err
 }
