@@ -37,8 +37,7 @@ func TestScriptNeedsRunnerCall(t *testing.T) {
 // and, rarely, hang. Without -race this test only checks that the calls
 // return; TestScriptPool checks that they never share an interpreter.
 func TestScriptConcurrentCalls(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "wait.go")
-	if err := os.WriteFile(p, []byte(`package wait
+	_, src := scriptFile(t, "wait.go", `package wait
 
 import (
 	"context"
@@ -59,13 +58,7 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) {
 	}
 	return -x[0], nil
 }
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src, err := readScript(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	s, err := compileSource(src, false)
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +96,7 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) {
 // and reuses an idle one rather than compiling again. Every copy runs the
 // script as the runner read it: an edit on disk after that changes none.
 func TestScriptPool(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "f.go")
-	if err := os.WriteFile(p, []byte(`package f
+	p, src := scriptFile(t, "f.go", `package f
 
 import (
 	"context"
@@ -115,13 +107,7 @@ import (
 func Info() sdk.Info { return sdk.Info{Name: "f", Params: []sdk.Param{{Name: "x", Low: 0, High: 1}}} }
 
 func Evaluate(ctx context.Context, x []float64) (float64, error) { return x[0], nil }
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src, err := readScript(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	first, err := compileSource(src, false)
 	if err != nil {
 		t.Fatal(err)
@@ -149,8 +135,7 @@ func Evaluate(ctx context.Context, x []float64) (float64, error) { return x[0], 
 // A script Yaegi panics on (a constant called as a function) fails to
 // compile with one line naming the position, not a stack trace.
 func TestCompileInterpreterPanic(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "bad.go")
-	if err := os.WriteFile(p, []byte(`package scripts
+	_, src := scriptFile(t, "bad.go", `package scripts
 
 import (
 	"context"
@@ -163,16 +148,25 @@ func Info() sdk.Info {
 }
 
 func Evaluate(ctx context.Context, x []float64) (float64, error) { return x[0], nil }
-`), 0o644); err != nil {
+`)
+	_, err := compileSource(src, false)
+	if err == nil || !strings.Contains(err.Error(), "compile: the interpreter failed on the script (src/tesboscript/bad.go:10:") ||
+		strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v, want one line naming bad.go:10", err)
+	}
+}
+
+// scriptFile writes a script of text under name in a new directory and
+// reads it back: its path and source.
+func scriptFile(t *testing.T, name, text string) (string, *scriptSource) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	src, err := readScript(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = compileSource(src, false)
-	if err == nil || !strings.Contains(err.Error(), "compile: the interpreter failed on the script (src/tesboscript/bad.go:10:") ||
-		strings.Contains(err.Error(), "\n") {
-		t.Fatalf("err = %v, want one line naming bad.go:10", err)
-	}
+	return p, src
 }
