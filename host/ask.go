@@ -60,12 +60,12 @@ func (s *Study) Ask(ctx context.Context, q int, opts ...AskOption) ([]Trial, err
 	return s.ask(ctx, q, 0, opts...)
 }
 
-// ask is Ask, issuing at most issue points of the iteration's batch when
-// issue is positive (Run's last batch with AutoBatch, cut to the budget
+// ask is Ask, issuing at most atMost points of the iteration's batch when
+// atMost is positive (Run's last batch with AutoBatch, cut to the budget
 // left): the acquisition still proposes q points, and the rest wait as
 // the study's cut points (s.cut), issued first if the budget grows, so
 // that an extended study proposes what an uninterrupted longer one did.
-func (s *Study) ask(ctx context.Context, q, issue int, opts ...AskOption) ([]Trial, error) {
+func (s *Study) ask(ctx context.Context, q, atMost int, opts ...AskOption) ([]Trial, error) {
 	if q < 0 {
 		return nil, fmt.Errorf("ask: q must be ≥ 0, got %d", q)
 	}
@@ -125,8 +125,8 @@ func (s *Study) ask(ctx context.Context, q, issue int, opts ...AskOption) ([]Tri
 		X, steps = s.mf.split(X, s.space.Dim())
 	}
 	rows := s.distinct(X, s.trials, t, pins)
-	if issue > 0 && issue < len(rows) && s.mf == nil {
-		ms.Cut, ms.CutFrom, rows = rows[issue:], issue, rows[:issue]
+	if atMost > 0 && atMost < len(rows) && s.mf == nil {
+		ms.Cut, ms.CutFrom, rows = rows[atMost:], atMost, rows[:atMost]
 	}
 	if it.Model, err = json.Marshal(ms); err != nil {
 		return nil, s.uncarry(fmt.Errorf("encode model: %w", err))

@@ -121,13 +121,13 @@ func (l *localEngine) propose(ctx context.Context) (int, error) {
 	if !more {
 		return 0, nil
 	}
-	issue := 0
+	atMost := 0
 	if s.opts.AutoBatch && q < s.opts.Batch {
 		// The budget cuts this batch: the acquisition sizes it as an
 		// uninterrupted longer study would, and the rest waits (Study.ask).
-		q, issue = s.opts.Batch, q
+		q, atMost = s.opts.Batch, q
 	}
-	trials, err := s.ask(ctx, q, issue)
+	trials, err := s.ask(ctx, q, atMost)
 	if err != nil {
 		return 0, err
 	}
