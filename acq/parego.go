@@ -68,7 +68,7 @@ func (p parego) ProposeMulti(ctx context.Context, s *MultiState, q int) (*mat.De
 	for j := range q {
 		lambda := simplexWeights(len(objs), s)
 		y, best := scalarize(s, objs, cons, lambda)
-		g, err := gp.Fit(s.X, y, gp.FitSettings{Kernel: s.Outputs[objs[0]].GP.Kernel(), Warm: s.Outputs[objs[0]].GP, Rand: s.Rand})
+		g, err := gp.FitContext(ctx, s.X, y, gp.FitSettings{Kernel: s.Outputs[objs[0]].GP.Kernel(), Warm: s.Outputs[objs[0]].GP, Rand: s.Rand})
 		if err != nil {
 			return nil, fmt.Errorf("parego: fit the scalarized GP for batch point %d: %w", j+1, err)
 		}

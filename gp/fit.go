@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -128,6 +129,15 @@ type FitSettings struct {
 // the smooth transform θ = lo + (hi−lo)·sigmoid(u), u unconstrained.
 // X (n×d, n ≥ 1) holds unit-cube inputs, y standardized outputs.
 func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
+	return FitContext(context.Background(), X, y, s)
+}
+
+// FitContext is Fit that stops when ctx is done and returns an error
+// wrapping ctx.Err(). It checks ctx before each evaluation of the
+// likelihood, so it returns within one evaluation (a Cholesky
+// factorization and an inverse, about n³ flops: seconds at n in the
+// thousands) of ctx being done.
+func FitContext(ctx context.Context, X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 	if X == nil {
 		return nil, fmt.Errorf("fit gp: nil inputs (need at least one observation): %w", errBadInput)
 	}
@@ -166,6 +176,7 @@ func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 		b = *s.Bounds
 	}
 	e := newLMLEval(X, y, tmpl, s.FixedNoise, b)
+	e.ctx = ctx
 	if !s.NoPrior {
 		p := defaultPrior()
 		if s.Prior != nil {
@@ -198,7 +209,7 @@ func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 		starts = e.subsetEval(fitSubset(n, m), b)
 	}
 	var lastErr error
-	for r := 0; r < restarts; r++ {
+	for r := 0; r < restarts && ctx.Err() == nil; r++ {
 		theta := first
 		if r > 0 {
 			theta = e.randomStart(rng)
@@ -213,6 +224,9 @@ func Fit(X *mat.Dense, y []float64, s FitSettings) (*GP, error) {
 			warm = first
 		}
 		e.polish(starts, starts.best, warm)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("fit gp (n=%d, d=%d): stopped: %w", n, d, err)
 	}
 	if e.best == nil {
 		if lastErr == nil {
@@ -238,6 +252,9 @@ type lmlEval struct {
 	fixedNoise float64
 	prior      *Prior
 	lo, hi     []float64 // bounds on θ (log space), len d+2
+	// ctx, when done, makes every evaluation fail at once (uObjective)
+	// and stops the L-BFGS runs (optimize's Problem.Status); nil never is.
+	ctx context.Context
 
 	kbuf, lbuf []float64
 	xs         []float64
@@ -345,9 +362,27 @@ func (e *lmlEval) optimize(theta0 []float64, maxIter int) error {
 		lastU = append(lastU[:0], u...)
 		lastF = e.uObjective(u, lastG, theta, gtheta)
 	}
+	// Minimize calls Status before each evaluation: a done context ends
+	// the run there.
 	p := optimize.Problem{
 		Func: func(u []float64) float64 { eval(u); return lastF },
 		Grad: func(g, u []float64) { eval(u); copy(g, lastG) },
+		Status: func() (optimize.Status, error) {
+			if e.stopped() {
+				return optimize.Failure, e.ctx.Err()
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
+	// L-BFGS cannot start from a failed evaluation (F = +Inf, zero
+	// gradient): its line search never ends. The start is evaluated here,
+	// and Minimize's first evaluation reuses it.
+	u0 := e.toU(theta0)
+	if eval(u0); math.IsInf(lastF, 1) {
+		if e.stopped() {
+			return e.ctx.Err()
+		}
+		return errors.New("likelihood not finite at the start")
 	}
 	// Tolerances are on the per-observation objective. On GP data the
 	// More–Thuente line search needs fewer evaluations than gonum's default
@@ -360,7 +395,7 @@ func (e *lmlEval) optimize(theta0 []float64, maxIter int) error {
 		MajorIterations:   maxIter,
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-6, Relative: 1e-6, Iterations: 2},
 	}
-	_, err := optimize.Minimize(p, e.toU(theta0), settings, &optimize.LBFGS{Linesearcher: &optimize.MoreThuente{}})
+	_, err := optimize.Minimize(p, u0, settings, &optimize.LBFGS{Linesearcher: &optimize.MoreThuente{}})
 	if err != nil && e.best != nil {
 		// Line-search failures near the optimum are common and harmless:
 		// the best point seen is kept.
@@ -368,6 +403,9 @@ func (e *lmlEval) optimize(theta0 []float64, maxIter int) error {
 	}
 	return err
 }
+
+// stopped reports whether e's context is done.
+func (e *lmlEval) stopped() bool { return e.ctx != nil && e.ctx.Err() != nil }
 
 // uObjective is the function L-BFGS minimizes: F(u) = −(log p(y|θ) +
 // log p(θ))/n at θ = toTheta(u), i.e. θ_i = lo_i + (hi_i−lo_i)·sigmoid(u_i).
@@ -377,6 +415,10 @@ func (e *lmlEval) optimize(theta0 []float64, maxIter int) error {
 // evaluation gives F = +Inf and a zero gradient, which the line search
 // backs off from. theta and gtheta are scratch of len d+2.
 func (e *lmlEval) uObjective(u, gu, theta, gtheta []float64) float64 {
+	if e.stopped() {
+		clear(gu[:e.nFree()])
+		return math.Inf(1)
+	}
 	scale := 1 / float64(e.n)
 	e.toTheta(theta, u)
 	v, err := e.objective(theta, gtheta)

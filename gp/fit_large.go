@@ -75,7 +75,7 @@ func (e *lmlEval) subsetEval(idx []int, b Bounds) *lmlEval {
 		ys[i] = e.y[r]
 	}
 	s := newLMLEval(xs, ys, e.tmpl, e.fixedNoise, b)
-	s.prior = e.prior
+	s.prior, s.ctx = e.prior, e.ctx
 	return s
 }
 
@@ -120,7 +120,7 @@ func (e *lmlEval) polish(sub *lmlEval, starts ...[]float64) {
 	hinv := sub.inverseHessian(e.toU(sub.best))
 	p, un, gn := make([]float64, nf), make([]float64, nf), make([]float64, nf)
 	step := 1.0
-	for evals < polishEvaluations {
+	for evals < polishEvaluations && !e.stopped() {
 		pred := 0.0
 		for i := range p {
 			p[i] = 0
@@ -251,6 +251,9 @@ func bfgsInverseUpdate(hinv *mat.SymDense, un, u, gn, g []float64) bool {
 // gradient (−Inf if the factorization fails): a GP on e's data and the
 // prior's log density, summed as objective sums them.
 func (e *lmlEval) value(u []float64) float64 {
+	if e.stopped() {
+		return math.Inf(-1)
+	}
 	theta := make([]float64, e.d+2)
 	e.toTheta(theta, u)
 	g, err := New(e.tmpl.WithParams(theta[:e.d+1]), e.noiseOf(theta), e.x, e.y)

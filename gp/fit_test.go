@@ -1,9 +1,11 @@
 package gp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -246,5 +248,50 @@ func TestFitTwoPointsNoCollapse(t *testing.T) {
 	}
 	if l := g.Kernel().(*SE).Lengthscales(); l[0] >= 0.1 && l[1] >= 0.1 {
 		t.Errorf("plain ML on the close pair gave ℓ = %.3g: the no-collapse criterion would not tell the prior's effect", l)
+	}
+}
+
+// stopAfter is a context whose Err is context.Canceled from its calls-th
+// call on: a cancellation at a deterministic point of a fit.
+type stopAfter struct {
+	context.Context
+	calls, after int
+}
+
+func (c *stopAfter) Err() error {
+	c.calls++
+	if c.calls >= c.after {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestFitContextStops(t *testing.T) {
+	for _, n := range []int{60, 1100} { // all data, and subset + polish
+		X, y := gpData(t, NewSE([]float64{0.3, 0.5}, 1), 1e-3, n, 3)
+		for _, after := range []int{1, 5, 40} {
+			ctx := &stopAfter{Context: context.Background(), after: after}
+			g, err := FitContext(ctx, X, y, FitSettings{})
+			if !errors.Is(err, context.Canceled) || g != nil {
+				t.Fatalf("n=%d, cancelled at check %d: got (%v, %v), want a context.Canceled error", n, after, g, err)
+			}
+			// Once done, each remaining start, line search and polish step
+			// returns at once: a bounded number of further checks.
+			if extra := ctx.calls - after; extra > 200 {
+				t.Errorf("n=%d, cancelled at check %d: %d more checks after it", n, after, extra)
+			}
+		}
+	}
+	X, y := gpData(t, NewSE([]float64{0.3, 0.5}, 1), 1e-3, 60, 3)
+	a, err := Fit(X, y, FitSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := FitContext(&stopAfter{Context: context.Background(), after: math.MaxInt}, X, y, FitSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Kernel().Params(), b.Kernel().Params()) || a.NoiseVar() != b.NoiseVar() {
+		t.Errorf("a context never done changed the fit: %v, %v against %v, %v", b.Kernel().Params(), b.NoiseVar(), a.Kernel().Params(), a.NoiseVar())
 	}
 }

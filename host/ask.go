@@ -198,9 +198,9 @@ func (s *Study) propose(ctx context.Context, t, q int, it *store.Iteration, pins
 	}
 	evaluated, imported := ds.n(), s.importedTrials()
 	ds, reg := s.modelData(ds)
-	fr, err := s.fitCached(ds, t)
+	fr, err := s.fitCached(ctx, ds, t)
 	if err != nil {
-		return fallback(err.Error())
+		return fitFallback(ctx, t, err, fallback)
 	}
 	it.FitSeconds = fr.seconds
 	pending := s.pendingMatrix()
@@ -293,10 +293,19 @@ func (s *Study) uncarry(err error) error {
 	return err
 }
 
+// fitFallback is what a proposal does when its fit failed with err: stop,
+// when ctx is done (the fit was interrupted), or fall back.
+func fitFallback(ctx context.Context, t int, err error, fallback func(string) (*mat.Dense, *modelState, error)) (*mat.Dense, *modelState, error) {
+	if ctx.Err() != nil {
+		return nil, nil, fmt.Errorf("propose iteration %d: %w", t, err)
+	}
+	return fallback(err.Error())
+}
+
 // fitCached fits the GP for iteration t, reusing the fit Recommend made on
 // the same data (a fit is a function of the data, the warm start and (seed,
 // t), so reusing it changes nothing).
-func (s *Study) fitCached(ds *dataset, t int) (*fitResult, error) {
+func (s *Study) fitCached(ctx context.Context, ds *dataset, t int) (*fitResult, error) {
 	key := [2]int{s.version, t}
 	if s.cache != nil && s.cacheKey == key {
 		return s.cache, nil
@@ -305,7 +314,7 @@ func (s *Study) fitCached(ds *dataset, t int) (*fitResult, error) {
 	if s.hooks != nil && s.hooks.fit != nil {
 		fit = s.hooks.fit
 	}
-	fr, err := fit(ds, s.lastModel, t)
+	fr, err := fit(ctx, ds, s.lastModel, t)
 	if err != nil {
 		return nil, err
 	}

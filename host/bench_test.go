@@ -51,7 +51,7 @@ func benchOverhead(b *testing.B, durable bool, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	constFit := func(ds *dataset, _ *modelState, _ int) (*fitResult, error) {
+	constFit := func(_ context.Context, ds *dataset, _ *modelState, _ int) (*fitResult, error) {
 		return &fitResult{gp: g, state: &modelState{Kernel: KernelSE, Params: g.Kernel().Params(), Noise: 1e-4, N: ds.n()}}, nil
 	}
 	open := func(path string, create bool) *store.DB {

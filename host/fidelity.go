@@ -332,9 +332,9 @@ func (s *Study) proposeFidelity(ctx context.Context, t, q int, it *store.Iterati
 	if ds.n() == 0 {
 		return fallback("no completed evaluations yet")
 	}
-	fr, err := s.fitCached(ds, t)
+	fr, err := s.fitCached(ctx, ds, t)
 	if err != nil {
-		return fallback(err.Error())
+		return fitFallback(ctx, t, err, fallback)
 	}
 	it.FitSeconds = fr.seconds
 	d := s.space.Dim()
@@ -537,7 +537,10 @@ func (s *Study) recommendFidelity(ctx context.Context) (*Recommendation, error) 
 	}
 	d := s.space.Dim()
 	ds := s.mf.dataset(s.trials, d, s.info.Minimize)
-	fr, err := s.fitCached(ds, s.lastIter+1)
+	fr, err := s.fitCached(ctx, ds, s.lastIter+1)
+	if ctx.Err() != nil {
+		return nil, err
+	}
 	if err != nil {
 		s.log.Warn().Err(err).Msg("recommending the best observation: the GP could not be fitted")
 		return s.evaluatedRec(best, math.NaN()), nil

@@ -100,13 +100,13 @@ func TestFailedTrialsNeverReachGP(t *testing.T) {
 	var seen [][]int
 	var seenY [][]float64
 	var seenX []*mat.Dense
-	s.testHooks().fit = func(ds *dataset, warm *modelState, it int) (*fitResult, error) {
+	s.testHooks().fit = func(_ context.Context, ds *dataset, warm *modelState, it int) (*fitResult, error) {
 		mu.Lock()
 		seen = append(seen, append([]int(nil), ds.ids...))
 		seenY = append(seenY, append([]float64(nil), ds.y...))
 		seenX = append(seenX, mat.DenseCopyOf(ds.X))
 		mu.Unlock()
-		return s.fitModel(ds, warm, it)
+		return s.fitModel(context.Background(), ds, warm, it)
 	}
 	res, err := s.Run(ctx, obj)
 	if err != nil {
@@ -242,7 +242,7 @@ func TestWarmStartChain(t *testing.T) {
 	}
 	var calls []fitCall
 	hook := func(s *Study) {
-		s.testHooks().fit = func(ds *dataset, warm *modelState, it int) (*fitResult, error) {
+		s.testHooks().fit = func(_ context.Context, ds *dataset, warm *modelState, it int) (*fitResult, error) {
 			s.testHooks().gpFit = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
 				c := fitCall{iter: it}
 				if fs.Warm != nil {
@@ -251,7 +251,7 @@ func TestWarmStartChain(t *testing.T) {
 				calls = append(calls, c)
 				return gp.Fit(X, y, fs)
 			}
-			return s.fitModel(ds, warm, it)
+			return s.fitModel(context.Background(), ds, warm, it)
 		}
 	}
 	check := func(s *Study, from, to int) {

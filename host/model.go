@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -375,8 +376,9 @@ type fitResult struct {
 }
 
 // fitModel fits the GP to ds by MAP with warm start from warm (Fit's
-// restarts drawn from the (seed, iteration) fit stream).
-func (s *Study) fitModel(ds *dataset, warm *modelState, iteration int) (*fitResult, error) {
+// restarts drawn from the (seed, iteration) fit stream). It stops, with an
+// error wrapping ctx's, when ctx is done.
+func (s *Study) fitModel(ctx context.Context, ds *dataset, warm *modelState, iteration int) (*fitResult, error) {
 	t0 := time.Now()
 	d, cats := s.space.Dim(), s.space.Categories()
 	if s.mf != nil && cats != nil {
@@ -401,7 +403,9 @@ func (s *Study) fitModel(ds *dataset, warm *modelState, iteration int) (*fitResu
 		nv := s.opts.NoiseVar / (ds.scale * ds.scale)
 		fs.FixedNoise = math.Min(math.Max(nv, b.Noise[0]), b.Noise[1])
 	}
-	fit := gp.Fit
+	fit := func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+		return gp.FitContext(ctx, X, y, fs)
+	}
 	if s.hooks != nil && s.hooks.gpFit != nil {
 		fit = s.hooks.gpFit
 	}

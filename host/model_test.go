@@ -2,9 +2,13 @@ package host
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tesbo/tesbo/gp"
 	"github.com/tesbo/tesbo/sdk"
 )
 
@@ -70,4 +74,52 @@ func TestScaledValuesStudy(t *testing.T) {
 			t.Errorf("k = %g: best observed %v, recommendation's value %v", k, res.BestObserved.Value, res.BestValue)
 		}
 	}
+}
+
+// A fit stopped by a done context stops the proposal with the context's
+// error (no fallback batch, nothing issued), and the study then goes on
+// exactly as one never interrupted.
+func TestFitInterruptedIsNotAFallback(t *testing.T) {
+	ctx := context.Background()
+	obj := &branin{}
+	info, _ := obj.Info(ctx)
+	drive := func(s *Study, interrupt bool) {
+		for !s.Done() {
+			if interrupt && s.lastIter >= 1 {
+				ictx, cancel := context.WithCancel(ctx)
+				s.testHooks().gpFit = func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error) {
+					cancel() // the signal arrives during the fit
+					return gp.FitContext(ictx, X, y, fs)
+				}
+				n := len(s.Trials())
+				if _, err := s.Ask(ictx, 0); !errors.Is(err, context.Canceled) {
+					t.Fatalf("Ask with its fit interrupted: %v, want context.Canceled", err)
+				}
+				if len(s.Trials()) != n {
+					t.Fatalf("the interrupted Ask issued %d trials", len(s.Trials())-n)
+				}
+				s.testHooks().gpFit, interrupt = nil, false
+			}
+			trs, err := s.Ask(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range trs {
+				v, _ := obj.Evaluate(ctx, tr.X)
+				if err := s.Tell(ctx, tr.ID, v, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	var got [2][]Trial
+	for i, interrupt := range []bool{false, true} {
+		s, err := NewStudy(ctx, info, baseOptions(5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		drive(s, interrupt)
+		got[i] = s.Trials()
+	}
+	sameTrials(t, got[1], got[0])
 }

@@ -377,7 +377,7 @@ func TestMultiStateRefPointDeclared(t *testing.T) {
 		if _, err := s.Run(context.Background(), obj); err != nil {
 			t.Fatal(err)
 		}
-		st, _, err := s.multiState(2)
+		st, _, err := s.multiState(context.Background(), 2)
 		if err != nil || st == nil {
 			t.Fatalf("ref %v: state %v, %v", ref, st, err)
 		}

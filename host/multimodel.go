@@ -104,9 +104,9 @@ func MultiAcquisitions() []string {
 // the acquisition's ProposeMulti.
 func (s *Study) proposeMulti(ctx context.Context, t, q int, it *store.Iteration, fallback func(string) (*mat.Dense, *modelState, error)) (*mat.Dense, *modelState, error) {
 	mp := s.proposer.(acq.MultiProposer) // checked by newStudy (multiProposer)
-	st, ms, err := s.multiState(t)
+	st, ms, err := s.multiState(ctx, t)
 	if err != nil {
-		return fallback(err.Error())
+		return fitFallback(ctx, t, err, fallback)
 	}
 	if st == nil {
 		return fallback("no completed evaluations yet")
@@ -134,7 +134,7 @@ func (s *Study) proposeMulti(ctx context.Context, t, q int, it *store.Iteration,
 
 // multiState fits one GP per output to the completed trials and fills
 // acq.MultiState for iteration t; nil when no trial has completed.
-func (s *Study) multiState(t int) (*acq.MultiState, *modelState, error) {
+func (s *Study) multiState(ctx context.Context, t int) (*acq.MultiState, *modelState, error) {
 	var done []Trial
 	for _, tr := range s.trials {
 		if tr.Status == Complete && len(tr.Outputs) == len(s.info.Outputs) {
@@ -168,7 +168,7 @@ func (s *Study) multiState(t int) (*acq.MultiState, *modelState, error) {
 		if s.lastModel != nil && len(s.lastModel.Outputs) == m {
 			warm = &s.lastModel.Outputs[k]
 		}
-		fr, err := s.fitModel(ds, warm, t)
+		fr, err := s.fitModel(ctx, ds, warm, t)
 		if err != nil {
 			return nil, nil, fmt.Errorf("output %s: %w", out.Name, err)
 		}

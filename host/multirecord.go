@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -170,7 +171,9 @@ func (s *Study) judgedOutputs(it int) ([]Trial, [][]float64, []bool) {
 	for i, t := range done {
 		judged[i] = orientedRowOf(s.info, t.Outputs, nil)
 	}
-	st, _, err := s.multiState(it)
+	// The record is the study's, not this process's: a signal must not
+	// change it, so the fit runs to its end.
+	st, _, err := s.multiState(context.Background(), it)
 	if err != nil || st == nil {
 		for i := range n {
 			sure[i] = orientedFeasible(s.info, judged[i])

@@ -411,7 +411,7 @@ func TestRecommendRefineFidelity(t *testing.T) {
 				t.Fatalf("refined mean %v does not beat the best complete trial's %v", rec.Mean, ev.Mean)
 			}
 			ds := s.mf.dataset(s.trials, 2, false)
-			fr, err := s.fitCached(ds, s.lastIter+1)
+			fr, err := s.fitCached(context.Background(), ds, s.lastIter+1)
 			if err != nil {
 				t.Fatal(err)
 			}

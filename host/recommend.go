@@ -68,7 +68,10 @@ func (s *Study) recommend(ctx context.Context) (*Recommendation, error) {
 	}
 	t := s.lastIter + 1
 	ds, reg := s.modelData(ds)
-	fr, err := s.fitCached(ds, t)
+	fr, err := s.fitCached(ctx, ds, t)
+	if ctx.Err() != nil {
+		return nil, err
+	}
 	if err != nil {
 		s.log.Warn().Err(err).Msg("recommending the best observation: the GP could not be fitted")
 		return s.evaluatedRec(ds.ids[s.bestComplete(ds.ids, ds.y)], math.NaN()), nil

@@ -93,7 +93,7 @@ type Study struct {
 type testHooks struct {
 	// fit replaces fitModel in benchmarks that measure the host's own
 	// overhead.
-	fit func(ds *dataset, warm *modelState, t int) (*fitResult, error)
+	fit func(ctx context.Context, ds *dataset, warm *modelState, t int) (*fitResult, error)
 	// gpFit replaces gp.Fit inside fitModel in tests that inspect the
 	// fit's settings (the warm start).
 	gpFit func(X *mat.Dense, y []float64, fs gp.FitSettings) (*gp.GP, error)

@@ -23,10 +23,10 @@ func TestTellDuringFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	fitting, release := make(chan struct{}), make(chan struct{})
-	s.testHooks().fit = func(ds *dataset, warm *modelState, it int) (*fitResult, error) {
+	s.testHooks().fit = func(_ context.Context, ds *dataset, warm *modelState, it int) (*fitResult, error) {
 		close(fitting)
 		<-release
-		return s.fitModel(ds, warm, it)
+		return s.fitModel(context.Background(), ds, warm, it)
 	}
 	asked := make(chan error, 1)
 	go func() {

@@ -136,7 +136,7 @@ func TestAsyncTESAvoidsPending(t *testing.T) {
 		}
 	}
 	ds := newDataset(s.trials, 2, false)
-	fr, err := s.fitCached(ds, 1)
+	fr, err := s.fitCached(context.Background(), ds, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
