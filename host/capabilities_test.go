@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -112,8 +113,9 @@ func TestBuiltinCapabilitiesAsBefore(t *testing.T) {
 	}
 	limits := BatchLimits()
 	delete(limits, "test-declaring")
-	if len(limits) != 3 || limits["tes"] != MaxBatchTES || limits["tes-ep"] != MaxBatchTES || limits["tes-sp"] != MaxBatchTES {
-		t.Errorf("BatchLimits() = %v, want tes, tes-ep and tes-sp at %d", limits, MaxBatchTES)
+	want := map[string]int{"tes": MaxBatchTES, "tes-ep": MaxBatchTES, "tes-sp": MaxBatchTES, "qei": MaxBatchQEI, "nehvi": MaxBatchNEHVI}
+	if !maps.Equal(limits, want) {
+		t.Errorf("BatchLimits() = %v, want %v", limits, want)
 	}
 }
 

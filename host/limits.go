@@ -27,6 +27,11 @@ const (
 	// integrates over the batch's q-dimensional outcome for every trusted
 	// maximizer, with q×q covariances.
 	MaxBatchTES = tes.MaxBatch
+	// MaxBatchQEI and MaxBatchNEHVI bound the batch of qei and nehvi, the
+	// other joint acquisitions (acq.MaxBatchQEI, acq.MaxBatchNEHVI): their
+	// proposal's cost grows about as q².
+	MaxBatchQEI   = acq.MaxBatchQEI
+	MaxBatchNEHVI = acq.MaxBatchNEHVI
 	// MaxTrusted bounds AcqOptions.Trusted, |X*|: p(x*|y_D) is one
 	// (|X*|−1)-dimensional Gaussian orthant probability per trusted
 	// maximizer.

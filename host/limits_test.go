@@ -21,6 +21,8 @@ func TestLimits(t *testing.T) {
 	for i := range MaxDim + 1 {
 		wide.Params = append(wide.Params, sdk.Param{Name: fmt.Sprint("x", i), Kind: sdk.Float, Low: 0, High: 1})
 	}
+	twoObjectives := unitInfo(2)
+	twoObjectives.Outputs = []sdk.Output{{Name: "f1"}, {Name: "f2", Goal: sdk.Minimize}}
 	const huge = 1_000_000_000
 	cases := []struct {
 		name string
@@ -34,6 +36,11 @@ func TestLimits(t *testing.T) {
 		{"tes batch", unitInfo(2), Options{Acquisition: "tes-ep", Batch: MaxBatchTES + 1, Iters: 1}, "limit for tes-ep (MaxBatchTES)"},
 		{"default tes batch", unitInfo(2), Options{Batch: 1000, Iters: 1}, "limit for tes (MaxBatchTES)"},
 		{"tes batch at the limit", unitInfo(2), Options{Acquisition: "tes-sp", Batch: MaxBatchTES, Iters: 1}, ""},
+		{"qei batch", unitInfo(2), Options{Acquisition: "qei", Batch: MaxBatchQEI + 1, Iters: 1}, "limit for qei (MaxBatchQEI)"},
+		{"qei batch at the limit", unitInfo(2), Options{Acquisition: "qei", Batch: MaxBatchQEI, Iters: 1}, ""},
+		{"qei-cl batch beyond qei's", unitInfo(2), Options{Acquisition: "qei-cl", Batch: MaxBatch, Iters: 1}, ""},
+		{"nehvi batch", twoObjectives, Options{Acquisition: "nehvi", Batch: MaxBatchNEHVI + 1, Iters: 1}, "limit for nehvi (MaxBatchNEHVI)"},
+		{"nehvi batch at the limit", twoObjectives, Options{Acquisition: "nehvi", Batch: MaxBatchNEHVI, Iters: 1}, ""},
 		{"trusted", unitInfo(2), Options{Acquisition: "tes-ep", AcqOptions: acq.Options{Trusted: huge}}, "MaxTrusted"},
 		{"init", unitInfo(2), Options{Acquisition: "random", Init: huge}, "initial design of 1000000000 points exceeds the limit of 5000 (MaxInit)"},
 		{"iters", unitInfo(2), Options{Acquisition: "random", Iters: huge}, "MaxTrials"},

@@ -8,7 +8,7 @@ import (
 // The --batch usage read off the registry is the text the CLI printed when
 // it named the acquisitions by hand.
 func TestBatchFlagHelpFromRegistry(t *testing.T) {
-	const want = "points proposed per BO iteration (|B|; at most 1000, 100 for tes, tes-ep and tes-sp), or auto: as many as add information about the maximizer (tes, tes-ep, tes-sp; see --batch-max, --batch-min-gain, --batch-rel-gain)"
+	const want = "points proposed per BO iteration (|B|; at most 1000, 32 for nehvi, 100 for qei, tes, tes-ep and tes-sp), or auto: as many as add information about the maximizer (tes, tes-ep, tes-sp; see --batch-max, --batch-min-gain, --batch-rel-gain)"
 	if got := batchFlagHelp(); got != want {
 		t.Fatalf("--batch usage\n got %s\nwant %s", got, want)
 	}
