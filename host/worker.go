@@ -171,8 +171,11 @@ func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 	e := engine{q: w, p: w, slots: o.Parallel, transient: true, log: w.log}
 	first := e.run(ctx, evalCtx)
 	w.mu.Lock()
-	res := w.res
+	res, lost := w.res, len(w.unreported)
 	w.mu.Unlock()
+	if lost > 0 {
+		w.log.Warn().Int("evaluations", lost).Msg("leaving without reporting evaluations the database could not take; their trials are evaluated again when their leases expire")
+	}
 	if first == nil && ctx.Err() != nil {
 		first = fmt.Errorf("worker on study %q interrupted: %w", name, context.Cause(ctx))
 	}

@@ -76,14 +76,28 @@ func (w *worker) followRecords(ctx context.Context) {
 	}
 }
 
+// reportGrace is how long a leaving worker (its context done) still
+// tries to report an outcome to a database that is down: the store
+// retries a write for minutes (store.DefaultBusyRetry), far past the
+// 10–90 s a service manager waits between SIGTERM and SIGKILL.
+var reportGrace = releaseTimeout
+
 // report stores the outcome of trial t. One the database could not take
 // (its server down past the store's retries) is kept and reported again
 // before the next lease (flushReports), not dropped: dropped, the trial
 // stayed running under this live worker, whose heartbeat kept its lease,
-// and the study never finished.
+// and the study never finished. A signal does not stop the report, but
+// once ctx is done it gets reportGrace more: a worker leaving while the
+// database is down leaves the trial to be leased again when its lease
+// expires.
 func (w *worker) report(ctx context.Context, t *Trial) error {
-	ok, rerr := reportTrial(context.WithoutCancel(ctx), w.db, w.id, w.h, t, w.attempts)
-	if errors.Is(rerr, store.ErrUnavailable) {
+	rctx, cancel := outlive(ctx, reportGrace)
+	defer cancel()
+	ok, rerr := reportTrial(rctx, w.db, w.id, w.h, t, w.attempts)
+	switch {
+	case rerr != nil && ctx.Err() != nil:
+		w.log.Warn().Int("trial", t.ID).Err(rerr).Msg("leaving without reporting the evaluation; the trial is evaluated again when its lease expires")
+	case errors.Is(rerr, store.ErrUnavailable):
 		w.mu.Lock()
 		w.unreported = append(w.unreported, t)
 		w.mu.Unlock()
@@ -104,6 +118,17 @@ func (w *worker) report(ctx context.Context, t *Trial) error {
 		w.o.OnTrial(*t)
 	}
 	return nil
+}
+
+// outlive returns a context that is not done when ctx is, but grace
+// after it (or when its cancel is called).
+func outlive(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(grace, cancel)
+		context.AfterFunc(c, func() { t.Stop() })
+	})
+	return c, func() { stop(); cancel() }
 }
 
 // flushReports reports again the outcomes the database could not take

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -184,5 +185,47 @@ func TestWorkerAwaitsLastRecords(t *testing.T) {
 	its, err := db.store().Iterations(ctx, row.ID)
 	if err != nil || len(its) != 2 || its[1].Record == nil {
 		t.Fatalf("iterations %+v, %v: want iteration 1's record stored when the wait ends", its, err)
+	}
+}
+
+// downUntilDone is a store whose server is down: ReportTrial retries, as
+// the store does, until its context ends.
+type downUntilDone struct{ store.Storage }
+
+func (downUntilDone) ReportTrial(ctx context.Context, _ int64, _ store.Holder, t *store.Trial, _ int) (bool, error) {
+	<-ctx.Done()
+	return false, fmt.Errorf("report trial %d: %w", t.ID, store.ErrUnavailable)
+}
+
+// A worker stopped (SIGTERM) while the database is down leaves after
+// reportGrace, not after the store's minutes of retries: it stayed 5
+// minutes, past any service manager's stop timeout.
+func TestWorkerLeavesDuringOutage(t *testing.T) {
+	defer func(g time.Duration) { reportGrace = g }(reportGrace)
+	reportGrace = 20 * time.Millisecond
+	ctx := context.Background()
+	mem := MemoryStorage()
+	s, err := NewStudy(ctx, unitInfo(1), Options{DB: mem, Name: "o", Acquisition: "random", Batch: 1, Iters: 2, Init: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	wctx, stop := context.WithCancel(ctx)
+	obj := funcObjective{info: unitInfo(1), f: func(_ context.Context, x []float64) (float64, error) {
+		stop() // the signal arrives while the evaluation runs; it finishes within the grace
+		return x[0], nil
+	}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := RunWorker(wctx, &Storage{s: downUntilDone{mem.s}}, "o", obj, WorkerOptions{Parallel: 1, Poll: 2 * time.Millisecond})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("worker: %v, want it interrupted", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the worker did not leave while its report retried")
 	}
 }
