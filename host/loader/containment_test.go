@@ -431,3 +431,50 @@ func TestEvalTimeoutSparesSetup(t *testing.T) {
 		t.Fatalf("after restart: %v", err)
 	}
 }
+
+// A plugin process that crashed, or that the loader killed, leaves no
+// Unix socket behind: its go-plugin server removes the file only on a
+// graceful exit, and a crash-looping objective left one file per restart
+// in $TMPDIR.
+func TestRestartsLeaveNoSocket(t *testing.T) {
+	r := open(t, pluginsDir(t, []string{"exitmid"}, nil), Options{})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "exitmid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket := func() string {
+		o.p.mu.Lock()
+		defer o.p.mu.Unlock()
+		if o.p.cur == nil {
+			return ""
+		}
+		return o.p.cur.socket
+	}
+	var sockets []string
+	for i := range 4 {
+		if _, err := o.Evaluate(ctx, []float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		s := socket()
+		if fi, err := os.Lstat(s); err != nil || fi.Mode()&os.ModeSocket == 0 {
+			t.Fatalf("process %d: socket %q not recorded (%v)", i+1, s, err)
+		}
+		sockets = append(sockets, s)
+		if i < 3 {
+			if _, err := o.Evaluate(ctx, []float64{13}); !errors.Is(err, ErrExited) {
+				t.Fatalf("crash: %v", err)
+			}
+		}
+	}
+	r.Close()
+	deadline := time.Now().Add(10 * time.Second) // a crashed process is killed in the background
+	for _, s := range sockets {
+		for _, err := os.Lstat(s); err == nil; _, err = os.Lstat(s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("socket %s left behind (of %v)", s, sockets)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}

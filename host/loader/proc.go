@@ -44,6 +44,7 @@ type session struct {
 	conn   *pluginwire.Conn
 	desc   *pb.DescribeResponse
 	stderr *tail
+	socket string // the Unix socket the process serves on ("" before the handshake)
 	dead   atomic.Bool
 
 	stopped  atomic.Int32 // why the loader killed the process: a stop... value
@@ -194,6 +195,7 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 		grp.kill()
 		client.Kill()
 		grp.release()
+		s.removeSocket()
 		return nil, &Error{Plugin: name, Op: "start", Cause: cause, Err: err, Stderr: s.stderr.String(), Fatal: s.stderr.Fatal()}
 	}
 	watched := watchOrphans()
@@ -217,6 +219,9 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 			detail = fmt.Errorf("%w: it did not serve within %s%s", detail, r.opts.startTimeout(), hint)
 		}
 		return fail(cause, detail)
+	}
+	if rc := client.ReattachConfig(); rc != nil && rc.Addr != nil && rc.Addr.Network() == "unix" {
+		s.socket = rc.Addr.String()
 	}
 	if lim := r.opts.MemoryLimit; lim > 0 {
 		if err := limitMemory(grp, lim); err != nil {
@@ -314,6 +319,21 @@ func (p *proc) kill(s *session, reason int32) {
 	s.grp.kill()
 	s.client.Kill()
 	s.grp.release()
+	s.removeSocket()
+}
+
+// removeSocket removes the Unix socket file of a session whose process is
+// gone. The plugin's go-plugin server creates it in $TMPDIR and removes
+// it only when it exits gracefully: a killed or crashed plugin left one
+// file per restart, without bound over a long study. Only a socket is
+// removed, in case the name was taken again since.
+func (s *session) removeSocket() {
+	if s.socket == "" {
+		return
+	}
+	if fi, err := os.Lstat(s.socket); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		os.Remove(s.socket)
+	}
 }
 
 // stopGrace is how long close lets a plugin shut down when asked (go-plugin
@@ -338,6 +358,7 @@ func (p *proc) stop(s *session) {
 	s.grp.kill()
 	<-done
 	s.grp.release()
+	s.removeSocket()
 }
 
 // callContext derives the per-call context.
