@@ -49,7 +49,7 @@ func TestClassifyLateDeadline(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := newProc(&unit{name: "hang"})
+			p := newProc(&unit{name: "hang", r: &Registry{}})
 			s := &session{client: &plugin.Client{}, cmd: &exec.Cmd{}, stderr: newTail(10)}
 			if c.stopped != stopNone {
 				s.markStopped(c.stopped)

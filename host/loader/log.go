@@ -33,7 +33,7 @@ func hclogBridge(l zerolog.Logger, name string) hclog.Logger {
 }
 
 // zerologSink re-logs hclog records, at most logRate a second (logBurst
-// at once) per plugin process, each string cut to maxLogLine bytes and
+// at once) per plugin (over all its processes), each string cut to maxLogLine bytes and
 // control characters in the message and keys escaped.
 type zerologSink struct {
 	l     zerolog.Logger
@@ -101,6 +101,24 @@ func (s *zerologSink) Accept(name string, level hclog.Level, msg string, args ..
 	// A console log prints the message and keys as they are (values it
 	// quotes): escape them, they are the plugin's text.
 	ev.Msg(safetext.Terminal(safetext.Cap(msg, maxLogLine)))
+}
+
+// procLogs re-logs what the processes of one plugin write: the limits
+// hold across its restarts, or a crash-looping plugin would get a fresh
+// logBurst per process (52,000 lines in 23 s in a fault run, where the
+// rate allows about 1,350).
+type procLogs struct {
+	hclog          hclog.Logger // go-plugin's records of the processes
+	stdout, stderr *logLimiter  // their stdout and stderr lines
+}
+
+func newProcLogs(l zerolog.Logger, name string) procLogs {
+	summary := func(stream string) func(int) {
+		return func(n int) {
+			l.Warn().Str("plugin", name).Str("stream", stream).Int("suppressed", n).Msg(suppressedLine(n))
+		}
+	}
+	return procLogs{hclog: hclogBridge(l, name), stdout: newLogLimiter(summary("stdout")), stderr: newLogLimiter(summary("stderr"))}
 }
 
 // lineLogger is an io.Writer that logs each complete line it receives; it

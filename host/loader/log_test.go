@@ -143,3 +143,28 @@ func TestBridgeLogsErrorMessages(t *testing.T) {
 		t.Fatalf("bridged record %s: want the error's message and the other fields", out)
 	}
 }
+
+// The log limit holds across a plugin's restarts: a crash-looping plugin
+// got a fresh burst per process and flooded the host's log.
+func TestLogLimitAcrossRestarts(t *testing.T) {
+	var buf testenv.SyncBuffer
+	r := open(t, pluginsDir(t, []string{"exitmid"}, nil), Options{Logger: zerolog.New(&buf)})
+	ctx := ctxT(t)
+	o, err := r.Objective(ctx, "exitmid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	const crashes = 4
+	for range crashes {
+		if _, err := o.Evaluate(ctx, []float64{14}); !errors.Is(err, ErrExited) {
+			t.Fatalf("crash: %v", err)
+		}
+	}
+	r.Close()
+	got := strings.Count(buf.String(), "exitmid: spam")
+	// Each stream admits logBurst lines, then logRate a second.
+	if limit := 2 * (logBurst + int(time.Since(start).Seconds()*logRate) + 1); got > limit || got == 0 {
+		t.Fatalf("%d of the %d spammed lines logged, want 1 to %d", got, crashes*300, limit)
+	}
+}

@@ -8,7 +8,8 @@ import (
 
 // What a plugin writes is re-logged, but a plugin printing in a loop
 // (560,000 lines in one fault run) must not flood the host's log: each
-// stream of a plugin process (stdout, stderr, its hclog records) may log
+// stream of a plugin (stdout, stderr, its hclog records; over all its
+// processes, restarts included) may log
 // logBurst lines at once and logRate lines a second after that; the lines
 // over the rate are counted and reported in one summary line (at the next
 // line let through, or logSummaryAfter after the first one dropped,

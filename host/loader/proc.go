@@ -33,6 +33,8 @@ type proc struct {
 	configs map[string]map[string]string // Configure calls to replay after a restart, by remote name
 
 	gate gate // calls run together, or alone after a crash that several calls saw
+
+	logs procLogs // what its processes write is re-logged through these
 }
 
 // session is one running process of a unit.
@@ -72,7 +74,7 @@ func (s *session) markStopped(reason int32) {
 	s.dead.Store(true)
 }
 
-func newProc(u *unit) *proc { return &proc{u: u} }
+func newProc(u *unit) *proc { return &proc{u: u, logs: newProcLogs(u.r.opts.logger(), u.name)} }
 
 // get returns the running session, starting a new process if there is
 // none or the last one died.
@@ -186,7 +188,7 @@ func (p *proc) start(ctx context.Context) (*session, error) {
 	p.gen++
 	name := u.name
 	stderr := newTail(40)
-	client := r.newClient(name, cmd, secure, stderr)
+	client := r.newClient(name, cmd, secure, stderr, p.logs)
 	s := &session{gen: p.gen, client: client, cmd: cmd, grp: grp, stderr: stderr}
 	fail := func(cause error, err error) (*session, error) {
 		// Kill returns once the process is reaped and its output drained,

@@ -51,7 +51,7 @@ func (u *unit) startCommand(ctx context.Context) (*exec.Cmd, *plugin.SecureConfi
 // its processes instead: a restart kills the old client, Close kills
 // every current one, and on Linux the group's watcher (procGroup) kills
 // them if the host dies without Close.
-func (r *Registry) newClient(name string, cmd *exec.Cmd, secure *plugin.SecureConfig, stderr *tail) *plugin.Client {
+func (r *Registry) newClient(name string, cmd *exec.Cmd, secure *plugin.SecureConfig, stderr *tail, logs procLogs) *plugin.Client {
 	logger := r.opts.logger().With().Str("plugin", name).Logger()
 	return plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  pluginwire.Handshake,
@@ -62,12 +62,12 @@ func (r *Registry) newClient(name string, cmd *exec.Cmd, secure *plugin.SecureCo
 		AutoMTLS:         true,
 		SkipHostEnv:      true,
 		StartTimeout:     r.opts.startTimeout(),
-		Logger:           hclogBridge(r.opts.logger(), name),
+		Logger:           logs.hclog,
 		Stderr:           stderr,
-		SyncStdout: &lineLogger{emit: func(line string) {
+		SyncStdout: &lineLogger{limit: logs.stdout, emit: func(line string) {
 			logger.Warn().Str("stdout", line).Msg("plugin wrote to stdout (ignored; plugins should log to stderr)")
 		}},
-		SyncStderr: &lineLogger{emit: func(line string) {
+		SyncStderr: &lineLogger{limit: logs.stderr, emit: func(line string) {
 			stderr.add(line)
 			logger.Info().Str("stderr", line).Msg("plugin stderr")
 		}},

@@ -1,5 +1,6 @@
 // Command exitmid exits in the middle of an Evaluate call when x[0] = 13,
-// like a plugin killed by the OOM killer or calling os.Exit. It logs with
+// like a plugin killed by the OOM killer or calling os.Exit, and when
+// x[0] = 14 after logging 300 lines. It logs with
 // the log package, which writes to the process's real stderr at once (what
 // a plugin writes to os.Stderr after serving travels through go-plugin's
 // stdio stream and can be lost when the process dies).
@@ -20,6 +21,12 @@ func (obj) Info(context.Context) (sdk.Info, error) {
 }
 
 func (obj) Evaluate(_ context.Context, x []float64) (float64, error) {
+	if x[0] == 14 {
+		for i := range 300 {
+			log.Printf("exitmid: spam %d", i)
+		}
+		os.Exit(7)
+	}
 	if x[0] == 13 {
 		log.Print("exitmid: out of memory (simulated)")
 		os.Exit(7)
