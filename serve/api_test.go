@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -382,5 +383,34 @@ func TestSummaryEvalText(t *testing.T) {
 	}
 	if got := (&summary{Complete: 3, Budget: 5}).EvalText(); got != "3 / 5" {
 		t.Fatalf("EvalText = %q", got)
+	}
+}
+
+// The server keeps the models of the maxCachedModels studies requested
+// last, not of every study it has shown (each holds an n×n factor).
+func TestModelCacheBounded(t *testing.T) {
+	db, _ := newDB(t)
+	names := make([]string, maxCachedModels+2)
+	for i := range names {
+		names[i] = fmt.Sprint("s", i)
+		runStudy(t, db, names[i], "random", 1)
+	}
+	srv := newServer(t, db, Settings{})
+	for _, n := range append(names, names[0]) {
+		var m modelJSON
+		decodeJSON(t, get(t, srv, "/api/model?name="+n), 200, &m)
+		if m.N == 0 {
+			t.Fatalf("study %s: no model (%q)", n, m.Note)
+		}
+	}
+	srv.modelMu.Lock()
+	defer srv.modelMu.Unlock()
+	if len(srv.models) != maxCachedModels {
+		t.Fatalf("%d models cached, want %d", len(srv.models), maxCachedModels)
+	}
+	for _, n := range append(names[len(names)-maxCachedModels+1:], names[0]) { // the last requested
+		if srv.models[n] == nil {
+			t.Errorf("model of %s, among the last requested, was evicted", n)
+		}
 	}
 }

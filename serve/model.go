@@ -62,6 +62,8 @@ type modelJSON struct {
 // the posterior it was computed from (nil without one) with x̄'s
 // unit-cube point, for the 2-D slices (/api/model2d).
 type modelEntry struct {
+	used uint64 // the Server's modelTick at its last request (guarded by modelMu)
+
 	mu   sync.Mutex
 	key  activityKey
 	view *modelJSON
@@ -98,11 +100,14 @@ func (s *Server) model(ctx context.Context, name string) (*modelEntry, error) {
 		return nil, err
 	}
 	s.modelMu.Lock()
+	s.modelTick++
 	e := s.models[name]
 	if e == nil {
-		e = &modelEntry{}
+		e = &modelEntry{used: s.modelTick}
 		s.models[name] = e
+		s.evictModels()
 	}
+	e.used = s.modelTick
 	s.modelMu.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -115,6 +120,26 @@ func (s *Server) model(ctx context.Context, name string) (*modelEntry, error) {
 		e.key, e.view, e.post, e.u = key, v, post, u
 	}
 	return &modelEntry{key: e.key, view: e.view, post: e.post, u: e.u}, nil
+}
+
+// maxCachedModels bounds the studies whose model the server keeps: an
+// entry holds the posterior, with its n×n factor (8–32 MB at 1,000–2,000
+// evaluations), and a server kept every study it had shown.
+const maxCachedModels = 4
+
+// evictModels forgets the least recently requested models beyond
+// maxCachedModels (a request computing one keeps its own entry). Called
+// with modelMu held.
+func (s *Server) evictModels() {
+	for len(s.models) > maxCachedModels {
+		oldest := ""
+		for name, e := range s.models {
+			if oldest == "" || e.used < s.models[oldest].used {
+				oldest = name
+			}
+		}
+		delete(s.models, oldest)
+	}
 }
 
 // computeModel builds the model view of study name (see the package doc),

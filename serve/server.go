@@ -65,8 +65,9 @@ type Server struct {
 	token [sha256.Size]byte
 	hub   *hub
 
-	modelMu sync.Mutex
-	models  map[string]*modelEntry
+	modelMu   sync.Mutex
+	models    map[string]*modelEntry // at most maxCachedModels
+	modelTick uint64                 // counts model requests, for modelEntry.used
 }
 
 // New returns the Server of the study database st (open it read-only:
