@@ -46,6 +46,8 @@ func (r *Registry) build(ctx context.Context, u *unit) (string, error) {
 	dir := filepath.Join(r.opts.cacheDir(), sanitize(u.name)+"-"+key[:24])
 	bin := filepath.Join(dir, sanitize(u.name))
 	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+		now := time.Now()
+		os.Chtimes(dir, now, now) // recently used: kept by pruneBuilds
 		return bin, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -70,7 +72,60 @@ func (r *Registry) build(ctx context.Context, u *unit) (string, error) {
 		return fail(ErrBuild, fmt.Errorf("store built plugin: %w", err))
 	}
 	r.log.Info().Str("plugin", u.name).Int64("took_ms", time.Since(start).Milliseconds()).Str("binary", bin).Msg("built Go plugin")
+	if n := pruneBuilds(r.opts.cacheDir(), sanitize(u.name), keptBuilds); n > 0 {
+		r.log.Debug().Str("plugin", u.name).Int("removed", n).Msg("removed older builds from the cache")
+	}
 	return bin, nil
+}
+
+// keptBuilds is how many builds of one plugin the cache keeps: every
+// change to a plugin's sources (for a plugin inside a checkout, to any
+// package it uses) adds a binary of tens of MB, and the cache held 713 MB
+// after a few weeks' edits. A few are kept, not one, so that checkouts
+// used in turn do not rebuild each time.
+const keptBuilds = 3
+
+// pruneBuilds removes from cacheDir the builds of plugin name (entries
+// name-<24 hex digits>) beyond the keep most recently used (by the
+// entry's modification time, which build touches on each use), and
+// returns how many it removed. A running process keeps its binary open,
+// so removing it does not disturb the process.
+func pruneBuilds(cacheDir, name string, keep int) int {
+	ents, err := os.ReadDir(cacheDir)
+	if err != nil {
+		return 0
+	}
+	type build struct {
+		path string
+		used time.Time
+	}
+	var builds []build
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), name+"-")
+		if !ok || !e.IsDir() || !isHex(rest, 24) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			builds = append(builds, build{filepath.Join(cacheDir, e.Name()), fi.ModTime()})
+		}
+	}
+	sort.Slice(builds, func(i, j int) bool { return builds[i].used.After(builds[j].used) })
+	n := 0
+	for _, b := range builds[min(keep, len(builds)):] {
+		if os.RemoveAll(b.path) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// isHex reports whether s is n lowercase hexadecimal digits.
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil && strings.ToLower(s) == s
 }
 
 // moduleHint says how to make a plugin directory its own module: `go get`

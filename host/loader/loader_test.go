@@ -2,12 +2,14 @@ package loader
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tesbo/tesbo/sdk"
 )
@@ -313,5 +315,43 @@ func TestSuggester(t *testing.T) {
 	hist[0].X = []float64{9, 0}
 	if _, err := s.Suggest(ctx, sdk.SuggestRequest{Objective: info, History: hist, Count: 2}); !errors.Is(err, ErrBadOutput) {
 		t.Fatalf("out-of-space suggestion: err = %v, want ErrBadOutput", err)
+	}
+}
+
+// The build cache keeps the keptBuilds most recently used builds of a
+// plugin and nothing of other plugins or other files is touched.
+func TestPruneBuilds(t *testing.T) {
+	dir := t.TempDir()
+	hexOf := func(i int) string { return fmt.Sprintf("%024x", i) }
+	base := time.Now().Add(-time.Hour)
+	mk := func(name string, age int) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		at := base.Add(-time.Duration(age) * time.Minute)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var syn []string
+	for age := range 5 {
+		syn = append(syn, mk("syn-"+hexOf(age), age)) // syn[0] is the newest
+	}
+	others := []string{mk("syn-thetic-"+hexOf(9), 50), mk("other-"+hexOf(1), 60), mk("syn-notahash", 70)}
+	if n := pruneBuilds(dir, "syn", 3); n != 2 {
+		t.Fatalf("removed %d, want 2", n)
+	}
+	for i, p := range syn {
+		_, err := os.Stat(p)
+		if kept := err == nil; kept != (i < 3) {
+			t.Errorf("build %d (age %d min): kept %v", i, i, kept)
+		}
+	}
+	for _, p := range others {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", p, err)
+		}
 	}
 }
