@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -105,6 +106,8 @@ type worker struct {
 	prop     proposerRole
 	reclaim  sync.Mutex
 	lastRec  time.Time
+	lastBeat time.Time    // the last heartbeat that went through (heartbeat's own)
+	cutOff   atomic.Int64 // when this process last found itself cut off (Unix ns; see mayReclaim)
 
 	mu         sync.Mutex
 	res        WorkerResult
@@ -311,8 +314,18 @@ func (w *worker) heartbeat(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		if err := w.db.Heartbeat(ctx, w.id, w.h, w.o.Parallel, w.o.LeaseTTL); err != nil && ctx.Err() == nil {
+		err := w.db.Heartbeat(ctx, w.id, w.h, w.o.Parallel, w.o.LeaseTTL)
+		if err != nil && ctx.Err() == nil {
 			w.log.Warn().Err(err).Msg("heartbeat failed; trying again")
+		}
+		if now := time.Now(); err == nil {
+			// A beat later than two of its intervals means this process
+			// could not renew its leases for a while (database down, or
+			// the process paused): others may have been cut off too.
+			if !w.lastBeat.IsZero() && now.Sub(w.lastBeat) > 2*w.o.LeaseTTL/3 {
+				w.cutOff.Store(now.UnixNano())
+			}
+			w.lastBeat = now
 		}
 	}
 }
@@ -444,12 +457,30 @@ func (w *worker) maybeReclaim(ctx context.Context) {
 		return
 	}
 	w.lastRec = time.Now()
+	if !w.mayReclaim() {
+		return
+	}
 	n, err := w.db.ReclaimTrials(ctx, w.id, lostAttempts(w.attempts))
 	if err != nil {
 		w.log.Warn().Err(err).Msg("could not reclaim lost workers' trials")
 	} else if n > 0 {
 		w.log.Warn().Int("trials", n).Msg("reclaimed the trials of lost workers")
 	}
+}
+
+// mayReclaim reports whether this process may take expired leases: not
+// within a lease's TTL of finding itself cut off from the database (a
+// store call that found the server unreachable, or a late heartbeat).
+// An outage longer than the TTL expires every lease, live workers' as
+// well as dead ones'; the live ones renew theirs within a heartbeat
+// interval (TTL/3) of the server coming back, and reclaiming before that
+// threw their finished evaluations away and ran them again.
+func (w *worker) mayReclaim() bool {
+	cut := time.Unix(0, w.cutOff.Load())
+	if lu, ok := w.db.(interface{ LastUnavailable() time.Time }); ok && lu.LastUnavailable().After(cut) {
+		cut = lu.LastUnavailable()
+	}
+	return time.Since(cut) >= w.o.LeaseTTL
 }
 
 // evaluate runs one leased trial and reports its outcome; a trial

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rs/zerolog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -227,5 +228,67 @@ func TestWorkerLeavesDuringOutage(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the worker did not leave while its report retried")
+	}
+}
+
+// cutOffStore is a store whose handle last found the server unreachable
+// at unavailable.
+type cutOffStore struct {
+	store.Storage
+	unavailable time.Time
+}
+
+func (c *cutOffStore) LastUnavailable() time.Time { return c.unavailable }
+
+var _ interface{ LastUnavailable() time.Time } = (*store.DB)(nil)
+
+// A worker that was itself cut off from the database (a store call found
+// the server down, or its heartbeat came late) reclaims no expired lease
+// until a lease's TTL has passed since: an outage longer than the TTL
+// expires live workers' leases too, and taking them threw the live
+// workers' finished evaluations away.
+func TestNoReclaimRightAfterOutage(t *testing.T) {
+	ctx := context.Background()
+	mem := MemoryStorage()
+	s, err := NewStudy(ctx, unitInfo(1), Options{DB: mem, Name: "c", Acquisition: "random", Batch: 1, Iters: 1, Init: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ask(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db := &cutOffStore{Storage: mem.s}
+	row, err := db.Study(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := db.LeaseTrial(ctx, row.ID, store.NewHolder(), time.Nanosecond); err != nil || tr == nil {
+		t.Fatalf("lease: %v, %v", tr, err)
+	}
+	time.Sleep(time.Millisecond) // the lease expires, as in an outage
+	const ttl = time.Minute
+	running := func() int {
+		_, n, _, err := db.QueueCounts(ctx, row.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	w := &worker{db: db, id: row.ID, o: WorkerOptions{LeaseTTL: ttl}, attempts: 1, log: zerolog.Nop()}
+	reclaim := func() { w.lastRec = time.Time{}; w.maybeReclaim(ctx) }
+
+	db.unavailable = time.Now() // the server just came back
+	if reclaim(); running() != 1 {
+		t.Fatal("reclaimed an expired lease right after the database was unreachable")
+	}
+	db.unavailable = time.Now().Add(-2 * ttl)
+	w.cutOff.Store(time.Now().UnixNano()) // a late heartbeat
+	if reclaim(); running() != 1 {
+		t.Fatal("reclaimed an expired lease right after a late heartbeat")
+	}
+	w.cutOff.Store(time.Now().Add(-2 * ttl).UnixNano())
+	if reclaim(); running() != 0 {
+		t.Fatal("did not reclaim an expired lease a TTL after the outage")
 	}
 }

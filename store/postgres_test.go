@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tesbo/tesbo/internal/testenv"
 )
@@ -36,6 +37,7 @@ func TestPostgres(t *testing.T) {
 		{"ErrorTextStored", TestErrorTextStored},
 		{"InactiveCoordinatesRoundTrip", TestInactiveCoordinatesRoundTrip},
 		{"PostgresSpecific", testPostgresSpecific},
+		{"ReclaimDuringOutage", testReclaimDuringOutage}, // last: it stops the server
 	} {
 		t.Run(tc.name, tc.f)
 	}
@@ -80,5 +82,50 @@ func testPostgresSpecific(t *testing.T) {
 	}
 	if _, err := Open(strings.Replace(url, "/t", "/nosuchdb", 1), Options{}); err == nil {
 		t.Fatal("opened a database that does not exist")
+	}
+}
+
+// testReclaimDuringOutage: while the server is down, ReclaimTrials fails
+// at once instead of retrying until it is back (it would then take every
+// lease the outage expired, live workers' too), and the handle records
+// that it found the server down (LastUnavailable); the other writes still
+// wait for the server.
+func testReclaimDuringOutage(t *testing.T) {
+	ctx := context.Background()
+	d, err := Open(pgCluster.NewDatabase(t), Options{BusyRetry: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	s := newStudy(t, d, "a")
+	newPending(t, d, s, 0)
+	if tr, err := d.LeaseTrial(ctx, s.ID, NewHolder(), time.Nanosecond); err != nil || tr == nil {
+		t.Fatalf("lease: %v, %v", tr, err)
+	}
+	if !d.LastUnavailable().IsZero() {
+		t.Fatalf("LastUnavailable %v before any outage", d.LastUnavailable())
+	}
+	pgCluster.Stop(t)
+	restarted := false
+	defer func() {
+		if !restarted {
+			pgCluster.Start(t)
+		}
+	}()
+	start := time.Now()
+	n, err := d.ReclaimTrials(ctx, s.ID, 3)
+	if !errors.Is(err, ErrUnavailable) || n != 0 {
+		t.Fatalf("reclaim with the server down: %d, %v; want ErrUnavailable", n, err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Fatalf("reclaim waited %v for the server", took)
+	}
+	if !d.LastUnavailable().After(start) {
+		t.Fatalf("LastUnavailable %v, want after %v", d.LastUnavailable(), start)
+	}
+	pgCluster.Start(t)
+	restarted = true
+	if n, err := d.ReclaimTrials(ctx, s.ID, 3); err != nil || n != 1 {
+		t.Fatalf("reclaim with the server back: %d, %v; want 1", n, err)
 	}
 }

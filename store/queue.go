@@ -54,11 +54,23 @@ func (dl dialect) skipLocked() string {
 // database-wide write lock (row locks suffice), retried while the database
 // is locked or unreachable.
 func (d *DB) queueTx(ctx context.Context, what string, f func(*sqlTx) error) error {
+	return d.queueTxFor(ctx, what, true, f)
+}
+
+// queueTxFor is queueTx, retried while the server is unreachable only if
+// waitServer.
+func (d *DB) queueTxFor(ctx context.Context, what string, waitServer bool, f func(*sqlTx) error) error {
 	if v := d.version.Load(); v < SchemaVersion {
 		return fmt.Errorf("%w (schema version %d, current %d)", ErrNeedsMigration, v, SchemaVersion)
 	}
 	serialized := d.dl == dialectSQLite
-	return d.retry(ctx, "write", what, func() error { return d.runTx(ctx, serialized, f) })
+	return d.retry(ctx, "write", what, func() error {
+		err := d.runTx(ctx, serialized, f)
+		if !waitServer && errors.Is(err, ErrUnavailable) {
+			return unretried{err}
+		}
+		return err
+	})
 }
 
 // RegisterWorker records (or renews) worker h on the study with its number
@@ -314,7 +326,11 @@ func addAttempt(ctx context.Context, tx *sqlTx, studyID int64, trial, attempt in
 func (d *DB) ReclaimTrials(ctx context.Context, studyID int64, maxAttempts int) (int, error) {
 	me := NewHolder()
 	n := 0
-	err := d.queueTx(ctx, "reclaim trials", func(tx *sqlTx) error {
+	// Unlike the other queue writes, a reclaim does not wait out an
+	// unreachable server: run the moment it comes back, it would count
+	// the outage against every worker's lease and take the trials of live
+	// workers, which have not yet renewed them.
+	err := d.queueTxFor(ctx, "reclaim trials", false, func(tx *sqlTx) error {
 		n = 0
 		now := time.Now()
 		rows, err := tx.QueryContext(ctx,

@@ -198,6 +198,30 @@ type conn struct {
 	busyTimeout time.Duration
 	log         zerolog.Logger
 	readOnly    bool // opened with Options.ReadOnly: writes fail with ErrReadOnly
+	// unavailableAt is when a call through this handle last failed with
+	// ErrUnavailable (Unix nanoseconds; 0: never).
+	unavailableAt atomic.Int64
+}
+
+// LastUnavailable returns when a call through this handle last found the
+// database server unreachable (the zero time if none has). A worker takes
+// it as a sign that the other workers may have been cut off too, and
+// gives them a lease's time to renew theirs before it reclaims their
+// trials.
+func (c *conn) LastUnavailable() time.Time {
+	if n := c.unavailableAt.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
+
+// noteUnavailable records err's time when it is ErrUnavailable, and
+// returns err.
+func (c *conn) noteUnavailable(err error) error {
+	if errors.Is(err, ErrUnavailable) {
+		c.unavailableAt.Store(time.Now().UnixNano())
+	}
+	return err
 }
 
 // sqliteHeader is the first 16 bytes of every SQLite 3 database file.
@@ -370,7 +394,7 @@ func (c *conn) classify(err error) error {
 		return nil
 	}
 	if c.dl == dialectPostgres {
-		return classifyPG(err)
+		return c.noteUnavailable(classifyPG(err))
 	}
 	return classify(err)
 }
@@ -442,7 +466,11 @@ func (d *DB) retryFor(ctx context.Context, limit time.Duration, kind, what strin
 	start := time.Now()
 	wait := minBusyBackoff
 	for {
-		err := try()
+		err := d.noteUnavailable(try())
+		var final unretried
+		if errors.As(err, &final) {
+			return final.error
+		}
 		if err == nil || !(errors.Is(err, ErrLocked) || errors.Is(err, ErrUnavailable)) || ctx.Err() != nil {
 			return err
 		}
@@ -471,6 +499,12 @@ func (d *DB) retryFor(ctx context.Context, limit time.Duration, kind, what strin
 		wait = min(2*wait, maxBusyBackoff)
 	}
 }
+
+// unretried marks an error retryFor returns at once (unwrapped) although
+// it is one it would retry.
+type unretried struct{ error }
+
+func (u unretried) Unwrap() error { return u.error }
 
 // rawTx is tx without the schema check (for the migration itself).
 func (d *DB) rawTx(ctx context.Context, f func(*sqlTx) error) error {
