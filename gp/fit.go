@@ -154,22 +154,9 @@ func FitContext(ctx context.Context, X *mat.Dense, y []float64, s FitSettings) (
 	if math.IsNaN(s.FixedNoise) || math.IsInf(s.FixedNoise, 0) || s.FixedNoise < 0 {
 		return nil, fmt.Errorf("fit gp: FixedNoise %v must be finite and ≥ 0: %w", s.FixedNoise, errBadInput)
 	}
-	tmpl := s.Kernel
-	if tmpl == nil && s.Warm != nil {
-		tmpl = s.Warm.Kernel()
-	}
-	if tmpl == nil {
-		ls := make([]float64, d)
-		for i := range ls {
-			ls[i] = 0.5
-		}
-		tmpl = NewSE(ls, 1)
-	}
-	if err := checkKernel(tmpl); err != nil {
-		return nil, fmt.Errorf("fit gp: kernel template: %w", err)
-	}
-	if tmpl.Dim() != d {
-		return nil, fmt.Errorf("fit gp: kernel dimension %d but X has %d columns: %w", tmpl.Dim(), d, errBadInput)
+	tmpl, err := fitTemplate(s, d)
+	if err != nil {
+		return nil, err
 	}
 	b := DefaultBounds()
 	if s.Bounds != nil {
@@ -240,6 +227,29 @@ func FitContext(ctx context.Context, X *mat.Dense, y []float64, s FitSettings) (
 		return nil, fmt.Errorf("fit gp: %w", err)
 	}
 	return g, nil
+}
+
+// fitTemplate is the kernel whose family Fit fits to d-column inputs:
+// s.Kernel, the warm start's, or an SE kernel with length-scales 0.5.
+func fitTemplate(s FitSettings, d int) (Kernel, error) {
+	tmpl := s.Kernel
+	if tmpl == nil && s.Warm != nil {
+		tmpl = s.Warm.Kernel()
+	}
+	if tmpl == nil {
+		ls := make([]float64, d)
+		for i := range ls {
+			ls[i] = 0.5
+		}
+		tmpl = NewSE(ls, 1)
+	}
+	if err := checkKernel(tmpl); err != nil {
+		return nil, fmt.Errorf("fit gp: kernel template: %w", err)
+	}
+	if tmpl.Dim() != d {
+		return nil, fmt.Errorf("fit gp: kernel dimension %d but X has %d columns: %w", tmpl.Dim(), d, errBadInput)
+	}
+	return tmpl, nil
 }
 
 // lmlEval evaluates the (MAP) objective and its gradient with reusable
