@@ -131,12 +131,7 @@ func (d *downOnce) ReportTrial(ctx context.Context, studyID int64, h store.Holde
 // worker and the study never finished.
 func TestWorkerReportsAgainAfterOutage(t *testing.T) {
 	ctx := context.Background()
-	mem := MemoryStorage()
-	s, err := NewStudy(ctx, unitInfo(1), Options{DB: mem, Name: "o", Acquisition: "random", Batch: 1, Iters: 2, Init: 2, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	mem := storedRandomStudy(t, "o", 2)
 	down := &downOnce{Storage: mem.s}
 	obj := funcObjective{info: unitInfo(1), f: func(_ context.Context, x []float64) (float64, error) { return x[0], nil }}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -205,12 +200,7 @@ func TestWorkerLeavesDuringOutage(t *testing.T) {
 	defer func(g time.Duration) { reportGrace = g }(reportGrace)
 	reportGrace = 20 * time.Millisecond
 	ctx := context.Background()
-	mem := MemoryStorage()
-	s, err := NewStudy(ctx, unitInfo(1), Options{DB: mem, Name: "o", Acquisition: "random", Batch: 1, Iters: 2, Init: 2, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	mem := storedRandomStudy(t, "o", 2)
 	wctx, stop := context.WithCancel(ctx)
 	obj := funcObjective{info: unitInfo(1), f: func(_ context.Context, x []float64) (float64, error) {
 		stop() // the signal arrives while the evaluation runs; it finishes within the grace
@@ -249,15 +239,7 @@ var _ interface{ LastUnavailable() time.Time } = (*store.DB)(nil)
 // workers' finished evaluations away.
 func TestNoReclaimRightAfterOutage(t *testing.T) {
 	ctx := context.Background()
-	mem := MemoryStorage()
-	s, err := NewStudy(ctx, unitInfo(1), Options{DB: mem, Name: "c", Acquisition: "random", Batch: 1, Iters: 1, Init: 2, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Ask(ctx, 0); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	mem := storedRandomStudy(t, "c", 1)
 	db := &cutOffStore{Storage: mem.s}
 	row, err := db.Study(ctx, "c")
 	if err != nil {
@@ -291,4 +273,21 @@ func TestNoReclaimRightAfterOutage(t *testing.T) {
 	if reclaim(); running() != 0 {
 		t.Fatal("did not reclaim an expired lease a TTL after the outage")
 	}
+}
+
+// storedRandomStudy stores, in memory, a study name of random search on
+// unitInfo(1) (2 initial points, then iters of 1) with its design issued.
+func storedRandomStudy(t *testing.T, name string, iters int) *Storage {
+	t.Helper()
+	ctx := context.Background()
+	mem := MemoryStorage()
+	s, err := NewStudy(ctx, unitInfo(1), Options{DB: mem, Name: name, Acquisition: "random", Batch: 1, Iters: iters, Init: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Ask(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	return mem
 }
