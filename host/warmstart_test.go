@@ -421,6 +421,51 @@ func TestWarmStartImportedOnReopen(t *testing.T) {
 	}
 }
 
+// A worker study whose creator stopped before storing the warm start's
+// imports gets them from its first proposer, and the workers that joined
+// before still evaluate the whole budget: the imports use none of it (the
+// workers had counted no import and stopped that many evaluations short).
+func TestWorkerStudyImportsMissing(t *testing.T) {
+	path := t.TempDir() + "/w.db"
+	raw := openDB(t, path, true)
+	old := sourceStudy(t, wrap(raw), hartmann6(), Options{Acquisition: "random", Iters: 4, Init: 4, Seed: 3})
+	o := Options{Acquisition: "random", Batch: 2, Iters: 3, NoInit: true, Seed: 4, WarmStart: []string{"old"}, DB: wrap(raw), Name: "st"}
+	s, err := NewStudy(context.Background(), unitInfo(6), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	raw.Close()
+	sq, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sq.Exec(`DELETE FROM trials WHERE study_id=(SELECT id FROM studies WHERE name='st')`); err != nil {
+		t.Fatal(err)
+	}
+	sq.Close()
+	raw = openDB(t, path, false)
+	defer raw.Close()
+	if _, err := RunWorker(context.Background(), wrap(raw), "st", hartmann6(), WorkerOptions{Parallel: 1, Poll: 2 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	trials, err := wrap(raw).Trials(context.Background(), "st")
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported, own := 0, 0
+	for _, tr := range trials {
+		if tr.Iteration == ImportedIteration {
+			imported++
+		} else if tr.Status == Complete {
+			own++
+		}
+	}
+	if imported != len(old) || own != 6 {
+		t.Fatalf("%d imports and %d evaluations, want %d and 6", imported, own, len(old))
+	}
+}
+
 // Imports count toward MaxTrials with the budget (the model is fitted on
 // them too), and a warm start refused for it stores nothing: the study
 // name stays free (a refusal after the study row had blocked it for good).

@@ -391,7 +391,22 @@ func (w *worker) refreshBudget(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	w.mu.Lock()
+	imported := w.imported
+	w.mu.Unlock()
+	if imported == 0 && len(o.WarmStart) > 0 && o.WarmStartMode == WarmObservations {
+		// A study whose creator stopped before storing its warm start's
+		// imports gets them from its first proposer (openStudy's
+		// importMissing), maybe after this worker joined: they do not use
+		// up the budget.
+		ts, err := w.db.Trials(ctx, w.id)
+		if err != nil {
+			return 0, err
+		}
+		imported = importedCount(ts)
+	}
+	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.imported = imported
 	w.budget = evaluationBudget(w.design, o.Iters, o.Batch) + w.imported
 	return w.budget, nil
 }
