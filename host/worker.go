@@ -151,6 +151,11 @@ func runWorker(ctx context.Context, db store.Storage, name string, obj sdk.Objec
 		return nil, err
 	}
 	defer func() {
+		if time.Since(lastUnavailable(db)) < releaseTimeout {
+			// The server was down a moment ago: the registration expires
+			// with its TTL anyway, and waiting to remove it delays the exit.
+			return
+		}
 		c, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 		defer cancel()
 		db.UnregisterWorker(c, w.id, w.h)
@@ -492,10 +497,19 @@ func (w *worker) maybeReclaim(ctx context.Context) {
 // threw their finished evaluations away and ran them again.
 func (w *worker) mayReclaim() bool {
 	cut := time.Unix(0, w.cutOff.Load())
-	if lu, ok := w.db.(interface{ LastUnavailable() time.Time }); ok && lu.LastUnavailable().After(cut) {
-		cut = lu.LastUnavailable()
+	if lu := lastUnavailable(w.db); lu.After(cut) {
+		cut = lu
 	}
 	return time.Since(cut) >= w.o.LeaseTTL
+}
+
+// lastUnavailable is when db last found its server unreachable
+// (store.DB's LastUnavailable; the zero time for stores without one).
+func lastUnavailable(db store.Storage) time.Time {
+	if lu, ok := db.(interface{ LastUnavailable() time.Time }); ok {
+		return lu.LastUnavailable()
+	}
+	return time.Time{}
 }
 
 // evaluate runs one leased trial and reports its outcome; a trial

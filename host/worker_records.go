@@ -79,8 +79,9 @@ func (w *worker) followRecords(ctx context.Context) {
 // reportGrace is how long a leaving worker (its context done) still
 // tries to report an outcome to a database that is down: the store
 // retries a write for minutes (store.DefaultBusyRetry), far past the
-// 10–90 s a service manager waits between SIGTERM and SIGKILL.
-var reportGrace = releaseTimeout
+// 10–90 s a service manager or container runtime waits between SIGTERM
+// and SIGKILL.
+var reportGrace = 5 * time.Second
 
 // report stores the outcome of trial t. One the database could not take
 // (its server down past the store's retries) is kept and reported again

@@ -193,9 +193,17 @@ func (downUntilDone) ReportTrial(ctx context.Context, _ int64, _ store.Holder, t
 	return false, fmt.Errorf("report trial %d: %w", t.ID, store.ErrUnavailable)
 }
 
+func (downUntilDone) LastUnavailable() time.Time { return time.Now() }
+
+func (downUntilDone) UnregisterWorker(ctx context.Context, _ int64, _ store.Holder) error {
+	<-ctx.Done() // as the store retrying it
+	return store.ErrUnavailable
+}
+
 // A worker stopped (SIGTERM) while the database is down leaves after
-// reportGrace, not after the store's minutes of retries: it stayed 5
-// minutes, past any service manager's stop timeout.
+// reportGrace, not after the store's minutes of retries (it stayed 5
+// minutes, past any service manager's stop timeout), and does not wait to
+// unregister from a server it just found down.
 func TestWorkerLeavesDuringOutage(t *testing.T) {
 	defer func(g time.Duration) { reportGrace = g }(reportGrace)
 	reportGrace = 20 * time.Millisecond
@@ -216,8 +224,8 @@ func TestWorkerLeavesDuringOutage(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("worker: %v, want it interrupted", err)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the worker did not leave while its report retried")
+	case <-time.After(releaseTimeout / 2):
+		t.Fatal("the worker did not leave while its report or unregistering retried")
 	}
 }
 
