@@ -342,6 +342,21 @@ func TestSummaryStateBudget(t *testing.T) {
 	}
 }
 
+// Trials in flight with no lease holder are "interrupted" unless live
+// workers are registered: then the study runs, between two proposers
+// (a database restart made the proposer give up its lease).
+func TestSummaryStateWorkersBetweenProposers(t *testing.T) {
+	for _, c := range []struct {
+		workers int
+		want    string
+	}{{0, stateInterrupted}, {2, stateRunning}} {
+		sm := &summary{Trials: 6, Complete: 4, Running: 2, Budget: 10, workers: c.workers}
+		if err := sm.setState(nil); err != nil || sm.State != c.want {
+			t.Errorf("%d workers: state %q (%v), want %q", c.workers, sm.State, err, c.want)
+		}
+	}
+}
+
 // The web view's CSV carries a several-output study's outputs and each
 // trial's feasibility, as 'trials --format csv' does.
 func TestCSVOutputs(t *testing.T) {

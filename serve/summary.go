@@ -61,6 +61,7 @@ type summary struct {
 	LastActivity     time.Time    `json:"last_activity"`
 
 	id      int64
+	workers int // live registered workers (worker mode)
 	params  []sdk.Param
 	opts    host.Options
 	outputs []sdk.Output // the objective's declared outputs (none: one value)
@@ -115,6 +116,11 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 		sm.BestObserved = nil
 		sm.Minimize = info.Outputs[objs[0]].Goal == sdk.Minimize
 	}
+	ws, err := s.db.Workers(ctx, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	sm.workers = len(ws)
 	if err := sm.setState(s.db.CheckLease(ctx, row.ID)); err != nil {
 		return nil, err
 	}
@@ -157,6 +163,10 @@ func (sm *summary) setState(leaseErr error) error {
 		return leaseErr
 	case sm.Trials == 0:
 		sm.State = stateNew
+	case inFlight > 0 && sm.workers > 0:
+		// Workers are evaluating while no proposer holds the lease (one
+		// gave it up, after a database restart, until another takes it).
+		sm.State, sm.Holder = stateRunning, fmt.Sprintf("%d workers", sm.workers)
 	case inFlight > 0:
 		sm.State = stateInterrupted
 	case sm.Own() >= sm.Budget:
