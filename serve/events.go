@@ -23,6 +23,7 @@ const subBuffer = 64
 type event struct {
 	name string
 	data []byte
+	v    any // what data encodes, until encodeEvents has
 }
 
 // activityKey is a comparable form of store.Activity: any committed change
@@ -139,11 +140,11 @@ func (h *hub) run(w *watch) {
 				w.lastErr = msg
 				h.srv.log.Warn().Err(err).Str("study", w.name).Msg("live update")
 				b, _ := json.Marshal(map[string]string{"error": msg})
-				evs = []event{{"dberror", b}}
+				evs = []event{{name: "dberror", data: b}}
 			}
 		} else if w.lastErr != "" {
 			w.lastErr = ""
-			evs = append([]event{{"dbok", []byte("{}")}}, evs...)
+			evs = append([]event{{name: "dbok", data: []byte("{}")}}, evs...)
 		}
 		h.broadcast(w, evs)
 	}
@@ -216,28 +217,38 @@ func (w *watch) poll(ctx context.Context, s *Server) ([]event, error) {
 	if err != nil {
 		return nil, err
 	}
-	var evs []event
+	var payloads []event
 	if ch := w.changedTrials(trials); len(ch) > 0 {
-		evs = append(evs, jsonEvent("trials", ch))
+		payloads = append(payloads, event{name: "trials", v: ch})
 	}
 	ci, err := w.changedIterations(its)
 	if err != nil {
 		return nil, err
 	}
 	if len(ci) > 0 {
-		evs = append(evs, jsonEvent("iterations", ci))
+		payloads = append(payloads, event{name: "iterations", v: ci})
 	}
-	evs = append(evs, jsonEvent("summary", sm))
+	payloads = append(payloads, event{name: "summary", v: sm})
+	evs, err := encodeEvents(payloads)
+	if err != nil {
+		return nil, fmt.Errorf("study %q: %w", w.name, err)
+	}
 	w.key = key
 	return evs, nil
 }
 
-func jsonEvent(name string, v any) event {
-	b, err := json.Marshal(v)
-	if err != nil { // our own types: cannot happen
-		panic(fmt.Sprintf("serve: encode %s event: %v", name, err))
+// encodeEvents encodes each event's v as its data. Stored values JSON
+// cannot carry (±Inf in a hand-edited database) are an error of the
+// study's, not a crash of the server.
+func encodeEvents(evs []event) ([]event, error) {
+	for i := range evs {
+		b, err := json.Marshal(evs[i].v)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s event: %w", evs[i].name, err)
+		}
+		evs[i].data, evs[i].v = b, nil
 	}
-	return event{name, b}
+	return evs, nil
 }
 
 // changedTrials returns the trials that are new or changed since the last

@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -179,5 +180,36 @@ func TestEventsUnsubscribe(t *testing.T) {
 	_ = ch
 	if _, _, err := srv.hub.subscribe(context.Background(), "zz"); err == nil {
 		t.Fatal("subscribed to an unknown study")
+	}
+}
+
+// A hand-edited ±Inf in one study's trials is an error of that study: the
+// live update reports it (the server panicked, killing every view), and
+// the study list keeps the other studies (it answered 500 for all).
+func TestNonFiniteStoredValue(t *testing.T) {
+	db, path := newDB(t)
+	runStudy(t, db, "good", "random", 1)
+	runStudy(t, db, "bad", "random", 1)
+	sq, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sq.Exec(`UPDATE trials SET value=9e999 WHERE id=2 AND study_id=(SELECT id FROM studies WHERE name='bad')`); err != nil {
+		t.Fatal(err)
+	}
+	sq.Close()
+	srv := newServer(t, db, Settings{})
+	row, err := db.Study(context.Background(), "bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &watch{name: "bad", id: row.ID}
+	if _, err := w.poll(context.Background(), srv); err == nil || !strings.Contains(err.Error(), "bad") {
+		t.Fatalf("poll of the bad study: %v, want an error naming it", err)
+	}
+	var list struct{ Studies []summary }
+	decodeJSON(t, get(t, srv, "/api/studies"), 200, &list)
+	if len(list.Studies) != 1 || list.Studies[0].Name != "good" {
+		t.Fatalf("study list %+v, want the good study alone", list.Studies)
 	}
 }

@@ -124,6 +124,9 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 	if err := sm.setState(s.db.CheckLease(ctx, row.ID)); err != nil {
 		return nil, err
 	}
+	if _, err := json.Marshal(sm); err != nil {
+		return nil, fmt.Errorf("study %q: %w: %v", name, errUnencodable, err)
+	}
 	return sm, nil
 }
 
@@ -179,6 +182,10 @@ func (sm *summary) setState(leaseErr error) error {
 	return nil
 }
 
+// errUnencodable marks a study whose stored values JSON cannot carry
+// (±Inf or NaN, only a hand edit writes them).
+var errUnencodable = errors.New("stored values JSON cannot carry (is the database hand-edited?)")
+
 // loadSummaries reads the summaries of every study, oldest first.
 func (s *Server) loadSummaries(ctx context.Context) ([]*summary, error) {
 	if err := s.checkDB(); err != nil {
@@ -191,6 +198,12 @@ func (s *Server) loadSummaries(ctx context.Context) ([]*summary, error) {
 	out := make([]*summary, 0, len(names))
 	for _, n := range names {
 		sm, err := s.loadSummary(ctx, n)
+		if errors.Is(err, errUnencodable) {
+			// One study's bad data (a hand-edited ±Inf) must not hide
+			// the others: the list leaves it out, its own page says why.
+			s.log.Warn().Err(err).Str("study", n).Msg("study left out of the list")
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
