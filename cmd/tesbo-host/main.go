@@ -19,6 +19,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/tesbo/tesbo/internal/safetext"
 	"os"
 	"strings"
 
@@ -90,21 +91,28 @@ func execute(args []string) int {
 	}
 	var ie interruptedError
 	if errors.As(err, &ie) {
-		fmt.Fprintln(os.Stderr, "tesbo-host:", ie.err)
+		printError(ie.err.Error())
 		return ie.code
 	}
 	if held := host.AsLeaseHeld(err); held != nil {
 		// Another process runs the study: say who, and nothing else.
-		fmt.Fprintln(os.Stderr, "tesbo-host:", held)
+		printError(held.Error())
 		return exitUsage
 	}
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) || badDatabase(err) {
-		fmt.Fprintln(os.Stderr, "tesbo-host:", oneLine(err.Error()))
+		printError(oneLine(err.Error()))
 		return exitUsage
 	}
-	fmt.Fprintln(os.Stderr, "tesbo-host:", err)
+	printError(err.Error())
 	return exitFailure
+}
+
+// printError prints the command's error on stderr, escaped: it may quote
+// a plugin's words (an Info error, a build's output), which must not act
+// on the terminal (set its title, clear it).
+func printError(msg string) {
+	fmt.Fprintln(os.Stderr, "tesbo-host:", safetext.Terminal(msg))
 }
 
 // badDatabase recognizes a --db that is not a readable tesbo study

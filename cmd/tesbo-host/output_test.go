@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -28,5 +30,23 @@ func TestIterationOutputNamesBothValues(t *testing.T) {
 	}
 	if line["best_observed"] != obs || line["recommendation"] != rec || line["best_value"] != nil {
 		t.Fatalf("iteration log line %s: want best_observed %v and recommendation %v", strings.TrimSpace(buf.String()), obs, rec)
+	}
+}
+
+// The final error line may quote a plugin's words (an Info error): its
+// control characters are escaped, never sent to the terminal raw.
+func TestPrintErrorEscapes(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = w
+	printError("plugin returned an error: bad\x1b]0;PWNED\a\x1b[2J")
+	os.Stderr = saved
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if want := "tesbo-host: plugin returned an error: bad\\x1b]0;PWNED\\x07\\x1b[2J\n"; string(out) != want {
+		t.Fatalf("printed %q, want %q", out, want)
 	}
 }
