@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tesbo/tesbo/internal/safetext"
 	"math"
 	"net/http"
 	"strconv"
@@ -240,6 +241,9 @@ func paramCells(params []sdk.Param, x []float64) []string {
 	for j, v := range x {
 		if j < len(params) {
 			out[j] = params[j].Format(v)
+			if params[j].Kind == sdk.Categorical {
+				out[j] = safetext.CSVCell(out[j]) // a choice is text
+			}
 		} else {
 			out[j] = strconv.FormatFloat(v, 'g', -1, 64)
 		}

@@ -11,7 +11,8 @@ import (
 )
 
 // TestCSVNoFormulas: the CSV download quotes the text cells a spreadsheet
-// would run as formulas (parameter names, errors starting with = + - @),
+// would run as formulas (parameter names, categorical choices, errors
+// starting with = + - @),
 // and leaves numbers, negative ones included, as numbers.
 func TestCSVNoFormulas(t *testing.T) {
 	db, _ := newDB(t)
@@ -19,6 +20,7 @@ func TestCSVNoFormulas(t *testing.T) {
 	info := sdk.Info{Name: "f", Params: []sdk.Param{
 		{Name: `=HYPERLINK("http://example.com","x")`, Kind: sdk.Float, Low: -2, High: -1},
 		{Name: "@y", Kind: sdk.Float, Low: 0, High: 1},
+		{Name: "c", Kind: sdk.Categorical, Choices: []string{"-2+3"}},
 	}}
 	s, err := host.NewStudy(ctx, info, host.Options{DB: hostStorage(db), Name: "f", Acquisition: "random", Init: 2, Iters: 1, Seed: 1})
 	if err != nil {
@@ -45,5 +47,8 @@ func TestCSVNoFormulas(t *testing.T) {
 	}
 	if rows[2][4] != "-3.5" || rows[2][11][0] != '-' {
 		t.Errorf("numbers quoted: value %q, x %q", rows[2][4], rows[2][11])
+	}
+	if rows[1][13] != "'-2+3" {
+		t.Errorf("categorical choice cell %q", rows[1][13])
 	}
 }

@@ -85,12 +85,13 @@ func HasControl(s string) bool {
 // CSVCell returns s as a CSV cell a spreadsheet shows as text: a cell
 // starting with =, +, -, @, tab or carriage return would be read as a
 // formula (=HYPERLINK(...) runs when clicked), so it gets a leading single
-// quote, which the spreadsheet hides (OWASP's CSV injection rule). Apply
-// it to text cells, not to numbers the program formatted itself (a
-// negative value stays a number).
+// quote, which the spreadsheet hides (OWASP's CSV injection rule). Its
+// control characters are escaped as Terminal does: a CSV file is often
+// printed to a terminal. Apply it to text cells, not to numbers the
+// program formatted itself (a negative value stays a number).
 func CSVCell(s string) string {
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
+		s = "'" + s
 	}
-	return s
+	return Terminal(s)
 }
