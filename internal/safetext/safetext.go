@@ -86,12 +86,17 @@ func HasControl(s string) bool {
 // starting with =, +, -, @, tab or carriage return would be read as a
 // formula (=HYPERLINK(...) runs when clicked), so it gets a leading single
 // quote, which the spreadsheet hides (OWASP's CSV injection rule). Its
-// control characters are escaped as Terminal does: a CSV file is often
-// printed to a terminal. Apply it to text cells, not to numbers the
-// program formatted itself (a negative value stays a number).
+// control characters but newlines (a CSV cell may span lines) are
+// escaped as Terminal does: a CSV file is often printed to a terminal.
+// Apply it to text cells, not to numbers the program formatted itself (a
+// negative value stays a number).
 func CSVCell(s string) string {
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 		s = "'" + s
 	}
-	return Terminal(s)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Terminal(l)
+	}
+	return strings.Join(lines, "\n")
 }

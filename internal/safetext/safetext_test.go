@@ -48,7 +48,7 @@ func TestCSVCell(t *testing.T) {
 	for in, want := range map[string]string{
 		"=HYPERLINK(\"http://x\",\"y\")": "'=HYPERLINK(\"http://x\",\"y\")",
 		"+1":                             "'+1", "-2+3": "'-2+3", "@SUM(A1)": "'@SUM(A1)", "\tx": "'\tx", "\rx": `'\x0dx`,
-		"x1": "x1", "": "", "a=b": "a=b", "e\x1b]0;t\a": `e\x1b]0;t\x07`,
+		"x1": "x1", "": "", "a=b": "a=b", "e\x1b]0;t\a": `e\x1b]0;t\x07`, "two\nlines": "two\nlines",
 	} {
 		if got := CSVCell(in); got != want {
 			t.Errorf("CSVCell(%q) = %q, want %q", in, got, want)
