@@ -62,7 +62,7 @@ func openSQLiteReadOnly(path string, o Options) (*DB, error) {
 // error unclassified, so that the caller can tell SQLITE_CANTOPEN.
 func openSQLiteMode(path string, o Options, param string) (*DB, error) {
 	bt, _ := o.busy()
-	dsn := fmt.Sprintf("file:%s?%s&_pragma=busy_timeout(%d)", path, param, bt.Milliseconds())
+	dsn := fmt.Sprintf("file:%s?%s&_pragma=busy_timeout(%d)", uriPath(path), param, bt.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ func openSQLite(path string, o Options, fresh bool) (*DB, error) {
 	// Writers take the lock at BEGIN (IMMEDIATE) so two writers never
 	// deadlock upgrading read locks; foreign keys keep trials tied to studies.
 	dsn := fmt.Sprintf("file:%s?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(%s)",
-		path, bt.Milliseconds(), sync)
+		uriPath(path), bt.Milliseconds(), sync)
 	if !fresh {
 		dsn += "&mode=rw"
 	}
@@ -133,9 +133,19 @@ func sweepStale(path string, now time.Time) {
 	}
 }
 
+// uriPath is path as the path of a file: URI, which SQLite percent-
+// decodes: a '%' in a file name is written %25 (a path with %41 in its
+// name opened ...A... instead; '?' and '#' are refused by Open).
+func uriPath(path string) string { return strings.ReplaceAll(path, "%", "%25") }
+
 // checkFile inspects path before SQLite touches it: it must be a SQLite file
 // (or absent with create, or empty). It reports whether the file is new.
 func checkFile(path string, create bool) (fresh bool, err error) {
+	// Opening a FIFO blocks until a writer comes (and signals only cancel
+	// a context): look before opening.
+	if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+		return false, fmt.Errorf("open study db %s: %w (not a regular file: %v)", path, ErrNotTesbo, st.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		if !create {

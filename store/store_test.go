@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -262,6 +263,10 @@ func TestOpenRejects(t *testing.T) {
 		os.WriteFile(corrupt, b, 0o644)
 	}
 	text := write("text.db", []byte("hello, this is not a database at all\n"))
+	fifo := filepath.Join(t.TempDir(), "fifo.db") // opening it for reading blocked for good
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, path string
 		create     bool
@@ -274,11 +279,15 @@ func TestOpenRejects(t *testing.T) {
 		{"missing without create", filepath.Join(dir, "missing.db"), false, nil},
 		{"missing directory", filepath.Join(dir, "no", "such", "dir.db"), true, nil},
 		{"directory", dir, true, nil},
+		{"fifo", fifo, true, ErrNotTesbo},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := fileState(t, dir)
 			d, err := Open(c.path, Options{Create: c.create})
+			if err != nil && c.name == "fifo" {
+				_, err = Open(c.path, Options{ReadOnly: true}) // trials, serve
+			}
 			if err == nil {
 				d.Close()
 				if c.name == "corrupt" {
@@ -525,4 +534,33 @@ func TestDeferMigrationEmptyAndNew(t *testing.T) {
 	}
 	defer d.Close()
 	newStudy(t, d, "a")
+}
+
+// A '%' in a file name is a '%': SQLite's file: URI percent-decodes the
+// path, and a name holding %41 opened (and created) ...A... instead.
+func TestOpenPercentPath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a%41b%2.db")
+	d, err := Open(path, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newStudy(t, d, "s")
+	d.Close()
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != "a%41b%2.db" {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("files %q, want the one named", names)
+	}
+	r, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Study(context.Background(), "s"); err != nil {
+		t.Fatal(err)
+	}
 }
