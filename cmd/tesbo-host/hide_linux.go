@@ -14,14 +14,15 @@ import (
 // it. The process becomes non-dumpable, so another process of the same
 // user (a plugin: it runs as the user) can no longer read the host's
 // /proc/PID/environ, mem or maps; its plugins, being new programs, are
-// dumpable as usual. And the passwords of postgres:// URLs among the
-// arguments are overwritten in the memory /proc/PID/cmdline shows, after
-// os.Args took copies: the runtime's os.Args point at that memory. It must
-// run first in main, before anything keeps a part of an argument.
+// dumpable as usual. And the secrets among the arguments (maskArgs) are
+// overwritten in the memory /proc/PID/cmdline shows, after os.Args took
+// copies: the runtime's os.Args point at that memory. It must run first
+// in main, before anything keeps a part of an argument.
 func hideSecrets() {
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	masked := maskArgs(os.Args)
 	for i, a := range os.Args {
-		m := maskURLPasswords(a)
+		m := masked[i]
 		if m == a {
 			continue
 		}

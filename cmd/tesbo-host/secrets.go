@@ -17,6 +17,23 @@ func warnPasswordInURL(w io.Writer, target string) {
 	}
 }
 
+// maskArgs returns args with their secrets overwritten by 'x', each
+// argument keeping its length: the passwords of postgres:// URLs
+// (maskURLPasswords) and serve's --token value.
+func maskArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = maskURLPasswords(a)
+		switch {
+		case i > 0 && (args[i-1] == "--token" || args[i-1] == "-token"):
+			out[i] = strings.Repeat("x", len(a))
+		case strings.HasPrefix(a, "--token="):
+			out[i] = "--token=" + strings.Repeat("x", len(a)-len("--token="))
+		}
+	}
+	return out
+}
+
 // maskURLPasswords returns arg with the bytes of every password in the
 // postgres:// URLs it holds (the user part's, password= parameters)
 // replaced by 'x', keeping its length so it can overwrite arg in place.

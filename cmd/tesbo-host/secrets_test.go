@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,6 +74,22 @@ func TestMaskURLPasswords(t *testing.T) {
 	} {
 		if got := maskURLPasswords(in); got != want {
 			t.Errorf("maskURLPasswords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// serve's --token is masked in the command line as a URL password is
+// (every local user reads /proc/PID/cmdline), in both spellings.
+func TestMaskArgs(t *testing.T) {
+	in := []string{"tesbo-host", "serve", "--db", "postgres://u:hunter2@h/db", "--token", "0123456789abcdef", "--token=abcdefghijklmnop", "--addr", "x"}
+	want := []string{"tesbo-host", "serve", "--db", "postgres://u:xxxxxxx@h/db", "--token", "xxxxxxxxxxxxxxxx", "--token=xxxxxxxxxxxxxxxx", "--addr", "x"}
+	got := maskArgs(in)
+	if !slices.Equal(got, want) {
+		t.Fatalf("maskArgs = %q, want %q", got, want)
+	}
+	for i := range in {
+		if len(got[i]) != len(in[i]) {
+			t.Fatalf("argument %d changed length", i)
 		}
 	}
 }
