@@ -67,6 +67,14 @@ func TestToken(t *testing.T) {
 	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/study/a" {
 		t.Fatalf("link: %d to %q", rec.Code, rec.Header().Get("Location"))
 	}
+	// A link whose path starts with // stays on this server (it redirected
+	// to another site, //evil.example/).
+	for _, p := range []string{"//evil.example/?token=", "/\\evil.example/x?token="} {
+		rec := get(t, srv, p+tok)
+		if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") {
+			t.Fatalf("link %q: %d to %q", p, rec.Code, loc)
+		}
+	}
 	cookie := rec.Result().Cookies()
 	if len(cookie) != 1 || cookie[0].Name != tokenCookie || !cookie[0].HttpOnly || cookie[0].SameSite != http.SameSiteStrictMode {
 		t.Fatalf("cookie %+v", cookie)

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -147,8 +149,9 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 			HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		if !isAPI(r) {
 			q.Del("token")
-			u := *r.URL
-			u.RawQuery = q.Encode()
+			// A path such as //evil.example/ would leave the site: the
+			// redirect stays on this server's own paths.
+			u := url.URL{Path: "/" + strings.TrimLeft(path.Clean(r.URL.Path), "/"), RawQuery: q.Encode()}
 			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 			return false
 		}
