@@ -74,7 +74,8 @@
 // entry name or as ENTRY/OBJECTIVE; it fails closed: a pin that names no
 // entry refuses everything, and Registry.VerifyChecksums checks every pin
 // before anything runs.
-// Plugins get the host's environment minus DefaultEnvDeny (names holding
+// Plugins get the host's environment minus DefaultEnvDeny (values that
+// are URLs with a password, and names holding
 // PASS, KEY, SECRET, TOKEN, CREDENTIAL, AUTH or the word PAT, PostgreSQL's
 // PG* variables, cloud accounts; configurable). Scripts see only
 // AllowedScriptImports of the standard library unless Options.Unrestricted.

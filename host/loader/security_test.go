@@ -117,6 +117,18 @@ func TestEnvDenyList(t *testing.T) {
 	if got := strings.Join(pluginEnv(env, []string{"TESBO_*"}, nil), " "); strings.Contains(got, "TESBO_FOO") || !strings.Contains(got, "GITHUB_TOKEN") {
 		t.Fatalf("custom deny: %s", got)
 	}
+	// Secrets the first list let through (probe M), and their neighbours
+	// that are no secrets.
+	more := []string{"MYSQL_PWD=s1", "DB_PWD=s2", "REDIS_URL=redis://:s3@h", "MONGODB_URI=mongodb://u:s4@h/db",
+		"CI_JOB_JWT=s5", "HTTPS_PROXY=http://u:s7@proxy:3128", "SESSION_COOKIE=s8", "SLACK_WEBHOOK_URL=https://hooks.slack.com/s9",
+		"PWD=/work", "OLDPWD=/", "HTTP_PROXY=http://proxy:3128", "DOCS_URL=https://user@example.com/x"}
+	got = strings.Join(pluginEnv(more, DefaultEnvDeny, nil), " ")
+	if want := "PWD=/work OLDPWD=/ HTTP_PROXY=http://proxy:3128 DOCS_URL=https://user@example.com/x"; got != want {
+		t.Fatalf("default deny: %s, want %s", got, want)
+	}
+	if got := strings.Join(pluginEnv(more, DefaultEnvDeny, []string{"REDIS_URL"}), " "); !strings.Contains(got, "REDIS_URL=") {
+		t.Fatalf("allow a URL with a password: %s", got)
+	}
 }
 
 // TestPluginEnvironment checks end to end that a secret in the host's
