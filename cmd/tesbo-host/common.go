@@ -47,12 +47,16 @@ const minPluginMemory = 32 << 20
 // plugins).
 const pluginMemoryHelp = "SIZE: memory limit of each plugin process, e.g. 2GiB (Linux: RLIMIT_DATA, and GOMEMLIMIT for Go plugins); a plugin past it dies alone and its call fails (at least 32MiB; default: none)"
 
-// pluginsDir resolves the plugins directory: the flag, else fallback (a
-// resumed study's stored directory), else $TESBO_PLUGINS, else ./plugins.
+// pluginsDir resolves the plugins directory: the flag, else
+// $TESBO_PLUGINS, else fallback (a resumed study's stored directory),
+// else ./plugins. What the user set wins over what a database says: a
+// database from elsewhere must not choose, unasked, the programs that run.
 func (c *common) pluginsDir(fallback string) string {
 	switch {
 	case c.plugins != "":
 		return c.plugins
+	case os.Getenv("TESBO_PLUGINS") != "":
+		return os.Getenv("TESBO_PLUGINS")
 	case fallback != "":
 		return fallback
 	}

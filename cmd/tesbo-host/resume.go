@@ -117,7 +117,11 @@ func openStoredObjective(ctx context.Context, c *common, st host.Options, info s
 	if c.evalTimeout == 0 {
 		c.evalTimeout = st.EvalTimeout
 	}
-	reg, err := openPlugins(ctx, c, c.pluginsDir(st.Meta[metaPlugins]), log)
+	dir := c.pluginsDir(st.Meta[metaPlugins])
+	if dir == st.Meta[metaPlugins] {
+		log.Info().Str("dir", dir).Msg("plugins directory stored with the study (set --plugins or TESBO_PLUGINS to choose another)")
+	}
+	reg, err := openPlugins(ctx, c, dir, log)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -32,3 +32,23 @@ func TestRunParamChangesSpace(t *testing.T) {
 		}
 	}
 }
+
+// resume's plugins directory: --plugins, else $TESBO_PLUGINS, else the
+// one stored with the study: a database from elsewhere does not choose the
+// programs that run over what the user set (it did over $TESBO_PLUGINS).
+func TestPluginsDirPrecedence(t *testing.T) {
+	t.Setenv("TESBO_PLUGINS", "/env")
+	if got := (&common{}).pluginsDir("/stored"); got != "/env" {
+		t.Errorf("with $TESBO_PLUGINS: %s", got)
+	}
+	if got := (&common{plugins: "/flag"}).pluginsDir("/stored"); got != "/flag" {
+		t.Errorf("with --plugins: %s", got)
+	}
+	t.Setenv("TESBO_PLUGINS", "")
+	if got := (&common{}).pluginsDir("/stored"); got != "/stored" {
+		t.Errorf("with neither: %s", got)
+	}
+	if got := (&common{}).pluginsDir(""); got != "plugins" {
+		t.Errorf("nothing stored: %s", got)
+	}
+}
