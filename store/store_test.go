@@ -564,3 +564,35 @@ func TestOpenPercentPath(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A stored value no write accepts (NULL or ±Inf on a trial that has a
+// value, as only a hand edit leaves) makes loading the trials fail with
+// ErrCorrupt: read as 0 or ±Inf it was ranked best and modelled.
+func TestTrialValueCorrupt(t *testing.T) {
+	ctx := context.Background()
+	for _, v := range []string{"NULL", "9e999", "-9e999"} {
+		d, path := newDB(t)
+		s := newStudy(t, d, "a")
+		newPending(t, d, s, 0)
+		h := NewHolder()
+		tr, err := d.LeaseTrial(ctx, s.ID, h, time.Minute)
+		if err != nil || tr == nil {
+			t.Fatalf("lease: %v %v", tr, err)
+		}
+		tr.Status, tr.Value = Complete, 1.5
+		if ok, err := d.ReportTrial(ctx, s.ID, h, tr, 1); !ok || err != nil {
+			t.Fatalf("report: %v %v", ok, err)
+		}
+		sq, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sq.Exec(`UPDATE trials SET value=` + v); err != nil {
+			t.Fatal(err)
+		}
+		sq.Close()
+		if _, err := d.Trials(ctx, s.ID); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("value %s: %v, want ErrCorrupt", v, err)
+		}
+	}
+}

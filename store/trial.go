@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -390,6 +391,11 @@ func (d *DB) Trials(ctx context.Context, studyID int64) ([]Trial, error) {
 		t.Status = Status(status)
 		t.Stopping = step.Valid && !t.Status.Done()
 		t.Value = value.Float64
+		if t.Status.hasValue() && (!value.Valid || math.IsNaN(t.Value) || math.IsInf(t.Value, 0)) {
+			// Every write refuses such a value: only a hand edit stores it,
+			// and read as 0 (NULL) or ±Inf it was ranked and modelled.
+			return nil, fmt.Errorf("load trial %d: %w: %s trial with value %v", t.ID, ErrCorrupt, t.Status, valueText(value))
+		}
 		t.EvalSeconds = evalS.Float64
 		t.CreatedAt = time.Unix(0, created)
 		if started.Valid {
@@ -517,4 +523,12 @@ func decodeFloats(s string) ([]float64, error) {
 		}
 	}
 	return x, nil
+}
+
+// valueText shows a stored value: its number, or NULL.
+func valueText(v sql.NullFloat64) string {
+	if !v.Valid {
+		return "NULL"
+	}
+	return strconv.FormatFloat(v.Float64, 'g', -1, 64)
 }
