@@ -118,7 +118,7 @@ func openStoredObjective(ctx context.Context, c *common, st host.Options, info s
 		c.evalTimeout = st.EvalTimeout
 	}
 	dir := c.pluginsDir(st.Meta[metaPlugins])
-	if c.plugins == "" && os.Getenv("TESBO_PLUGINS") == "" && dir != "" {
+	if c.plugins == "" && os.Getenv("TESBO_PLUGINS") == "" && st.Meta[metaPlugins] != "" {
 		log.Info().Str("dir", dir).Msg("plugins directory stored with the study (set --plugins or TESBO_PLUGINS to choose another)")
 	}
 	reg, err := openPlugins(ctx, c, dir, log)
