@@ -403,17 +403,7 @@ func TestWarmStartImportedOnReopen(t *testing.T) {
 	}
 	s.Close()
 	raw.Close()
-	sq, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{`DELETE FROM trials WHERE study_id=(SELECT id FROM studies WHERE name='st')`,
-		`DELETE FROM iterations WHERE study_id=(SELECT id FROM studies WHERE name='st')`} {
-		if _, err := sq.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sq.Close()
+	unstoreImports(t, path, "st", "trials", "iterations")
 	got := reopenAndRun(t, path, Options{}, hartmann6())
 	sameTrials(t, want.Trials, got)
 	if got[0].Iteration != ImportedIteration || got[0].Meta["imported_from"] != "old" {
@@ -436,14 +426,7 @@ func TestWorkerStudyImportsMissing(t *testing.T) {
 	}
 	s.Close()
 	raw.Close()
-	sq, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sq.Exec(`DELETE FROM trials WHERE study_id=(SELECT id FROM studies WHERE name='st')`); err != nil {
-		t.Fatal(err)
-	}
-	sq.Close()
+	unstoreImports(t, path, "st", "trials")
 	raw = openDB(t, path, false)
 	defer raw.Close()
 	if _, err := RunWorker(context.Background(), wrap(raw), "st", hartmann6(), WorkerOptions{Parallel: 1, Poll: 2 * time.Millisecond}); err != nil {
@@ -489,4 +472,21 @@ func TestWarmStartImportsCountTowardMaxTrials(t *testing.T) {
 		t.Fatalf("a budget that fits with the imports: %v", err)
 	}
 	s.Close()
+}
+
+// unstoreImports deletes study's rows of tables from the closed database
+// at path, as a process stopped between storing a study and its warm
+// start's imports leaves it.
+func unstoreImports(t *testing.T, path, study string, tables ...string) {
+	t.Helper()
+	sq, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sq.Close()
+	for _, tb := range tables {
+		if _, err := sq.Exec(`DELETE FROM `+tb+` WHERE study_id=(SELECT id FROM studies WHERE name=?)`, study); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
