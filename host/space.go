@@ -215,10 +215,10 @@ func perKind[T int | float64](s *Space, kind sdk.ParamKind, value func(i int) T)
 }
 
 // checkTrials refuses stored trials whose points cannot be this space's:
-// a native or unit-cube point of another length, or a unit-cube
-// coordinate outside [0, 1] (NaN is an inactive one). Such a row is a
-// corrupt or hand-edited database, which would otherwise panic in the GP
-// or be fitted silently.
+// a native or unit-cube point of another length, a unit-cube coordinate
+// outside [0, 1], or NaN (an inactive coordinate) for a parameter that is
+// always active. Such a row is a corrupt or hand-edited database, which
+// would otherwise panic in the GP or be fitted silently.
 func (s *Space) checkTrials(ts []Trial) error {
 	d := s.Dim()
 	for _, t := range ts {
@@ -228,6 +228,9 @@ func (s *Space) checkTrials(ts []Trial) error {
 		for j, u := range t.U {
 			if !(u >= 0 && u <= 1) && !math.IsNaN(u) {
 				return fmt.Errorf("%w: trial %d's unit-cube coordinate %d is %v, outside [0, 1]", ErrCorrupt, t.ID, j, u)
+			}
+			if (math.IsNaN(u) || math.IsNaN(t.X[j])) && s.params[j].ActiveIf == nil {
+				return fmt.Errorf("%w: trial %d has no value for %s, which is always active", ErrCorrupt, t.ID, s.params[j].Name)
 			}
 		}
 	}

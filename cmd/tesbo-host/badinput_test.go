@@ -247,7 +247,8 @@ func rawExec(t *testing.T, path, q string) {
 }
 
 // A stored trial whose point cannot be the study's (another length, a
-// unit-cube coordinate outside [0, 1]: a hand-edited or damaged row) is
+// unit-cube coordinate outside [0, 1], no value for an always active
+// parameter) or with no value (a hand-edited or damaged row) is
 // refused by resume, trials' neighbours and serve's model alike as a
 // corrupt database, one line and exit 2, instead of a panic in the GP or
 // a silent fit.
@@ -260,6 +261,8 @@ func TestCorruptTrialRow(t *testing.T) {
 		{"short", `u='[0.5]'`, "trial 3 has 2 native and 1 unit-cube coordinates, the study's space 2"},
 		{"long", `u='[0.5,0.5,7]'`, "trial 3 has 2 native and 3 unit-cube coordinates"},
 		{"outside", `u='[0.5,7]'`, "trial 3's unit-cube coordinate 1 is 7, outside [0, 1]"},
+		{"no value", `x='[null,0.2]', u='[null,0.2]'`, "trial 3 has no value for x1, which is always active"},
+		{"null value", `value=NULL`, "trial 3: database file is corrupt: complete trial with value NULL"},
 	} {
 		db := filepath.Join(dir, c.name+".db")
 		copyFile(t, filepath.Join(dir, "good.db"), db)
