@@ -110,9 +110,10 @@ func execute(args []string) int {
 
 // printError prints the command's error on stderr, escaped: it may quote
 // a plugin's words (an Info error, a build's output), which must not act
-// on the terminal (set its title, clear it).
+// on the terminal (set its title, clear it). Its lines stay lines (a
+// build's file:line output).
 func printError(msg string) {
-	fmt.Fprintln(os.Stderr, "tesbo-host:", safetext.Terminal(msg))
+	fmt.Fprintln(os.Stderr, "tesbo-host:", safetext.TerminalLines(msg))
 }
 
 // badDatabase recognizes a --db that is not a readable tesbo study

@@ -94,6 +94,12 @@ func CSVCell(s string) string {
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 		s = "'" + s
 	}
+	return TerminalLines(s)
+}
+
+// TerminalLines is Terminal that keeps s's newlines: for text of several
+// lines (a compiler's output in an error, a CSV cell).
+func TerminalLines(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		lines[i] = Terminal(l)

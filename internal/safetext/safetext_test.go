@@ -55,3 +55,9 @@ func TestCSVCell(t *testing.T) {
 		}
 	}
 }
+
+func TestTerminalLines(t *testing.T) {
+	if got, want := TerminalLines("a.go:3: bad\x1b[2J\nb.go:4: worse\r"), `a.go:3: bad\x1b[2J`+"\n"+`b.go:4: worse\x0d`; got != want {
+		t.Errorf("TerminalLines = %q, want %q", got, want)
+	}
+}
