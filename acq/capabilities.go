@@ -85,7 +85,8 @@ type MaximizerCarrier interface {
 // Batch limits of the joint acquisitions, which optimize the batch's q·d
 // coordinates at once, each evaluation integrating over the batch's
 // q-dimensional outcome: their cost per proposal grows about as q² (on
-// a 2-d problem from 2 evaluations, one core: qei 2.2 s at q = 50, 10.5 s
+// a 2-d problem from 2 evaluations, one process on a shared 2-core
+// machine: qei 2.2 s at q = 50, 10.5 s
 // at 100, 37 s at 200; nehvi with 2 objectives 39 s at q = 20, 90 s at 32,
 // 176 s at 50). The greedy acquisitions (qei-cl, bucb, ei, ...) grow about
 // as q and take larger batches.
@@ -95,9 +96,6 @@ const (
 	// MaxBatchNEHVI bounds nehvi's batch.
 	MaxBatchNEHVI = 32
 )
-
-// NoLimit is the Limit of a BatchLimiter that declares none of its own.
-var NoLimit = Limit{Max: math.MaxInt}
 
 // BatchLimit implements BatchLimiter: MaxBatchQEI.
 func (qei) BatchLimit() Limit {
@@ -110,12 +108,12 @@ func (nehvi) BatchLimit() Limit {
 }
 
 // BatchLimit implements BatchLimiter: Optimized limits its batch when its
-// Scorer does (NoLimit otherwise).
+// Scorer does (otherwise a Max beyond any batch: no limit of its own).
 func (o Optimized) BatchLimit() Limit {
 	if bl, ok := o.Scorer.(BatchLimiter); ok {
 		return bl.BatchLimit()
 	}
-	return NoLimit
+	return Limit{Max: math.MaxInt}
 }
 
 // HandlesPending implements PendingAware: q-EI integrates over the pending
