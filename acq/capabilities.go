@@ -84,12 +84,12 @@ type MaximizerCarrier interface {
 
 // Batch limits of the joint acquisitions, which optimize the batch's q·d
 // coordinates at once, each evaluation integrating over the batch's
-// q-dimensional outcome: their cost per proposal grows about as q² (on
-// a 2-d problem from 2 evaluations, one process on a shared 2-core
-// machine: qei 2.2 s at q = 50, 10.5 s
-// at 100, 37 s at 200; nehvi with 2 objectives 39 s at q = 20, 90 s at 32,
-// 176 s at 50). The greedy acquisitions (qei-cl, bucb, ei, ...) grow about
-// as q and take larger batches.
+// q-dimensional outcome: their cost per proposal grows about as q² (on a
+// 2-d problem from 2 evaluations, one process on a shared 2-core machine:
+// qei 2.2 s at q = 50, 10.5 s at 100, 37 s at 200; nehvi with 2
+// objectives 39 s at q = 20, 90 s at 32, 176 s at 50). The greedy
+// acquisitions (qei-cl, bucb, ei, ...) grow about as q and take larger
+// batches.
 const (
 	// MaxBatchQEI bounds qei's batch.
 	MaxBatchQEI = 100
