@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -177,4 +178,20 @@ func (s *Study) testHooks() *testHooks {
 		s.hooks = &testHooks{}
 	}
 	return s.hooks
+}
+
+// askTell asks s for its next points and tells it obj's values there.
+func askTell(t *testing.T, s *Study, obj sdk.Objective) {
+	t.Helper()
+	ctx := context.Background()
+	trs, err := s.Ask(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range trs {
+		v, _ := obj.Evaluate(ctx, tr.X)
+		if err := s.Tell(ctx, tr.ID, v, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -344,16 +344,7 @@ func TestRecommendRefineAskTell(t *testing.T) {
 			t.Fatal(err)
 		}
 		for !s.Done() {
-			trs, err := s.Ask(ctx, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, tr := range trs {
-				v, _ := obj.Evaluate(ctx, tr.X)
-				if err := s.Tell(ctx, tr.ID, v, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
+			askTell(t, s, obj)
 		}
 		return s
 	}

@@ -100,16 +100,7 @@ func TestFitInterruptedIsNotAFallback(t *testing.T) {
 				}
 				s.testHooks().gpFit, interrupt = nil, false
 			}
-			trs, err := s.Ask(ctx, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, tr := range trs {
-				v, _ := obj.Evaluate(ctx, tr.X)
-				if err := s.Tell(ctx, tr.ID, v, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
+			askTell(t, s, obj)
 		}
 	}
 	var got [2][]Trial
