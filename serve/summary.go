@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -124,8 +125,10 @@ func (s *Server) loadSummary(ctx context.Context, name string) (*summary, error)
 	if err := sm.setState(s.db.CheckLease(ctx, row.ID)); err != nil {
 		return nil, err
 	}
-	if _, err := json.Marshal(sm); err != nil {
-		return nil, fmt.Errorf("study %q: %w: %v", name, errUnencodable, err)
+	// The other values come from JSON (stored settings and records) and
+	// are finite; the best value is the database's own aggregate.
+	if b := sm.BestObserved; b != nil && (math.IsInf(*b, 0) || math.IsNaN(*b)) {
+		return nil, fmt.Errorf("study %q: %w: best value %v", name, errUnencodable, *b)
 	}
 	return sm, nil
 }
