@@ -125,10 +125,7 @@ func (w *worker) report(ctx context.Context, t *Trial) error {
 // after it (or when its cancel is called).
 func outlive(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
 	c, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(ctx, func() {
-		t := time.AfterFunc(grace, cancel)
-		context.AfterFunc(c, func() { t.Stop() })
-	})
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
 	return c, func() { stop(); cancel() }
 }
 
